@@ -1,0 +1,7 @@
+//! Adapters: the ports implemented for AWS, for the HTTP services, and in
+//! process (the twins used by tests and by the local mode).
+
+#[cfg(feature = "aws")]
+pub mod aws;
+pub mod memory;
+pub mod system;

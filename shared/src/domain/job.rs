@@ -1,0 +1,257 @@
+//! Jobs: the work that schedules and queues carry to the functions.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::ids::{ChannelId, Ts};
+use super::message::Conversation;
+
+/// One unit of deferred work. Serialised as the input of a schedule or the
+/// body of a queue message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Job {
+    /// Decide whether to speak in a conversation that went quiet.
+    Judgment {
+        channel: ChannelId,
+        thread_ts: Option<Ts>,
+        /// The newest message the job was made for: a newer one makes it stale.
+        newest_ts: Ts,
+    },
+    /// Reply in a conversation.
+    Response {
+        channel: ChannelId,
+        thread_ts: Option<Ts>,
+        newest_ts: Ts,
+        /// A reply to a mention is never stale.
+        mention: bool,
+    },
+    /// Refresh the memory of one thread.
+    ThreadMemory { channel: ChannelId, thread_ts: Ts },
+    /// Refresh channel and workspace memories (the recurring run).
+    MemorySweep,
+}
+
+/// What a job is, for names and logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum JobKind {
+    Judgment,
+    Response,
+    ThreadMemory,
+    MemorySweep,
+}
+
+impl JobKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Judgment => "judgment",
+            JobKind::Response => "response",
+            JobKind::ThreadMemory => "thread-memory",
+            JobKind::MemorySweep => "memory-sweep",
+        }
+    }
+}
+
+impl fmt::Display for JobKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Job {
+    pub fn kind(&self) -> JobKind {
+        match self {
+            Job::Judgment { .. } => JobKind::Judgment,
+            Job::Response { .. } => JobKind::Response,
+            Job::ThreadMemory { .. } => JobKind::ThreadMemory,
+            Job::MemorySweep => JobKind::MemorySweep,
+        }
+    }
+
+    /// The conversation the job is about, if any.
+    pub fn conversation(&self) -> Option<Conversation> {
+        match self {
+            Job::Judgment { channel, thread_ts, .. } | Job::Response { channel, thread_ts, .. } => {
+                Some(Conversation {
+                    channel: channel.clone(),
+                    thread_ts: *thread_ts,
+                })
+            }
+            Job::ThreadMemory { channel, thread_ts } => {
+                Some(Conversation::thread(channel.clone(), *thread_ts))
+            }
+            Job::MemorySweep => None,
+        }
+    }
+
+    /// The key that identifies one execution of this job: the same job made
+    /// twice (a retried delivery, a mention seen as `message` and
+    /// `app_mention`) has the same key, so claiming it once is enough to
+    /// never act twice.
+    pub fn claim_key(&self) -> String {
+        match self {
+            Job::Judgment { channel, thread_ts, newest_ts } | Job::Response { channel, thread_ts, newest_ts, .. } => {
+                format!(
+                    "{}:{}:{}:{}",
+                    self.kind(),
+                    channel,
+                    thread_ts.map(|t| t.to_string()).unwrap_or_else(|| "top".into()),
+                    newest_ts
+                )
+            }
+            Job::ThreadMemory { channel, thread_ts } => format!("{}:{}:{}", self.kind(), channel, thread_ts),
+            Job::MemorySweep => self.kind().to_string(),
+        }
+    }
+}
+
+/// The most characters EventBridge Scheduler allows in a schedule name.
+pub const MAX_SCHEDULE_NAME: usize = 64;
+
+/// Why a schedule name was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScheduleNameError {
+    #[error("schedule name {0:?} is empty or longer than 64 characters")]
+    Length(String),
+    #[error("schedule name {0:?} has a character outside [0-9a-zA-Z-_.]")]
+    BadChar(String),
+}
+
+/// A valid EventBridge Scheduler name (1-64 characters of `[0-9a-zA-Z-_.]`).
+/// The emulator accepts anything, so the rule is enforced here.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScheduleName(String);
+
+impl ScheduleName {
+    pub fn parse(name: &str) -> Result<ScheduleName, ScheduleNameError> {
+        if name.is_empty() || name.len() > MAX_SCHEDULE_NAME {
+            return Err(ScheduleNameError::Length(name.chars().take(80).collect()));
+        }
+        if !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        {
+            return Err(ScheduleNameError::BadChar(name.chars().take(80).collect()));
+        }
+        Ok(ScheduleName(name.to_owned()))
+    }
+
+    /// The name of the one pending job of `kind` for a conversation: stable
+    /// for the same conversation, distinct for different ones, so that
+    /// upserting it moves the conversation's wait and leaves others alone.
+    /// A name that would be too long keeps its readable start and ends with
+    /// a hash of the whole.
+    pub fn for_conversation(kind: JobKind, conversation: &Conversation) -> ScheduleName {
+        let thread = conversation
+            .thread_ts
+            .map(|t| t.to_string())
+            .unwrap_or_else(|| "top".to_owned());
+        let full = format!("{}-{}-{}", kind, conversation.channel, thread);
+        if full.len() <= MAX_SCHEDULE_NAME {
+            return ScheduleName(full);
+        }
+        let hash = format!("{:016x}", fnv1a(full.as_bytes()));
+        let keep = MAX_SCHEDULE_NAME - hash.len() - 1;
+        ScheduleName(format!("{}-{}", &full[..keep], hash))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ScheduleName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// 64-bit FNV-1a: a stable hash (std's hashers are seeded per process).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conv(channel: &str, thread: Option<&str>) -> Conversation {
+        Conversation {
+            channel: ChannelId::parse(channel).unwrap(),
+            thread_ts: thread.map(|t| Ts::parse(t).unwrap()),
+        }
+    }
+
+    #[test]
+    fn names_are_stable_and_distinct_per_conversation() {
+        let a = ScheduleName::for_conversation(JobKind::Judgment, &conv("C1", Some("1712345678.123456")));
+        let a2 = ScheduleName::for_conversation(JobKind::Judgment, &conv("C1", Some("1712345678.123456")));
+        let b = ScheduleName::for_conversation(JobKind::Judgment, &conv("C1", Some("1712345678.123457")));
+        let top = ScheduleName::for_conversation(JobKind::Judgment, &conv("C1", None));
+        let resp = ScheduleName::for_conversation(JobKind::Response, &conv("C1", None));
+        assert_eq!(a, a2);
+        assert_eq!(a.as_str(), "judgment-C1-1712345678.123456");
+        assert_ne!(a, b);
+        assert_eq!(top.as_str(), "judgment-C1-top");
+        assert_ne!(top, resp);
+    }
+
+    #[test]
+    fn every_generated_name_is_valid_even_for_long_ids() {
+        let long = "C".repeat(32);
+        for kind in [JobKind::Judgment, JobKind::Response, JobKind::ThreadMemory] {
+            for thread in [None, Some("99999999999.999999")] {
+                let n = ScheduleName::for_conversation(kind, &conv(&long, thread));
+                assert!(ScheduleName::parse(n.as_str()).is_ok(), "{n}");
+                assert!(n.as_str().len() <= MAX_SCHEDULE_NAME);
+            }
+        }
+        let x = ScheduleName::for_conversation(JobKind::Response, &conv(&long, Some("1.0")));
+        let y = ScheduleName::for_conversation(JobKind::Response, &conv(&long, Some("2.0")));
+        assert_ne!(x, y, "the hash keeps truncated names distinct");
+    }
+
+    #[test]
+    fn invalid_names_are_refused() {
+        assert!(ScheduleName::parse("").is_err());
+        assert!(ScheduleName::parse(&"a".repeat(65)).is_err());
+        assert!(ScheduleName::parse("a b").is_err());
+        assert!(ScheduleName::parse("a:b").is_err());
+        assert!(ScheduleName::parse(&"a".repeat(64)).is_ok());
+    }
+
+    #[test]
+    fn jobs_serialise_with_their_kind() {
+        let job = Job::Response {
+            channel: ChannelId::parse("C1").unwrap(),
+            thread_ts: None,
+            newest_ts: Ts::parse("5.0").unwrap(),
+            mention: true,
+        };
+        let json = serde_json::to_value(&job).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"kind": "response", "channel": "C1", "thread_ts": null, "newest_ts": "5.000000", "mention": true})
+        );
+        assert_eq!(serde_json::from_value::<Job>(json).unwrap(), job);
+        assert_eq!(
+            serde_json::from_str::<Job>(r#"{"kind":"memory_sweep"}"#).unwrap(),
+            Job::MemorySweep
+        );
+    }
+
+    #[test]
+    fn the_same_job_made_twice_has_one_claim_key() {
+        let make = || Job::Response {
+            channel: ChannelId::parse("C1").unwrap(),
+            thread_ts: Some(Ts::parse("1.0").unwrap()),
+            newest_ts: Ts::parse("5.0").unwrap(),
+            mention: true,
+        };
+        assert_eq!(make().claim_key(), make().claim_key());
+        assert_eq!(make().claim_key(), "response:C1:1.000000:5.000000");
+    }
+}

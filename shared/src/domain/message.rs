@@ -1,0 +1,140 @@
+//! Messages, channels and users.
+
+use serde::{Deserialize, Serialize};
+
+use super::ids::{ChannelId, Ts, UserId};
+
+/// A message of a channel, as the bot remembers it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub channel: ChannelId,
+    pub user: UserId,
+    pub text: String,
+    pub ts: Ts,
+    /// The root's `ts` for a reply in a thread; `None` for a top-level
+    /// message, including the root of a thread.
+    pub thread_ts: Option<Ts>,
+    /// Whether a bot (this one or another) wrote it.
+    pub is_bot: bool,
+}
+
+impl Message {
+    /// A message; a `thread_ts` equal to `ts` (how Slack marks the root of a
+    /// thread) is normalised to `None`: the root is a top-level message.
+    pub fn new(
+        channel: ChannelId,
+        user: UserId,
+        text: impl Into<String>,
+        ts: Ts,
+        thread_ts: Option<Ts>,
+        is_bot: bool,
+    ) -> Message {
+        Message {
+            channel,
+            user,
+            text: text.into(),
+            ts,
+            thread_ts: thread_ts.filter(|t| *t != ts),
+            is_bot,
+        }
+    }
+
+    /// The conversation this message belongs to: its thread, or the
+    /// channel's top level.
+    pub fn conversation(&self) -> Conversation {
+        Conversation {
+            channel: self.channel.clone(),
+            thread_ts: self.thread_ts,
+        }
+    }
+}
+
+/// The unit that is judged and answered: one thread, or the top level of a
+/// channel (all its top-level messages are one conversation, as in the design).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Conversation {
+    pub channel: ChannelId,
+    /// The root's `ts`, or `None` for the top level.
+    pub thread_ts: Option<Ts>,
+}
+
+impl Conversation {
+    /// The top level of `channel`.
+    pub fn top_level(channel: ChannelId) -> Conversation {
+        Conversation {
+            channel,
+            thread_ts: None,
+        }
+    }
+
+    /// The thread rooted at `root` in `channel`.
+    pub fn thread(channel: ChannelId, root: Ts) -> Conversation {
+        Conversation {
+            channel,
+            thread_ts: Some(root),
+        }
+    }
+
+    /// Whether `message` is part of this conversation. The root of a thread
+    /// belongs to the top level and is shown with its thread as its opener.
+    pub fn contains(&self, message: &Message) -> bool {
+        message.channel == self.channel
+            && (message.thread_ts == self.thread_ts
+                || self.thread_ts.is_some_and(|root| root == message.ts))
+    }
+}
+
+/// A channel the bot is in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Channel {
+    pub id: ChannelId,
+    pub name: String,
+}
+
+/// A member of the workspace (a person or a bot).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct User {
+    pub id: UserId,
+    /// The name shown in prompts: display name, else real name, else the id.
+    pub name: String,
+    pub is_bot: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(s: &str) -> Ts {
+        Ts::parse(s).unwrap()
+    }
+
+    fn msg(ts_: &str, thread: Option<&str>) -> Message {
+        Message::new(
+            ChannelId::parse("C1").unwrap(),
+            UserId::parse("U1").unwrap(),
+            "hi",
+            ts(ts_),
+            thread.map(ts),
+            false,
+        )
+    }
+
+    #[test]
+    fn a_root_with_thread_ts_equal_to_ts_is_top_level() {
+        let root = msg("10.0", Some("10.0"));
+        assert_eq!(root.thread_ts, None);
+        assert_eq!(root.conversation(), Conversation::top_level(root.channel.clone()));
+    }
+
+    #[test]
+    fn a_reply_belongs_to_its_thread_and_the_root_opens_it() {
+        let root = msg("10.0", None);
+        let reply = msg("11.0", Some("10.0"));
+        let thread = reply.conversation();
+        assert_eq!(thread, Conversation::thread(reply.channel.clone(), ts("10.0")));
+        assert!(thread.contains(&reply));
+        assert!(thread.contains(&root));
+        assert!(!Conversation::top_level(root.channel.clone()).contains(&reply));
+        assert!(Conversation::top_level(root.channel.clone()).contains(&root));
+    }
+}

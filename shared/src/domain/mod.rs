@@ -1,0 +1,23 @@
+//! The domain: pure types and rules. No I/O, no async, no AWS.
+
+pub mod channel_messages;
+pub mod context;
+pub mod ids;
+pub mod job;
+pub mod judgment;
+pub mod memory;
+pub mod message;
+pub mod routing;
+pub mod settings;
+pub mod signature;
+pub mod slack_event;
+pub mod text;
+
+pub use channel_messages::ChannelMessages;
+pub use context::{Context, Persona};
+pub use ids::{ChannelId, IdError, Ts, UserId};
+pub use job::{Job, JobKind, ScheduleName};
+pub use judgment::JudgmentResult;
+pub use memory::{ChannelMemory, Memory, MemoryKind, MemoryScope};
+pub use message::{Channel, Conversation, Message, User};
+pub use settings::Settings;

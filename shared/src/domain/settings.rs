@@ -1,0 +1,405 @@
+//! Settings: every timing, limit and prompt knob, with the documented defaults.
+//!
+//! Values arrive as `(name, text)` pairs from SSM Parameter Store (on AWS) or
+//! from a TOML file and `MYAO_*` environment variables (local mode). A missing
+//! name keeps its default; a malformed or out-of-range value is reported as a
+//! [`SettingIssue`] and also keeps its default, so a typo in a parameter never
+//! stops the bot.
+
+use std::fmt;
+
+use chrono_tz::Tz;
+
+use super::ids::UserId;
+
+/// The persona's default system prompt.
+pub const DEFAULT_PERSONA_PROMPT: &str = "あなたは「myao」という名前の猫のキャラクターです。\
+このワークスペースのメンバーの一人として、友達のように気さくに、短めの自然な口調で話します。\
+知らないことは知らないと言い、話を作りません。";
+
+/// One model role's parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSettings {
+    pub model: String,
+    pub temperature: f64,
+    pub max_tokens: u32,
+}
+
+/// All settings. Construct with [`Settings::default`] or [`Settings::from_pairs`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Base wait before judging a conversation that went quiet.
+    pub min_wait_seconds: u32,
+    /// The wait varies by +- this ratio.
+    pub jitter_ratio: f64,
+    /// Messages of the current channel put into a prompt.
+    pub channel_messages_limit: u32,
+    /// A channel with a message within this many days is active.
+    pub active_channel_days: u32,
+    /// Thread memories younger than this go into prompts.
+    pub thread_memory_days: u32,
+    /// Messages of the judged conversation considered at most.
+    pub message_limit: u32,
+    /// A conversation whose newest message is older than this is not judged.
+    pub max_message_age_seconds: u32,
+    /// Long-term memories are rewritten at most this often.
+    pub long_term_update_interval_seconds: u32,
+    /// Short-term memories cover this many hours.
+    pub short_term_window_hours: u32,
+    pub long_term_max_tokens: u32,
+    pub short_term_max_tokens: u32,
+    /// When false the bot only answers mentions.
+    pub autonomous_replies: bool,
+    pub persona_name: String,
+    pub persona_system_prompt: String,
+    /// Time zone of the times shown in prompts.
+    pub timezone: Tz,
+    /// An OpenAI-compatible chat-completions base URL (ending before `/chat/completions`).
+    pub llm_base_url: String,
+    pub judgment: ModelSettings,
+    pub response: ModelSettings,
+    pub memory: ModelSettings,
+    pub llm_timeout_seconds: u32,
+    /// Retries after the first attempt, on 429, 5xx and transport errors.
+    pub llm_max_retries: u32,
+    pub slack_api_base_url: String,
+    /// Retries of a Slack Web API call after a 429 or a transport error.
+    pub slack_max_retries: u32,
+    /// Fallback bot user id when events carry none (they normally do).
+    pub bot_user_id: Option<UserId>,
+    /// Stored messages expire after this many days (DynamoDB TTL).
+    pub message_retention_days: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            min_wait_seconds: 300,
+            jitter_ratio: 0.3,
+            channel_messages_limit: 50,
+            active_channel_days: 7,
+            thread_memory_days: 7,
+            message_limit: 20,
+            max_message_age_seconds: 43_200,
+            long_term_update_interval_seconds: 3_600,
+            short_term_window_hours: 24,
+            long_term_max_tokens: 500,
+            short_term_max_tokens: 300,
+            autonomous_replies: true,
+            persona_name: "myao".to_owned(),
+            persona_system_prompt: DEFAULT_PERSONA_PROMPT.to_owned(),
+            timezone: Tz::UTC,
+            llm_base_url: "https://api.openai.com/v1".to_owned(),
+            judgment: ModelSettings {
+                model: "gpt-4.1-mini".to_owned(),
+                temperature: 0.3,
+                max_tokens: 500,
+            },
+            response: ModelSettings {
+                model: "gpt-4.1".to_owned(),
+                temperature: 0.7,
+                max_tokens: 1000,
+            },
+            memory: ModelSettings {
+                model: "gpt-4.1-mini".to_owned(),
+                temperature: 0.5,
+                max_tokens: 800,
+            },
+            llm_timeout_seconds: 30,
+            llm_max_retries: 2,
+            slack_api_base_url: "https://slack.com/api".to_owned(),
+            slack_max_retries: 3,
+            bot_user_id: None,
+            message_retention_days: 90,
+        }
+    }
+}
+
+/// Every setting name, in the order of the documentation.
+pub const SETTING_NAMES: &[&str] = &[
+    "min_wait_seconds",
+    "jitter_ratio",
+    "channel_messages_limit",
+    "active_channel_days",
+    "thread_memory_days",
+    "message_limit",
+    "max_message_age_seconds",
+    "long_term_update_interval_seconds",
+    "short_term_window_hours",
+    "long_term_max_tokens",
+    "short_term_max_tokens",
+    "autonomous_replies",
+    "persona_name",
+    "persona_system_prompt",
+    "timezone",
+    "llm_base_url",
+    "judgment_model",
+    "judgment_temperature",
+    "judgment_max_tokens",
+    "response_model",
+    "response_temperature",
+    "response_max_tokens",
+    "memory_model",
+    "memory_temperature",
+    "memory_max_tokens",
+    "llm_timeout_seconds",
+    "llm_max_retries",
+    "slack_api_base_url",
+    "slack_max_retries",
+    "bot_user_id",
+    "message_retention_days",
+];
+
+/// A setting that was present but could not be used; its default was kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingIssue {
+    pub name: String,
+    pub value: String,
+    pub problem: String,
+}
+
+impl fmt::Display for SettingIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "setting {} = {:?} ignored ({}); the default is kept",
+            self.name, self.value, self.problem
+        )
+    }
+}
+
+fn int(value: &str, min: u32, max: u32) -> Result<u32, String> {
+    let n: u32 = value
+        .trim()
+        .parse()
+        .map_err(|_| "not a whole number".to_owned())?;
+    if n < min || n > max {
+        return Err(format!("out of range {min}..={max}"));
+    }
+    Ok(n)
+}
+
+fn float(value: &str, min: f64, max: f64) -> Result<f64, String> {
+    let x: f64 = value
+        .trim()
+        .parse()
+        .map_err(|_| "not a number".to_owned())?;
+    if !x.is_finite() || x < min || x > max {
+        return Err(format!("out of range {min}..={max}"));
+    }
+    Ok(x)
+}
+
+fn text(value: &str) -> Result<String, String> {
+    let t = value.trim();
+    if t.is_empty() {
+        return Err("empty".to_owned());
+    }
+    Ok(t.to_owned())
+}
+
+fn url(value: &str) -> Result<String, String> {
+    let t = text(value)?;
+    if !(t.starts_with("http://") || t.starts_with("https://")) {
+        return Err("not an http(s) URL".to_owned());
+    }
+    Ok(t.trim_end_matches('/').to_owned())
+}
+
+fn boolean(value: &str) -> Result<bool, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "on" | "1" => Ok(true),
+        "false" | "no" | "off" | "0" => Ok(false),
+        _ => Err("not true or false".to_owned()),
+    }
+}
+
+impl Settings {
+    /// Applies one named value. Unknown names are an error too, so that a
+    /// misspelt parameter is reported rather than silently ignored.
+    pub fn apply(&mut self, name: &str, value: &str) -> Result<(), String> {
+        const DAY: u32 = 86_400;
+        match name {
+            "min_wait_seconds" => self.min_wait_seconds = int(value, 0, DAY)?,
+            "jitter_ratio" => self.jitter_ratio = float(value, 0.0, 1.0)?,
+            "channel_messages_limit" => self.channel_messages_limit = int(value, 1, 1000)?,
+            "active_channel_days" => self.active_channel_days = int(value, 1, 365)?,
+            "thread_memory_days" => self.thread_memory_days = int(value, 1, 365)?,
+            "message_limit" => self.message_limit = int(value, 1, 1000)?,
+            "max_message_age_seconds" => self.max_message_age_seconds = int(value, 60, 30 * DAY)?,
+            "long_term_update_interval_seconds" => {
+                self.long_term_update_interval_seconds = int(value, 0, 30 * DAY)?
+            }
+            "short_term_window_hours" => self.short_term_window_hours = int(value, 1, 24 * 30)?,
+            "long_term_max_tokens" => self.long_term_max_tokens = int(value, 50, 8000)?,
+            "short_term_max_tokens" => self.short_term_max_tokens = int(value, 50, 8000)?,
+            "autonomous_replies" => self.autonomous_replies = boolean(value)?,
+            "persona_name" => self.persona_name = text(value)?,
+            "persona_system_prompt" => self.persona_system_prompt = text(value)?,
+            "timezone" => {
+                self.timezone = value
+                    .trim()
+                    .parse::<Tz>()
+                    .map_err(|_| "not an IANA time zone name".to_owned())?
+            }
+            "llm_base_url" => self.llm_base_url = url(value)?,
+            "judgment_model" => self.judgment.model = text(value)?,
+            "judgment_temperature" => self.judgment.temperature = float(value, 0.0, 2.0)?,
+            "judgment_max_tokens" => self.judgment.max_tokens = int(value, 16, 32_000)?,
+            "response_model" => self.response.model = text(value)?,
+            "response_temperature" => self.response.temperature = float(value, 0.0, 2.0)?,
+            "response_max_tokens" => self.response.max_tokens = int(value, 16, 32_000)?,
+            "memory_model" => self.memory.model = text(value)?,
+            "memory_temperature" => self.memory.temperature = float(value, 0.0, 2.0)?,
+            "memory_max_tokens" => self.memory.max_tokens = int(value, 16, 32_000)?,
+            "llm_timeout_seconds" => self.llm_timeout_seconds = int(value, 1, 900)?,
+            "llm_max_retries" => self.llm_max_retries = int(value, 0, 10)?,
+            "slack_api_base_url" => self.slack_api_base_url = url(value)?,
+            "slack_max_retries" => self.slack_max_retries = int(value, 0, 10)?,
+            "bot_user_id" => {
+                self.bot_user_id =
+                    Some(UserId::parse(value.trim()).map_err(|e| e.to_string())?)
+            }
+            "message_retention_days" => self.message_retention_days = int(value, 1, 3650)?,
+            _ => return Err("unknown setting".to_owned()),
+        }
+        Ok(())
+    }
+
+    /// Builds settings from named values over the defaults. Returns the issues
+    /// found; each offending value kept its default.
+    pub fn from_pairs<'a, I>(pairs: I) -> (Settings, Vec<SettingIssue>)
+    where
+        I: IntoIterator<Item = (&'a str, &'a str)>,
+    {
+        let mut settings = Settings::default();
+        let mut issues = Vec::new();
+        for (name, value) in pairs {
+            if let Err(problem) = settings.apply(name, value) {
+                issues.push(SettingIssue {
+                    name: name.to_owned(),
+                    value: value.chars().take(80).collect(),
+                    problem,
+                });
+            }
+        }
+        (settings, issues)
+    }
+
+    /// The default of each setting as text, as SSM would hold it. `bot_user_id`
+    /// has none and is left out.
+    pub fn default_pairs() -> Vec<(&'static str, String)> {
+        let d = Settings::default();
+        let f = |x: f64| format!("{x}");
+        vec![
+            ("min_wait_seconds", d.min_wait_seconds.to_string()),
+            ("jitter_ratio", f(d.jitter_ratio)),
+            ("channel_messages_limit", d.channel_messages_limit.to_string()),
+            ("active_channel_days", d.active_channel_days.to_string()),
+            ("thread_memory_days", d.thread_memory_days.to_string()),
+            ("message_limit", d.message_limit.to_string()),
+            ("max_message_age_seconds", d.max_message_age_seconds.to_string()),
+            (
+                "long_term_update_interval_seconds",
+                d.long_term_update_interval_seconds.to_string(),
+            ),
+            ("short_term_window_hours", d.short_term_window_hours.to_string()),
+            ("long_term_max_tokens", d.long_term_max_tokens.to_string()),
+            ("short_term_max_tokens", d.short_term_max_tokens.to_string()),
+            ("autonomous_replies", d.autonomous_replies.to_string()),
+            ("persona_name", d.persona_name.clone()),
+            ("persona_system_prompt", d.persona_system_prompt.clone()),
+            ("timezone", d.timezone.name().to_owned()),
+            ("llm_base_url", d.llm_base_url.clone()),
+            ("judgment_model", d.judgment.model.clone()),
+            ("judgment_temperature", f(d.judgment.temperature)),
+            ("judgment_max_tokens", d.judgment.max_tokens.to_string()),
+            ("response_model", d.response.model.clone()),
+            ("response_temperature", f(d.response.temperature)),
+            ("response_max_tokens", d.response.max_tokens.to_string()),
+            ("memory_model", d.memory.model.clone()),
+            ("memory_temperature", f(d.memory.temperature)),
+            ("memory_max_tokens", d.memory.max_tokens.to_string()),
+            ("llm_timeout_seconds", d.llm_timeout_seconds.to_string()),
+            ("llm_max_retries", d.llm_max_retries.to_string()),
+            ("slack_api_base_url", d.slack_api_base_url.clone()),
+            ("slack_max_retries", d.slack_max_retries.to_string()),
+            ("message_retention_days", d.message_retention_days.to_string()),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_documented_ones() {
+        let s = Settings::default();
+        assert_eq!(s.min_wait_seconds, 300);
+        assert_eq!(s.jitter_ratio, 0.3);
+        assert_eq!(s.channel_messages_limit, 50);
+        assert_eq!(s.active_channel_days, 7);
+        assert_eq!(s.thread_memory_days, 7);
+        assert_eq!(s.message_limit, 20);
+        assert_eq!(s.max_message_age_seconds, 43_200);
+        assert_eq!(s.long_term_update_interval_seconds, 3600);
+        assert_eq!(s.short_term_window_hours, 24);
+        assert_eq!(s.long_term_max_tokens, 500);
+        assert_eq!(s.short_term_max_tokens, 300);
+        assert_eq!((s.response.temperature, s.response.max_tokens), (0.7, 1000));
+        assert_eq!((s.judgment.temperature, s.judgment.max_tokens), (0.3, 500));
+        assert_eq!((s.memory.temperature, s.memory.max_tokens), (0.5, 800));
+        assert_eq!(s.timezone, Tz::UTC);
+    }
+
+    #[test]
+    fn a_present_value_overrides_its_default() {
+        let (s, issues) = Settings::from_pairs([("min_wait_seconds", "30"), ("jitter_ratio", "0")]);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(s.min_wait_seconds, 30);
+        assert_eq!(s.jitter_ratio, 0.0);
+    }
+
+    #[test]
+    fn malformed_and_out_of_range_values_keep_the_default_and_are_reported() {
+        let (s, issues) = Settings::from_pairs([
+            ("min_wait_seconds", "five minutes"),
+            ("jitter_ratio", "1.5"),
+            ("timezone", "Mars/Olympus"),
+            ("llm_base_url", "ftp://x"),
+            ("no_such_setting", "1"),
+        ]);
+        assert_eq!(s, Settings::default());
+        let names: Vec<_> = issues.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["min_wait_seconds", "jitter_ratio", "timezone", "llm_base_url", "no_such_setting"]
+        );
+        assert!(issues[0].to_string().contains("not a whole number"));
+        assert!(issues[1].to_string().contains("out of range"));
+    }
+
+    #[test]
+    fn default_pairs_round_trip_to_the_defaults() {
+        let pairs = Settings::default_pairs();
+        let (s, issues) = Settings::from_pairs(pairs.iter().map(|(n, v)| (*n, v.as_str())));
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(s, Settings::default());
+        for (name, _) in &pairs {
+            assert!(SETTING_NAMES.contains(name), "{name} is not listed");
+        }
+        assert_eq!(pairs.len() + 1, SETTING_NAMES.len(), "only bot_user_id has no default");
+    }
+
+    #[test]
+    fn time_zone_and_urls_are_normalised() {
+        let (s, issues) = Settings::from_pairs([
+            ("timezone", "Asia/Tokyo"),
+            ("llm_base_url", "http://127.0.0.1:9/v1/"),
+        ]);
+        assert!(issues.is_empty());
+        assert_eq!(s.timezone, chrono_tz::Asia::Tokyo);
+        assert_eq!(s.llm_base_url, "http://127.0.0.1:9/v1");
+    }
+}

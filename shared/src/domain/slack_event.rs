@@ -1,0 +1,310 @@
+//! Slack Events API payloads, parsed into what the bot acts on.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::ids::{ChannelId, IdError, Ts, UserId};
+use super::message::Message;
+
+/// A request body from the Events API.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Envelope {
+    /// Slack checking the request URL: answer with the challenge.
+    UrlVerification { challenge: String },
+    /// An event.
+    Event {
+        event_id: String,
+        /// The bot's own user id, from `authorizations`.
+        bot_user_id: Option<UserId>,
+        event: SlackEvent,
+    },
+    /// Another envelope type (e.g. `app_rate_limited`): acknowledged, ignored.
+    Other { kind: String },
+}
+
+/// What an event means for the bot.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SlackEvent {
+    /// A new message, from a person or a bot.
+    NewMessage {
+        message: Message,
+        /// Delivered as `app_mention`.
+        app_mention: bool,
+    },
+    /// The text of a stored message changed.
+    Edited { channel: ChannelId, ts: Ts, text: String },
+    /// A message was deleted.
+    Deleted { channel: ChannelId, ts: Ts },
+    /// Nothing to store or do (joins, topic changes, unknown subtypes...).
+    Ignored { reason: String },
+}
+
+/// Why a body could not be read. Answered with 400.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EventParseError {
+    #[error("the body is not JSON: {0}")]
+    NotJson(String),
+    #[error("the payload has no {0}")]
+    Missing(&'static str),
+    #[error("the payload has a bad {field}: {source}")]
+    BadId {
+        field: &'static str,
+        #[source]
+        source: IdError,
+    },
+}
+
+#[derive(Deserialize)]
+struct RawEnvelope {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    challenge: Option<String>,
+    event_id: Option<String>,
+    event: Option<Value>,
+    #[serde(default)]
+    authorizations: Vec<RawAuthorization>,
+}
+
+#[derive(Deserialize)]
+struct RawAuthorization {
+    user_id: Option<String>,
+    #[serde(default)]
+    is_bot: bool,
+}
+
+fn str_field<'a>(v: &'a Value, name: &'static str) -> Result<&'a str, EventParseError> {
+    v.get(name)
+        .and_then(Value::as_str)
+        .ok_or(EventParseError::Missing(name))
+}
+
+fn opt_str<'a>(v: &'a Value, name: &str) -> Option<&'a str> {
+    v.get(name).and_then(Value::as_str)
+}
+
+fn channel(v: &Value) -> Result<ChannelId, EventParseError> {
+    ChannelId::parse(str_field(v, "channel")?).map_err(|source| EventParseError::BadId { field: "channel", source })
+}
+
+fn ts_field(v: &Value, name: &'static str) -> Result<Ts, EventParseError> {
+    Ts::parse(str_field(v, name)?).map_err(|source| EventParseError::BadId { field: name, source })
+}
+
+fn opt_ts(v: &Value, name: &'static str) -> Result<Option<Ts>, EventParseError> {
+    opt_str(v, name)
+        .map(|s| Ts::parse(s).map_err(|source| EventParseError::BadId { field: name, source }))
+        .transpose()
+}
+
+/// Parses an Events API body.
+pub fn parse_envelope(body: &[u8]) -> Result<Envelope, EventParseError> {
+    let raw: RawEnvelope = serde_json::from_slice(body).map_err(|e| EventParseError::NotJson(e.to_string()))?;
+    match raw.kind.as_deref() {
+        Some("url_verification") => Ok(Envelope::UrlVerification {
+            challenge: raw.challenge.ok_or(EventParseError::Missing("challenge"))?,
+        }),
+        Some("event_callback") => {
+            let event = raw.event.ok_or(EventParseError::Missing("event"))?;
+            let bot_user_id = raw
+                .authorizations
+                .iter()
+                .filter(|a| a.is_bot)
+                .find_map(|a| a.user_id.as_deref())
+                .and_then(|id| UserId::parse(id).ok());
+            Ok(Envelope::Event {
+                event_id: raw.event_id.unwrap_or_default(),
+                bot_user_id,
+                event: parse_event(&event)?,
+            })
+        }
+        Some(other) => Ok(Envelope::Other { kind: other.to_owned() }),
+        None => Err(EventParseError::Missing("type")),
+    }
+}
+
+/// Subtypes that carry a message someone wrote.
+const MESSAGE_SUBTYPES: &[&str] = &["thread_broadcast", "file_share", "me_message", "bot_message"];
+
+/// Parses the inner `event` object.
+pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
+    let kind = str_field(event, "type")?;
+    match kind {
+        "app_mention" => Ok(SlackEvent::NewMessage {
+            message: new_message(event)?,
+            app_mention: true,
+        }),
+        "message" => match opt_str(event, "subtype") {
+            None => Ok(SlackEvent::NewMessage {
+                message: new_message(event)?,
+                app_mention: false,
+            }),
+            Some(s) if MESSAGE_SUBTYPES.contains(&s) => Ok(SlackEvent::NewMessage {
+                message: new_message(event)?,
+                app_mention: false,
+            }),
+            Some("message_changed") => {
+                let inner = event.get("message").ok_or(EventParseError::Missing("message"))?;
+                Ok(SlackEvent::Edited {
+                    channel: channel(event)?,
+                    ts: ts_field(inner, "ts")?,
+                    text: opt_str(inner, "text").unwrap_or_default().to_owned(),
+                })
+            }
+            Some("message_deleted") => Ok(SlackEvent::Deleted {
+                channel: channel(event)?,
+                ts: ts_field(event, "deleted_ts")?,
+            }),
+            Some(other) => Ok(SlackEvent::Ignored {
+                reason: format!("message subtype {other}"),
+            }),
+        },
+        other => Ok(SlackEvent::Ignored {
+            reason: format!("event type {other}"),
+        }),
+    }
+}
+
+fn new_message(event: &Value) -> Result<Message, EventParseError> {
+    let is_bot = event.get("bot_id").is_some_and(|v| !v.is_null())
+        || opt_str(event, "subtype") == Some("bot_message");
+    // Old-style bot messages may lack `user`; they are kept under the bot id.
+    let user = opt_str(event, "user")
+        .or_else(|| opt_str(event, "bot_id"))
+        .ok_or(EventParseError::Missing("user"))?;
+    let user = UserId::parse(user).map_err(|source| EventParseError::BadId { field: "user", source })?;
+    Ok(Message::new(
+        channel(event)?,
+        user,
+        opt_str(event, "text").unwrap_or_default(),
+        ts_field(event, "ts")?,
+        opt_ts(event, "thread_ts")?,
+        is_bot,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn wrap(event: Value) -> Vec<u8> {
+        serde_json::to_vec(&json!({
+            "type": "event_callback",
+            "team_id": "T1",
+            "event_id": "Ev1",
+            "event": event,
+            "authorizations": [{"user_id": "UBOT", "is_bot": true}]
+        }))
+        .unwrap()
+    }
+
+    fn event_of(body: &[u8]) -> SlackEvent {
+        match parse_envelope(body).unwrap() {
+            Envelope::Event { event, bot_user_id, .. } => {
+                assert_eq!(bot_user_id, Some(UserId::parse("UBOT").unwrap()));
+                event
+            }
+            other => panic!("not an event: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn url_verification() {
+        let body = br#"{"type":"url_verification","challenge":"abc123","token":"x"}"#;
+        assert_eq!(parse_envelope(body).unwrap(), Envelope::UrlVerification { challenge: "abc123".into() });
+    }
+
+    #[test]
+    fn a_reply_in_a_thread() {
+        let e = event_of(&wrap(json!({
+            "type": "message", "channel": "C1", "user": "U1", "text": "hi",
+            "ts": "2.000100", "thread_ts": "1.000000", "channel_type": "channel"
+        })));
+        let SlackEvent::NewMessage { message, app_mention } = e else { panic!() };
+        assert!(!app_mention);
+        assert_eq!(message.thread_ts, Some(Ts::parse("1.0").unwrap()));
+        assert_eq!(message.text, "hi");
+        assert!(!message.is_bot);
+    }
+
+    #[test]
+    fn an_app_mention() {
+        let e = event_of(&wrap(json!({
+            "type": "app_mention", "channel": "C1", "user": "U1", "text": "<@UBOT> hi", "ts": "2.0", "event_ts": "2.0"
+        })));
+        assert!(matches!(e, SlackEvent::NewMessage { app_mention: true, .. }));
+    }
+
+    #[test]
+    fn a_bot_message_is_marked() {
+        let e = event_of(&wrap(json!({
+            "type": "message", "channel": "C1", "user": "UBOT", "bot_id": "B1", "text": "meow", "ts": "3.0"
+        })));
+        let SlackEvent::NewMessage { message, .. } = e else { panic!() };
+        assert!(message.is_bot);
+        let legacy = event_of(&wrap(json!({
+            "type": "message", "subtype": "bot_message", "channel": "C1", "bot_id": "B2", "text": "beep", "ts": "3.0"
+        })));
+        let SlackEvent::NewMessage { message, .. } = legacy else { panic!() };
+        assert!(message.is_bot);
+        assert_eq!(message.user.as_str(), "B2");
+    }
+
+    #[test]
+    fn an_edit_names_the_edited_message() {
+        let e = event_of(&wrap(json!({
+            "type": "message", "subtype": "message_changed", "hidden": true, "channel": "C1", "ts": "9.0",
+            "message": {"type": "message", "user": "U1", "text": "fixed", "ts": "2.0", "edited": {"user": "U1", "ts": "9.0"}},
+            "previous_message": {"text": "fxied", "ts": "2.0"}
+        })));
+        assert_eq!(
+            e,
+            SlackEvent::Edited { channel: ChannelId::parse("C1").unwrap(), ts: Ts::parse("2.0").unwrap(), text: "fixed".into() }
+        );
+    }
+
+    #[test]
+    fn a_deletion_names_the_deleted_message() {
+        let e = event_of(&wrap(json!({
+            "type": "message", "subtype": "message_deleted", "hidden": true, "channel": "C1", "ts": "9.0", "deleted_ts": "2.0"
+        })));
+        assert_eq!(e, SlackEvent::Deleted { channel: ChannelId::parse("C1").unwrap(), ts: Ts::parse("2.0").unwrap() });
+    }
+
+    #[test]
+    fn joins_and_unknown_subtypes_are_ignored() {
+        for subtype in ["channel_join", "channel_leave", "channel_topic", "something_new"] {
+            let e = event_of(&wrap(json!({
+                "type": "message", "subtype": subtype, "channel": "C1", "user": "U1", "text": "x", "ts": "1.0"
+            })));
+            assert!(matches!(e, SlackEvent::Ignored { .. }), "{subtype}");
+        }
+        let e = event_of(&wrap(json!({"type": "reaction_added", "user": "U1"})));
+        assert!(matches!(e, SlackEvent::Ignored { .. }));
+    }
+
+    #[test]
+    fn malformed_payloads_are_errors_not_panics() {
+        assert!(matches!(parse_envelope(b"not json"), Err(EventParseError::NotJson(_))));
+        assert_eq!(parse_envelope(b"{}"), Err(EventParseError::Missing("type")));
+        assert_eq!(parse_envelope(br#"{"type":"event_callback"}"#), Err(EventParseError::Missing("event")));
+        assert!(matches!(
+            parse_envelope(&wrap(json!({"type": "message", "channel": "C1", "user": "U1", "ts": "x"}))),
+            Err(EventParseError::BadId { field: "ts", .. })
+        ));
+        assert!(matches!(
+            parse_envelope(&wrap(json!({"type": "message", "channel": "C1", "ts": "1.0"}))),
+            Err(EventParseError::Missing("user"))
+        ));
+        assert!(parse_envelope(b"[1,2]").is_err());
+        assert!(parse_envelope(br#"{"type": 5}"#).is_err());
+    }
+
+    #[test]
+    fn other_envelopes_are_acknowledged() {
+        assert_eq!(
+            parse_envelope(br#"{"type":"app_rate_limited","minute_rate_limited":1}"#).unwrap(),
+            Envelope::Other { kind: "app_rate_limited".into() }
+        );
+    }
+}

@@ -1,0 +1,101 @@
+//! The environment variables the Lambda functions read, in one place.
+//!
+//! `template.yaml` must define every variable a function reads; a test in
+//! `tests/` parses the template and compares it with [`required`].
+
+/// SSM path prefix under which the settings live, e.g. `/myao/prod/`.
+pub const SETTINGS_PATH: &str = "MYAO_SETTINGS_PATH";
+/// The DynamoDB table.
+pub const TABLE: &str = "MYAO_TABLE";
+/// Name of the SSM SecureString holding Slack's signing secret.
+pub const SLACK_SIGNING_SECRET_PARAM: &str = "MYAO_SLACK_SIGNING_SECRET_PARAM";
+/// Name of the SSM SecureString holding the Slack bot token (`xoxb-...`).
+pub const SLACK_BOT_TOKEN_PARAM: &str = "MYAO_SLACK_BOT_TOKEN_PARAM";
+/// Name of the SSM SecureString holding the LLM API key.
+pub const LLM_API_KEY_PARAM: &str = "MYAO_LLM_API_KEY_PARAM";
+/// The EventBridge Scheduler schedule group of this stage.
+pub const SCHEDULE_GROUP: &str = "MYAO_SCHEDULE_GROUP";
+/// The role EventBridge Scheduler assumes to invoke the target functions.
+pub const SCHEDULER_ROLE_ARN: &str = "MYAO_SCHEDULER_ROLE_ARN";
+/// The standard SQS queue receiving schedule deliveries that failed.
+pub const SCHEDULE_DLQ_ARN: &str = "MYAO_SCHEDULE_DLQ_ARN";
+/// Target of judgment schedules.
+pub const JUDGMENT_FUNCTION_ARN: &str = "MYAO_JUDGMENT_FUNCTION_ARN";
+/// Target of response schedules.
+pub const RESPONSE_FUNCTION_ARN: &str = "MYAO_RESPONSE_FUNCTION_ARN";
+/// Queue of immediate (or short-delay) response jobs, read by the response function.
+pub const RESPONSE_QUEUE_URL: &str = "MYAO_RESPONSE_QUEUE_URL";
+/// Queue of memory jobs, read by the summary function.
+pub const MEMORY_QUEUE_URL: &str = "MYAO_MEMORY_QUEUE_URL";
+
+/// Which Lambda function a process is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Function {
+    Ingest,
+    Judgment,
+    Response,
+    Summary,
+}
+
+impl Function {
+    /// All four functions.
+    pub const ALL: [Function; 4] = [
+        Function::Ingest,
+        Function::Judgment,
+        Function::Response,
+        Function::Summary,
+    ];
+
+    /// The logical id of the function in `template.yaml`.
+    pub fn logical_id(self) -> &'static str {
+        match self {
+            Function::Ingest => "IngestFunction",
+            Function::Judgment => "JudgmentFunction",
+            Function::Response => "ResponseFunction",
+            Function::Summary => "SummaryFunction",
+        }
+    }
+}
+
+/// The environment variables `function` reads at start.
+pub fn required(function: Function) -> &'static [&'static str] {
+    match function {
+        // Ingest stores, schedules judgments and queues mention replies.
+        Function::Ingest => &[
+            SETTINGS_PATH,
+            TABLE,
+            SLACK_SIGNING_SECRET_PARAM,
+            SCHEDULE_GROUP,
+            SCHEDULER_ROLE_ARN,
+            SCHEDULE_DLQ_ARN,
+            JUDGMENT_FUNCTION_ARN,
+            RESPONSE_QUEUE_URL,
+        ],
+        // Judgment reads, calls the LLM, schedules or queues a response, and
+        // queues thread-memory jobs.
+        Function::Judgment => &[
+            SETTINGS_PATH,
+            TABLE,
+            SLACK_BOT_TOKEN_PARAM,
+            LLM_API_KEY_PARAM,
+            SCHEDULE_GROUP,
+            SCHEDULER_ROLE_ARN,
+            SCHEDULE_DLQ_ARN,
+            RESPONSE_FUNCTION_ARN,
+            RESPONSE_QUEUE_URL,
+            MEMORY_QUEUE_URL,
+        ],
+        Function::Response => &[
+            SETTINGS_PATH,
+            TABLE,
+            SLACK_BOT_TOKEN_PARAM,
+            LLM_API_KEY_PARAM,
+        ],
+        Function::Summary => &[
+            SETTINGS_PATH,
+            TABLE,
+            SLACK_BOT_TOKEN_PARAM,
+            LLM_API_KEY_PARAM,
+        ],
+    }
+}

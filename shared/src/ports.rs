@@ -1,0 +1,212 @@
+//! Ports: what the core needs from the outside world. Adapters implement
+//! them for AWS and for HTTP services; in-process twins implement them for
+//! tests and the local mode. No SDK type crosses a port.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use crate::domain::{Channel, ChannelId, Conversation, Job, Memory, MemoryKind, MemoryScope, Message, ScheduleName, Settings, Ts, User, UserId};
+
+/// A failure of an outside service, shared by the ports' error types.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PortError {
+    /// Worth trying again: throttling, 5xx, a transport error, a timeout.
+    #[error("{service} unavailable: {detail}")]
+    Unavailable { service: &'static str, detail: String },
+    /// Will fail the same way again: bad request, missing permission, bad data.
+    #[error("{service} refused: {detail}")]
+    Refused { service: &'static str, detail: String },
+}
+
+impl PortError {
+    pub fn unavailable(service: &'static str, detail: impl ToString) -> PortError {
+        PortError::Unavailable { service, detail: detail.to_string() }
+    }
+    pub fn refused(service: &'static str, detail: impl ToString) -> PortError {
+        PortError::Refused { service, detail: detail.to_string() }
+    }
+    /// Whether a retry may succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, PortError::Unavailable { .. })
+    }
+}
+
+/// The result of storing a new message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Insert {
+    /// It was not stored before.
+    New,
+    /// It was stored before; `routed` says whether its job was made.
+    Duplicate { routed: bool },
+    /// It was deleted before this delivery arrived: it stays deleted.
+    Deleted,
+}
+
+/// A channel with the time of its last known activity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelRecord {
+    pub channel: Channel,
+    pub last_active: DateTime<Utc>,
+}
+
+/// Messages, channels, users, memories and job claims (DynamoDB on AWS).
+/// Reads never return deleted or expired messages.
+#[async_trait]
+pub trait Store: Send + Sync {
+    /// Stores a new message unless one with the same channel and `ts` exists
+    /// (a conditional write). `routed` records whether its job was made (or
+    /// none is needed).
+    async fn insert_message(&self, message: &Message, routed: bool, expires_at: DateTime<Utc>) -> Result<Insert, PortError>;
+    /// Records that a stored message's job was made.
+    async fn mark_routed(&self, channel: &ChannelId, ts: Ts) -> Result<(), PortError>;
+    /// Replaces the text of a stored message; false when it is unknown or deleted.
+    async fn edit_message(&self, channel: &ChannelId, ts: Ts, text: &str) -> Result<bool, PortError>;
+    /// Deletes a message, leaving a tombstone (until `expires_at`) so that a
+    /// late redelivery of it is not stored again.
+    async fn delete_message(&self, channel: &ChannelId, ts: Ts, expires_at: DateTime<Utc>) -> Result<(), PortError>;
+    async fn get_message(&self, channel: &ChannelId, ts: Ts) -> Result<Option<Message>, PortError>;
+    /// The newest `limit` messages of a channel (all conversations), oldest first.
+    async fn recent_messages(&self, channel: &ChannelId, limit: usize) -> Result<Vec<Message>, PortError>;
+    /// The newest `limit` messages of one conversation, oldest first: a
+    /// thread's replies (without its root), or the channel's top-level messages.
+    async fn conversation_messages(&self, conversation: &Conversation, limit: usize) -> Result<Vec<Message>, PortError>;
+    /// The messages of a channel newer than `after` (all of them for `None`),
+    /// oldest first, at most `limit` (the newest ones when there are more).
+    async fn messages_after(&self, channel: &ChannelId, after: Option<Ts>, limit: usize) -> Result<Vec<Message>, PortError>;
+
+    /// Records a channel's name and that it was active at `at` (the latest wins).
+    async fn touch_channel(&self, channel: &Channel, at: DateTime<Utc>) -> Result<(), PortError>;
+    async fn get_channel(&self, id: &ChannelId) -> Result<Option<ChannelRecord>, PortError>;
+    /// Every known channel.
+    async fn channels(&self) -> Result<Vec<ChannelRecord>, PortError>;
+
+    /// A cached user, with the time it was fetched.
+    async fn get_user(&self, id: &UserId) -> Result<Option<(User, DateTime<Utc>)>, PortError>;
+    async fn put_user(&self, user: &User, fetched_at: DateTime<Utc>) -> Result<(), PortError>;
+
+    async fn put_memory(&self, memory: &Memory) -> Result<(), PortError>;
+    async fn get_memory(&self, scope: &MemoryScope, kind: MemoryKind) -> Result<Option<Memory>, PortError>;
+    /// The thread memories of a channel updated at or after `since`.
+    async fn thread_memories(&self, channel: &ChannelId, since: DateTime<Utc>) -> Result<Vec<Memory>, PortError>;
+
+    /// Claims a job execution once (a conditional write): true for the first
+    /// caller, false for every later one until `expires_at`.
+    async fn claim(&self, key: &str, expires_at: DateTime<Utc>) -> Result<bool, PortError>;
+    /// Gives a claim back, so that a redelivery may try again.
+    async fn release(&self, key: &str) -> Result<(), PortError>;
+}
+
+/// A job pending at a time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScheduledJob {
+    pub name: ScheduleName,
+    pub at: DateTime<Utc>,
+    pub job: Job,
+}
+
+/// One-shot jobs by name (EventBridge Scheduler on AWS). Upserting a name
+/// replaces its pending job: that is how a wait is cancelled and restarted.
+#[async_trait]
+pub trait Scheduler: Send + Sync {
+    /// Creates or replaces the job called `name`, due at `at` (whole seconds).
+    async fn upsert(&self, name: &ScheduleName, at: DateTime<Utc>, job: &Job) -> Result<(), PortError>;
+    /// Removes the job called `name`; no error when there is none.
+    async fn cancel(&self, name: &ScheduleName) -> Result<(), PortError>;
+    /// The pending job called `name`.
+    async fn get(&self, name: &ScheduleName) -> Result<Option<ScheduledJob>, PortError>;
+}
+
+/// The longest delay a queue accepts (SQS DelaySeconds).
+pub const MAX_QUEUE_DELAY_SECONDS: u32 = 900;
+
+/// Jobs to run now or after a short delay (SQS on AWS).
+#[async_trait]
+pub trait Queue: Send + Sync {
+    /// Sends `job`, to be delivered after `delay_seconds` (at most
+    /// [`MAX_QUEUE_DELAY_SECONDS`]; longer delays are refused).
+    async fn send(&self, job: &Job, delay_seconds: u32) -> Result<(), PortError>;
+}
+
+/// The time. Injected so that a replay runs on a virtual clock.
+pub trait Clock: Send + Sync {
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// Randomness for jitter. Injected so that tests and replays are exact.
+pub trait RandomSource: Send + Sync {
+    /// A number drawn uniformly from [0, 1).
+    fn unit(&self) -> f64;
+}
+
+/// Raw settings as `(name, value)` pairs (SSM Parameter Store on AWS).
+#[async_trait]
+pub trait SettingsSource: Send + Sync {
+    async fn load(&self) -> Result<Vec<(String, String)>, PortError>;
+}
+
+/// The settings in force now.
+#[async_trait]
+pub trait SettingsProvider: Send + Sync {
+    async fn current(&self) -> Arc<Settings>;
+}
+
+/// Secrets by name (SSM SecureString parameters on AWS). Implementations
+/// never log a value.
+#[async_trait]
+pub trait Secrets: Send + Sync {
+    async fn get(&self, name: &str) -> Result<String, PortError>;
+}
+
+/// What an LLM call is for; each role has its own model settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LlmRole {
+    Judgment,
+    Response,
+    Memory,
+}
+
+impl LlmRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LlmRole::Judgment => "judgment",
+            LlmRole::Response => "response",
+            LlmRole::Memory => "memory",
+        }
+    }
+}
+
+/// One LLM call: a single system message, as in the design.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LlmRequest {
+    pub role: LlmRole,
+    pub system: String,
+    /// Ask for a JSON object as the answer.
+    pub json: bool,
+}
+
+/// An LLM's answer and what it cost.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LlmReply {
+    pub text: String,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// A chat-completions LLM.
+#[async_trait]
+pub trait Llm: Send + Sync {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError>;
+}
+
+/// The Slack Web API.
+#[async_trait]
+pub trait SlackApi: Send + Sync {
+    /// Posts `text` in a thread (or at the top level for `None`); returns the new message's `ts`.
+    async fn post_message(&self, channel: &ChannelId, thread_ts: Option<Ts>, text: &str) -> Result<Ts, PortError>;
+    async fn user_info(&self, user: &UserId) -> Result<User, PortError>;
+    async fn channel_info(&self, channel: &ChannelId) -> Result<Channel, PortError>;
+    /// The bot's own user id.
+    async fn auth_test(&self) -> Result<UserId, PortError>;
+}
