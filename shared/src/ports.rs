@@ -7,25 +7,40 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::domain::{Channel, ChannelId, Conversation, Job, Memory, MemoryKind, MemoryScope, Message, ScheduleName, Settings, Ts, User, UserId};
+use crate::domain::{
+    Channel, ChannelId, Conversation, Job, Memory, MemoryKind, MemoryScope, Message, ScheduleName,
+    Settings, Ts, User, UserId,
+};
 
 /// A failure of an outside service, shared by the ports' error types.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PortError {
     /// Worth trying again: throttling, 5xx, a transport error, a timeout.
     #[error("{service} unavailable: {detail}")]
-    Unavailable { service: &'static str, detail: String },
+    Unavailable {
+        service: &'static str,
+        detail: String,
+    },
     /// Will fail the same way again: bad request, missing permission, bad data.
     #[error("{service} refused: {detail}")]
-    Refused { service: &'static str, detail: String },
+    Refused {
+        service: &'static str,
+        detail: String,
+    },
 }
 
 impl PortError {
     pub fn unavailable(service: &'static str, detail: impl ToString) -> PortError {
-        PortError::Unavailable { service, detail: detail.to_string() }
+        PortError::Unavailable {
+            service,
+            detail: detail.to_string(),
+        }
     }
     pub fn refused(service: &'static str, detail: impl ToString) -> PortError {
-        PortError::Refused { service, detail: detail.to_string() }
+        PortError::Refused {
+            service,
+            detail: detail.to_string(),
+        }
     }
     /// Whether a retry may succeed.
     pub fn is_retryable(&self) -> bool {
@@ -58,23 +73,51 @@ pub trait Store: Send + Sync {
     /// Stores a new message unless one with the same channel and `ts` exists
     /// (a conditional write). `routed` records whether its job was made (or
     /// none is needed).
-    async fn insert_message(&self, message: &Message, routed: bool, expires_at: DateTime<Utc>) -> Result<Insert, PortError>;
+    async fn insert_message(
+        &self,
+        message: &Message,
+        routed: bool,
+        expires_at: DateTime<Utc>,
+    ) -> Result<Insert, PortError>;
     /// Records that a stored message's job was made.
     async fn mark_routed(&self, channel: &ChannelId, ts: Ts) -> Result<(), PortError>;
     /// Replaces the text of a stored message; false when it is unknown or deleted.
-    async fn edit_message(&self, channel: &ChannelId, ts: Ts, text: &str) -> Result<bool, PortError>;
+    async fn edit_message(
+        &self,
+        channel: &ChannelId,
+        ts: Ts,
+        text: &str,
+    ) -> Result<bool, PortError>;
     /// Deletes a message, leaving a tombstone (until `expires_at`) so that a
     /// late redelivery of it is not stored again.
-    async fn delete_message(&self, channel: &ChannelId, ts: Ts, expires_at: DateTime<Utc>) -> Result<(), PortError>;
+    async fn delete_message(
+        &self,
+        channel: &ChannelId,
+        ts: Ts,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError>;
     async fn get_message(&self, channel: &ChannelId, ts: Ts) -> Result<Option<Message>, PortError>;
     /// The newest `limit` messages of a channel (all conversations), oldest first.
-    async fn recent_messages(&self, channel: &ChannelId, limit: usize) -> Result<Vec<Message>, PortError>;
+    async fn recent_messages(
+        &self,
+        channel: &ChannelId,
+        limit: usize,
+    ) -> Result<Vec<Message>, PortError>;
     /// The newest `limit` messages of one conversation, oldest first: a
     /// thread's replies (without its root), or the channel's top-level messages.
-    async fn conversation_messages(&self, conversation: &Conversation, limit: usize) -> Result<Vec<Message>, PortError>;
+    async fn conversation_messages(
+        &self,
+        conversation: &Conversation,
+        limit: usize,
+    ) -> Result<Vec<Message>, PortError>;
     /// The messages of a channel newer than `after` (all of them for `None`),
     /// oldest first, at most `limit` (the newest ones when there are more).
-    async fn messages_after(&self, channel: &ChannelId, after: Option<Ts>, limit: usize) -> Result<Vec<Message>, PortError>;
+    async fn messages_after(
+        &self,
+        channel: &ChannelId,
+        after: Option<Ts>,
+        limit: usize,
+    ) -> Result<Vec<Message>, PortError>;
 
     /// Records a channel's name and that it was active at `at` (the latest wins).
     async fn touch_channel(&self, channel: &Channel, at: DateTime<Utc>) -> Result<(), PortError>;
@@ -87,9 +130,17 @@ pub trait Store: Send + Sync {
     async fn put_user(&self, user: &User, fetched_at: DateTime<Utc>) -> Result<(), PortError>;
 
     async fn put_memory(&self, memory: &Memory) -> Result<(), PortError>;
-    async fn get_memory(&self, scope: &MemoryScope, kind: MemoryKind) -> Result<Option<Memory>, PortError>;
+    async fn get_memory(
+        &self,
+        scope: &MemoryScope,
+        kind: MemoryKind,
+    ) -> Result<Option<Memory>, PortError>;
     /// The thread memories of a channel updated at or after `since`.
-    async fn thread_memories(&self, channel: &ChannelId, since: DateTime<Utc>) -> Result<Vec<Memory>, PortError>;
+    async fn thread_memories(
+        &self,
+        channel: &ChannelId,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<Memory>, PortError>;
 
     /// Claims a job execution once (a conditional write): true for the first
     /// caller, false for every later one until `expires_at`.
@@ -111,7 +162,12 @@ pub struct ScheduledJob {
 #[async_trait]
 pub trait Scheduler: Send + Sync {
     /// Creates or replaces the job called `name`, due at `at` (whole seconds).
-    async fn upsert(&self, name: &ScheduleName, at: DateTime<Utc>, job: &Job) -> Result<(), PortError>;
+    async fn upsert(
+        &self,
+        name: &ScheduleName,
+        at: DateTime<Utc>,
+        job: &Job,
+    ) -> Result<(), PortError>;
     /// Removes the job called `name`; no error when there is none.
     async fn cancel(&self, name: &ScheduleName) -> Result<(), PortError>;
     /// The pending job called `name`.
@@ -204,7 +260,12 @@ pub trait Llm: Send + Sync {
 #[async_trait]
 pub trait SlackApi: Send + Sync {
     /// Posts `text` in a thread (or at the top level for `None`); returns the new message's `ts`.
-    async fn post_message(&self, channel: &ChannelId, thread_ts: Option<Ts>, text: &str) -> Result<Ts, PortError>;
+    async fn post_message(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Option<Ts>,
+        text: &str,
+    ) -> Result<Ts, PortError>;
     async fn user_info(&self, user: &UserId) -> Result<User, PortError>;
     async fn channel_info(&self, channel: &ChannelId) -> Result<Channel, PortError>;
     /// The bot's own user id.

@@ -4,4 +4,6 @@
 #[cfg(feature = "aws")]
 pub mod aws;
 pub mod memory;
+pub mod openai;
+pub mod slack;
 pub mod system;

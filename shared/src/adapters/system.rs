@@ -29,7 +29,9 @@ pub struct ManualClock {
 
 impl ManualClock {
     pub fn new(start: DateTime<Utc>) -> ManualClock {
-        ManualClock { now: Mutex::new(start) }
+        ManualClock {
+            now: Mutex::new(start),
+        }
     }
 
     /// Moves the clock to `at` (never backwards).
@@ -62,7 +64,9 @@ pub struct SplitMix {
 impl SplitMix {
     /// A generator with a fixed seed: the same numbers every run.
     pub fn seeded(seed: u64) -> SplitMix {
-        SplitMix { state: AtomicU64::new(seed) }
+        SplitMix {
+            state: AtomicU64::new(seed),
+        }
     }
 
     /// A generator seeded from the process's random hasher keys.
@@ -126,7 +130,9 @@ pub struct StaticSecrets {
 impl std::fmt::Debug for StaticSecrets {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Names only: values are never printed.
-        f.debug_struct("StaticSecrets").field("names", &self.values.keys().collect::<Vec<_>>()).finish()
+        f.debug_struct("StaticSecrets")
+            .field("names", &self.values.keys().collect::<Vec<_>>())
+            .finish()
     }
 }
 

@@ -164,7 +164,10 @@ mod tests {
         let cm = general(vec![msg("2.0", Some("1.0")), msg("3.0", Some("1.0"))]);
         assert!(cm.top_level_messages().is_empty());
         assert_eq!(cm.thread_messages().len(), 1);
-        assert_eq!(texts(cm.get_thread(&ts("1.0"))), ["message 2.0", "message 3.0"]);
+        assert_eq!(
+            texts(cm.get_thread(&ts("1.0"))),
+            ["message 2.0", "message 3.0"]
+        );
     }
 
     #[test]
@@ -184,10 +187,21 @@ mod tests {
             msg("3.0", None),
             msg("10.0", Some("3.0")),
         ]);
-        let order: Vec<String> = cm.get_all_messages().iter().map(|m| m.ts.to_string()).collect();
+        let order: Vec<String> = cm
+            .get_all_messages()
+            .iter()
+            .map(|m| m.ts.to_string())
+            .collect();
         assert_eq!(
             order,
-            ["1.000000", "2.000000", "3.000000", "4.000000", "5.000000", "10.000000"]
+            [
+                "1.000000",
+                "2.000000",
+                "3.000000",
+                "4.000000",
+                "5.000000",
+                "10.000000"
+            ]
         );
     }
 

@@ -51,7 +51,11 @@ impl Context {
     }
 
     /// Sets the workspace memories (`None` or blank: none).
-    pub fn with_workspace_memories(mut self, long_term: Option<String>, short_term: Option<String>) -> Self {
+    pub fn with_workspace_memories(
+        mut self,
+        long_term: Option<String>,
+        short_term: Option<String>,
+    ) -> Self {
         self.workspace_long_term_memory = long_term.filter(|s| !s.trim().is_empty());
         self.workspace_short_term_memory = short_term.filter(|s| !s.trim().is_empty());
         self
@@ -112,7 +116,10 @@ impl Context {
 
     /// The name to show for a user: its known name, else its id.
     pub fn user_name<'a>(&'a self, id: &'a UserId) -> &'a str {
-        self.user_names.get(id).map(String::as_str).unwrap_or(id.as_str())
+        self.user_names
+            .get(id)
+            .map(String::as_str)
+            .unwrap_or(id.as_str())
     }
 }
 
@@ -177,10 +184,15 @@ mod tests {
         let b = ChannelMemory::new(ChannelId::parse("C2").unwrap(), "random")
             .with_memories(Some("雑談".into()), None);
         let c = Context::new(persona(), history()).with_channel_memories(vec![a, b]);
-        let names: Vec<_> = c.channel_memories().iter().map(|m| m.channel_name()).collect();
+        let names: Vec<_> = c
+            .channel_memories()
+            .iter()
+            .map(|m| m.channel_name())
+            .collect();
         assert_eq!(names, ["general", "random"]);
         assert_eq!(
-            c.channel_memory(&ChannelId::parse("C2").unwrap()).and_then(|m| m.long_term_memory()),
+            c.channel_memory(&ChannelId::parse("C2").unwrap())
+                .and_then(|m| m.long_term_memory()),
             Some("雑談")
         );
     }

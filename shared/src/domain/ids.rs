@@ -208,13 +208,19 @@ mod tests {
         let a = Ts::parse("9.500000").unwrap();
         let b = Ts::parse("10.100000").unwrap();
         assert!(a < b);
-        assert!("9.500000" > "10.100000", "as text the order is the other way");
+        assert!(
+            "9.500000" > "10.100000",
+            "as text the order is the other way"
+        );
         assert!(Ts::parse("1.000002").unwrap() > Ts::parse("1.000001").unwrap());
     }
 
     #[test]
     fn ts_round_trips_and_pads_the_fraction() {
-        assert_eq!(Ts::parse("1712345678.123456").unwrap().to_string(), "1712345678.123456");
+        assert_eq!(
+            Ts::parse("1712345678.123456").unwrap().to_string(),
+            "1712345678.123456"
+        );
         assert_eq!(Ts::parse("1.5").unwrap().to_string(), "1.500000");
         assert_eq!(Ts::parse("7").unwrap().to_string(), "7.000000");
         assert_eq!(Ts::parse("1.5").unwrap(), Ts::parse("1.500000").unwrap());
@@ -253,7 +259,9 @@ mod tests {
 
     #[test]
     fn ids_and_ts_serialise_as_strings() {
-        let json = serde_json::to_string(&(ChannelId::parse("C1").unwrap(), Ts::parse("1.5").unwrap())).unwrap();
+        let json =
+            serde_json::to_string(&(ChannelId::parse("C1").unwrap(), Ts::parse("1.5").unwrap()))
+                .unwrap();
         assert_eq!(json, r#"["C1","1.500000"]"#);
         let bad: Result<Ts, _> = serde_json::from_str(r#""x""#);
         assert!(bad.is_err());

@@ -72,12 +72,15 @@ impl Job {
     /// The conversation the job is about, if any.
     pub fn conversation(&self) -> Option<Conversation> {
         match self {
-            Job::Judgment { channel, thread_ts, .. } | Job::Response { channel, thread_ts, .. } => {
-                Some(Conversation {
-                    channel: channel.clone(),
-                    thread_ts: *thread_ts,
-                })
+            Job::Judgment {
+                channel, thread_ts, ..
             }
+            | Job::Response {
+                channel, thread_ts, ..
+            } => Some(Conversation {
+                channel: channel.clone(),
+                thread_ts: *thread_ts,
+            }),
             Job::ThreadMemory { channel, thread_ts } => {
                 Some(Conversation::thread(channel.clone(), *thread_ts))
             }
@@ -91,16 +94,30 @@ impl Job {
     /// never act twice.
     pub fn claim_key(&self) -> String {
         match self {
-            Job::Judgment { channel, thread_ts, newest_ts } | Job::Response { channel, thread_ts, newest_ts, .. } => {
+            Job::Judgment {
+                channel,
+                thread_ts,
+                newest_ts,
+            }
+            | Job::Response {
+                channel,
+                thread_ts,
+                newest_ts,
+                ..
+            } => {
                 format!(
                     "{}:{}:{}:{}",
                     self.kind(),
                     channel,
-                    thread_ts.map(|t| t.to_string()).unwrap_or_else(|| "top".into()),
+                    thread_ts
+                        .map(|t| t.to_string())
+                        .unwrap_or_else(|| "top".into()),
                     newest_ts
                 )
             }
-            Job::ThreadMemory { channel, thread_ts } => format!("{}:{}:{}", self.kind(), channel, thread_ts),
+            Job::ThreadMemory { channel, thread_ts } => {
+                format!("{}:{}:{}", self.kind(), channel, thread_ts)
+            }
             Job::MemorySweep => self.kind().to_string(),
         }
     }
@@ -187,9 +204,18 @@ mod tests {
 
     #[test]
     fn names_are_stable_and_distinct_per_conversation() {
-        let a = ScheduleName::for_conversation(JobKind::Judgment, &conv("C1", Some("1712345678.123456")));
-        let a2 = ScheduleName::for_conversation(JobKind::Judgment, &conv("C1", Some("1712345678.123456")));
-        let b = ScheduleName::for_conversation(JobKind::Judgment, &conv("C1", Some("1712345678.123457")));
+        let a = ScheduleName::for_conversation(
+            JobKind::Judgment,
+            &conv("C1", Some("1712345678.123456")),
+        );
+        let a2 = ScheduleName::for_conversation(
+            JobKind::Judgment,
+            &conv("C1", Some("1712345678.123456")),
+        );
+        let b = ScheduleName::for_conversation(
+            JobKind::Judgment,
+            &conv("C1", Some("1712345678.123457")),
+        );
         let top = ScheduleName::for_conversation(JobKind::Judgment, &conv("C1", None));
         let resp = ScheduleName::for_conversation(JobKind::Response, &conv("C1", None));
         assert_eq!(a, a2);

@@ -71,8 +71,8 @@ impl JudgmentResult {
     /// [`MAX_DELAY_SECONDS`].
     pub fn parse(answer: &str) -> Result<JudgmentResult, JudgmentParseError> {
         let object = first_object(answer).ok_or(JudgmentParseError::NoJson)?;
-        let value: Value = serde_json::from_str(object)
-            .map_err(|e| JudgmentParseError::BadJson(e.to_string()))?;
+        let value: Value =
+            serde_json::from_str(object).map_err(|e| JudgmentParseError::BadJson(e.to_string()))?;
         let should_respond = value
             .get("should_respond")
             .and_then(Value::as_bool)
@@ -150,9 +150,12 @@ mod tests {
 
     #[test]
     fn delays_are_bounded() {
-        let neg = JudgmentResult::parse(r#"{"should_respond": true, "delay_seconds": -5}"#).unwrap();
-        let big = JudgmentResult::parse(r#"{"should_respond": true, "delay_seconds": 1e12}"#).unwrap();
-        let frac = JudgmentResult::parse(r#"{"should_respond": true, "delay_seconds": 29.6}"#).unwrap();
+        let neg =
+            JudgmentResult::parse(r#"{"should_respond": true, "delay_seconds": -5}"#).unwrap();
+        let big =
+            JudgmentResult::parse(r#"{"should_respond": true, "delay_seconds": 1e12}"#).unwrap();
+        let frac =
+            JudgmentResult::parse(r#"{"should_respond": true, "delay_seconds": 29.6}"#).unwrap();
         assert_eq!(neg.delay_seconds, Some(0));
         assert_eq!(big.delay_seconds, Some(MAX_DELAY_SECONDS));
         assert_eq!(frac.delay_seconds, Some(30));
@@ -160,9 +163,18 @@ mod tests {
 
     #[test]
     fn garbage_is_an_error_not_a_guess() {
-        assert_eq!(JudgmentResult::parse("I think yes"), Err(JudgmentParseError::NoJson));
-        assert!(matches!(JudgmentResult::parse("{should_respond: yes}"), Err(JudgmentParseError::BadJson(_))));
-        assert_eq!(JudgmentResult::parse(r#"{"reason": "x"}"#), Err(JudgmentParseError::NoVerdict));
+        assert_eq!(
+            JudgmentResult::parse("I think yes"),
+            Err(JudgmentParseError::NoJson)
+        );
+        assert!(matches!(
+            JudgmentResult::parse("{should_respond: yes}"),
+            Err(JudgmentParseError::BadJson(_))
+        ));
+        assert_eq!(
+            JudgmentResult::parse(r#"{"reason": "x"}"#),
+            Err(JudgmentParseError::NoVerdict)
+        );
         assert_eq!(
             JudgmentResult::parse(r#"{"should_respond": "true"}"#),
             Err(JudgmentParseError::NoVerdict)
@@ -171,7 +183,10 @@ mod tests {
             JudgmentResult::parse(r#"{"should_respond": true, "confidence": "high"}"#),
             Err(JudgmentParseError::WrongType("confidence"))
         );
-        assert_eq!(JudgmentResult::parse("{\"should_respond\": true"), Err(JudgmentParseError::NoJson));
+        assert_eq!(
+            JudgmentResult::parse("{\"should_respond\": true"),
+            Err(JudgmentParseError::NoJson)
+        );
         assert_eq!(JudgmentResult::parse(""), Err(JudgmentParseError::NoJson));
     }
 }

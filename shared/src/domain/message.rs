@@ -123,7 +123,10 @@ mod tests {
     fn a_root_with_thread_ts_equal_to_ts_is_top_level() {
         let root = msg("10.0", Some("10.0"));
         assert_eq!(root.thread_ts, None);
-        assert_eq!(root.conversation(), Conversation::top_level(root.channel.clone()));
+        assert_eq!(
+            root.conversation(),
+            Conversation::top_level(root.channel.clone())
+        );
     }
 
     #[test]
@@ -131,7 +134,10 @@ mod tests {
         let root = msg("10.0", None);
         let reply = msg("11.0", Some("10.0"));
         let thread = reply.conversation();
-        assert_eq!(thread, Conversation::thread(reply.channel.clone(), ts("10.0")));
+        assert_eq!(
+            thread,
+            Conversation::thread(reply.channel.clone(), ts("10.0"))
+        );
         assert!(thread.contains(&reply));
         assert!(thread.contains(&root));
         assert!(!Conversation::top_level(root.channel.clone()).contains(&reply));

@@ -10,10 +10,16 @@ use super::settings::Settings;
 /// The wait before judging: `min_wait` varied by +-`jitter_ratio`, with
 /// `unit` drawn uniformly from [0, 1) by the caller's random source.
 pub fn jittered_wait(min_wait_seconds: u32, jitter_ratio: f64, unit: f64) -> Duration {
-    let unit = if unit.is_finite() { unit.clamp(0.0, 1.0) } else { 0.5 };
+    let unit = if unit.is_finite() {
+        unit.clamp(0.0, 1.0)
+    } else {
+        0.5
+    };
     let ratio = jitter_ratio.clamp(0.0, 1.0);
     let factor = 1.0 + ratio * (2.0 * unit - 1.0);
-    let millis = (f64::from(min_wait_seconds) * 1000.0 * factor).round().max(0.0);
+    let millis = (f64::from(min_wait_seconds) * 1000.0 * factor)
+        .round()
+        .max(0.0);
     // At most 2 * 86_400_000 ms, far inside i64.
     Duration::milliseconds(millis as i64)
 }
@@ -100,8 +106,13 @@ mod tests {
     fn jitter_spans_the_documented_range() {
         assert_eq!(jittered_wait(300, 0.3, 0.0), Duration::seconds(210));
         assert_eq!(jittered_wait(300, 0.3, 0.5), Duration::seconds(300));
-        assert_eq!(jittered_wait(300, 0.3, 0.99), Duration::milliseconds(388_200));
-        assert!(jittered_wait(300, 0.3, 0.999_999) < Duration::seconds(390) + Duration::milliseconds(1));
+        assert_eq!(
+            jittered_wait(300, 0.3, 0.99),
+            Duration::milliseconds(388_200)
+        );
+        assert!(
+            jittered_wait(300, 0.3, 0.999_999) < Duration::seconds(390) + Duration::milliseconds(1)
+        );
         assert_eq!(jittered_wait(300, 0.0, 0.9), Duration::seconds(300));
         assert_eq!(jittered_wait(0, 0.3, 0.9), Duration::zero());
         assert_eq!(jittered_wait(300, 0.3, f64::NAN), Duration::seconds(300));
@@ -121,9 +132,22 @@ mod tests {
             })
         );
         let labelled = message("U1", "<@UBOT|myao> hi", None);
-        assert!(matches!(route(&labelled, Some(&bot()), false, &Settings::default(), now(), 0.5), Route::RespondNow(_)));
+        assert!(matches!(
+            route(
+                &labelled,
+                Some(&bot()),
+                false,
+                &Settings::default(),
+                now(),
+                0.5
+            ),
+            Route::RespondNow(_)
+        ));
         let app_mention = message("U1", "no tag here", None);
-        assert!(matches!(route(&app_mention, None, true, &Settings::default(), now(), 0.5), Route::RespondNow(_)));
+        assert!(matches!(
+            route(&app_mention, None, true, &Settings::default(), now(), 0.5),
+            Route::RespondNow(_)
+        ));
     }
 
     #[test]
@@ -132,7 +156,14 @@ mod tests {
         match route(&m, Some(&bot()), false, &Settings::default(), now(), 0.0) {
             Route::JudgeAt { at, job } => {
                 assert_eq!(at, now() + Duration::seconds(210));
-                assert_eq!(job, Job::Judgment { channel: m.channel.clone(), thread_ts: None, newest_ts: m.ts });
+                assert_eq!(
+                    job,
+                    Job::Judgment {
+                        channel: m.channel.clone(),
+                        thread_ts: None,
+                        newest_ts: m.ts
+                    }
+                );
             }
             other => panic!("expected a judgment, got {other:?}"),
         }
@@ -141,19 +172,41 @@ mod tests {
     #[test]
     fn bots_never_trigger_anything() {
         let own = message("UBOT", "<@UBOT> talking to myself", None);
-        assert_eq!(route(&own, Some(&bot()), true, &Settings::default(), now(), 0.5), Route::Nothing);
+        assert_eq!(
+            route(&own, Some(&bot()), true, &Settings::default(), now(), 0.5),
+            Route::Nothing
+        );
         let mut other = message("UOTHER", "beep", None);
         other.is_bot = true;
-        assert_eq!(route(&other, Some(&bot()), false, &Settings::default(), now(), 0.5), Route::Nothing);
+        assert_eq!(
+            route(
+                &other,
+                Some(&bot()),
+                false,
+                &Settings::default(),
+                now(),
+                0.5
+            ),
+            Route::Nothing
+        );
     }
 
     #[test]
     fn with_autonomous_replies_off_only_mentions_are_answered() {
-        let settings = Settings { autonomous_replies: false, ..Settings::default() };
+        let settings = Settings {
+            autonomous_replies: false,
+            ..Settings::default()
+        };
         let plain = message("U1", "hello", None);
-        assert_eq!(route(&plain, Some(&bot()), false, &settings, now(), 0.5), Route::Nothing);
+        assert_eq!(
+            route(&plain, Some(&bot()), false, &settings, now(), 0.5),
+            Route::Nothing
+        );
         let mention = message("U1", "<@UBOT> hello", None);
-        assert!(matches!(route(&mention, Some(&bot()), false, &settings, now(), 0.5), Route::RespondNow(_)));
+        assert!(matches!(
+            route(&mention, Some(&bot()), false, &settings, now(), 0.5),
+            Route::RespondNow(_)
+        ));
     }
 
     #[test]

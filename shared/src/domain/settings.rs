@@ -257,8 +257,7 @@ impl Settings {
             "slack_api_base_url" => self.slack_api_base_url = url(value)?,
             "slack_max_retries" => self.slack_max_retries = int(value, 0, 10)?,
             "bot_user_id" => {
-                self.bot_user_id =
-                    Some(UserId::parse(value.trim()).map_err(|e| e.to_string())?)
+                self.bot_user_id = Some(UserId::parse(value.trim()).map_err(|e| e.to_string())?)
             }
             "message_retention_days" => self.message_retention_days = int(value, 1, 3650)?,
             _ => return Err("unknown setting".to_owned()),
@@ -294,16 +293,25 @@ impl Settings {
         vec![
             ("min_wait_seconds", d.min_wait_seconds.to_string()),
             ("jitter_ratio", f(d.jitter_ratio)),
-            ("channel_messages_limit", d.channel_messages_limit.to_string()),
+            (
+                "channel_messages_limit",
+                d.channel_messages_limit.to_string(),
+            ),
             ("active_channel_days", d.active_channel_days.to_string()),
             ("thread_memory_days", d.thread_memory_days.to_string()),
             ("message_limit", d.message_limit.to_string()),
-            ("max_message_age_seconds", d.max_message_age_seconds.to_string()),
+            (
+                "max_message_age_seconds",
+                d.max_message_age_seconds.to_string(),
+            ),
             (
                 "long_term_update_interval_seconds",
                 d.long_term_update_interval_seconds.to_string(),
             ),
-            ("short_term_window_hours", d.short_term_window_hours.to_string()),
+            (
+                "short_term_window_hours",
+                d.short_term_window_hours.to_string(),
+            ),
             ("long_term_max_tokens", d.long_term_max_tokens.to_string()),
             ("short_term_max_tokens", d.short_term_max_tokens.to_string()),
             ("autonomous_replies", d.autonomous_replies.to_string()),
@@ -324,7 +332,10 @@ impl Settings {
             ("llm_max_retries", d.llm_max_retries.to_string()),
             ("slack_api_base_url", d.slack_api_base_url.clone()),
             ("slack_max_retries", d.slack_max_retries.to_string()),
-            ("message_retention_days", d.message_retention_days.to_string()),
+            (
+                "message_retention_days",
+                d.message_retention_days.to_string(),
+            ),
         ]
     }
 }
@@ -374,7 +385,13 @@ mod tests {
         let names: Vec<_> = issues.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(
             names,
-            ["min_wait_seconds", "jitter_ratio", "timezone", "llm_base_url", "no_such_setting"]
+            [
+                "min_wait_seconds",
+                "jitter_ratio",
+                "timezone",
+                "llm_base_url",
+                "no_such_setting"
+            ]
         );
         assert!(issues[0].to_string().contains("not a whole number"));
         assert!(issues[1].to_string().contains("out of range"));
@@ -389,7 +406,11 @@ mod tests {
         for (name, _) in &pairs {
             assert!(SETTING_NAMES.contains(name), "{name} is not listed");
         }
-        assert_eq!(pairs.len() + 1, SETTING_NAMES.len(), "only bot_user_id has no default");
+        assert_eq!(
+            pairs.len() + 1,
+            SETTING_NAMES.len(),
+            "only bot_user_id has no default"
+        );
     }
 
     #[test]

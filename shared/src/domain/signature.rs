@@ -23,7 +23,10 @@ pub enum SignatureError {
 
 /// The `v0=<hex>` signature of `body` sent at `timestamp`.
 pub fn sign(secret: &[u8], timestamp: &str, body: &[u8]) -> String {
-    format!("v0={}", hex::encode(mac(secret, timestamp, body).finalize().into_bytes()))
+    format!(
+        "v0={}",
+        hex::encode(mac(secret, timestamp, body).finalize().into_bytes())
+    )
 }
 
 fn mac(secret: &[u8], timestamp: &str, body: &[u8]) -> Hmac<Sha256> {
@@ -52,7 +55,10 @@ pub fn verify(
     let (Some(timestamp), Some(signature)) = (timestamp, signature) else {
         return Err(SignatureError::Missing);
     };
-    let sent: i64 = timestamp.trim().parse().map_err(|_| SignatureError::BadTimestamp)?;
+    let sent: i64 = timestamp
+        .trim()
+        .parse()
+        .map_err(|_| SignatureError::BadTimestamp)?;
     let skew = now_unix.saturating_sub(sent);
     if skew.abs() > MAX_SKEW_SECONDS {
         return Err(SignatureError::Stale(skew));
@@ -81,14 +87,29 @@ mod tests {
     #[test]
     fn slack_test_vector_signs_and_verifies() {
         assert_eq!(sign(SECRET, TIMESTAMP, BODY.as_bytes()), EXPECTED);
-        assert_eq!(verify(SECRET, Some(TIMESTAMP), Some(EXPECTED), BODY.as_bytes(), NOW), Ok(()));
+        assert_eq!(
+            verify(
+                SECRET,
+                Some(TIMESTAMP),
+                Some(EXPECTED),
+                BODY.as_bytes(),
+                NOW
+            ),
+            Ok(())
+        );
     }
 
     #[test]
     fn a_tampered_body_is_refused() {
         let tampered = BODY.replace("roadrunner", "coyote");
         assert_eq!(
-            verify(SECRET, Some(TIMESTAMP), Some(EXPECTED), tampered.as_bytes(), NOW),
+            verify(
+                SECRET,
+                Some(TIMESTAMP),
+                Some(EXPECTED),
+                tampered.as_bytes(),
+                NOW
+            ),
             Err(SignatureError::Mismatch)
         );
     }
@@ -96,7 +117,13 @@ mod tests {
     #[test]
     fn a_wrong_secret_is_refused() {
         assert_eq!(
-            verify(b"not-the-secret", Some(TIMESTAMP), Some(EXPECTED), BODY.as_bytes(), NOW),
+            verify(
+                b"not-the-secret",
+                Some(TIMESTAMP),
+                Some(EXPECTED),
+                BODY.as_bytes(),
+                NOW
+            ),
             Err(SignatureError::Mismatch)
         );
     }
@@ -106,30 +133,66 @@ mod tests {
         let stale = 1_531_420_618 + 301;
         let future = 1_531_420_618 - 301;
         assert_eq!(
-            verify(SECRET, Some(TIMESTAMP), Some(EXPECTED), BODY.as_bytes(), stale),
+            verify(
+                SECRET,
+                Some(TIMESTAMP),
+                Some(EXPECTED),
+                BODY.as_bytes(),
+                stale
+            ),
             Err(SignatureError::Stale(301))
         );
         assert_eq!(
-            verify(SECRET, Some(TIMESTAMP), Some(EXPECTED), BODY.as_bytes(), future),
+            verify(
+                SECRET,
+                Some(TIMESTAMP),
+                Some(EXPECTED),
+                BODY.as_bytes(),
+                future
+            ),
             Err(SignatureError::Stale(-301))
         );
         // exactly at the limit is still accepted
-        assert!(verify(SECRET, Some(TIMESTAMP), Some(EXPECTED), BODY.as_bytes(), 1_531_420_618 + 300).is_ok());
+        assert!(verify(
+            SECRET,
+            Some(TIMESTAMP),
+            Some(EXPECTED),
+            BODY.as_bytes(),
+            1_531_420_618 + 300
+        )
+        .is_ok());
     }
 
     #[test]
     fn missing_headers_are_refused() {
-        assert_eq!(verify(SECRET, None, Some(EXPECTED), BODY.as_bytes(), NOW), Err(SignatureError::Missing));
-        assert_eq!(verify(SECRET, Some(TIMESTAMP), None, BODY.as_bytes(), NOW), Err(SignatureError::Missing));
+        assert_eq!(
+            verify(SECRET, None, Some(EXPECTED), BODY.as_bytes(), NOW),
+            Err(SignatureError::Missing)
+        );
+        assert_eq!(
+            verify(SECRET, Some(TIMESTAMP), None, BODY.as_bytes(), NOW),
+            Err(SignatureError::Missing)
+        );
     }
 
     #[test]
     fn malformed_headers_are_refused() {
         assert_eq!(
-            verify(SECRET, Some("yesterday"), Some(EXPECTED), BODY.as_bytes(), NOW),
+            verify(
+                SECRET,
+                Some("yesterday"),
+                Some(EXPECTED),
+                BODY.as_bytes(),
+                NOW
+            ),
             Err(SignatureError::BadTimestamp)
         );
-        for bad in ["a2114d57", "v1=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503", "v0=zz", ""] {
+        for bad in [
+            "a2114d57",
+            "v1=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503",
+            "v0=zz",
+            "",
+        ] {
             assert_eq!(
                 verify(SECRET, Some(TIMESTAMP), Some(bad), BODY.as_bytes(), NOW),
                 Err(SignatureError::Malformed),

@@ -32,7 +32,11 @@ pub enum SlackEvent {
         app_mention: bool,
     },
     /// The text of a stored message changed.
-    Edited { channel: ChannelId, ts: Ts, text: String },
+    Edited {
+        channel: ChannelId,
+        ts: Ts,
+        text: String,
+    },
     /// A message was deleted.
     Deleted { channel: ChannelId, ts: Ts },
     /// Nothing to store or do (joins, topic changes, unknown subtypes...).
@@ -83,22 +87,34 @@ fn opt_str<'a>(v: &'a Value, name: &str) -> Option<&'a str> {
 }
 
 fn channel(v: &Value) -> Result<ChannelId, EventParseError> {
-    ChannelId::parse(str_field(v, "channel")?).map_err(|source| EventParseError::BadId { field: "channel", source })
+    ChannelId::parse(str_field(v, "channel")?).map_err(|source| EventParseError::BadId {
+        field: "channel",
+        source,
+    })
 }
 
 fn ts_field(v: &Value, name: &'static str) -> Result<Ts, EventParseError> {
-    Ts::parse(str_field(v, name)?).map_err(|source| EventParseError::BadId { field: name, source })
+    Ts::parse(str_field(v, name)?).map_err(|source| EventParseError::BadId {
+        field: name,
+        source,
+    })
 }
 
 fn opt_ts(v: &Value, name: &'static str) -> Result<Option<Ts>, EventParseError> {
     opt_str(v, name)
-        .map(|s| Ts::parse(s).map_err(|source| EventParseError::BadId { field: name, source }))
+        .map(|s| {
+            Ts::parse(s).map_err(|source| EventParseError::BadId {
+                field: name,
+                source,
+            })
+        })
         .transpose()
 }
 
 /// Parses an Events API body.
 pub fn parse_envelope(body: &[u8]) -> Result<Envelope, EventParseError> {
-    let raw: RawEnvelope = serde_json::from_slice(body).map_err(|e| EventParseError::NotJson(e.to_string()))?;
+    let raw: RawEnvelope =
+        serde_json::from_slice(body).map_err(|e| EventParseError::NotJson(e.to_string()))?;
     match raw.kind.as_deref() {
         Some("url_verification") => Ok(Envelope::UrlVerification {
             challenge: raw.challenge.ok_or(EventParseError::Missing("challenge"))?,
@@ -117,13 +133,20 @@ pub fn parse_envelope(body: &[u8]) -> Result<Envelope, EventParseError> {
                 event: parse_event(&event)?,
             })
         }
-        Some(other) => Ok(Envelope::Other { kind: other.to_owned() }),
+        Some(other) => Ok(Envelope::Other {
+            kind: other.to_owned(),
+        }),
         None => Err(EventParseError::Missing("type")),
     }
 }
 
 /// Subtypes that carry a message someone wrote.
-const MESSAGE_SUBTYPES: &[&str] = &["thread_broadcast", "file_share", "me_message", "bot_message"];
+const MESSAGE_SUBTYPES: &[&str] = &[
+    "thread_broadcast",
+    "file_share",
+    "me_message",
+    "bot_message",
+];
 
 /// Parses the inner `event` object.
 pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
@@ -143,7 +166,9 @@ pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
                 app_mention: false,
             }),
             Some("message_changed") => {
-                let inner = event.get("message").ok_or(EventParseError::Missing("message"))?;
+                let inner = event
+                    .get("message")
+                    .ok_or(EventParseError::Missing("message"))?;
                 Ok(SlackEvent::Edited {
                     channel: channel(event)?,
                     ts: ts_field(inner, "ts")?,
@@ -171,7 +196,10 @@ fn new_message(event: &Value) -> Result<Message, EventParseError> {
     let user = opt_str(event, "user")
         .or_else(|| opt_str(event, "bot_id"))
         .ok_or(EventParseError::Missing("user"))?;
-    let user = UserId::parse(user).map_err(|source| EventParseError::BadId { field: "user", source })?;
+    let user = UserId::parse(user).map_err(|source| EventParseError::BadId {
+        field: "user",
+        source,
+    })?;
     Ok(Message::new(
         channel(event)?,
         user,
@@ -200,7 +228,9 @@ mod tests {
 
     fn event_of(body: &[u8]) -> SlackEvent {
         match parse_envelope(body).unwrap() {
-            Envelope::Event { event, bot_user_id, .. } => {
+            Envelope::Event {
+                event, bot_user_id, ..
+            } => {
                 assert_eq!(bot_user_id, Some(UserId::parse("UBOT").unwrap()));
                 event
             }
@@ -211,7 +241,12 @@ mod tests {
     #[test]
     fn url_verification() {
         let body = br#"{"type":"url_verification","challenge":"abc123","token":"x"}"#;
-        assert_eq!(parse_envelope(body).unwrap(), Envelope::UrlVerification { challenge: "abc123".into() });
+        assert_eq!(
+            parse_envelope(body).unwrap(),
+            Envelope::UrlVerification {
+                challenge: "abc123".into()
+            }
+        );
     }
 
     #[test]
@@ -220,7 +255,13 @@ mod tests {
             "type": "message", "channel": "C1", "user": "U1", "text": "hi",
             "ts": "2.000100", "thread_ts": "1.000000", "channel_type": "channel"
         })));
-        let SlackEvent::NewMessage { message, app_mention } = e else { panic!() };
+        let SlackEvent::NewMessage {
+            message,
+            app_mention,
+        } = e
+        else {
+            panic!()
+        };
         assert!(!app_mention);
         assert_eq!(message.thread_ts, Some(Ts::parse("1.0").unwrap()));
         assert_eq!(message.text, "hi");
@@ -232,7 +273,13 @@ mod tests {
         let e = event_of(&wrap(json!({
             "type": "app_mention", "channel": "C1", "user": "U1", "text": "<@UBOT> hi", "ts": "2.0", "event_ts": "2.0"
         })));
-        assert!(matches!(e, SlackEvent::NewMessage { app_mention: true, .. }));
+        assert!(matches!(
+            e,
+            SlackEvent::NewMessage {
+                app_mention: true,
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -240,12 +287,16 @@ mod tests {
         let e = event_of(&wrap(json!({
             "type": "message", "channel": "C1", "user": "UBOT", "bot_id": "B1", "text": "meow", "ts": "3.0"
         })));
-        let SlackEvent::NewMessage { message, .. } = e else { panic!() };
+        let SlackEvent::NewMessage { message, .. } = e else {
+            panic!()
+        };
         assert!(message.is_bot);
         let legacy = event_of(&wrap(json!({
             "type": "message", "subtype": "bot_message", "channel": "C1", "bot_id": "B2", "text": "beep", "ts": "3.0"
         })));
-        let SlackEvent::NewMessage { message, .. } = legacy else { panic!() };
+        let SlackEvent::NewMessage { message, .. } = legacy else {
+            panic!()
+        };
         assert!(message.is_bot);
         assert_eq!(message.user.as_str(), "B2");
     }
@@ -259,7 +310,11 @@ mod tests {
         })));
         assert_eq!(
             e,
-            SlackEvent::Edited { channel: ChannelId::parse("C1").unwrap(), ts: Ts::parse("2.0").unwrap(), text: "fixed".into() }
+            SlackEvent::Edited {
+                channel: ChannelId::parse("C1").unwrap(),
+                ts: Ts::parse("2.0").unwrap(),
+                text: "fixed".into()
+            }
         );
     }
 
@@ -268,12 +323,23 @@ mod tests {
         let e = event_of(&wrap(json!({
             "type": "message", "subtype": "message_deleted", "hidden": true, "channel": "C1", "ts": "9.0", "deleted_ts": "2.0"
         })));
-        assert_eq!(e, SlackEvent::Deleted { channel: ChannelId::parse("C1").unwrap(), ts: Ts::parse("2.0").unwrap() });
+        assert_eq!(
+            e,
+            SlackEvent::Deleted {
+                channel: ChannelId::parse("C1").unwrap(),
+                ts: Ts::parse("2.0").unwrap()
+            }
+        );
     }
 
     #[test]
     fn joins_and_unknown_subtypes_are_ignored() {
-        for subtype in ["channel_join", "channel_leave", "channel_topic", "something_new"] {
+        for subtype in [
+            "channel_join",
+            "channel_leave",
+            "channel_topic",
+            "something_new",
+        ] {
             let e = event_of(&wrap(json!({
                 "type": "message", "subtype": subtype, "channel": "C1", "user": "U1", "text": "x", "ts": "1.0"
             })));
@@ -285,15 +351,25 @@ mod tests {
 
     #[test]
     fn malformed_payloads_are_errors_not_panics() {
-        assert!(matches!(parse_envelope(b"not json"), Err(EventParseError::NotJson(_))));
-        assert_eq!(parse_envelope(b"{}"), Err(EventParseError::Missing("type")));
-        assert_eq!(parse_envelope(br#"{"type":"event_callback"}"#), Err(EventParseError::Missing("event")));
         assert!(matches!(
-            parse_envelope(&wrap(json!({"type": "message", "channel": "C1", "user": "U1", "ts": "x"}))),
+            parse_envelope(b"not json"),
+            Err(EventParseError::NotJson(_))
+        ));
+        assert_eq!(parse_envelope(b"{}"), Err(EventParseError::Missing("type")));
+        assert_eq!(
+            parse_envelope(br#"{"type":"event_callback"}"#),
+            Err(EventParseError::Missing("event"))
+        );
+        assert!(matches!(
+            parse_envelope(&wrap(
+                json!({"type": "message", "channel": "C1", "user": "U1", "ts": "x"})
+            )),
             Err(EventParseError::BadId { field: "ts", .. })
         ));
         assert!(matches!(
-            parse_envelope(&wrap(json!({"type": "message", "channel": "C1", "ts": "1.0"}))),
+            parse_envelope(&wrap(
+                json!({"type": "message", "channel": "C1", "ts": "1.0"})
+            )),
             Err(EventParseError::Missing("user"))
         ));
         assert!(parse_envelope(b"[1,2]").is_err());
@@ -304,7 +380,9 @@ mod tests {
     fn other_envelopes_are_acknowledged() {
         assert_eq!(
             parse_envelope(br#"{"type":"app_rate_limited","minute_rate_limited":1}"#).unwrap(),
-            Envelope::Other { kind: "app_rate_limited".into() }
+            Envelope::Other {
+                kind: "app_rate_limited".into()
+            }
         );
     }
 }

@@ -50,7 +50,9 @@ pub fn render_slack_text(text: &str, name_of: impl Fn(&str) -> Option<String>) -
 }
 
 fn unescape(s: &str) -> String {
-    s.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
 }
 
 #[cfg(test)]
@@ -70,7 +72,10 @@ mod tests {
 
     #[test]
     fn channels_links_and_specials() {
-        assert_eq!(render_slack_text("see <#C1|general>", names), "see #general");
+        assert_eq!(
+            render_slack_text("see <#C1|general>", names),
+            "see #general"
+        );
         assert_eq!(
             render_slack_text("<https://example.com|the docs> and <https://x.y>", names),
             "the docs (https://example.com) and https://x.y"
@@ -80,8 +85,14 @@ mod tests {
 
     #[test]
     fn escapes_and_stray_brackets() {
-        assert_eq!(render_slack_text("a &lt;b&gt; &amp;amp; c", names), "a <b> &amp; c");
-        assert_eq!(render_slack_text("1 < 2 and no close", names), "1 < 2 and no close");
+        assert_eq!(
+            render_slack_text("a &lt;b&gt; &amp;amp; c", names),
+            "a <b> &amp; c"
+        );
+        assert_eq!(
+            render_slack_text("1 < 2 and no close", names),
+            "1 < 2 and no close"
+        );
         assert_eq!(render_slack_text("", names), "");
     }
 }
