@@ -1,1 +1,738 @@
-//! In-process twins.
+//! In-process twins of the AWS adapters: a store in memory and a job board
+//! that is both the scheduler and the queue. Tests and the local mode use
+//! them; they keep the same contracts as DynamoDB, EventBridge Scheduler and
+//! SQS (conditional inserts, tombstones, upsert-replaces, delays).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use crate::domain::{
+    Channel, ChannelId, Conversation, Job, Memory, MemoryKind, MemoryScope, Message, ScheduleName,
+    Ts, User, UserId,
+};
+use crate::ports::{
+    ChannelRecord, Clock, Insert, PortError, Queue, ScheduledJob, Scheduler, Store,
+    MAX_QUEUE_DELAY_SECONDS,
+};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic elsewhere must not make the twin unusable.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[derive(Debug, Clone)]
+struct StoredMessage {
+    message: Message,
+    routed: bool,
+    deleted: bool,
+    expires_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Default)]
+struct StoreInner {
+    messages: BTreeMap<(ChannelId, Ts), StoredMessage>,
+    channels: BTreeMap<ChannelId, ChannelRecord>,
+    users: HashMap<UserId, (User, DateTime<Utc>)>,
+    memories: BTreeMap<(MemoryScope, MemoryKind), Memory>,
+    claims: HashMap<String, DateTime<Utc>>,
+}
+
+/// Counts of the calls a store received, by reads and writes.
+#[derive(Debug, Default)]
+pub struct CallCounts {
+    reads: AtomicU64,
+    writes: AtomicU64,
+}
+
+impl CallCounts {
+    pub fn reads(&self) -> u64 {
+        self.reads.load(Ordering::Relaxed)
+    }
+    pub fn writes(&self) -> u64 {
+        self.writes.load(Ordering::Relaxed)
+    }
+    pub fn reset(&self) {
+        self.reads.store(0, Ordering::Relaxed);
+        self.writes.store(0, Ordering::Relaxed);
+    }
+    fn read(&self) {
+        self.reads.fetch_add(1, Ordering::Relaxed);
+    }
+    fn write(&self) {
+        self.writes.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The store in memory.
+pub struct MemoryStore {
+    clock: Arc<dyn Clock>,
+    inner: Mutex<StoreInner>,
+    counts: CallCounts,
+    fail_writes: std::sync::atomic::AtomicBool,
+}
+
+impl MemoryStore {
+    pub fn new(clock: Arc<dyn Clock>) -> MemoryStore {
+        MemoryStore {
+            clock,
+            inner: Mutex::new(StoreInner::default()),
+            counts: CallCounts::default(),
+            fail_writes: Default::default(),
+        }
+    }
+
+    /// How many reads and writes it served.
+    pub fn counts(&self) -> &CallCounts {
+        &self.counts
+    }
+
+    /// Makes every later write fail as unavailable (to test failure paths).
+    pub fn fail_writes(&self, fail: bool) {
+        self.fail_writes.store(fail, Ordering::Relaxed);
+    }
+
+    /// Every live message of every channel, oldest first (for tests and reports).
+    pub fn all_messages(&self) -> Vec<Message> {
+        let inner = lock(&self.inner);
+        let now = self.clock.now();
+        let mut all: Vec<Message> = inner
+            .messages
+            .values()
+            .filter(|s| !s.deleted && s.expires_at > now)
+            .map(|s| s.message.clone())
+            .collect();
+        all.sort_by_key(|m| m.ts);
+        all
+    }
+
+    /// Every memory (for tests and reports).
+    pub fn all_memories(&self) -> Vec<Memory> {
+        lock(&self.inner).memories.values().cloned().collect()
+    }
+
+    fn write(&self) -> Result<MutexGuard<'_, StoreInner>, PortError> {
+        self.counts.write();
+        if self.fail_writes.load(Ordering::Relaxed) {
+            return Err(PortError::unavailable("store", "injected write failure"));
+        }
+        Ok(lock(&self.inner))
+    }
+
+    fn read(&self) -> MutexGuard<'_, StoreInner> {
+        self.counts.read();
+        lock(&self.inner)
+    }
+
+    fn live<'a>(
+        &self,
+        inner: &'a StoreInner,
+        channel: &ChannelId,
+    ) -> impl DoubleEndedIterator<Item = &'a Message> + 'a {
+        let now = self.clock.now();
+        let range = (channel.clone(), Ts::from_parts(0, 0))
+            ..=(channel.clone(), Ts::from_parts(u64::MAX, 999_999));
+        inner
+            .messages
+            .range(range)
+            .filter(move |(_, s)| !s.deleted && s.expires_at > now)
+            .map(|(_, s)| &s.message)
+    }
+}
+
+fn newest_oldest_first<'a>(
+    it: impl DoubleEndedIterator<Item = &'a Message>,
+    limit: usize,
+) -> Vec<Message> {
+    let mut v: Vec<Message> = it.rev().take(limit).cloned().collect();
+    v.reverse();
+    v
+}
+
+#[async_trait]
+impl Store for MemoryStore {
+    async fn insert_message(
+        &self,
+        message: &Message,
+        routed: bool,
+        expires_at: DateTime<Utc>,
+    ) -> Result<Insert, PortError> {
+        let mut inner = self.write()?;
+        let key = (message.channel.clone(), message.ts);
+        if let Some(existing) = inner.messages.get(&key) {
+            // An expired item counts as absent, as on DynamoDB with the TTL filter.
+            if existing.expires_at > self.clock.now() {
+                return Ok(if existing.deleted {
+                    Insert::Deleted
+                } else {
+                    Insert::Duplicate {
+                        routed: existing.routed,
+                    }
+                });
+            }
+        }
+        inner.messages.insert(
+            key,
+            StoredMessage {
+                message: message.clone(),
+                routed,
+                deleted: false,
+                expires_at,
+            },
+        );
+        Ok(Insert::New)
+    }
+
+    async fn mark_routed(&self, channel: &ChannelId, ts: Ts) -> Result<(), PortError> {
+        let mut inner = self.write()?;
+        if let Some(s) = inner.messages.get_mut(&(channel.clone(), ts)) {
+            s.routed = true;
+        }
+        Ok(())
+    }
+
+    async fn edit_message(
+        &self,
+        channel: &ChannelId,
+        ts: Ts,
+        text: &str,
+    ) -> Result<bool, PortError> {
+        let mut inner = self.write()?;
+        match inner.messages.get_mut(&(channel.clone(), ts)) {
+            Some(s) if !s.deleted => {
+                s.message.text = text.to_owned();
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    async fn delete_message(
+        &self,
+        channel: &ChannelId,
+        ts: Ts,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        let mut inner = self.write()?;
+        let key = (channel.clone(), ts);
+        let tombstone = StoredMessage {
+            message: Message::new(
+                channel.clone(),
+                UserId::parse("USLACKBOT").map_err(|e| PortError::refused("store", e))?,
+                "",
+                ts,
+                None,
+                false,
+            ),
+            routed: true,
+            deleted: true,
+            expires_at,
+        };
+        match inner.messages.get_mut(&key) {
+            Some(s) => {
+                s.deleted = true;
+                s.message.text.clear();
+                s.expires_at = expires_at;
+            }
+            None => {
+                inner.messages.insert(key, tombstone);
+            }
+        }
+        Ok(())
+    }
+
+    async fn get_message(&self, channel: &ChannelId, ts: Ts) -> Result<Option<Message>, PortError> {
+        let inner = self.read();
+        let now = self.clock.now();
+        Ok(inner
+            .messages
+            .get(&(channel.clone(), ts))
+            .filter(|s| !s.deleted && s.expires_at > now)
+            .map(|s| s.message.clone()))
+    }
+
+    async fn recent_messages(
+        &self,
+        channel: &ChannelId,
+        limit: usize,
+    ) -> Result<Vec<Message>, PortError> {
+        let inner = self.read();
+        Ok(newest_oldest_first(self.live(&inner, channel), limit))
+    }
+
+    async fn conversation_messages(
+        &self,
+        conversation: &Conversation,
+        limit: usize,
+    ) -> Result<Vec<Message>, PortError> {
+        let inner = self.read();
+        let thread = conversation.thread_ts;
+        let v: Vec<&Message> = self
+            .live(&inner, &conversation.channel)
+            .filter(|m| m.thread_ts == thread)
+            .collect();
+        Ok(newest_oldest_first(v.into_iter(), limit))
+    }
+
+    async fn messages_after(
+        &self,
+        channel: &ChannelId,
+        after: Option<Ts>,
+        limit: usize,
+    ) -> Result<Vec<Message>, PortError> {
+        let inner = self.read();
+        let v: Vec<&Message> = self
+            .live(&inner, channel)
+            .filter(|m| after.is_none_or(|a| m.ts > a))
+            .collect();
+        Ok(newest_oldest_first(v.into_iter(), limit))
+    }
+
+    async fn touch_channel(&self, channel: &Channel, at: DateTime<Utc>) -> Result<(), PortError> {
+        let mut inner = self.write()?;
+        let record = inner
+            .channels
+            .entry(channel.id.clone())
+            .or_insert_with(|| ChannelRecord {
+                channel: channel.clone(),
+                last_active: at,
+            });
+        record.channel.name = channel.name.clone();
+        if at > record.last_active {
+            record.last_active = at;
+        }
+        Ok(())
+    }
+
+    async fn get_channel(&self, id: &ChannelId) -> Result<Option<ChannelRecord>, PortError> {
+        Ok(self.read().channels.get(id).cloned())
+    }
+
+    async fn channels(&self) -> Result<Vec<ChannelRecord>, PortError> {
+        Ok(self.read().channels.values().cloned().collect())
+    }
+
+    async fn get_user(&self, id: &UserId) -> Result<Option<(User, DateTime<Utc>)>, PortError> {
+        Ok(self.read().users.get(id).cloned())
+    }
+
+    async fn put_user(&self, user: &User, fetched_at: DateTime<Utc>) -> Result<(), PortError> {
+        self.write()?
+            .users
+            .insert(user.id.clone(), (user.clone(), fetched_at));
+        Ok(())
+    }
+
+    async fn put_memory(&self, memory: &Memory) -> Result<(), PortError> {
+        self.write()?
+            .memories
+            .insert((memory.scope.clone(), memory.kind), memory.clone());
+        Ok(())
+    }
+
+    async fn get_memory(
+        &self,
+        scope: &MemoryScope,
+        kind: MemoryKind,
+    ) -> Result<Option<Memory>, PortError> {
+        Ok(self.read().memories.get(&(scope.clone(), kind)).cloned())
+    }
+
+    async fn thread_memories(
+        &self,
+        channel: &ChannelId,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<Memory>, PortError> {
+        Ok(self
+            .read()
+            .memories
+            .values()
+            .filter(|m| {
+                matches!(&m.scope, MemoryScope::Thread { channel: c, .. } if c == channel)
+                    && m.updated_at >= since
+            })
+            .cloned()
+            .collect())
+    }
+
+    async fn claim(&self, key: &str, expires_at: DateTime<Utc>) -> Result<bool, PortError> {
+        let now = self.clock.now();
+        let mut inner = self.write()?;
+        match inner.claims.get(key) {
+            Some(until) if *until > now => Ok(false),
+            _ => {
+                inner.claims.insert(key.to_owned(), expires_at);
+                Ok(true)
+            }
+        }
+    }
+
+    async fn release(&self, key: &str) -> Result<(), PortError> {
+        self.write()?.claims.remove(key);
+        Ok(())
+    }
+}
+
+#[derive(Debug, Default)]
+struct Board {
+    named: HashMap<ScheduleName, (DateTime<Utc>, u64, Job)>,
+    queued: Vec<(DateTime<Utc>, u64, Job)>,
+    seq: u64,
+    scheduler_calls: u64,
+    queue_calls: u64,
+    fail_scheduler: bool,
+}
+
+/// Pending jobs in process: the twin of both EventBridge Scheduler (named,
+/// upsert replaces) and SQS (anonymous, with a delay). Whoever drives it —
+/// a test, the replay's virtual clock, or [`JobBoard::run`] in real time —
+/// takes the due jobs and runs them.
+pub struct JobBoard {
+    clock: Arc<dyn Clock>,
+    board: Mutex<Board>,
+    wake: tokio::sync::Notify,
+}
+
+impl JobBoard {
+    pub fn new(clock: Arc<dyn Clock>) -> JobBoard {
+        JobBoard {
+            clock,
+            board: Mutex::new(Board::default()),
+            wake: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// Makes every later scheduler call fail as unavailable (to test failure paths).
+    pub fn fail_scheduler(&self, fail: bool) {
+        lock(&self.board).fail_scheduler = fail;
+    }
+
+    /// Calls received by the scheduler side and by the queue side.
+    pub fn call_counts(&self) -> (u64, u64) {
+        let b = lock(&self.board);
+        (b.scheduler_calls, b.queue_calls)
+    }
+
+    /// The jobs sent to the queue and still pending, in send order.
+    pub fn queued(&self) -> Vec<(DateTime<Utc>, Job)> {
+        let b = lock(&self.board);
+        let mut v: Vec<_> = b
+            .queued
+            .iter()
+            .map(|(at, seq, j)| (*at, *seq, j.clone()))
+            .collect();
+        v.sort_by_key(|(_, seq, _)| *seq);
+        v.into_iter().map(|(at, _, j)| (at, j)).collect()
+    }
+
+    /// The named jobs still pending.
+    pub fn scheduled(&self) -> Vec<ScheduledJob> {
+        let b = lock(&self.board);
+        let mut v: Vec<_> = b
+            .named
+            .iter()
+            .map(|(name, (at, _, job))| ScheduledJob {
+                name: name.clone(),
+                at: *at,
+                job: job.clone(),
+            })
+            .collect();
+        v.sort_by(|a, b| (a.at, &a.name).cmp(&(b.at, &b.name)));
+        v
+    }
+
+    /// When the next job falls due.
+    pub fn next_due(&self) -> Option<DateTime<Utc>> {
+        let b = lock(&self.board);
+        b.named
+            .values()
+            .map(|(at, _, _)| *at)
+            .chain(b.queued.iter().map(|(at, _, _)| *at))
+            .min()
+    }
+
+    /// Removes and returns the jobs due at or before `now`, in due order
+    /// (ties in the order they were made).
+    pub fn take_due(&self, now: DateTime<Utc>) -> Vec<Job> {
+        let mut b = lock(&self.board);
+        let mut due: Vec<(DateTime<Utc>, u64, Job)> = Vec::new();
+        let names: Vec<ScheduleName> = b
+            .named
+            .iter()
+            .filter(|(_, (at, _, _))| *at <= now)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for n in names {
+            if let Some(entry) = b.named.remove(&n) {
+                due.push(entry);
+            }
+        }
+        let (now_due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut b.queued)
+            .into_iter()
+            .partition(|(at, _, _)| *at <= now);
+        b.queued = later;
+        due.extend(now_due);
+        due.sort_by_key(|(at, seq, _)| (*at, *seq));
+        due.into_iter().map(|(_, _, j)| j).collect()
+    }
+
+    /// Runs due jobs in real time until `shutdown` resolves: sleeps until
+    /// the next due job, or until a new job is added.
+    pub async fn run<F, Fut>(
+        self: Arc<Self>,
+        dispatch: F,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) where
+        F: Fn(Job) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
+        tokio::pin!(shutdown);
+        loop {
+            for job in self.take_due(self.clock.now()) {
+                dispatch(job).await;
+            }
+            let wait = match self.next_due() {
+                Some(at) => (at - self.clock.now()).to_std().unwrap_or_default(),
+                None => std::time::Duration::from_secs(3600),
+            };
+            tokio::select! {
+                _ = &mut shutdown => return,
+                _ = self.wake.notified() => {}
+                _ = tokio::time::sleep(wait) => {}
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl Scheduler for JobBoard {
+    async fn upsert(
+        &self,
+        name: &ScheduleName,
+        at: DateTime<Utc>,
+        job: &Job,
+    ) -> Result<(), PortError> {
+        {
+            let mut b = lock(&self.board);
+            b.scheduler_calls += 1;
+            if b.fail_scheduler {
+                return Err(PortError::unavailable("scheduler", "injected failure"));
+            }
+            b.seq += 1;
+            let seq = b.seq;
+            b.named.insert(name.clone(), (at, seq, job.clone()));
+        }
+        self.wake.notify_one();
+        Ok(())
+    }
+
+    async fn cancel(&self, name: &ScheduleName) -> Result<(), PortError> {
+        let mut b = lock(&self.board);
+        b.scheduler_calls += 1;
+        b.named.remove(name);
+        Ok(())
+    }
+
+    async fn get(&self, name: &ScheduleName) -> Result<Option<ScheduledJob>, PortError> {
+        let b = lock(&self.board);
+        Ok(b.named.get(name).map(|(at, _, job)| ScheduledJob {
+            name: name.clone(),
+            at: *at,
+            job: job.clone(),
+        }))
+    }
+}
+
+#[async_trait]
+impl Queue for JobBoard {
+    async fn send(&self, job: &Job, delay_seconds: u32) -> Result<(), PortError> {
+        if delay_seconds > MAX_QUEUE_DELAY_SECONDS {
+            return Err(PortError::refused(
+                "queue",
+                format!("delay {delay_seconds} s is over {MAX_QUEUE_DELAY_SECONDS} s"),
+            ));
+        }
+        {
+            let mut b = lock(&self.board);
+            b.queue_calls += 1;
+            b.seq += 1;
+            let seq = b.seq;
+            let at = self.clock.now() + chrono::Duration::seconds(i64::from(delay_seconds));
+            b.queued.push((at, seq, job.clone()));
+        }
+        self.wake.notify_one();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::system::ManualClock;
+    use crate::domain::JobKind;
+    use chrono::Duration;
+
+    fn t(secs: i64) -> DateTime<Utc> {
+        DateTime::<Utc>::from_timestamp(secs, 0).unwrap()
+    }
+
+    fn msg(ts: &str, thread: Option<&str>) -> Message {
+        Message::new(
+            ChannelId::parse("C1").unwrap(),
+            UserId::parse("U1").unwrap(),
+            format!("m{ts}"),
+            Ts::parse(ts).unwrap(),
+            thread.map(|x| Ts::parse(x).unwrap()),
+            false,
+        )
+    }
+
+    #[tokio::test]
+    async fn store_inserts_once_and_keeps_tombstones() {
+        let clock = Arc::new(ManualClock::new(t(1_000)));
+        let s = MemoryStore::new(clock.clone());
+        let m = msg("10.0", None);
+        assert_eq!(
+            s.insert_message(&m, false, t(9_999)).await.unwrap(),
+            Insert::New
+        );
+        assert_eq!(
+            s.insert_message(&m, true, t(9_999)).await.unwrap(),
+            Insert::Duplicate { routed: false }
+        );
+        s.mark_routed(&m.channel, m.ts).await.unwrap();
+        assert_eq!(
+            s.insert_message(&m, true, t(9_999)).await.unwrap(),
+            Insert::Duplicate { routed: true }
+        );
+        s.delete_message(&m.channel, m.ts, t(9_999)).await.unwrap();
+        assert_eq!(
+            s.insert_message(&m, false, t(9_999)).await.unwrap(),
+            Insert::Deleted
+        );
+        assert_eq!(s.get_message(&m.channel, m.ts).await.unwrap(), None);
+        assert!(!s.edit_message(&m.channel, m.ts, "x").await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn store_reads_by_conversation_and_recency() {
+        let clock = Arc::new(ManualClock::new(t(1_000)));
+        let s = MemoryStore::new(clock.clone());
+        for (ts, th) in [
+            ("1.0", None),
+            ("2.0", Some("1.0")),
+            ("3.0", None),
+            ("4.0", Some("1.0")),
+            ("5.0", None),
+        ] {
+            s.insert_message(&msg(ts, th), true, t(9_999))
+                .await
+                .unwrap();
+        }
+        let c = ChannelId::parse("C1").unwrap();
+        let texts = |v: Vec<Message>| v.into_iter().map(|m| m.text).collect::<Vec<_>>();
+        assert_eq!(
+            texts(s.recent_messages(&c, 2).await.unwrap()),
+            ["m4.0", "m5.0"]
+        );
+        let thread = Conversation::thread(c.clone(), Ts::parse("1.0").unwrap());
+        assert_eq!(
+            texts(s.conversation_messages(&thread, 10).await.unwrap()),
+            ["m2.0", "m4.0"]
+        );
+        let top = Conversation::top_level(c.clone());
+        assert_eq!(
+            texts(s.conversation_messages(&top, 2).await.unwrap()),
+            ["m3.0", "m5.0"]
+        );
+        assert_eq!(
+            texts(
+                s.messages_after(&c, Some(Ts::parse("3.0").unwrap()), 10)
+                    .await
+                    .unwrap()
+            ),
+            ["m4.0", "m5.0"]
+        );
+        // expired messages are not read
+        clock.set(t(10_000));
+        assert!(s.recent_messages(&c, 10).await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn claims_are_granted_once_until_released_or_expired() {
+        let clock = Arc::new(ManualClock::new(t(1_000)));
+        let s = MemoryStore::new(clock.clone());
+        assert!(s.claim("k", t(2_000)).await.unwrap());
+        assert!(!s.claim("k", t(2_000)).await.unwrap());
+        s.release("k").await.unwrap();
+        assert!(s.claim("k", t(2_000)).await.unwrap());
+        clock.set(t(2_001));
+        assert!(s.claim("k", t(3_000)).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn board_upsert_replaces_the_pending_job_of_a_name() {
+        let clock = Arc::new(ManualClock::new(t(1_000)));
+        let b = JobBoard::new(clock.clone());
+        let c = ChannelId::parse("C1").unwrap();
+        let conv = Conversation::top_level(c.clone());
+        let name = ScheduleName::for_conversation(JobKind::Judgment, &conv);
+        let job = |n: &str| Job::Judgment {
+            channel: c.clone(),
+            thread_ts: None,
+            newest_ts: Ts::parse(n).unwrap(),
+        };
+        b.upsert(&name, t(1_300), &job("1.0")).await.unwrap();
+        b.upsert(&name, t(1_400), &job("2.0")).await.unwrap();
+        assert_eq!(b.scheduled().len(), 1);
+        assert!(
+            b.take_due(t(1_300)).is_empty(),
+            "the first time was replaced"
+        );
+        assert_eq!(b.take_due(t(1_400)), vec![job("2.0")]);
+        assert!(b.scheduled().is_empty());
+    }
+
+    #[tokio::test]
+    async fn board_queue_honours_delays_and_order() {
+        let clock = Arc::new(ManualClock::new(t(1_000)));
+        let b = JobBoard::new(clock.clone());
+        let a = Job::MemorySweep;
+        let c = Job::ThreadMemory {
+            channel: ChannelId::parse("C1").unwrap(),
+            thread_ts: Ts::parse("1.0").unwrap(),
+        };
+        b.send(&a, 30).await.unwrap();
+        b.send(&c, 0).await.unwrap();
+        assert!(b.send(&a, 901).await.is_err());
+        assert_eq!(b.next_due(), Some(t(1_000)));
+        assert_eq!(b.take_due(t(1_000)), vec![c]);
+        clock.advance(Duration::seconds(30));
+        assert_eq!(b.take_due(clock.now()), vec![a]);
+    }
+
+    #[tokio::test]
+    async fn board_runs_jobs_in_real_time() {
+        use crate::adapters::system::SystemClock;
+        let b = Arc::new(JobBoard::new(Arc::new(SystemClock)));
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let runner = tokio::spawn(b.clone().run(
+            move |job| {
+                let tx = tx.clone();
+                async move {
+                    let _ = tx.send(job);
+                }
+            },
+            std::future::pending(),
+        ));
+        b.send(&Job::MemorySweep, 0).await.unwrap();
+        let got = tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv())
+            .await
+            .unwrap();
+        assert_eq!(got, Some(Job::MemorySweep));
+        runner.abort();
+    }
+}

@@ -1,6 +1,120 @@
 //! The AWS adapters: DynamoDB, EventBridge Scheduler, SQS and SSM.
+//!
+//! Each adapter owns its SDK client and turns every SDK error into a
+//! [`PortError`] here: no SDK type crosses a port.
 
 pub mod dynamodb;
 pub mod scheduler;
 pub mod sqs;
 pub mod ssm;
+
+use aws_config::BehaviorVersion;
+// The four SDKs re-export one and the same smithy error type and error
+// metadata trait; any one of them names it.
+use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
+
+use crate::ports::PortError;
+
+/// The SDK configuration from the environment (region, credentials, and
+/// `AWS_ENDPOINT_URL`, through which tests and the local tools reach the
+/// emulator).
+pub async fn sdk_config() -> aws_config::SdkConfig {
+    aws_config::defaults(BehaviorVersion::latest()).load().await
+}
+
+/// Error codes that mean "slow down" or "try later", across the four services.
+const RETRYABLE_CODES: &[&str] = &[
+    "ThrottlingException",
+    "Throttling",
+    "ThrottledException",
+    "TooManyRequestsException",
+    "RequestLimitExceeded",
+    "ProvisionedThroughputExceededException",
+    "TransactionConflictException",
+    "RequestThrottled",
+    "RequestThrottledException",
+    "InternalServerError",
+    "InternalServerException",
+    "InternalFailure",
+    "InternalError",
+    "ServiceUnavailable",
+    "ServiceUnavailableException",
+    "RequestTimeout",
+    "RequestTimeoutException",
+];
+
+/// Maps an SDK error to a [`PortError`]: throttling, 5xx answers, timeouts
+/// and transport failures are [`PortError::Unavailable`] (a retry may
+/// succeed); everything else is [`PortError::Refused`]. `operation` names the
+/// call for the message, e.g. `"PutItem"`.
+pub(crate) fn port_error<E>(service: &'static str, operation: &str, err: SdkError<E>) -> PortError
+where
+    E: ProvideErrorMetadata + std::error::Error + 'static,
+{
+    let retryable = is_retryable(&err);
+    let detail = format!("{operation}: {}", DisplayErrorContext(&err));
+    if retryable {
+        PortError::unavailable(service, detail)
+    } else {
+        PortError::refused(service, detail)
+    }
+}
+
+fn is_retryable<E>(err: &SdkError<E>) -> bool
+where
+    E: ProvideErrorMetadata,
+{
+    match err {
+        SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) => true,
+        SdkError::ConstructionFailure(_) => false,
+        SdkError::ServiceError(_) | SdkError::ResponseError(_) => {
+            let status = err.raw_response().map(|r| r.status().as_u16());
+            let code = err.code();
+            status.is_some_and(|s| s >= 500 || s == 429)
+                || code.is_some_and(|c| RETRYABLE_CODES.contains(&c))
+        }
+        // SdkError is non-exhaustive: a new kind is not known to be transient.
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aws_sdk_dynamodb::config::http::HttpResponse;
+    use aws_sdk_dynamodb::error::ErrorMetadata;
+    use aws_sdk_dynamodb::operation::put_item::PutItemError;
+
+    fn service_error(status: u16, code: &str) -> SdkError<PutItemError> {
+        let meta = ErrorMetadata::builder().code(code).message("boom").build();
+        let raw = HttpResponse::new(status.try_into().expect("a valid status"), "".into());
+        SdkError::service_error(PutItemError::generic(meta), raw)
+    }
+
+    #[test]
+    fn throttling_and_server_errors_are_retryable() {
+        let throttled = port_error("t", "PutItem", service_error(400, "ThrottlingException"));
+        assert!(throttled.is_retryable(), "{throttled}");
+        let server = port_error("t", "PutItem", service_error(500, "Whatever"));
+        assert!(server.is_retryable(), "{server}");
+        let capacity = port_error(
+            "t",
+            "PutItem",
+            service_error(400, "ProvisionedThroughputExceededException"),
+        );
+        assert!(capacity.is_retryable());
+    }
+
+    #[test]
+    fn client_errors_are_refused_and_named() {
+        let bad = port_error(
+            "store",
+            "PutItem",
+            service_error(400, "ValidationException"),
+        );
+        assert!(!bad.is_retryable());
+        let text = bad.to_string();
+        assert!(text.contains("PutItem"), "{text}");
+        assert!(text.contains("ValidationException"), "{text}");
+    }
+}

@@ -1,0 +1,150 @@
+//! Settings read from a source and cached in-process with a TTL, so that a
+//! changed parameter takes effect within the TTL without a redeploy.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Duration, Utc};
+use tokio::sync::Mutex;
+
+use crate::domain::Settings;
+use crate::ports::{Clock, SettingsProvider, SettingsSource};
+
+/// The default time a loaded set of settings is used before reloading.
+pub const DEFAULT_TTL_SECONDS: i64 = 60;
+
+struct Cached {
+    settings: Arc<Settings>,
+    loaded_at: DateTime<Utc>,
+}
+
+/// A [`SettingsProvider`] over a [`SettingsSource`] with a TTL cache. A
+/// source that fails keeps the last good settings (or the defaults) and is
+/// tried again at the next expiry; a bad value is logged and ignored.
+pub struct CachedSettings {
+    source: Arc<dyn SettingsSource>,
+    clock: Arc<dyn Clock>,
+    ttl: Duration,
+    cached: Mutex<Option<Cached>>,
+}
+
+impl CachedSettings {
+    pub fn new(source: Arc<dyn SettingsSource>, clock: Arc<dyn Clock>, ttl: Duration) -> CachedSettings {
+        CachedSettings {
+            source,
+            clock,
+            ttl,
+            cached: Mutex::new(None),
+        }
+    }
+
+    async fn load(&self) -> Option<Arc<Settings>> {
+        match self.source.load().await {
+            Ok(pairs) => {
+                let (settings, issues) = Settings::from_pairs(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+                for issue in issues {
+                    tracing::warn!(setting = %issue.name, problem = %issue.problem, "{issue}");
+                }
+                Some(Arc::new(settings))
+            }
+            Err(error) => {
+                tracing::error!(%error, "could not load settings; keeping the previous ones");
+                None
+            }
+        }
+    }
+}
+
+#[async_trait]
+impl SettingsProvider for CachedSettings {
+    async fn current(&self) -> Arc<Settings> {
+        let now = self.clock.now();
+        let mut cached = self.cached.lock().await;
+        if let Some(c) = cached.as_ref() {
+            if now - c.loaded_at < self.ttl {
+                return c.settings.clone();
+            }
+        }
+        let settings = match self.load().await {
+            Some(s) => s,
+            None => cached.as_ref().map(|c| c.settings.clone()).unwrap_or_else(|| Arc::new(Settings::default())),
+        };
+        *cached = Some(Cached {
+            settings: settings.clone(),
+            loaded_at: now,
+        });
+        settings
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::system::ManualClock;
+    use crate::ports::PortError;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex as StdMutex;
+
+    struct Source {
+        pairs: StdMutex<Result<Vec<(String, String)>, PortError>>,
+        loads: AtomicUsize,
+    }
+
+    #[async_trait]
+    impl SettingsSource for Source {
+        async fn load(&self) -> Result<Vec<(String, String)>, PortError> {
+            self.loads.fetch_add(1, Ordering::SeqCst);
+            self.pairs.lock().unwrap().clone()
+        }
+    }
+
+    fn set(source: &Source, value: Result<Vec<(String, String)>, PortError>) {
+        *source.pairs.lock().unwrap() = value;
+    }
+
+    #[tokio::test]
+    async fn a_changed_value_takes_effect_after_the_ttl_and_not_before() {
+        let clock = Arc::new(ManualClock::new(DateTime::<Utc>::from_timestamp(0, 0).unwrap()));
+        let source = Arc::new(Source {
+            pairs: StdMutex::new(Ok(vec![("min_wait_seconds".into(), "100".into())])),
+            loads: AtomicUsize::new(0),
+        });
+        let cache = CachedSettings::new(source.clone(), clock.clone(), Duration::seconds(60));
+        assert_eq!(cache.current().await.min_wait_seconds, 100);
+        set(&source, Ok(vec![("min_wait_seconds".into(), "200".into())]));
+        clock.advance(Duration::seconds(59));
+        assert_eq!(cache.current().await.min_wait_seconds, 100, "cached within the TTL");
+        assert_eq!(source.loads.load(Ordering::SeqCst), 1);
+        clock.advance(Duration::seconds(1));
+        assert_eq!(cache.current().await.min_wait_seconds, 200, "reloaded after the TTL");
+    }
+
+    #[tokio::test]
+    async fn a_failing_source_keeps_the_last_good_settings_or_the_defaults() {
+        let clock = Arc::new(ManualClock::new(DateTime::<Utc>::from_timestamp(0, 0).unwrap()));
+        let source = Arc::new(Source {
+            pairs: StdMutex::new(Err(PortError::unavailable("ssm", "down"))),
+            loads: AtomicUsize::new(0),
+        });
+        let cache = CachedSettings::new(source.clone(), clock.clone(), Duration::seconds(60));
+        assert_eq!(*cache.current().await, Settings::default());
+        set(&source, Ok(vec![("jitter_ratio".into(), "0".into())]));
+        clock.advance(Duration::seconds(60));
+        assert_eq!(cache.current().await.jitter_ratio, 0.0);
+        set(&source, Err(PortError::unavailable("ssm", "down")));
+        clock.advance(Duration::seconds(60));
+        assert_eq!(cache.current().await.jitter_ratio, 0.0, "last good kept");
+    }
+
+    #[tokio::test]
+    async fn a_malformed_value_keeps_its_default() {
+        let clock = Arc::new(ManualClock::new(DateTime::<Utc>::from_timestamp(0, 0).unwrap()));
+        let source = Arc::new(Source {
+            pairs: StdMutex::new(Ok(vec![("min_wait_seconds".into(), "soon".into()), ("message_limit".into(), "5".into())])),
+            loads: AtomicUsize::new(0),
+        });
+        let cache = CachedSettings::new(source, clock, Duration::seconds(60));
+        let s = cache.current().await;
+        assert_eq!((s.min_wait_seconds, s.message_limit), (300, 5));
+    }
+}

@@ -1,0 +1,316 @@
+//! The worked examples of designs extra05b and 08, rendered from the same
+//! data and snapshotted: a template change shows up in review.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, TimeZone, Utc};
+use chrono_tz::Tz;
+
+use super::*;
+use crate::domain::{
+    ChannelId, ChannelMemory, ChannelMessages, Context, Message, Persona, Ts, UserId,
+};
+
+fn at(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(y, mo, d, h, mi, 0)
+        .single()
+        .expect("valid date")
+}
+
+fn message(
+    channel: &ChannelId,
+    user: &str,
+    when: DateTime<Utc>,
+    text: &str,
+    thread: Option<&str>,
+) -> Message {
+    Message::new(
+        channel.clone(),
+        UserId::parse(user).expect("user id"),
+        text,
+        Ts::from_datetime(when),
+        thread.map(|t| Ts::parse(t).expect("ts")),
+        false,
+    )
+}
+
+fn names(pairs: &[(&str, &str)]) -> BTreeMap<UserId, String> {
+    pairs
+        .iter()
+        .map(|(id, name)| (UserId::parse(id).expect("user id"), (*name).to_owned()))
+        .collect()
+}
+
+/// The "前提データ" of extra05b.
+fn seed_judgment_context(target: Option<&str>) -> Context {
+    let general = ChannelId::parse("C001").expect("channel");
+    let thread = "1709280000.000001";
+    let messages = vec![
+        message(
+            &general,
+            "UALICE",
+            at(2024, 3, 1, 10, 0),
+            "おはよう！",
+            None,
+        ),
+        message(&general, "UBOB", at(2024, 3, 1, 10, 5), "おはよう〜", None),
+        message(
+            &general,
+            "UALICE",
+            at(2024, 3, 1, 10, 10),
+            "今日のタスク確認しよう",
+            Some(thread),
+        ),
+        message(
+            &general,
+            "UBOB",
+            at(2024, 3, 1, 10, 15),
+            "了解、リスト共有するね",
+            Some(thread),
+        ),
+    ];
+    Context::new(
+        Persona {
+            name: "みゃお".into(),
+            system_prompt:
+                "あなたは「みゃお」という名前の猫キャラクターです。友達のように振る舞います。"
+                    .into(),
+        },
+        ChannelMessages::new(general.clone(), "general", messages),
+    )
+    .with_workspace_memories(
+        Some("- 2024年1月: プロジェクトAが開始された\n- 2024年2月: 新メンバーが参加した".into()),
+        Some("- プロジェクトAの進捗確認中\n- 来週のミーティング準備".into()),
+    )
+    .with_channel_memories(vec![ChannelMemory::new(general, "general").with_memories(
+        Some("- チーム全体の連絡に使用\n- 週次報告が行われる".into()),
+        Some("- 今週の進捗報告が投稿された\n- 新しいツールの導入検討中".into()),
+    )])
+    .with_target_thread(target.map(|t| Ts::parse(t).expect("ts")))
+    .with_user_names(names(&[("UALICE", "alice"), ("UBOB", "bob")]))
+}
+
+fn seed_now() -> DateTime<Utc> {
+    at(2024, 3, 1, 12, 0)
+}
+
+#[test]
+fn judgment_of_a_thread_matches_the_seed_example() {
+    let view = ContextView::new(
+        &seed_judgment_context(Some("1709280000.000001")),
+        seed_now(),
+        Tz::UTC,
+        20,
+    );
+    let prompt = judgment_prompt(&view).expect("renders");
+    insta::assert_snapshot!("judgment_thread", prompt);
+}
+
+#[test]
+fn judgment_of_the_top_level_matches_the_seed_example() {
+    let view = ContextView::new(&seed_judgment_context(None), seed_now(), Tz::UTC, 20);
+    let prompt = judgment_prompt(&view).expect("renders");
+    insta::assert_snapshot!("judgment_top_level", prompt);
+}
+
+/// The "完全な記憶あり" example of design 08.
+fn seed_full_memory_context() -> Context {
+    let general = ChannelId::parse("C001").expect("channel");
+    let random = ChannelId::parse("C002").expect("channel");
+    let dev = ChannelId::parse("C003").expect("channel");
+    let thread = "1234567890.000000";
+    let messages = vec![
+        message(
+            &general,
+            "U1",
+            at(2024, 1, 1, 12, 0),
+            "メッセージ1",
+            Some(thread),
+        ),
+        message(
+            &general,
+            "U2",
+            at(2024, 1, 1, 12, 1),
+            "メッセージ2",
+            Some(thread),
+        ),
+    ];
+    Context::new(
+        Persona {
+            name: "みゃお".into(),
+            system_prompt: "{persona.system_prompt}".into(),
+        },
+        ChannelMessages::new(general.clone(), "general", messages),
+    )
+    .with_workspace_memories(
+        Some("{workspace_long_term_memory}".into()),
+        Some("{workspace_short_term_memory}".into()),
+    )
+    .with_channel_memories(vec![
+        ChannelMemory::new(general, "general").with_memories(
+            Some("{general_long_term_memory}".into()),
+            Some("{general_short_term_memory}".into()),
+        ),
+        ChannelMemory::new(random, "random")
+            .with_memories(Some("{random_long_term_memory}".into()), None),
+        ChannelMemory::new(dev, "dev"),
+    ])
+    .with_thread_memories(BTreeMap::from([
+        (
+            Ts::parse("1234567890.000000").expect("ts"),
+            "{thread_summary_1}".to_owned(),
+        ),
+        (
+            Ts::parse("1234567891.000000").expect("ts"),
+            "{thread_summary_2}".to_owned(),
+        ),
+    ]))
+    .with_target_thread(Some(Ts::parse(thread).expect("ts")))
+    .with_user_names(names(&[("U1", "user1"), ("U2", "user2")]))
+}
+
+#[test]
+fn response_with_full_memory_matches_the_seed_example() {
+    let view = ContextView::new(&seed_full_memory_context(), seed_now(), Tz::UTC, 20);
+    let prompt = response_prompt(&view).expect("renders");
+    insta::assert_snapshot!("response_full_memory", prompt);
+}
+
+#[test]
+fn response_without_memory_matches_the_seed_example() {
+    let general = ChannelId::parse("C001").expect("channel");
+    let context = Context::new(
+        Persona {
+            name: "みゃお".into(),
+            system_prompt: "{persona.system_prompt}".into(),
+        },
+        ChannelMessages::new(
+            general.clone(),
+            "general",
+            vec![message(
+                &general,
+                "U1",
+                at(2024, 1, 1, 12, 0),
+                "メッセージ1",
+                None,
+            )],
+        ),
+    )
+    .with_user_names(names(&[("U1", "user1")]));
+    let view = ContextView::new(&context, seed_now(), Tz::UTC, 20);
+    let prompt = response_prompt(&view).expect("renders");
+    insta::assert_snapshot!("response_no_memory", prompt);
+    assert!(!prompt.contains("## 記憶"));
+    assert!(!prompt.contains("## チャンネル情報"));
+}
+
+/// The index of each heading in `text`, failing if one is missing.
+fn positions(text: &str, headings: &[&str]) -> Vec<usize> {
+    headings
+        .iter()
+        .map(|h| {
+            text.find(h)
+                .unwrap_or_else(|| panic!("{h:?} missing from:\n{text}"))
+        })
+        .collect()
+}
+
+#[test]
+fn response_sections_go_from_broad_to_narrow() {
+    let view = ContextView::new(&seed_full_memory_context(), seed_now(), Tz::UTC, 20);
+    let prompt = response_prompt(&view).expect("renders");
+    let p = positions(
+        &prompt,
+        &[
+            "{persona.system_prompt}",
+            "### ワークスペースの歴史",
+            "### ワークスペースの最近の出来事",
+            "## チャンネル情報",
+            "## 各チャンネルの記憶",
+            "## 現在のスレッド一覧",
+            "## 現在の会話",
+            "上記の情報をもとに",
+        ],
+    );
+    assert!(p.windows(2).all(|w| w[0] < w[1]), "out of order: {p:?}");
+    // a channel without memories is listed but has no memory section
+    assert!(prompt.contains("- #dev"));
+    assert!(!prompt.contains("### #dev"));
+}
+
+#[test]
+fn judgment_puts_the_judged_thread_last_and_names_the_persona() {
+    let view = ContextView::new(
+        &seed_judgment_context(Some("1709280000.000001")),
+        seed_now(),
+        Tz::UTC,
+        20,
+    );
+    let prompt = judgment_prompt(&view).expect("renders");
+    let p = positions(
+        &prompt,
+        &[
+            "## 記憶",
+            "## チャンネル情報",
+            "## 現在の会話",
+            "### トップレベル",
+            "## 判定対象スレッド",
+            "現在時刻",
+        ],
+    );
+    assert!(p.windows(2).all(|w| w[0] < w[1]), "out of order: {p:?}");
+    assert!(prompt.contains("みゃおとして応答すべきか"));
+    assert!(prompt.contains("自分（みゃお）が最後に発言している場合"));
+    assert!(prompt.contains("\"delay_seconds\""));
+    // the judged thread is not repeated among the other threads
+    assert_eq!(prompt.matches("今日のタスク確認しよう").count(), 1);
+}
+
+#[test]
+fn times_follow_the_configured_zone() {
+    let view = ContextView::new(
+        &seed_judgment_context(None),
+        seed_now(),
+        chrono_tz::Asia::Tokyo,
+        20,
+    );
+    let prompt = judgment_prompt(&view).expect("renders");
+    assert!(
+        prompt.contains("**2024-03-01 19:00:00** alice:"),
+        "{prompt}"
+    );
+    assert!(prompt.contains("現在時刻: 2024-03-01 21:00:00 JST"));
+}
+
+#[test]
+fn the_target_conversation_is_cut_to_the_message_limit() {
+    let view = ContextView::new(&seed_judgment_context(None), seed_now(), Tz::UTC, 1);
+    assert_eq!(view.target_messages.len(), 1);
+    assert_eq!(view.target_messages[0].text, "おはよう〜");
+}
+
+#[test]
+fn mentions_inside_text_show_names() {
+    let general = ChannelId::parse("C001").expect("channel");
+    let context = Context::new(
+        Persona {
+            name: "myao".into(),
+            system_prompt: "cat".into(),
+        },
+        ChannelMessages::new(
+            general.clone(),
+            "general",
+            vec![message(
+                &general,
+                "U1",
+                at(2024, 1, 1, 12, 0),
+                "<@U2> &amp; <@UBOT> ping",
+                None,
+            )],
+        ),
+    )
+    .with_user_names(names(&[("U1", "alice"), ("U2", "bob"), ("UBOT", "myao")]));
+    let view = ContextView::new(&context, seed_now(), Tz::UTC, 20);
+    assert_eq!(view.target_messages[0].text, "@bob & @myao ping");
+    assert_eq!(view.target_messages[0].user, "alice");
+}

@@ -1,0 +1,459 @@
+//! Checks on `template.yaml`, the SAM template that deploys myao.
+//!
+//! The template is read as plain YAML. CloudFormation's short-form tags
+//! (`!Sub`, `!Ref`, `!GetAtt`, ...) arrive as tagged values; [`untag`] looks
+//! through them. Each test gathers every problem before failing, and names the
+//! resource and the variable, action or setting concerned.
+//!
+//! - `every_function_has_the_environment_variables_it_reads`: `myao::env::required`
+//! - `no_policy_statement_has_a_wildcard_action` and
+//!   `function_policies_are_explicit_statements`: least privilege
+//! - `no_secret_value_in_parameters_or_outputs`: secrets live in SSM only
+//! - `every_setting_has_a_parameter_holding_its_default`: `Settings::default_pairs`
+//! - `every_function_builds_its_own_binary`: SAM's cargo-lambda build metadata
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use myao::domain::settings::{Settings, SETTING_NAMES};
+use myao::env::{self, Function};
+use serde_yaml::Value;
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn template() -> Value {
+    let path = workspace_root().join("template.yaml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("cannot parse {}: {e}", path.display()))
+}
+
+/// Looks through CloudFormation short-form tags: `!Sub x` is `x`.
+fn untag(value: &Value) -> &Value {
+    match value {
+        Value::Tagged(tagged) => untag(&tagged.value),
+        other => other,
+    }
+}
+
+fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
+    match untag(value) {
+        Value::Mapping(map) => map.get(key),
+        _ => None,
+    }
+}
+
+fn at<'a>(value: &'a Value, keys: &[&str]) -> Option<&'a Value> {
+    keys.iter().try_fold(value, |v, key| field(v, key))
+}
+
+/// The text of a scalar: a plain string, or the template string of a `!Sub`
+/// (in both its forms), or the target of a `!Ref` / `!GetAtt`.
+fn text(value: &Value) -> Option<String> {
+    match untag(value) {
+        Value::String(s) => Some(s.clone()),
+        Value::Sequence(items) => items.first().and_then(text),
+        _ => None,
+    }
+}
+
+/// Every string anywhere inside `value`, tags looked through.
+fn strings(value: &Value, out: &mut Vec<String>) {
+    match untag(value) {
+        Value::String(s) => out.push(s.clone()),
+        Value::Sequence(items) => items.iter().for_each(|v| strings(v, out)),
+        Value::Mapping(map) => map.iter().for_each(|(k, v)| {
+            strings(k, out);
+            strings(v, out);
+        }),
+        _ => {}
+    }
+}
+
+fn keys(value: Option<&Value>) -> BTreeSet<String> {
+    match value.map(untag) {
+        Some(Value::Mapping(map)) => map.keys().filter_map(text).collect(),
+        _ => BTreeSet::new(),
+    }
+}
+
+/// `(logical id, resource)` of every resource.
+fn resources(template: &Value) -> Vec<(String, &Value)> {
+    match field(template, "Resources").map(untag) {
+        Some(Value::Mapping(map)) => map
+            .iter()
+            .filter_map(|(k, v)| Some((text(k)?, v)))
+            .collect(),
+        _ => panic!("template.yaml has no Resources"),
+    }
+}
+
+fn resource_type(resource: &Value) -> String {
+    field(resource, "Type").and_then(text).unwrap_or_default()
+}
+
+fn is_function(resource: &Value) -> bool {
+    matches!(
+        resource_type(resource).as_str(),
+        "AWS::Serverless::Function" | "AWS::Lambda::Function"
+    )
+}
+
+#[track_caller]
+fn fail_if_any(problems: &[String], what: &str) {
+    assert!(problems.is_empty(), "{what}:\n  {}", problems.join("\n  "));
+}
+
+#[test]
+fn every_function_has_the_environment_variables_it_reads() {
+    let t = template();
+    let globals = keys(at(&t, &["Globals", "Function", "Environment", "Variables"]));
+    let mut problems = Vec::new();
+    for function in Function::ALL {
+        let id = function.logical_id();
+        let Some(resource) = at(&t, &["Resources", id]) else {
+            problems.push(format!("{id}: no such resource"));
+            continue;
+        };
+        if !is_function(resource) {
+            problems.push(format!(
+                "{id}: is a {}, not a function",
+                resource_type(resource)
+            ));
+            continue;
+        }
+        let own = keys(at(resource, &["Properties", "Environment", "Variables"]));
+        for variable in env::required(function) {
+            if !own.contains(*variable) && !globals.contains(*variable) {
+                problems.push(format!("{id}: {variable} is not set"));
+            }
+        }
+    }
+    fail_if_any(&problems, "functions lack environment variables they read");
+}
+
+/// Walks the whole template; every mapping with a `Statement` is a policy
+/// document (function `Policies`, `AWS::IAM::Role` inline and trust policies,
+/// `AWS::IAM::Policy`, `AWS::IAM::ManagedPolicy`, queue policies ...).
+fn check_statements(value: &Value, trail: &str, problems: &mut Vec<String>) {
+    match untag(value) {
+        Value::Mapping(map) => {
+            if let Some(statements) = map.get("Statement") {
+                let list: Vec<&Value> = match untag(statements) {
+                    Value::Sequence(items) => items.iter().collect(),
+                    single => vec![single],
+                };
+                for (i, statement) in list.into_iter().enumerate() {
+                    let sid = field(statement, "Sid")
+                        .and_then(text)
+                        .unwrap_or_else(|| format!("#{i}"));
+                    let mut actions = Vec::new();
+                    if let Some(action) = field(statement, "Action") {
+                        strings(action, &mut actions);
+                    }
+                    for action in actions.iter().filter(|a| a.contains('*')) {
+                        problems.push(format!("{trail}: statement {sid}: action {action}"));
+                    }
+                    if field(statement, "NotAction").is_some() {
+                        problems.push(format!(
+                            "{trail}: statement {sid}: NotAction grants by exclusion"
+                        ));
+                    }
+                }
+            }
+            for (k, v) in map {
+                let key = text(k).unwrap_or_default();
+                check_statements(v, &format!("{trail}/{key}"), problems);
+            }
+        }
+        Value::Sequence(items) => {
+            for (i, v) in items.iter().enumerate() {
+                check_statements(v, &format!("{trail}/{i}"), problems);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn no_policy_statement_has_a_wildcard_action() {
+    let t = template();
+    let mut problems = Vec::new();
+    for (id, resource) in resources(&t) {
+        check_statements(resource, &id, &mut problems);
+    }
+    fail_if_any(&problems, "IAM statements with a wildcard action");
+}
+
+/// Managed policy names and SAM policy templates hide their actions from the
+/// check above; the functions use explicit statements only.
+#[test]
+fn function_policies_are_explicit_statements() {
+    let t = template();
+    let mut problems = Vec::new();
+    for (id, resource) in resources(&t).into_iter().filter(|(_, r)| is_function(r)) {
+        let Some(policies) = at(resource, &["Properties", "Policies"]) else {
+            continue;
+        };
+        let list: Vec<&Value> = match untag(policies) {
+            Value::Sequence(items) => items.iter().collect(),
+            single => vec![single],
+        };
+        for (i, policy) in list.into_iter().enumerate() {
+            if field(policy, "Statement").is_none() {
+                let shown = text(policy)
+                    .or_else(|| keys(Some(policy)).into_iter().next())
+                    .unwrap_or_default();
+                problems.push(format!(
+                    "{id}: Policies #{i} ({shown}) is not a policy document with a Statement"
+                ));
+            }
+        }
+    }
+    fail_if_any(&problems, "function policies that cannot be checked");
+}
+
+/// A value shaped like a credential: Slack and OpenAI token prefixes, AWS
+/// access key ids, a Slack signing secret (32 hex digits) or any long opaque
+/// token. Parameter names (`/myao/...`) and URLs are not.
+fn looks_like_secret_value(value: &str) -> bool {
+    let v = value.trim();
+    const PREFIXES: &[&str] = &[
+        "xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxe", "xapp-", "sk-", "AKIA", "ASIA",
+    ];
+    if PREFIXES.iter().any(|p| v.starts_with(p)) {
+        return true;
+    }
+    if v.contains("{{resolve:ssm-secure") || v.contains("{{resolve:secretsmanager") {
+        return true;
+    }
+    let opaque = v.len() >= 24
+        && !v.starts_with('/')
+        && !v.contains("://")
+        && v.chars().any(|c| c.is_ascii_digit())
+        && v.chars().any(|c| c.is_ascii_alphabetic())
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+/=_.-".contains(c));
+    let hex = v.len() >= 32 && v.chars().all(|c| c.is_ascii_hexdigit());
+    opaque || hex
+}
+
+fn names_a_secret(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    ["secret", "token", "apikey", "api_key", "password"]
+        .iter()
+        .any(|w| n.contains(w))
+}
+
+#[test]
+fn no_secret_value_in_parameters_or_outputs() {
+    let t = template();
+    let mut problems = Vec::new();
+
+    if let Some(Value::Mapping(parameters)) = field(&t, "Parameters").map(untag) {
+        for (name, parameter) in parameters {
+            let name = text(name).unwrap_or_default();
+            let Some(default) = field(parameter, "Default") else {
+                continue;
+            };
+            let default = text(default).unwrap_or_default();
+            if looks_like_secret_value(&default) {
+                problems.push(format!(
+                    "Parameters/{name}: Default looks like a secret value"
+                ));
+            }
+            // The secret parameters hold the NAME of a SecureString, never its value.
+            if names_a_secret(&name) && !default.starts_with('/') {
+                problems.push(format!(
+                    "Parameters/{name}: Default {default:?} is not an SSM parameter name"
+                ));
+            }
+        }
+    }
+
+    if let Some(Value::Mapping(outputs)) = field(&t, "Outputs").map(untag) {
+        for (name, output) in outputs {
+            let name = text(name).unwrap_or_default();
+            if names_a_secret(&name) {
+                problems.push(format!("Outputs/{name}: an output named like a secret"));
+            }
+            let mut found = Vec::new();
+            if let Some(value) = field(output, "Value") {
+                strings(value, &mut found);
+            }
+            for s in found {
+                if looks_like_secret_value(&s) || names_a_secret(&s) {
+                    problems.push(format!("Outputs/{name}: Value mentions a secret ({s:?})"));
+                }
+            }
+        }
+    }
+
+    // The template never creates the secrets either: they are made by hand.
+    let secret_leaves: Vec<String> = [
+        "SlackSigningSecretParameter",
+        "SlackBotTokenParameter",
+        "LlmApiKeyParameter",
+    ]
+    .iter()
+    .filter_map(|p| at(&t, &["Parameters", p, "Default"]).and_then(text))
+    .filter_map(|d| d.rsplit('/').next().map(str::to_owned))
+    .collect();
+    for (id, resource) in resources(&t) {
+        if resource_type(resource) != "AWS::SSM::Parameter" {
+            continue;
+        }
+        let name = at(resource, &["Properties", "Name"])
+            .and_then(text)
+            .unwrap_or_default();
+        let leaf = name.rsplit('/').next().unwrap_or_default();
+        if name.contains("/secrets/") || secret_leaves.iter().any(|s| s == leaf) {
+            problems.push(format!("{id}: creates the secret parameter {name}"));
+        }
+    }
+
+    fail_if_any(&problems, "secrets in the template");
+}
+
+/// The settings path the functions read, as written in the template
+/// (`/myao/${Stage}/`).
+fn settings_path(t: &Value) -> Option<String> {
+    let var = env::SETTINGS_PATH;
+    at(t, &["Globals", "Function", "Environment", "Variables", var])
+        .or_else(|| {
+            at(
+                t,
+                &[
+                    "Resources",
+                    Function::Ingest.logical_id(),
+                    "Properties",
+                    "Environment",
+                    "Variables",
+                    var,
+                ],
+            )
+        })
+        .and_then(text)
+}
+
+#[test]
+fn every_setting_has_a_parameter_holding_its_default() {
+    let t = template();
+    let prefix = settings_path(&t);
+    let parameters: Vec<(String, String, &Value)> = resources(&t)
+        .into_iter()
+        .filter(|(_, r)| resource_type(r) == "AWS::SSM::Parameter")
+        .map(|(id, r)| {
+            let name = at(r, &["Properties", "Name"])
+                .and_then(text)
+                .unwrap_or_default();
+            (id, name, r)
+        })
+        .collect();
+    let mut problems = Vec::new();
+
+    for (setting, default) in Settings::default_pairs() {
+        let suffix = format!("/{setting}");
+        let Some((id, name, resource)) = parameters.iter().find(|(_, n, _)| n.ends_with(&suffix))
+        else {
+            problems.push(format!(
+                "{setting}: no AWS::SSM::Parameter named .../{setting}"
+            ));
+            continue;
+        };
+        if let Some(prefix) = &prefix {
+            if *name != format!("{prefix}{setting}") {
+                problems.push(format!(
+                    "{id}: Name {name} is not under the settings path {prefix}"
+                ));
+            }
+        }
+        let kind = at(resource, &["Properties", "Type"])
+            .and_then(text)
+            .unwrap_or_default();
+        if kind != "String" {
+            problems.push(format!("{id}: Type {kind}, expected String"));
+        }
+        match at(resource, &["Properties", "Value"]).map(untag) {
+            Some(Value::String(value)) if *value == default => {}
+            Some(Value::String(value)) => problems.push(format!(
+                "{id}: Value {value:?}, but the default of {setting} is {default:?}"
+            )),
+            Some(other) => problems.push(format!(
+                "{id}: Value {other:?} is not a quoted string (the default of {setting} is {default:?})"
+            )),
+            None => problems.push(format!("{id}: no Value for {setting}")),
+        }
+    }
+
+    // Anything else under the settings path would be reported as an unknown setting.
+    if let Some(prefix) = &prefix {
+        for (id, name, _) in &parameters {
+            if let Some(rest) = name.strip_prefix(prefix.as_str()) {
+                if !rest.contains('/') && !SETTING_NAMES.contains(&rest) {
+                    problems.push(format!("{id}: {name} is not a known setting"));
+                }
+            }
+        }
+    }
+
+    fail_if_any(&problems, "settings without a correct parameter");
+}
+
+#[test]
+fn every_function_builds_its_own_binary() {
+    let t = template();
+    let global_code_uri = at(&t, &["Globals", "Function", "CodeUri"]).and_then(text);
+    let mut problems = Vec::new();
+    for function in Function::ALL {
+        let id = function.logical_id();
+        let Some(resource) = at(&t, &["Resources", id]) else {
+            problems.push(format!("{id}: no such resource"));
+            continue;
+        };
+        let crate_dir = id.trim_end_matches("Function").to_ascii_lowercase();
+        let package = format!("myao-{crate_dir}");
+        let method = at(resource, &["Metadata", "BuildMethod"]).and_then(text);
+        if method.as_deref() != Some("rust-cargolambda") {
+            problems.push(format!(
+                "{id}: Metadata.BuildMethod {method:?}, expected rust-cargolambda"
+            ));
+        }
+        let binary = at(resource, &["Metadata", "BuildProperties", "Binary"]).and_then(text);
+        if binary.as_deref() != Some(package.as_str()) {
+            problems.push(format!(
+                "{id}: Metadata.BuildProperties.Binary {binary:?}, expected {package}"
+            ));
+        }
+        let manifest = workspace_root()
+            .join("functions")
+            .join(&crate_dir)
+            .join("Cargo.toml");
+        match std::fs::read_to_string(&manifest) {
+            Ok(m) if m.contains(&format!("name = \"{package}\"")) => {}
+            Ok(_) => problems.push(format!(
+                "{id}: {} does not define {package}",
+                manifest.display()
+            )),
+            Err(e) => problems.push(format!("{id}: {}: {e}", manifest.display())),
+        }
+        // The workspace root (any SAM CLI) or the function's crate (recent SAM
+        // CLI releases only, which find the binary in the workspace's target/).
+        let code_uri = at(resource, &["Properties", "CodeUri"])
+            .and_then(text)
+            .or_else(|| global_code_uri.clone());
+        let accepted = ["", ".", &format!("functions/{crate_dir}")];
+        match code_uri
+            .as_deref()
+            .map(|u| u.trim_start_matches("./").trim_end_matches('/'))
+        {
+            Some(u) if accepted.contains(&u) => {}
+            other => problems.push(format!(
+                "{id}: CodeUri {other:?} is neither the workspace root nor functions/{crate_dir}"
+            )),
+        }
+    }
+    fail_if_any(&problems, "functions SAM cannot build");
+}
