@@ -14,3 +14,4 @@ pub mod domain;
 pub mod env;
 pub mod ports;
 pub mod prompts;
+pub mod telemetry;

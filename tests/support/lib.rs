@@ -1,1 +1,191 @@
+//! Support for the integration tests: the AWS emulator's endpoint and SDK
+//! configuration, fresh (uniquely named) tables, schedule groups and queues,
+//! and signed Slack requests.
+//!
+//! The emulator is a moto server the developer (or `.ci/run`) starts; its
+//! address comes from `MYAO_TEST_AWS_ENDPOINT`. A test that needs it and
+//! does not find it fails: it never passes by skipping.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use aws_config::{BehaviorVersion, Region, SdkConfig};
+use chrono::{DateTime, Utc};
+use myao::adapters::aws::dynamodb::{self, DynamoStore};
+use myao::adapters::aws::scheduler::{self, EventBridgeScheduler};
+use myao::adapters::aws::sqs::{self, SqsQueue};
+use myao::adapters::system::SystemClock;
+use myao::ports::Clock;
+
+/// The variable holding the emulator's URL, e.g. `http://127.0.0.1:5123`.
+pub const ENDPOINT_VAR: &str = "MYAO_TEST_AWS_ENDPOINT";
+/// The emulator's (and the fake ARNs') region and account.
+pub const REGION: &str = "us-east-1";
+pub const ACCOUNT: &str = "123456789012";
+
+/// The emulator's URL. Panics when `MYAO_TEST_AWS_ENDPOINT` is unset: a test
+/// against AWS must not pass without running.
+pub fn emulator_endpoint() -> String {
+    match std::env::var(ENDPOINT_VAR) {
+        Ok(url) if !url.trim().is_empty() => url.trim().to_owned(),
+        _ => panic!(
+            "{ENDPOINT_VAR} is not set: start moto_server (`moto_server -H 127.0.0.1 -p 5123`) \
+             and set {ENDPOINT_VAR}=http://127.0.0.1:5123, or run `bash .ci/run`"
+        ),
+    }
+}
+
+/// SDK configuration for the emulator: its endpoint, dummy credentials
+/// (test/test), us-east-1, and nothing from the host's environment.
+pub async fn aws_config() -> SdkConfig {
+    let credentials =
+        aws_sdk_dynamodb::config::Credentials::new("test", "test", None, None, "myao-tests");
+    aws_config::defaults(BehaviorVersion::latest())
+        .empty_test_environment()
+        .endpoint_url(emulator_endpoint())
+        .region(Region::new(REGION))
+        .credentials_provider(credentials)
+        .load()
+        .await
+}
+
+/// A name no other test (in this or a concurrent run) uses: the prefix, the
+/// process id, a counter and the time. At most 40 characters for a short
+/// prefix, of `[0-9a-zA-Z-]`: valid for tables, schedule groups, queues and
+/// SSM paths alike.
+pub fn unique(prefix: &str) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let millis = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default();
+    format!("{prefix}-{}-{n}-{millis:x}", std::process::id())
+}
+
+/// A raw DynamoDB client on the emulator.
+pub async fn dynamodb_client() -> aws_sdk_dynamodb::Client {
+    aws_sdk_dynamodb::Client::new(&aws_config().await)
+}
+
+/// A raw EventBridge Scheduler client on the emulator.
+pub async fn scheduler_client() -> aws_sdk_scheduler::Client {
+    aws_sdk_scheduler::Client::new(&aws_config().await)
+}
+
+/// A raw SQS client on the emulator.
+pub async fn sqs_client() -> aws_sdk_sqs::Client {
+    aws_sdk_sqs::Client::new(&aws_config().await)
+}
+
+/// A raw SSM client on the emulator.
+pub async fn ssm_client() -> aws_sdk_ssm::Client {
+    aws_sdk_ssm::Client::new(&aws_config().await)
+}
+
+/// A store on a new table of its own, on the system clock.
+pub async fn fresh_store() -> DynamoStore {
+    fresh_store_with_clock(Arc::new(SystemClock)).await
+}
+
+/// A store on a new table of its own, on `clock` (e.g. a `ManualClock`).
+pub async fn fresh_store_with_clock(clock: Arc<dyn Clock>) -> DynamoStore {
+    let client = dynamodb_client().await;
+    let table = unique("myao");
+    dynamodb::create_table(&client, &table)
+        .await
+        .unwrap_or_else(|e| panic!("cannot create table {table} on the emulator: {e}"));
+    DynamoStore::new(client, table, clock)
+}
+
+/// A fake ARN of one of the functions.
+pub fn function_arn(name: &str) -> String {
+    format!("arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}")
+}
+
+/// A scheduler on a new schedule group of its own (its `client` and
+/// `group` are public, for tests that go around the adapter). Its targets
+/// are fake function ARNs: the emulator never fires a schedule.
+pub async fn fresh_scheduler() -> EventBridgeScheduler {
+    let client = scheduler_client().await;
+    let group = unique("myao");
+    scheduler::ensure_group(&client, &group)
+        .await
+        .unwrap_or_else(|e| panic!("cannot create schedule group {group} on the emulator: {e}"));
+    EventBridgeScheduler {
+        client,
+        group,
+        role_arn: format!("arn:aws:iam::{ACCOUNT}:role/myao-scheduler"),
+        dlq_arn: Some(format!("arn:aws:sqs:{REGION}:{ACCOUNT}:myao-schedule-dlq")),
+        judgment_target_arn: Some(function_arn("myao-judgment")),
+        response_target_arn: Some(function_arn("myao-response")),
+        summary_target_arn: Some(function_arn("myao-summary")),
+    }
+}
+
+/// A queue adapter on two new queues of its own, response and memory (its
+/// `client` and URLs are public, for reading the messages back).
+pub async fn fresh_queues() -> SqsQueue {
+    let client = sqs_client().await;
+    let response = unique("myao-response");
+    let memory = unique("myao-memory");
+    let response_queue_url = sqs::create_queue(&client, &response)
+        .await
+        .unwrap_or_else(|e| panic!("cannot create queue {response} on the emulator: {e}"));
+    let memory_queue_url = sqs::create_queue(&client, &memory)
+        .await
+        .unwrap_or_else(|e| panic!("cannot create queue {memory} on the emulator: {e}"));
+    SqsQueue {
+        client,
+        response_queue_url,
+        memory_queue_url: Some(memory_queue_url),
+    }
+}
+
+/// The `X-Slack-Request-Timestamp` and `X-Slack-Signature` headers Slack
+/// would send with `body` at `now`, signed with `secret`.
+pub fn signed_request_headers(
+    secret: impl AsRef<[u8]>,
+    body: impl AsRef<[u8]>,
+    now: DateTime<Utc>,
+) -> (String, String) {
+    let timestamp = now.timestamp().to_string();
+    let signature = myao::domain::signature::sign(secret.as_ref(), &timestamp, body.as_ref());
+    (timestamp, signature)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unique_names_differ_and_are_valid_everywhere() {
+        let a = unique("myao-response");
+        let b = unique("myao-response");
+        assert_ne!(a, b);
+        for name in [a, b] {
+            assert!(name.len() <= 64, "{name}");
+            assert!(
+                name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-'),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn signed_headers_verify() {
+        let now = Utc::now();
+        let (ts, sig) = signed_request_headers("secret", "body", now);
+        assert_eq!(
+            myao::domain::signature::verify(
+                b"secret",
+                Some(&ts),
+                Some(&sig),
+                b"body",
+                now.timestamp()
+            ),
+            Ok(())
+        );
+    }
+}

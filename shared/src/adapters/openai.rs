@@ -1,1 +1,858 @@
 //! OpenAI-compatible chat completions.
+//!
+//! One adapter for every endpoint that speaks `POST {base}/chat/completions`:
+//! OpenAI itself, Azure behind a LiteLLM proxy, Gemini's OpenAI-compatible
+//! endpoint, Ollama, vLLM. Only the subset they all accept is sent: `model`,
+//! one system message, `temperature`, `max_tokens` and, for JSON answers,
+//! `response_format: {"type": "json_object"}`.
+//!
+//! The API key is read from [`Secrets`] on every call (the secrets adapter
+//! caches), so a rotated key is picked up without a restart. A local endpoint
+//! such as Ollama needs no key: when the secret is missing (the secrets port
+//! refuses) or empty, or when `key_name` is empty, the request goes without
+//! an `Authorization` header. Should the endpoint then answer 401 or 403, the
+//! error says that no key was sent. A secrets store that is *unavailable*
+//! (throttled, down) is an error, not "no key": calling without a key would
+//! turn a retryable failure into a refusal.
+//!
+//! Retries: up to `llm_max_retries` after the first attempt, on 408, 429,
+//! 5xx, timeouts and transport errors, waiting `base x 2^n` (base 500 ms) or
+//! what `Retry-After` (`retry-after-ms` first, as OpenAI and Azure send it)
+//! asks for on a 429, never more than 20 s. Every attempt has its own
+//! `llm_timeout_seconds`. Any other status is a refusal, returned at once.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use reqwest::header::HeaderMap;
+use reqwest::StatusCode;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::domain::settings::ModelSettings;
+use crate::domain::Settings;
+use crate::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError, Secrets, SettingsProvider};
+
+const SERVICE: &str = "llm";
+/// The first retry's wait; each later one doubles it.
+const DEFAULT_BACKOFF: Duration = Duration::from_millis(500);
+/// No wait between attempts is longer than this, whatever `Retry-After` says.
+const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(20);
+/// Error details quote at most this many characters of an answer.
+const DETAIL_CHARS: usize = 300;
+
+/// An [`Llm`] over any OpenAI-compatible chat-completions endpoint.
+pub struct OpenAiLlm {
+    http: reqwest::Client,
+    settings: Arc<dyn SettingsProvider>,
+    secrets: Arc<dyn Secrets>,
+    key_name: String,
+    backoff: Duration,
+    max_wait: Duration,
+}
+
+impl fmt::Debug for OpenAiLlm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The key's name only, never its value (which is not held anyway).
+        f.debug_struct("OpenAiLlm")
+            .field("key_name", &self.key_name)
+            .field("backoff", &self.backoff)
+            .field("max_wait", &self.max_wait)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OpenAiLlm {
+    /// An adapter reading its endpoint and models from `settings` and its API
+    /// key from the secret `key_name` (empty: never send a key).
+    pub fn new(
+        http: reqwest::Client,
+        settings: Arc<dyn SettingsProvider>,
+        secrets: Arc<dyn Secrets>,
+        key_name: impl Into<String>,
+    ) -> OpenAiLlm {
+        OpenAiLlm {
+            http,
+            settings,
+            secrets,
+            key_name: key_name.into(),
+            backoff: DEFAULT_BACKOFF,
+            max_wait: DEFAULT_MAX_WAIT,
+        }
+    }
+
+    /// Sets the first retry's wait (default 500 ms); tests make it tiny.
+    pub fn with_backoff(mut self, base: Duration) -> OpenAiLlm {
+        self.backoff = base;
+        self
+    }
+
+    /// Sets the longest wait between attempts (default 20 s), `Retry-After`
+    /// included.
+    pub fn with_max_wait(mut self, max_wait: Duration) -> OpenAiLlm {
+        self.max_wait = max_wait;
+        self
+    }
+
+    /// The key to send, if any (see the module documentation).
+    async fn api_key(&self) -> Result<ApiKey, PortError> {
+        if self.key_name.is_empty() {
+            return Ok(ApiKey::None("no key name is configured"));
+        }
+        match self.secrets.get(&self.key_name).await {
+            Ok(key) if key.trim().is_empty() => Ok(ApiKey::None("the key is empty")),
+            Ok(key) => Ok(ApiKey::Bearer(key.trim().to_owned())),
+            Err(PortError::Refused { detail, .. }) => {
+                tracing::debug!(
+                    key_name = %self.key_name,
+                    reason = %detail,
+                    "no LLM API key: calling without Authorization"
+                );
+                Ok(ApiKey::None("the key's secret is missing"))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Waits before retry number `retry` (0 for the first retry).
+    fn wait(&self, retry: u32, retry_after: Option<f64>) -> Duration {
+        match retry_after {
+            Some(secs) => Duration::from_secs_f64(secs.min(self.max_wait.as_secs_f64())),
+            None => self
+                .backoff
+                .saturating_mul(1u32 << retry.min(16))
+                .min(self.max_wait),
+        }
+    }
+
+    /// One HTTP exchange.
+    async fn attempt(
+        &self,
+        url: &str,
+        body: &ChatRequest<'_>,
+        key: &ApiKey,
+        timeout: Duration,
+    ) -> Attempt {
+        let mut request = self.http.post(url).timeout(timeout).json(body);
+        if let ApiKey::Bearer(key) = key {
+            request = request.bearer_auth(key);
+        }
+        let response = match request.send().await {
+            Ok(response) => response,
+            Err(e) => return transport_failure(e, timeout),
+        };
+        let status = response.status();
+        let retry_after = retry_after_secs(response.headers());
+        let text = match response.text().await {
+            Ok(text) => text,
+            Err(e) => return transport_failure(e, timeout),
+        };
+        if status.is_success() {
+            return parse_reply(&text);
+        }
+        let mut message = redact(&api_error_message(&text), key);
+        if let (StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN, ApiKey::None(why)) = (status, key)
+        {
+            message.push_str(&format!(" (no API key was sent: {why})"));
+        }
+        let detail = format!("HTTP {}: {message}", status.as_u16());
+        if status == StatusCode::TOO_MANY_REQUESTS
+            || status == StatusCode::REQUEST_TIMEOUT
+            || status.is_server_error()
+        {
+            let retry_after = retry_after.filter(|_| status == StatusCode::TOO_MANY_REQUESTS);
+            Attempt::Retry(PortError::unavailable(SERVICE, detail), retry_after)
+        } else {
+            Attempt::Fail(PortError::refused(SERVICE, detail))
+        }
+    }
+}
+
+#[async_trait]
+impl Llm for OpenAiLlm {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError> {
+        let settings = self.settings.current().await;
+        let model = model_settings(&settings, request.role);
+        let url = format!(
+            "{}/chat/completions",
+            settings.llm_base_url.trim_end_matches('/')
+        );
+        let timeout = Duration::from_secs(u64::from(settings.llm_timeout_seconds.max(1)));
+        let body = ChatRequest {
+            model: &model.model,
+            messages: [ChatMessage {
+                role: "system",
+                content: &request.system,
+            }],
+            temperature: model.temperature,
+            max_tokens: model.max_tokens,
+            response_format: request.json.then_some(ResponseFormat {
+                kind: "json_object",
+            }),
+        };
+        let key = self.api_key().await?;
+        let role = request.role.as_str();
+        tracing::debug!(
+            role,
+            model = %model.model,
+            prompt_chars = request.system.chars().count(),
+            json = request.json,
+            "llm call"
+        );
+
+        let started = Instant::now();
+        let mut attempts = 0u32;
+        loop {
+            attempts += 1;
+            let outcome = self.attempt(&url, &body, &key, timeout).await;
+            let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let error = match outcome {
+                Attempt::Done(reply) => {
+                    tracing::info!(
+                        role,
+                        model = %model.model,
+                        prompt_tokens = reply.prompt_tokens,
+                        completion_tokens = reply.completion_tokens,
+                        latency_ms,
+                        attempts,
+                        "llm call done"
+                    );
+                    return Ok(reply);
+                }
+                Attempt::Retry(error, retry_after) if attempts <= settings.llm_max_retries => {
+                    let wait = self.wait(attempts - 1, retry_after);
+                    tracing::warn!(
+                        role,
+                        model = %model.model,
+                        attempts,
+                        wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                        error = %error,
+                        "llm call failed; retrying"
+                    );
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+                Attempt::Retry(error, _) | Attempt::Fail(error) => error,
+            };
+            tracing::warn!(
+                role,
+                model = %model.model,
+                latency_ms,
+                attempts,
+                error = %error,
+                "llm call failed"
+            );
+            return Err(error);
+        }
+    }
+}
+
+fn model_settings(settings: &Settings, role: LlmRole) -> &ModelSettings {
+    match role {
+        LlmRole::Judgment => &settings.judgment,
+        LlmRole::Response => &settings.response,
+        LlmRole::Memory => &settings.memory,
+    }
+}
+
+/// The key sent with a call, or why none is.
+enum ApiKey {
+    Bearer(String),
+    None(&'static str),
+}
+
+/// What one attempt came to.
+enum Attempt {
+    Done(LlmReply),
+    /// Worth another attempt, after `Retry-After` seconds when given.
+    Retry(PortError, Option<f64>),
+    Fail(PortError),
+}
+
+#[derive(Serialize)]
+struct ChatRequest<'a> {
+    model: &'a str,
+    messages: [ChatMessage<'a>; 1],
+    temperature: f64,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<ResponseFormat>,
+}
+
+#[derive(Serialize)]
+struct ChatMessage<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct ResponseFormat {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Deserialize)]
+struct ChatResponse {
+    choices: Option<Vec<Choice>>,
+    usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: Option<ChoiceMessage>,
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ChoiceMessage {
+    content: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+}
+
+fn parse_reply(body: &str) -> Attempt {
+    let response: ChatResponse = match serde_json::from_str(body) {
+        Ok(response) => response,
+        Err(e) => {
+            return Attempt::Fail(PortError::refused(
+                SERVICE,
+                format!(
+                    "malformed response ({e}): {}",
+                    truncate(body.trim(), DETAIL_CHARS)
+                ),
+            ))
+        }
+    };
+    let choice = response.choices.and_then(|c| c.into_iter().next());
+    let finish_reason = choice.as_ref().and_then(|c| c.finish_reason.clone());
+    let Some(text) = choice.and_then(|c| c.message).and_then(|m| m.content) else {
+        // A content filter or a tool call leaves no text; say which in the log.
+        tracing::warn!(finish_reason = ?finish_reason, "llm answer has no content");
+        return Attempt::Fail(PortError::refused(SERVICE, "no content"));
+    };
+    let usage = response.usage;
+    Attempt::Done(LlmReply {
+        text,
+        prompt_tokens: usage.as_ref().and_then(|u| u.prompt_tokens).unwrap_or(0),
+        completion_tokens: usage
+            .as_ref()
+            .and_then(|u| u.completion_tokens)
+            .unwrap_or(0),
+    })
+}
+
+/// A failure before a status arrived, or while reading the body.
+fn transport_failure(error: reqwest::Error, timeout: Duration) -> Attempt {
+    if error.is_builder() || error.is_redirect() {
+        // A bad URL or a redirect loop: trying again changes nothing.
+        return Attempt::Fail(PortError::refused(SERVICE, transport_detail(error)));
+    }
+    let detail = if error.is_timeout() {
+        format!("timed out after {} s", timeout.as_secs())
+    } else {
+        transport_detail(error)
+    };
+    Attempt::Retry(PortError::unavailable(SERVICE, detail), None)
+}
+
+/// A transport error and its causes, without the URL.
+fn transport_detail(error: reqwest::Error) -> String {
+    let error = error.without_url();
+    let mut detail = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        detail.push_str(": ");
+        detail.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    truncate(&detail, DETAIL_CHARS)
+}
+
+/// The seconds to wait that a 429 asks for, if it says.
+fn retry_after_secs(headers: &HeaderMap) -> Option<f64> {
+    let number = |name: &str| -> Option<f64> {
+        let secs: f64 = headers.get(name)?.to_str().ok()?.trim().parse().ok()?;
+        (secs.is_finite() && secs >= 0.0).then_some(secs)
+    };
+    // An HTTP-date Retry-After is not parsed: the exponential backoff applies.
+    number("retry-after-ms")
+        .map(|ms| ms / 1000.0)
+        .or_else(|| number("retry-after"))
+}
+
+/// The message of an error answer: OpenAI's `{"error": {"message"}}`, the
+/// shapes of the compatible servers (`{"error": "..."}`, `{"message"}`,
+/// `{"detail"}`, Gemini's one-element array), else the raw body.
+fn api_error_message(body: &str) -> String {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let message = parsed.as_ref().and_then(|v| {
+        let v = v.as_array().and_then(|a| a.first()).unwrap_or(v);
+        ["/error/message", "/error", "/message", "/detail"]
+            .iter()
+            .find_map(|p| v.pointer(p).and_then(Value::as_str))
+    });
+    let message = message.unwrap_or(body).trim();
+    if message.is_empty() {
+        "(empty body)".to_owned()
+    } else {
+        truncate(message, DETAIL_CHARS)
+    }
+}
+
+/// Removes the key from a text meant for an error or a log, should an
+/// endpoint ever echo it.
+fn redact(text: &str, key: &ApiKey) -> String {
+    match key {
+        ApiKey::Bearer(key) if key.len() >= 4 => text.replace(key.as_str(), "[redacted]"),
+        _ => text.to_owned(),
+    }
+}
+
+/// At most `max` characters of `text`, with an ellipsis when cut.
+fn truncate(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpListener;
+
+    use serde_json::json;
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+
+    use super::*;
+    use crate::adapters::system::{FixedSettings, StaticSecrets};
+
+    const KEY: &str = "sk-test-0123456789secret";
+
+    fn settings(base_url: String) -> Settings {
+        Settings {
+            llm_base_url: base_url,
+            llm_max_retries: 2,
+            llm_timeout_seconds: 5,
+            ..Settings::default()
+        }
+    }
+
+    fn llm_with(settings: Settings, secrets: StaticSecrets) -> OpenAiLlm {
+        OpenAiLlm::new(
+            reqwest::Client::new(),
+            Arc::new(FixedSettings::new(settings)),
+            Arc::new(secrets),
+            "llm_api_key",
+        )
+        .with_backoff(Duration::from_millis(1))
+    }
+
+    fn llm(server: &MockServer) -> OpenAiLlm {
+        llm_with(
+            settings(format!("{}/v1", server.uri())),
+            StaticSecrets::new().with("llm_api_key", KEY),
+        )
+    }
+
+    fn request(role: LlmRole, json: bool) -> LlmRequest {
+        LlmRequest {
+            role,
+            system: "You are myao. Say hello.".to_owned(),
+            json,
+        }
+    }
+
+    fn completion(content: Value) -> Value {
+        json!({
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop"
+            }],
+            "usage": {"prompt_tokens": 42, "completion_tokens": 7, "total_tokens": 49}
+        })
+    }
+
+    fn ok(content: &str) -> ResponseTemplate {
+        ResponseTemplate::new(200).set_body_json(completion(json!(content)))
+    }
+
+    async fn requests(server: &MockServer) -> Vec<Request> {
+        server.received_requests().await.unwrap_or_default()
+    }
+
+    fn refused_detail(result: Result<LlmReply, PortError>) -> String {
+        match result {
+            Err(PortError::Refused { detail, .. }) => detail,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn sends_the_role_settings_one_system_message_and_the_bearer_key() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(ok("{\"hello\": true}"))
+            .expect(1)
+            .mount(&server)
+            .await;
+
+        let reply = llm(&server)
+            .complete(&request(LlmRole::Judgment, true))
+            .await
+            .expect("reply");
+
+        assert_eq!(
+            reply,
+            LlmReply {
+                text: "{\"hello\": true}".to_owned(),
+                prompt_tokens: 42,
+                completion_tokens: 7,
+            }
+        );
+        let sent = requests(&server).await;
+        let auth = sent[0].headers.get("authorization").expect("authorization");
+        assert_eq!(auth.to_str().ok(), Some(format!("Bearer {KEY}").as_str()));
+        let body: Value = sent[0].body_json().expect("json body");
+        let judgment = Settings::default().judgment;
+        assert_eq!(
+            body,
+            json!({
+                "model": judgment.model,
+                "messages": [{"role": "system", "content": "You are myao. Say hello."}],
+                "temperature": judgment.temperature,
+                "max_tokens": judgment.max_tokens,
+                "response_format": {"type": "json_object"}
+            })
+        );
+    }
+
+    #[tokio::test]
+    async fn a_text_request_uses_its_role_model_and_omits_response_format() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(ok("hi"))
+            .mount(&server)
+            .await;
+
+        let reply = llm(&server)
+            .complete(&request(LlmRole::Response, false))
+            .await
+            .expect("reply");
+
+        assert_eq!(reply.text, "hi");
+        let body: Value = requests(&server).await[0].body_json().expect("json");
+        let response = Settings::default().response;
+        assert_eq!(body["model"], json!(response.model));
+        assert_eq!(body["temperature"], json!(response.temperature));
+        assert_eq!(body["max_tokens"], json!(response.max_tokens));
+        assert!(body.get("response_format").is_none(), "{body}");
+    }
+
+    #[tokio::test]
+    async fn missing_usage_counts_zero_tokens() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "choices": [{"message": {"role": "assistant", "content": "hi"}}]
+            })))
+            .mount(&server)
+            .await;
+
+        let reply = llm(&server)
+            .complete(&request(LlmRole::Memory, false))
+            .await
+            .expect("reply");
+
+        assert_eq!((reply.prompt_tokens, reply.completion_tokens), (0, 0));
+    }
+
+    #[tokio::test]
+    async fn a_missing_or_empty_key_sends_no_authorization_header() {
+        for secrets in [
+            StaticSecrets::new(),
+            StaticSecrets::new().with("llm_api_key", "  "),
+        ] {
+            let server = MockServer::start().await;
+            Mock::given(method("POST"))
+                .respond_with(ok("hi"))
+                .mount(&server)
+                .await;
+
+            let llm = llm_with(settings(format!("{}/v1", server.uri())), secrets);
+            let reply = llm.complete(&request(LlmRole::Response, false)).await;
+
+            assert_eq!(reply.expect("reply").text, "hi");
+            assert!(requests(&server).await[0]
+                .headers
+                .get("authorization")
+                .is_none());
+        }
+    }
+
+    #[tokio::test]
+    async fn a_401_without_a_key_says_no_key_was_sent() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(401).set_body_json(
+                json!({"error": {"message": "You didn't provide an API key.", "type": "invalid_request_error"}}),
+            ))
+            .mount(&server)
+            .await;
+
+        let llm = llm_with(
+            settings(format!("{}/v1", server.uri())),
+            StaticSecrets::new(),
+        );
+        let detail = refused_detail(llm.complete(&request(LlmRole::Response, false)).await);
+
+        assert!(detail.contains("HTTP 401"), "{detail}");
+        assert!(detail.contains("no API key was sent"), "{detail}");
+    }
+
+    #[tokio::test]
+    async fn a_500_then_a_200_succeeds_on_the_retry() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(500).set_body_string("boom"))
+            .up_to_n_times(1)
+            .expect(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .respond_with(ok("hi"))
+            .expect(1)
+            .mount(&server)
+            .await;
+
+        let reply = llm(&server)
+            .complete(&request(LlmRole::Response, false))
+            .await;
+
+        assert_eq!(reply.expect("reply").text, "hi");
+        assert_eq!(requests(&server).await.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn too_many_429s_give_unavailable_after_max_retries() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(429).set_body_json(
+                json!({"error": {"message": "Rate limit reached", "type": "requests"}}),
+            ))
+            .mount(&server)
+            .await;
+
+        let result = llm(&server)
+            .complete(&request(LlmRole::Judgment, true))
+            .await;
+
+        match result {
+            Err(PortError::Unavailable { detail, .. }) => {
+                assert!(detail.contains("429"), "{detail}");
+                assert!(detail.contains("Rate limit reached"), "{detail}");
+            }
+            other => panic!("expected unavailable, got {other:?}"),
+        }
+        // The first attempt and llm_max_retries = 2 retries.
+        assert_eq!(requests(&server).await.len(), 3);
+    }
+
+    #[tokio::test]
+    async fn a_429_waits_as_long_as_retry_after_says() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "1"))
+            .up_to_n_times(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .respond_with(ok("hi"))
+            .mount(&server)
+            .await;
+
+        // The backoff is 1 ms: only Retry-After can make the call take 1 s.
+        let started = Instant::now();
+        let reply = llm(&server)
+            .complete(&request(LlmRole::Response, false))
+            .await;
+
+        assert_eq!(reply.expect("reply").text, "hi");
+        assert!(started.elapsed() >= Duration::from_secs(1));
+        assert_eq!(requests(&server).await.len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_400_is_refused_at_once_with_the_api_message_and_never_the_key() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(400).set_body_json(json!({
+                "error": {
+                    "message": format!("Invalid model for key {KEY}"),
+                    "type": "invalid_request_error"
+                }
+            })))
+            .expect(1)
+            .mount(&server)
+            .await;
+
+        let detail = refused_detail(
+            llm(&server)
+                .complete(&request(LlmRole::Response, false))
+                .await,
+        );
+
+        assert!(detail.starts_with("HTTP 400: Invalid model"), "{detail}");
+        assert!(!detail.contains(KEY), "{detail}");
+        assert_eq!(requests(&server).await.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_long_error_body_is_truncated() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(404).set_body_string("x".repeat(5000)))
+            .mount(&server)
+            .await;
+
+        let detail = refused_detail(
+            llm(&server)
+                .complete(&request(LlmRole::Response, false))
+                .await,
+        );
+
+        assert!(detail.chars().count() < 400, "{}", detail.len());
+    }
+
+    #[tokio::test]
+    async fn a_response_slower_than_the_timeout_is_unavailable_after_retries() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ok("late").set_delay(Duration::from_secs(10)))
+            .mount(&server)
+            .await;
+
+        let llm = llm_with(
+            Settings {
+                llm_timeout_seconds: 1,
+                llm_max_retries: 1,
+                ..settings(format!("{}/v1", server.uri()))
+            },
+            StaticSecrets::new().with("llm_api_key", KEY),
+        );
+        let started = Instant::now();
+        let result = llm.complete(&request(LlmRole::Response, false)).await;
+
+        match result {
+            Err(PortError::Unavailable { detail, .. }) => {
+                assert!(detail.contains("timed out"), "{detail}")
+            }
+            other => panic!("expected unavailable, got {other:?}"),
+        }
+        assert_eq!(requests(&server).await.len(), 2);
+        // Two attempts cut at one second each, not answered after ten.
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn a_garbage_body_is_refused_without_retry() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_body_string("<html>oops</html>"))
+            .expect(1)
+            .mount(&server)
+            .await;
+
+        let detail = refused_detail(
+            llm(&server)
+                .complete(&request(LlmRole::Response, false))
+                .await,
+        );
+
+        assert!(detail.contains("malformed response"), "{detail}");
+        assert!(detail.contains("<html>oops</html>"), "{detail}");
+    }
+
+    #[tokio::test]
+    async fn null_or_missing_content_is_refused_as_no_content() {
+        for body in [
+            completion(Value::Null),
+            json!({"choices": []}),
+            json!({"object": "chat.completion"}),
+        ] {
+            let server = MockServer::start().await;
+            Mock::given(method("POST"))
+                .respond_with(ResponseTemplate::new(200).set_body_json(body))
+                .expect(1)
+                .mount(&server)
+                .await;
+
+            let result = llm(&server)
+                .complete(&request(LlmRole::Response, false))
+                .await;
+
+            assert_eq!(result, Err(PortError::refused(SERVICE, "no content")));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_refused_connection_is_unavailable() {
+        let port = {
+            let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+            listener.local_addr().expect("addr").port()
+        };
+        let llm = llm_with(
+            settings(format!("http://127.0.0.1:{port}/v1")),
+            StaticSecrets::new().with("llm_api_key", KEY),
+        );
+
+        let result = llm.complete(&request(LlmRole::Response, false)).await;
+
+        match result {
+            Err(PortError::Unavailable { detail, .. }) => assert!(!detail.contains(KEY)),
+            other => panic!("expected unavailable, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn backoff_doubles_and_is_capped() {
+        let llm = OpenAiLlm::new(
+            reqwest::Client::new(),
+            Arc::new(FixedSettings::new(Settings::default())),
+            Arc::new(StaticSecrets::new()),
+            "k",
+        );
+        let ms = |d: Duration| d.as_millis();
+        assert_eq!(ms(llm.wait(0, None)), 500);
+        assert_eq!(ms(llm.wait(1, None)), 1000);
+        assert_eq!(ms(llm.wait(2, None)), 2000);
+        assert_eq!(ms(llm.wait(10, None)), 20_000);
+        assert_eq!(ms(llm.wait(0, Some(3.0))), 3000);
+        assert_eq!(ms(llm.wait(0, Some(1e300))), 20_000);
+    }
+
+    #[test]
+    fn error_messages_are_found_in_the_common_shapes() {
+        assert_eq!(api_error_message(r#"{"error":{"message":"a"}}"#), "a");
+        assert_eq!(api_error_message(r#"{"error":"b"}"#), "b");
+        assert_eq!(
+            api_error_message(r#"{"object":"error","message":"c"}"#),
+            "c"
+        );
+        assert_eq!(api_error_message(r#"{"detail":"d"}"#), "d");
+        assert_eq!(api_error_message(r#"[{"error":{"message":"e"}}]"#), "e");
+        assert_eq!(api_error_message(" plain "), "plain");
+        assert_eq!(api_error_message(""), "(empty body)");
+    }
+}

@@ -1,1 +1,935 @@
 //! Slack Web API.
+//!
+//! `{slack_api_base_url}/{method}` with the bot token as a bearer header.
+//! `chat.postMessage` sends a JSON body; the reads (`users.info`,
+//! `conversations.info`, `auth.test`) are GETs with query parameters, as
+//! Slack accepts for every method.
+//!
+//! Failures:
+//! - HTTP 429, or `ok: false` with `ratelimited`: Slack did nothing. Wait
+//!   `Retry-After` seconds (1 when absent, at most 30) and try again, up to
+//!   `slack_max_retries` times; then `Unavailable`.
+//! - A connection that could not be made (DNS, TCP, TLS): nothing was sent.
+//!   Retried likewise after a short backoff (500 ms, doubling, at most 4 s).
+//! - HTTP 5xx, a timeout, a connection lost after the request went out, and
+//!   `internal_error` / `fatal_error` / `service_unavailable` (which Slack
+//!   documents as "some aspect of the operation may have succeeded"): the
+//!   call may have taken effect. The reads are retried like a lost
+//!   connection; `chat.postMessage` is *not* (see [`Replay`]).
+//! - Any other `ok: false`, or another 4xx: `Refused`, with Slack's error
+//!   code in the detail (`"chat.postMessage: channel_not_found"`).
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use reqwest::header::{HeaderMap, CONTENT_TYPE, RETRY_AFTER};
+use reqwest::{StatusCode, Url};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::domain::{Channel, ChannelId, Ts, User, UserId};
+use crate::ports::{PortError, Secrets, SettingsProvider, SlackApi};
+
+const SERVICE: &str = "slack";
+/// The first backoff after a transport error or a 5xx; each later one doubles it.
+const DEFAULT_BACKOFF: Duration = Duration::from_millis(500);
+const MAX_BACKOFF: Duration = Duration::from_secs(4);
+/// The wait after a 429 that carries no `Retry-After`.
+const DEFAULT_RETRY_AFTER: Duration = Duration::from_secs(1);
+/// The longest wait a `Retry-After` can impose.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+/// Each attempt's limit, connecting and reading the answer included. Slack
+/// answers in well under a second; this only bounds a hung connection.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Error details quote at most this many characters of an answer.
+const DETAIL_CHARS: usize = 200;
+
+/// A [`SlackApi`] over Slack's Web API.
+pub struct SlackWebApi {
+    http: reqwest::Client,
+    settings: Arc<dyn SettingsProvider>,
+    secrets: Arc<dyn Secrets>,
+    token_name: String,
+    backoff: Duration,
+    timeout: Duration,
+}
+
+impl fmt::Debug for SlackWebApi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The token's name only, never its value (which is not held anyway).
+        f.debug_struct("SlackWebApi")
+            .field("token_name", &self.token_name)
+            .field("backoff", &self.backoff)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether a call may be sent again after an answer that may mean it took
+/// effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Replay {
+    /// A read: sending it twice does no harm.
+    Safe,
+    /// `chat.postMessage`: after a 5xx, a timeout or a connection lost once
+    /// the request was out, Slack may well have posted the message (a 5xx
+    /// can come from a proxy after the post was done; a timeout says nothing
+    /// at all). Posting again would show the reply twice, which users notice
+    /// far more than a missing one. So it is retried only when Slack surely
+    /// did not post: a 429 / `ratelimited`, or a connection that was never
+    /// made. Otherwise the call returns `Unavailable` at once, its detail
+    /// saying that the message may have been posted; the caller must not
+    /// post it again blindly either.
+    OnlyIfUnsent,
+}
+
+/// How a method's arguments travel.
+enum Args<'a> {
+    Query(&'a [(&'a str, &'a str)]),
+    Json(Value),
+}
+
+/// What one attempt came to.
+enum Attempt {
+    Done(Value),
+    /// Slack did nothing and asks to wait this long.
+    RateLimited(Duration),
+    /// The request never reached Slack.
+    Unsent(String),
+    /// The request reached Slack, which may have acted on it.
+    MaybeDone(String),
+    /// Will fail the same way again.
+    Refused(String),
+}
+
+impl SlackWebApi {
+    /// An adapter reading its base URL and retry count from `settings` and
+    /// the bot token from the secret `token_name`.
+    pub fn new(
+        http: reqwest::Client,
+        settings: Arc<dyn SettingsProvider>,
+        secrets: Arc<dyn Secrets>,
+        token_name: impl Into<String>,
+    ) -> SlackWebApi {
+        SlackWebApi {
+            http,
+            settings,
+            secrets,
+            token_name: token_name.into(),
+            backoff: DEFAULT_BACKOFF,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+
+    /// Sets the first backoff after a transport error or a 5xx (default
+    /// 500 ms). `Retry-After` waits are not affected.
+    pub fn with_backoff(mut self, base: Duration) -> SlackWebApi {
+        self.backoff = base;
+        self
+    }
+
+    /// Sets each attempt's time limit (default 10 s).
+    pub fn with_timeout(mut self, timeout: Duration) -> SlackWebApi {
+        self.timeout = timeout;
+        self
+    }
+
+    async fn token(&self) -> Result<String, PortError> {
+        let token = self.secrets.get(&self.token_name).await?;
+        let token = token.trim();
+        if token.is_empty() {
+            return Err(PortError::refused(
+                SERVICE,
+                format!("the secret {} is empty", self.token_name),
+            ));
+        }
+        Ok(token.to_owned())
+    }
+
+    fn backoff(&self, retry: u32) -> Duration {
+        self.backoff
+            .saturating_mul(1u32 << retry.min(16))
+            .min(MAX_BACKOFF)
+    }
+
+    /// Calls `method` and returns its answer, whose `ok` is true.
+    async fn call(
+        &self,
+        method: &'static str,
+        args: Args<'_>,
+        replay: Replay,
+    ) -> Result<Value, PortError> {
+        let settings = self.settings.current().await;
+        let url = format!(
+            "{}/{method}",
+            settings.slack_api_base_url.trim_end_matches('/')
+        );
+        let mut url = Url::parse(&url)
+            .map_err(|e| PortError::refused(SERVICE, format!("{method}: bad URL: {e}")))?;
+        if let Args::Query(pairs) = &args {
+            if !pairs.is_empty() {
+                url.query_pairs_mut().extend_pairs(pairs.iter());
+            }
+        }
+        let token = self.token().await?;
+
+        let started = Instant::now();
+        let mut attempts = 0u32;
+        loop {
+            attempts += 1;
+            let outcome = self.attempt(method, &url, &args, &token).await;
+            let retries_left = attempts <= settings.slack_max_retries;
+            let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let (wait, detail) = match outcome {
+                Attempt::Done(value) => {
+                    tracing::debug!(method, attempts, latency_ms, "slack call done");
+                    return Ok(value);
+                }
+                Attempt::RateLimited(wait) if retries_left => {
+                    (wait, format!("{method}: rate limited"))
+                }
+                Attempt::Unsent(detail) if retries_left => (self.backoff(attempts - 1), detail),
+                Attempt::MaybeDone(detail) if retries_left && replay == Replay::Safe => {
+                    (self.backoff(attempts - 1), detail)
+                }
+                Attempt::RateLimited(wait) => {
+                    let detail = format!(
+                        "{method}: rate limited (asked to wait {} s)",
+                        wait.as_secs()
+                    );
+                    return Err(give_up(method, attempts, latency_ms, unavailable(detail)));
+                }
+                Attempt::MaybeDone(detail) if replay == Replay::OnlyIfUnsent => {
+                    let detail = format!("{detail} (Slack may have acted on it: not retried)");
+                    return Err(give_up(method, attempts, latency_ms, unavailable(detail)));
+                }
+                Attempt::Unsent(detail) | Attempt::MaybeDone(detail) => {
+                    return Err(give_up(method, attempts, latency_ms, unavailable(detail)));
+                }
+                Attempt::Refused(detail) => {
+                    let error = PortError::refused(SERVICE, detail);
+                    return Err(give_up(method, attempts, latency_ms, error));
+                }
+            };
+            tracing::warn!(
+                method,
+                attempts,
+                wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                error = %detail,
+                "slack call failed; retrying"
+            );
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// One HTTP exchange.
+    async fn attempt(&self, method: &str, url: &Url, args: &Args<'_>, token: &str) -> Attempt {
+        let request = match args {
+            Args::Query(_) => self.http.get(url.clone()),
+            Args::Json(body) => self
+                .http
+                .post(url.clone())
+                // With the charset Slack answers without a `missing_charset` warning.
+                .header(CONTENT_TYPE, "application/json; charset=utf-8")
+                .body(body.to_string()),
+        };
+        let response = match request
+            .bearer_auth(token)
+            .timeout(self.timeout)
+            .send()
+            .await
+        {
+            Ok(response) => response,
+            Err(e) => return transport_failure(method, e, self.timeout),
+        };
+        let status = response.status();
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            return Attempt::RateLimited(retry_after(response.headers()));
+        }
+        let wait = retry_after(response.headers());
+        let text = match response.text().await {
+            Ok(text) => text,
+            Err(e) => return transport_failure(method, e, self.timeout),
+        };
+        if status.is_server_error() {
+            return Attempt::MaybeDone(format!("{method}: HTTP {}", status.as_u16()));
+        }
+        let value: Option<Value> = serde_json::from_str(&text).ok();
+        let code: Option<String> = value
+            .as_ref()
+            .and_then(|v| v.get("error"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if !status.is_success() {
+            let code = code.map(|c| format!(" {c}")).unwrap_or_default();
+            return Attempt::Refused(format!("{method}: HTTP {}{code}", status.as_u16()));
+        }
+        let Some(value) = value else {
+            return Attempt::Refused(format!(
+                "{method}: malformed response: {}",
+                truncate(text.trim(), DETAIL_CHARS)
+            ));
+        };
+        if value.get("ok").and_then(Value::as_bool) == Some(true) {
+            if let Some(warning) = value.get("warning").and_then(Value::as_str) {
+                tracing::debug!(method, warning, "slack warning");
+            }
+            return Attempt::Done(value);
+        }
+        match code.as_deref().unwrap_or("unknown_error") {
+            "ratelimited" => Attempt::RateLimited(wait),
+            code @ ("internal_error" | "fatal_error" | "service_unavailable") => {
+                Attempt::MaybeDone(format!("{method}: {code}"))
+            }
+            code => Attempt::Refused(format!("{method}: {}", truncate(code, DETAIL_CHARS))),
+        }
+    }
+}
+
+#[async_trait]
+impl SlackApi for SlackWebApi {
+    async fn post_message(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Option<Ts>,
+        text: &str,
+    ) -> Result<Ts, PortError> {
+        const METHOD: &str = "chat.postMessage";
+        let mut body = json!({ "channel": channel.as_str(), "text": text });
+        if let Some(ts) = thread_ts {
+            body["thread_ts"] = json!(ts.to_string());
+        }
+        let answer = self
+            .call(METHOD, Args::Json(body), Replay::OnlyIfUnsent)
+            .await?;
+        // Posted, but without a usable ts: refused rather than unavailable,
+        // so that nobody posts it again.
+        answer
+            .get("ts")
+            .and_then(Value::as_str)
+            .and_then(|ts| Ts::parse(ts).ok())
+            .ok_or_else(|| PortError::refused(SERVICE, format!("{METHOD}: no valid ts in answer")))
+    }
+
+    async fn user_info(&self, user: &UserId) -> Result<User, PortError> {
+        const METHOD: &str = "users.info";
+        let answer = self
+            .call(
+                METHOD,
+                Args::Query(&[("user", user.as_str())]),
+                Replay::Safe,
+            )
+            .await?;
+        let info: SlackUser = answer
+            .get("user")
+            .cloned()
+            .and_then(|u| serde_json::from_value(u).ok())
+            .ok_or_else(|| PortError::refused(SERVICE, format!("{METHOD}: no user in answer")))?;
+        Ok(User {
+            id: user.clone(),
+            name: info.display_name().unwrap_or(user.as_str()).to_owned(),
+            is_bot: info.is_bot,
+        })
+    }
+
+    async fn channel_info(&self, channel: &ChannelId) -> Result<Channel, PortError> {
+        const METHOD: &str = "conversations.info";
+        let answer = self
+            .call(
+                METHOD,
+                Args::Query(&[("channel", channel.as_str())]),
+                Replay::Safe,
+            )
+            .await?;
+        let info = answer.get("channel").ok_or_else(|| {
+            PortError::refused(SERVICE, format!("{METHOD}: no channel in answer"))
+        })?;
+        // A direct message has no name: its id stands in.
+        let name = info
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or(channel.as_str());
+        Ok(Channel {
+            id: channel.clone(),
+            name: name.to_owned(),
+        })
+    }
+
+    async fn auth_test(&self) -> Result<UserId, PortError> {
+        const METHOD: &str = "auth.test";
+        let answer = self.call(METHOD, Args::Query(&[]), Replay::Safe).await?;
+        answer
+            .get("user_id")
+            .and_then(Value::as_str)
+            .and_then(|id| UserId::parse(id).ok())
+            .ok_or_else(|| {
+                PortError::refused(SERVICE, format!("{METHOD}: no valid user_id in answer"))
+            })
+    }
+}
+
+/// The parts of a `users.info` user that myao uses.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct SlackUser {
+    name: Option<String>,
+    real_name: Option<String>,
+    is_bot: bool,
+    profile: SlackProfile,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct SlackProfile {
+    display_name: Option<String>,
+    real_name: Option<String>,
+}
+
+impl SlackUser {
+    /// The name people see: the display name, else the real name (the
+    /// profile's, then the user's), else the handle.
+    fn display_name(&self) -> Option<&str> {
+        [
+            &self.profile.display_name,
+            &self.profile.real_name,
+            &self.real_name,
+            &self.name,
+        ]
+        .into_iter()
+        .filter_map(|n| n.as_deref().map(str::trim))
+        .find(|n| !n.is_empty())
+    }
+}
+
+fn unavailable(detail: String) -> PortError {
+    PortError::unavailable(SERVICE, detail)
+}
+
+/// Logs a call's final failure and returns it.
+fn give_up(method: &str, attempts: u32, latency_ms: u64, error: PortError) -> PortError {
+    tracing::warn!(method, attempts, latency_ms, error = %error, "slack call failed");
+    error
+}
+
+/// A failure before a status arrived, or while reading the body.
+fn transport_failure(method: &str, error: reqwest::Error, timeout: Duration) -> Attempt {
+    if error.is_builder() || error.is_redirect() {
+        return Attempt::Refused(format!("{method}: {}", transport_detail(error)));
+    }
+    if error.is_connect() {
+        // DNS, TCP or TLS failed: no byte of the request reached Slack.
+        return Attempt::Unsent(format!("{method}: {}", transport_detail(error)));
+    }
+    if error.is_timeout() {
+        return Attempt::MaybeDone(format!(
+            "{method}: timed out after {} ms",
+            timeout.as_millis()
+        ));
+    }
+    Attempt::MaybeDone(format!("{method}: {}", transport_detail(error)))
+}
+
+/// A transport error and its causes, without the URL.
+fn transport_detail(error: reqwest::Error) -> String {
+    let error = error.without_url();
+    let mut detail = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        detail.push_str(": ");
+        detail.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    truncate(&detail, DETAIL_CHARS)
+}
+
+/// The wait a rate-limited answer asks for.
+fn retry_after(headers: &HeaderMap) -> Duration {
+    headers
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|secs| secs.is_finite() && *secs >= 0.0)
+        .map(|secs| Duration::from_secs_f64(secs.min(MAX_RETRY_AFTER.as_secs_f64())))
+        .unwrap_or(DEFAULT_RETRY_AFTER)
+}
+
+/// At most `max` characters of `text`, with an ellipsis when cut.
+fn truncate(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpListener;
+    use std::sync::Mutex;
+
+    use wiremock::matchers::{body_json, header, method, path, query_param};
+    use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+    use super::*;
+    use crate::adapters::system::{FixedSettings, StaticSecrets};
+    use crate::domain::Settings;
+
+    const TOKEN: &str = "xoxb-test-token";
+
+    fn slack_at(base_url: String, max_retries: u32) -> SlackWebApi {
+        let settings = Settings {
+            slack_api_base_url: base_url,
+            slack_max_retries: max_retries,
+            ..Settings::default()
+        };
+        SlackWebApi::new(
+            reqwest::Client::new(),
+            Arc::new(FixedSettings::new(settings)),
+            Arc::new(StaticSecrets::new().with("slack_bot_token", TOKEN)),
+            "slack_bot_token",
+        )
+        .with_backoff(Duration::from_millis(1))
+    }
+
+    fn slack(server: &MockServer) -> SlackWebApi {
+        slack_at(format!("{}/api", server.uri()), 3)
+    }
+
+    fn channel() -> ChannelId {
+        ChannelId::parse("C0123ABC").expect("channel id")
+    }
+
+    fn ts(text: &str) -> Ts {
+        Ts::parse(text).expect("ts")
+    }
+
+    fn posted() -> ResponseTemplate {
+        ResponseTemplate::new(200).set_body_json(json!({
+            "ok": true,
+            "channel": "C0123ABC",
+            "ts": "1712345679.000100",
+            "message": {"text": "hello"}
+        }))
+    }
+
+    async fn request_count(server: &MockServer) -> usize {
+        server.received_requests().await.map_or(0, |r| r.len())
+    }
+
+    fn unavailable_detail<T: fmt::Debug>(result: Result<T, PortError>) -> String {
+        match result {
+            Err(PortError::Unavailable { detail, .. }) => detail,
+            other => panic!("expected unavailable, got {other:?}"),
+        }
+    }
+
+    /// Answers with `responses` in turn (the last one from then on) and
+    /// records when each request arrived.
+    struct Sequence {
+        responses: Vec<ResponseTemplate>,
+        arrivals: Arc<Mutex<Vec<Instant>>>,
+    }
+
+    impl Respond for Sequence {
+        fn respond(&self, _: &Request) -> ResponseTemplate {
+            let mut arrivals = self.arrivals.lock().unwrap_or_else(|p| p.into_inner());
+            arrivals.push(Instant::now());
+            let i = (arrivals.len() - 1).min(self.responses.len() - 1);
+            self.responses[i].clone()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_thread_reply_sends_thread_ts_and_returns_the_new_ts() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/api/chat.postMessage"))
+            .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+            .and(header("content-type", "application/json; charset=utf-8"))
+            .and(body_json(json!({
+                "channel": "C0123ABC",
+                "text": "hello",
+                "thread_ts": "1712345678.123456"
+            })))
+            .respond_with(posted())
+            .expect(1)
+            .mount(&server)
+            .await;
+
+        let new_ts = slack(&server)
+            .post_message(&channel(), Some(ts("1712345678.123456")), "hello")
+            .await
+            .expect("posted");
+
+        assert_eq!(new_ts, ts("1712345679.000100"));
+    }
+
+    #[tokio::test]
+    async fn a_top_level_post_omits_thread_ts() {
+        let server = MockServer::start().await;
+        // body_json matches exactly: a thread_ts would not match.
+        Mock::given(method("POST"))
+            .and(path("/api/chat.postMessage"))
+            .and(body_json(json!({"channel": "C0123ABC", "text": "hello"})))
+            .respond_with(posted())
+            .expect(1)
+            .mount(&server)
+            .await;
+
+        let new_ts = slack(&server)
+            .post_message(&channel(), None, "hello")
+            .await
+            .expect("posted");
+
+        assert_eq!(new_ts, ts("1712345679.000100"));
+    }
+
+    #[tokio::test]
+    async fn ok_false_is_refused_with_the_error_code() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/api/chat.postMessage"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"ok": false, "error": "channel_not_found"})),
+            )
+            .expect(1)
+            .mount(&server)
+            .await;
+
+        let result = slack(&server).post_message(&channel(), None, "hi").await;
+
+        assert_eq!(
+            result,
+            Err(PortError::refused(
+                SERVICE,
+                "chat.postMessage: channel_not_found"
+            ))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_429_with_retry_after_is_posted_once_after_the_wait() {
+        let server = MockServer::start().await;
+        let arrivals = Arc::new(Mutex::new(Vec::new()));
+        Mock::given(method("POST"))
+            .and(path("/api/chat.postMessage"))
+            .respond_with(Sequence {
+                responses: vec![
+                    ResponseTemplate::new(429)
+                        .insert_header("retry-after", "1")
+                        .set_body_json(json!({"ok": false, "error": "ratelimited"})),
+                    posted(),
+                ],
+                arrivals: arrivals.clone(),
+            })
+            .expect(2)
+            .mount(&server)
+            .await;
+
+        let new_ts = slack(&server)
+            .post_message(&channel(), None, "hello")
+            .await
+            .expect("posted");
+
+        assert_eq!(new_ts, ts("1712345679.000100"));
+        let arrivals = arrivals.lock().expect("arrivals").clone();
+        assert_eq!(arrivals.len(), 2);
+        let gap = arrivals[1] - arrivals[0];
+        assert!(gap >= Duration::from_secs(1), "second post after {gap:?}");
+    }
+
+    #[tokio::test]
+    async fn ratelimited_in_the_body_is_treated_like_a_429() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .insert_header("retry-after", "0")
+                    .set_body_json(json!({"ok": false, "error": "ratelimited"})),
+            )
+            .up_to_n_times(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .respond_with(posted())
+            .mount(&server)
+            .await;
+
+        let result = slack(&server).post_message(&channel(), None, "hi").await;
+
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(request_count(&server).await, 2);
+    }
+
+    #[tokio::test]
+    async fn rate_limited_beyond_the_retries_is_unavailable() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "0"))
+            .mount(&server)
+            .await;
+
+        let result = slack_at(format!("{}/api", server.uri()), 2)
+            .post_message(&channel(), None, "hi")
+            .await;
+
+        let detail = unavailable_detail(result);
+        assert!(detail.contains("rate limited"), "{detail}");
+        assert_eq!(request_count(&server).await, 3);
+    }
+
+    #[tokio::test]
+    async fn a_post_answered_with_a_5xx_is_not_retried() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(503))
+            .mount(&server)
+            .await;
+
+        let result = slack(&server).post_message(&channel(), None, "hi").await;
+
+        let detail = unavailable_detail(result);
+        assert!(detail.contains("HTTP 503"), "{detail}");
+        assert!(detail.contains("not retried"), "{detail}");
+        assert_eq!(request_count(&server).await, 1);
+    }
+
+    #[tokio::test]
+    async fn a_post_answered_with_internal_error_is_not_retried() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"ok": false, "error": "internal_error"})),
+            )
+            .mount(&server)
+            .await;
+
+        let result = slack(&server).post_message(&channel(), None, "hi").await;
+
+        let detail = unavailable_detail(result);
+        assert!(detail.contains("internal_error"), "{detail}");
+        assert_eq!(request_count(&server).await, 1);
+    }
+
+    #[tokio::test]
+    async fn a_post_that_times_out_is_not_retried() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(posted().set_delay(Duration::from_secs(2)))
+            .mount(&server)
+            .await;
+
+        let result = slack(&server)
+            .with_timeout(Duration::from_millis(200))
+            .post_message(&channel(), None, "hi")
+            .await;
+
+        let detail = unavailable_detail(result);
+        assert!(detail.contains("timed out"), "{detail}");
+        assert_eq!(request_count(&server).await, 1);
+    }
+
+    #[tokio::test]
+    async fn a_post_whose_connection_is_refused_is_unavailable() {
+        let port = {
+            let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+            listener.local_addr().expect("addr").port()
+        };
+
+        let result = slack_at(format!("http://127.0.0.1:{port}/api"), 2)
+            .post_message(&channel(), None, "hi")
+            .await;
+
+        let detail = unavailable_detail(result);
+        assert!(!detail.contains(TOKEN), "{detail}");
+        assert!(!detail.contains("not retried"), "{detail}");
+    }
+
+    #[tokio::test]
+    async fn a_read_answered_with_a_5xx_is_retried() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/api/users.info"))
+            .respond_with(ResponseTemplate::new(500))
+            .up_to_n_times(2)
+            .mount(&server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/api/users.info"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "ok": true,
+                "user": {"id": "U1", "name": "ann", "profile": {}}
+            })))
+            .mount(&server)
+            .await;
+
+        let user = slack(&server)
+            .user_info(&UserId::parse("U1").expect("id"))
+            .await
+            .expect("user");
+
+        assert_eq!(user.name, "ann");
+        assert_eq!(request_count(&server).await, 3);
+    }
+
+    #[tokio::test]
+    async fn users_info_names_fall_back_in_order() {
+        let cases = [
+            (
+                json!({"name": "ann", "real_name": "Ann Lee", "is_bot": false,
+                       "profile": {"display_name": "annie", "real_name": "Ann P. Lee"}}),
+                "annie",
+                false,
+            ),
+            (
+                json!({"name": "ann", "real_name": "Ann Lee",
+                       "profile": {"display_name": " ", "real_name": "Ann P. Lee"}}),
+                "Ann P. Lee",
+                false,
+            ),
+            (
+                json!({"name": "ann", "real_name": "Ann Lee",
+                       "profile": {"display_name": "", "real_name": ""}}),
+                "Ann Lee",
+                false,
+            ),
+            (
+                json!({"name": "helper", "is_bot": true, "profile": {}}),
+                "helper",
+                true,
+            ),
+            (json!({"id": "U1"}), "U1", false),
+        ];
+        for (user, expected, is_bot) in cases {
+            let server = MockServer::start().await;
+            Mock::given(method("GET"))
+                .and(path("/api/users.info"))
+                .and(query_param("user", "U1"))
+                .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+                .respond_with(
+                    ResponseTemplate::new(200).set_body_json(json!({"ok": true, "user": user})),
+                )
+                .expect(1)
+                .mount(&server)
+                .await;
+
+            let got = slack(&server)
+                .user_info(&UserId::parse("U1").expect("id"))
+                .await
+                .expect("user");
+
+            assert_eq!(
+                got,
+                User {
+                    id: UserId::parse("U1").expect("id"),
+                    name: expected.to_owned(),
+                    is_bot,
+                },
+                "{user}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn conversations_info_gives_the_channel_name() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/api/conversations.info"))
+            .and(query_param("channel", "C0123ABC"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "ok": true,
+                "channel": {"id": "C0123ABC", "name": "general", "is_channel": true}
+            })))
+            .expect(1)
+            .mount(&server)
+            .await;
+
+        let got = slack(&server)
+            .channel_info(&channel())
+            .await
+            .expect("channel");
+
+        assert_eq!(
+            got,
+            Channel {
+                id: channel(),
+                name: "general".to_owned()
+            }
+        );
+    }
+
+    #[tokio::test]
+    async fn a_direct_message_channel_is_named_by_its_id() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/api/conversations.info"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "ok": true,
+                "channel": {"id": "D0123", "is_im": true, "user": "U1"}
+            })))
+            .mount(&server)
+            .await;
+
+        let id = ChannelId::parse("D0123").expect("id");
+        let got = slack(&server).channel_info(&id).await.expect("channel");
+
+        assert_eq!(got.name, "D0123");
+    }
+
+    #[tokio::test]
+    async fn auth_test_gives_the_bot_user_id() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/api/auth.test"))
+            .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "ok": true,
+                "url": "https://example.slack.com/",
+                "user_id": "UBOT123",
+                "bot_id": "B123"
+            })))
+            .expect(1)
+            .mount(&server)
+            .await;
+
+        let id = slack(&server).auth_test().await.expect("user id");
+
+        assert_eq!(id, UserId::parse("UBOT123").expect("id"));
+    }
+
+    #[tokio::test]
+    async fn an_invalid_token_is_refused_without_retry() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"ok": false, "error": "invalid_auth"})),
+            )
+            .expect(1)
+            .mount(&server)
+            .await;
+
+        let result = slack(&server).auth_test().await;
+
+        assert_eq!(
+            result,
+            Err(PortError::refused(SERVICE, "auth.test: invalid_auth"))
+        );
+    }
+
+    #[test]
+    fn retry_after_defaults_to_one_second_and_is_capped() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(retry_after(&headers), Duration::from_secs(1));
+        headers.insert(RETRY_AFTER, "3".parse().expect("value"));
+        assert_eq!(retry_after(&headers), Duration::from_secs(3));
+        headers.insert(RETRY_AFTER, "3600".parse().expect("value"));
+        assert_eq!(retry_after(&headers), Duration::from_secs(30));
+        headers.insert(RETRY_AFTER, "soon".parse().expect("value"));
+        assert_eq!(retry_after(&headers), Duration::from_secs(1));
+    }
+}

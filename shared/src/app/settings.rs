@@ -29,7 +29,11 @@ pub struct CachedSettings {
 }
 
 impl CachedSettings {
-    pub fn new(source: Arc<dyn SettingsSource>, clock: Arc<dyn Clock>, ttl: Duration) -> CachedSettings {
+    pub fn new(
+        source: Arc<dyn SettingsSource>,
+        clock: Arc<dyn Clock>,
+        ttl: Duration,
+    ) -> CachedSettings {
         CachedSettings {
             source,
             clock,
@@ -41,7 +45,8 @@ impl CachedSettings {
     async fn load(&self) -> Option<Arc<Settings>> {
         match self.source.load().await {
             Ok(pairs) => {
-                let (settings, issues) = Settings::from_pairs(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+                let (settings, issues) =
+                    Settings::from_pairs(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())));
                 for issue in issues {
                     tracing::warn!(setting = %issue.name, problem = %issue.problem, "{issue}");
                 }
@@ -67,7 +72,10 @@ impl SettingsProvider for CachedSettings {
         }
         let settings = match self.load().await {
             Some(s) => s,
-            None => cached.as_ref().map(|c| c.settings.clone()).unwrap_or_else(|| Arc::new(Settings::default())),
+            None => cached
+                .as_ref()
+                .map(|c| c.settings.clone())
+                .unwrap_or_else(|| Arc::new(Settings::default())),
         };
         *cached = Some(Cached {
             settings: settings.clone(),
@@ -104,7 +112,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_changed_value_takes_effect_after_the_ttl_and_not_before() {
-        let clock = Arc::new(ManualClock::new(DateTime::<Utc>::from_timestamp(0, 0).unwrap()));
+        let clock = Arc::new(ManualClock::new(
+            DateTime::<Utc>::from_timestamp(0, 0).unwrap(),
+        ));
         let source = Arc::new(Source {
             pairs: StdMutex::new(Ok(vec![("min_wait_seconds".into(), "100".into())])),
             loads: AtomicUsize::new(0),
@@ -113,15 +123,25 @@ mod tests {
         assert_eq!(cache.current().await.min_wait_seconds, 100);
         set(&source, Ok(vec![("min_wait_seconds".into(), "200".into())]));
         clock.advance(Duration::seconds(59));
-        assert_eq!(cache.current().await.min_wait_seconds, 100, "cached within the TTL");
+        assert_eq!(
+            cache.current().await.min_wait_seconds,
+            100,
+            "cached within the TTL"
+        );
         assert_eq!(source.loads.load(Ordering::SeqCst), 1);
         clock.advance(Duration::seconds(1));
-        assert_eq!(cache.current().await.min_wait_seconds, 200, "reloaded after the TTL");
+        assert_eq!(
+            cache.current().await.min_wait_seconds,
+            200,
+            "reloaded after the TTL"
+        );
     }
 
     #[tokio::test]
     async fn a_failing_source_keeps_the_last_good_settings_or_the_defaults() {
-        let clock = Arc::new(ManualClock::new(DateTime::<Utc>::from_timestamp(0, 0).unwrap()));
+        let clock = Arc::new(ManualClock::new(
+            DateTime::<Utc>::from_timestamp(0, 0).unwrap(),
+        ));
         let source = Arc::new(Source {
             pairs: StdMutex::new(Err(PortError::unavailable("ssm", "down"))),
             loads: AtomicUsize::new(0),
@@ -138,9 +158,14 @@ mod tests {
 
     #[tokio::test]
     async fn a_malformed_value_keeps_its_default() {
-        let clock = Arc::new(ManualClock::new(DateTime::<Utc>::from_timestamp(0, 0).unwrap()));
+        let clock = Arc::new(ManualClock::new(
+            DateTime::<Utc>::from_timestamp(0, 0).unwrap(),
+        ));
         let source = Arc::new(Source {
-            pairs: StdMutex::new(Ok(vec![("min_wait_seconds".into(), "soon".into()), ("message_limit".into(), "5".into())])),
+            pairs: StdMutex::new(Ok(vec![
+                ("min_wait_seconds".into(), "soon".into()),
+                ("message_limit".into(), "5".into()),
+            ])),
             loads: AtomicUsize::new(0),
         });
         let cache = CachedSettings::new(source, clock, Duration::seconds(60));

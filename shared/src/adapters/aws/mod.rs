@@ -118,3 +118,4 @@ mod tests {
         assert!(text.contains("ValidationException"), "{text}");
     }
 }
+pub mod wire;

@@ -1,1 +1,480 @@
-//! scheduler adapter.
+//! The scheduler on EventBridge Scheduler: one one-shot `at()` schedule per
+//! pending job, in one schedule group, deleted by the service once it fires.
+//!
+//! The emulator accepts malformed or past `at()` expressions and unknown time
+//! zones, so the expression is made (and read back) by the pure functions
+//! here, which the unit tests pin.
+
+use async_trait::async_trait;
+use aws_sdk_scheduler::error::SdkError;
+use aws_sdk_scheduler::operation::create_schedule::CreateScheduleError;
+use aws_sdk_scheduler::operation::update_schedule::UpdateScheduleError;
+use aws_sdk_scheduler::types::{
+    ActionAfterCompletion, DeadLetterConfig, FlexibleTimeWindow, FlexibleTimeWindowMode,
+    RetryPolicy, ScheduleState, Target,
+};
+use aws_sdk_scheduler::Client;
+use chrono::{DateTime, Datelike, Duration, NaiveDateTime, TimeZone, Timelike, Utc};
+
+use super::port_error;
+use crate::domain::{Job, JobKind, ScheduleName};
+use crate::ports::{PortError, ScheduledJob, Scheduler};
+
+const SERVICE: &str = "scheduler";
+/// The time zone of every expression we write.
+const ZONE: &str = "UTC";
+const AT_FORMAT: &str = "%Y-%m-%dT%H:%M:%S";
+/// How long EventBridge keeps retrying a failed delivery, and how often.
+const MAX_EVENT_AGE_SECONDS: i32 = 3600;
+const MAX_RETRY_ATTEMPTS: i32 = 3;
+
+/// Why a time and an `at()` expression do not match.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AtExpressionError {
+    #[error("{0} cannot be written as at(yyyy-mm-ddThh:mm:ss): the year is outside 1970-9999")]
+    OutOfRange(DateTime<Utc>),
+    #[error("{0:?} is not of the form at(yyyy-mm-ddThh:mm:ss)")]
+    Malformed(String),
+    #[error("unknown time zone {0:?}")]
+    UnknownZone(String),
+    #[error("{time} does not exist in time zone {zone}")]
+    NoSuchLocalTime { time: String, zone: String },
+}
+
+/// The one-time expression for `at`, rounded up to the next whole second (a
+/// job never runs before it is due), in UTC: `at(2024-03-01T10:00:01)`.
+pub fn at_expression(at: DateTime<Utc>) -> Result<String, AtExpressionError> {
+    let whole = if at.nanosecond() == 0 {
+        at
+    } else {
+        at.with_nanosecond(0)
+            .and_then(|t| t.checked_add_signed(Duration::seconds(1)))
+            .ok_or(AtExpressionError::OutOfRange(at))?
+    };
+    if !(1970..=9999).contains(&whole.year()) {
+        return Err(AtExpressionError::OutOfRange(at));
+    }
+    Ok(format!("at({})", whole.format(AT_FORMAT)))
+}
+
+/// The instant an `at()` expression names in `zone` (UTC when `None`).
+pub fn parse_at_expression(
+    expression: &str,
+    zone: Option<&str>,
+) -> Result<DateTime<Utc>, AtExpressionError> {
+    let malformed = || AtExpressionError::Malformed(expression.chars().take(80).collect());
+    let inner = expression
+        .strip_prefix("at(")
+        .and_then(|e| e.strip_suffix(')'))
+        .ok_or_else(malformed)?;
+    // chrono's parser is lenient about widths; only the exact shape is ours.
+    if inner.len() != 19 {
+        return Err(malformed());
+    }
+    let local = NaiveDateTime::parse_from_str(inner, AT_FORMAT).map_err(|_| malformed())?;
+    match zone {
+        None | Some("UTC") => Ok(local.and_utc()),
+        Some(name) => {
+            let tz: chrono_tz::Tz = name
+                .parse()
+                .map_err(|_| AtExpressionError::UnknownZone(name.chars().take(80).collect()))?;
+            tz.from_local_datetime(&local)
+                .earliest()
+                .map(|t| t.with_timezone(&Utc))
+                .ok_or_else(|| AtExpressionError::NoSuchLocalTime {
+                    time: inner.to_owned(),
+                    zone: name.to_owned(),
+                })
+        }
+    }
+}
+
+/// Creates the schedule group unless it exists. Creating it again is not
+/// harmless on the emulator (it wipes the group's schedules), so look first.
+pub async fn ensure_group(client: &Client, name: &str) -> Result<(), PortError> {
+    match client.get_schedule_group().name(name).send().await {
+        Ok(_) => return Ok(()),
+        Err(e)
+            if e.as_service_error()
+                .is_some_and(|e| e.is_resource_not_found_exception()) => {}
+        Err(e) => return Err(port_error(SERVICE, "GetScheduleGroup", e)),
+    }
+    match client.create_schedule_group().name(name).send().await {
+        Ok(_) => Ok(()),
+        // Someone else made it in between.
+        Err(e)
+            if e.as_service_error()
+                .is_some_and(|e| e.is_conflict_exception()) =>
+        {
+            Ok(())
+        }
+        Err(e) => Err(port_error(SERVICE, "CreateScheduleGroup", e)),
+    }
+}
+
+/// [`Scheduler`] on EventBridge Scheduler. The job's kind picks the Lambda
+/// function it targets; the job itself is the target's input.
+#[derive(Debug, Clone)]
+pub struct EventBridgeScheduler {
+    pub client: Client,
+    /// The schedule group of this stage (it must exist: see [`ensure_group`]).
+    pub group: String,
+    /// The role the service assumes to invoke the targets.
+    pub role_arn: String,
+    /// A standard SQS queue for deliveries that failed every retry.
+    pub dlq_arn: Option<String>,
+    /// The judgment function (`None`: judgment jobs are refused).
+    pub judgment_target_arn: Option<String>,
+    /// The response function (`None`: response jobs are refused).
+    pub response_target_arn: Option<String>,
+    /// The summary function, for memory jobs (`None`: they are refused).
+    pub summary_target_arn: Option<String>,
+}
+
+/// Everything a create or an update sends, made once per upsert.
+struct Spec {
+    expression: String,
+    window: FlexibleTimeWindow,
+    target: Target,
+}
+
+impl EventBridgeScheduler {
+    fn target_arn(&self, kind: JobKind) -> Result<&str, PortError> {
+        let arn = match kind {
+            JobKind::Judgment => &self.judgment_target_arn,
+            JobKind::Response => &self.response_target_arn,
+            JobKind::ThreadMemory | JobKind::MemorySweep => &self.summary_target_arn,
+        };
+        arn.as_deref()
+            .ok_or_else(|| PortError::refused(SERVICE, format!("no target for {kind} jobs")))
+    }
+
+    fn spec(&self, at: DateTime<Utc>, job: &Job) -> Result<Spec, PortError> {
+        let expression = at_expression(at).map_err(|e| PortError::refused(SERVICE, e))?;
+        let input = serde_json::to_string(job).map_err(|e| PortError::refused(SERVICE, e))?;
+        let target = Target::builder()
+            .arn(self.target_arn(job.kind())?)
+            .role_arn(&self.role_arn)
+            .input(input)
+            .retry_policy(
+                RetryPolicy::builder()
+                    .maximum_event_age_in_seconds(MAX_EVENT_AGE_SECONDS)
+                    .maximum_retry_attempts(MAX_RETRY_ATTEMPTS)
+                    .build(),
+            )
+            .set_dead_letter_config(
+                self.dlq_arn
+                    .as_ref()
+                    .map(|arn| DeadLetterConfig::builder().arn(arn).build()),
+            )
+            .build()
+            .map_err(|e| PortError::refused(SERVICE, e))?;
+        // Off: the job runs at its time, not within a window after it.
+        let window = FlexibleTimeWindow::builder()
+            .mode(FlexibleTimeWindowMode::Off)
+            .build()
+            .map_err(|e| PortError::refused(SERVICE, e))?;
+        Ok(Spec {
+            expression,
+            window,
+            target,
+        })
+    }
+
+    /// UpdateSchedule is a full replace: every field is sent, State and
+    /// ActionAfterCompletion included (the emulator drops an omitted State).
+    async fn update(
+        &self,
+        name: &ScheduleName,
+        spec: &Spec,
+    ) -> Result<(), SdkError<UpdateScheduleError>> {
+        self.client
+            .update_schedule()
+            .name(name.as_str())
+            .group_name(&self.group)
+            .schedule_expression(&spec.expression)
+            .schedule_expression_timezone(ZONE)
+            .flexible_time_window(spec.window.clone())
+            .action_after_completion(ActionAfterCompletion::Delete)
+            .state(ScheduleState::Enabled)
+            .target(spec.target.clone())
+            .send()
+            .await
+            .map(|_| ())
+    }
+
+    async fn create(
+        &self,
+        name: &ScheduleName,
+        spec: &Spec,
+    ) -> Result<(), SdkError<CreateScheduleError>> {
+        self.client
+            .create_schedule()
+            .name(name.as_str())
+            .group_name(&self.group)
+            .schedule_expression(&spec.expression)
+            .schedule_expression_timezone(ZONE)
+            .flexible_time_window(spec.window.clone())
+            .action_after_completion(ActionAfterCompletion::Delete)
+            .state(ScheduleState::Enabled)
+            .target(spec.target.clone())
+            .send()
+            .await
+            .map(|_| ())
+    }
+}
+
+#[async_trait]
+impl Scheduler for EventBridgeScheduler {
+    async fn upsert(
+        &self,
+        name: &ScheduleName,
+        at: DateTime<Utc>,
+        job: &Job,
+    ) -> Result<(), PortError> {
+        let spec = self.spec(at, job)?;
+        // Update first: a pending schedule is the common case (a wait moved).
+        match self.update(name, &spec).await {
+            Ok(()) => {
+                tracing::debug!(schedule = %name, expression = %spec.expression, "schedule updated");
+                return Ok(());
+            }
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_resource_not_found_exception()) => {}
+            Err(e) => return Err(port_error(SERVICE, "UpdateSchedule", e)),
+        }
+        match self.create(name, &spec).await {
+            Ok(()) => {
+                tracing::debug!(schedule = %name, expression = %spec.expression, "schedule created");
+                Ok(())
+            }
+            // A concurrent upsert created it between our update and create:
+            // ours is the later call, so it replaces theirs.
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_conflict_exception()) =>
+            {
+                self.update(name, &spec)
+                    .await
+                    .map_err(|e| port_error(SERVICE, "UpdateSchedule", e))?;
+                tracing::debug!(schedule = %name, expression = %spec.expression, "schedule updated after a conflict");
+                Ok(())
+            }
+            Err(e) => Err(port_error(SERVICE, "CreateSchedule", e)),
+        }
+    }
+
+    async fn cancel(&self, name: &ScheduleName) -> Result<(), PortError> {
+        match self
+            .client
+            .delete_schedule()
+            .name(name.as_str())
+            .group_name(&self.group)
+            .send()
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_resource_not_found_exception()) =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(port_error(SERVICE, "DeleteSchedule", e)),
+        }
+    }
+
+    async fn get(&self, name: &ScheduleName) -> Result<Option<ScheduledJob>, PortError> {
+        let out = match self
+            .client
+            .get_schedule()
+            .name(name.as_str())
+            .group_name(&self.group)
+            .send()
+            .await
+        {
+            Ok(out) => out,
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_resource_not_found_exception()) =>
+            {
+                return Ok(None)
+            }
+            Err(e) => return Err(port_error(SERVICE, "GetSchedule", e)),
+        };
+        let refused =
+            |what: String| PortError::refused(SERVICE, format!("schedule {name}: {what}"));
+        let expression = out
+            .schedule_expression()
+            .ok_or_else(|| refused("no schedule expression".into()))?;
+        let at = parse_at_expression(expression, out.schedule_expression_timezone())
+            .map_err(|e| refused(e.to_string()))?;
+        let input = out
+            .target()
+            .and_then(|t| t.input())
+            .ok_or_else(|| refused("no target input".into()))?;
+        let job: Job = serde_json::from_str(input)
+            .map_err(|e| refused(format!("the target input is not a job: {e}")))?;
+        Ok(Some(ScheduledJob {
+            name: name.clone(),
+            at,
+            job,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utc(text: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(text)
+            .expect("a valid time")
+            .with_timezone(&Utc)
+    }
+
+    #[test]
+    fn whole_seconds_are_written_as_they_are() {
+        assert_eq!(
+            at_expression(utc("2024-03-01T10:00:00Z")),
+            Ok("at(2024-03-01T10:00:00)".to_owned())
+        );
+        assert_eq!(
+            at_expression(utc("2024-03-01T09:05:07Z")),
+            Ok("at(2024-03-01T09:05:07)".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_fraction_rounds_up_to_the_next_second() {
+        assert_eq!(
+            at_expression(utc("2024-03-01T10:00:00.000000001Z")),
+            Ok("at(2024-03-01T10:00:01)".to_owned())
+        );
+        assert_eq!(
+            at_expression(utc("2024-12-31T23:59:59.5Z")),
+            Ok("at(2025-01-01T00:00:00)".to_owned()),
+            "rounding carries over into the next year"
+        );
+    }
+
+    #[test]
+    fn a_past_time_is_written_too() {
+        assert_eq!(
+            at_expression(utc("1999-01-02T03:04:05Z")),
+            Ok("at(1999-01-02T03:04:05)".to_owned())
+        );
+    }
+
+    #[test]
+    fn years_that_do_not_fit_are_refused() {
+        let far = utc("9999-12-31T23:59:59.5Z");
+        assert_eq!(at_expression(far), Err(AtExpressionError::OutOfRange(far)));
+        let early = utc("1969-12-31T23:59:59Z");
+        assert!(at_expression(early).is_err());
+    }
+
+    #[test]
+    fn expressions_parse_back_to_their_time() {
+        for t in ["2024-03-01T10:00:00Z", "2030-07-15T23:59:59Z"] {
+            let expr = at_expression(utc(t)).expect("formats");
+            assert_eq!(parse_at_expression(&expr, Some("UTC")), Ok(utc(t)));
+            assert_eq!(parse_at_expression(&expr, None), Ok(utc(t)));
+        }
+    }
+
+    #[test]
+    fn other_zones_are_converted_to_utc() {
+        assert_eq!(
+            parse_at_expression("at(2024-03-01T19:00:00)", Some("Asia/Tokyo")),
+            Ok(utc("2024-03-01T10:00:00Z"))
+        );
+        assert!(matches!(
+            parse_at_expression("at(2024-03-01T19:00:00)", Some("Mars/Base")),
+            Err(AtExpressionError::UnknownZone(_))
+        ));
+        // 02:30 does not exist on the day New York springs forward.
+        assert!(matches!(
+            parse_at_expression("at(2024-03-10T02:30:00)", Some("America/New_York")),
+            Err(AtExpressionError::NoSuchLocalTime { .. })
+        ));
+    }
+
+    #[test]
+    fn malformed_expressions_are_refused() {
+        for bad in [
+            "",
+            "at()",
+            "at(2024-03-01 10:00:00)",
+            "at(2024-03-01T10:00)",
+            "at(2024-3-1T10:00:00)",
+            "at(2024-03-01T10:00:00",
+            "rate(5 minutes)",
+            "cron(0 10 * * ? *)",
+            "at(2024-02-30T10:00:00)",
+            "at(2024-03-01T10:00:00Z)",
+        ] {
+            assert!(
+                matches!(
+                    parse_at_expression(bad, None),
+                    Err(AtExpressionError::Malformed(_))
+                ),
+                "{bad:?} was accepted"
+            );
+        }
+    }
+
+    fn scheduler(summary: Option<&str>) -> EventBridgeScheduler {
+        let conf = aws_sdk_scheduler::Config::builder()
+            .behavior_version(aws_sdk_scheduler::config::BehaviorVersion::latest())
+            .build();
+        EventBridgeScheduler {
+            client: Client::from_conf(conf),
+            group: "g".into(),
+            role_arn: "arn:role".into(),
+            dlq_arn: Some("arn:dlq".into()),
+            judgment_target_arn: Some("arn:judgment".into()),
+            response_target_arn: Some("arn:response".into()),
+            summary_target_arn: summary.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn the_job_kind_picks_the_target() {
+        let s = scheduler(None);
+        assert_eq!(s.target_arn(JobKind::Judgment), Ok("arn:judgment"));
+        assert_eq!(s.target_arn(JobKind::Response), Ok("arn:response"));
+        let refused = s
+            .target_arn(JobKind::MemorySweep)
+            .expect_err("no summary target");
+        assert!(!refused.is_retryable());
+        let s = scheduler(Some("arn:summary"));
+        assert_eq!(s.target_arn(JobKind::ThreadMemory), Ok("arn:summary"));
+    }
+
+    #[test]
+    fn the_target_carries_the_job_retries_and_dead_letter_queue() {
+        let s = scheduler(None);
+        let job = Job::MemorySweep;
+        assert!(s.spec(utc("2024-03-01T10:00:00Z"), &job).is_err());
+        let job = Job::Judgment {
+            channel: "C1".parse().expect("id"),
+            thread_ts: None,
+            newest_ts: "5.0".parse().expect("ts"),
+        };
+        let spec = s.spec(utc("2024-03-01T10:00:00.2Z"), &job).expect("a spec");
+        assert_eq!(spec.expression, "at(2024-03-01T10:00:01)");
+        assert_eq!(spec.target.arn(), "arn:judgment");
+        assert_eq!(spec.target.role_arn(), "arn:role");
+        let input: Job = serde_json::from_str(spec.target.input().expect("input")).expect("a job");
+        assert_eq!(input, job);
+        let retry = spec.target.retry_policy().expect("retry policy");
+        assert_eq!(retry.maximum_event_age_in_seconds(), Some(3600));
+        assert_eq!(retry.maximum_retry_attempts(), Some(3));
+        assert_eq!(
+            spec.target.dead_letter_config().and_then(|d| d.arn()),
+            Some("arn:dlq")
+        );
+    }
+}

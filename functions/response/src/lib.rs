@@ -1,0 +1,3 @@
+//! The response function: runs the jobs its schedules and queue deliver.
+
+pub mod handler;

@@ -1,0 +1,3 @@
+//! The summary function: runs the jobs its schedules and queue deliver.
+
+pub mod handler;

@@ -1,0 +1,157 @@
+//! Building the services of each Lambda function from its environment
+//! (`crate::env`), once per cold start.
+
+use std::sync::Arc;
+
+use chrono::Duration;
+
+use super::dynamodb::DynamoStore;
+use super::scheduler::EventBridgeScheduler;
+use super::sqs::SqsQueue;
+use super::ssm::{SsmSecrets, SsmSettingsSource};
+use crate::adapters::openai::OpenAiLlm;
+use crate::adapters::slack::SlackWebApi;
+use crate::adapters::system::{SplitMix, SystemClock};
+use crate::app::ingest::Ingest;
+use crate::app::settings::{CachedSettings, DEFAULT_TTL_SECONDS};
+use crate::app::Services;
+use crate::env::{self, Function};
+use crate::ports::{Clock, SettingsProvider};
+
+/// A required environment variable is missing.
+#[derive(Debug, thiserror::Error)]
+#[error("environment variable {0} is not set")]
+pub struct MissingEnv(pub &'static str);
+
+fn var(name: &'static str) -> Result<String, MissingEnv> {
+    std::env::var(name)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .ok_or(MissingEnv(name))
+}
+
+fn optional(name: &'static str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// Checks that every variable `function` reads is set, naming the first missing one.
+pub fn check_env(function: Function) -> Result<(), MissingEnv> {
+    for name in env::required(function) {
+        var(name)?;
+    }
+    Ok(())
+}
+
+struct Common {
+    config: aws_config::SdkConfig,
+    clock: Arc<dyn Clock>,
+    settings: Arc<dyn SettingsProvider>,
+    secrets: Arc<SsmSecrets>,
+    store: Arc<DynamoStore>,
+}
+
+async fn common(function: Function) -> Result<Common, MissingEnv> {
+    check_env(function)?;
+    let config = super::sdk_config().await;
+    let ssm = aws_sdk_ssm::Client::new(&config);
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let settings = Arc::new(CachedSettings::new(
+        Arc::new(SsmSettingsSource {
+            client: ssm.clone(),
+            path: var(env::SETTINGS_PATH)?,
+        }),
+        clock.clone(),
+        Duration::seconds(DEFAULT_TTL_SECONDS),
+    ));
+    let store = Arc::new(DynamoStore::new(
+        aws_sdk_dynamodb::Client::new(&config),
+        var(env::TABLE)?,
+        clock.clone(),
+    ));
+    Ok(Common {
+        secrets: Arc::new(SsmSecrets::new(ssm)),
+        config,
+        clock,
+        settings,
+        store,
+    })
+}
+
+fn scheduler(config: &aws_config::SdkConfig) -> Result<EventBridgeScheduler, MissingEnv> {
+    Ok(EventBridgeScheduler {
+        client: aws_sdk_scheduler::Client::new(config),
+        group: var(env::SCHEDULE_GROUP)?,
+        role_arn: var(env::SCHEDULER_ROLE_ARN)?,
+        dlq_arn: optional(env::SCHEDULE_DLQ_ARN),
+        judgment_target_arn: optional(env::JUDGMENT_FUNCTION_ARN),
+        response_target_arn: optional(env::RESPONSE_FUNCTION_ARN),
+        summary_target_arn: None,
+    })
+}
+
+fn queue(config: &aws_config::SdkConfig) -> Option<SqsQueue> {
+    optional(env::RESPONSE_QUEUE_URL).map(|url| SqsQueue {
+        client: aws_sdk_sqs::Client::new(config),
+        response_queue_url: url,
+        memory_queue_url: optional(env::MEMORY_QUEUE_URL),
+    })
+}
+
+/// The ingest service.
+pub async fn ingest() -> Result<Ingest, MissingEnv> {
+    let c = common(Function::Ingest).await?;
+    Ok(Ingest {
+        store: c.store,
+        scheduler: Arc::new(scheduler(&c.config)?),
+        queue: Arc::new(queue(&c.config).ok_or(MissingEnv(env::RESPONSE_QUEUE_URL))?),
+        clock: c.clock,
+        random: Arc::new(SplitMix::from_entropy()),
+        settings: c.settings,
+        secrets: c.secrets,
+        signing_secret_name: var(env::SLACK_SIGNING_SECRET_PARAM)?,
+    })
+}
+
+/// The services of the judgment, response and summary functions.
+pub async fn services(function: Function) -> Result<Services, MissingEnv> {
+    let c = common(function).await?;
+    let http = reqwest::Client::new();
+    let llm = OpenAiLlm::new(
+        http.clone(),
+        c.settings.clone(),
+        c.secrets.clone(),
+        var(env::LLM_API_KEY_PARAM)?,
+    );
+    let slack = SlackWebApi::new(
+        http,
+        c.settings.clone(),
+        c.secrets.clone(),
+        var(env::SLACK_BOT_TOKEN_PARAM)?,
+    );
+    // Functions that make no schedule or queue message get the ports all the
+    // same; a job they should not make is refused by the adapter.
+    let scheduler = EventBridgeScheduler {
+        client: aws_sdk_scheduler::Client::new(&c.config),
+        group: optional(env::SCHEDULE_GROUP).unwrap_or_default(),
+        role_arn: optional(env::SCHEDULER_ROLE_ARN).unwrap_or_default(),
+        dlq_arn: optional(env::SCHEDULE_DLQ_ARN),
+        judgment_target_arn: optional(env::JUDGMENT_FUNCTION_ARN),
+        response_target_arn: optional(env::RESPONSE_FUNCTION_ARN),
+        summary_target_arn: None,
+    };
+    let queue = SqsQueue {
+        client: aws_sdk_sqs::Client::new(&c.config),
+        response_queue_url: optional(env::RESPONSE_QUEUE_URL).unwrap_or_default(),
+        memory_queue_url: optional(env::MEMORY_QUEUE_URL),
+    };
+    Ok(Services::new(
+        c.store,
+        Arc::new(scheduler),
+        Arc::new(queue),
+        c.clock,
+        Arc::new(SplitMix::from_entropy()),
+        c.settings,
+        Arc::new(llm),
+        Arc::new(slack),
+    ))
+}

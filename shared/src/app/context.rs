@@ -1,0 +1,200 @@
+//! The one context builder used by judgment, response and memory.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::Services;
+use crate::domain::{
+    Channel, ChannelId, ChannelMemory, ChannelMessages, Context, Conversation, MemoryKind,
+    MemoryScope, Message, Persona, Settings, UserId,
+};
+use crate::ports::PortError;
+
+/// How long a cached user name is trusted before `users.info` is asked again.
+pub const USER_CACHE_DAYS: i64 = 7;
+/// At most this many missing thread roots are fetched for one context.
+const MAX_ROOT_FETCHES: usize = 10;
+
+/// The channel's name: from the store, else from Slack (then remembered).
+/// A channel Slack cannot name is shown by its id.
+pub async fn channel(
+    svc: &Services,
+    id: &ChannelId,
+    now: DateTime<Utc>,
+) -> Result<Channel, PortError> {
+    if let Some(record) = svc.store.get_channel(id).await? {
+        return Ok(record.channel);
+    }
+    let channel = match svc.slack.channel_info(id).await {
+        Ok(c) => c,
+        Err(error) => {
+            tracing::warn!(channel = %id, %error, "conversations.info failed; showing the id");
+            Channel {
+                id: id.clone(),
+                name: id.to_string(),
+            }
+        }
+    };
+    svc.store.touch_channel(&channel, now).await?;
+    Ok(channel)
+}
+
+/// Display names for `ids`: cached in the store, else `users.info`; the id
+/// itself when Slack cannot tell.
+pub async fn user_names(
+    svc: &Services,
+    ids: &BTreeSet<UserId>,
+    now: DateTime<Utc>,
+) -> Result<BTreeMap<UserId, String>, PortError> {
+    let mut names = BTreeMap::new();
+    for id in ids {
+        if let Some((user, fetched)) = svc.store.get_user(id).await? {
+            if now - fetched < Duration::days(USER_CACHE_DAYS) {
+                names.insert(id.clone(), user.name);
+                continue;
+            }
+        }
+        match svc.slack.user_info(id).await {
+            Ok(user) => {
+                svc.store.put_user(&user, now).await?;
+                names.insert(id.clone(), user.name);
+            }
+            Err(error) => {
+                tracing::warn!(user = %id, %error, "users.info failed; showing the id");
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// The user ids a prompt shows: authors and `<@U...>` mentions.
+pub fn mentioned_users<'a>(messages: impl IntoIterator<Item = &'a Message>) -> BTreeSet<UserId> {
+    let mut ids = BTreeSet::new();
+    for m in messages {
+        ids.insert(m.user.clone());
+        let mut rest = m.text.as_str();
+        while let Some(i) = rest.find("<@") {
+            rest = &rest[i + 2..];
+            let end = rest.find(['>', '|']).unwrap_or(rest.len());
+            if let Ok(id) = UserId::parse(&rest[..end]) {
+                ids.insert(id);
+            }
+        }
+    }
+    ids
+}
+
+/// Builds the context of `conversation`: the newest `channel_messages_limit`
+/// messages of its channel (plus the target thread and any missing thread
+/// roots), the workspace memories, the memories of channels active within
+/// `active_channel_days`, the channel's thread memories within
+/// `thread_memory_days`, and display names.
+pub async fn build(
+    svc: &Services,
+    settings: &Settings,
+    conversation: &Conversation,
+) -> Result<Context, PortError> {
+    let now = svc.clock.now();
+    let channel = channel(svc, &conversation.channel, now).await?;
+    let mut messages = svc
+        .store
+        .recent_messages(&channel.id, settings.channel_messages_limit as usize)
+        .await?;
+    if let Some(root) = conversation.thread_ts {
+        // The judged thread may be older than the channel's recent window.
+        let replies = svc
+            .store
+            .conversation_messages(conversation, settings.message_limit as usize)
+            .await?;
+        messages.extend(replies);
+        if !messages.iter().any(|m| m.ts == root) {
+            if let Some(r) = svc.store.get_message(&channel.id, root).await? {
+                messages.push(r);
+            }
+        }
+    }
+    // Roots of the other threads in the window, when they fell out of it.
+    let present: BTreeSet<_> = messages.iter().map(|m| m.ts).collect();
+    let missing: BTreeSet<_> = messages
+        .iter()
+        .filter_map(|m| m.thread_ts)
+        .filter(|t| !present.contains(t))
+        .collect();
+    for root in missing.into_iter().take(MAX_ROOT_FETCHES) {
+        if let Some(r) = svc.store.get_message(&channel.id, root).await? {
+            messages.push(r);
+        }
+    }
+    let history = ChannelMessages::new(channel.id.clone(), channel.name.clone(), messages);
+
+    let workspace_long = svc
+        .store
+        .get_memory(&MemoryScope::Workspace, MemoryKind::Long)
+        .await?;
+    let workspace_short = svc
+        .store
+        .get_memory(&MemoryScope::Workspace, MemoryKind::Short)
+        .await?;
+
+    let active_since = now - Duration::days(i64::from(settings.active_channel_days));
+    let mut active: Vec<Channel> = svc
+        .store
+        .channels()
+        .await?
+        .into_iter()
+        .filter(|r| r.last_active >= active_since || r.channel.id == channel.id)
+        .map(|r| r.channel)
+        .collect();
+    if !active.iter().any(|c| c.id == channel.id) {
+        active.push(channel.clone());
+    }
+    active.sort_by(|a, b| (a.name.as_str(), &a.id).cmp(&(b.name.as_str(), &b.id)));
+    let mut channel_memories = Vec::with_capacity(active.len());
+    for c in active {
+        let scope = MemoryScope::Channel {
+            channel: c.id.clone(),
+        };
+        let long = svc.store.get_memory(&scope, MemoryKind::Long).await?;
+        let short = svc.store.get_memory(&scope, MemoryKind::Short).await?;
+        channel_memories.push(
+            ChannelMemory::new(c.id, c.name)
+                .with_memories(long.map(|m| m.content), short.map(|m| m.content)),
+        );
+    }
+
+    let thread_since = now - Duration::days(i64::from(settings.thread_memory_days));
+    let thread_memories: BTreeMap<_, _> = svc
+        .store
+        .thread_memories(&channel.id, thread_since)
+        .await?
+        .into_iter()
+        .filter_map(|m| match m.scope {
+            MemoryScope::Thread { thread_ts, .. } if m.kind == MemoryKind::Short => {
+                Some((thread_ts, m.content))
+            }
+            _ => None,
+        })
+        .collect();
+
+    let mut names = user_names(svc, &mentioned_users(history.get_all_messages()), now).await?;
+    if let Ok(bot) = svc.bot_user_id(settings).await {
+        names.insert(bot, settings.persona_name.clone());
+    }
+
+    Ok(Context::new(
+        Persona {
+            name: settings.persona_name.clone(),
+            system_prompt: settings.persona_system_prompt.clone(),
+        },
+        history,
+    )
+    .with_workspace_memories(
+        workspace_long.map(|m| m.content),
+        workspace_short.map(|m| m.content),
+    )
+    .with_channel_memories(channel_memories)
+    .with_thread_memories(thread_memories)
+    .with_target_thread(conversation.thread_ts)
+    .with_user_names(names))
+}

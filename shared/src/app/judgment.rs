@@ -1,0 +1,198 @@
+//! The judgment: when a conversation has gone quiet, decide whether and when
+//! to speak (designs 06 and extra05b).
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::{context, Services, SCHEDULER_MIN_DELAY_SECONDS};
+use crate::domain::{
+    Channel, ChannelId, Conversation, Job, JobKind, JudgmentResult, MemoryKind, MemoryScope,
+    Message, ScheduleName, Settings, Ts,
+};
+use crate::ports::{LlmRequest, LlmRole, PortError};
+use crate::prompts::{judgment_prompt, ContextView};
+
+/// What a judgment job came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JudgmentOutcome {
+    /// A newer message arrived after the job was made: its own judgment decides.
+    Stale,
+    /// The conversation has no message left (all deleted).
+    Empty,
+    /// The bot spoke last: nothing to add.
+    BotSpokeLast,
+    /// The newest message is older than `max_message_age_seconds`.
+    TooOld,
+    /// The LLM failed or answered something unusable: silence.
+    Silent { reason: String },
+    /// The LLM decided not to speak.
+    Declined(JudgmentResult),
+    /// A response job was made, due at `at`.
+    Respond {
+        result: JudgmentResult,
+        at: DateTime<Utc>,
+    },
+}
+
+/// The newest message of a conversation (a thread's root counts when it has no reply).
+pub(crate) async fn newest_message(
+    svc: &Services,
+    conversation: &Conversation,
+) -> Result<Option<Message>, PortError> {
+    if let Some(m) = svc
+        .store
+        .conversation_messages(conversation, 1)
+        .await?
+        .pop()
+    {
+        return Ok(Some(m));
+    }
+    match conversation.thread_ts {
+        Some(root) => svc.store.get_message(&conversation.channel, root).await,
+        None => Ok(None),
+    }
+}
+
+/// Records that a channel was active at its newest message.
+pub(crate) async fn touch(
+    svc: &Services,
+    channel: &Channel,
+    newest: &Message,
+) -> Result<(), PortError> {
+    svc.store
+        .touch_channel(channel, newest.ts.to_datetime())
+        .await
+}
+
+/// Queues a memory refresh of a thread that has messages its memory lacks.
+async fn refresh_thread_memory(svc: &Services, channel: &ChannelId, thread_ts: Ts, newest: Ts) {
+    let scope = MemoryScope::Thread {
+        channel: channel.clone(),
+        thread_ts,
+    };
+    let stale = match svc.store.get_memory(&scope, MemoryKind::Short).await {
+        Ok(Some(memory)) => memory.newest_ts.is_none_or(|covered| covered < newest),
+        Ok(None) => true,
+        Err(error) => {
+            tracing::warn!(%error, "could not read the thread memory; refreshing it");
+            true
+        }
+    };
+    if stale {
+        let job = Job::ThreadMemory {
+            channel: channel.clone(),
+            thread_ts,
+        };
+        if let Err(error) = svc.queue.send(&job, 0).await {
+            // The recurring memory run covers threads this misses.
+            tracing::warn!(%error, "could not queue a thread memory job");
+        }
+    }
+}
+
+/// Runs a judgment job.
+pub async fn run(
+    svc: &Services,
+    channel: &ChannelId,
+    thread_ts: Option<Ts>,
+    newest_ts: Ts,
+) -> Result<JudgmentOutcome, PortError> {
+    let settings = svc.settings.current().await;
+    let conversation = Conversation {
+        channel: channel.clone(),
+        thread_ts,
+    };
+    let span = tracing::info_span!("judgment", channel = %channel, thread = ?thread_ts.map(|t| t.to_string()));
+    let _enter = span.enter();
+
+    let Some(newest) = newest_message(svc, &conversation).await? else {
+        return Ok(JudgmentOutcome::Empty);
+    };
+    if newest.ts > newest_ts {
+        tracing::info!(job = %newest_ts, newest = %newest.ts, "stale judgment job");
+        return Ok(JudgmentOutcome::Stale);
+    }
+    let now = svc.clock.now();
+    let ch = context::channel(svc, channel, now).await?;
+    touch(svc, &ch, &newest).await?;
+    if let Some(root) = thread_ts {
+        // The wait just ended: the thread went quiet, so its memory is due.
+        refresh_thread_memory(svc, channel, root, newest.ts).await;
+    }
+    let bot = svc.bot_user_id(&settings).await.ok();
+    if newest.is_bot && bot.as_ref().is_none_or(|b| *b == newest.user) {
+        return Ok(JudgmentOutcome::BotSpokeLast);
+    }
+    if now - newest.ts.to_datetime()
+        > Duration::seconds(i64::from(settings.max_message_age_seconds))
+    {
+        return Ok(JudgmentOutcome::TooOld);
+    }
+    let result = match judge(svc, &settings, &conversation, now).await? {
+        Ok(result) => result,
+        Err(reason) => {
+            tracing::warn!(%reason, "judgment unusable; staying silent");
+            return Ok(JudgmentOutcome::Silent { reason });
+        }
+    };
+    tracing::info!(
+        should_respond = result.should_respond,
+        confidence = result.confidence,
+        delay = ?result.delay_seconds,
+        reason = %result.reason,
+        "judged"
+    );
+    if !result.should_respond {
+        return Ok(JudgmentOutcome::Declined(result));
+    }
+    let delay = result.delay();
+    let at = now + Duration::seconds(i64::from(delay));
+    let job = Job::Response {
+        channel: channel.clone(),
+        thread_ts,
+        newest_ts,
+        mention: false,
+    };
+    if delay >= SCHEDULER_MIN_DELAY_SECONDS {
+        let name = ScheduleName::for_conversation(JobKind::Response, &conversation);
+        svc.scheduler.upsert(&name, at, &job).await?;
+    } else {
+        svc.queue.send(&job, delay).await?;
+    }
+    Ok(JudgmentOutcome::Respond { result, at })
+}
+
+/// Asks the LLM. The outer error is a storage failure; the inner one an
+/// unusable judgment (an LLM failure or an answer that is not a verdict).
+async fn judge(
+    svc: &Services,
+    settings: &Settings,
+    conversation: &Conversation,
+    now: DateTime<Utc>,
+) -> Result<Result<JudgmentResult, String>, PortError> {
+    let context = context::build(svc, settings, conversation).await?;
+    let view = ContextView::new(
+        &context,
+        now,
+        settings.timezone,
+        settings.message_limit as usize,
+    );
+    let prompt = match judgment_prompt(&view) {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(e.to_string())),
+    };
+    let request = LlmRequest {
+        role: LlmRole::Judgment,
+        system: prompt,
+        json: true,
+    };
+    let reply = match svc.llm.complete(&request).await {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(format!("LLM failed: {e}"))),
+    };
+    Ok(JudgmentResult::parse(&reply.text).map_err(|e| {
+        format!(
+            "{e}: {:?}",
+            reply.text.chars().take(200).collect::<String>()
+        )
+    }))
+}

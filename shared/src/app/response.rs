@@ -1,0 +1,173 @@
+//! The response: write and post a reply in a conversation (design 08).
+
+use chrono::Duration;
+
+use super::judgment::{newest_message, touch};
+use super::{context, retention, Services};
+use crate::domain::{ChannelId, Conversation, Job, Message, Settings, Ts};
+use crate::ports::{LlmRequest, LlmRole, PortError};
+use crate::prompts::{response_prompt, ContextView};
+
+/// How long a job claim is kept: longer than any redelivery.
+const CLAIM_DAYS: i64 = 2;
+
+/// What a response job came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResponseOutcome {
+    /// A newer message arrived: its own judgment decides.
+    Stale,
+    /// This job was already handled (a duplicate delivery).
+    AlreadyDone,
+    /// The LLM failed or wrote nothing: nothing posted.
+    NoReply { reason: String },
+    /// Slack refused or failed the post.
+    PostFailed { reason: String },
+    /// Posted.
+    Posted { ts: Ts, text: String },
+}
+
+/// Runs a response job.
+pub async fn run(
+    svc: &Services,
+    channel: &ChannelId,
+    thread_ts: Option<Ts>,
+    newest_ts: Ts,
+    mention: bool,
+) -> Result<ResponseOutcome, PortError> {
+    let settings = svc.settings.current().await;
+    let conversation = Conversation {
+        channel: channel.clone(),
+        thread_ts,
+    };
+    let span = tracing::info_span!("response", channel = %channel, thread = ?thread_ts.map(|t| t.to_string()), mention);
+    let _enter = span.enter();
+
+    if !mention {
+        if let Some(newest) = newest_message(svc, &conversation).await? {
+            if newest.ts > newest_ts {
+                tracing::info!(job = %newest_ts, newest = %newest.ts, "stale response job");
+                return Ok(ResponseOutcome::Stale);
+            }
+        }
+    }
+    let job = Job::Response {
+        channel: channel.clone(),
+        thread_ts,
+        newest_ts,
+        mention,
+    };
+    let now = svc.clock.now();
+    // One claim per job: a job made twice (a retried delivery, a mention seen
+    // as message and app_mention) is answered once.
+    if !svc
+        .store
+        .claim(&job.claim_key(), now + Duration::days(CLAIM_DAYS))
+        .await?
+    {
+        tracing::info!("response job already handled");
+        return Ok(ResponseOutcome::AlreadyDone);
+    }
+    let bot = svc.bot_user_id(&settings).await?;
+    let ch = context::channel(svc, channel, now).await?;
+    let context = context::build(svc, &settings, &conversation).await?;
+    let text = match write_reply(svc, &settings, &context, now).await {
+        Ok(t) => t,
+        Err(reason) => {
+            tracing::error!(%reason, "no reply written");
+            return Ok(ResponseOutcome::NoReply { reason });
+        }
+    };
+    let ts = match svc.slack.post_message(channel, thread_ts, &text).await {
+        Ok(ts) => ts,
+        Err(error) => {
+            // Never retried here: a post that may have gone through must not
+            // be made twice.
+            tracing::error!(%error, "chat.postMessage failed");
+            return Ok(ResponseOutcome::PostFailed {
+                reason: error.to_string(),
+            });
+        }
+    };
+    let posted = Message::new(channel.clone(), bot, text.clone(), ts, thread_ts, true);
+    // Ingest stores it too when Slack echoes it; whichever comes first wins.
+    if let Err(error) = svc
+        .store
+        .insert_message(&posted, true, retention(&settings, now))
+        .await
+    {
+        tracing::warn!(%error, "posted, but could not store the bot's message");
+    }
+    if let Err(error) = touch(svc, &ch, &posted).await {
+        tracing::warn!(%error, "could not record the channel's activity");
+    }
+    tracing::info!(ts = %ts, chars = text.chars().count(), "replied");
+    Ok(ResponseOutcome::Posted { ts, text })
+}
+
+async fn write_reply(
+    svc: &Services,
+    settings: &Settings,
+    context: &crate::domain::Context,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<String, String> {
+    let view = ContextView::new(
+        context,
+        now,
+        settings.timezone,
+        settings.message_limit as usize,
+    );
+    let prompt = response_prompt(&view).map_err(|e| e.to_string())?;
+    let request = LlmRequest {
+        role: LlmRole::Response,
+        system: prompt,
+        json: false,
+    };
+    let reply = svc
+        .llm
+        .complete(&request)
+        .await
+        .map_err(|e| format!("LLM failed: {e}"))?;
+    let text = clean_reply(&reply.text, &settings.persona_name);
+    if text.is_empty() {
+        return Err("the LLM wrote an empty reply".to_owned());
+    }
+    Ok(text)
+}
+
+/// Trims a reply and drops a leading "name:" or "**time** name:" the model
+/// may have copied from the transcript's format.
+pub fn clean_reply(text: &str, persona_name: &str) -> String {
+    let mut t = text.trim();
+    if let Some(rest) = t.strip_prefix("**") {
+        if let Some(end) = rest.find("**") {
+            t = rest[end + 2..].trim_start();
+        }
+    }
+    for prefix in [
+        format!("{persona_name}:"),
+        format!("{persona_name}："),
+        format!("@{persona_name}:"),
+    ] {
+        if let Some(rest) = t.strip_prefix(prefix.as_str()) {
+            t = rest.trim_start();
+        }
+    }
+    t.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean_reply;
+
+    #[test]
+    fn copied_transcript_prefixes_are_dropped() {
+        assert_eq!(clean_reply("  hello  ", "myao"), "hello");
+        assert_eq!(clean_reply("myao: hi", "myao"), "hi");
+        assert_eq!(
+            clean_reply("**2024-01-01 12:00:00** myao:\nhi", "myao"),
+            "hi"
+        );
+        assert_eq!(clean_reply("myaomyao", "myao"), "myaomyao");
+        assert_eq!(clean_reply("", "myao"), "");
+    }
+}

@@ -1,0 +1,471 @@
+//! Memory: the LLM writes what the bot remembers of threads, channels and
+//! the workspace, incrementally (REFERENCE.md, "Defaults of the original").
+//!
+//! Order of a recurring run: channel short-term -> channel long-term (merging
+//! the short-term) -> workspace short-term -> workspace long-term -> the
+//! threads of active channels that no judgment covered. A scope with nothing
+//! newer than its memory costs no LLM call; long-term memories are rewritten
+//! at most once per `long_term_update_interval_seconds`.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+
+use super::context::{mentioned_users, user_names};
+use super::Services;
+use crate::domain::text::render_slack_text;
+use crate::domain::{
+    Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
+};
+use crate::ports::{LlmRequest, LlmRole, PortError};
+use crate::prompts::{format_now, format_time, render, MessageView, PersonaView};
+
+/// At most this many messages of one thread go into its memory prompt.
+const THREAD_MESSAGES: usize = 200;
+/// At most this many messages of one channel's window go into its memory prompt.
+const WINDOW_MESSAGES: usize = 500;
+
+/// What a memory run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemoryReport {
+    /// The memories written, in the order they were written.
+    pub written: Vec<(MemoryScope, MemoryKind)>,
+    /// LLM calls made (a failed or empty answer counts too).
+    pub llm_calls: usize,
+}
+
+impl MemoryReport {
+    fn merge(&mut self, other: MemoryReport) {
+        self.written.extend(other.written);
+        self.llm_calls += other.llm_calls;
+    }
+}
+
+#[derive(Serialize)]
+struct TaskView<'a, T: Serialize> {
+    persona: PersonaView,
+    max_tokens: u32,
+    current_time: String,
+    task_template: &'static str,
+    #[serde(flatten)]
+    task: &'a T,
+}
+
+#[derive(Serialize)]
+struct ThreadTask {
+    channel_name: String,
+    thread_ts: String,
+    previous: Option<String>,
+    messages: Vec<MessageView>,
+}
+
+#[derive(Serialize)]
+struct WindowTask {
+    channel_name: String,
+    window_hours: u32,
+    messages: Vec<MessageView>,
+}
+
+#[derive(Serialize)]
+struct MergeTask {
+    channel_name: String,
+    previous: Option<String>,
+    short_term: String,
+}
+
+#[derive(Serialize)]
+struct ChannelLine {
+    name: String,
+    memory: String,
+}
+
+#[derive(Serialize)]
+struct WorkspaceTask {
+    channels: Vec<ChannelLine>,
+}
+
+/// Renders a memory prompt, calls the LLM and stores the memory. Returns
+/// whether a memory was written; an LLM failure or an empty answer writes
+/// nothing (the old memory stays) and is logged.
+#[allow(clippy::too_many_arguments)]
+async fn write<T: Serialize>(
+    svc: &Services,
+    settings: &Settings,
+    report: &mut MemoryReport,
+    scope: MemoryScope,
+    kind: MemoryKind,
+    template: &'static str,
+    task: &T,
+    newest_ts: Option<Ts>,
+) -> Result<bool, PortError> {
+    let now = svc.clock.now();
+    let max_tokens = match kind {
+        MemoryKind::Long => settings.long_term_max_tokens,
+        MemoryKind::Short => settings.short_term_max_tokens,
+    };
+    let view = TaskView {
+        persona: PersonaView {
+            name: settings.persona_name.clone(),
+            system_prompt: settings.persona_system_prompt.clone(),
+        },
+        max_tokens,
+        current_time: format_now(now, settings.timezone),
+        task_template: template,
+        task,
+    };
+    let prompt = match render("memory_system.j2", &view) {
+        Ok(p) => p,
+        Err(error) => {
+            tracing::error!(%error, %scope, "memory prompt failed to render");
+            return Ok(false);
+        }
+    };
+    report.llm_calls += 1;
+    let request = LlmRequest {
+        role: LlmRole::Memory,
+        system: prompt,
+        json: false,
+    };
+    let content = match svc.llm.complete(&request).await {
+        Ok(reply) => reply.text.trim().to_owned(),
+        Err(error) => {
+            tracing::warn!(%error, %scope, kind = kind.as_str(), "memory not written: LLM failed");
+            return Ok(false);
+        }
+    };
+    if content.is_empty() {
+        tracing::warn!(%scope, kind = kind.as_str(), "memory not written: empty answer");
+        return Ok(false);
+    }
+    svc.store
+        .put_memory(&Memory {
+            scope: scope.clone(),
+            kind,
+            content,
+            updated_at: now,
+            newest_ts,
+        })
+        .await?;
+    tracing::info!(%scope, kind = kind.as_str(), "memory written");
+    report.written.push((scope, kind));
+    Ok(true)
+}
+
+async fn views(
+    svc: &Services,
+    settings: &Settings,
+    messages: &[Message],
+    now: DateTime<Utc>,
+) -> Result<Vec<MessageView>, PortError> {
+    let mut names = user_names(svc, &mentioned_users(messages), now).await?;
+    if let Ok(bot) = svc.bot_user_id(settings).await {
+        names.insert(bot, settings.persona_name.clone());
+    }
+    let name_of = |id: &str| {
+        names
+            .iter()
+            .find(|(k, _)| k.as_str() == id)
+            .map(|(_, v)| v.clone())
+    };
+    Ok(messages
+        .iter()
+        .map(|m| MessageView {
+            time: format_time(m.ts.to_datetime(), settings.timezone),
+            user: names
+                .get(&m.user)
+                .cloned()
+                .unwrap_or_else(|| m.user.to_string()),
+            text: render_slack_text(&m.text, name_of),
+        })
+        .collect())
+}
+
+/// Refreshes the short-term memory of one thread, unless it already covers
+/// the thread's newest message.
+pub async fn thread_memory(
+    svc: &Services,
+    channel: &ChannelId,
+    thread_ts: Ts,
+) -> Result<MemoryReport, PortError> {
+    let settings = svc.settings.current().await;
+    let mut report = MemoryReport::default();
+    let conversation = Conversation::thread(channel.clone(), thread_ts);
+    let mut messages = svc
+        .store
+        .conversation_messages(&conversation, THREAD_MESSAGES)
+        .await?;
+    if let Some(root) = svc.store.get_message(channel, thread_ts).await? {
+        messages.insert(0, root);
+    }
+    let Some(newest) = messages.iter().map(|m| m.ts).max() else {
+        return Ok(report);
+    };
+    let scope = MemoryScope::Thread {
+        channel: channel.clone(),
+        thread_ts,
+    };
+    let previous = svc.store.get_memory(&scope, MemoryKind::Short).await?;
+    if previous
+        .as_ref()
+        .and_then(|m| m.newest_ts)
+        .is_some_and(|covered| covered >= newest)
+    {
+        return Ok(report);
+    }
+    let now = svc.clock.now();
+    let ch = super::context::channel(svc, channel, now).await?;
+    let task = ThreadTask {
+        channel_name: ch.name,
+        thread_ts: thread_ts.to_string(),
+        previous: previous.map(|m| m.content),
+        messages: views(svc, &settings, &messages, now).await?,
+    };
+    write(
+        svc,
+        &settings,
+        &mut report,
+        scope,
+        MemoryKind::Short,
+        "memory_thread_short.j2",
+        &task,
+        Some(newest),
+    )
+    .await?;
+    Ok(report)
+}
+
+/// The recurring run over the channels active within `active_channel_days`.
+pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
+    let settings = svc.settings.current().await;
+    let now = svc.clock.now();
+    let mut report = MemoryReport::default();
+    let active_since = now - Duration::days(i64::from(settings.active_channel_days));
+    let mut channels: Vec<Channel> = svc
+        .store
+        .channels()
+        .await?
+        .into_iter()
+        .filter(|r| r.last_active >= active_since)
+        .map(|r| r.channel)
+        .collect();
+    channels.sort_by(|a, b| (a.name.as_str(), &a.id).cmp(&(b.name.as_str(), &b.id)));
+
+    let window_start =
+        Ts::from_datetime(now - Duration::hours(i64::from(settings.short_term_window_hours)));
+    let mut windows: Vec<(Channel, Vec<Message>)> = Vec::with_capacity(channels.len());
+    for channel in channels {
+        let messages = svc
+            .store
+            .messages_after(&channel.id, Some(window_start), WINDOW_MESSAGES)
+            .await?;
+        report.merge(channel_memories(svc, &settings, &channel, &messages, now).await?);
+        windows.push((channel, messages));
+    }
+    report.merge(workspace_memories(svc, &settings, &windows, now).await?);
+    for (channel, messages) in &windows {
+        let mut threads: Vec<Ts> = messages.iter().filter_map(|m| m.thread_ts).collect();
+        threads.sort();
+        threads.dedup();
+        for thread_ts in threads {
+            report.merge(thread_memory(svc, &channel.id, thread_ts).await?);
+        }
+    }
+    Ok(report)
+}
+
+/// Whether a long-term memory may be rewritten now with content up to `newest`.
+fn long_term_due(
+    previous: Option<&Memory>,
+    newest: Option<Ts>,
+    settings: &Settings,
+    now: DateTime<Utc>,
+) -> bool {
+    let Some(newest) = newest else { return false };
+    match previous {
+        None => true,
+        Some(m) => {
+            m.newest_ts.is_none_or(|covered| covered < newest)
+                && now - m.updated_at
+                    >= Duration::seconds(i64::from(settings.long_term_update_interval_seconds))
+        }
+    }
+}
+
+async fn channel_memories(
+    svc: &Services,
+    settings: &Settings,
+    channel: &Channel,
+    window: &[Message],
+    now: DateTime<Utc>,
+) -> Result<MemoryReport, PortError> {
+    let mut report = MemoryReport::default();
+    let short_scope = MemoryScope::Channel {
+        channel: channel.id.clone(),
+    };
+    let mut short = svc
+        .store
+        .get_memory(&short_scope, MemoryKind::Short)
+        .await?;
+    if let Some(newest) = window.iter().map(|m| m.ts).max() {
+        if short
+            .as_ref()
+            .and_then(|m| m.newest_ts)
+            .is_none_or(|covered| covered < newest)
+        {
+            let task = WindowTask {
+                channel_name: channel.name.clone(),
+                window_hours: settings.short_term_window_hours,
+                messages: views(svc, settings, window, now).await?,
+            };
+            if write(
+                svc,
+                settings,
+                &mut report,
+                short_scope.clone(),
+                MemoryKind::Short,
+                "memory_channel_short.j2",
+                &task,
+                Some(newest),
+            )
+            .await?
+            {
+                short = svc
+                    .store
+                    .get_memory(&short_scope, MemoryKind::Short)
+                    .await?;
+            }
+        }
+    }
+    let Some(short) = short else {
+        return Ok(report);
+    };
+    let long = svc.store.get_memory(&short_scope, MemoryKind::Long).await?;
+    if long_term_due(long.as_ref(), short.newest_ts, settings, now) {
+        let task = MergeTask {
+            channel_name: channel.name.clone(),
+            previous: long.map(|m| m.content),
+            short_term: short.content.clone(),
+        };
+        write(
+            svc,
+            settings,
+            &mut report,
+            short_scope,
+            MemoryKind::Long,
+            "memory_channel_long.j2",
+            &task,
+            short.newest_ts,
+        )
+        .await?;
+    }
+    Ok(report)
+}
+
+async fn workspace_memories(
+    svc: &Services,
+    settings: &Settings,
+    windows: &[(Channel, Vec<Message>)],
+    now: DateTime<Utc>,
+) -> Result<MemoryReport, PortError> {
+    let mut report = MemoryReport::default();
+    let mut lines = Vec::new();
+    let mut newest: Option<Ts> = None;
+    for (channel, _) in windows {
+        let scope = MemoryScope::Channel {
+            channel: channel.id.clone(),
+        };
+        if let Some(m) = svc.store.get_memory(&scope, MemoryKind::Short).await? {
+            newest = newest.max(m.newest_ts);
+            lines.push(ChannelLine {
+                name: channel.name.clone(),
+                memory: m.content,
+            });
+        }
+    }
+    let Some(newest) = newest else {
+        return Ok(report);
+    };
+    let scope = MemoryScope::Workspace;
+    let mut short = svc.store.get_memory(&scope, MemoryKind::Short).await?;
+    if short
+        .as_ref()
+        .and_then(|m| m.newest_ts)
+        .is_none_or(|covered| covered < newest)
+    {
+        let task = WorkspaceTask { channels: lines };
+        if write(
+            svc,
+            settings,
+            &mut report,
+            scope.clone(),
+            MemoryKind::Short,
+            "memory_workspace_short.j2",
+            &task,
+            Some(newest),
+        )
+        .await?
+        {
+            short = svc.store.get_memory(&scope, MemoryKind::Short).await?;
+        }
+    }
+    let Some(short) = short else {
+        return Ok(report);
+    };
+    let long = svc.store.get_memory(&scope, MemoryKind::Long).await?;
+    if long_term_due(long.as_ref(), short.newest_ts, settings, now) {
+        let task = MergeTask {
+            channel_name: String::new(),
+            previous: long.map(|m| m.content),
+            short_term: short.content.clone(),
+        };
+        write(
+            svc,
+            settings,
+            &mut report,
+            scope,
+            MemoryKind::Long,
+            "memory_workspace_long.j2",
+            &task,
+            short.newest_ts,
+        )
+        .await?;
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memory(updated: i64, newest: &str) -> Memory {
+        Memory {
+            scope: MemoryScope::Workspace,
+            kind: MemoryKind::Long,
+            content: "x".into(),
+            updated_at: DateTime::<Utc>::from_timestamp(updated, 0).unwrap(),
+            newest_ts: Some(Ts::parse(newest).unwrap()),
+        }
+    }
+
+    #[test]
+    fn long_term_waits_for_its_interval_and_for_new_content() {
+        let s = Settings::default();
+        let now = DateTime::<Utc>::from_timestamp(10_000, 0).unwrap();
+        let newer = Some(Ts::parse("20.0").unwrap());
+        assert!(long_term_due(None, newer, &s, now));
+        assert!(!long_term_due(None, None, &s, now));
+        assert!(
+            !long_term_due(Some(&memory(10_000 - 3_599, "10.0")), newer, &s, now),
+            "interval not over"
+        );
+        assert!(long_term_due(
+            Some(&memory(10_000 - 3_600, "10.0")),
+            newer,
+            &s,
+            now
+        ));
+        assert!(
+            !long_term_due(Some(&memory(0, "20.0")), newer, &s, now),
+            "nothing new"
+        );
+    }
+}
