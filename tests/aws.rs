@@ -685,7 +685,7 @@ async fn scheduler_sends_memory_jobs_to_the_summary_function() -> Result<()> {
 struct CreateItFirst {
     schedule: String,
     group: String,
-    done: AtomicBool,
+    done: Arc<AtomicBool>,
 }
 
 impl Intercept for CreateItFirst {
@@ -755,10 +755,11 @@ async fn raw_create(
 async fn scheduler_upsert_wins_a_create_race() -> Result<()> {
     let base = fresh_scheduler().await;
     let n = name("response-C1-top");
+    let raced = Arc::new(AtomicBool::new(false));
     let interceptor = CreateItFirst {
         schedule: n.as_str().to_owned(),
         group: base.group.clone(),
-        done: AtomicBool::new(false),
+        done: raced.clone(),
     };
     let conf = aws_sdk_scheduler::config::Builder::from(&aws_config().await)
         .interceptor(interceptor)
@@ -769,6 +770,10 @@ async fn scheduler_upsert_wins_a_create_race() -> Result<()> {
     };
     let due = at(1_900_000_000);
     s.upsert(&n, due, &response("7.0")).await?;
+    assert!(
+        raced.load(Ordering::SeqCst),
+        "the competitor created the schedule"
+    );
 
     let got = base.get(&n).await?.context("the schedule")?;
     assert_eq!(got.at, due, "the later upsert's time wins");

@@ -266,3 +266,240 @@ impl Ingest {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::memory::{JobBoard, MemoryStore};
+    use crate::adapters::system::{FixedRandom, FixedSettings, ManualClock, StaticSecrets};
+    use crate::domain::signature::sign;
+    use crate::domain::{ChannelId, Ts};
+    use chrono::Duration;
+    use serde_json::json;
+
+    const SECRET: &str = "test-signing-secret";
+
+    struct Bed {
+        clock: Arc<ManualClock>,
+        store: Arc<MemoryStore>,
+        board: Arc<JobBoard>,
+        ingest: Ingest,
+    }
+
+    fn bed() -> Bed {
+        let clock = Arc::new(ManualClock::new(Ts::parse("1767600000.0").unwrap().to_datetime()));
+        let store = Arc::new(MemoryStore::new(clock.clone()));
+        let board = Arc::new(JobBoard::new(clock.clone()));
+        let ingest = Ingest {
+            store: store.clone(),
+            scheduler: board.clone(),
+            queue: board.clone(),
+            clock: clock.clone(),
+            random: Arc::new(FixedRandom(0.5)),
+            settings: Arc::new(FixedSettings::new(Settings::default())),
+            secrets: Arc::new(StaticSecrets::new().with("signing", SECRET)),
+            signing_secret_name: "signing".into(),
+        };
+        Bed { clock, store, board, ingest }
+    }
+
+    fn message_event(ts: &str, thread: Option<&str>, text: &str, kind: &str) -> Vec<u8> {
+        let mut event = json!({"type": kind, "channel": "C1", "user": "U1", "text": text, "ts": ts});
+        if let Some(t) = thread {
+            event["thread_ts"] = json!(t);
+        }
+        serde_json::to_vec(&json!({
+            "type": "event_callback", "event_id": format!("Ev{ts}{kind}"), "event": event,
+            "authorizations": [{"user_id": "UBOT", "is_bot": true}]
+        }))
+        .unwrap()
+    }
+
+    async fn send(bed: &Bed, body: &[u8]) -> IngestResponse {
+        let ts = bed.clock.now().timestamp().to_string();
+        let sig = sign(SECRET.as_bytes(), &ts, body);
+        bed.ingest
+            .handle(IngestRequest {
+                timestamp: Some(&ts),
+                signature: Some(&sig),
+                retry_num: None,
+                body,
+            })
+            .await
+    }
+
+    #[tokio::test]
+    async fn url_verification_answers_the_challenge() {
+        let b = bed();
+        let r = send(&b, br#"{"type":"url_verification","challenge":"xyz"}"#).await;
+        assert_eq!((r.status, r.body.as_str()), (200, "xyz"));
+    }
+
+    #[tokio::test]
+    async fn a_message_is_stored_and_its_conversation_judged_after_the_wait() {
+        let b = bed();
+        let r = send(&b, &message_event("1767600000.000100", None, "hello", "message")).await;
+        assert_eq!(r.status, 200);
+        assert_eq!(b.store.all_messages().len(), 1);
+        let scheduled = b.board.scheduled();
+        assert_eq!(scheduled.len(), 1);
+        assert_eq!(scheduled[0].at, b.clock.now() + Duration::seconds(300));
+        assert_eq!(scheduled[0].name.as_str(), "judgment-C1-top");
+        assert_eq!(
+            scheduled[0].job,
+            Job::Judgment { channel: ChannelId::parse("C1").unwrap(), thread_ts: None, newest_ts: Ts::parse("1767600000.000100").unwrap() }
+        );
+        // one write for the message, one for its routing record; one scheduler call
+        assert_eq!(b.store.counts().writes(), 2);
+        assert_eq!(b.board.call_counts(), (1, 0));
+    }
+
+    #[tokio::test]
+    async fn a_retry_of_a_handled_delivery_does_nothing_more() {
+        let b = bed();
+        let body = message_event("1767600000.000100", None, "hello", "message");
+        send(&b, &body).await;
+        b.store.counts().reset();
+        for _ in 0..3 {
+            assert_eq!(send(&b, &body).await.status, 200);
+        }
+        assert_eq!(b.store.all_messages().len(), 1);
+        assert_eq!(b.board.call_counts(), (1, 0), "no new scheduler call");
+        assert_eq!(b.store.counts().writes(), 3, "one conditional write per duplicate");
+    }
+
+    #[tokio::test]
+    async fn a_mention_delivered_twice_is_queued_once_without_judgment() {
+        let b = bed();
+        let ts = "1767600000.000200";
+        send(&b, &message_event(ts, Some("1767600000.000100"), "<@UBOT> help?", "message")).await;
+        send(&b, &message_event(ts, Some("1767600000.000100"), "<@UBOT> help?", "app_mention")).await;
+        assert_eq!(b.store.all_messages().len(), 1);
+        assert!(b.board.scheduled().is_empty());
+        let queued = b.board.queued();
+        assert_eq!(queued.len(), 1);
+        assert!(matches!(queued[0].1, Job::Response { mention: true, .. }));
+    }
+
+    #[tokio::test]
+    async fn a_scheduling_failure_answers_500_and_the_retry_finishes_the_routing() {
+        let b = bed();
+        let body = message_event("1767600000.000100", None, "hello", "message");
+        b.board.fail_scheduler(true);
+        assert_eq!(send(&b, &body).await.status, 500);
+        assert_eq!(b.store.all_messages().len(), 1, "stored before the failure");
+        assert!(b.board.scheduled().is_empty());
+        b.board.fail_scheduler(false);
+        assert_eq!(send(&b, &body).await.status, 200);
+        assert_eq!(b.board.scheduled().len(), 1);
+        assert_eq!(b.store.all_messages().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_storage_failure_answers_500_and_schedules_nothing() {
+        let b = bed();
+        b.store.fail_writes(true);
+        let r = send(&b, &message_event("1767600000.000100", None, "hello", "message")).await;
+        assert_eq!(r.status, 500);
+        assert!(b.board.scheduled().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_retry_after_a_newer_message_keeps_the_newer_job() {
+        let b = bed();
+        let old = message_event("1767600000.000100", Some("1767600000.000001"), "first", "message");
+        let new = message_event("1767600000.000300", Some("1767600000.000001"), "second", "message");
+        b.board.fail_scheduler(true);
+        assert_eq!(send(&b, &old).await.status, 500);
+        b.board.fail_scheduler(false);
+        assert_eq!(send(&b, &new).await.status, 200);
+        assert_eq!(send(&b, &old).await.status, 200, "Slack's retry of the first");
+        let scheduled = b.board.scheduled();
+        assert_eq!(scheduled.len(), 1);
+        assert!(matches!(&scheduled[0].job, Job::Judgment { newest_ts, .. } if newest_ts.to_string() == "1767600000.000300"));
+    }
+
+    #[tokio::test]
+    async fn bad_requests_are_refused_and_write_nothing() {
+        let b = bed();
+        let body = message_event("1767600000.000100", None, "hello", "message");
+        let ts = b.clock.now().timestamp().to_string();
+        let good = sign(SECRET.as_bytes(), &ts, &body);
+        let stale_ts = (b.clock.now().timestamp() - 301).to_string();
+        let stale = sign(SECRET.as_bytes(), &stale_ts, &body);
+        let cases: Vec<(Option<&str>, Option<&str>, Vec<u8>)> = vec![
+            (Some(&ts), Some("v0=0000000000000000000000000000000000000000000000000000000000000000"), body.clone()),
+            (Some(&stale_ts), Some(&stale), body.clone()),
+            (None, Some(&good), body.clone()),
+            (Some(&ts), None, body.clone()),
+            (Some(&ts), Some(&good), [body.as_slice(), b" "].concat()),
+        ];
+        for (timestamp, signature, body) in cases {
+            let r = b.ingest.handle(IngestRequest { timestamp, signature, retry_num: None, body: &body }).await;
+            assert_eq!((r.status, r.body.as_str()), (401, ""));
+        }
+        assert_eq!(b.store.counts().writes(), 0);
+        assert_eq!(b.board.call_counts(), (0, 0));
+    }
+
+    #[tokio::test]
+    async fn malformed_and_oversized_bodies() {
+        let b = bed();
+        assert_eq!(send(&b, b"{not json").await.status, 400);
+        assert_eq!(send(&b, br#"{"type":"event_callback","event":{"type":"message","channel":"C1","ts":"x","user":"U1"}}"#).await.status, 400);
+        let big = vec![b' '; MAX_BODY_BYTES + 1];
+        assert_eq!(send(&b, &big).await.status, 413);
+        assert_eq!(b.store.counts().writes(), 0);
+    }
+
+    #[tokio::test]
+    async fn edits_and_deletions_change_the_stored_message() {
+        let b = bed();
+        send(&b, &message_event("1767600000.000100", None, "helo", "message")).await;
+        let edit = serde_json::to_vec(&json!({"type": "event_callback", "event": {
+            "type": "message", "subtype": "message_changed", "channel": "C1", "ts": "1767600001.0",
+            "message": {"user": "U1", "text": "hello", "ts": "1767600000.000100"}}})).unwrap();
+        assert_eq!(send(&b, &edit).await.status, 200);
+        assert_eq!(b.store.all_messages()[0].text, "hello");
+        let delete = serde_json::to_vec(&json!({"type": "event_callback", "event": {
+            "type": "message", "subtype": "message_deleted", "channel": "C1", "ts": "1767600002.0",
+            "deleted_ts": "1767600000.000100"}})).unwrap();
+        assert_eq!(send(&b, &delete).await.status, 200);
+        assert!(b.store.all_messages().is_empty());
+        // a late redelivery of the deleted message does not bring it back
+        send(&b, &message_event("1767600000.000100", None, "hello", "message")).await;
+        assert!(b.store.all_messages().is_empty());
+    }
+
+    #[tokio::test]
+    async fn bots_and_joins_trigger_nothing() {
+        let b = bed();
+        let own = serde_json::to_vec(&json!({"type": "event_callback", "event": {
+            "type": "message", "channel": "C1", "user": "UBOT", "bot_id": "B1", "text": "meow", "ts": "1767600000.000100"},
+            "authorizations": [{"user_id": "UBOT", "is_bot": true}]})).unwrap();
+        let other = serde_json::to_vec(&json!({"type": "event_callback", "event": {
+            "type": "message", "channel": "C1", "user": "UOTHER", "bot_id": "B2", "text": "beep", "ts": "1767600000.000200"}})).unwrap();
+        let join = serde_json::to_vec(&json!({"type": "event_callback", "event": {
+            "type": "message", "subtype": "channel_join", "channel": "C1", "user": "U2", "text": "joined", "ts": "1767600000.000300"}})).unwrap();
+        for body in [own, other, join] {
+            assert_eq!(send(&b, &body).await.status, 200);
+        }
+        assert_eq!(b.store.all_messages().len(), 2, "bot messages are kept as context, joins are not");
+        assert!(b.store.all_messages().iter().all(|m| m.is_bot));
+        assert_eq!(b.board.call_counts(), (0, 0));
+    }
+
+    #[tokio::test]
+    async fn three_messages_in_a_thread_make_one_schedule_after_the_last() {
+        let b = bed();
+        for (i, ts) in ["1767600000.000100", "1767600030.000100", "1767600090.000100"].iter().enumerate() {
+            b.clock.set(Ts::parse(ts).unwrap().to_datetime());
+            send(&b, &message_event(ts, Some("1767600000.000001"), &format!("m{i}"), "message")).await;
+        }
+        send(&b, &message_event("1767600091.000100", Some("1767600000.000999"), "other thread", "message")).await;
+        let s = b.board.scheduled();
+        assert_eq!(s.len(), 2);
+        let first = s.iter().find(|j| j.name.as_str() == "judgment-C1-1767600000.000001").unwrap();
+        assert_eq!(first.at, Ts::parse("1767600090.000100").unwrap().to_datetime() + Duration::seconds(300));
+    }
+}
