@@ -287,7 +287,9 @@ mod tests {
     }
 
     fn bed() -> Bed {
-        let clock = Arc::new(ManualClock::new(Ts::parse("1767600000.0").unwrap().to_datetime()));
+        let clock = Arc::new(ManualClock::new(
+            Ts::parse("1767600000.0").unwrap().to_datetime(),
+        ));
         let store = Arc::new(MemoryStore::new(clock.clone()));
         let board = Arc::new(JobBoard::new(clock.clone()));
         let ingest = Ingest {
@@ -300,11 +302,17 @@ mod tests {
             secrets: Arc::new(StaticSecrets::new().with("signing", SECRET)),
             signing_secret_name: "signing".into(),
         };
-        Bed { clock, store, board, ingest }
+        Bed {
+            clock,
+            store,
+            board,
+            ingest,
+        }
     }
 
     fn message_event(ts: &str, thread: Option<&str>, text: &str, kind: &str) -> Vec<u8> {
-        let mut event = json!({"type": kind, "channel": "C1", "user": "U1", "text": text, "ts": ts});
+        let mut event =
+            json!({"type": kind, "channel": "C1", "user": "U1", "text": text, "ts": ts});
         if let Some(t) = thread {
             event["thread_ts"] = json!(t);
         }
@@ -338,7 +346,11 @@ mod tests {
     #[tokio::test]
     async fn a_message_is_stored_and_its_conversation_judged_after_the_wait() {
         let b = bed();
-        let r = send(&b, &message_event("1767600000.000100", None, "hello", "message")).await;
+        let r = send(
+            &b,
+            &message_event("1767600000.000100", None, "hello", "message"),
+        )
+        .await;
         assert_eq!(r.status, 200);
         assert_eq!(b.store.all_messages().len(), 1);
         let scheduled = b.board.scheduled();
@@ -347,7 +359,11 @@ mod tests {
         assert_eq!(scheduled[0].name.as_str(), "judgment-C1-top");
         assert_eq!(
             scheduled[0].job,
-            Job::Judgment { channel: ChannelId::parse("C1").unwrap(), thread_ts: None, newest_ts: Ts::parse("1767600000.000100").unwrap() }
+            Job::Judgment {
+                channel: ChannelId::parse("C1").unwrap(),
+                thread_ts: None,
+                newest_ts: Ts::parse("1767600000.000100").unwrap()
+            }
         );
         // one write for the message, one for its routing record; one scheduler call
         assert_eq!(b.store.counts().writes(), 2);
@@ -365,15 +381,32 @@ mod tests {
         }
         assert_eq!(b.store.all_messages().len(), 1);
         assert_eq!(b.board.call_counts(), (1, 0), "no new scheduler call");
-        assert_eq!(b.store.counts().writes(), 3, "one conditional write per duplicate");
+        assert_eq!(
+            b.store.counts().writes(),
+            3,
+            "one conditional write per duplicate"
+        );
     }
 
     #[tokio::test]
     async fn a_mention_delivered_twice_is_queued_once_without_judgment() {
         let b = bed();
         let ts = "1767600000.000200";
-        send(&b, &message_event(ts, Some("1767600000.000100"), "<@UBOT> help?", "message")).await;
-        send(&b, &message_event(ts, Some("1767600000.000100"), "<@UBOT> help?", "app_mention")).await;
+        send(
+            &b,
+            &message_event(ts, Some("1767600000.000100"), "<@UBOT> help?", "message"),
+        )
+        .await;
+        send(
+            &b,
+            &message_event(
+                ts,
+                Some("1767600000.000100"),
+                "<@UBOT> help?",
+                "app_mention",
+            ),
+        )
+        .await;
         assert_eq!(b.store.all_messages().len(), 1);
         assert!(b.board.scheduled().is_empty());
         let queued = b.board.queued();
@@ -399,7 +432,11 @@ mod tests {
     async fn a_storage_failure_answers_500_and_schedules_nothing() {
         let b = bed();
         b.store.fail_writes(true);
-        let r = send(&b, &message_event("1767600000.000100", None, "hello", "message")).await;
+        let r = send(
+            &b,
+            &message_event("1767600000.000100", None, "hello", "message"),
+        )
+        .await;
         assert_eq!(r.status, 500);
         assert!(b.board.scheduled().is_empty());
     }
@@ -407,16 +444,32 @@ mod tests {
     #[tokio::test]
     async fn a_retry_after_a_newer_message_keeps_the_newer_job() {
         let b = bed();
-        let old = message_event("1767600000.000100", Some("1767600000.000001"), "first", "message");
-        let new = message_event("1767600000.000300", Some("1767600000.000001"), "second", "message");
+        let old = message_event(
+            "1767600000.000100",
+            Some("1767600000.000001"),
+            "first",
+            "message",
+        );
+        let new = message_event(
+            "1767600000.000300",
+            Some("1767600000.000001"),
+            "second",
+            "message",
+        );
         b.board.fail_scheduler(true);
         assert_eq!(send(&b, &old).await.status, 500);
         b.board.fail_scheduler(false);
         assert_eq!(send(&b, &new).await.status, 200);
-        assert_eq!(send(&b, &old).await.status, 200, "Slack's retry of the first");
+        assert_eq!(
+            send(&b, &old).await.status,
+            200,
+            "Slack's retry of the first"
+        );
         let scheduled = b.board.scheduled();
         assert_eq!(scheduled.len(), 1);
-        assert!(matches!(&scheduled[0].job, Job::Judgment { newest_ts, .. } if newest_ts.to_string() == "1767600000.000300"));
+        assert!(
+            matches!(&scheduled[0].job, Job::Judgment { newest_ts, .. } if newest_ts.to_string() == "1767600000.000300")
+        );
     }
 
     #[tokio::test]
@@ -428,14 +481,26 @@ mod tests {
         let stale_ts = (b.clock.now().timestamp() - 301).to_string();
         let stale = sign(SECRET.as_bytes(), &stale_ts, &body);
         let cases: Vec<(Option<&str>, Option<&str>, Vec<u8>)> = vec![
-            (Some(&ts), Some("v0=0000000000000000000000000000000000000000000000000000000000000000"), body.clone()),
+            (
+                Some(&ts),
+                Some("v0=0000000000000000000000000000000000000000000000000000000000000000"),
+                body.clone(),
+            ),
             (Some(&stale_ts), Some(&stale), body.clone()),
             (None, Some(&good), body.clone()),
             (Some(&ts), None, body.clone()),
             (Some(&ts), Some(&good), [body.as_slice(), b" "].concat()),
         ];
         for (timestamp, signature, body) in cases {
-            let r = b.ingest.handle(IngestRequest { timestamp, signature, retry_num: None, body: &body }).await;
+            let r = b
+                .ingest
+                .handle(IngestRequest {
+                    timestamp,
+                    signature,
+                    retry_num: None,
+                    body: &body,
+                })
+                .await;
             assert_eq!((r.status, r.body.as_str()), (401, ""));
         }
         assert_eq!(b.store.counts().writes(), 0);
@@ -455,19 +520,29 @@ mod tests {
     #[tokio::test]
     async fn edits_and_deletions_change_the_stored_message() {
         let b = bed();
-        send(&b, &message_event("1767600000.000100", None, "helo", "message")).await;
+        send(
+            &b,
+            &message_event("1767600000.000100", None, "helo", "message"),
+        )
+        .await;
         let edit = serde_json::to_vec(&json!({"type": "event_callback", "event": {
             "type": "message", "subtype": "message_changed", "channel": "C1", "ts": "1767600001.0",
-            "message": {"user": "U1", "text": "hello", "ts": "1767600000.000100"}}})).unwrap();
+            "message": {"user": "U1", "text": "hello", "ts": "1767600000.000100"}}}))
+        .unwrap();
         assert_eq!(send(&b, &edit).await.status, 200);
         assert_eq!(b.store.all_messages()[0].text, "hello");
         let delete = serde_json::to_vec(&json!({"type": "event_callback", "event": {
             "type": "message", "subtype": "message_deleted", "channel": "C1", "ts": "1767600002.0",
-            "deleted_ts": "1767600000.000100"}})).unwrap();
+            "deleted_ts": "1767600000.000100"}}))
+        .unwrap();
         assert_eq!(send(&b, &delete).await.status, 200);
         assert!(b.store.all_messages().is_empty());
         // a late redelivery of the deleted message does not bring it back
-        send(&b, &message_event("1767600000.000100", None, "hello", "message")).await;
+        send(
+            &b,
+            &message_event("1767600000.000100", None, "hello", "message"),
+        )
+        .await;
         assert!(b.store.all_messages().is_empty());
     }
 
@@ -484,7 +559,11 @@ mod tests {
         for body in [own, other, join] {
             assert_eq!(send(&b, &body).await.status, 200);
         }
-        assert_eq!(b.store.all_messages().len(), 2, "bot messages are kept as context, joins are not");
+        assert_eq!(
+            b.store.all_messages().len(),
+            2,
+            "bot messages are kept as context, joins are not"
+        );
         assert!(b.store.all_messages().iter().all(|m| m.is_bot));
         assert_eq!(b.board.call_counts(), (0, 0));
     }
@@ -492,14 +571,40 @@ mod tests {
     #[tokio::test]
     async fn three_messages_in_a_thread_make_one_schedule_after_the_last() {
         let b = bed();
-        for (i, ts) in ["1767600000.000100", "1767600030.000100", "1767600090.000100"].iter().enumerate() {
+        for (i, ts) in [
+            "1767600000.000100",
+            "1767600030.000100",
+            "1767600090.000100",
+        ]
+        .iter()
+        .enumerate()
+        {
             b.clock.set(Ts::parse(ts).unwrap().to_datetime());
-            send(&b, &message_event(ts, Some("1767600000.000001"), &format!("m{i}"), "message")).await;
+            send(
+                &b,
+                &message_event(ts, Some("1767600000.000001"), &format!("m{i}"), "message"),
+            )
+            .await;
         }
-        send(&b, &message_event("1767600091.000100", Some("1767600000.000999"), "other thread", "message")).await;
+        send(
+            &b,
+            &message_event(
+                "1767600091.000100",
+                Some("1767600000.000999"),
+                "other thread",
+                "message",
+            ),
+        )
+        .await;
         let s = b.board.scheduled();
         assert_eq!(s.len(), 2);
-        let first = s.iter().find(|j| j.name.as_str() == "judgment-C1-1767600000.000001").unwrap();
-        assert_eq!(first.at, Ts::parse("1767600090.000100").unwrap().to_datetime() + Duration::seconds(300));
+        let first = s
+            .iter()
+            .find(|j| j.name.as_str() == "judgment-C1-1767600000.000001")
+            .unwrap();
+        assert_eq!(
+            first.at,
+            Ts::parse("1767600090.000100").unwrap().to_datetime() + Duration::seconds(300)
+        );
     }
 }

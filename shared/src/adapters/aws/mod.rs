@@ -65,7 +65,10 @@ where
     E: ProvideErrorMetadata,
 {
     match err {
-        SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) => true,
+        SdkError::TimeoutError(_) => true,
+        // Connection refused or reset, DNS, a timeout: the network, not us.
+        // A "user" failure (a request the client cannot send) stays refused.
+        SdkError::DispatchFailure(failure) => !failure.is_user(),
         SdkError::ConstructionFailure(_) => false,
         SdkError::ServiceError(_) | SdkError::ResponseError(_) => {
             let status = err.raw_response().map(|r| r.status().as_u16());
@@ -103,6 +106,27 @@ mod tests {
             service_error(400, "ProvisionedThroughputExceededException"),
         );
         assert!(capacity.is_retryable());
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_endpoint_is_retryable() {
+        // Nothing listens on port 1; one attempt, so the test is quick.
+        let conf = aws_sdk_dynamodb::Config::builder()
+            .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+            .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
+            .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+                "test", "test", None, None, "test",
+            ))
+            .endpoint_url("http://127.0.0.1:1")
+            .retry_config(aws_sdk_dynamodb::config::retry::RetryConfig::disabled())
+            .build();
+        let err = aws_sdk_dynamodb::Client::from_conf(conf)
+            .list_tables()
+            .send()
+            .await
+            .expect_err("nothing listens there");
+        let err = port_error("dynamodb", "ListTables", err);
+        assert!(err.is_retryable(), "{err}");
     }
 
     #[test]

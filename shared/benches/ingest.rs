@@ -1,0 +1,142 @@
+//! The ingest handler's own work per event (signature check, parsing,
+//! routing, the conditional write, the schedule upsert) on the in-process
+//! adapters, and the number of store and scheduler calls each kind of event
+//! costs. The calls are what the AWS latency multiplies.
+
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use myao::adapters::memory::{JobBoard, MemoryStore};
+use myao::adapters::system::{FixedSettings, ManualClock, SplitMix, StaticSecrets};
+use myao::app::ingest::{Ingest, IngestRequest};
+use myao::domain::signature::sign;
+use myao::domain::{Settings, Ts};
+use myao::ports::Clock;
+use serde_json::json;
+
+const SECRET: &str = "bench-secret";
+
+struct Bed {
+    clock: Arc<ManualClock>,
+    store: Arc<MemoryStore>,
+    board: Arc<JobBoard>,
+    ingest: Ingest,
+}
+
+fn bed() -> Bed {
+    let clock = Arc::new(ManualClock::new(
+        Ts::parse("1767600000.0").expect("ts").to_datetime(),
+    ));
+    let store = Arc::new(MemoryStore::new(clock.clone()));
+    let board = Arc::new(JobBoard::new(clock.clone()));
+    let ingest = Ingest {
+        store: store.clone(),
+        scheduler: board.clone(),
+        queue: board.clone(),
+        clock: clock.clone(),
+        random: Arc::new(SplitMix::seeded(1)),
+        settings: Arc::new(FixedSettings::new(Settings::default())),
+        secrets: Arc::new(StaticSecrets::new().with("s", SECRET)),
+        signing_secret_name: "s".into(),
+    };
+    Bed {
+        clock,
+        store,
+        board,
+        ingest,
+    }
+}
+
+fn body(i: u64, text: &str) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "type": "event_callback", "event_id": format!("Ev{i}"),
+        "authorizations": [{"user_id": "UBOT", "is_bot": true}],
+        "event": {"type": "message", "channel": "C1", "user": "U1", "text": text,
+                  "ts": format!("1767600000.{i:06}"), "thread_ts": "1767500000.000001"}
+    }))
+    .expect("json")
+}
+
+async fn deliver(bed: &Bed, body: &[u8]) -> u16 {
+    let ts = bed.clock.now().timestamp().to_string();
+    let sig = sign(SECRET.as_bytes(), &ts, body);
+    bed.ingest
+        .handle(IngestRequest {
+            timestamp: Some(&ts),
+            signature: Some(&sig),
+            retry_num: None,
+            body,
+        })
+        .await
+        .status
+}
+
+fn report_calls(rt: &tokio::runtime::Runtime) {
+    let b = bed();
+    let msg = body(1, "hello there, a normal message of a normal length");
+    rt.block_on(async {
+        deliver(&b, &msg).await;
+        let (sched, queue) = b.board.call_counts();
+        println!(
+            "new message: store writes {}, store reads {}, scheduler calls {sched}, queue calls {queue}",
+            b.store.counts().writes(),
+            b.store.counts().reads()
+        );
+        b.store.counts().reset();
+        deliver(&b, &msg).await;
+        let (sched2, queue2) = b.board.call_counts();
+        println!(
+            "duplicate:   store writes {}, store reads {}, scheduler calls {}, queue calls {}",
+            b.store.counts().writes(),
+            b.store.counts().reads(),
+            sched2 - sched,
+            queue2 - queue
+        );
+    });
+}
+
+fn ingest(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    report_calls(&rt);
+    let mut group = c.benchmark_group("ingest");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("new message", |bench| {
+        let b = bed();
+        let mut i = 0u64;
+        bench.iter_batched(
+            || {
+                i += 1;
+                body(i, "hello there, a normal message of a normal length")
+            },
+            |msg| rt.block_on(deliver(&b, &msg)),
+            BatchSize::SmallInput,
+        );
+    });
+    group.bench_function("duplicate delivery", |bench| {
+        let b = bed();
+        let msg = body(1, "hello");
+        rt.block_on(deliver(&b, &msg));
+        bench.iter(|| rt.block_on(deliver(&b, &msg)));
+    });
+    group.bench_function("forged signature", |bench| {
+        let b = bed();
+        let msg = body(1, "hello");
+        let ts = b.clock.now().timestamp().to_string();
+        bench.iter(|| {
+            rt.block_on(b.ingest.handle(IngestRequest {
+                timestamp: Some(&ts),
+                signature: Some(
+                    "v0=0000000000000000000000000000000000000000000000000000000000000000",
+                ),
+                retry_num: None,
+                body: &msg,
+            }))
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, ingest);
+criterion_main!(benches);
