@@ -347,6 +347,46 @@ async fn store_filters_expired_items_and_pages_past_them() -> Result<()> {
 }
 
 #[tokio::test]
+async fn store_table_has_its_index_and_ttl_and_survives_being_created_again() -> Result<()> {
+    let store = fresh_store().await;
+    let m = msg("C1", "1.0", None, "kept");
+    insert_all(&store, std::slice::from_ref(&m)).await?;
+    let client = dynamodb_client().await;
+    myao::adapters::aws::dynamodb::create_table(&client, store.table()).await?;
+    assert_eq!(store.get_message(&m.channel, m.ts).await?, Some(m));
+
+    let table = client
+        .describe_table()
+        .table_name(store.table())
+        .send()
+        .await?
+        .table
+        .context("the table")?;
+    let gsi = table
+        .global_secondary_indexes()
+        .iter()
+        .find(|g| g.index_name() == Some("gsi1"))
+        .context("gsi1")?;
+    assert_eq!(
+        gsi.projection().and_then(|p| p.projection_type()),
+        Some(&aws_sdk_dynamodb::types::ProjectionType::All)
+    );
+    let ttl = client
+        .describe_time_to_live()
+        .table_name(store.table())
+        .send()
+        .await?
+        .time_to_live_description
+        .context("TTL")?;
+    assert_eq!(
+        ttl.time_to_live_status(),
+        Some(&aws_sdk_dynamodb::types::TimeToLiveStatus::Enabled)
+    );
+    assert_eq!(ttl.attribute_name(), Some("expires_at"));
+    Ok(())
+}
+
+#[tokio::test]
 async fn store_refuses_a_corrupt_item_naming_its_key() -> Result<()> {
     let store = fresh_store().await;
     dynamodb_client()

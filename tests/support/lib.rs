@@ -18,6 +18,8 @@ use myao::adapters::aws::sqs::{self, SqsQueue};
 use myao::adapters::system::SystemClock;
 use myao::ports::Clock;
 
+pub mod stubs;
+
 /// The variable holding the emulator's URL, e.g. `http://127.0.0.1:5123`.
 pub const ENDPOINT_VAR: &str = "MYAO_TEST_AWS_ENDPOINT";
 /// The emulator's (and the fake ARNs') region and account.

@@ -1,1 +1,59 @@
-fn main() {}
+//! `myao`: replay a Slack export, or serve the bot, on one machine.
+
+use std::process::ExitCode;
+
+use myao_local::cli::{self, Command, HELP};
+use tracing_subscriber::EnvFilter;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = match cli::parse(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}\n\nRun `myao --help` for usage.");
+            return ExitCode::from(2);
+        }
+    };
+    // The replay prints its own timeline: the core's logs stay quiet unless
+    // RUST_LOG asks for them. The server logs at info.
+    let default_level = match command {
+        Command::Serve(_) => "info",
+        _ => "off",
+    };
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_writer(std::io::stderr)
+        .try_init();
+
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let env = cli::environment();
+    let result = runtime.block_on(async {
+        match command {
+            Command::Help => {
+                print!("{HELP}");
+                Ok(())
+            }
+            Command::Replay(args) => cli::replay(args, &env).await,
+            Command::Serve(args) => cli::serve(args, &env).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

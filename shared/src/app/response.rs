@@ -59,17 +59,33 @@ pub async fn run(
     let now = svc.clock.now();
     // One claim per job: a job made twice (a retried delivery, a mention seen
     // as message and app_mention) is answered once.
+    let claim_key = job.claim_key();
     if !svc
         .store
-        .claim(&job.claim_key(), now + Duration::days(CLAIM_DAYS))
+        .claim(&claim_key, now + Duration::days(CLAIM_DAYS))
         .await?
     {
         tracing::info!("response job already handled");
         return Ok(ResponseOutcome::AlreadyDone);
     }
-    let bot = svc.bot_user_id(&settings).await?;
-    let ch = context::channel(svc, channel, now).await?;
-    let context = context::build(svc, &settings, &conversation).await?;
+    let prepared = async {
+        let bot = svc.bot_user_id(&settings).await?;
+        let ch = context::channel(svc, channel, now).await?;
+        let context = context::build(svc, &settings, &conversation).await?;
+        Ok::<_, PortError>((bot, ch, context))
+    }
+    .await;
+    let (bot, ch, context) = match prepared {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            // Nothing was posted: give the claim back, or the redelivery this
+            // error asks for would find the job done and never answer.
+            if let Err(release) = svc.store.release(&claim_key).await {
+                tracing::warn!(%release, "could not release the response claim");
+            }
+            return Err(error);
+        }
+    };
     let text = match write_reply(svc, &settings, &context, now).await {
         Ok(t) => t,
         Err(reason) => {

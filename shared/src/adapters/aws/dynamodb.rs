@@ -504,6 +504,11 @@ impl DynamoStore {
         &self.table
     }
 
+    /// The SDK client, for tools and tests that look at the table directly.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
     fn now(&self) -> i64 {
         self.clock.now().timestamp()
     }

@@ -1,0 +1,471 @@
+//! The command line: `myao replay <export>` and `myao serve`, parsed by hand.
+
+use std::fmt;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use chrono::{Duration, NaiveDate};
+use myao::adapters::openai::OpenAiLlm;
+use myao::adapters::system::FixedSettings;
+use myao::domain::UserId;
+
+use crate::config::{self, LocalConfig, LLM_API_KEY};
+use crate::export::{self, Filter};
+use crate::replay::{self, Options, DEFAULT_BOT_USER_ID};
+use crate::serve::{self, DEFAULT_ADDR};
+use crate::timeline::{JsonSink, Sink, TextSink};
+
+/// The text of `myao --help`.
+pub const HELP: &str = "\
+myao on one machine, without AWS
+
+USAGE:
+    myao replay <slack-export> [OPTIONS]
+    myao serve [OPTIONS]
+    myao help | --help
+
+myao replay <slack-export>
+    Feeds a Slack workspace export (a folder or its .zip) through the bot's
+    ingest, judgment, response and memory code on a virtual clock, and prints
+    the timeline and a summary. With no LLM configured it is a dry run: each
+    judgment's prompt is shown and no reply is invented.
+
+    --config <file>         settings: a TOML file of `name = value` (the SSM names)
+    --json                  one JSON object per line instead of text
+    --bot-user-id <id>      the bot's user id (default: bot_user_id, else UMYAO)
+    --bot-name <name>       the bot's name (persona_name)
+    --channel <name|id>     only this channel; repeat for more
+    --from <YYYY-MM-DD>     the first day to replay (in the settings' time zone)
+    --to <YYYY-MM-DD>       the last day to replay (inclusive)
+    --llm-base-url <url>    an OpenAI-compatible endpoint (else llm_base_url)
+    --prompts-dir <dir>     write every prompt there as NNN-<role>.txt
+    --memory-interval <d>   virtual time between memory sweeps: 30m, 1h (default), 2h; off
+    --seed <n>              the jitter's random seed (default 0)
+
+myao serve
+    Runs the bot for a real workspace: Slack's Events API at /slack/events
+    (signatures checked), the jobs on an in-process board, the Slack Web API
+    and the LLM from the settings. Ctrl-C stops it.
+
+    --config <file>         settings, as for replay
+    --addr <host:port>      where to listen (default 127.0.0.1:3000)
+
+SETTINGS
+    The names of the SSM parameters (min_wait_seconds, jitter_ratio,
+    llm_base_url, persona_name, ...), from --config and from the environment
+    as MYAO_<NAME> (MYAO_MIN_WAIT_SECONDS=30), the environment winning.
+    Secrets: MYAO_LLM_API_KEY, MYAO_SLACK_SIGNING_SECRET, MYAO_SLACK_BOT_TOKEN
+    (or llm_api_key, slack_signing_secret, slack_bot_token in the file).
+    A bad value is reported and its default kept.
+";
+
+/// A command line that makes no sense: exit code 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// `myao replay`'s arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayArgs {
+    pub export: PathBuf,
+    pub config: Option<PathBuf>,
+    pub json: bool,
+    pub bot_user_id: Option<UserId>,
+    pub bot_name: Option<String>,
+    pub channels: Vec<String>,
+    pub from: Option<NaiveDate>,
+    pub to: Option<NaiveDate>,
+    pub llm_base_url: Option<String>,
+    pub prompts_dir: Option<PathBuf>,
+    pub memory_interval: Option<Duration>,
+    pub seed: u64,
+}
+
+/// `myao serve`'s arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServeArgs {
+    pub config: Option<PathBuf>,
+    pub addr: SocketAddr,
+}
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Help,
+    Replay(ReplayArgs),
+    Serve(ServeArgs),
+}
+
+fn usage(message: impl Into<String>) -> UsageError {
+    UsageError(message.into())
+}
+
+/// Splits `--name=value` and takes the value of `--name value`.
+struct Args<'a> {
+    rest: std::slice::Iter<'a, String>,
+    pending: Option<String>,
+}
+
+impl<'a> Args<'a> {
+    fn new(args: &'a [String]) -> Args<'a> {
+        Args {
+            rest: args.iter(),
+            pending: None,
+        }
+    }
+
+    /// The next argument; for `--name=value`, `--name` (the value is kept).
+    fn next(&mut self) -> Option<String> {
+        let arg = self.rest.next()?;
+        if arg.starts_with("--") {
+            if let Some((name, value)) = arg.split_once('=') {
+                self.pending = Some(value.to_owned());
+                return Some(name.to_owned());
+            }
+        }
+        Some(arg.clone())
+    }
+
+    fn value(&mut self, flag: &str) -> Result<String, UsageError> {
+        if let Some(v) = self.pending.take() {
+            return Ok(v);
+        }
+        match self.rest.next() {
+            Some(v) if !v.starts_with("--") => Ok(v.clone()),
+            _ => Err(usage(format!("{flag} needs a value"))),
+        }
+    }
+
+    /// Refuses `--flag=value` for a flag that takes none.
+    fn no_value(&mut self, flag: &str) -> Result<(), UsageError> {
+        match self.pending.take() {
+            Some(_) => Err(usage(format!("{flag} takes no value"))),
+            None => Ok(()),
+        }
+    }
+}
+
+fn date(flag: &str, value: &str) -> Result<NaiveDate, UsageError> {
+    NaiveDate::parse_from_str(value, "%Y-%m-%d").map_err(|_| {
+        usage(format!(
+            "{flag} wants a date like 2026-01-05, not {value:?}"
+        ))
+    })
+}
+
+/// `90s`, `30m`, `1h`, `2d` (a bare number is seconds); `0` and `off` are `None`.
+pub fn interval(value: &str) -> Result<Option<Duration>, UsageError> {
+    let v = value.trim();
+    if v == "off" || v == "0" {
+        return Ok(None);
+    }
+    let bad = || {
+        usage(format!(
+            "--memory-interval wants a duration like 30m, 1h or off, not {value:?}"
+        ))
+    };
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (n, unit) = v.split_at(split);
+    let n: i64 = n.parse().map_err(|_| bad())?;
+    let seconds = match unit {
+        "" | "s" => n,
+        "m" | "min" => n * 60,
+        "h" => n * 3_600,
+        "d" => n * 86_400,
+        _ => return Err(bad()),
+    };
+    if seconds <= 0 {
+        return Ok(None);
+    }
+    Ok(Some(Duration::seconds(seconds)))
+}
+
+/// Parses the arguments after the program's name.
+pub fn parse(args: &[String]) -> Result<Command, UsageError> {
+    let mut args = Args::new(args);
+    let command = match args.next() {
+        None => return Err(usage("no command given: replay or serve")),
+        Some(c) => c,
+    };
+    match command.as_str() {
+        "help" | "--help" | "-h" => Ok(Command::Help),
+        "replay" => parse_replay(args),
+        "serve" => parse_serve(args),
+        other => Err(usage(format!("unknown command {other:?}: replay or serve"))),
+    }
+}
+
+fn parse_replay(mut args: Args<'_>) -> Result<Command, UsageError> {
+    let mut export = None;
+    let mut r = ReplayArgs {
+        export: PathBuf::new(),
+        config: None,
+        json: false,
+        bot_user_id: None,
+        bot_name: None,
+        channels: Vec::new(),
+        from: None,
+        to: None,
+        llm_base_url: None,
+        prompts_dir: None,
+        memory_interval: Some(Duration::hours(1)),
+        seed: 0,
+    };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--help" | "-h" => return Ok(Command::Help),
+            "--config" => r.config = Some(args.value(&arg)?.into()),
+            "--json" => {
+                args.no_value(&arg)?;
+                r.json = true;
+            }
+            "--bot-user-id" => {
+                let v = args.value(&arg)?;
+                r.bot_user_id =
+                    Some(UserId::parse(&v).map_err(|e| usage(format!("--bot-user-id: {e}")))?);
+            }
+            "--bot-name" => r.bot_name = Some(args.value(&arg)?),
+            "--channel" => r.channels.push(args.value(&arg)?),
+            "--from" => r.from = Some(date(&arg, &args.value(&arg)?)?),
+            "--to" => r.to = Some(date(&arg, &args.value(&arg)?)?),
+            "--llm-base-url" => r.llm_base_url = Some(args.value(&arg)?),
+            "--prompts-dir" => r.prompts_dir = Some(args.value(&arg)?.into()),
+            "--memory-interval" => r.memory_interval = interval(&args.value(&arg)?)?,
+            "--seed" => {
+                let v = args.value(&arg)?;
+                r.seed = v
+                    .parse()
+                    .map_err(|_| usage(format!("--seed wants a whole number, not {v:?}")))?;
+            }
+            flag if flag.starts_with('-') => {
+                return Err(usage(format!("unknown option {flag} for replay")))
+            }
+            path => {
+                if export.is_some() {
+                    return Err(usage(format!(
+                        "replay takes one export, and {path:?} is a second"
+                    )));
+                }
+                export = Some(PathBuf::from(path));
+            }
+        }
+    }
+    r.export = export.ok_or_else(|| usage("replay needs the path of a Slack export"))?;
+    if let (Some(from), Some(to)) = (r.from, r.to) {
+        if from > to {
+            return Err(usage(format!("--from {from} is after --to {to}")));
+        }
+    }
+    Ok(Command::Replay(r))
+}
+
+fn parse_serve(mut args: Args<'_>) -> Result<Command, UsageError> {
+    let mut s = ServeArgs {
+        config: None,
+        addr: DEFAULT_ADDR
+            .parse()
+            .unwrap_or_else(|_| unreachable!("a valid address")),
+    };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--help" | "-h" => return Ok(Command::Help),
+            "--config" => s.config = Some(args.value(&arg)?.into()),
+            "--addr" => {
+                let v = args.value(&arg)?;
+                s.addr = v.parse().map_err(|_| {
+                    usage(format!(
+                        "--addr wants host:port like 127.0.0.1:3000, not {v:?}"
+                    ))
+                })?;
+            }
+            other => return Err(usage(format!("unknown argument {other} for serve"))),
+        }
+    }
+    Ok(Command::Serve(s))
+}
+
+/// The process environment, as `(name, value)` pairs.
+pub fn environment() -> Vec<(String, String)> {
+    std::env::vars().collect()
+}
+
+/// Prints the issues of a configuration to stderr.
+fn warn_issues(config: &LocalConfig) {
+    for issue in &config.issues {
+        eprintln!("warning: {issue}");
+    }
+}
+
+/// Runs `myao replay`.
+pub async fn replay(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Result<()> {
+    let mut overrides = Vec::new();
+    if let Some(name) = &args.bot_name {
+        overrides.push(("persona_name", "--bot-name", name.clone()));
+    }
+    if let Some(url) = &args.llm_base_url {
+        overrides.push(("llm_base_url", "--llm-base-url", url.clone()));
+    }
+    if let Some(id) = &args.bot_user_id {
+        overrides.push(("bot_user_id", "--bot-user-id", id.to_string()));
+    }
+    let config = config::load(args.config.as_deref(), env, &overrides)?;
+    warn_issues(&config);
+    let settings = config.settings.clone();
+    let bot_user_id = match &settings.bot_user_id {
+        Some(id) => id.clone(),
+        None => UserId::parse(DEFAULT_BOT_USER_ID)?,
+    };
+    let filter = Filter {
+        channels: args.channels.clone(),
+        from: args.from,
+        to: args.to,
+        tz: Some(settings.timezone),
+    };
+    let export = export::read(&args.export, &filter)?;
+    let (llm, llm_label) = if config.llm_base_url_set {
+        let provider = Arc::new(FixedSettings::new(settings.clone()));
+        let llm = OpenAiLlm::new(
+            reqwest::Client::new(),
+            provider,
+            Arc::new(config.secrets.clone()),
+            LLM_API_KEY,
+        );
+        let label = format!(
+            "{} (judgment {}, response {}, memory {})",
+            settings.llm_base_url,
+            settings.judgment.model,
+            settings.response.model,
+            settings.memory.model
+        );
+        (
+            Some(Arc::new(llm) as Arc<dyn myao::ports::Llm>),
+            Some(label),
+        )
+    } else {
+        (None, None)
+    };
+    let options = Options {
+        settings,
+        bot_user_id,
+        llm,
+        llm_label,
+        prompts_dir: args.prompts_dir.clone(),
+        memory_interval: args.memory_interval,
+        seed: args.seed,
+    };
+    let stdout = std::io::stdout().lock();
+    let out = std::io::BufWriter::new(stdout);
+    let mut sink: Box<dyn Sink> = if args.json {
+        Box::new(JsonSink::new(out))
+    } else {
+        Box::new(TextSink::new(out))
+    };
+    match replay::run(&export, options, sink.as_mut()).await {
+        Ok(_) => Ok(()),
+        // The reader went away (`myao replay ... | head`): not an error.
+        Err(e) if is_broken_pipe(&e) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error
+        .downcast_ref::<std::io::Error>()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// Runs `myao serve` until Ctrl-C.
+pub async fn serve(args: ServeArgs, env: &[(String, String)]) -> anyhow::Result<()> {
+    let config = config::load(args.config.as_deref(), env, &[])?;
+    warn_issues(&config);
+    let server = serve::bind(config, args.addr).await?;
+    let addr = server.local_addr()?;
+    let mut err = std::io::stderr();
+    let _ = writeln!(
+        err,
+        "myao serving as {} on http://{addr}{} (Ctrl-C stops)",
+        server.bot_user_id(),
+        serve::EVENTS_PATH
+    );
+    server
+        .run(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .context("the server stopped")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn replay_options_parse_in_both_forms() {
+        let Command::Replay(r) = parse(&args(
+            "replay ex --json --channel general --channel=#dev --from 2026-01-05 --to=2026-01-06 \
+             --seed 7 --bot-user-id UBOT --memory-interval 30m --prompts-dir p",
+        ))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(r.export, PathBuf::from("ex"));
+        assert!(r.json);
+        assert_eq!(r.channels, ["general", "#dev"]);
+        assert_eq!(r.from, NaiveDate::from_ymd_opt(2026, 1, 5));
+        assert_eq!(r.to, NaiveDate::from_ymd_opt(2026, 1, 6));
+        assert_eq!(r.seed, 7);
+        assert_eq!(r.bot_user_id.unwrap().as_str(), "UBOT");
+        assert_eq!(r.memory_interval, Some(Duration::minutes(30)));
+        assert_eq!(r.prompts_dir, Some(PathBuf::from("p")));
+    }
+
+    #[test]
+    fn usage_errors_say_what_is_wrong() {
+        for (line, needle) in [
+            ("", "no command"),
+            ("frobnicate", "unknown command"),
+            ("replay", "needs the path"),
+            ("replay a b", "second"),
+            ("replay a --seed", "needs a value"),
+            ("replay a --seed x", "whole number"),
+            ("replay a --from 2026-13-01", "date"),
+            ("replay a --from 2026-01-06 --to 2026-01-05", "after"),
+            ("replay a --bogus", "unknown option"),
+            ("replay a --json=yes", "takes no value"),
+            ("replay a --bot-user-id not-an-id", "--bot-user-id"),
+            ("replay a --memory-interval 5x", "duration"),
+            ("serve --addr nowhere", "host:port"),
+            ("serve extra", "unknown argument"),
+        ] {
+            let e = parse(&args(line)).unwrap_err();
+            assert!(e.0.contains(needle), "{line:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn help_and_serve_defaults() {
+        assert_eq!(parse(&args("--help")).unwrap(), Command::Help);
+        assert_eq!(parse(&args("replay --help")).unwrap(), Command::Help);
+        let Command::Serve(s) = parse(&args("serve")).unwrap() else {
+            panic!()
+        };
+        assert_eq!(s.addr.to_string(), DEFAULT_ADDR);
+        assert_eq!(interval("off").unwrap(), None);
+        assert_eq!(interval("90").unwrap(), Some(Duration::seconds(90)));
+        assert_eq!(interval("2h").unwrap(), Some(Duration::hours(2)));
+    }
+}

@@ -1,0 +1,18 @@
+//! myao on one machine: replay a Slack export on a virtual clock, or serve
+//! the bot for a real workspace, both without AWS, with the in-process
+//! twins of the store, scheduler and queue.
+//!
+//! - [`config`]: settings and secrets from a TOML file and `MYAO_*` variables.
+//! - [`export`]: reading a Slack workspace export (folder or zip).
+//! - [`replay`]: the replay engine; [`timeline`] what it reports.
+//! - [`twins`]: the replay's Slack and LLM stand-ins.
+//! - [`serve`]: the four functions in one process behind a local HTTP server.
+//! - [`cli`]: the command line.
+
+pub mod cli;
+pub mod config;
+pub mod export;
+pub mod replay;
+pub mod serve;
+pub mod timeline;
+pub mod twins;

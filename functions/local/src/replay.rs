@@ -1,0 +1,638 @@
+//! The replay: a Slack export fed through the same ingest, judgment,
+//! response and memory code as production, on a virtual clock.
+//!
+//! The embedded adapters stand in for AWS (the in-memory store, the job
+//! board as both scheduler and queue), a [`ManualClock`] for time and a
+//! seeded [`SplitMix`] for the jitter, so a replay is exact and repeatable.
+//! The clock jumps from one instant to the next: the next message of the
+//! export, or the next job due on the board, whichever is first (a job due
+//! at the same instant as a message runs first, as it was made earlier).
+//! After the last message the jobs still pending run in turn, up to a
+//! bound. The hourly memory run of production is a [`Job::MemorySweep`]
+//! placed on the board every `memory_interval` of virtual time, plus a
+//! last one at the end.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use chrono::{DateTime, Duration, Utc};
+use myao::adapters::memory::{JobBoard, MemoryStore};
+use myao::adapters::system::{FixedSettings, ManualClock, SplitMix, StaticSecrets};
+use myao::app::ingest::{Ingest, Outcome};
+use myao::app::jobs::{self, JobOutcome};
+use myao::app::judgment::JudgmentOutcome;
+use myao::app::response::ResponseOutcome;
+use myao::app::Services;
+use myao::domain::slack_event::{Envelope, SlackEvent};
+use myao::domain::text::render_slack_text;
+use myao::domain::{
+    Channel, ChannelId, Job, MemoryKind, MemoryScope, ScheduleName, Settings, Ts, UserId,
+};
+use myao::ports::{Clock, Llm, Scheduler, Store};
+
+use crate::export::Export;
+use crate::timeline::{Event, EventKind, Header, MemoryNote, Prompt, Sink, Summary, Verdict};
+use crate::twins::{DryRunLlm, MeteredLlm, ReplaySlack};
+
+/// The bot's user id when none is given.
+pub const DEFAULT_BOT_USER_ID: &str = "UMYAO";
+/// After the last message, at most this many rounds of due jobs run.
+pub const MAX_DRAIN_ROUNDS: usize = 10_000;
+
+/// How to replay.
+#[derive(Clone)]
+pub struct Options {
+    /// The settings in force (`bot_user_id` is set to [`Options::bot_user_id`]).
+    pub settings: Settings,
+    pub bot_user_id: UserId,
+    /// The LLM; `None` for a dry run.
+    pub llm: Option<Arc<dyn Llm>>,
+    /// How the LLM is shown in the header (its endpoint).
+    pub llm_label: Option<String>,
+    /// Write each prompt there as `NNN-role.txt`.
+    pub prompts_dir: Option<PathBuf>,
+    /// Virtual time between memory sweeps; `None` for none at all.
+    pub memory_interval: Option<Duration>,
+    pub seed: u64,
+}
+
+impl Options {
+    /// A dry run with `settings`, the default bot id, an hourly sweep and seed 0.
+    pub fn dry_run(settings: Settings) -> Options {
+        Options {
+            settings,
+            bot_user_id: UserId::parse(DEFAULT_BOT_USER_ID)
+                .unwrap_or_else(|_| unreachable!("a valid id")),
+            llm: None,
+            llm_label: None,
+            prompts_dir: None,
+            memory_interval: Some(Duration::hours(1)),
+            seed: 0,
+        }
+    }
+}
+
+struct Engine<'a> {
+    clock: Arc<ManualClock>,
+    store: Arc<MemoryStore>,
+    board: Arc<JobBoard>,
+    ingest: Ingest,
+    services: Services,
+    llm: Arc<MeteredLlm>,
+    sink: &'a mut dyn Sink,
+    dry_run: bool,
+    prompts_dir: Option<PathBuf>,
+    prompt_count: usize,
+    bot: UserId,
+    timezone: chrono_tz::Tz,
+    users: HashMap<UserId, String>,
+    channels: HashMap<ChannelId, Channel>,
+    threads: BTreeSet<(ChannelId, Ts)>,
+    channels_seen: BTreeSet<ChannelId>,
+    /// Whether anything was stored, edited or deleted since the last sweep.
+    changed_since_sweep: bool,
+    summary: Summary,
+}
+
+/// Replays `export`, writing the timeline and the summary to `sink`, and
+/// returns the summary.
+pub async fn run(
+    export: &Export,
+    options: Options,
+    sink: &mut dyn Sink,
+) -> anyhow::Result<Summary> {
+    let started = Instant::now();
+    let mut settings = options.settings.clone();
+    settings.bot_user_id = Some(options.bot_user_id.clone());
+    let first = export.entries.first().map(|e| e.time());
+    let last = export.entries.last().map(|e| e.time());
+
+    let clock = Arc::new(ManualClock::new(first.unwrap_or_else(Utc::now)));
+    let store = Arc::new(MemoryStore::new(clock.clone()));
+    let board = Arc::new(JobBoard::new(clock.clone()));
+    let random = Arc::new(SplitMix::seeded(options.seed));
+    let provider = Arc::new(FixedSettings::new(settings.clone()));
+    let dry_run = options.llm.is_none();
+    let inner: Arc<dyn Llm> = options.llm.clone().unwrap_or_else(|| Arc::new(DryRunLlm));
+    let llm = Arc::new(MeteredLlm::new(
+        inner,
+        dry_run || options.prompts_dir.is_some(),
+    ));
+    let slack = Arc::new(ReplaySlack::new(
+        clock.clone(),
+        options.bot_user_id.clone(),
+        &export.users,
+        &export.channels,
+        export.entries.iter().map(|e| (e.channel.clone(), e.ts)),
+    ));
+    let ingest = Ingest {
+        store: store.clone(),
+        scheduler: board.clone(),
+        queue: board.clone(),
+        clock: clock.clone(),
+        random: random.clone(),
+        settings: provider.clone(),
+        // Envelopes are built here, never signed: no secret is read.
+        secrets: Arc::new(StaticSecrets::new()),
+        signing_secret_name: String::new(),
+    };
+    let services = Services::new(
+        store.clone(),
+        board.clone(),
+        board.clone(),
+        clock.clone(),
+        random,
+        provider,
+        llm.clone(),
+        slack,
+    );
+    if let Some(dir) = &options.prompts_dir {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the prompts folder {}", dir.display()))?;
+    }
+
+    let mut users: HashMap<UserId, String> = export
+        .users
+        .iter()
+        .map(|u| (u.id.clone(), u.name.clone()))
+        .collect();
+    users.insert(options.bot_user_id.clone(), settings.persona_name.clone());
+    let header = Header {
+        source: export.source.clone(),
+        channels: export.channels.clone(),
+        users: export.users.len(),
+        entries: export.entries.len(),
+        first,
+        last,
+        bot_user_id: options.bot_user_id.clone(),
+        bot_name: settings.persona_name.clone(),
+        llm: options
+            .llm_label
+            .clone()
+            .filter(|_| !dry_run)
+            .or_else(|| (!dry_run).then(|| "an LLM given by the caller".to_owned())),
+        min_wait_seconds: settings.min_wait_seconds,
+        jitter_ratio: settings.jitter_ratio,
+        autonomous_replies: settings.autonomous_replies,
+        memory_interval_seconds: options.memory_interval.map(|d| d.num_seconds()),
+        seed: options.seed,
+        timezone: settings.timezone,
+    };
+    sink.header(&header)?;
+
+    let mut engine = Engine {
+        clock,
+        store,
+        board,
+        ingest,
+        services,
+        llm,
+        sink,
+        dry_run,
+        prompts_dir: options.prompts_dir.clone(),
+        prompt_count: 0,
+        bot: options.bot_user_id.clone(),
+        timezone: settings.timezone,
+        users,
+        channels: export
+            .channels
+            .iter()
+            .map(|c| (c.id.clone(), c.clone()))
+            .collect(),
+        threads: BTreeSet::new(),
+        channels_seen: BTreeSet::new(),
+        changed_since_sweep: true,
+        summary: Summary {
+            dry_run,
+            first,
+            ..Summary::default()
+        },
+    };
+
+    if let (Some(first), Some(last), Some(interval)) = (first, last, options.memory_interval) {
+        engine.plan_sweeps(first, last, interval).await?;
+    }
+    engine.play(export).await?;
+    if options.memory_interval.is_some() && first.is_some() {
+        // The last sweep, once every conversation has settled.
+        engine.run_job(Job::MemorySweep).await?;
+        engine.drain().await?;
+    }
+
+    let mut summary = engine.summary;
+    summary.threads = engine.threads.len();
+    summary.channels = engine.channels_seen.len();
+    summary.llm = engine.llm.stats();
+    summary.prompts_written = if engine.prompts_dir.is_some() {
+        engine.prompt_count
+    } else {
+        0
+    };
+    summary.jobs_left = engine.board.scheduled().len() + engine.board.queued().len();
+    summary.last = Some(engine.clock.now()).filter(|_| first.is_some());
+    summary.elapsed = started.elapsed();
+    engine.sink.summary(&summary)?;
+    Ok(summary)
+}
+
+impl Engine<'_> {
+    /// Places the recurring memory sweeps on the board.
+    async fn plan_sweeps(
+        &self,
+        first: DateTime<Utc>,
+        last: DateTime<Utc>,
+        interval: Duration,
+    ) -> anyhow::Result<()> {
+        if interval <= Duration::zero() {
+            return Ok(());
+        }
+        let mut at = first + interval;
+        let mut n = 0u64;
+        while at <= last {
+            n += 1;
+            let name = ScheduleName::parse(&format!("replay-memory-sweep-{n}"))?;
+            self.board.upsert(&name, at, &Job::MemorySweep).await?;
+            at += interval;
+        }
+        Ok(())
+    }
+
+    /// Feeds every entry in time order, running the jobs that fall due in
+    /// between, then the jobs left (bounded).
+    async fn play(&mut self, export: &Export) -> anyhow::Result<()> {
+        let mut next = export.entries.iter().enumerate().peekable();
+        loop {
+            let entry_at = next.peek().map(|(_, e)| e.time());
+            let job_at = self.board.next_due();
+            match (entry_at, job_at) {
+                (None, None) => return Ok(()),
+                (None, Some(_)) => return self.drain().await,
+                (Some(m), Some(j)) if j <= m => self.run_due(j).await?,
+                (Some(_), _) => {
+                    if let Some((i, entry)) = next.next() {
+                        self.feed(i, entry).await?;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs the pending jobs in due order until none is left, at most
+    /// [`MAX_DRAIN_ROUNDS`] rounds.
+    async fn drain(&mut self) -> anyhow::Result<()> {
+        for _ in 0..MAX_DRAIN_ROUNDS {
+            match self.board.next_due() {
+                Some(at) => self.run_due(at).await?,
+                None => return Ok(()),
+            }
+        }
+        Ok(())
+    }
+
+    async fn run_due(&mut self, at: DateTime<Utc>) -> anyhow::Result<()> {
+        self.clock.set(at);
+        for job in self.board.take_due(self.clock.now()) {
+            self.run_job(job).await?;
+        }
+        Ok(())
+    }
+
+    fn channel(&self, id: &ChannelId) -> Channel {
+        self.channels.get(id).cloned().unwrap_or_else(|| Channel {
+            id: id.clone(),
+            name: id.to_string(),
+        })
+    }
+
+    fn user_name(&self, id: &UserId) -> String {
+        self.users
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
+    }
+
+    fn emit(
+        &mut self,
+        channel: Option<&ChannelId>,
+        thread_ts: Option<Ts>,
+        kind: EventKind,
+    ) -> anyhow::Result<()> {
+        let event = Event {
+            at: self.clock.now(),
+            channel: channel.map(|c| self.channel(c)),
+            thread_ts,
+            kind,
+        };
+        self.sink.event(&event)?;
+        Ok(())
+    }
+
+    /// Feeds one export entry to ingest, exactly as a live event.
+    async fn feed(&mut self, i: usize, entry: &crate::export::Entry) -> anyhow::Result<()> {
+        self.clock.set(entry.time());
+        let now = self.clock.now();
+        // What an edit or a deletion changes, for the timeline.
+        let before = match &entry.event {
+            SlackEvent::Edited { channel, ts, .. } | SlackEvent::Deleted { channel, ts } => {
+                self.store.get_message(channel, *ts).await?
+            }
+            _ => None,
+        };
+        let envelope = Envelope::Event {
+            event_id: format!("Ev{i:08}"),
+            bot_user_id: Some(self.bot.clone()),
+            event: entry.event.clone(),
+        };
+        let (outcome, _) = self.ingest.process(envelope, now).await?;
+        if matches!(
+            outcome,
+            Outcome::Stored { .. } | Outcome::Edited | Outcome::Deleted
+        ) {
+            self.changed_since_sweep = true;
+        }
+        let channel = &entry.channel;
+        match (outcome, &entry.event) {
+            (Outcome::Stored { .. }, SlackEvent::NewMessage { message, .. }) => {
+                self.summary.messages += 1;
+                self.channels_seen.insert(channel.clone());
+                if let Some(root) = message.thread_ts {
+                    self.threads.insert((channel.clone(), root));
+                }
+                let shown = render_slack_text(&message.text, |id| {
+                    UserId::parse(id).ok().map(|u| self.user_name(&u))
+                });
+                let kind = EventKind::Message {
+                    ts: message.ts,
+                    user: message.user.clone(),
+                    user_name: self.user_name(&message.user),
+                    text: message.text.clone(),
+                    shown,
+                    is_bot: message.is_bot || message.user == self.bot,
+                };
+                self.emit(Some(channel), message.thread_ts, kind)?;
+            }
+            (Outcome::Edited, SlackEvent::Edited { ts, text, .. }) => {
+                self.summary.edits += 1;
+                let kind = EventKind::Edited {
+                    ts: *ts,
+                    user_name: before.as_ref().map(|m| self.user_name(&m.user)),
+                    text: text.clone(),
+                    known: before.is_some(),
+                };
+                let thread = before.as_ref().and_then(|m| m.thread_ts);
+                self.emit(Some(channel), thread, kind)?;
+            }
+            (Outcome::Deleted, SlackEvent::Deleted { ts, .. }) => {
+                self.summary.deletions += 1;
+                let kind = EventKind::Deleted {
+                    ts: *ts,
+                    user_name: before.as_ref().map(|m| self.user_name(&m.user)),
+                    text: before.as_ref().map(|m| m.text.clone()),
+                };
+                let thread = before.as_ref().and_then(|m| m.thread_ts);
+                self.emit(Some(channel), thread, kind)?;
+            }
+            (outcome, _) => {
+                let reason = match outcome {
+                    Outcome::Ignored(reason) => reason,
+                    Outcome::Duplicate => "a message seen before".to_owned(),
+                    other => format!("{other:?}"),
+                };
+                *self.summary.skipped.entry(reason.clone()).or_insert(0) += 1;
+                self.emit(Some(channel), None, EventKind::Skipped { reason })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The prompts recorded since the last call, numbered and written out.
+    fn take_prompts(&mut self) -> anyhow::Result<Vec<Prompt>> {
+        let mut prompts = Vec::new();
+        for call in self.llm.take_calls() {
+            self.prompt_count += 1;
+            let number = self.prompt_count;
+            let file = match &self.prompts_dir {
+                Some(dir) => {
+                    let path = dir.join(format!("{number:03}-{}.txt", call.role.as_str()));
+                    std::fs::write(&path, &call.prompt)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                    Some(path)
+                }
+                None => None,
+            };
+            prompts.push(Prompt {
+                number,
+                role: call.role,
+                chars: call.prompt.chars().count(),
+                text: call.prompt,
+                file,
+            });
+        }
+        Ok(prompts)
+    }
+
+    fn memory_note(&self, scope: &MemoryScope, kind: MemoryKind) -> MemoryNote {
+        let (label, name) = match scope {
+            MemoryScope::Workspace => ("workspace".to_owned(), "workspace"),
+            MemoryScope::Channel { channel } => (
+                format!("channel #{}", self.channel(channel).name),
+                "channel",
+            ),
+            MemoryScope::Thread { channel, thread_ts } => (
+                format!(
+                    "thread #{} {}",
+                    self.channel(channel).name,
+                    thread_ts
+                        .to_datetime()
+                        .with_timezone(&self.timezone)
+                        .format("%m-%d %H:%M:%S")
+                ),
+                "thread",
+            ),
+        };
+        MemoryNote {
+            label,
+            scope: name,
+            kind,
+        }
+    }
+
+    /// Runs one job with the production code and reports what it did.
+    async fn run_job(&mut self, job: Job) -> anyhow::Result<()> {
+        let now = self.clock.now();
+        let result = jobs::run(&self.services, &job).await;
+        self.summary.jobs_run += 1;
+        let prompts = self.take_prompts()?;
+        let conversation = job.conversation();
+        let channel = conversation.as_ref().map(|c| c.channel.clone());
+        let thread = conversation.as_ref().and_then(|c| c.thread_ts);
+        let kind = match result {
+            Ok(JobOutcome::Judgment(outcome)) => {
+                let verdict = match outcome {
+                    JudgmentOutcome::Respond { result, at } => Verdict::Respond {
+                        delay_seconds: (at - now).num_seconds(),
+                        reply_at: at,
+                        reason: result.reason,
+                        confidence: result.confidence,
+                    },
+                    JudgmentOutcome::Declined(result) => Verdict::Declined {
+                        reason: result.reason,
+                        confidence: result.confidence,
+                    },
+                    JudgmentOutcome::Silent { .. } if self.dry_run => Verdict::DryRun,
+                    JudgmentOutcome::Silent { reason } => Verdict::NoVerdict { reason },
+                    JudgmentOutcome::Stale => Verdict::Stale,
+                    JudgmentOutcome::BotSpokeLast => Verdict::BotSpokeLast,
+                    JudgmentOutcome::TooOld => Verdict::TooOld,
+                    JudgmentOutcome::Empty => Verdict::Empty,
+                };
+                *self.summary.judgments.entry(verdict.name()).or_insert(0) += 1;
+                EventKind::Judgment { verdict, prompts }
+            }
+            Ok(JobOutcome::Response(outcome)) => {
+                let mention = matches!(job, Job::Response { mention: true, .. });
+                let no_reply = |reason: &str| {
+                    (
+                        reason.to_owned(),
+                        EventKind::NoReply {
+                            mention,
+                            reason: reason.to_owned(),
+                            prompts: prompts.clone(),
+                        },
+                    )
+                };
+                let (counted, kind) = match outcome {
+                    ResponseOutcome::Posted { ts, text } => {
+                        self.summary.replies += 1;
+                        if mention {
+                            self.summary.mention_replies += 1;
+                        }
+                        (None, EventKind::Reply { ts, text, mention })
+                    }
+                    ResponseOutcome::NoReply { .. } if self.dry_run => {
+                        let (_, kind) = no_reply("dry run");
+                        (Some("dry run".to_owned()), kind)
+                    }
+                    ResponseOutcome::NoReply { reason }
+                    | ResponseOutcome::PostFailed { reason } => {
+                        let (r, kind) = no_reply(&reason);
+                        (Some(r), kind)
+                    }
+                    ResponseOutcome::Stale => {
+                        let (_, kind) = no_reply("stale, a newer message came in");
+                        (Some("stale".to_owned()), kind)
+                    }
+                    ResponseOutcome::AlreadyDone => {
+                        let (_, kind) = no_reply("already answered");
+                        (Some("already answered".to_owned()), kind)
+                    }
+                };
+                if let Some(reason) = counted {
+                    let key = reason.chars().take(80).collect::<String>();
+                    *self.summary.no_replies.entry(key).or_insert(0) += 1;
+                }
+                kind
+            }
+            Ok(JobOutcome::Memory(report)) => {
+                let sweep = matches!(job, Job::MemorySweep);
+                let repeat = sweep && self.dry_run && !self.changed_since_sweep;
+                if sweep {
+                    self.summary.sweeps += 1;
+                    self.changed_since_sweep = false;
+                }
+                if report.written.is_empty() && report.llm_calls == 0 {
+                    return Ok(());
+                }
+                let written: Vec<MemoryNote> = report
+                    .written
+                    .iter()
+                    .map(|(scope, kind)| self.memory_note(scope, *kind))
+                    .collect();
+                for note in &written {
+                    let key = format!("{} {}", note.scope, note.kind.as_str());
+                    *self.summary.memories.entry(key).or_insert(0) += 1;
+                }
+                EventKind::Memory {
+                    sweep,
+                    written,
+                    llm_calls: report.llm_calls,
+                    prompts,
+                    repeat,
+                }
+            }
+            Err(error) => {
+                self.summary.job_failures += 1;
+                EventKind::JobFailed {
+                    job: job.kind().to_string(),
+                    error: error.to_string(),
+                }
+            }
+        };
+        self.emit(channel.as_ref(), thread, kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::Entry;
+    use crate::timeline::Recorder;
+    use myao::domain::User;
+    use serde_json::json;
+
+    fn export(entries: Vec<(&str, serde_json::Value)>) -> Export {
+        let c = Channel {
+            id: ChannelId::parse("C1").unwrap(),
+            name: "general".into(),
+        };
+        let users = vec![User {
+            id: UserId::parse("U1").unwrap(),
+            name: "alice".into(),
+            is_bot: false,
+        }];
+        let entries = entries
+            .into_iter()
+            .map(|(_, v)| Entry::from_json(&c.id, v, "test").unwrap())
+            .collect();
+        Export::new("test", users, vec![c], entries)
+    }
+
+    #[tokio::test]
+    async fn a_burst_makes_one_judgment_after_the_wait() {
+        let base = 1_767_603_600u64;
+        let e = export(
+            (0..3)
+                .map(|i| {
+                    (
+                        "m",
+                        json!({"type": "message", "user": "U1", "text": format!("m{i}"),
+                               "ts": format!("{}.000100", base + i * 20)}),
+                    )
+                })
+                .collect(),
+        );
+        let (mut settings, _) =
+            Settings::from_pairs([("min_wait_seconds", "60"), ("jitter_ratio", "0")]);
+        settings.persona_name = "myao".into();
+        let mut rec = Recorder::default();
+        let s = run(&e, Options::dry_run(settings), &mut rec).await.unwrap();
+        assert_eq!(s.messages, 3);
+        assert_eq!(s.judgments.get("dry run"), Some(&1));
+        let judgment = rec
+            .events
+            .iter()
+            .find(|e| matches!(e.kind, EventKind::Judgment { .. }))
+            .unwrap();
+        assert_eq!(
+            judgment.at,
+            Ts::parse(&format!("{}.000100", base + 40))
+                .unwrap()
+                .to_datetime()
+                + Duration::seconds(60)
+        );
+        assert_eq!(s.replies, 0);
+    }
+}

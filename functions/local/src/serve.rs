@@ -1,0 +1,304 @@
+//! `myao serve`: the four functions in one process. Slack's events arrive at
+//! `/slack/events` and get exactly the ingest function's answers (signature
+//! check included); the job board runs judgment, response and memory jobs
+//! in real time; Slack and the LLM are the real services from the settings.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::{bail, Context as _};
+use chrono::Duration;
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use myao::adapters::memory::{JobBoard, MemoryStore};
+use myao::adapters::openai::OpenAiLlm;
+use myao::adapters::slack::SlackWebApi;
+use myao::adapters::system::{FixedSettings, SplitMix, SystemClock};
+use myao::app::ingest::{Ingest, IngestRequest, MAX_BODY_BYTES};
+use myao::app::{jobs, Services};
+use myao::domain::{Job, ScheduleName};
+use myao::ports::{Clock, Scheduler, SlackApi};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use crate::config::{env_var, LocalConfig, LLM_API_KEY, SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET};
+
+/// The address served when none is given.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:3000";
+/// The path Slack posts its events to.
+pub const EVENTS_PATH: &str = "/slack/events";
+/// How long open connections get to finish after a shutdown is asked for.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A bound server, ready to run.
+pub struct Server {
+    listener: TcpListener,
+    ingest: Arc<Ingest>,
+    services: Arc<Services>,
+    board: Arc<JobBoard>,
+    bot: String,
+}
+
+/// Checks the secrets, finds the bot's user id with `auth.test`, and binds
+/// `addr` (port 0 picks a free one).
+pub async fn bind(config: LocalConfig, addr: SocketAddr) -> anyhow::Result<Server> {
+    for (name, what) in [
+        (SLACK_BOT_TOKEN, "Slack bot token (xoxb-...)"),
+        (SLACK_SIGNING_SECRET, "Slack signing secret"),
+    ] {
+        if !config.has_secret(name) {
+            bail!(
+                "no {what}: set {} (or {name} in the --config file)",
+                env_var(name)
+            );
+        }
+    }
+    if !config.has_secret(LLM_API_KEY) {
+        tracing::warn!(
+            "no LLM API key ({}): LLM calls go without Authorization",
+            env_var(LLM_API_KEY)
+        );
+    }
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let secrets = Arc::new(config.secrets.clone());
+    let http = reqwest::Client::new();
+    let mut settings = config.settings.clone();
+    let slack = SlackWebApi::new(
+        http.clone(),
+        Arc::new(FixedSettings::new(settings.clone())),
+        secrets.clone(),
+        SLACK_BOT_TOKEN,
+    );
+    let bot = slack
+        .auth_test()
+        .await
+        .context("auth.test failed: is the bot token right, and slack_api_base_url reachable?")?;
+    match &settings.bot_user_id {
+        Some(configured) if *configured != bot => tracing::warn!(
+            %configured, %bot,
+            "bot_user_id differs from what auth.test says; using the setting"
+        ),
+        Some(_) => {}
+        None => settings.bot_user_id = Some(bot.clone()),
+    }
+    let provider = Arc::new(FixedSettings::new(settings.clone()));
+    let slack = SlackWebApi::new(
+        http.clone(),
+        provider.clone(),
+        secrets.clone(),
+        SLACK_BOT_TOKEN,
+    );
+    let llm = OpenAiLlm::new(http, provider.clone(), secrets.clone(), LLM_API_KEY);
+    let store = Arc::new(MemoryStore::new(clock.clone()));
+    let board = Arc::new(JobBoard::new(clock.clone()));
+    let random = Arc::new(SplitMix::from_entropy());
+    let ingest = Ingest {
+        store: store.clone(),
+        scheduler: board.clone(),
+        queue: board.clone(),
+        clock: clock.clone(),
+        random: random.clone(),
+        settings: provider.clone(),
+        secrets: secrets.clone(),
+        signing_secret_name: SLACK_SIGNING_SECRET.to_owned(),
+    };
+    let services = Services::new(
+        store,
+        board.clone(),
+        board.clone(),
+        clock,
+        random,
+        provider,
+        Arc::new(llm),
+        Arc::new(slack),
+    );
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    Ok(Server {
+        listener,
+        ingest: Arc::new(ingest),
+        services: Arc::new(services),
+        board,
+        bot: bot.to_string(),
+    })
+}
+
+impl Server {
+    /// The address it listens on.
+    pub fn local_addr(&self) -> anyhow::Result<SocketAddr> {
+        Ok(self.listener.local_addr()?)
+    }
+
+    /// The bot's user id, from `auth.test`.
+    pub fn bot_user_id(&self) -> &str {
+        &self.bot
+    }
+
+    /// Serves until `shutdown` resolves, then lets open requests finish
+    /// (a few seconds at most) and stops the job runner.
+    pub async fn run(self, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
+        let (stop_tx, stop_rx) = watch::channel(false);
+        self.schedule_memory_sweeps().await?;
+        let services = self.services.clone();
+        let mut stop_jobs = stop_rx.clone();
+        let runner = tokio::spawn(self.board.clone().run(
+            move |job| {
+                let services = services.clone();
+                async move {
+                    // Each job on its own task, as each Lambda invocation is
+                    // its own: a slow LLM call holds up no other job.
+                    tokio::spawn(async move { run_job(&services, job).await });
+                }
+            },
+            async move {
+                let _ = stop_jobs.wait_for(|s| *s).await;
+            },
+        ));
+
+        let mut connections = tokio::task::JoinSet::new();
+        tokio::pin!(shutdown);
+        loop {
+            let (stream, peer) = tokio::select! {
+                _ = &mut shutdown => break,
+                accepted = self.listener.accept() => match accepted {
+                    Ok(a) => a,
+                    Err(error) => {
+                        tracing::warn!(%error, "accept failed");
+                        continue;
+                    }
+                },
+            };
+            let ingest = self.ingest.clone();
+            let mut stop = stop_rx.clone();
+            connections.spawn(async move {
+                let service = service_fn(move |request| {
+                    let ingest = ingest.clone();
+                    async move { Ok::<_, Infallible>(answer(&ingest, request).await) }
+                });
+                let connection =
+                    http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+                tokio::pin!(connection);
+                tokio::select! {
+                    result = connection.as_mut() => {
+                        if let Err(error) = result {
+                            tracing::debug!(%error, %peer, "connection ended with an error");
+                        }
+                    }
+                    _ = stop.changed() => {
+                        connection.as_mut().graceful_shutdown();
+                        let _ = connection.await;
+                    }
+                }
+            });
+            // Reap finished connections as we go.
+            while connections.try_join_next().is_some() {}
+        }
+        tracing::info!("shutting down");
+        let _ = stop_tx.send(true);
+        let _ = tokio::time::timeout(SHUTDOWN_GRACE, async {
+            while connections.join_next().await.is_some() {}
+        })
+        .await;
+        connections.abort_all();
+        let _ = runner.await;
+        Ok(())
+    }
+
+    /// Production runs the memory sweep every hour (an EventBridge
+    /// schedule); here a job re-arms itself after each run.
+    async fn schedule_memory_sweeps(&self) -> anyhow::Result<()> {
+        let name = ScheduleName::parse(SWEEP_SCHEDULE)?;
+        let at = self.services.clock.now() + Duration::hours(1);
+        self.board.upsert(&name, at, &Job::MemorySweep).await?;
+        Ok(())
+    }
+}
+
+/// The name of the recurring sweep on the job board.
+const SWEEP_SCHEDULE: &str = "memory-sweep-hourly";
+
+async fn run_job(services: &Services, job: Job) {
+    let kind = job.kind();
+    if job == Job::MemorySweep {
+        // Re-arm first, so a failing sweep does not stop the next one.
+        if let Ok(name) = ScheduleName::parse(SWEEP_SCHEDULE) {
+            let at = services.clock.now() + Duration::hours(1);
+            if let Err(error) = services
+                .scheduler
+                .upsert(&name, at, &Job::MemorySweep)
+                .await
+            {
+                tracing::error!(%error, "could not schedule the next memory sweep");
+            }
+        }
+    }
+    match jobs::run(services, &job).await {
+        Ok(outcome) => tracing::info!(%kind, ?outcome, "job done"),
+        Err(error) => tracing::error!(%kind, %error, "job failed"),
+    }
+}
+
+fn header<'a>(request: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
+    request.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Reads at most `limit` bytes of a body: enough for ingest to see that a
+/// body is too large, without holding more of it.
+async fn read_limited(body: &mut Incoming, limit: usize) -> Result<Vec<u8>, hyper::Error> {
+    let mut out = Vec::new();
+    while let Some(frame) = body.frame().await {
+        if let Ok(data) = frame?.into_data() {
+            let room = limit - out.len();
+            out.extend_from_slice(&data[..data.len().min(room)]);
+            if out.len() >= limit {
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn respond(status: u16, content_type: &str, body: String) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() =
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if let Ok(v) = content_type.parse() {
+        response.headers_mut().insert("content-type", v);
+    }
+    response
+}
+
+/// One request. Like the Function URL, every method reaches ingest; other
+/// paths are not found.
+async fn answer(ingest: &Ingest, request: Request<Incoming>) -> Response<Full<Bytes>> {
+    if request.uri().path() != EVENTS_PATH {
+        return respond(404, "text/plain; charset=utf-8", "not found".to_owned());
+    }
+    let timestamp = header(&request, "x-slack-request-timestamp").map(str::to_owned);
+    let signature = header(&request, "x-slack-signature").map(str::to_owned);
+    let retry_num = header(&request, "x-slack-retry-num").map(str::to_owned);
+    let mut body = request.into_body();
+    let body = match read_limited(&mut body, MAX_BODY_BYTES + 1).await {
+        Ok(b) => b,
+        Err(error) => {
+            tracing::warn!(%error, "could not read a request body");
+            return respond(400, "text/plain; charset=utf-8", "bad request".to_owned());
+        }
+    };
+    let answer = ingest
+        .handle(IngestRequest {
+            timestamp: timestamp.as_deref(),
+            signature: signature.as_deref(),
+            retry_num: retry_num.as_deref(),
+            body: &body,
+        })
+        .await;
+    respond(answer.status, answer.content_type, answer.body)
+}

@@ -1,0 +1,256 @@
+//! The replay's stand-ins for the outside world: a Slack that knows the
+//! export's users and channels and "posts" at the virtual time, an LLM that
+//! refuses (the dry run), and a meter around whichever LLM is used.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use async_trait::async_trait;
+use myao::adapters::system::ManualClock;
+use myao::domain::{Channel, ChannelId, Ts, User, UserId};
+use myao::ports::{Clock, Llm, LlmReply, LlmRequest, LlmRole, PortError, SlackApi};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A message the bot posted during a replay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Post {
+    pub channel: ChannelId,
+    pub thread_ts: Option<Ts>,
+    pub ts: Ts,
+    pub text: String,
+}
+
+/// Slack during a replay: `users.info` and `conversations.info` answer from
+/// the export, `auth.test` names the bot, and `chat.postMessage` records the
+/// post and gives it a `ts` at the virtual now, unique in its channel (the
+/// response service then stores the bot's message, so later prompts see it).
+pub struct ReplaySlack {
+    clock: Arc<ManualClock>,
+    bot: UserId,
+    users: HashMap<UserId, User>,
+    channels: HashMap<ChannelId, Channel>,
+    /// Every `ts` in use per channel: the export's and the posts'.
+    taken: Mutex<HashMap<ChannelId, BTreeSet<Ts>>>,
+    posts: Mutex<Vec<Post>>,
+}
+
+impl ReplaySlack {
+    pub fn new(
+        clock: Arc<ManualClock>,
+        bot: UserId,
+        users: &[User],
+        channels: &[Channel],
+        taken: impl IntoIterator<Item = (ChannelId, Ts)>,
+    ) -> ReplaySlack {
+        let mut used: HashMap<ChannelId, BTreeSet<Ts>> = HashMap::new();
+        for (channel, ts) in taken {
+            used.entry(channel).or_default().insert(ts);
+        }
+        ReplaySlack {
+            clock,
+            bot,
+            users: users.iter().map(|u| (u.id.clone(), u.clone())).collect(),
+            channels: channels.iter().map(|c| (c.id.clone(), c.clone())).collect(),
+            taken: Mutex::new(used),
+            posts: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Everything posted so far, in order.
+    pub fn posts(&self) -> Vec<Post> {
+        lock(&self.posts).clone()
+    }
+}
+
+#[async_trait]
+impl SlackApi for ReplaySlack {
+    async fn post_message(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Option<Ts>,
+        text: &str,
+    ) -> Result<Ts, PortError> {
+        let mut ts = Ts::from_datetime(self.clock.now());
+        {
+            let mut taken = lock(&self.taken);
+            let used = taken.entry(channel.clone()).or_default();
+            // A reply to a mention is posted at the mention's own instant.
+            while used.contains(&ts) {
+                ts = Ts::from_parts(ts.secs(), ts_micros(ts) + 1);
+            }
+            used.insert(ts);
+        }
+        lock(&self.posts).push(Post {
+            channel: channel.clone(),
+            thread_ts,
+            ts,
+            text: text.to_owned(),
+        });
+        Ok(ts)
+    }
+
+    async fn user_info(&self, user: &UserId) -> Result<User, PortError> {
+        self.users
+            .get(user)
+            .cloned()
+            .ok_or_else(|| PortError::refused("slack", "users.info: user_not_found"))
+    }
+
+    async fn channel_info(&self, channel: &ChannelId) -> Result<Channel, PortError> {
+        self.channels
+            .get(channel)
+            .cloned()
+            .ok_or_else(|| PortError::refused("slack", "conversations.info: channel_not_found"))
+    }
+
+    async fn auth_test(&self) -> Result<UserId, PortError> {
+        Ok(self.bot.clone())
+    }
+}
+
+/// The microseconds of a `ts` (the core's `Ts` shows them only in its text).
+fn ts_micros(ts: Ts) -> u32 {
+    ts.to_datetime().timestamp_subsec_micros()
+}
+
+/// The error every dry-run LLM call returns.
+pub const DRY_RUN: &str = "dry run: no LLM configured";
+
+/// The LLM of a dry run: it answers nothing, so the core stays silent and
+/// no reply is invented. The prompts are recorded by [`MeteredLlm`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DryRunLlm;
+
+#[async_trait]
+impl Llm for DryRunLlm {
+    async fn complete(&self, _request: &LlmRequest) -> Result<LlmReply, PortError> {
+        Err(PortError::refused("llm", DRY_RUN))
+    }
+}
+
+/// Calls, failures and tokens of one role.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RoleStats {
+    pub calls: u64,
+    pub failures: u64,
+    pub prompt_chars: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// One call, as recorded for the timeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    pub role: LlmRole,
+    pub prompt: String,
+    pub outcome: Result<(), String>,
+}
+
+/// Counts calls and tokens per role around any [`Llm`], and keeps the
+/// prompts (when asked) until the replay takes them.
+pub struct MeteredLlm {
+    inner: Arc<dyn Llm>,
+    keep_prompts: bool,
+    stats: Mutex<BTreeMap<&'static str, RoleStats>>,
+    calls: Mutex<Vec<Call>>,
+}
+
+impl MeteredLlm {
+    pub fn new(inner: Arc<dyn Llm>, keep_prompts: bool) -> MeteredLlm {
+        MeteredLlm {
+            inner,
+            keep_prompts,
+            stats: Mutex::new(BTreeMap::new()),
+            calls: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The counts per role (`judgment`, `response`, `memory`).
+    pub fn stats(&self) -> BTreeMap<&'static str, RoleStats> {
+        lock(&self.stats).clone()
+    }
+
+    /// The calls recorded since the last take (none unless prompts are kept).
+    pub fn take_calls(&self) -> Vec<Call> {
+        std::mem::take(&mut *lock(&self.calls))
+    }
+}
+
+#[async_trait]
+impl Llm for MeteredLlm {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError> {
+        let result = self.inner.complete(request).await;
+        {
+            let mut stats = lock(&self.stats);
+            let s = stats.entry(request.role.as_str()).or_default();
+            s.calls += 1;
+            s.prompt_chars += request.system.chars().count() as u64;
+            match &result {
+                Ok(reply) => {
+                    s.prompt_tokens += reply.prompt_tokens;
+                    s.completion_tokens += reply.completion_tokens;
+                }
+                Err(_) => s.failures += 1,
+            }
+        }
+        if self.keep_prompts {
+            lock(&self.calls).push(Call {
+                role: request.role,
+                prompt: request.system.clone(),
+                outcome: result.as_ref().map(|_| ()).map_err(|e| e.to_string()),
+            });
+        }
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{DateTime, Utc};
+
+    #[tokio::test]
+    async fn posts_get_a_unique_ts_at_the_virtual_now() {
+        let t = DateTime::<Utc>::from_timestamp(1_767_603_612, 100_000).unwrap();
+        let clock = Arc::new(ManualClock::new(t));
+        let c = ChannelId::parse("C1").unwrap();
+        let mention = Ts::from_datetime(t);
+        let slack = ReplaySlack::new(
+            clock.clone(),
+            UserId::parse("UMYAO").unwrap(),
+            &[],
+            &[],
+            [(c.clone(), mention)],
+        );
+        let a = slack.post_message(&c, None, "a").await.unwrap();
+        let b = slack.post_message(&c, None, "b").await.unwrap();
+        assert_eq!(a.to_string(), "1767603612.000101");
+        assert_eq!(b.to_string(), "1767603612.000102");
+        assert_eq!(slack.posts().len(), 2);
+        assert!(slack
+            .user_info(&UserId::parse("UX").unwrap())
+            .await
+            .is_err());
+    }
+
+    #[tokio::test]
+    async fn the_meter_counts_dry_run_calls_as_failures() {
+        let llm = MeteredLlm::new(Arc::new(DryRunLlm), true);
+        let request = LlmRequest {
+            role: LlmRole::Judgment,
+            system: "prompt".into(),
+            json: true,
+        };
+        let e = llm.complete(&request).await.unwrap_err();
+        assert!(e.to_string().contains(DRY_RUN));
+        assert_eq!(llm.stats()["judgment"].calls, 1);
+        assert_eq!(llm.stats()["judgment"].failures, 1);
+        let calls = llm.take_calls();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].prompt, "prompt");
+        assert!(llm.take_calls().is_empty());
+    }
+}

@@ -1,0 +1,715 @@
+//! Taking part in a conversation (issue 4): judgment and response jobs run
+//! through `myao::app::jobs::run` with the real LLM and Slack adapters
+//! against stub servers and the in-process AWS twins (`myao_tests::stubs`).
+//!
+//! - a yes without delay is one reply in the right thread, and the judgment
+//!   prompt's sections are in order: `a_judged_yes_without_delay_*`
+//! - a delay of 120 s is a named schedule: `a_judged_yes_with_a_delay_*`
+//! - a no, an unreadable verdict, an LLM 500 or timeout are silence:
+//!   `a_judgment_that_declines_*`, `an_unreadable_verdict_*`,
+//!   `an_llm_500_*`, `an_llm_timeout_*`
+//! - stale jobs cost no LLM call: `a_stale_*`
+//! - a mention is answered without judgment and remembered: `a_mention_*`
+//! - a job run twice posts once: `the_same_response_job_*`; a job that
+//!   failed before posting is answered on redelivery: `a_response_that_fails_*`
+//! - Slack's 429 is waited out: `a_slack_429_*`
+//! - the bot having spoken last: `no_llm_call_when_the_bot_spoke_last`
+//! - display names in prompts: `prompts_show_display_names_*`
+
+use std::time::{Duration as StdDuration, Instant};
+
+use chrono::Duration;
+use myao::app::jobs::JobOutcome;
+use myao::app::judgment::JudgmentOutcome;
+use myao::app::response::ResponseOutcome;
+use myao::domain::{Conversation, Job, JobKind, Memory, MemoryKind, MemoryScope, ScheduleName};
+use myao::ports::{ScheduledJob, Store};
+use myao_tests::stubs::{
+    assert_in_order, channel, completion, message, ts, user, verdict, Bed, PromptKind, Sequence,
+    ALICE, BOB, BOT, GENERAL, JUDGMENT_MARK, RESPONSE_MARK,
+};
+use serde_json::{json, Value};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+fn judgment(thread: Option<i64>, newest: i64) -> Job {
+    Job::Judgment {
+        channel: channel(GENERAL),
+        thread_ts: thread.map(ts),
+        newest_ts: ts(newest),
+    }
+}
+
+fn response(thread: Option<i64>, newest: i64, mention: bool) -> Job {
+    Job::Response {
+        channel: channel(GENERAL),
+        thread_ts: thread.map(ts),
+        newest_ts: ts(newest),
+        mention,
+    }
+}
+
+fn judged(outcome: JobOutcome) -> JudgmentOutcome {
+    match outcome {
+        JobOutcome::Judgment(o) => o,
+        other => panic!("not a judgment outcome: {other:?}"),
+    }
+}
+
+fn responded(outcome: JobOutcome) -> ResponseOutcome {
+    match outcome {
+        JobOutcome::Response(o) => o,
+        other => panic!("not a response outcome: {other:?}"),
+    }
+}
+
+/// A question at the top level of #general, 5 minutes old.
+async fn seed_top_level_question(bed: &Bed) {
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(-300),
+        None,
+        "誰か Rust の非同期でおすすめの本知ってる?",
+    )])
+    .await;
+}
+
+/// Nothing posted, nothing scheduled or queued.
+async fn assert_nothing_done(bed: &Bed) {
+    assert!(
+        bed.posts().await.is_empty(),
+        "posted: {:?}",
+        bed.posts().await
+    );
+    assert!(
+        bed.board.scheduled().is_empty(),
+        "{:?}",
+        bed.board.scheduled()
+    );
+    assert!(bed.board.queued().is_empty(), "{:?}", bed.board.queued());
+    assert_eq!(bed.board.call_counts(), (0, 0));
+}
+
+#[tokio::test]
+async fn a_judged_yes_without_delay_replies_once_in_its_thread_after_a_prompt_in_section_order() {
+    let bed = Bed::new().await;
+    let general = channel(GENERAL);
+    // Another thread, with its memory, and the thread being judged.
+    bed.seed(&[
+        message(GENERAL, BOB, ts(-3000), None, "週末どこか行く?"),
+        message(GENERAL, ALICE, ts(-2900), Some(ts(-3000)), "山に行くよ"),
+        message(
+            GENERAL,
+            ALICE,
+            ts(-900),
+            None,
+            "ビルドが linker error で落ちる",
+        ),
+        message(GENERAL, BOB, ts(-600), Some(ts(-900)), "どのエラー?"),
+        message(
+            GENERAL,
+            ALICE,
+            ts(-300),
+            Some(ts(-900)),
+            "undefined reference です、誰か助けて",
+        ),
+    ])
+    .await;
+    for (scope, kind, content) in [
+        (
+            MemoryScope::Workspace,
+            MemoryKind::Long,
+            "WORKSPACE-HISTORY",
+        ),
+        (
+            MemoryScope::Channel {
+                channel: general.clone(),
+            },
+            MemoryKind::Short,
+            "GENERAL-RECENT",
+        ),
+        (
+            MemoryScope::Thread {
+                channel: general.clone(),
+                thread_ts: ts(-3000),
+            },
+            MemoryKind::Short,
+            "OTHER-THREAD-MEMORY",
+        ),
+    ] {
+        bed.store
+            .put_memory(&Memory {
+                scope,
+                kind,
+                content: content.to_owned(),
+                updated_at: bed.now(),
+                newest_ts: Some(ts(-2900)),
+            })
+            .await
+            .expect("memory");
+    }
+
+    let outcome = judged(bed.run(&judgment(Some(-900), -300)).await);
+
+    match outcome {
+        JudgmentOutcome::Respond { result, at } => {
+            assert!(result.should_respond);
+            assert_eq!(at, bed.now());
+        }
+        other => panic!("expected a response job, got {other:?}"),
+    }
+    let calls = bed.llm_calls().await;
+    assert_eq!(calls.len(), 1, "one judgment call");
+    let call = &calls[0];
+    assert_eq!(call.kind, Some(PromptKind::Judgment));
+    assert_eq!(call.body["response_format"], json!({"type": "json_object"}));
+    let messages = call.body["messages"].as_array().expect("messages");
+    assert_eq!(messages.len(), 1, "only a system message: {messages:?}");
+    assert_eq!(messages[0]["role"], "system");
+    let prompt = &call.system;
+    assert!(
+        prompt.starts_with(&bed.settings.persona_system_prompt),
+        "the persona first:\n{prompt}"
+    );
+    let thread_heading = format!("## 判定対象スレッド: {}", ts(-900));
+    assert_in_order(
+        prompt,
+        &[
+            &bed.settings.persona_system_prompt,
+            "## 記憶",
+            "### ワークスペースの歴史",
+            "WORKSPACE-HISTORY",
+            "## チャンネル情報",
+            "- #general",
+            "現在、あなたは #general にいます。",
+            "## 各チャンネルの記憶",
+            "### #general",
+            "GENERAL-RECENT",
+            "## 現在のスレッド一覧",
+            &format!("### スレッド: {}", ts(-3000)),
+            "OTHER-THREAD-MEMORY",
+            "## 現在の会話",
+            "週末どこか行く?",
+            "山に行くよ",
+            &thread_heading,
+            "ビルドが linker error で落ちる",
+            "どのエラー?",
+            "undefined reference です、誰か助けて",
+            "---",
+            "現在時刻: 2026-01-05 08:00:00 UTC",
+            JUDGMENT_MARK,
+        ],
+    );
+
+    // Delay 0 goes to the queue (under a minute), due now, beside the
+    // memory refresh of the thread that went quiet.
+    assert!(
+        bed.board.scheduled().is_empty(),
+        "{:?}",
+        bed.board.scheduled()
+    );
+    let reply_job = response(Some(-900), -300, false);
+    let queued = bed.board.queued();
+    assert_eq!(
+        queued
+            .iter()
+            .filter(|(_, j)| j.kind() == JobKind::Response)
+            .collect::<Vec<_>>(),
+        vec![&(bed.now(), reply_job.clone())]
+    );
+
+    let done = bed.run_due().await;
+    let (_, outcome) = done
+        .into_iter()
+        .find(|(job, _)| *job == reply_job)
+        .expect("the response job ran");
+    let posted_ts = match responded(outcome) {
+        ResponseOutcome::Posted { ts, text } => {
+            assert_eq!(text, bed.script.reply());
+            ts
+        }
+        other => panic!("expected a post, got {other:?}"),
+    };
+    assert_eq!(
+        bed.posts().await,
+        vec![json!({
+            "channel": GENERAL,
+            "thread_ts": ts(-900).to_string(),
+            "text": bed.script.reply(),
+        })]
+    );
+    assert_eq!(bed.llm_calls_of(PromptKind::Judgment).await.len(), 1);
+    assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 1);
+    let stored = bed
+        .store
+        .get_message(&general, posted_ts)
+        .await
+        .expect("read")
+        .expect("the bot's reply is stored");
+    assert_eq!(stored.thread_ts, Some(ts(-900)));
+    assert!(stored.is_bot);
+}
+
+#[tokio::test]
+async fn a_judged_yes_with_a_delay_of_120_s_is_scheduled_under_the_conversation_name() {
+    let bed = Bed::new().await;
+    bed.script.set_judgment(verdict(true, Some(120)));
+    seed_top_level_question(&bed).await;
+    let t0 = bed.now();
+
+    let outcome = judged(bed.run(&judgment(None, -300)).await);
+
+    assert!(
+        matches!(outcome, JudgmentOutcome::Respond { at, .. } if at == t0 + Duration::seconds(120)),
+        "{outcome:?}"
+    );
+    let conversation = Conversation::top_level(channel(GENERAL));
+    assert_eq!(
+        bed.board.scheduled(),
+        vec![ScheduledJob {
+            name: ScheduleName::for_conversation(JobKind::Response, &conversation),
+            at: t0 + Duration::seconds(120),
+            job: response(None, -300, false),
+        }]
+    );
+    assert!(bed.board.queued().is_empty(), "{:?}", bed.board.queued());
+    assert!(
+        bed.posts().await.is_empty(),
+        "nothing posted before the delay"
+    );
+
+    bed.clock.advance(Duration::seconds(119));
+    assert!(bed.run_due().await.is_empty(), "not due before 120 s");
+    bed.clock.advance(Duration::seconds(1));
+    let done = bed.run_due().await;
+    assert_eq!(done.len(), 1);
+    assert!(
+        matches!(
+            &done[0].1,
+            JobOutcome::Response(ResponseOutcome::Posted { .. })
+        ),
+        "{:?}",
+        done[0].1
+    );
+    assert_eq!(
+        bed.posts().await,
+        vec![json!({"channel": GENERAL, "text": bed.script.reply()})],
+        "a top-level reply carries no thread_ts"
+    );
+}
+
+#[tokio::test]
+async fn a_judgment_that_declines_posts_nothing_and_makes_no_job() {
+    let bed = Bed::new().await;
+    bed.script.set_judgment(verdict(false, None));
+    seed_top_level_question(&bed).await;
+
+    let outcome = judged(bed.run(&judgment(None, -300)).await);
+
+    assert!(
+        matches!(&outcome, JudgmentOutcome::Declined(r) if !r.should_respond),
+        "{outcome:?}"
+    );
+    assert_eq!(bed.llm_calls().await.len(), 1);
+    assert_nothing_done(&bed).await;
+}
+
+#[tokio::test]
+async fn an_unreadable_verdict_is_silence() {
+    for answer in [
+        "はい、返答すべきだと思います。",
+        r#"{"should_respond": "yes", "reason": "質問"}"#,
+        r#"{"should_respond": true, "reason": "#,
+    ] {
+        let bed = Bed::new().await;
+        bed.script.set_judgment(answer);
+        seed_top_level_question(&bed).await;
+
+        let outcome = judged(bed.run(&judgment(None, -300)).await);
+
+        assert!(
+            matches!(outcome, JudgmentOutcome::Silent { .. }),
+            "{answer}: {outcome:?}"
+        );
+        assert_eq!(bed.llm_calls().await.len(), 1, "{answer}");
+        assert_nothing_done(&bed).await;
+    }
+}
+
+#[tokio::test]
+async fn an_llm_500_during_judgment_is_silence_after_the_retries() {
+    let bed = Bed::with_settings(|s| s.llm_max_retries = 1).await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500).set_body_string("upstream exploded"))
+        .with_priority(1)
+        .mount(&bed.llm_server)
+        .await;
+    seed_top_level_question(&bed).await;
+
+    let outcome = judged(bed.run(&judgment(None, -300)).await);
+
+    match &outcome {
+        JudgmentOutcome::Silent { reason } => assert!(reason.contains("500"), "{reason}"),
+        other => panic!("expected silence, got {other:?}"),
+    }
+    assert_eq!(
+        bed.llm_calls().await.len(),
+        2,
+        "the first attempt and one retry"
+    );
+    assert_nothing_done(&bed).await;
+}
+
+#[tokio::test]
+async fn an_llm_timeout_during_judgment_is_silence() {
+    let bed = Bed::with_settings(|s| {
+        s.llm_timeout_seconds = 1;
+        s.llm_max_retries = 0;
+    })
+    .await;
+    Mock::given(method("POST"))
+        .respond_with(completion(&verdict(true, Some(0))).set_delay(StdDuration::from_secs(5)))
+        .with_priority(1)
+        .mount(&bed.llm_server)
+        .await;
+    seed_top_level_question(&bed).await;
+
+    let started = Instant::now();
+    let outcome = judged(bed.run(&judgment(None, -300)).await);
+
+    match &outcome {
+        JudgmentOutcome::Silent { reason } => assert!(reason.contains("timed out"), "{reason}"),
+        other => panic!("expected silence, got {other:?}"),
+    }
+    assert!(
+        started.elapsed() < StdDuration::from_secs(4),
+        "cut at the timeout, not answered late: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(bed.llm_calls().await.len(), 1);
+    assert_nothing_done(&bed).await;
+}
+
+/// A thread whose newest reply (`-100`) came after a job made at `-300`.
+async fn seed_thread_with_a_newer_reply(bed: &Bed) {
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, "デプロイ失敗した"),
+        message(GENERAL, ALICE, ts(-300), Some(ts(-900)), "ログ貼るね"),
+        message(GENERAL, BOB, ts(-100), Some(ts(-900)), "見てみる"),
+    ])
+    .await;
+}
+
+#[tokio::test]
+async fn a_stale_judgment_job_makes_no_llm_call() {
+    let bed = Bed::new().await;
+    seed_thread_with_a_newer_reply(&bed).await;
+
+    let outcome = judged(bed.run(&judgment(Some(-900), -300)).await);
+
+    assert_eq!(outcome, JudgmentOutcome::Stale);
+    assert_eq!(bed.llm_calls().await.len(), 0);
+    assert_nothing_done(&bed).await;
+}
+
+#[tokio::test]
+async fn a_stale_response_job_makes_no_llm_call_and_posts_nothing() {
+    let bed = Bed::new().await;
+    seed_thread_with_a_newer_reply(&bed).await;
+
+    let outcome = responded(bed.run(&response(Some(-900), -300, false)).await);
+
+    assert_eq!(outcome, ResponseOutcome::Stale);
+    assert_eq!(bed.llm_calls().await.len(), 0);
+    let slack = bed
+        .slack_server
+        .received_requests()
+        .await
+        .unwrap_or_default();
+    assert!(slack.is_empty(), "no Slack call at all: {slack:?}");
+    assert_nothing_done(&bed).await;
+}
+
+#[tokio::test]
+async fn a_mention_is_answered_without_judgment_and_the_reply_is_remembered() {
+    let bed = Bed::new().await;
+    let general = channel(GENERAL);
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-600), None, "猫の話しよう"),
+        message(
+            GENERAL,
+            BOB,
+            ts(-60),
+            Some(ts(-600)),
+            "<@UBOT> 好きな食べ物は?",
+        ),
+    ])
+    .await;
+
+    let outcome = responded(bed.run(&response(Some(-600), -60, true)).await);
+
+    let first_reply = bed.script.reply();
+    let posted_ts = match outcome {
+        ResponseOutcome::Posted { ts, text } => {
+            assert_eq!(text, first_reply);
+            ts
+        }
+        other => panic!("expected a post, got {other:?}"),
+    };
+    let calls = bed.llm_calls().await;
+    assert_eq!(calls.len(), 1, "the reply only, no judgment");
+    let prompt = &calls[0].system;
+    assert!(prompt.contains(RESPONSE_MARK), "{prompt}");
+    assert!(!prompt.contains("判断"), "{prompt}");
+    assert!(prompt.contains("@myao 好きな食べ物は?"), "{prompt}");
+    assert!(
+        calls[0].body.get("response_format").is_none(),
+        "{}",
+        calls[0].body
+    );
+    assert_eq!(
+        bed.posts().await,
+        vec![json!({"channel": GENERAL, "thread_ts": ts(-600).to_string(), "text": first_reply})]
+    );
+    let stored = bed
+        .store
+        .get_message(&general, posted_ts)
+        .await
+        .expect("read")
+        .expect("the bot's reply is stored");
+    assert_eq!(
+        (stored.user.clone(), stored.is_bot, stored.thread_ts),
+        (user(BOT), true, Some(ts(-600)))
+    );
+    assert_eq!(stored.text, first_reply);
+
+    // A later mention in the thread: the prompt shows the bot's own reply,
+    // by its persona's name, before the new question.
+    bed.clock.advance(Duration::seconds(60));
+    bed.script.set_reply("マグロも好きだにゃ");
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(30),
+        Some(ts(-600)),
+        "<@UBOT> 他には?",
+    )])
+    .await;
+    let outcome = responded(bed.run(&response(Some(-600), 30, true)).await);
+    assert!(
+        matches!(outcome, ResponseOutcome::Posted { .. }),
+        "{outcome:?}"
+    );
+    let replies = bed.llm_calls_of(PromptKind::Response).await;
+    assert_eq!(replies.len(), 2);
+    assert_in_order(
+        &replies[1].system,
+        &[
+            "好きな食べ物は?",
+            &format!("myao:\n{first_reply}"),
+            "alice:\n@myao 他には?",
+            RESPONSE_MARK,
+        ],
+    );
+    assert_eq!(bed.llm_calls_of(PromptKind::Judgment).await.len(), 0);
+    assert_eq!(bed.posts().await.len(), 2);
+}
+
+#[tokio::test]
+async fn the_same_response_job_run_twice_posts_once() {
+    let bed = Bed::new().await;
+    bed.seed(&[message(GENERAL, ALICE, ts(-60), None, "<@UBOT> こんにちは")])
+        .await;
+    let job = response(None, -60, true);
+
+    let first = responded(bed.run(&job).await);
+    let second = responded(bed.run(&job).await);
+
+    assert!(matches!(first, ResponseOutcome::Posted { .. }), "{first:?}");
+    assert_eq!(second, ResponseOutcome::AlreadyDone);
+    assert_eq!(bed.posts().await.len(), 1);
+    assert_eq!(bed.llm_calls().await.len(), 1);
+}
+
+#[tokio::test]
+async fn the_same_response_job_run_twice_at_once_posts_once() {
+    // Both copies pass the staleness check before either has posted: only
+    // the claim keeps the second from answering too.
+    let bed = Bed::new().await;
+    seed_top_level_question(&bed).await;
+    let job = response(None, -300, false);
+
+    let (a, b) = tokio::join!(bed.run(&job), bed.run(&job));
+
+    let mut outcomes = [responded(a), responded(b)];
+    outcomes.sort_by_key(|o| matches!(o, ResponseOutcome::Posted { .. }));
+    assert_eq!(outcomes[0], ResponseOutcome::AlreadyDone);
+    assert!(
+        matches!(outcomes[1], ResponseOutcome::Posted { .. }),
+        "{:?}",
+        outcomes[1]
+    );
+    assert_eq!(bed.posts().await.len(), 1);
+    assert_eq!(bed.llm_calls().await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_slack_429_on_post_message_is_posted_once_after_retry_after() {
+    let bed = Bed::new().await;
+    let (sequence, arrivals) = Sequence::new(vec![
+        ResponseTemplate::new(429)
+            .insert_header("retry-after", "1")
+            .set_body_json(json!({"ok": false, "error": "ratelimited"})),
+        ResponseTemplate::new(200).set_body_json(json!({
+            "ok": true, "channel": GENERAL, "ts": ts(1).to_string()
+        })),
+    ]);
+    Mock::given(method("POST"))
+        .and(path("/api/chat.postMessage"))
+        .respond_with(sequence)
+        .with_priority(1)
+        .mount(&bed.slack_server)
+        .await;
+    bed.seed(&[message(GENERAL, ALICE, ts(-60), None, "<@UBOT> いる?")])
+        .await;
+
+    let outcome = responded(bed.run(&response(None, -60, true)).await);
+
+    assert_eq!(
+        outcome,
+        ResponseOutcome::Posted {
+            ts: ts(1),
+            text: bed.script.reply()
+        }
+    );
+    let posts: Vec<Value> = bed.posts().await;
+    assert_eq!(posts.len(), 2, "the refused attempt and the post");
+    assert_eq!(posts[0], posts[1], "the same message sent again");
+    let arrivals = arrivals.lock().expect("arrivals").clone();
+    assert_eq!(arrivals.len(), 2);
+    let gap = arrivals[1] - arrivals[0];
+    assert!(gap >= StdDuration::from_secs(1), "retried after {gap:?}");
+    let bot_messages: Vec<_> = bed
+        .store
+        .all_messages()
+        .into_iter()
+        .filter(|m| m.is_bot)
+        .collect();
+    assert_eq!(bot_messages.len(), 1, "{bot_messages:?}");
+    assert_eq!(bot_messages[0].ts, ts(1));
+}
+
+#[tokio::test]
+async fn no_llm_call_when_the_bot_spoke_last() {
+    let bed = Bed::new().await;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-600), None, "今日も寒いね"),
+        message(GENERAL, BOT, ts(-300), Some(ts(-600)), "ほんとにゃ"),
+    ])
+    .await;
+
+    let outcome = judged(bed.run(&judgment(Some(-600), -300)).await);
+
+    assert_eq!(outcome, JudgmentOutcome::BotSpokeLast);
+    assert_eq!(bed.llm_calls().await.len(), 0);
+    assert!(bed.posts().await.is_empty());
+    assert!(bed.board.scheduled().is_empty());
+    assert!(
+        bed.board
+            .queued()
+            .iter()
+            .all(|(_, j)| j.kind() == JobKind::ThreadMemory),
+        "no response job: {:?}",
+        bed.board.queued()
+    );
+}
+
+#[tokio::test]
+async fn prompts_show_display_names_not_user_ids() {
+    let bed = Bed::new().await;
+    bed.script.set_judgment(verdict(false, None));
+    bed.seed(&[
+        message(
+            GENERAL,
+            ALICE,
+            ts(-600),
+            None,
+            "<@UBOB> デプロイ手順どこだっけ?",
+        ),
+        message(GENERAL, BOB, ts(-300), None, "<@UALICE> wiki にあるよ"),
+    ])
+    .await;
+
+    bed.run(&judgment(None, -300)).await;
+
+    let calls = bed.llm_calls_of(PromptKind::Judgment).await;
+    assert_eq!(calls.len(), 1);
+    let prompt = &calls[0].system;
+    assert_in_order(
+        prompt,
+        &[
+            "alice:\n@bob デプロイ手順どこだっけ?",
+            "bob:\n@alice wiki にあるよ",
+        ],
+    );
+    for id in [ALICE, BOB] {
+        assert!(!prompt.contains(id), "{id} shown in:\n{prompt}");
+    }
+    let asked: Vec<String> = bed
+        .slack_requests("users.info")
+        .await
+        .iter()
+        .filter_map(|r| {
+            r.url
+                .query_pairs()
+                .find(|(k, _)| k == "user")
+                .map(|(_, v)| v.into_owned())
+        })
+        .collect();
+    assert!(
+        asked.contains(&ALICE.to_owned()) && asked.contains(&BOB.to_owned()),
+        "{asked:?}"
+    );
+    let (cached, _) = bed
+        .store
+        .get_user(&user(ALICE))
+        .await
+        .expect("read")
+        .expect("alice is cached");
+    assert_eq!(cached.name, "alice");
+}
+
+#[tokio::test]
+async fn a_response_that_fails_before_posting_is_answered_on_redelivery() {
+    // Regression: the claim was taken before the bot's id and the context
+    // were read, and kept when that failed; the redelivery the retryable
+    // error asks for then found the job "already done" and the mention was
+    // never answered.
+    let bed = Bed::with_settings(|s| s.slack_max_retries = 0).await;
+    Mock::given(method("GET"))
+        .and(path("/api/auth.test"))
+        .respond_with(ResponseTemplate::new(503))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&bed.slack_server)
+        .await;
+    bed.seed(&[message(GENERAL, ALICE, ts(-60), None, "<@UBOT> 起きてる?")])
+        .await;
+    let job = response(None, -60, true);
+
+    let failed = myao::app::jobs::run(&bed.services, &job).await;
+
+    match failed {
+        Err(error) => assert!(error.is_retryable(), "{error}"),
+        Ok(outcome) => panic!("expected a retryable failure, got {outcome:?}"),
+    }
+    assert!(bed.posts().await.is_empty());
+    let outcome = responded(bed.run(&job).await);
+    assert!(
+        matches!(outcome, ResponseOutcome::Posted { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(bed.posts().await.len(), 1);
+    assert_eq!(bed.llm_calls().await.len(), 1);
+}

@@ -1,0 +1,774 @@
+//! Issue 3 end to end against the AWS emulator: signed Slack requests through
+//! the ingest function's HTTP handler, stored in DynamoDB, routed to
+//! EventBridge Scheduler or SQS; settings and the signing secret from SSM.
+//! The emulator never fires a schedule, so a test "fires" one by reading it
+//! back and calling the judgment function's handler with its input.
+//!
+//! Index:
+//! - a message: one item, one schedule at the right time with the right payload
+//! - retries and the mention's double delivery: one item, one job
+//! - a scheduling failure after the store write: 500, then the retry schedules
+//! - bursts, threads and the top level: one schedule per conversation
+//! - a mention: one queue message, no schedule
+//! - forged, stale and unsigned requests: 401, nothing written
+//! - edits and deletions change the stored message
+//! - a schedule fired by hand runs the judgment, whose reply goes through SQS
+
+use std::sync::Arc;
+
+use anyhow::Result;
+use chrono::{DateTime, Duration, Utc};
+use lambda_http::{Body, Request};
+use myao::adapters::aws::dynamodb::DynamoStore;
+use myao::adapters::aws::scheduler::{self as eb, EventBridgeScheduler};
+use myao::adapters::aws::sqs::SqsQueue;
+use myao::adapters::aws::ssm::{SsmSecrets, SsmSettingsSource};
+use myao::adapters::system::{FixedRandom, ManualClock};
+use myao::app::ingest::Ingest;
+use myao::app::settings::CachedSettings;
+use myao::domain::{ChannelId, Conversation, Job, JobKind, ScheduleName, Ts};
+use myao::ports::{Clock, Scheduler, Store};
+use myao_tests::{
+    fresh_queues, fresh_scheduler, fresh_store_with_clock, signed_request_headers, ssm_client,
+    unique,
+};
+use serde_json::{json, Value};
+
+const SECRET: &str = "emulated-signing-secret";
+/// 2026-01-05 08:00:00 UTC.
+const START: i64 = 1_767_600_000;
+
+struct Bed {
+    clock: Arc<ManualClock>,
+    store: Arc<DynamoStore>,
+    scheduler: Arc<EventBridgeScheduler>,
+    queues: Arc<SqsQueue>,
+    settings_path: String,
+    ingest: Ingest,
+}
+
+async fn put(path: &str, name: &str, value: &str, secure: bool) -> Result<()> {
+    let t = if secure {
+        aws_sdk_ssm::types::ParameterType::SecureString
+    } else {
+        aws_sdk_ssm::types::ParameterType::String
+    };
+    ssm_client()
+        .await
+        .put_parameter()
+        .name(format!("{path}{name}"))
+        .value(value)
+        .r#type(t)
+        .overwrite(true)
+        .send()
+        .await?;
+    Ok(())
+}
+
+async fn bed() -> Result<Bed> {
+    let clock = Arc::new(ManualClock::new(
+        DateTime::<Utc>::from_timestamp(START, 0).expect("time"),
+    ));
+    let store = Arc::new(fresh_store_with_clock(clock.clone()).await);
+    let scheduler = Arc::new(fresh_scheduler().await);
+    let queues = Arc::new(fresh_queues().await);
+    let settings_path = format!("/{}/", unique("myao"));
+    // A setting changed from its default, and the secret as SecureString.
+    put(&settings_path, "jitter_ratio", "0", false).await?;
+    put(&settings_path, "secrets/slack_signing_secret", SECRET, true).await?;
+    let ssm = ssm_client().await;
+    let ingest = Ingest {
+        store: store.clone(),
+        scheduler: scheduler.clone(),
+        queue: queues.clone(),
+        clock: clock.clone(),
+        random: Arc::new(FixedRandom(0.9)),
+        settings: Arc::new(CachedSettings::new(
+            Arc::new(SsmSettingsSource {
+                client: ssm.clone(),
+                path: settings_path.clone(),
+            }),
+            clock.clone(),
+            Duration::seconds(60),
+        )),
+        secrets: Arc::new(SsmSecrets::new(ssm)),
+        signing_secret_name: format!("{settings_path}secrets/slack_signing_secret"),
+    };
+    Ok(Bed {
+        clock,
+        store,
+        scheduler,
+        queues,
+        settings_path,
+        ingest,
+    })
+}
+
+fn event(kind: &str, ts: &str, thread: Option<&str>, text: &str) -> Value {
+    let mut e = json!({"type": kind, "channel": "C1", "user": "UALICE", "text": text, "ts": ts, "channel_type": "channel"});
+    if let Some(t) = thread {
+        e["thread_ts"] = json!(t);
+    }
+    json!({"type": "event_callback", "team_id": "T1", "event_id": format!("Ev-{kind}-{ts}"), "event": e,
+           "authorizations": [{"user_id": "UBOT", "is_bot": true}]})
+}
+
+fn request(body: &[u8], headers: &[(&str, &str)]) -> Request {
+    let mut b = lambda_http::http::Request::builder()
+        .method("POST")
+        .uri("https://example.lambda-url.aws/");
+    for (k, v) in headers {
+        b = b.header(*k, *v);
+    }
+    b.body(Body::Binary(body.to_vec())).expect("request")
+}
+
+impl Bed {
+    async fn deliver_raw(&self, body: &[u8], headers: &[(&str, &str)]) -> (u16, String) {
+        let response = myao_ingest::handler::handle(&self.ingest, request(body, headers))
+            .await
+            .expect("infallible");
+        let status = response.status().as_u16();
+        let text = match response.body() {
+            Body::Text(t) => t.clone(),
+            Body::Binary(b) => String::from_utf8_lossy(b).into_owned(),
+            Body::Empty => String::new(),
+            _ => String::new(),
+        };
+        (status, text)
+    }
+
+    async fn deliver_retry(&self, body: &Value, retry: Option<&str>) -> u16 {
+        let body = serde_json::to_vec(body).expect("json");
+        let (ts, sig) = signed_request_headers(SECRET, &body, self.clock.now());
+        let mut headers = vec![
+            ("x-slack-request-timestamp", ts.as_str()),
+            ("x-slack-signature", sig.as_str()),
+        ];
+        if let Some(r) = retry {
+            headers.push(("x-slack-retry-num", r));
+            headers.push(("x-slack-retry-reason", "http_timeout"));
+        }
+        self.deliver_raw(&body, &headers).await.0
+    }
+
+    async fn deliver(&self, body: &Value) -> u16 {
+        self.deliver_retry(body, None).await
+    }
+
+    async fn items(&self) -> Result<usize> {
+        let out = self
+            .store_client()
+            .scan()
+            .table_name(self.store.table())
+            .send()
+            .await?;
+        Ok(out
+            .items()
+            .iter()
+            .filter(|i| {
+                i.get("pk")
+                    .and_then(|v| v.as_s().ok())
+                    .is_some_and(|pk| pk.starts_with("CH#"))
+            })
+            .count())
+    }
+
+    fn store_client(&self) -> &aws_sdk_dynamodb::Client {
+        self.store.client()
+    }
+
+    async fn schedules(&self) -> Result<Vec<String>> {
+        let out = self
+            .scheduler
+            .client
+            .list_schedules()
+            .group_name(&self.scheduler.group)
+            .send()
+            .await?;
+        let mut names: Vec<String> = out
+            .schedules()
+            .iter()
+            .filter_map(|s| s.name().map(str::to_owned))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    async fn queued(&self) -> Result<Vec<Job>> {
+        let out = self
+            .queues
+            .client
+            .receive_message()
+            .queue_url(&self.queues.response_queue_url)
+            .max_number_of_messages(10)
+            .send()
+            .await?;
+        Ok(out
+            .messages()
+            .iter()
+            .map(|m| serde_json::from_str(m.body().unwrap_or_default()).expect("a job"))
+            .collect())
+    }
+}
+
+fn conv(thread: Option<&str>) -> Conversation {
+    Conversation {
+        channel: ChannelId::parse("C1").expect("id"),
+        thread_ts: thread.map(|t| Ts::parse(t).expect("ts")),
+    }
+}
+
+fn judgment_name(thread: Option<&str>) -> ScheduleName {
+    ScheduleName::for_conversation(JobKind::Judgment, &conv(thread))
+}
+
+#[tokio::test]
+async fn a_message_makes_one_item_and_one_schedule_at_the_right_time() -> Result<()> {
+    let b = bed().await?;
+    assert_eq!(
+        b.deliver(&event(
+            "message",
+            "1767600000.000100",
+            Some("1767599000.000001"),
+            "anyone know why the build is red?"
+        ))
+        .await,
+        200
+    );
+    assert_eq!(b.items().await?, 1);
+    let stored = b
+        .store
+        .get_message(&ChannelId::parse("C1")?, Ts::parse("1767600000.000100")?)
+        .await?
+        .expect("stored");
+    assert_eq!(stored.text, "anyone know why the build is red?");
+    assert_eq!(stored.thread_ts, Some(Ts::parse("1767599000.000001")?));
+    let schedule = b
+        .scheduler
+        .get(&judgment_name(Some("1767599000.000001")))
+        .await?
+        .expect("scheduled");
+    // jitter_ratio 0 came from SSM: exactly min_wait_seconds (300 s) after now
+    assert_eq!(schedule.at, b.clock.now() + Duration::seconds(300));
+    assert_eq!(
+        schedule.job,
+        Job::Judgment {
+            channel: ChannelId::parse("C1")?,
+            thread_ts: Some(Ts::parse("1767599000.000001")?),
+            newest_ts: Ts::parse("1767600000.000100")?
+        }
+    );
+    assert_eq!(b.schedules().await?.len(), 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn retries_and_a_double_delivered_mention_make_one_item_and_one_job() -> Result<()> {
+    let b = bed().await?;
+    let msg = event("message", "1767600000.000100", None, "hello");
+    assert_eq!(b.deliver(&msg).await, 200);
+    let first = b
+        .scheduler
+        .get(&judgment_name(None))
+        .await?
+        .expect("scheduled");
+    b.clock.advance(Duration::seconds(61));
+    for retry in ["1", "2", "3"] {
+        assert_eq!(b.deliver_retry(&msg, Some(retry)).await, 200);
+    }
+    assert_eq!(b.items().await?, 1);
+    assert_eq!(b.schedules().await?.len(), 1);
+    let after = b
+        .scheduler
+        .get(&judgment_name(None))
+        .await?
+        .expect("scheduled");
+    assert_eq!(after.at, first.at, "a duplicate does not move the wait");
+
+    let mention = "1767600100.000200";
+    assert_eq!(
+        b.deliver(&event(
+            "message",
+            mention,
+            Some("1767600000.000100"),
+            "<@UBOT> can you help?"
+        ))
+        .await,
+        200
+    );
+    assert_eq!(
+        b.deliver(&event(
+            "app_mention",
+            mention,
+            Some("1767600000.000100"),
+            "<@UBOT> can you help?"
+        ))
+        .await,
+        200
+    );
+    assert_eq!(b.items().await?, 2);
+    let queued = b.queued().await?;
+    assert_eq!(queued.len(), 1, "{queued:?}");
+    assert!(
+        matches!(&queued[0], Job::Response { mention: true, newest_ts, .. } if newest_ts.to_string() == mention)
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_scheduling_failure_answers_500_and_the_retry_creates_the_schedule() -> Result<()> {
+    let mut b = bed().await?;
+    // Injected failure: the schedule group does not exist yet.
+    let missing_group = unique("myao-missing");
+    let real = b.scheduler.clone();
+    b.ingest.scheduler = Arc::new(EventBridgeScheduler {
+        group: missing_group.clone(),
+        ..(*real).clone()
+    });
+    let msg = event("message", "1767600000.000100", None, "hello");
+    assert_eq!(b.deliver(&msg).await, 500);
+    assert_eq!(b.items().await?, 1, "stored before the scheduling failed");
+    eb::ensure_group(&real.client, &missing_group).await?;
+    assert_eq!(b.deliver_retry(&msg, Some("1")).await, 200);
+    let scheduler = EventBridgeScheduler {
+        group: missing_group,
+        ..(*real).clone()
+    };
+    assert!(
+        scheduler.get(&judgment_name(None)).await?.is_some(),
+        "the retry finished the routing"
+    );
+    assert_eq!(b.items().await?, 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn one_schedule_per_conversation_timed_after_its_last_message() -> Result<()> {
+    let b = bed().await?;
+    let root = "1767599000.000001";
+    for (i, ts) in [
+        "1767600000.000100",
+        "1767600020.000100",
+        "1767600050.000100",
+    ]
+    .iter()
+    .enumerate()
+    {
+        b.clock.set(Ts::parse(ts)?.to_datetime());
+        assert_eq!(
+            b.deliver(&event("message", ts, Some(root), &format!("part {i}")))
+                .await,
+            200
+        );
+    }
+    let s = b
+        .scheduler
+        .get(&judgment_name(Some(root)))
+        .await?
+        .expect("scheduled");
+    // EventBridge Scheduler takes whole seconds: the time is rounded up.
+    assert_eq!(
+        s.at,
+        Ts::parse("1767600051.0")?.to_datetime() + Duration::seconds(300)
+    );
+    assert!(
+        matches!(s.job, Job::Judgment { newest_ts, .. } if newest_ts.to_string() == "1767600050.000100")
+    );
+    // another thread gets its own; two top-level messages share one
+    b.deliver(&event(
+        "message",
+        "1767600060.000100",
+        Some("1767599500.000001"),
+        "other thread",
+    ))
+    .await;
+    b.deliver(&event("message", "1767600070.000100", None, "top one"))
+        .await;
+    b.deliver(&event("message", "1767600080.000100", None, "top two"))
+        .await;
+    assert_eq!(
+        b.schedules().await?,
+        vec![
+            judgment_name(Some(root)).to_string(),
+            judgment_name(Some("1767599500.000001")).to_string(),
+            judgment_name(None).to_string()
+        ]
+        .into_iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect::<Vec<_>>()
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_mention_is_queued_and_not_scheduled() -> Result<()> {
+    let b = bed().await?;
+    assert_eq!(
+        b.deliver(&event(
+            "app_mention",
+            "1767600000.000100",
+            None,
+            "<@UBOT> hi"
+        ))
+        .await,
+        200
+    );
+    assert!(b.schedules().await?.is_empty());
+    let queued = b.queued().await?;
+    assert_eq!(queued.len(), 1);
+    assert!(matches!(
+        queued[0],
+        Job::Response {
+            mention: true,
+            thread_ts: None,
+            ..
+        }
+    ));
+    Ok(())
+}
+
+#[tokio::test]
+async fn forged_stale_and_unsigned_requests_get_401_and_write_nothing() -> Result<()> {
+    let b = bed().await?;
+    let body = serde_json::to_vec(&event("message", "1767600000.000100", None, "hello"))?;
+    let (ts, good) = signed_request_headers(SECRET, &body, b.clock.now());
+    let (_, wrong_secret) = signed_request_headers("not-the-secret", &body, b.clock.now());
+    let (stale_ts, stale) =
+        signed_request_headers(SECRET, &body, b.clock.now() - Duration::seconds(301));
+    let cases: Vec<Vec<(&str, &str)>> = vec![
+        vec![
+            ("x-slack-request-timestamp", &ts),
+            ("x-slack-signature", &wrong_secret),
+        ],
+        vec![
+            ("x-slack-request-timestamp", &stale_ts),
+            ("x-slack-signature", &stale),
+        ],
+        vec![("x-slack-signature", &good)],
+        vec![("x-slack-request-timestamp", &ts)],
+        vec![],
+    ];
+    for headers in cases {
+        let (status, text) = b.deliver_raw(&body, &headers).await;
+        assert_eq!((status, text.as_str()), (401, ""), "{headers:?}");
+    }
+    let mut tampered = body.clone();
+    tampered.extend_from_slice(b" ");
+    assert_eq!(
+        b.deliver_raw(
+            &tampered,
+            &[
+                ("x-slack-request-timestamp", &ts),
+                ("x-slack-signature", &good)
+            ]
+        )
+        .await
+        .0,
+        401
+    );
+    assert_eq!(b.items().await?, 0);
+    assert!(b.schedules().await?.is_empty());
+    assert!(b.queued().await?.is_empty());
+    Ok(())
+}
+
+#[tokio::test]
+async fn url_verification_and_malformed_bodies() -> Result<()> {
+    let b = bed().await?;
+    let challenge = serde_json::to_vec(
+        &json!({"type": "url_verification", "challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P", "token": "x"}),
+    )?;
+    let (ts, sig) = signed_request_headers(SECRET, &challenge, b.clock.now());
+    let (status, text) = b
+        .deliver_raw(
+            &challenge,
+            &[
+                ("x-slack-request-timestamp", &ts),
+                ("x-slack-signature", &sig),
+            ],
+        )
+        .await;
+    assert_eq!(
+        (status, text.as_str()),
+        (200, "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P")
+    );
+    let junk = b"{\"type\": \"event_callback\", \"event\": 7}".to_vec();
+    let (ts, sig) = signed_request_headers(SECRET, &junk, b.clock.now());
+    assert_eq!(
+        b.deliver_raw(
+            &junk,
+            &[
+                ("x-slack-request-timestamp", &ts),
+                ("x-slack-signature", &sig)
+            ]
+        )
+        .await
+        .0,
+        400
+    );
+    assert_eq!(b.items().await?, 0);
+    Ok(())
+}
+
+#[tokio::test]
+async fn edits_and_deletions_change_the_stored_message() -> Result<()> {
+    let b = bed().await?;
+    b.deliver(&event("message", "1767600000.000100", None, "teh build"))
+        .await;
+    let edit = json!({"type": "event_callback", "event_id": "Ev-edit", "event": {
+        "type": "message", "subtype": "message_changed", "hidden": true, "channel": "C1", "ts": "1767600010.000000",
+        "message": {"type": "message", "user": "UALICE", "text": "the build", "ts": "1767600000.000100", "edited": {"user": "UALICE", "ts": "1767600010.000000"}}}});
+    assert_eq!(b.deliver(&edit).await, 200);
+    let c = ChannelId::parse("C1")?;
+    let t = Ts::parse("1767600000.000100")?;
+    assert_eq!(
+        b.store.get_message(&c, t).await?.expect("kept").text,
+        "the build"
+    );
+    let delete = json!({"type": "event_callback", "event_id": "Ev-del", "event": {
+        "type": "message", "subtype": "message_deleted", "hidden": true, "channel": "C1", "ts": "1767600020.000000", "deleted_ts": "1767600000.000100"}});
+    assert_eq!(b.deliver(&delete).await, 200);
+    assert_eq!(b.store.get_message(&c, t).await?, None);
+    assert!(b.store.recent_messages(&c, 10).await?.is_empty());
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_changed_setting_takes_effect_after_the_cache_expires() -> Result<()> {
+    let b = bed().await?;
+    b.deliver(&event("message", "1767600000.000100", None, "one"))
+        .await;
+    put(&b.settings_path, "min_wait_seconds", "120", false).await?;
+    b.clock.advance(Duration::seconds(61));
+    b.deliver(&event("message", "1767600061.000100", None, "two"))
+        .await;
+    let s = b
+        .scheduler
+        .get(&judgment_name(None))
+        .await?
+        .expect("scheduled");
+    assert_eq!(s.at, b.clock.now() + Duration::seconds(120));
+    Ok(())
+}
+
+/// The services of the judgment, response and summary functions on the
+/// emulator, with the LLM and Slack behind local stub servers.
+async fn services(
+    b: &Bed,
+    llm: &wiremock::MockServer,
+    slack: &wiremock::MockServer,
+) -> Result<myao::app::Services> {
+    use myao::adapters::openai::OpenAiLlm;
+    use myao::adapters::slack::SlackWebApi;
+    put(
+        &b.settings_path,
+        "llm_base_url",
+        &format!("{}/v1", llm.uri()),
+        false,
+    )
+    .await?;
+    put(
+        &b.settings_path,
+        "slack_api_base_url",
+        &format!("{}/api", slack.uri()),
+        false,
+    )
+    .await?;
+    put(&b.settings_path, "secrets/llm_api_key", "sk-test-key", true).await?;
+    put(
+        &b.settings_path,
+        "secrets/slack_bot_token",
+        "xoxb-test-token",
+        true,
+    )
+    .await?;
+    let ssm = ssm_client().await;
+    let settings = Arc::new(CachedSettings::new(
+        Arc::new(SsmSettingsSource {
+            client: ssm.clone(),
+            path: b.settings_path.clone(),
+        }),
+        b.clock.clone(),
+        Duration::seconds(60),
+    ));
+    let secrets = Arc::new(SsmSecrets::new(ssm));
+    let http = reqwest::Client::new();
+    Ok(myao::app::Services::new(
+        b.store.clone(),
+        b.scheduler.clone(),
+        b.queues.clone(),
+        b.clock.clone(),
+        Arc::new(FixedRandom(0.5)),
+        settings.clone(),
+        Arc::new(OpenAiLlm::new(
+            http.clone(),
+            settings.clone(),
+            secrets.clone(),
+            format!("{}secrets/llm_api_key", b.settings_path),
+        )),
+        Arc::new(SlackWebApi::new(
+            http,
+            settings,
+            secrets,
+            format!("{}secrets/slack_bot_token", b.settings_path),
+        )),
+    ))
+}
+
+fn completion(content: &str) -> wiremock::ResponseTemplate {
+    wiremock::ResponseTemplate::new(200).set_body_json(json!({
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}
+    }))
+}
+
+async fn receive_as_sqs_event(client: &aws_sdk_sqs::Client, url: &str) -> Result<Value> {
+    let out = client
+        .receive_message()
+        .queue_url(url)
+        .max_number_of_messages(10)
+        .send()
+        .await?;
+    let records: Vec<Value> = out
+        .messages()
+        .iter()
+        .map(|m| json!({"messageId": m.message_id().unwrap_or_default(), "body": m.body().unwrap_or_default(), "eventSource": "aws:sqs"}))
+        .collect();
+    Ok(json!({ "Records": records }))
+}
+
+#[tokio::test]
+async fn a_fired_schedule_runs_the_judgment_and_its_reply_goes_through_sqs() -> Result<()> {
+    use lambda_runtime::{Context, LambdaEvent};
+    use wiremock::matchers::{body_string_contains, method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let b = bed().await?;
+    let llm = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(body_string_contains("応答すべきかを判断してください"))
+        .respond_with(completion(r#"{"should_respond": true, "reason": "a question nobody answered", "confidence": 0.8, "delay_seconds": 0}"#))
+        .expect(1)
+        .mount(&llm)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(body_string_contains("現在の会話に返答してください"))
+        .respond_with(completion("Try clearing the cache first."))
+        .expect(1)
+        .mount(&llm)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(body_string_contains("## 課題: スレッドの要約"))
+        .respond_with(completion("- 2026-01-05 alice asked why the build is red"))
+        .expect(1)
+        .mount(&llm)
+        .await;
+    let slack = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/api/auth.test"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"ok": true, "user_id": "UBOT"})),
+        )
+        .mount(&slack)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/users.info"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"ok": true, "user": {"id": "UALICE", "name": "alice", "profile": {"display_name": "alice"}}})))
+        .mount(&slack)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/conversations.info"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"ok": true, "channel": {"id": "C1", "name": "general"}})),
+        )
+        .mount(&slack)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/chat.postMessage"))
+        .and(body_string_contains("\"thread_ts\":\"1767599000.000001\""))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"ok": true, "channel": "C1", "ts": "1767600400.000100"})),
+        )
+        .expect(1)
+        .mount(&slack)
+        .await;
+    let svc = services(&b, &llm, &slack).await?;
+
+    // A question in a thread: ingest schedules its judgment.
+    let root = "1767599000.000001";
+    assert_eq!(
+        b.deliver(&event(
+            "message",
+            "1767600000.000100",
+            Some(root),
+            "why is the build red?"
+        ))
+        .await,
+        200
+    );
+
+    // Fire the schedule: read it back and call the judgment function with its input.
+    let name = judgment_name(Some(root));
+    let schedule = b
+        .scheduler
+        .client
+        .get_schedule()
+        .group_name(&b.scheduler.group)
+        .name(name.as_str())
+        .send()
+        .await?;
+    let input: Value =
+        serde_json::from_str(schedule.target().and_then(|t| t.input()).expect("input"))?;
+    b.clock.advance(Duration::seconds(300));
+    let out = myao_judgment::handler::handle(&svc, LambdaEvent::new(input, Context::default()))
+        .await
+        .expect("judgment ran");
+    assert_eq!(out, json!({}));
+
+    // delay_seconds 0: the reply job is on the response queue; run it as SQS would.
+    let batch = receive_as_sqs_event(&b.queues.client, &b.queues.response_queue_url).await?;
+    assert_eq!(batch["Records"].as_array().map(Vec::len), Some(1));
+    let out = myao_response::handler::handle(&svc, LambdaEvent::new(batch, Context::default()))
+        .await
+        .expect("response ran");
+    assert_eq!(out, json!({"batchItemFailures": []}));
+    let reply = b
+        .store
+        .get_message(&ChannelId::parse("C1")?, Ts::parse("1767600400.000100")?)
+        .await?
+        .expect("the bot's reply is stored");
+    assert!(reply.is_bot);
+    assert_eq!(reply.text, "Try clearing the cache first.");
+
+    // The thread went quiet: the judgment also queued its memory job.
+    let memory_url = b.queues.memory_queue_url.clone().expect("memory queue");
+    let batch = receive_as_sqs_event(&b.queues.client, &memory_url).await?;
+    let out = myao_summary::handler::handle(&svc, LambdaEvent::new(batch, Context::default()))
+        .await
+        .expect("summary ran");
+    assert_eq!(out, json!({"batchItemFailures": []}));
+    let memory = b
+        .store
+        .get_memory(
+            &myao::domain::MemoryScope::Thread {
+                channel: ChannelId::parse("C1")?,
+                thread_ts: Ts::parse(root)?,
+            },
+            myao::domain::MemoryKind::Short,
+        )
+        .await?
+        .expect("thread memory");
+    assert_eq!(
+        memory.content,
+        "- 2026-01-05 alice asked why the build is red"
+    );
+    // The LLM stub's `expect`s are checked when it drops: one call of each kind.
+    Ok(())
+}

@@ -1,0 +1,533 @@
+//! Memory (issue 5): thread, channel and workspace memories written by the
+//! LLM through `myao::app::jobs::run`, with the real LLM and Slack adapters
+//! against stub servers and the in-process AWS twins (`myao_tests::stubs`).
+//!
+//! - a thread that went quiet gets a memory the next judgment shows:
+//!   `a_quiet_thread_gets_a_memory_*`
+//! - the recurring run's order, and the response prompt's sections:
+//!   `the_recurring_run_writes_*`
+//! - nothing new, no LLM call: `a_second_recurring_run_*`
+//! - long-term memory waits for its interval: `long_term_memory_*`
+//! - deleted messages stay out of later prompts: `a_deleted_message_*`
+
+use chrono::Duration;
+use myao::app::jobs::JobOutcome;
+use myao::app::judgment::JudgmentOutcome;
+use myao::app::summary::MemoryReport;
+use myao::domain::{Channel, Job, Memory, MemoryKind, MemoryScope};
+use myao::ports::Store;
+use myao_tests::stubs::{
+    assert_in_order, at, channel, message, ts, verdict, Bed, MemoryTask, PromptKind, ALICE, BOB,
+    GENERAL, RANDOM,
+};
+
+fn report(outcome: JobOutcome) -> MemoryReport {
+    match outcome {
+        JobOutcome::Memory(r) => r,
+        other => panic!("not a memory outcome: {other:?}"),
+    }
+}
+
+fn thread_scope(ch: &str, root: i64) -> MemoryScope {
+    MemoryScope::Thread {
+        channel: channel(ch),
+        thread_ts: ts(root),
+    }
+}
+
+fn channel_scope(ch: &str) -> MemoryScope {
+    MemoryScope::Channel {
+        channel: channel(ch),
+    }
+}
+
+async fn memory(bed: &Bed, scope: &MemoryScope, kind: MemoryKind) -> Memory {
+    bed.store
+        .get_memory(scope, kind)
+        .await
+        .expect("read")
+        .unwrap_or_else(|| panic!("no {kind:?} memory of {scope}"))
+}
+
+/// Records a channel as active, as the judgment and response services do.
+async fn touch(bed: &Bed, id: &str, name: &str, offset: i64) {
+    bed.store
+        .touch_channel(
+            &Channel {
+                id: channel(id),
+                name: name.to_owned(),
+            },
+            at(offset),
+        )
+        .await
+        .expect("touch");
+}
+
+/// The kinds of the LLM calls made after the first `skip`.
+async fn kinds_after(bed: &Bed, skip: usize) -> Vec<Option<PromptKind>> {
+    bed.llm_calls()
+        .await
+        .into_iter()
+        .skip(skip)
+        .map(|c| c.kind)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_shows() {
+    // Whatever the judgment decides, the thread's memory is due.
+    for answer in [
+        verdict(false, None),
+        verdict(true, Some(0)),
+        "意味のない答え".to_owned(),
+    ] {
+        let bed = Bed::new().await;
+        bed.script.set_judgment(answer.clone());
+        bed.seed(&[
+            message(GENERAL, ALICE, ts(-900), None, "リリース日どうする?"),
+            message(GENERAL, BOB, ts(-600), Some(ts(-900)), "金曜は?"),
+            message(GENERAL, ALICE, ts(-300), Some(ts(-900)), "金曜で決まり"),
+        ])
+        .await;
+        let memory_job = Job::ThreadMemory {
+            channel: channel(GENERAL),
+            thread_ts: ts(-900),
+        };
+        let judgment = Job::Judgment {
+            channel: channel(GENERAL),
+            thread_ts: Some(ts(-900)),
+            newest_ts: ts(-300),
+        };
+
+        bed.run(&judgment).await;
+
+        let queued: Vec<_> = bed
+            .board
+            .queued()
+            .into_iter()
+            .filter(|(_, j)| matches!(j, Job::ThreadMemory { .. }))
+            .collect();
+        assert_eq!(queued, vec![(bed.now(), memory_job.clone())], "{answer}");
+        let due = bed.board.take_due(bed.now());
+        assert!(due.contains(&memory_job), "{answer}: {due:?}");
+
+        let calls_before = bed.llm_calls().await.len();
+        let written = report(bed.run(&memory_job).await);
+
+        assert_eq!(
+            written,
+            MemoryReport {
+                written: vec![(thread_scope(GENERAL, -900), MemoryKind::Short)],
+                llm_calls: 1,
+            },
+            "{answer}"
+        );
+        let calls = bed.llm_calls().await;
+        assert_eq!(calls.len(), calls_before + 1, "{answer}");
+        let prompt = &calls[calls_before];
+        assert_eq!(prompt.kind, Some(PromptKind::Memory(MemoryTask::Thread)));
+        assert_in_order(
+            &prompt.system,
+            &[
+                &bed.settings.persona_system_prompt,
+                "## 課題: スレッドの要約",
+                &format!("#general のスレッド {}", ts(-900)),
+                "alice:\nリリース日どうする?",
+                "bob:\n金曜は?",
+                "alice:\n金曜で決まり",
+            ],
+        );
+        let stored = memory(&bed, &thread_scope(GENERAL, -900), MemoryKind::Short).await;
+        assert_eq!(stored.newest_ts, Some(ts(-300)), "{answer}");
+        assert_eq!(stored.content, "- 2026-01-05 THREAD-1");
+
+        // Judged again with nothing new: the memory is current, no refresh.
+        bed.run(&judgment).await;
+        assert!(
+            !bed.board
+                .queued()
+                .iter()
+                .any(|(_, j)| matches!(j, Job::ThreadMemory { .. })),
+            "{answer}: {:?}",
+            bed.board.queued()
+        );
+
+        // The next judgment of the channel lists the thread with its memory.
+        bed.board.take_due(bed.now());
+        bed.script.set_judgment(verdict(false, None));
+        bed.clock.advance(Duration::seconds(60));
+        bed.seed(&[message(GENERAL, BOB, ts(30), None, "ところでお昼どうする?")])
+            .await;
+        let outcome = bed
+            .run(&Job::Judgment {
+                channel: channel(GENERAL),
+                thread_ts: None,
+                newest_ts: ts(30),
+            })
+            .await;
+        assert!(
+            matches!(outcome, JobOutcome::Judgment(JudgmentOutcome::Declined(_))),
+            "{outcome:?}"
+        );
+        let judgments = bed.llm_calls_of(PromptKind::Judgment).await;
+        let last = judgments.last().expect("a judgment call");
+        assert_in_order(
+            &last.system,
+            &[
+                "## 現在のスレッド一覧",
+                &format!("### スレッド: {}", ts(-900)),
+                &stored.content,
+                "## 現在の会話",
+                "ところでお昼どうする?",
+            ],
+        );
+    }
+}
+
+/// #general with a thread, #random with one message; both active.
+async fn seed_two_channels(bed: &Bed) {
+    bed.seed(&[
+        message(
+            GENERAL,
+            ALICE,
+            ts(-3600),
+            None,
+            "来週の勉強会のテーマ決めよう",
+        ),
+        message(
+            GENERAL,
+            BOB,
+            ts(-3500),
+            Some(ts(-3600)),
+            "Rust の非同期がいい",
+        ),
+        message(RANDOM, BOB, ts(-1800), None, "猫の写真貼るね"),
+    ])
+    .await;
+    touch(bed, GENERAL, "general", -3500).await;
+    touch(bed, RANDOM, "random", -1800).await;
+}
+
+#[tokio::test]
+async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_show_them() {
+    let bed = Bed::new().await;
+    seed_two_channels(&bed).await;
+
+    let swept = report(bed.run(&Job::MemorySweep).await);
+
+    assert_eq!(
+        swept,
+        MemoryReport {
+            written: vec![
+                (channel_scope(GENERAL), MemoryKind::Short),
+                (channel_scope(GENERAL), MemoryKind::Long),
+                (channel_scope(RANDOM), MemoryKind::Short),
+                (channel_scope(RANDOM), MemoryKind::Long),
+                (MemoryScope::Workspace, MemoryKind::Short),
+                (MemoryScope::Workspace, MemoryKind::Long),
+                (thread_scope(GENERAL, -3600), MemoryKind::Short),
+            ],
+            llm_calls: 7,
+        }
+    );
+    let calls = bed.llm_calls().await;
+    let kinds: Vec<_> = calls.iter().map(|c| c.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            MemoryTask::ChannelShort,
+            MemoryTask::ChannelLong,
+            MemoryTask::ChannelShort,
+            MemoryTask::ChannelLong,
+            MemoryTask::WorkspaceShort,
+            MemoryTask::WorkspaceLong,
+            MemoryTask::Thread,
+        ]
+        .map(|t| Some(PromptKind::Memory(t)))
+    );
+    let general_short = memory(&bed, &channel_scope(GENERAL), MemoryKind::Short).await;
+    let general_long = memory(&bed, &channel_scope(GENERAL), MemoryKind::Long).await;
+    let random_short = memory(&bed, &channel_scope(RANDOM), MemoryKind::Short).await;
+    let random_long = memory(&bed, &channel_scope(RANDOM), MemoryKind::Long).await;
+    let workspace_short = memory(&bed, &MemoryScope::Workspace, MemoryKind::Short).await;
+    let workspace_long = memory(&bed, &MemoryScope::Workspace, MemoryKind::Long).await;
+    assert_eq!(general_short.newest_ts, Some(ts(-3500)));
+    assert_eq!(random_short.newest_ts, Some(ts(-1800)));
+    assert_eq!(workspace_short.newest_ts, Some(ts(-1800)));
+
+    // Each prompt holds what it summarises, and merges what came before.
+    assert_in_order(
+        &calls[0].system,
+        &[
+            "#general の直近 24 時間",
+            "来週の勉強会のテーマ決めよう",
+            "Rust の非同期がいい",
+        ],
+    );
+    assert!(!calls[0].system.contains("猫の写真"), "{}", calls[0].system);
+    assert_in_order(
+        &calls[1].system,
+        &[
+            "#general の長期記憶",
+            "（まだありません）",
+            &general_short.content,
+        ],
+    );
+    assert_in_order(&calls[2].system, &["#random の直近", "猫の写真貼るね"]);
+    assert_in_order(
+        &calls[4].system,
+        &[
+            "### #general",
+            &general_short.content,
+            "### #random",
+            &random_short.content,
+        ],
+    );
+    assert!(calls[5].system.contains(&workspace_short.content));
+
+    // A mention in #general: the response prompt shows them all, in place.
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(-10),
+        None,
+        "<@UBOT> 勉強会の件どうなった?",
+    )])
+    .await;
+    let outcome = bed
+        .run(&Job::Response {
+            channel: channel(GENERAL),
+            thread_ts: None,
+            newest_ts: ts(-10),
+            mention: true,
+        })
+        .await;
+    assert!(matches!(outcome, JobOutcome::Response(_)), "{outcome:?}");
+    let responses = bed.llm_calls_of(PromptKind::Response).await;
+    assert_eq!(responses.len(), 1);
+    assert_in_order(
+        &responses[0].system,
+        &[
+            "## 記憶",
+            "### ワークスペースの歴史",
+            &workspace_long.content,
+            "### ワークスペースの最近の出来事",
+            &workspace_short.content,
+            "## チャンネル情報",
+            "## 各チャンネルの記憶",
+            "### #general",
+            "#### 歴史",
+            &general_long.content,
+            "#### 最近の出来事",
+            &general_short.content,
+            "### #random",
+            "#### 歴史",
+            &random_long.content,
+            "#### 最近の出来事",
+            &random_short.content,
+            "## 現在のスレッド一覧",
+            "THREAD-1",
+            "## 現在の会話",
+            "@myao 勉強会の件どうなった?",
+        ],
+    );
+}
+
+#[tokio::test]
+async fn a_second_recurring_run_without_new_messages_makes_no_llm_call() {
+    let bed = Bed::new().await;
+    seed_two_channels(&bed).await;
+    let first = report(bed.run(&Job::MemorySweep).await);
+    assert_eq!(first.llm_calls, 7);
+    let calls = bed.llm_calls().await.len();
+    let memories = bed.store.all_memories();
+
+    // Past the long-term interval too: nothing new is still nothing to write.
+    bed.clock.advance(Duration::seconds(
+        i64::from(bed.settings.long_term_update_interval_seconds) + 60,
+    ));
+    let second = report(bed.run(&Job::MemorySweep).await);
+
+    assert_eq!(second, MemoryReport::default());
+    assert_eq!(bed.llm_calls().await.len(), calls, "no LLM request");
+    assert_eq!(bed.store.all_memories(), memories, "nothing rewritten");
+}
+
+#[tokio::test]
+async fn long_term_memory_is_not_rewritten_before_its_interval() {
+    let bed = Bed::new().await;
+    let interval = i64::from(bed.settings.long_term_update_interval_seconds);
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(-600),
+        None,
+        "新しいリポジトリ作った",
+    )])
+    .await;
+    touch(&bed, GENERAL, "general", -600).await;
+    let first = report(bed.run(&Job::MemorySweep).await);
+    assert_eq!(first.llm_calls, 4, "{first:?}");
+    let short_1 = memory(&bed, &channel_scope(GENERAL), MemoryKind::Short).await;
+    let long_1 = memory(&bed, &channel_scope(GENERAL), MemoryKind::Long).await;
+    let workspace_long_1 = memory(&bed, &MemoryScope::Workspace, MemoryKind::Long).await;
+
+    // A new message within the interval: short-term memories follow it,
+    // long-term ones wait.
+    bed.clock.advance(Duration::seconds(120));
+    bed.seed(&[message(GENERAL, BOB, ts(60), None, "README も書いた")])
+        .await;
+    let calls = bed.llm_calls().await.len();
+    let second = report(bed.run(&Job::MemorySweep).await);
+
+    assert_eq!(
+        second.written,
+        vec![
+            (channel_scope(GENERAL), MemoryKind::Short),
+            (MemoryScope::Workspace, MemoryKind::Short),
+        ]
+    );
+    assert_eq!(
+        kinds_after(&bed, calls).await,
+        [MemoryTask::ChannelShort, MemoryTask::WorkspaceShort].map(|t| Some(PromptKind::Memory(t)))
+    );
+    let short_2 = memory(&bed, &channel_scope(GENERAL), MemoryKind::Short).await;
+    assert_ne!(short_2.content, short_1.content);
+    assert_eq!(short_2.newest_ts, Some(ts(60)));
+    assert_eq!(
+        memory(&bed, &channel_scope(GENERAL), MemoryKind::Long).await,
+        long_1
+    );
+    assert_eq!(
+        memory(&bed, &MemoryScope::Workspace, MemoryKind::Long).await,
+        workspace_long_1
+    );
+
+    // One second before the interval is over: still nothing to do.
+    bed.clock.set(at(interval - 1));
+    let calls = bed.llm_calls().await.len();
+    assert_eq!(
+        report(bed.run(&Job::MemorySweep).await),
+        MemoryReport::default()
+    );
+    assert_eq!(bed.llm_calls().await.len(), calls);
+
+    // Past the interval: the long-term memories take the new short-term in.
+    bed.clock.set(at(interval + 1));
+    let third = report(bed.run(&Job::MemorySweep).await);
+
+    assert_eq!(
+        third.written,
+        vec![
+            (channel_scope(GENERAL), MemoryKind::Long),
+            (MemoryScope::Workspace, MemoryKind::Long),
+        ]
+    );
+    let merge = bed.llm_calls().await;
+    assert_eq!(merge.len(), calls + 2);
+    assert_eq!(
+        merge[calls].kind,
+        Some(PromptKind::Memory(MemoryTask::ChannelLong))
+    );
+    assert_in_order(
+        &merge[calls].system,
+        &[
+            "### これまでの長期記憶",
+            &long_1.content,
+            "### 新しい短期記憶",
+            &short_2.content,
+        ],
+    );
+    let long_2 = memory(&bed, &channel_scope(GENERAL), MemoryKind::Long).await;
+    assert_ne!(long_2.content, long_1.content);
+    assert_eq!(long_2.newest_ts, Some(ts(60)));
+    assert_eq!(long_2.updated_at, at(interval + 1));
+}
+
+#[tokio::test]
+async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
+    const SECRET: &str = "合言葉はPINEAPPLE";
+    let bed = Bed::new().await;
+    let general = channel(GENERAL);
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, "サーバーの合言葉変えた"),
+        message(GENERAL, BOB, ts(-600), Some(ts(-900)), SECRET),
+        message(GENERAL, ALICE, ts(-300), Some(ts(-900)), "それ消しといて"),
+    ])
+    .await;
+    touch(&bed, GENERAL, "general", -300).await;
+    report(bed.run(&Job::MemorySweep).await);
+    // The marker is visible to a prompt while the message lives.
+    let before = bed.llm_calls().await;
+    for task in [MemoryTask::ChannelShort, MemoryTask::Thread] {
+        assert!(
+            before
+                .iter()
+                .any(|c| c.kind == Some(PromptKind::Memory(task)) && c.system.contains(SECRET)),
+            "{task:?}"
+        );
+    }
+
+    bed.store
+        .delete_message(&general, ts(-600), at(365 * 24 * 3600))
+        .await
+        .expect("delete");
+    bed.clock.set(at(3_700));
+    bed.seed(&[message(GENERAL, BOB, ts(3_650), Some(ts(-900)), "消したよ")])
+        .await;
+    let swept = report(bed.run(&Job::MemorySweep).await);
+    bed.run(&Job::ThreadMemory {
+        channel: general.clone(),
+        thread_ts: ts(-900),
+    })
+    .await;
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(3_680),
+        None,
+        "<@UBOT> 何の話してた?",
+    )])
+    .await;
+    bed.run(&Job::Response {
+        channel: general.clone(),
+        thread_ts: None,
+        newest_ts: ts(3_680),
+        mention: true,
+    })
+    .await;
+
+    assert_eq!(
+        swept.written,
+        vec![
+            (channel_scope(GENERAL), MemoryKind::Short),
+            (channel_scope(GENERAL), MemoryKind::Long),
+            (MemoryScope::Workspace, MemoryKind::Short),
+            (MemoryScope::Workspace, MemoryKind::Long),
+            (thread_scope(GENERAL, -900), MemoryKind::Short),
+        ]
+    );
+    let after: Vec<_> = bed
+        .llm_calls()
+        .await
+        .into_iter()
+        .skip(before.len())
+        .collect();
+    assert_eq!(after.len(), 6, "five memories and one reply");
+    for call in &after {
+        assert!(
+            !call.system.contains("PINEAPPLE"),
+            "{:?} holds the deleted message:\n{}",
+            call.kind,
+            call.system
+        );
+    }
+    let thread_prompt = after
+        .iter()
+        .find(|c| c.kind == Some(PromptKind::Memory(MemoryTask::Thread)))
+        .expect("the thread's memory was rewritten");
+    assert_in_order(
+        &thread_prompt.system,
+        &["サーバーの合言葉変えた", "それ消しといて", "消したよ"],
+    );
+}

@@ -1,0 +1,548 @@
+//! A test bed for the application services with the outside world stubbed
+//! at the HTTP level: the real `OpenAiLlm` and `SlackWebApi` adapters talk to
+//! wiremock servers (an OpenAI-compatible LLM and the Slack Web API), and the
+//! in-process twins stand in for AWS (`MemoryStore`, `JobBoard`,
+//! `ManualClock`, `FixedRandom`). Tests assert on what the stubs received
+//! and on what the twins hold.
+//!
+//! The LLM stub answers by the kind of prompt it is sent, read from the
+//! system message (see [`classify`]): a judgment gets [`LlmScript`]'s
+//! verdict, a response its reply, and a memory task a numbered memory such as
+//! `- 2026-01-05 CHANNEL-SHORT-1`, so that a later prompt can be searched for
+//! it. A test replaces an answer by mounting its own mock with a higher
+//! priority (`Mock::with_priority(1)`: the default mocks have priority 5).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration as StdDuration, Instant};
+
+use chrono::{DateTime, Utc};
+use myao::adapters::memory::{JobBoard, MemoryStore};
+use myao::adapters::openai::OpenAiLlm;
+use myao::adapters::slack::SlackWebApi;
+use myao::adapters::system::{FixedRandom, FixedSettings, ManualClock, StaticSecrets};
+use myao::app::jobs::{self, JobOutcome};
+use myao::app::Services;
+use myao::domain::{ChannelId, Job, Message, Settings, Ts, UserId};
+use myao::ports::{Clock, Store};
+use serde_json::{json, Value};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// The bed's starting time: 2026-01-05 08:00:00 UTC.
+pub const START: i64 = 1_767_600_000;
+/// The bot's user id (what `auth.test` answers) and its persona's name.
+pub const BOT: &str = "UBOT";
+pub const BOT_NAME: &str = "myao";
+pub const ALICE: &str = "UALICE";
+pub const BOB: &str = "UBOB";
+/// The channels `conversations.info` knows: `#general` and `#random`.
+pub const GENERAL: &str = "C1";
+pub const RANDOM: &str = "C2";
+
+/// `users.info`: id, display name, is_bot.
+const USERS: &[(&str, &str, bool)] = &[
+    (ALICE, "alice", false),
+    (BOB, "bob", false),
+    (BOT, BOT_NAME, true),
+];
+/// `conversations.info`: id, name.
+const CHANNELS: &[(&str, &str)] = &[(GENERAL, "general"), (RANDOM, "random")];
+
+/// The line that ends every judgment prompt's instructions.
+pub const JUDGMENT_MARK: &str = "応答すべきかを判断してください";
+/// The line that ends every response prompt.
+pub const RESPONSE_MARK: &str = "上記の情報をもとに、現在の会話に返答してください";
+
+/// The reply the LLM stub writes unless told otherwise.
+pub const DEFAULT_REPLY: &str = "それなら依存のバージョンを確認してみるといいにゃ";
+
+/// A judgment answer as the LLM would write it.
+pub fn verdict(should_respond: bool, delay_seconds: Option<u32>) -> String {
+    json!({
+        "should_respond": should_respond,
+        "reason": "テスト用の判断",
+        "confidence": 0.9,
+        "delay_seconds": delay_seconds,
+    })
+    .to_string()
+}
+
+/// The memory tasks, by the heading of their template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MemoryTask {
+    Thread,
+    ChannelShort,
+    ChannelLong,
+    WorkspaceShort,
+    WorkspaceLong,
+}
+
+impl MemoryTask {
+    const ALL: [(MemoryTask, &'static str, &'static str); 5] = [
+        (MemoryTask::Thread, "## 課題: スレッドの要約", "THREAD"),
+        (
+            MemoryTask::ChannelShort,
+            "## 課題: チャンネルの短期記憶",
+            "CHANNEL-SHORT",
+        ),
+        (
+            MemoryTask::ChannelLong,
+            "## 課題: チャンネルの長期記憶",
+            "CHANNEL-LONG",
+        ),
+        (
+            MemoryTask::WorkspaceShort,
+            "## 課題: ワークスペースの短期記憶",
+            "WORKSPACE-SHORT",
+        ),
+        (
+            MemoryTask::WorkspaceLong,
+            "## 課題: ワークスペースの長期記憶",
+            "WORKSPACE-LONG",
+        ),
+    ];
+
+    fn tag(self) -> &'static str {
+        MemoryTask::ALL
+            .iter()
+            .find(|(t, _, _)| *t == self)
+            .map(|(_, _, tag)| *tag)
+            .unwrap_or("MEMORY")
+    }
+}
+
+/// What a system prompt asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    Judgment,
+    Response,
+    Memory(MemoryTask),
+}
+
+/// The kind of a system prompt, by the instructions only its template holds.
+pub fn classify(system: &str) -> Option<PromptKind> {
+    if let Some((task, _, _)) = MemoryTask::ALL.iter().find(|(_, h, _)| system.contains(h)) {
+        return Some(PromptKind::Memory(*task));
+    }
+    if system.contains(JUDGMENT_MARK) {
+        return Some(PromptKind::Judgment);
+    }
+    if system.contains(RESPONSE_MARK) {
+        return Some(PromptKind::Response);
+    }
+    None
+}
+
+/// What the LLM stub answers; tests may change it between runs.
+#[derive(Debug)]
+pub struct LlmScript {
+    judgment: Mutex<String>,
+    reply: Mutex<String>,
+    memories: Mutex<BTreeMap<MemoryTask, u32>>,
+}
+
+impl Default for LlmScript {
+    fn default() -> Self {
+        LlmScript {
+            judgment: Mutex::new(verdict(true, Some(0))),
+            reply: Mutex::new(DEFAULT_REPLY.to_owned()),
+            memories: Mutex::new(BTreeMap::new()),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl LlmScript {
+    /// The text answered to judgment prompts (normally a [`verdict`]).
+    pub fn set_judgment(&self, answer: impl Into<String>) {
+        *lock(&self.judgment) = answer.into();
+    }
+
+    /// The text answered to response prompts.
+    pub fn set_reply(&self, reply: impl Into<String>) {
+        *lock(&self.reply) = reply.into();
+    }
+
+    pub fn reply(&self) -> String {
+        lock(&self.reply).clone()
+    }
+
+    fn memory(&self, task: MemoryTask) -> String {
+        let mut counts = lock(&self.memories);
+        let n = counts.entry(task).or_insert(0);
+        *n += 1;
+        format!("- 2026-01-05 {}-{n}", task.tag())
+    }
+}
+
+/// A chat-completions answer holding `content`.
+pub fn completion(content: &str) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(json!({
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "choices": [{
+            "index": 0,
+            "message": {"role": "assistant", "content": content},
+            "finish_reason": "stop"
+        }],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+    }))
+}
+
+fn system_of(request: &Request) -> Option<String> {
+    let body: Value = request.body_json().ok()?;
+    body.pointer("/messages/0/content")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+struct LlmResponder(Arc<LlmScript>);
+
+impl Respond for LlmResponder {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let kind = system_of(request).as_deref().and_then(classify);
+        match kind {
+            Some(PromptKind::Judgment) => completion(&lock(&self.0.judgment)),
+            Some(PromptKind::Response) => completion(&self.0.reply()),
+            Some(PromptKind::Memory(task)) => completion(&self.0.memory(task)),
+            // A prompt of no known kind is a bug the test should see.
+            None => ResponseTemplate::new(400)
+                .set_body_json(json!({"error": {"message": "unknown prompt"}})),
+        }
+    }
+}
+
+/// Answers `chat.postMessage` with a new `ts` at the bed's current time
+/// (`.5000nn`: after every seeded message of the same second, and distinct).
+struct PostResponder {
+    clock: Arc<ManualClock>,
+    posted: AtomicU32,
+}
+
+impl Respond for PostResponder {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let n = self.posted.fetch_add(1, Ordering::SeqCst);
+        let secs = u64::try_from(self.clock.now().timestamp()).unwrap_or(0);
+        let ts = Ts::from_parts(secs, 500_000 + n);
+        let body: Value = request.body_json().unwrap_or(Value::Null);
+        ResponseTemplate::new(200).set_body_json(json!({
+            "ok": true,
+            "channel": body["channel"],
+            "ts": ts.to_string(),
+            "message": {"text": body["text"], "user": BOT}
+        }))
+    }
+}
+
+fn query<'a>(request: &'a Request, name: &str) -> Option<std::borrow::Cow<'a, str>> {
+    request
+        .url
+        .query_pairs()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
+}
+
+fn users_info(request: &Request) -> ResponseTemplate {
+    let id = query(request, "user").unwrap_or_default();
+    match USERS.iter().find(|(u, _, _)| *u == id) {
+        Some((u, name, is_bot)) => ResponseTemplate::new(200).set_body_json(json!({
+            "ok": true,
+            "user": {
+                "id": u, "name": format!("{name}-handle"), "is_bot": is_bot,
+                "profile": {"display_name": name, "real_name": format!("{name} real")}
+            }
+        })),
+        None => ResponseTemplate::new(200)
+            .set_body_json(json!({"ok": false, "error": "user_not_found"})),
+    }
+}
+
+fn conversations_info(request: &Request) -> ResponseTemplate {
+    let id = query(request, "channel").unwrap_or_default();
+    match CHANNELS.iter().find(|(c, _)| *c == id) {
+        Some((c, name)) => ResponseTemplate::new(200).set_body_json(json!({
+            "ok": true,
+            "channel": {"id": c, "name": name, "is_channel": true}
+        })),
+        None => ResponseTemplate::new(200)
+            .set_body_json(json!({"ok": false, "error": "channel_not_found"})),
+    }
+}
+
+/// Answers with `responses` in turn (the last one from then on) and records
+/// when each request arrived.
+pub struct Sequence {
+    responses: Vec<ResponseTemplate>,
+    arrivals: Arc<Mutex<Vec<Instant>>>,
+}
+
+impl Sequence {
+    /// The responder and the arrival times it will record.
+    pub fn new(responses: Vec<ResponseTemplate>) -> (Sequence, Arc<Mutex<Vec<Instant>>>) {
+        assert!(!responses.is_empty(), "a sequence needs a response");
+        let arrivals = Arc::new(Mutex::new(Vec::new()));
+        (
+            Sequence {
+                responses,
+                arrivals: arrivals.clone(),
+            },
+            arrivals,
+        )
+    }
+}
+
+impl Respond for Sequence {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        let mut arrivals = lock(&self.arrivals);
+        arrivals.push(Instant::now());
+        let i = (arrivals.len() - 1).min(self.responses.len() - 1);
+        self.responses[i].clone()
+    }
+}
+
+/// One request the LLM stub received.
+#[derive(Debug, Clone)]
+pub struct LlmCall {
+    pub kind: Option<PromptKind>,
+    pub system: String,
+    /// The whole chat-completions body.
+    pub body: Value,
+}
+
+pub fn channel(id: &str) -> ChannelId {
+    ChannelId::parse(id).expect("channel id")
+}
+
+pub fn user(id: &str) -> UserId {
+    UserId::parse(id).expect("user id")
+}
+
+/// The `ts` `offset` seconds after [`START`] (`.000100`, so that the stub's
+/// posts in the same second come later).
+pub fn ts(offset: i64) -> Ts {
+    Ts::from_parts(u64::try_from(START + offset).expect("after 1970"), 100)
+}
+
+/// The instant `offset` seconds after [`START`].
+pub fn at(offset: i64) -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp(START + offset, 0).expect("a valid time")
+}
+
+/// A message; a bot's when `user_id` is [`BOT`].
+pub fn message(ch: &str, user_id: &str, ts: Ts, thread: Option<Ts>, text: &str) -> Message {
+    Message::new(channel(ch), user(user_id), text, ts, thread, user_id == BOT)
+}
+
+/// Asserts that `parts` occur in `text` in this order (each after the end of
+/// the previous one).
+pub fn assert_in_order(text: &str, parts: &[&str]) {
+    let mut from = 0;
+    for part in parts {
+        match text[from..].find(part) {
+            Some(i) => from += i + part.len(),
+            None => panic!(
+                "{part:?} is missing, or not after {:?}, in:\n{text}",
+                &text[..from].chars().rev().take(60).collect::<String>()
+            ),
+        }
+    }
+}
+
+/// The services on the twins and the two stub servers.
+pub struct Bed {
+    pub clock: Arc<ManualClock>,
+    pub store: Arc<MemoryStore>,
+    pub board: Arc<JobBoard>,
+    pub settings: Settings,
+    pub script: Arc<LlmScript>,
+    pub llm_server: MockServer,
+    pub slack_server: MockServer,
+    pub services: Services,
+}
+
+impl Bed {
+    /// A bed with the default settings (pointed at the stubs).
+    pub async fn new() -> Bed {
+        Bed::with_settings(|_| {}).await
+    }
+
+    /// A bed whose settings `tweak` adjusts after they are pointed at the stubs.
+    pub async fn with_settings(tweak: impl FnOnce(&mut Settings)) -> Bed {
+        let clock = Arc::new(ManualClock::new(at(0)));
+        let store = Arc::new(MemoryStore::new(clock.clone()));
+        let board = Arc::new(JobBoard::new(clock.clone()));
+        let script = Arc::new(LlmScript::default());
+
+        let llm_server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(LlmResponder(script.clone()))
+            .mount(&llm_server)
+            .await;
+
+        let slack_server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/api/chat.postMessage"))
+            .respond_with(PostResponder {
+                clock: clock.clone(),
+                posted: AtomicU32::new(0),
+            })
+            .mount(&slack_server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/api/users.info"))
+            .respond_with(users_info)
+            .mount(&slack_server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/api/conversations.info"))
+            .respond_with(conversations_info)
+            .mount(&slack_server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/api/auth.test"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"ok": true, "user_id": BOT, "bot_id": "B1"})),
+            )
+            .mount(&slack_server)
+            .await;
+
+        let mut settings = Settings {
+            llm_base_url: format!("{}/v1", llm_server.uri()),
+            slack_api_base_url: format!("{}/api", slack_server.uri()),
+            persona_name: BOT_NAME.to_owned(),
+            ..Settings::default()
+        };
+        tweak(&mut settings);
+        let provider = Arc::new(FixedSettings::new(settings.clone()));
+        let secrets = Arc::new(
+            StaticSecrets::new()
+                .with("llm_api_key", "sk-test")
+                .with("slack_bot_token", "xoxb-test"),
+        );
+        let llm = OpenAiLlm::new(
+            reqwest::Client::new(),
+            provider.clone(),
+            secrets.clone(),
+            "llm_api_key",
+        )
+        .with_backoff(StdDuration::from_millis(1));
+        let slack = SlackWebApi::new(
+            reqwest::Client::new(),
+            provider.clone(),
+            secrets,
+            "slack_bot_token",
+        )
+        .with_backoff(StdDuration::from_millis(1));
+        let services = Services::new(
+            store.clone(),
+            board.clone(),
+            board.clone(),
+            clock.clone(),
+            Arc::new(FixedRandom(0.5)),
+            provider,
+            Arc::new(llm),
+            Arc::new(slack),
+        );
+        Bed {
+            clock,
+            store,
+            board,
+            settings,
+            script,
+            llm_server,
+            slack_server,
+            services,
+        }
+    }
+
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
+    /// Stores messages as ingest would (routed, kept for a year).
+    pub async fn seed(&self, messages: &[Message]) {
+        for m in messages {
+            self.store
+                .insert_message(m, true, at(365 * 24 * 3600))
+                .await
+                .expect("seed a message");
+        }
+    }
+
+    /// Runs one job as the functions do.
+    pub async fn run(&self, job: &Job) -> JobOutcome {
+        jobs::run(&self.services, job)
+            .await
+            .unwrap_or_else(|e| panic!("{job:?} failed: {e}"))
+    }
+
+    /// Takes the jobs due now from the board and runs them in due order.
+    pub async fn run_due(&self) -> Vec<(Job, JobOutcome)> {
+        let mut done = Vec::new();
+        for job in self.board.take_due(self.now()) {
+            let outcome = self.run(&job).await;
+            done.push((job, outcome));
+        }
+        done
+    }
+
+    /// Every request the LLM stub received, in order.
+    pub async fn llm_calls(&self) -> Vec<LlmCall> {
+        self.llm_server
+            .received_requests()
+            .await
+            .unwrap_or_default()
+            .iter()
+            .map(|r| {
+                let body: Value = r.body_json().unwrap_or(Value::Null);
+                let system = body
+                    .pointer("/messages/0/content")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                LlmCall {
+                    kind: classify(&system),
+                    system,
+                    body,
+                }
+            })
+            .collect()
+    }
+
+    /// The LLM requests of one kind, in order.
+    pub async fn llm_calls_of(&self, kind: PromptKind) -> Vec<LlmCall> {
+        self.llm_calls()
+            .await
+            .into_iter()
+            .filter(|c| c.kind == Some(kind))
+            .collect()
+    }
+
+    /// Every request the Slack stub received for `slack_method`, in order.
+    pub async fn slack_requests(&self, slack_method: &str) -> Vec<Request> {
+        let wanted = format!("/api/{slack_method}");
+        self.slack_server
+            .received_requests()
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r| r.url.path() == wanted)
+            .collect()
+    }
+
+    /// The bodies of every `chat.postMessage` the Slack stub received.
+    pub async fn posts(&self) -> Vec<Value> {
+        self.slack_requests("chat.postMessage")
+            .await
+            .iter()
+            .map(|r| r.body_json().unwrap_or(Value::Null))
+            .collect()
+    }
+}
