@@ -11,6 +11,7 @@ use chrono::{Duration, NaiveDate};
 use myao::adapters::openai::OpenAiLlm;
 use myao::adapters::system::FixedSettings;
 use myao::domain::UserId;
+use myao::ports::Llm;
 
 use crate::config::{self, LocalConfig, LLM_API_KEY};
 use crate::export::{self, Filter};
@@ -306,8 +307,10 @@ fn warn_issues(config: &LocalConfig) {
     }
 }
 
-/// Runs `myao replay`.
-pub async fn replay(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Result<()> {
+/// The configuration of a replay: `--config`, the environment, and the
+/// options that stand for settings (`--bot-name`, `--llm-base-url`,
+/// `--bot-user-id`).
+pub fn replay_config(args: &ReplayArgs, env: &[(String, String)]) -> anyhow::Result<LocalConfig> {
     let mut overrides = Vec::new();
     if let Some(name) = &args.bot_name {
         overrides.push(("persona_name", "--bot-name", name.clone()));
@@ -318,8 +321,12 @@ pub async fn replay(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Resul
     if let Some(id) = &args.bot_user_id {
         overrides.push(("bot_user_id", "--bot-user-id", id.to_string()));
     }
-    let config = config::load(args.config.as_deref(), env, &overrides)?;
-    warn_issues(&config);
+    config::load(args.config.as_deref(), env, &overrides)
+}
+
+/// What to read of the export and how to replay it. The LLM is the
+/// configured endpoint when `llm_base_url` was given, else none (a dry run).
+pub fn replay_plan(args: &ReplayArgs, config: &LocalConfig) -> anyhow::Result<(Filter, Options)> {
     let settings = config.settings.clone();
     let bot_user_id = match &settings.bot_user_id {
         Some(id) => id.clone(),
@@ -331,7 +338,6 @@ pub async fn replay(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Resul
         to: args.to,
         tz: Some(settings.timezone),
     };
-    let export = export::read(&args.export, &filter)?;
     let (llm, llm_label) = if config.llm_base_url_set {
         let provider = Arc::new(FixedSettings::new(settings.clone()));
         let llm = OpenAiLlm::new(
@@ -347,10 +353,7 @@ pub async fn replay(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Resul
             settings.response.model,
             settings.memory.model
         );
-        (
-            Some(Arc::new(llm) as Arc<dyn myao::ports::Llm>),
-            Some(label),
-        )
+        (Some(Arc::new(llm) as Arc<dyn Llm>), Some(label))
     } else {
         (None, None)
     };
@@ -363,8 +366,16 @@ pub async fn replay(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Resul
         memory_interval: args.memory_interval,
         seed: args.seed,
     };
-    let stdout = std::io::stdout().lock();
-    let out = std::io::BufWriter::new(stdout);
+    Ok((filter, options))
+}
+
+/// Runs `myao replay`, writing to stdout.
+pub async fn replay(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Result<()> {
+    let config = replay_config(&args, env)?;
+    warn_issues(&config);
+    let (filter, options) = replay_plan(&args, &config)?;
+    let export = export::read(&args.export, &filter)?;
+    let out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut sink: Box<dyn Sink> = if args.json {
         Box::new(JsonSink::new(out))
     } else {
