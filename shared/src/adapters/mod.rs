@@ -3,6 +3,7 @@
 
 #[cfg(feature = "aws")]
 pub mod aws;
+pub(crate) mod http;
 pub mod memory;
 pub mod openai;
 pub mod slack;

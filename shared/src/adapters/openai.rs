@@ -31,6 +31,7 @@ use reqwest::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::http::{transport_detail, truncate};
 use crate::domain::settings::ModelSettings;
 use crate::domain::Settings;
 use crate::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError, Secrets, SettingsProvider};
@@ -351,27 +352,17 @@ fn parse_reply(body: &str) -> Attempt {
 fn transport_failure(error: reqwest::Error, timeout: Duration) -> Attempt {
     if error.is_builder() || error.is_redirect() {
         // A bad URL or a redirect loop: trying again changes nothing.
-        return Attempt::Fail(PortError::refused(SERVICE, transport_detail(error)));
+        return Attempt::Fail(PortError::refused(
+            SERVICE,
+            transport_detail(error, DETAIL_CHARS),
+        ));
     }
     let detail = if error.is_timeout() {
         format!("timed out after {} s", timeout.as_secs())
     } else {
-        transport_detail(error)
+        transport_detail(error, DETAIL_CHARS)
     };
     Attempt::Retry(PortError::unavailable(SERVICE, detail), None)
-}
-
-/// A transport error and its causes, without the URL.
-fn transport_detail(error: reqwest::Error) -> String {
-    let error = error.without_url();
-    let mut detail = error.to_string();
-    let mut source = std::error::Error::source(&error);
-    while let Some(cause) = source {
-        detail.push_str(": ");
-        detail.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    truncate(&detail, DETAIL_CHARS)
 }
 
 /// The seconds to wait that a 429 asks for, if it says.
@@ -411,14 +402,6 @@ fn redact(text: &str, key: &ApiKey) -> String {
     match key {
         ApiKey::Bearer(key) if key.len() >= 4 => text.replace(key.as_str(), "[redacted]"),
         _ => text.to_owned(),
-    }
-}
-
-/// At most `max` characters of `text`, with an ellipsis when cut.
-fn truncate(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
     }
 }
 

@@ -29,6 +29,7 @@ use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::http::{transport_detail, truncate};
 use crate::domain::{Channel, ChannelId, Ts, User, UserId};
 use crate::ports::{PortError, Secrets, SettingsProvider, SlackApi};
 
@@ -417,11 +418,17 @@ fn give_up(method: &str, attempts: u32, latency_ms: u64, error: PortError) -> Po
 /// A failure before a status arrived, or while reading the body.
 fn transport_failure(method: &str, error: reqwest::Error, timeout: Duration) -> Attempt {
     if error.is_builder() || error.is_redirect() {
-        return Attempt::Refused(format!("{method}: {}", transport_detail(error)));
+        return Attempt::Refused(format!(
+            "{method}: {}",
+            transport_detail(error, DETAIL_CHARS)
+        ));
     }
     if error.is_connect() {
         // DNS, TCP or TLS failed: no byte of the request reached Slack.
-        return Attempt::Unsent(format!("{method}: {}", transport_detail(error)));
+        return Attempt::Unsent(format!(
+            "{method}: {}",
+            transport_detail(error, DETAIL_CHARS)
+        ));
     }
     if error.is_timeout() {
         return Attempt::MaybeDone(format!(
@@ -429,20 +436,10 @@ fn transport_failure(method: &str, error: reqwest::Error, timeout: Duration) -> 
             timeout.as_millis()
         ));
     }
-    Attempt::MaybeDone(format!("{method}: {}", transport_detail(error)))
-}
-
-/// A transport error and its causes, without the URL.
-fn transport_detail(error: reqwest::Error) -> String {
-    let error = error.without_url();
-    let mut detail = error.to_string();
-    let mut source = std::error::Error::source(&error);
-    while let Some(cause) = source {
-        detail.push_str(": ");
-        detail.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    truncate(&detail, DETAIL_CHARS)
+    Attempt::MaybeDone(format!(
+        "{method}: {}",
+        transport_detail(error, DETAIL_CHARS)
+    ))
 }
 
 /// The wait a rate-limited answer asks for.
@@ -454,14 +451,6 @@ fn retry_after(headers: &HeaderMap) -> Duration {
         .filter(|secs| secs.is_finite() && *secs >= 0.0)
         .map(|secs| Duration::from_secs_f64(secs.min(MAX_RETRY_AFTER.as_secs_f64())))
         .unwrap_or(DEFAULT_RETRY_AFTER)
-}
-
-/// At most `max` characters of `text`, with an ellipsis when cut.
-fn truncate(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
-    }
 }
 
 #[cfg(test)]
