@@ -713,3 +713,64 @@ async fn a_response_that_fails_before_posting_is_answered_on_redelivery() {
     assert_eq!(bed.posts().await.len(), 1);
     assert_eq!(bed.llm_calls().await.len(), 1);
 }
+
+/// Regression: a CI bot's message after a person's question used to make the
+/// pending judgment stale, and a bot's message schedules no judgment of its
+/// own, so the question was never judged.
+#[tokio::test]
+async fn another_bots_message_after_the_job_does_not_cancel_the_judgment() {
+    let bed = Bed::new().await;
+    let mut ci = message(
+        GENERAL,
+        "UCIBOT",
+        ts(-100),
+        Some(ts(-900)),
+        "build #41 failed",
+    );
+    ci.is_bot = true;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, "デプロイ失敗した"),
+        message(GENERAL, ALICE, ts(-300), Some(ts(-900)), "誰かわかる?"),
+        ci,
+    ])
+    .await;
+
+    let outcome = judged(bed.run(&judgment(Some(-900), -300)).await);
+
+    assert!(
+        matches!(outcome, JudgmentOutcome::Respond { .. }),
+        "{outcome:?}"
+    );
+    let calls = bed.llm_calls_of(PromptKind::Judgment).await;
+    assert_eq!(calls.len(), 1);
+    assert!(
+        calls[0].system.contains("build #41 failed"),
+        "the bot's message is in the judged thread"
+    );
+    // and the reply it leads to is not stale either
+    let replies = bed.run_due().await;
+    assert!(
+        replies
+            .iter()
+            .any(|(_, o)| matches!(o, JobOutcome::Response(ResponseOutcome::Posted { .. }))),
+        "{replies:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_response_job_is_stale_once_the_bot_itself_has_spoken() {
+    let bed = Bed::new().await;
+    let mut own = message(GENERAL, BOT, ts(-100), Some(ts(-900)), "もう答えたにゃ");
+    own.is_bot = true;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, "デプロイ失敗した"),
+        message(GENERAL, ALICE, ts(-300), Some(ts(-900)), "誰かわかる?"),
+        own,
+    ])
+    .await;
+
+    let outcome = responded(bed.run(&response(Some(-900), -300, false)).await);
+
+    assert_eq!(outcome, ResponseOutcome::Stale);
+    assert!(bed.posts().await.is_empty());
+}

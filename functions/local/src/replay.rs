@@ -169,11 +169,12 @@ pub async fn run(
         last,
         bot_user_id: options.bot_user_id.clone(),
         bot_name: settings.persona_name.clone(),
-        llm: options
-            .llm_label
-            .clone()
-            .filter(|_| !dry_run)
-            .or_else(|| (!dry_run).then(|| "an LLM given by the caller".to_owned())),
+        llm: (!dry_run).then(|| {
+            options
+                .llm_label
+                .clone()
+                .unwrap_or_else(|| "an LLM given by the caller".to_owned())
+        }),
         min_wait_seconds: settings.min_wait_seconds,
         jitter_ratio: settings.jitter_ratio,
         autonomous_replies: settings.autonomous_replies,

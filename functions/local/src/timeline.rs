@@ -259,7 +259,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -294,6 +294,7 @@ pub struct TextSink<W: Write> {
     out: W,
     tz: Tz,
     dry_run: bool,
+    bot_name: String,
 }
 
 /// Continuation lines start under the text of the first line.
@@ -305,6 +306,7 @@ impl<W: Write> TextSink<W> {
             out,
             tz: Tz::UTC,
             dry_run: false,
+            bot_name: "the bot".to_owned(),
         }
     }
 
@@ -383,6 +385,7 @@ impl<W: Write> Sink for TextSink<W> {
     fn header(&mut self, h: &Header) -> io::Result<()> {
         self.tz = h.timezone;
         self.dry_run = h.llm.is_none();
+        self.bot_name = h.bot_name.clone();
         let names: Vec<String> = h.channels.iter().map(|c| format!("#{}", c.name)).collect();
         writeln!(self.out, "myao replay of {}", h.source)?;
         writeln!(
@@ -504,11 +507,11 @@ impl<W: Write> Sink for TextSink<W> {
             }
             EventKind::Reply { text, mention, .. } => {
                 let what = if *mention {
-                    "reply to mention"
+                    "answered the mention"
                 } else {
-                    "reply"
+                    "replied"
                 };
-                format!("{what}: {}", Self::flow(text))
+                format!("{} {what}: {}", self.bot_name, Self::flow(text))
             }
             EventKind::NoReply {
                 mention,

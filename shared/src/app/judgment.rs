@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use super::{context, Services, SCHEDULER_MIN_DELAY_SECONDS};
 use crate::domain::{
     Channel, ChannelId, Conversation, Job, JobKind, JudgmentResult, MemoryKind, MemoryScope,
-    Message, ScheduleName, Settings, Ts,
+    Message, ScheduleName, Settings, Ts, UserId,
 };
 use crate::ports::{LlmRequest, LlmRole, PortError};
 use crate::prompts::{judgment_prompt, ContextView};
@@ -33,23 +33,49 @@ pub enum JudgmentOutcome {
     },
 }
 
-/// The newest message of a conversation (a thread's root counts when it has no reply).
-pub(crate) async fn newest_message(
+/// How many of a conversation's newest messages are read to tell whether
+/// someone spoke after a job was made.
+const RECENT: usize = 50;
+
+/// The newest message of a conversation (a thread's root counts when it has
+/// no reply) and who spoke after a job's `newest_ts`.
+pub(crate) struct Recent {
+    pub newest: Message,
+    /// Someone (not a bot) wrote after the job was made: their message has a
+    /// judgment of its own, which decides instead.
+    pub person_after: bool,
+    /// The bots that wrote after the job was made.
+    pub bots_after: Vec<UserId>,
+}
+
+pub(crate) async fn recent(
     svc: &Services,
     conversation: &Conversation,
-) -> Result<Option<Message>, PortError> {
-    if let Some(m) = svc
+    since: Ts,
+) -> Result<Option<Recent>, PortError> {
+    let messages = svc
         .store
-        .conversation_messages(conversation, 1)
-        .await?
-        .pop()
-    {
-        return Ok(Some(m));
-    }
-    match conversation.thread_ts {
-        Some(root) => svc.store.get_message(&conversation.channel, root).await,
-        None => Ok(None),
-    }
+        .conversation_messages(conversation, RECENT)
+        .await?;
+    let after: Vec<&Message> = messages.iter().filter(|m| m.ts > since).collect();
+    let person_after = after.iter().any(|m| !m.is_bot);
+    let bots_after = after
+        .iter()
+        .filter(|m| m.is_bot)
+        .map(|m| m.user.clone())
+        .collect();
+    let newest = match messages.last() {
+        Some(m) => Some(m.clone()),
+        None => match conversation.thread_ts {
+            Some(root) => svc.store.get_message(&conversation.channel, root).await?,
+            None => None,
+        },
+    };
+    Ok(newest.map(|newest| Recent {
+        newest,
+        person_after,
+        bots_after,
+    }))
 }
 
 /// Records that a channel was active at its newest message.
@@ -104,10 +130,18 @@ pub async fn run(
     let span = tracing::info_span!("judgment", channel = %channel, thread = ?thread_ts.map(|t| t.to_string()));
     let _enter = span.enter();
 
-    let Some(newest) = newest_message(svc, &conversation).await? else {
+    let Some(Recent {
+        newest,
+        person_after,
+        ..
+    }) = recent(svc, &conversation, newest_ts).await?
+    else {
         return Ok(JudgmentOutcome::Empty);
     };
-    if newest.ts > newest_ts {
+    // Only a person's newer message supersedes this job: it scheduled a
+    // judgment of its own. A bot's message (a CI notice) schedules none, so
+    // the judgment goes on and sees it in the conversation.
+    if person_after {
         tracing::info!(job = %newest_ts, newest = %newest.ts, "stale judgment job");
         return Ok(JudgmentOutcome::Stale);
     }

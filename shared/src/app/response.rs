@@ -2,7 +2,7 @@
 
 use chrono::Duration;
 
-use super::judgment::{newest_message, touch};
+use super::judgment::{recent, touch, Recent};
 use super::{context, retention, Services};
 use crate::domain::{ChannelId, Conversation, Job, Message, Settings, Ts};
 use crate::ports::{LlmRequest, LlmRole, PortError};
@@ -43,8 +43,23 @@ pub async fn run(
     let _enter = span.enter();
 
     if !mention {
-        if let Some(newest) = newest_message(svc, &conversation).await? {
-            if newest.ts > newest_ts {
+        if let Some(Recent {
+            newest,
+            person_after,
+            bots_after,
+        }) = recent(svc, &conversation, newest_ts).await?
+        {
+            // A person spoke since the judgment (their own judgment decides), or
+            // this bot did (it already answered, e.g. a mention): not now.
+            let bot_spoke = if person_after || bots_after.is_empty() {
+                false
+            } else {
+                let bot = svc.bot_user_id(&settings).await.ok();
+                bots_after
+                    .iter()
+                    .any(|b| bot.as_ref().is_none_or(|me| me == b))
+            };
+            if person_after || bot_spoke {
                 tracing::info!(job = %newest_ts, newest = %newest.ts, "stale response job");
                 return Ok(ResponseOutcome::Stale);
             }

@@ -1,0 +1,119 @@
+//! The `myao` binary: exit codes, help, and the README's first command.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn myao(args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_myao"));
+    command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    // The developer's own settings must not turn the dry run into a live one.
+    for (name, _) in std::env::vars() {
+        if name.starts_with("MYAO_") {
+            command.env_remove(name);
+        }
+    }
+    command.env_remove("RUST_LOG");
+    command.output().expect("the myao binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn usage_errors_exit_2_with_a_clear_message() {
+    for args in [
+        &[][..],
+        &["replay"][..],
+        &["replay", "examples/export", "--seed", "many"][..],
+        &["serve", "--addr"][..],
+        &["dance"][..],
+    ] {
+        let out = myao(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = text(&out.stderr);
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(err.contains("myao --help"), "{err}");
+    }
+}
+
+#[test]
+fn help_exits_0() {
+    let out = myao(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    assert!(help.contains("myao replay <slack-export>"));
+    assert!(help.contains("MYAO_SLACK_BOT_TOKEN"));
+}
+
+#[test]
+fn the_readme_replay_runs_as_a_dry_run() {
+    let out = myao(&["replay", "examples/export"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("DRY RUN"));
+    assert!(stdout.contains("#dev [thread 11:00:00]  Bob Ferreira edited a message"));
+    assert!(stdout.contains("── summary (dry run)"));
+    assert!(stdout.contains("skipped       3"));
+}
+
+#[test]
+fn json_output_is_one_object_per_line() {
+    let out = myao(&["replay", "examples/export", "--json", "--channel", "random"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.first().unwrap()["type"], "replay");
+    assert_eq!(lines.last().unwrap()["type"], "summary");
+    assert!(lines.iter().any(|l| l["type"] == "message"));
+    assert!(lines
+        .iter()
+        .filter(|l| l["type"] == "message")
+        .all(|l| l["channel_name"] == "random"));
+}
+
+#[test]
+fn a_malformed_export_exits_1_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("users.json"), "[]").unwrap();
+    std::fs::write(
+        root.join("channels.json"),
+        r#"[{"id": "C1", "name": "general"}]"#,
+    )
+    .unwrap();
+    std::fs::create_dir(root.join("general")).unwrap();
+    std::fs::write(root.join("general/2026-01-05.json"), "[{oops").unwrap();
+    let out = myao(&["replay", root.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    let file = Path::new(root).join("general/2026-01-05.json");
+    assert!(err.contains(&file.display().to_string()), "{err}");
+    assert!(err.contains("not valid JSON"), "{err}");
+}
+
+#[test]
+fn bad_settings_are_reported_and_defaults_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("myao.toml");
+    std::fs::write(&cfg, "jitter_ratio = 5\nmin_wait_seconds = 60\n").unwrap();
+    let out = myao(&[
+        "replay",
+        "examples/export",
+        "--config",
+        cfg.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("warning: setting jitter_ratio = \"5\" ignored"),
+        "{err}"
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("judgment 60 s after a conversation goes quiet (±30%)"),
+        "{stdout}"
+    );
+}
