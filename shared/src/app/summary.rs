@@ -83,6 +83,32 @@ struct WorkspaceTask {
     channels: Vec<ChannelLine>,
 }
 
+/// The system prompt of one memory task: the shared rules of
+/// `memory_system.j2` around the task's own template.
+fn memory_prompt<T: Serialize>(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    kind: MemoryKind,
+    template: &'static str,
+    task: &T,
+) -> Result<String, crate::prompts::PromptError> {
+    let max_tokens = match kind {
+        MemoryKind::Long => settings.long_term_max_tokens,
+        MemoryKind::Short => settings.short_term_max_tokens,
+    };
+    let view = TaskView {
+        persona: PersonaView {
+            name: settings.persona_name.clone(),
+            system_prompt: settings.persona_system_prompt.clone(),
+        },
+        max_tokens,
+        current_time: format_now(now, settings.timezone),
+        task_template: template,
+        task,
+    };
+    render("memory_system.j2", &view)
+}
+
 /// Renders a memory prompt, calls the LLM and stores the memory. Returns
 /// whether a memory was written; an LLM failure or an empty answer writes
 /// nothing (the old memory stays) and is logged.
@@ -98,21 +124,7 @@ async fn write<T: Serialize>(
     newest_ts: Option<Ts>,
 ) -> Result<bool, PortError> {
     let now = svc.clock.now();
-    let max_tokens = match kind {
-        MemoryKind::Long => settings.long_term_max_tokens,
-        MemoryKind::Short => settings.short_term_max_tokens,
-    };
-    let view = TaskView {
-        persona: PersonaView {
-            name: settings.persona_name.clone(),
-            system_prompt: settings.persona_system_prompt.clone(),
-        },
-        max_tokens,
-        current_time: format_now(now, settings.timezone),
-        task_template: template,
-        task,
-    };
-    let prompt = match render("memory_system.j2", &view) {
+    let prompt = match memory_prompt(settings, now, kind, template, task) {
         Ok(p) => p,
         Err(error) => {
             tracing::error!(%error, %scope, "memory prompt failed to render");
@@ -435,6 +447,135 @@ async fn workspace_memories(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn snapshot_settings() -> Settings {
+        Settings {
+            persona_name: "みゃお".into(),
+            persona_system_prompt: "あなたは「みゃお」という名前の猫キャラクターです。".into(),
+            ..Settings::default()
+        }
+    }
+
+    fn sample_messages() -> Vec<MessageView> {
+        vec![
+            MessageView {
+                time: "2024-03-01 10:10:00".into(),
+                user: "alice".into(),
+                text: "今日のタスク確認しよう".into(),
+            },
+            MessageView {
+                time: "2024-03-01 10:15:00".into(),
+                user: "bob".into(),
+                text: "了解、リスト共有するね".into(),
+            },
+        ]
+    }
+
+    /// Every memory template rendered from fixed data and snapshotted, like
+    /// the judgment and response prompts: a template change shows in review.
+    #[test]
+    fn memory_prompts_are_snapshotted() {
+        let s = snapshot_settings();
+        let now = DateTime::<Utc>::from_timestamp(1_709_294_400, 0).unwrap();
+        let thread = ThreadTask {
+            channel_name: "general".into(),
+            thread_ts: "1709280000.000001".into(),
+            previous: Some("- 2024-03-01 alice がタスク確認を提案した".into()),
+            messages: sample_messages(),
+        };
+        let window = WindowTask {
+            channel_name: "general".into(),
+            window_hours: 24,
+            messages: sample_messages(),
+        };
+        let merge = MergeTask {
+            channel_name: "general".into(),
+            previous: Some("- 2024-02-20 週次報告が始まった".into()),
+            short_term: "- 2024-03-01 タスクのリストが共有された".into(),
+        };
+        let first_merge = MergeTask {
+            channel_name: "general".into(),
+            previous: None,
+            short_term: "- 2024-03-01 タスクのリストが共有された".into(),
+        };
+        let workspace = WorkspaceTask {
+            channels: vec![
+                ChannelLine {
+                    name: "general".into(),
+                    memory: "- 2024-03-01 タスクのリストが共有された".into(),
+                },
+                ChannelLine {
+                    name: "random".into(),
+                    memory: "- 2024-03-01 猫の写真が投稿された".into(),
+                },
+            ],
+        };
+        let cases: Vec<(&str, String)> = vec![
+            (
+                "memory_thread_short",
+                memory_prompt(
+                    &s,
+                    now,
+                    MemoryKind::Short,
+                    "memory_thread_short.j2",
+                    &thread,
+                )
+                .unwrap(),
+            ),
+            (
+                "memory_channel_short",
+                memory_prompt(
+                    &s,
+                    now,
+                    MemoryKind::Short,
+                    "memory_channel_short.j2",
+                    &window,
+                )
+                .unwrap(),
+            ),
+            (
+                "memory_channel_long",
+                memory_prompt(&s, now, MemoryKind::Long, "memory_channel_long.j2", &merge).unwrap(),
+            ),
+            (
+                "memory_channel_long_first",
+                memory_prompt(
+                    &s,
+                    now,
+                    MemoryKind::Long,
+                    "memory_channel_long.j2",
+                    &first_merge,
+                )
+                .unwrap(),
+            ),
+            (
+                "memory_workspace_short",
+                memory_prompt(
+                    &s,
+                    now,
+                    MemoryKind::Short,
+                    "memory_workspace_short.j2",
+                    &workspace,
+                )
+                .unwrap(),
+            ),
+            (
+                "memory_workspace_long",
+                memory_prompt(
+                    &s,
+                    now,
+                    MemoryKind::Long,
+                    "memory_workspace_long.j2",
+                    &merge,
+                )
+                .unwrap(),
+            ),
+        ];
+        for (name, prompt) in cases {
+            assert!(prompt.contains("YYYY-MM-DD"), "{name}: every item is dated");
+            insta::assert_snapshot!(name, prompt);
+        }
+    }
 
     fn memory(updated: i64, newest: &str) -> Memory {
         Memory {
