@@ -23,7 +23,7 @@ use myao::app::jobs::JobOutcome;
 use myao::app::judgment::JudgmentOutcome;
 use myao::app::response::ResponseOutcome;
 use myao::domain::{Conversation, Job, JobKind, Memory, MemoryKind, MemoryScope, ScheduleName};
-use myao::ports::{ScheduledJob, Store};
+use myao::ports::{Clock, ScheduledJob, Store};
 use myao_tests::stubs::{
     assert_in_order, channel, completion, message, ts, user, verdict, Bed, PromptKind, Sequence,
     ALICE, BOB, BOT, GENERAL, JUDGMENT_MARK, RESPONSE_MARK,
@@ -410,7 +410,14 @@ async fn a_stale_judgment_job_makes_no_llm_call() {
 
     assert_eq!(outcome, JudgmentOutcome::Stale);
     assert_eq!(bed.llm_calls().await.len(), 0);
-    assert_nothing_done(&bed).await;
+    // A stale job fires only when an older delivery's upsert overwrote the
+    // newer one's (a race between two deliveries): the judgment of the newer
+    // message is made again, never moving back in time.
+    let scheduled = bed.board.scheduled();
+    assert_eq!(scheduled.len(), 1, "{scheduled:?}");
+    assert_eq!(scheduled[0].job, judgment(Some(-900), -100));
+    assert!(scheduled[0].at >= bed.clock.now());
+    assert!(bed.posts().await.is_empty());
 }
 
 #[tokio::test]
@@ -773,4 +780,58 @@ async fn a_response_job_is_stale_once_the_bot_itself_has_spoken() {
 
     assert_eq!(outcome, ResponseOutcome::Stale);
     assert!(bed.posts().await.is_empty());
+}
+
+#[tokio::test]
+async fn a_post_rate_limited_past_its_retries_is_answered_on_redelivery() {
+    let bed = Bed::with_settings(|s| s.slack_max_retries = 0).await;
+    Mock::given(method("POST"))
+        .and(path("/api/chat.postMessage"))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .insert_header("retry-after", "1")
+                .set_body_json(json!({"ok": false, "error": "ratelimited"})),
+        )
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&bed.slack_server)
+        .await;
+    bed.seed(&[message(GENERAL, ALICE, ts(-60), None, "<@UBOT> いる?")])
+        .await;
+    let job = response(None, -60, true);
+
+    // Slack surely did not post: the claim is given back and the error asks
+    // for a redelivery (SQS, or Lambda's retries of a scheduled job).
+    let first = myao::app::jobs::run(&bed.services, &job).await;
+    assert!(matches!(&first, Err(e) if e.is_retryable()), "{first:?}");
+    let second = responded(bed.run(&job).await);
+
+    assert!(
+        matches!(second, ResponseOutcome::Posted { .. }),
+        "{second:?}"
+    );
+    let bot_messages = bed
+        .store
+        .all_messages()
+        .into_iter()
+        .filter(|m| m.is_bot)
+        .count();
+    assert_eq!(bot_messages, 1);
+}
+
+#[tokio::test]
+async fn a_reply_cannot_notify_the_channel() {
+    let bed = Bed::new().await;
+    bed.script.set_reply("<!channel> みんな見て <@UALICE> & co");
+    bed.seed(&[message(GENERAL, BOB, ts(-60), None, "<@UBOT> 全員呼んで")])
+        .await;
+
+    responded(bed.run(&response(None, -60, true)).await);
+
+    let posts = bed.posts().await;
+    assert_eq!(posts.len(), 1);
+    assert_eq!(
+        posts[0]["text"],
+        "&lt;!channel&gt; みんな見て &lt;@UALICE&gt; &amp; co"
+    );
 }

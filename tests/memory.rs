@@ -531,3 +531,56 @@ async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
         &["サーバーの合言葉変えた", "それ消しといて", "消したよ"],
     );
 }
+
+#[tokio::test]
+async fn a_channel_short_term_memory_is_cleared_after_a_quiet_window() {
+    let bed = Bed::new().await;
+    let general = channel(GENERAL);
+    bed.seed(&[message(GENERAL, ALICE, ts(-60), None, "リリース準備中")])
+        .await;
+    bed.store
+        .touch_channel(
+            &Channel {
+                id: general.clone(),
+                name: "general".into(),
+            },
+            bed.now(),
+        )
+        .await
+        .expect("touch");
+    bed.run(&Job::MemorySweep).await;
+    let scope = MemoryScope::Channel {
+        channel: general.clone(),
+    };
+    let short = bed
+        .store
+        .get_memory(&scope, MemoryKind::Short)
+        .await
+        .expect("read")
+        .expect("written");
+    assert!(!short.content.is_empty());
+
+    // A day and a bit later with nothing said, "recent events" are gone from
+    // the channel's memory and from the prompts; the long-term one stays.
+    bed.clock.advance(Duration::hours(25));
+    let calls_before = bed.llm_calls().await.len();
+    bed.run(&Job::MemorySweep).await;
+    assert_eq!(
+        bed.llm_calls().await.len(),
+        calls_before,
+        "clearing costs no LLM call"
+    );
+    let short = bed
+        .store
+        .get_memory(&scope, MemoryKind::Short)
+        .await
+        .expect("read")
+        .expect("kept");
+    assert!(short.content.is_empty(), "{short:?}");
+    assert!(bed
+        .store
+        .get_memory(&scope, MemoryKind::Long)
+        .await
+        .expect("read")
+        .is_some());
+}

@@ -27,6 +27,13 @@ pub enum PortError {
         service: &'static str,
         detail: String,
     },
+    /// The request reached the service, which may have acted on it (a
+    /// timeout or a 5xx after sending): trying again could do it twice.
+    #[error("{service} may have acted: {detail}")]
+    Uncertain {
+        service: &'static str,
+        detail: String,
+    },
 }
 
 impl PortError {
@@ -42,7 +49,13 @@ impl PortError {
             detail: detail.to_string(),
         }
     }
-    /// Whether a retry may succeed.
+    pub fn uncertain(service: &'static str, detail: impl ToString) -> PortError {
+        PortError::Uncertain {
+            service,
+            detail: detail.to_string(),
+        }
+    }
+    /// Whether a retry may succeed (and cannot do the thing twice).
     pub fn is_retryable(&self) -> bool {
         matches!(self, PortError::Unavailable { .. })
     }

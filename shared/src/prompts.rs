@@ -196,18 +196,26 @@ impl ContextView {
         };
         let history = context.conversation_history();
         let target_thread_ts: Option<Ts> = context.target_thread_ts().copied();
-        let mut target: Vec<MessageView> = match target_thread_ts {
-            Some(root) => history
-                .thread_root(&root)
-                .into_iter()
-                .chain(history.get_thread(&root))
+        // The newest `message_limit` messages; a thread keeps its root first,
+        // since it says what the thread is about.
+        let newest = |messages: &[Message], limit: usize| -> Vec<MessageView> {
+            messages[messages.len().saturating_sub(limit)..]
+                .iter()
                 .map(view)
-                .collect(),
-            None => history.top_level_messages().iter().map(view).collect(),
+                .collect()
         };
-        if target.len() > message_limit {
-            target.drain(..target.len() - message_limit);
-        }
+        let target: Vec<MessageView> = match target_thread_ts {
+            Some(root) => match history.thread_root(&root) {
+                Some(r) => std::iter::once(view(r))
+                    .chain(newest(
+                        history.get_thread(&root),
+                        message_limit.saturating_sub(1),
+                    ))
+                    .collect(),
+                None => newest(history.get_thread(&root), message_limit),
+            },
+            None => newest(history.top_level_messages(), message_limit),
+        };
         let channel_memories: Vec<ChannelMemoryView> = context
             .channel_memories()
             .iter()

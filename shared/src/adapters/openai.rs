@@ -153,7 +153,8 @@ impl OpenAiLlm {
         if status.is_success() {
             return parse_reply(&text);
         }
-        let mut message = redact(&api_error_message(&text), key);
+        // Redacted before it is cut: a key cut in half would escape the match.
+        let mut message = truncate(&redact(&api_error_message(&text), key), DETAIL_CHARS);
         if let (StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN, ApiKey::None(why)) = (status, key)
         {
             message.push_str(&format!(" (no API key was sent: {why})"));
@@ -392,7 +393,7 @@ fn api_error_message(body: &str) -> String {
     if message.is_empty() {
         "(empty body)".to_owned()
     } else {
-        truncate(message, DETAIL_CHARS)
+        message.to_owned()
     }
 }
 

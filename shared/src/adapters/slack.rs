@@ -204,7 +204,8 @@ impl SlackWebApi {
                 }
                 Attempt::MaybeDone(detail) if replay == Replay::OnlyIfUnsent => {
                     let detail = format!("{detail} (Slack may have acted on it: not retried)");
-                    return Err(give_up(method, attempts, latency_ms, unavailable(detail)));
+                    let error = PortError::uncertain(SERVICE, detail);
+                    return Err(give_up(method, attempts, latency_ms, error));
                 }
                 Attempt::Unsent(detail) | Attempt::MaybeDone(detail) => {
                     return Err(give_up(method, attempts, latency_ms, unavailable(detail)));
@@ -509,7 +510,9 @@ mod tests {
 
     fn unavailable_detail<T: fmt::Debug>(result: Result<T, PortError>) -> String {
         match result {
-            Err(PortError::Unavailable { detail, .. }) => detail,
+            Err(PortError::Unavailable { detail, .. } | PortError::Uncertain { detail, .. }) => {
+                detail
+            }
             other => panic!("expected unavailable, got {other:?}"),
         }
     }
@@ -680,6 +683,10 @@ mod tests {
 
         let result = slack(&server).post_message(&channel(), None, "hi").await;
 
+        assert!(
+            matches!(result, Err(PortError::Uncertain { .. })),
+            "{result:?}"
+        );
         let detail = unavailable_detail(result);
         assert!(detail.contains("HTTP 503"), "{detail}");
         assert!(detail.contains("not retried"), "{detail}");

@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 use super::Services;
 use crate::domain::{
     Channel, ChannelId, ChannelMemory, ChannelMessages, Context, Conversation, MemoryKind,
-    MemoryScope, Message, Persona, Settings, UserId,
+    MemoryScope, Message, Persona, Settings, Ts, UserId,
 };
 use crate::ports::PortError;
 
@@ -17,14 +17,17 @@ pub const USER_CACHE_DAYS: i64 = 7;
 const MAX_ROOT_FETCHES: usize = 10;
 
 /// The channel's name: from the store, else from Slack (then remembered).
-/// A channel Slack cannot name is shown by its id.
+/// A channel Slack cannot name is shown by its id, and asked about again
+/// next time.
 pub async fn channel(
     svc: &Services,
     id: &ChannelId,
     now: DateTime<Utc>,
 ) -> Result<Channel, PortError> {
     if let Some(record) = svc.store.get_channel(id).await? {
-        return Ok(record.channel);
+        if record.channel.name != id.as_str() {
+            return Ok(record.channel);
+        }
     }
     let channel = match svc.slack.channel_info(id).await {
         Ok(c) => c,
@@ -48,7 +51,8 @@ pub async fn user_names(
     now: DateTime<Utc>,
 ) -> Result<BTreeMap<UserId, String>, PortError> {
     let mut names = BTreeMap::new();
-    for id in ids {
+    // `B...` ids are old-style bot integrations: users.info knows none of them.
+    for id in ids.iter().filter(|id| !id.as_str().starts_with('B')) {
         if let Some((user, fetched)) = svc.store.get_user(id).await? {
             if now - fetched < Duration::days(USER_CACHE_DAYS) {
                 names.insert(id.clone(), user.name);
@@ -94,6 +98,7 @@ pub async fn build(
     svc: &Services,
     settings: &Settings,
     conversation: &Conversation,
+    newest_ts: Option<Ts>,
 ) -> Result<Context, PortError> {
     let now = svc.clock.now();
     let channel = channel(svc, &conversation.channel, now).await?;
@@ -111,6 +116,15 @@ pub async fn build(
         if !messages.iter().any(|m| m.ts == root) {
             if let Some(r) = svc.store.get_message(&channel.id, root).await? {
                 messages.push(r);
+            }
+        }
+    }
+    // The job's own message, read consistently: an index may not show a
+    // message written a moment ago (a mention answered at once).
+    if let Some(ts) = newest_ts {
+        if !messages.iter().any(|m| m.ts == ts) {
+            if let Some(m) = svc.store.get_message(&channel.id, ts).await? {
+                messages.push(m);
             }
         }
     }

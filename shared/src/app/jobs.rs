@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 use serde_json::{json, Value};
+use tracing::Instrument;
 
 use super::judgment::JudgmentOutcome;
 use super::response::ResponseOutcome;
@@ -22,29 +23,42 @@ pub enum JobOutcome {
 /// Runs one job. The error is a failure worth a redelivery (storage down);
 /// everything else (LLM garbage, a Slack refusal) is an outcome.
 pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
-    match job {
-        Job::Judgment {
-            channel,
-            thread_ts,
-            newest_ts,
-        } => judgment::run(svc, channel, *thread_ts, *newest_ts)
-            .await
-            .map(JobOutcome::Judgment),
-        Job::Response {
-            channel,
-            thread_ts,
-            newest_ts,
-            mention,
-        } => response::run(svc, channel, *thread_ts, *newest_ts, *mention)
-            .await
-            .map(JobOutcome::Response),
-        Job::ThreadMemory { channel, thread_ts } => {
-            summary::thread_memory(svc, channel, *thread_ts)
+    // One span per job, carried across every await (not entered on a
+    // thread), so concurrent jobs in `myao serve` log under their own.
+    let conversation = job.conversation();
+    let span = tracing::info_span!(
+        "job",
+        kind = %job.kind(),
+        channel = conversation.as_ref().map(|c| c.channel.to_string()),
+        thread = conversation.as_ref().and_then(|c| c.thread_ts).map(|t| t.to_string()),
+    );
+    async {
+        match job {
+            Job::Judgment {
+                channel,
+                thread_ts,
+                newest_ts,
+            } => judgment::run(svc, channel, *thread_ts, *newest_ts)
                 .await
-                .map(JobOutcome::Memory)
+                .map(JobOutcome::Judgment),
+            Job::Response {
+                channel,
+                thread_ts,
+                newest_ts,
+                mention,
+            } => response::run(svc, channel, *thread_ts, *newest_ts, *mention)
+                .await
+                .map(JobOutcome::Response),
+            Job::ThreadMemory { channel, thread_ts } => {
+                summary::thread_memory(svc, channel, *thread_ts)
+                    .await
+                    .map(JobOutcome::Memory)
+            }
+            Job::MemorySweep => summary::sweep(svc).await.map(JobOutcome::Memory),
         }
-        Job::MemorySweep => summary::sweep(svc).await.map(JobOutcome::Memory),
     }
+    .instrument(span)
+    .await
 }
 
 /// Why a Lambda payload was not run.

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::{context, Services, SCHEDULER_MIN_DELAY_SECONDS};
+use crate::domain::routing::jittered_wait;
 use crate::domain::{
     Channel, ChannelId, Conversation, Job, JobKind, JudgmentResult, MemoryKind, MemoryScope,
     Message, ScheduleName, Settings, Ts, UserId,
@@ -44,6 +45,8 @@ pub(crate) struct Recent {
     /// Someone (not a bot) wrote after the job was made: their message has a
     /// judgment of its own, which decides instead.
     pub person_after: bool,
+    /// The newest message a person wrote after the job was made.
+    pub newest_person: Option<Ts>,
     /// The bots that wrote after the job was made.
     pub bots_after: Vec<UserId>,
 }
@@ -59,6 +62,7 @@ pub(crate) async fn recent(
         .await?;
     let after: Vec<&Message> = messages.iter().filter(|m| m.ts > since).collect();
     let person_after = after.iter().any(|m| !m.is_bot);
+    let newest_person = after.iter().filter(|m| !m.is_bot).map(|m| m.ts).max();
     let bots_after = after
         .iter()
         .filter(|m| m.is_bot)
@@ -73,6 +77,7 @@ pub(crate) async fn recent(
     };
     Ok(newest.map(|newest| Recent {
         newest,
+        newest_person,
         person_after,
         bots_after,
     }))
@@ -127,25 +132,40 @@ pub async fn run(
         channel: channel.clone(),
         thread_ts,
     };
-    let span = tracing::info_span!("judgment", channel = %channel, thread = ?thread_ts.map(|t| t.to_string()));
-    let _enter = span.enter();
 
     let Some(Recent {
         newest,
-        person_after,
+        newest_person,
         ..
     }) = recent(svc, &conversation, newest_ts).await?
     else {
         return Ok(JudgmentOutcome::Empty);
     };
+    let now = svc.clock.now();
     // Only a person's newer message supersedes this job: it scheduled a
     // judgment of its own. A bot's message (a CI notice) schedules none, so
     // the judgment goes on and sees it in the conversation.
-    if person_after {
-        tracing::info!(job = %newest_ts, newest = %newest.ts, "stale judgment job");
+    if let Some(person) = newest_person {
+        tracing::info!(job = %newest_ts, newest = %person, "stale judgment job");
+        // Normally the newer message's upsert replaced this job and it never
+        // fires. It fires when two deliveries raced and the older one's
+        // upsert landed last: the newer judgment was overwritten, so make it
+        // again (moving forward only, so this is idempotent).
+        let wait = jittered_wait(
+            settings.min_wait_seconds,
+            settings.jitter_ratio,
+            svc.random.unit(),
+        );
+        let at = (person.to_datetime() + wait).max(now);
+        let job = Job::Judgment {
+            channel: channel.clone(),
+            thread_ts,
+            newest_ts: person,
+        };
+        let name = ScheduleName::for_conversation(JobKind::Judgment, &conversation);
+        svc.scheduler.upsert(&name, at, &job).await?;
         return Ok(JudgmentOutcome::Stale);
     }
-    let now = svc.clock.now();
     let ch = context::channel(svc, channel, now).await?;
     touch(svc, &ch, &newest).await?;
     if let Some(root) = thread_ts {
@@ -161,7 +181,7 @@ pub async fn run(
     {
         return Ok(JudgmentOutcome::TooOld);
     }
-    let result = match judge(svc, &settings, &conversation, now).await? {
+    let result = match judge(svc, &settings, &conversation, newest_ts, now).await? {
         Ok(result) => result,
         Err(reason) => {
             tracing::warn!(%reason, "judgment unusable; staying silent");
@@ -201,9 +221,10 @@ async fn judge(
     svc: &Services,
     settings: &Settings,
     conversation: &Conversation,
+    newest_ts: Ts,
     now: DateTime<Utc>,
 ) -> Result<Result<JudgmentResult, String>, PortError> {
-    let context = context::build(svc, settings, conversation).await?;
+    let context = context::build(svc, settings, conversation, Some(newest_ts)).await?;
     let view = ContextView::new(
         &context,
         now,

@@ -39,14 +39,13 @@ pub async fn run(
         channel: channel.clone(),
         thread_ts,
     };
-    let span = tracing::info_span!("response", channel = %channel, thread = ?thread_ts.map(|t| t.to_string()), mention);
-    let _enter = span.enter();
 
     if !mention {
         if let Some(Recent {
             newest,
             person_after,
             bots_after,
+            ..
         }) = recent(svc, &conversation, newest_ts).await?
         {
             // A person spoke since the judgment (their own judgment decides), or
@@ -83,43 +82,55 @@ pub async fn run(
         tracing::info!("response job already handled");
         return Ok(ResponseOutcome::AlreadyDone);
     }
+    // Gives the claim back when nothing was posted and a redelivery may do
+    // better: otherwise it would find the job done and never answer.
+    let give_back = |error: PortError| async move {
+        if let Err(release) = svc.store.release(&claim_key).await {
+            tracing::warn!(%release, "could not release the response claim");
+        }
+        Err(error)
+    };
     let prepared = async {
         let bot = svc.bot_user_id(&settings).await?;
         let ch = context::channel(svc, channel, now).await?;
-        let context = context::build(svc, &settings, &conversation).await?;
+        let context = context::build(svc, &settings, &conversation, Some(newest_ts)).await?;
         Ok::<_, PortError>((bot, ch, context))
     }
     .await;
     let (bot, ch, context) = match prepared {
         Ok(prepared) => prepared,
-        Err(error) => {
-            // Nothing was posted: give the claim back, or the redelivery this
-            // error asks for would find the job done and never answer.
-            if let Err(release) = svc.store.release(&claim_key).await {
-                tracing::warn!(%release, "could not release the response claim");
-            }
-            return Err(error);
-        }
+        Err(error) => return give_back(error).await,
     };
     let text = match write_reply(svc, &settings, &context, now).await {
         Ok(t) => t,
-        Err(reason) => {
+        Err(WriteError::Retryable(error)) => {
+            tracing::warn!(%error, "no reply written yet; the job will be redelivered");
+            return give_back(error).await;
+        }
+        Err(WriteError::Unusable(reason)) => {
             tracing::error!(%reason, "no reply written");
             return Ok(ResponseOutcome::NoReply { reason });
         }
     };
-    let ts = match svc.slack.post_message(channel, thread_ts, &text).await {
+    let escaped = slack_escape(&text);
+    let ts = match svc.slack.post_message(channel, thread_ts, &escaped).await {
         Ok(ts) => ts,
+        // Slack surely did not post (rate limited, never connected): a
+        // redelivery may.
+        Err(error) if error.is_retryable() => {
+            tracing::warn!(%error, "chat.postMessage not sent; the job will be redelivered");
+            return give_back(error).await;
+        }
         Err(error) => {
-            // Never retried here: a post that may have gone through must not
-            // be made twice.
+            // Refused, or it may have gone through: never posted twice.
             tracing::error!(%error, "chat.postMessage failed");
             return Ok(ResponseOutcome::PostFailed {
                 reason: error.to_string(),
             });
         }
     };
-    let posted = Message::new(channel.clone(), bot, text.clone(), ts, thread_ts, true);
+    // Stored as Slack will echo it (escaped); prompts unescape it.
+    let posted = Message::new(channel.clone(), bot, escaped, ts, thread_ts, true);
     // Ingest stores it too when Slack echoes it; whichever comes first wins.
     if let Err(error) = svc
         .store
@@ -135,34 +146,52 @@ pub async fn run(
     Ok(ResponseOutcome::Posted { ts, text })
 }
 
+/// Why no reply was written.
+enum WriteError {
+    /// The LLM was unavailable after its retries: worth a redelivery.
+    Retryable(PortError),
+    /// The LLM refused, or answered nothing usable.
+    Unusable(String),
+}
+
 async fn write_reply(
     svc: &Services,
     settings: &Settings,
     context: &crate::domain::Context,
     now: chrono::DateTime<chrono::Utc>,
-) -> Result<String, String> {
+) -> Result<String, WriteError> {
     let view = ContextView::new(
         context,
         now,
         settings.timezone,
         settings.message_limit as usize,
     );
-    let prompt = response_prompt(&view).map_err(|e| e.to_string())?;
+    let prompt = response_prompt(&view).map_err(|e| WriteError::Unusable(e.to_string()))?;
     let request = LlmRequest {
         role: LlmRole::Response,
         system: prompt,
         json: false,
     };
-    let reply = svc
-        .llm
-        .complete(&request)
-        .await
-        .map_err(|e| format!("LLM failed: {e}"))?;
+    let reply = match svc.llm.complete(&request).await {
+        Ok(reply) => reply,
+        Err(error) if error.is_retryable() => return Err(WriteError::Retryable(error)),
+        Err(error) => return Err(WriteError::Unusable(format!("LLM failed: {error}"))),
+    };
     let text = clean_reply(&reply.text, &settings.persona_name);
     if text.is_empty() {
-        return Err("the LLM wrote an empty reply".to_owned());
+        return Err(WriteError::Unusable(
+            "the LLM wrote an empty reply".to_owned(),
+        ));
     }
     Ok(text)
+}
+
+/// Escapes Slack's control characters so that the model's words are shown
+/// as written: a `<!channel>` or `<@U…>` in a reply must not notify anyone.
+pub fn slack_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// Trims a reply and drops a leading "name:" or "**time** name:" the model
@@ -171,7 +200,15 @@ pub fn clean_reply(text: &str, persona_name: &str) -> String {
     let mut t = text.trim();
     if let Some(rest) = t.strip_prefix("**") {
         if let Some(end) = rest.find("**") {
-            t = rest[end + 2..].trim_start();
+            // Only a transcript time such as "**2024-01-01 12:00:00**".
+            let inner = &rest[..end];
+            if !inner.is_empty()
+                && inner
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || matches!(c, '-' | ':' | ' '))
+            {
+                t = rest[end + 2..].trim_start();
+            }
         }
     }
     for prefix in [
@@ -188,7 +225,7 @@ pub fn clean_reply(text: &str, persona_name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::clean_reply;
+    use super::{clean_reply, slack_escape};
 
     #[test]
     fn copied_transcript_prefixes_are_dropped() {
@@ -200,5 +237,18 @@ mod tests {
         );
         assert_eq!(clean_reply("myaomyao", "myao"), "myaomyao");
         assert_eq!(clean_reply("", "myao"), "");
+        assert_eq!(
+            clean_reply("**重要** です", "myao"),
+            "**重要** です",
+            "bold text is kept"
+        );
+    }
+
+    #[test]
+    fn replies_cannot_notify_anyone() {
+        assert_eq!(
+            slack_escape("<!channel> hi <@U1> & bye"),
+            "&lt;!channel&gt; hi &lt;@U1&gt; &amp; bye"
+        );
     }
 }

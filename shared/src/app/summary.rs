@@ -350,6 +350,21 @@ async fn channel_memories(
     let Some(short) = short else {
         return Ok(report);
     };
+    if window.is_empty() && !short.content.is_empty() {
+        // Nothing happened within the window: "recent events" from days ago
+        // would mislead. The long-term memory keeps them.
+        svc.store
+            .put_memory(&Memory {
+                content: String::new(),
+                updated_at: now,
+                ..short.clone()
+            })
+            .await?;
+        tracing::info!(channel = %channel.id, "channel short-term memory cleared: a quiet window");
+    }
+    if short.content.is_empty() {
+        return Ok(report);
+    }
     let long = svc.store.get_memory(&short_scope, MemoryKind::Long).await?;
     if long_term_due(long.as_ref(), short.newest_ts, settings, now) {
         let task = MergeTask {
@@ -387,6 +402,9 @@ async fn workspace_memories(
         };
         if let Some(m) = svc.store.get_memory(&scope, MemoryKind::Short).await? {
             newest = newest.max(m.newest_ts);
+            if m.content.is_empty() {
+                continue;
+            }
             lines.push(ChannelLine {
                 name: channel.name.clone(),
                 memory: m.content,

@@ -252,10 +252,10 @@ impl Settings {
             "memory_model" => self.memory.model = text(value)?,
             "memory_temperature" => self.memory.temperature = float(value, 0.0, 2.0)?,
             "memory_max_tokens" => self.memory.max_tokens = int(value, 16, 32_000)?,
-            "llm_timeout_seconds" => self.llm_timeout_seconds = int(value, 1, 900)?,
-            "llm_max_retries" => self.llm_max_retries = int(value, 0, 10)?,
+            "llm_timeout_seconds" => self.llm_timeout_seconds = int(value, 1, 120)?,
+            "llm_max_retries" => self.llm_max_retries = int(value, 0, 5)?,
             "slack_api_base_url" => self.slack_api_base_url = url(value)?,
-            "slack_max_retries" => self.slack_max_retries = int(value, 0, 10)?,
+            "slack_max_retries" => self.slack_max_retries = int(value, 0, 5)?,
             "bot_user_id" => {
                 self.bot_user_id = Some(UserId::parse(value.trim()).map_err(|e| e.to_string())?)
             }
@@ -275,12 +275,37 @@ impl Settings {
         let mut issues = Vec::new();
         for (name, value) in pairs {
             if let Err(problem) = settings.apply(name, value) {
+                // An unknown name may be a secret stored in the wrong place:
+                // its value is never repeated (issues are logged).
+                let value = if SETTING_NAMES.contains(&name) {
+                    value.chars().take(80).collect()
+                } else {
+                    "(not shown)".to_owned()
+                };
                 issues.push(SettingIssue {
                     name: name.to_owned(),
-                    value: value.chars().take(80).collect(),
+                    value,
                     problem,
                 });
             }
+        }
+        // A judgment runs min_wait after the newest message and skips a
+        // conversation older than max_message_age: the first must be
+        // shorter, or the bot would never speak on its own.
+        let longest_wait = f64::from(settings.min_wait_seconds) * (1.0 + settings.jitter_ratio);
+        if longest_wait >= f64::from(settings.max_message_age_seconds) {
+            issues.push(SettingIssue {
+                name: "min_wait_seconds".to_owned(),
+                value: settings.min_wait_seconds.to_string(),
+                problem: format!(
+                    "with jitter_ratio {} it reaches max_message_age_seconds ({}): both reset",
+                    settings.jitter_ratio, settings.max_message_age_seconds
+                ),
+            });
+            let d = Settings::default();
+            settings.min_wait_seconds = d.min_wait_seconds;
+            settings.jitter_ratio = d.jitter_ratio;
+            settings.max_message_age_seconds = d.max_message_age_seconds;
         }
         (settings, issues)
     }
@@ -395,6 +420,27 @@ mod tests {
         );
         assert!(issues[0].to_string().contains("not a whole number"));
         assert!(issues[1].to_string().contains("out of range"));
+    }
+
+    #[test]
+    fn the_value_of_an_unknown_name_is_never_repeated() {
+        let (_, issues) = Settings::from_pairs([("slack_bot_tokn", "xoxb-123-secret")]);
+        assert_eq!(issues.len(), 1);
+        assert!(!issues[0].to_string().contains("secret"), "{}", issues[0]);
+    }
+
+    #[test]
+    fn a_wait_longer_than_the_age_limit_is_refused() {
+        let (s, issues) = Settings::from_pairs([("min_wait_seconds", "50000")]);
+        assert_eq!(s.min_wait_seconds, 300);
+        assert_eq!(issues.len(), 1);
+        assert!(issues[0].problem.contains("max_message_age_seconds"));
+        let (s, issues) = Settings::from_pairs([
+            ("min_wait_seconds", "600"),
+            ("max_message_age_seconds", "3600"),
+        ]);
+        assert!(issues.is_empty());
+        assert_eq!((s.min_wait_seconds, s.max_message_age_seconds), (600, 3600));
     }
 
     #[test]

@@ -169,6 +169,17 @@ pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
                 let inner = event
                     .get("message")
                     .ok_or(EventParseError::Missing("message"))?;
+                // Slack also sends message_changed for link previews and reply
+                // counts: same text, nothing to store.
+                let text = opt_str(inner, "text");
+                let before = event
+                    .get("previous_message")
+                    .and_then(|p| opt_str(p, "text"));
+                if text.is_some() && text == before {
+                    return Ok(SlackEvent::Ignored {
+                        reason: "message_changed without a text change".to_owned(),
+                    });
+                }
                 Ok(SlackEvent::Edited {
                     channel: channel(event)?,
                     ts: ts_field(inner, "ts")?,
@@ -316,6 +327,16 @@ mod tests {
                 text: "fixed".into()
             }
         );
+    }
+
+    #[test]
+    fn an_unfurl_with_the_same_text_is_not_an_edit() {
+        let e = event_of(&wrap(json!({
+            "type": "message", "subtype": "message_changed", "hidden": true, "channel": "C1", "ts": "9.0",
+            "message": {"type": "message", "user": "U1", "text": "see https://x.y", "ts": "2.0", "attachments": [{}]},
+            "previous_message": {"text": "see https://x.y", "ts": "2.0"}
+        })));
+        assert!(matches!(e, SlackEvent::Ignored { .. }), "{e:?}");
     }
 
     #[test]

@@ -314,3 +314,61 @@ fn mentions_inside_text_show_names() {
     assert_eq!(view.target_messages[0].text, "@bob & @myao ping");
     assert_eq!(view.target_messages[0].user, "alice");
 }
+
+#[test]
+fn a_long_thread_keeps_its_root_within_the_message_limit() {
+    let general = ChannelId::parse("C001").expect("channel");
+    let root = at(2024, 1, 1, 9, 0);
+    let root_ts = Ts::from_datetime(root).to_string();
+    let mut messages = vec![message(
+        &general,
+        "U1",
+        root,
+        "what is the thread about",
+        None,
+    )];
+    for i in 0..30 {
+        messages.push(message(
+            &general,
+            "U2",
+            at(2024, 1, 1, 10, i),
+            &format!("reply {i}"),
+            Some(&root_ts),
+        ));
+    }
+    let context = Context::new(
+        Persona {
+            name: "myao".into(),
+            system_prompt: "cat".into(),
+        },
+        ChannelMessages::new(general, "general", messages),
+    )
+    .with_target_thread(Some(Ts::parse(&root_ts).expect("ts")));
+    let view = ContextView::new(&context, seed_now(), Tz::UTC, 5);
+    let texts: Vec<&str> = view
+        .target_messages
+        .iter()
+        .map(|m| m.text.as_str())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "what is the thread about",
+            "reply 26",
+            "reply 27",
+            "reply 28",
+            "reply 29"
+        ]
+    );
+}
+
+#[test]
+fn the_judged_top_level_is_cut_to_the_message_limit_too() {
+    let view = ContextView::new(&seed_judgment_context(None), seed_now(), Tz::UTC, 1);
+    let prompt = judgment_prompt(&view).expect("renders");
+    assert!(
+        !prompt.contains("おはよう！"),
+        "the older top-level message is cut:\n{prompt}"
+    );
+    assert!(prompt.contains("おはよう〜"));
+}

@@ -749,8 +749,12 @@ impl Store for DynamoStore {
         channel: &ChannelId,
         limit: usize,
     ) -> Result<Vec<Message>, PortError> {
+        // Strongly consistent: a reply to a mention queued a moment ago must
+        // see the mention. (An index cannot be read consistently; the
+        // context builder reads the job's own message with a GetItem.)
         let query = self
             .query()
+            .consistent_read(true)
             .key_condition_expression("pk = :pk AND begins_with(sk, :m)")
             .expression_attribute_values(":pk", s(channel_pk(channel)))
             .expression_attribute_values(":m", s("M#"));
@@ -786,6 +790,7 @@ impl Store for DynamoStore {
     ) -> Result<Vec<Message>, PortError> {
         let query = self
             .query()
+            .consistent_read(true)
             .expression_attribute_values(":pk", s(channel_pk(channel)));
         let query = match after {
             // Only message items live under CH#channel, so `sk >` stays within them.

@@ -22,6 +22,20 @@ pub async fn sdk_config() -> aws_config::SdkConfig {
     aws_config::defaults(BehaviorVersion::latest()).load().await
 }
 
+/// The same, with every AWS call bounded by `operation` (retries included)
+/// and each attempt by half of it: the ingest function must answer Slack
+/// within 3 seconds, and a hung call would make Slack deliver again.
+pub async fn sdk_config_with_timeout(operation: std::time::Duration) -> aws_config::SdkConfig {
+    let timeouts = aws_config::timeout::TimeoutConfig::builder()
+        .operation_timeout(operation)
+        .operation_attempt_timeout(operation / 2)
+        .build();
+    aws_config::defaults(BehaviorVersion::latest())
+        .timeout_config(timeouts)
+        .load()
+        .await
+}
+
 /// Error codes that mean "slow down" or "try later", across the four services.
 const RETRYABLE_CODES: &[&str] = &[
     "ThrottlingException",

@@ -18,6 +18,9 @@ use crate::app::Services;
 use crate::env::{self, Function};
 use crate::ports::{Clock, SettingsProvider};
 
+/// The longest an AWS call of the ingest function may take, retries included.
+const INGEST_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(2500);
+
 /// A required environment variable is missing.
 #[derive(Debug, thiserror::Error)]
 #[error("environment variable {0} is not set")]
@@ -52,7 +55,10 @@ struct Common {
 
 async fn common(function: Function) -> Result<Common, MissingEnv> {
     check_env(function)?;
-    let config = super::sdk_config().await;
+    let config = match function {
+        Function::Ingest => super::sdk_config_with_timeout(INGEST_CALL_TIMEOUT).await,
+        _ => super::sdk_config().await,
+    };
     let ssm = aws_sdk_ssm::Client::new(&config);
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let settings = Arc::new(CachedSettings::new(
