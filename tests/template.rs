@@ -457,3 +457,30 @@ fn every_function_builds_its_own_binary() {
     }
     fail_if_any(&problems, "functions SAM cannot build");
 }
+
+/// EventBridge Scheduler invokes its targets asynchronously: without an
+/// on-failure destination, a job whose function failed after Lambda's own
+/// retries would vanish.
+#[test]
+fn scheduled_functions_keep_their_failed_jobs() {
+    let t = template();
+    let mut problems = Vec::new();
+    for function in [Function::Judgment, Function::Response, Function::Summary] {
+        let id = function.logical_id();
+        let on_failure = at(
+            &t,
+            &[
+                "Resources",
+                id,
+                "Properties",
+                "EventInvokeConfig",
+                "DestinationConfig",
+                "OnFailure",
+            ],
+        );
+        if on_failure.and_then(|d| field(d, "Destination")).is_none() {
+            problems.push(format!("{id}: no EventInvokeConfig OnFailure destination"));
+        }
+    }
+    fail_if_any(&problems, "scheduled functions drop failed jobs");
+}

@@ -3,11 +3,12 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::{context, Services, SCHEDULER_MIN_DELAY_SECONDS};
+use super::context::{self, recent, touch, Recent};
+use super::{Services, SCHEDULER_MIN_DELAY_SECONDS};
 use crate::domain::routing::jittered_wait;
 use crate::domain::{
-    Channel, ChannelId, Conversation, Job, JobKind, JudgmentResult, MemoryKind, MemoryScope,
-    Message, ScheduleName, Settings, Ts, UserId,
+    ChannelId, Conversation, Job, JobKind, JudgmentResult, MemoryKind, MemoryScope, ScheduleName,
+    Settings, Ts,
 };
 use crate::ports::{LlmRequest, LlmRole, PortError};
 use crate::prompts::{judgment_prompt, ContextView};
@@ -32,66 +33,6 @@ pub enum JudgmentOutcome {
         result: JudgmentResult,
         at: DateTime<Utc>,
     },
-}
-
-/// How many of a conversation's newest messages are read to tell whether
-/// someone spoke after a job was made.
-const RECENT: usize = 50;
-
-/// The newest message of a conversation (a thread's root counts when it has
-/// no reply) and who spoke after a job's `newest_ts`.
-pub(crate) struct Recent {
-    pub newest: Message,
-    /// Someone (not a bot) wrote after the job was made: their message has a
-    /// judgment of its own, which decides instead.
-    pub person_after: bool,
-    /// The newest message a person wrote after the job was made.
-    pub newest_person: Option<Ts>,
-    /// The bots that wrote after the job was made.
-    pub bots_after: Vec<UserId>,
-}
-
-pub(crate) async fn recent(
-    svc: &Services,
-    conversation: &Conversation,
-    since: Ts,
-) -> Result<Option<Recent>, PortError> {
-    let messages = svc
-        .store
-        .conversation_messages(conversation, RECENT)
-        .await?;
-    let after: Vec<&Message> = messages.iter().filter(|m| m.ts > since).collect();
-    let person_after = after.iter().any(|m| !m.is_bot);
-    let newest_person = after.iter().filter(|m| !m.is_bot).map(|m| m.ts).max();
-    let bots_after = after
-        .iter()
-        .filter(|m| m.is_bot)
-        .map(|m| m.user.clone())
-        .collect();
-    let newest = match messages.last() {
-        Some(m) => Some(m.clone()),
-        None => match conversation.thread_ts {
-            Some(root) => svc.store.get_message(&conversation.channel, root).await?,
-            None => None,
-        },
-    };
-    Ok(newest.map(|newest| Recent {
-        newest,
-        newest_person,
-        person_after,
-        bots_after,
-    }))
-}
-
-/// Records that a channel was active at its newest message.
-pub(crate) async fn touch(
-    svc: &Services,
-    channel: &Channel,
-    newest: &Message,
-) -> Result<(), PortError> {
-    svc.store
-        .touch_channel(channel, newest.ts.to_datetime())
-        .await
 }
 
 /// Queues a memory refresh of a thread that has messages its memory lacks.

@@ -2,7 +2,7 @@
 
 use chrono::Duration;
 
-use super::judgment::{recent, touch, Recent};
+use super::context::{recent, touch, Recent};
 use super::{context, retention, Services};
 use crate::domain::{ChannelId, Conversation, Job, Message, Settings, Ts};
 use crate::ports::{LlmRequest, LlmRole, PortError};
