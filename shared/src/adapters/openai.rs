@@ -338,6 +338,11 @@ fn parse_reply(body: &str) -> Attempt {
         tracing::warn!(finish_reason = ?finish_reason, "llm answer has no content");
         return Attempt::Fail(PortError::refused(SERVICE, "no content"));
     };
+    if finish_reason.as_deref() == Some("length") {
+        // The answer was cut at max_tokens: raise the role's max_tokens
+        // setting if this repeats.
+        tracing::warn!("llm answer cut at max_tokens");
+    }
     let usage = response.usage;
     Attempt::Done(LlmReply {
         text,
