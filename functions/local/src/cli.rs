@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use chrono::{Duration, NaiveDate};
+use chrono::{Datelike as _, Duration, NaiveDate};
 use myao::adapters::openai::OpenAiLlm;
 use myao::adapters::system::FixedSettings;
 use myao::domain::UserId;
@@ -43,7 +43,8 @@ myao replay <slack-export>
     --to <YYYY-MM-DD>       the last day to replay (inclusive)
     --llm-base-url <url>    an OpenAI-compatible endpoint (else llm_base_url)
     --prompts-dir <dir>     write every prompt there as NNN-<role>.txt
-    --memory-interval <d>   virtual time between memory sweeps: 30m, 1h (default), 2h; off
+    --memory-interval <d>   virtual time between memory sweeps: 30m, 1h (default),
+                            2h, ... from 1m to 30d; off for none
     --seed <n>              the jitter's random seed (default 0)
 
 myao serve
@@ -52,7 +53,8 @@ myao serve
     and the LLM from the settings. Ctrl-C stops it.
 
     --config <file>         settings, as for replay
-    --addr <host:port>      where to listen (default 127.0.0.1:3000)
+    --addr <host:port>      where to listen (default 127.0.0.1:3000: this machine
+                            only, for a tunnel; 0.0.0.0:3000 behind a TLS proxy)
 
 SETTINGS
     The names of the SSM parameters (min_wait_seconds, jitter_ratio,
@@ -156,15 +158,29 @@ impl<'a> Args<'a> {
     }
 }
 
+/// The dates `--from` and `--to` accept: four-digit years. (chrono reads
+/// `+262143-12-31` too, where a day more or less no longer exists.)
 fn date(flag: &str, value: &str) -> Result<NaiveDate, UsageError> {
-    NaiveDate::parse_from_str(value, "%Y-%m-%d").map_err(|_| {
+    let parsed = NaiveDate::parse_from_str(value, "%Y-%m-%d").map_err(|_| {
         usage(format!(
             "{flag} wants a date like 2026-01-05, not {value:?}"
         ))
-    })
+    })?;
+    if !(1..=9999).contains(&parsed.year()) {
+        return Err(usage(format!(
+            "{flag} wants a date from 0001-01-01 to 9999-12-31, not {value:?}"
+        )));
+    }
+    Ok(parsed)
 }
 
-/// `90s`, `30m`, `1h`, `2d` (a bare number is seconds); `0` and `off` are `None`.
+/// The shortest `--memory-interval`: one minute of virtual time.
+pub const MIN_MEMORY_INTERVAL_SECONDS: i64 = 60;
+/// The longest `--memory-interval`: thirty days.
+pub const MAX_MEMORY_INTERVAL_SECONDS: i64 = 30 * 86_400;
+
+/// `90s`, `30m`, `1h`, `2d` (a bare number is seconds), from one minute to
+/// thirty days; `0` and `off` are `None`.
 pub fn interval(value: &str) -> Result<Option<Duration>, UsageError> {
     let v = value.trim();
     if v == "off" || v == "0" {
@@ -175,20 +191,35 @@ pub fn interval(value: &str) -> Result<Option<Duration>, UsageError> {
             "--memory-interval wants a duration like 30m, 1h or off, not {value:?}"
         ))
     };
+    let out_of_range = || {
+        usage(format!(
+            "--memory-interval must be from 1m to 30d (or off), not {value:?}"
+        ))
+    };
     let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
-    let (n, unit) = v.split_at(split);
-    let n: i64 = n.parse().map_err(|_| bad())?;
-    let seconds = match unit {
-        "" | "s" => n,
-        "m" | "min" => n * 60,
-        "h" => n * 3_600,
-        "d" => n * 86_400,
+    let (digits, unit) = v.split_at(split);
+    let unit_seconds: i64 = match unit {
+        "" | "s" => 1,
+        "m" | "min" => 60,
+        "h" => 3_600,
+        "d" => 86_400,
         _ => return Err(bad()),
     };
-    if seconds <= 0 {
+    if digits.is_empty() {
+        return Err(bad());
+    }
+    // All digits: a number that does not parse is too large for an i64.
+    let n: i64 = digits.parse().map_err(|_| out_of_range())?;
+    let seconds = n.checked_mul(unit_seconds).ok_or_else(out_of_range)?;
+    if seconds == 0 {
         return Ok(None);
     }
-    Ok(Some(Duration::seconds(seconds)))
+    if !(MIN_MEMORY_INTERVAL_SECONDS..=MAX_MEMORY_INTERVAL_SECONDS).contains(&seconds) {
+        return Err(out_of_range());
+    }
+    Duration::try_seconds(seconds)
+        .map(Some)
+        .ok_or_else(out_of_range)
 }
 
 /// Parses the arguments after the program's name.
@@ -459,6 +490,23 @@ mod tests {
             ("replay a --json=yes", "takes no value"),
             ("replay a --bot-user-id not-an-id", "--bot-user-id"),
             ("replay a --memory-interval 5x", "duration"),
+            ("replay a --memory-interval h", "duration"),
+            ("replay a --memory-interval 30s", "from 1m to 30d"),
+            ("replay a --memory-interval 31d", "from 1m to 30d"),
+            (
+                "replay a --memory-interval 106751991167301d",
+                "from 1m to 30d",
+            ),
+            (
+                "replay a --memory-interval 9223372036854775807",
+                "from 1m to 30d",
+            ),
+            (
+                "replay a --memory-interval 99999999999999999999999h",
+                "from 1m to 30d",
+            ),
+            ("replay a --from +262142-12-31", "0001-01-01 to 9999-12-31"),
+            ("replay a --to -262143-01-01", "0001-01-01 to 9999-12-31"),
             ("serve --addr nowhere", "host:port"),
             ("serve extra", "unknown argument"),
         ] {
@@ -478,5 +526,22 @@ mod tests {
         assert_eq!(interval("off").unwrap(), None);
         assert_eq!(interval("90").unwrap(), Some(Duration::seconds(90)));
         assert_eq!(interval("2h").unwrap(), Some(Duration::hours(2)));
+        assert_eq!(interval("1m").unwrap(), Some(Duration::minutes(1)));
+        assert_eq!(interval("30d").unwrap(), Some(Duration::days(30)));
+        assert_eq!(interval("0h").unwrap(), None);
+        let Command::Replay(r) =
+            parse(&args("replay a --from 0001-01-01 --to 9999-12-31")).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(r.to, NaiveDate::from_ymd_opt(9999, 12, 31));
+        // What the range check keeps out: the ends of chrono's calendar,
+        // where the export's day of margin would overflow.
+        for (text, end) in [
+            ("+262142-12-31", NaiveDate::MAX),
+            ("-262143-01-01", NaiveDate::MIN),
+        ] {
+            assert_eq!(NaiveDate::parse_from_str(text, "%Y-%m-%d"), Ok(end));
+        }
     }
 }

@@ -20,11 +20,15 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono::{DateTime, Days, NaiveDate, Utc};
 use chrono_tz::Tz;
 use myao::domain::slack_event::{parse_event, SlackEvent};
 use myao::domain::{Channel, ChannelId, Ts, User, UserId};
 use serde_json::Value;
+
+/// The most read of one file in a zip export (64 MiB uncompressed): a day
+/// of a busy channel is a few MiB, and a zip bomb stops here.
+pub const MAX_ZIP_ENTRY_BYTES: u64 = 64 << 20;
 
 /// A file of the export that could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,9 +141,52 @@ impl Filter {
 
     /// Whether a day file can hold entries in range. Day files are named by
     /// UTC date; a zone moves a day by less than one either way.
+    /// At the ends of the calendar (`NaiveDate::MIN`, `MAX`) the margin
+    /// has no room and that side keeps everything.
     fn keeps_file_day(&self, day: NaiveDate) -> bool {
-        let margin = Duration::days(1);
-        self.from.is_none_or(|f| day >= f - margin) && self.to.is_none_or(|t| day <= t + margin)
+        let margin = Days::new(1);
+        let after_from = self
+            .from
+            .and_then(|f| f.checked_sub_days(margin))
+            .is_none_or(|f| day >= f);
+        let before_to = self
+            .to
+            .and_then(|t| t.checked_add_days(margin))
+            .is_none_or(|t| day <= t);
+        after_from && before_to
+    }
+}
+
+/// Reads all of `reader` if it holds at most `cap` bytes. A zip's
+/// directory may lie about sizes: one byte past the cap is read to know,
+/// never more.
+fn read_capped(reader: impl Read, cap: u64, shown: &str) -> Result<Vec<u8>, ExportError> {
+    let mut bytes = Vec::new();
+    reader
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| ExportError {
+            file: shown.to_owned(),
+            problem: format!("cannot read: {e}"),
+        })?;
+    if bytes.len() as u64 > cap {
+        return Err(ExportError {
+            file: shown.to_owned(),
+            problem: format!(
+                "more than {} uncompressed, far more than a day of a channel; not read",
+                size(cap)
+            ),
+        });
+    }
+    Ok(bytes)
+}
+
+/// `64 MiB`, `512 bytes`.
+fn size(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
     }
 }
 
@@ -218,9 +265,7 @@ impl Files {
                     Err(zip::result::ZipError::FileNotFound) => return Ok(None),
                     Err(e) => return Err(err(std::io::Error::other(e))),
                 };
-                let mut bytes = Vec::new();
-                file.read_to_end(&mut bytes).map_err(err)?;
-                Ok(Some(bytes))
+                read_capped(&mut file, MAX_ZIP_ENTRY_BYTES, &shown).map(Some)
             }
         }
     }
@@ -452,4 +497,47 @@ pub fn read(path: &Path, filter: &Filter) -> Result<Export, ExportError> {
         channels.into_iter().map(|(c, _)| c).collect(),
         entries,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_stops_one_byte_past_the_cap_and_names_the_file() {
+        let shown = "export.zip:general/2026-01-05.json";
+        assert_eq!(read_capped(&b"[1234]"[..], 6, shown).unwrap(), b"[1234]");
+        let e = read_capped(&b"[12345]"[..], 6, shown).unwrap_err();
+        assert_eq!(e.file, shown);
+        assert!(e.to_string().contains("more than 6 bytes"), "{e}");
+        // An endless entry is not read to its end.
+        let e = read_capped(std::io::repeat(b' '), 1 << 20, shown).unwrap_err();
+        assert!(e.to_string().contains("more than 1 MiB"), "{e}");
+    }
+
+    #[test]
+    fn dates_at_the_ends_of_the_calendar_filter_without_overflow() {
+        let day = NaiveDate::from_ymd_opt(2026, 1, 5).unwrap();
+        let ends = Filter {
+            from: Some(NaiveDate::MIN),
+            to: Some(NaiveDate::MAX),
+            ..Filter::default()
+        };
+        assert!(ends.keeps_file_day(day));
+        assert!(ends.keeps_file_day(NaiveDate::MIN));
+        assert!(ends.keeps_file_day(NaiveDate::MAX));
+        assert!(ends.keeps_time(day.and_hms_opt(9, 0, 0).unwrap().and_utc()));
+        let after = Filter {
+            from: Some(NaiveDate::MAX),
+            ..Filter::default()
+        };
+        assert!(!after.keeps_file_day(day));
+        let before = Filter {
+            to: Some(NaiveDate::MIN),
+            tz: Some(chrono_tz::Asia::Tokyo),
+            ..Filter::default()
+        };
+        assert!(!before.keeps_file_day(day));
+        assert!(!before.keeps_time(day.and_hms_opt(9, 0, 0).unwrap().and_utc()));
+    }
 }

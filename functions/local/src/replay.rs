@@ -8,9 +8,11 @@
 //! export, or the next job due on the board, whichever is first (a job due
 //! at the same instant as a message runs first, as it was made earlier).
 //! After the last message the jobs still pending run in turn, up to a
-//! bound. The hourly memory run of production is a [`Job::MemorySweep`]
-//! placed on the board every `memory_interval` of virtual time, plus a
-//! last one at the end.
+//! bound. The hourly memory run of production (an EventBridge schedule) is
+//! a [`Job::MemorySweep`] every `memory_interval` of virtual time while
+//! messages are left, plus a last one at the end. Like that schedule it is
+//! one pending sweep, armed again after each run; it runs before the board's
+//! jobs due at the same instant.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -28,10 +30,8 @@ use myao::app::response::ResponseOutcome;
 use myao::app::Services;
 use myao::domain::slack_event::{Envelope, SlackEvent};
 use myao::domain::text::render_slack_text;
-use myao::domain::{
-    Channel, ChannelId, Job, MemoryKind, MemoryScope, ScheduleName, Settings, Ts, UserId,
-};
-use myao::ports::{Clock, Llm, Scheduler, Store};
+use myao::domain::{Channel, ChannelId, Job, MemoryKind, MemoryScope, Settings, Ts, UserId};
+use myao::ports::{Clock, Llm, Store};
 
 use crate::export::Export;
 use crate::timeline::{Event, EventKind, Header, MemoryNote, Prompt, Sink, Summary, Verdict};
@@ -94,6 +94,11 @@ struct Engine<'a> {
     channels_seen: BTreeSet<ChannelId>,
     /// Whether anything was stored, edited or deleted since the last sweep.
     changed_since_sweep: bool,
+    /// The recurring memory sweep: when it runs next, if it does.
+    next_sweep: Option<DateTime<Utc>>,
+    /// The time between sweeps, and the last instant one may be due (the
+    /// last message's).
+    sweep_every: Option<(Duration, DateTime<Utc>)>,
     summary: Summary,
 }
 
@@ -206,6 +211,8 @@ pub async fn run(
         threads: BTreeSet::new(),
         channels_seen: BTreeSet::new(),
         changed_since_sweep: true,
+        next_sweep: None,
+        sweep_every: None,
         summary: Summary {
             dry_run,
             first,
@@ -214,7 +221,7 @@ pub async fn run(
     };
 
     if let (Some(first), Some(last), Some(interval)) = (first, last, options.memory_interval) {
-        engine.plan_sweeps(first, last, interval).await?;
+        engine.plan_sweeps(first, last, interval);
     }
     engine.play(export).await?;
     if options.memory_interval.is_some() && first.is_some() {
@@ -240,25 +247,32 @@ pub async fn run(
 }
 
 impl Engine<'_> {
-    /// Places the recurring memory sweeps on the board.
-    async fn plan_sweeps(
-        &self,
-        first: DateTime<Utc>,
-        last: DateTime<Utc>,
-        interval: Duration,
-    ) -> anyhow::Result<()> {
+    /// Arms the first recurring memory sweep, `interval` after the first
+    /// message, if a message is left by then.
+    fn plan_sweeps(&mut self, first: DateTime<Utc>, last: DateTime<Utc>, interval: Duration) {
         if interval <= Duration::zero() {
-            return Ok(());
+            return;
         }
-        let mut at = first + interval;
-        let mut n = 0u64;
-        while at <= last {
-            n += 1;
-            let name = ScheduleName::parse(&format!("replay-memory-sweep-{n}"))?;
-            self.board.upsert(&name, at, &Job::MemorySweep).await?;
-            at += interval;
+        self.sweep_every = Some((interval, last));
+        self.next_sweep = Self::sweep_after(first, interval, last);
+    }
+
+    /// The sweep after one at `at`: `interval` later, if that is still
+    /// within the messages (and within chrono's calendar).
+    fn sweep_after(
+        at: DateTime<Utc>,
+        interval: Duration,
+        last: DateTime<Utc>,
+    ) -> Option<DateTime<Utc>> {
+        at.checked_add_signed(interval).filter(|next| *next <= last)
+    }
+
+    /// When the next job falls due: the board's, or the recurring sweep.
+    fn next_due(&self) -> Option<DateTime<Utc>> {
+        match (self.board.next_due(), self.next_sweep) {
+            (Some(job), Some(sweep)) => Some(job.min(sweep)),
+            (job, sweep) => job.or(sweep),
         }
-        Ok(())
     }
 
     /// Feeds every entry in time order, running the jobs that fall due in
@@ -267,7 +281,7 @@ impl Engine<'_> {
         let mut next = export.entries.iter().enumerate().peekable();
         loop {
             let entry_at = next.peek().map(|(_, e)| e.time());
-            let job_at = self.board.next_due();
+            let job_at = self.next_due();
             match (entry_at, job_at) {
                 (None, None) => return Ok(()),
                 (None, Some(_)) => return self.drain().await,
@@ -285,7 +299,7 @@ impl Engine<'_> {
     /// [`MAX_DRAIN_ROUNDS`] rounds.
     async fn drain(&mut self) -> anyhow::Result<()> {
         for _ in 0..MAX_DRAIN_ROUNDS {
-            match self.board.next_due() {
+            match self.next_due() {
                 Some(at) => self.run_due(at).await?,
                 None => return Ok(()),
             }
@@ -293,8 +307,17 @@ impl Engine<'_> {
         Ok(())
     }
 
+    /// Runs what is due at `at`: the recurring sweep first (armed before
+    /// every other job, as production's schedule is), then the board's jobs
+    /// in due order.
     async fn run_due(&mut self, at: DateTime<Utc>) -> anyhow::Result<()> {
         self.clock.set(at);
+        if let (Some(sweep), Some((interval, last))) = (self.next_sweep, self.sweep_every) {
+            if sweep <= at {
+                self.next_sweep = Self::sweep_after(sweep, interval, last);
+                self.run_job(Job::MemorySweep).await?;
+            }
+        }
         for job in self.board.take_due(self.clock.now()) {
             self.run_job(job).await?;
         }
@@ -635,5 +658,74 @@ mod tests {
                 + Duration::seconds(60)
         );
         assert_eq!(s.replies, 0);
+    }
+
+    fn at_seconds(entries: &[u64]) -> Export {
+        export(
+            entries
+                .iter()
+                .enumerate()
+                .map(|(i, secs)| {
+                    (
+                        "m",
+                        json!({"type": "message", "user": "U1", "text": format!("m{i}"),
+                               "ts": format!("{secs}.000000")}),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    fn no_jitter() -> Settings {
+        let (settings, _) =
+            Settings::from_pairs([("min_wait_seconds", "60"), ("jitter_ratio", "0")]);
+        settings
+    }
+
+    #[tokio::test]
+    async fn sweeps_recur_while_messages_are_left_and_run_before_a_job_due_with_them() {
+        let base = 1_767_603_600u64;
+        // A judgment falls due at base + 1 h, with the first sweep.
+        let e = at_seconds(&[base, base + 3_540, base + 3 * 3_600 + 10]);
+        let mut rec = Recorder::default();
+        let s = run(&e, Options::dry_run(no_jitter()), &mut rec)
+            .await
+            .unwrap();
+        // At base + 1 h, 2 h and 3 h, then the last one.
+        assert_eq!(s.sweeps, 4);
+        assert_eq!(s.jobs_left, 0);
+        let hour = Ts::parse(&format!("{}.000000", base + 3_600))
+            .unwrap()
+            .to_datetime();
+        let kinds: Vec<&str> = rec
+            .events
+            .iter()
+            .filter(|e| e.at == hour)
+            .map(|e| match &e.kind {
+                EventKind::Memory { sweep: true, .. } => "sweep",
+                EventKind::Judgment { .. } => "judgment",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["sweep", "judgment"]);
+    }
+
+    #[tokio::test]
+    async fn intervals_past_the_calendar_end_only_sweep_at_the_end() {
+        let base = 1_767_603_600u64;
+        let e = at_seconds(&[base, base + 7_200]);
+        for interval in [Duration::MAX, Duration::days(365_000_000)] {
+            let mut options = Options::dry_run(no_jitter());
+            options.memory_interval = Some(interval);
+            let s = run(&e, options, &mut Recorder::default()).await.unwrap();
+            assert_eq!(s.sweeps, 1);
+        }
+        // Messages near the end of Slack's timestamps, a month apart.
+        let far = 999_999_999_999u64 - 40 * 86_400;
+        let e = at_seconds(&[far, far + 31 * 86_400]);
+        let mut options = Options::dry_run(no_jitter());
+        options.memory_interval = Some(Duration::days(30));
+        let s = run(&e, options, &mut Recorder::default()).await.unwrap();
+        assert_eq!(s.sweeps, 2);
     }
 }

@@ -23,7 +23,7 @@ use myao::adapters::system::{FixedSettings, SplitMix, SystemClock};
 use myao::app::ingest::{Ingest, IngestRequest, MAX_BODY_BYTES};
 use myao::app::{jobs, Services};
 use myao::domain::{Job, ScheduleName};
-use myao::ports::{Clock, Scheduler, SlackApi};
+use myao::ports::{Clock, SlackApi};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -69,12 +69,15 @@ pub async fn bind(config: LocalConfig, addr: SocketAddr) -> anyhow::Result<Serve
     let secrets = Arc::new(config.secrets.clone());
     let http = reqwest::Client::new();
     let mut settings = config.settings.clone();
-    let slack = SlackWebApi::new(
+    // One Slack client for auth.test and the jobs. It reads only
+    // slack_api_base_url and slack_max_retries from its settings, which
+    // the bot's id found below does not change.
+    let slack = Arc::new(SlackWebApi::new(
         http.clone(),
         Arc::new(FixedSettings::new(settings.clone())),
         secrets.clone(),
         SLACK_BOT_TOKEN,
-    );
+    ));
     let bot = slack
         .auth_test()
         .await
@@ -87,13 +90,7 @@ pub async fn bind(config: LocalConfig, addr: SocketAddr) -> anyhow::Result<Serve
         Some(_) => {}
         None => settings.bot_user_id = Some(bot.clone()),
     }
-    let provider = Arc::new(FixedSettings::new(settings.clone()));
-    let slack = SlackWebApi::new(
-        http.clone(),
-        provider.clone(),
-        secrets.clone(),
-        SLACK_BOT_TOKEN,
-    );
+    let provider = Arc::new(FixedSettings::new(settings));
     let llm = OpenAiLlm::new(http, provider.clone(), secrets.clone(), LLM_API_KEY);
     let store = Arc::new(MemoryStore::new(clock.clone()));
     let board = Arc::new(JobBoard::new(clock.clone()));
@@ -116,7 +113,7 @@ pub async fn bind(config: LocalConfig, addr: SocketAddr) -> anyhow::Result<Serve
         random,
         provider,
         Arc::new(llm),
-        Arc::new(slack),
+        slack,
     );
     let listener = TcpListener::bind(addr)
         .await
@@ -145,7 +142,9 @@ impl Server {
     /// (a few seconds at most) and stops the job runner.
     pub async fn run(self, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
         let (stop_tx, stop_rx) = watch::channel(false);
-        self.schedule_memory_sweeps().await?;
+        // Production runs the memory sweep every hour (an EventBridge
+        // schedule); here the sweep re-arms itself after each run.
+        arm_sweep(&self.services).await?;
         let services = self.services.clone();
         let mut stop_jobs = stop_rx.clone();
         let runner = tokio::spawn(self.board.clone().run(
@@ -210,39 +209,37 @@ impl Server {
         let _ = runner.await;
         Ok(())
     }
-
-    /// Production runs the memory sweep every hour (an EventBridge
-    /// schedule); here a job re-arms itself after each run.
-    async fn schedule_memory_sweeps(&self) -> anyhow::Result<()> {
-        let name = ScheduleName::parse(SWEEP_SCHEDULE)?;
-        let at = self.services.clock.now() + Duration::hours(1);
-        self.board.upsert(&name, at, &Job::MemorySweep).await?;
-        Ok(())
-    }
 }
 
 /// The name of the recurring sweep on the job board.
 const SWEEP_SCHEDULE: &str = "memory-sweep-hourly";
 
+/// Runs one job with the core's runner, [`jobs::run`], as a Lambda would,
+/// and logs what it came to. What serve adds besides the log: a memory
+/// sweep first arms the next one (standing in for production's hourly
+/// EventBridge schedule), so a failing sweep does not stop the next.
 async fn run_job(services: &Services, job: Job) {
-    let kind = job.kind();
     if job == Job::MemorySweep {
-        // Re-arm first, so a failing sweep does not stop the next one.
-        if let Ok(name) = ScheduleName::parse(SWEEP_SCHEDULE) {
-            let at = services.clock.now() + Duration::hours(1);
-            if let Err(error) = services
-                .scheduler
-                .upsert(&name, at, &Job::MemorySweep)
-                .await
-            {
-                tracing::error!(%error, "could not schedule the next memory sweep");
-            }
+        if let Err(error) = arm_sweep(services).await {
+            tracing::error!(%error, "could not schedule the next memory sweep");
         }
     }
+    let kind = job.kind();
     match jobs::run(services, &job).await {
         Ok(outcome) => tracing::info!(%kind, ?outcome, "job done"),
         Err(error) => tracing::error!(%kind, %error, "job failed"),
     }
+}
+
+/// Puts the next memory sweep on the board, an hour from now.
+async fn arm_sweep(services: &Services) -> anyhow::Result<()> {
+    let name = ScheduleName::parse(SWEEP_SCHEDULE)?;
+    let at = services.clock.now() + Duration::hours(1);
+    services
+        .scheduler
+        .upsert(&name, at, &Job::MemorySweep)
+        .await?;
+    Ok(())
 }
 
 fn header<'a>(request: &'a Request<Incoming>, name: &str) -> Option<&'a str> {

@@ -38,6 +38,65 @@ fn usage_errors_exit_2_with_a_clear_message() {
 }
 
 #[test]
+fn out_of_range_intervals_and_dates_exit_2_instead_of_panicking() {
+    for (args, needle) in [
+        (
+            &[
+                "replay",
+                "examples/export",
+                "--memory-interval",
+                "106751991167301d",
+            ][..],
+            "--memory-interval must be from 1m to 30d",
+        ),
+        (
+            &[
+                "replay",
+                "examples/export",
+                "--memory-interval=9223372036854775807",
+            ][..],
+            "--memory-interval must be from 1m to 30d",
+        ),
+        (
+            &[
+                "replay",
+                "examples/export",
+                "--memory-interval",
+                "99999999999999999999h",
+            ][..],
+            "--memory-interval must be from 1m to 30d",
+        ),
+        (
+            &["replay", "examples/export", "--to", "+262142-12-31"][..],
+            "--to wants a date from 0001-01-01 to 9999-12-31",
+        ),
+        (
+            &["replay", "examples/export", "--from", "-262143-01-01"][..],
+            "--from wants a date from 0001-01-01 to 9999-12-31",
+        ),
+    ] {
+        let out = myao(args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // The widest range the options take replays everything.
+    let out = myao(&[
+        "replay",
+        "examples/export",
+        "--from",
+        "0001-01-01",
+        "--to",
+        "9999-12-31",
+        "--memory-interval",
+        "30d",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("── summary (dry run)"));
+}
+
+#[test]
 fn help_exits_0() {
     let out = myao(&["--help"]);
     assert_eq!(out.status.code(), Some(0));

@@ -3,7 +3,8 @@
 //! - `dry_run_*`: no LLM configured: prompts only, no reply, counts.
 //! - `with_an_llm_stub_*`: an OpenAI-compatible stub (wiremock) decides;
 //!   replies land in the right threads at the right virtual times.
-//! - `malformed_*`, `unknown_subtypes_*`, `a_zip_*`: reading exports.
+//! - `malformed_*`, `unknown_subtypes_*`, `a_zip_*`, `an_oversized_zip_*`:
+//!   reading exports.
 
 use std::path::{Path, PathBuf};
 
@@ -507,6 +508,39 @@ async fn a_zip_of_the_export_reads_like_its_folder_and_filters_apply() {
         e.contains("export.zip:Acme Slack export/channels.json"),
         "{e}"
     );
+}
+
+#[test]
+fn an_oversized_zip_entry_is_refused_by_name() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let zip_path = dir.path().join("export.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
+    let options = zip::write::SimpleFileOptions::default();
+    zip.start_file("users.json", options).unwrap();
+    zip.write_all(br#"[{"id": "U1", "name": "ann"}]"#).unwrap();
+    zip.start_file("channels.json", options).unwrap();
+    zip.write_all(br#"[{"id": "C1", "name": "general"}]"#)
+        .unwrap();
+    // Valid JSON, one byte over the cap once inflated: blanks in an array.
+    zip.start_file("general/2026-01-05.json", options).unwrap();
+    let cap = usize::try_from(export::MAX_ZIP_ENTRY_BYTES).unwrap();
+    let blanks = vec![b' '; 1 << 20];
+    zip.write_all(b"[").unwrap();
+    let mut written = 1;
+    while written < cap - 1 {
+        let n = blanks.len().min(cap - 1 - written);
+        zip.write_all(&blanks[..n]).unwrap();
+        written += n;
+    }
+    zip.write_all(b" ]").unwrap();
+    zip.finish().unwrap();
+
+    let e = export::read(&zip_path, &Filter::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("export.zip:general/2026-01-05.json"), "{e}");
+    assert!(e.contains("more than 64 MiB uncompressed"), "{e}");
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
