@@ -1000,7 +1000,7 @@ async fn ssm_settings_are_the_plain_parameters_under_the_path() -> Result<()> {
     put_parameter(
         &client,
         &format!("{path}/secrets/slack_bot_token"),
-        "xoxb-not-a-setting",
+        "bot-token-not-a-setting",
         ParameterType::SecureString,
     )
     .await?;

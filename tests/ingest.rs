@@ -580,7 +580,7 @@ async fn services(
     put(
         &b.settings_path,
         "secrets/slack_bot_token",
-        "xoxb-test-token",
+        "test-bot-token",
         true,
     )
     .await?;

@@ -466,7 +466,7 @@ mod tests {
     use crate::adapters::system::{FixedSettings, StaticSecrets};
     use crate::domain::Settings;
 
-    const TOKEN: &str = "xoxb-test-token";
+    const TOKEN: &str = "test-bot-token";
 
     fn slack_at(base_url: String, max_retries: u32) -> SlackWebApi {
         let settings = Settings {

@@ -184,7 +184,7 @@ mod tests {
 
     #[test]
     fn static_secrets_never_print_values() {
-        let s = StaticSecrets::new().with("slack_bot_token", "xoxb-secret-value");
+        let s = StaticSecrets::new().with("slack_bot_token", "bot-token-secret-value");
         assert!(!format!("{s:?}").contains("secret-value"));
     }
 }

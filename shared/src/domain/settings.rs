@@ -424,7 +424,7 @@ mod tests {
 
     #[test]
     fn the_value_of_an_unknown_name_is_never_repeated() {
-        let (_, issues) = Settings::from_pairs([("slack_bot_tokn", "xoxb-123-secret")]);
+        let (_, issues) = Settings::from_pairs([("slack_bot_tokn", "bot-token-123-secret")]);
         assert_eq!(issues.len(), 1);
         assert!(!issues[0].to_string().contains("secret"), "{}", issues[0]);
     }
