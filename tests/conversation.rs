@@ -139,13 +139,16 @@ async fn a_judged_yes_without_delay_replies_once_in_its_thread_after_a_prompt_in
         ),
     ] {
         bed.store
-            .put_memory(&Memory {
-                scope,
-                kind,
-                content: content.to_owned(),
-                updated_at: bed.now(),
-                newest_ts: Some(ts(-2900)),
-            })
+            .put_memory(
+                &Memory {
+                    scope,
+                    kind,
+                    content: content.to_owned(),
+                    updated_at: bed.now(),
+                    newest_ts: Some(ts(-2900)),
+                },
+                bed.now() + Duration::days(90),
+            )
             .await
             .expect("memory");
     }

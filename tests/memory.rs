@@ -14,7 +14,7 @@ use chrono::Duration;
 use myao::app::jobs::JobOutcome;
 use myao::app::judgment::JudgmentOutcome;
 use myao::app::summary::MemoryReport;
-use myao::domain::{Channel, Job, Memory, MemoryKind, MemoryScope};
+use myao::domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
 use myao::ports::Store;
 use myao_tests::stubs::{
     assert_in_order, at, channel, message, ts, verdict, Bed, MemoryTask, PromptKind, ALICE, BOB,
@@ -56,8 +56,10 @@ async fn touch(bed: &Bed, id: &str, name: &str, offset: i64) {
             &Channel {
                 id: channel(id),
                 name: name.to_owned(),
+                visibility: Visibility::PUBLIC,
             },
             at(offset),
+            at(offset) + chrono::Duration::days(90),
         )
         .await
         .expect("touch");
@@ -543,8 +545,10 @@ async fn a_channel_short_term_memory_is_cleared_after_a_quiet_window() {
             &Channel {
                 id: general.clone(),
                 name: "general".into(),
+                visibility: Visibility::PUBLIC,
             },
             bed.now(),
+            bed.now() + chrono::Duration::days(90),
         )
         .await
         .expect("touch");

@@ -484,3 +484,34 @@ fn scheduled_functions_keep_their_failed_jobs() {
     }
     fail_if_any(&problems, "scheduled functions drop failed jobs");
 }
+
+/// The Slack app asks for what the bot reads: every message of public and
+/// private channels, and the events that say who can read a channel.
+#[test]
+fn the_slack_manifest_subscribes_to_what_privacy_needs() {
+    let path = workspace_root().join("infra/slack-app-manifest.yaml");
+    let text = std::fs::read_to_string(&path).expect("the manifest");
+    let manifest: Value = serde_yaml::from_str(&text).expect("YAML");
+    let list = |v: &Value| -> Vec<String> {
+        v.as_sequence()
+            .map(|s| {
+                s.iter()
+                    .filter_map(|x| x.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let events = list(&manifest["settings"]["event_subscriptions"]["bot_events"]);
+    for event in [
+        "message.channels",
+        "message.groups",
+        "channel_shared",
+        "channel_unshared",
+    ] {
+        assert!(events.iter().any(|e| e == event), "no {event}: {events:?}");
+    }
+    let scopes = list(&manifest["oauth_config"]["scopes"]["bot"]);
+    for scope in ["channels:read", "groups:read"] {
+        assert!(scopes.iter().any(|s| s == scope), "no {scope}: {scopes:?}");
+    }
+}

@@ -60,7 +60,8 @@ impl Function {
 /// The environment variables `function` reads at start.
 pub fn required(function: Function) -> &'static [&'static str] {
     match function {
-        // Ingest stores, schedules judgments and queues mention replies.
+        // Ingest stores, schedules judgments, queues mention replies and
+        // forget jobs.
         Function::Ingest => &[
             SETTINGS_PATH,
             TABLE,
@@ -70,6 +71,7 @@ pub fn required(function: Function) -> &'static [&'static str] {
             SCHEDULE_DLQ_ARN,
             JUDGMENT_FUNCTION_ARN,
             RESPONSE_QUEUE_URL,
+            MEMORY_QUEUE_URL,
         ],
         // Judgment reads, calls the LLM, schedules or queues a response, and
         // queues thread-memory jobs.

@@ -8,8 +8,8 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::domain::{
-    Channel, ChannelId, Conversation, Job, Memory, MemoryKind, MemoryScope, Message, ScheduleName,
-    Settings, Ts, User, UserId,
+    Channel, ChannelId, Conversation, Forget, Job, Memory, MemoryKind, MemoryScope, Message,
+    ScheduleName, Settings, Ts, User, UserId, VisibilityChange,
 };
 
 /// A failure of an outside service, shared by the ports' error types.
@@ -72,11 +72,27 @@ pub enum Insert {
     Deleted,
 }
 
+/// The result of editing a stored message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edit {
+    /// The stored text was replaced.
+    Applied,
+    /// The message is not stored yet: the new text waits for it, and the
+    /// late original is stored with it.
+    Pending,
+    /// The message was deleted: nothing to edit.
+    Deleted,
+}
+
 /// A channel with the time of its last known activity.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChannelRecord {
     pub channel: Channel,
+    /// The newest activity recorded (the epoch when none was).
     pub last_active: DateTime<Utc>,
+    /// When Slack last told its name and visibility; `None` when never, or
+    /// when an event said they changed since.
+    pub checked_at: Option<DateTime<Utc>>,
 }
 
 /// Messages, channels, users, memories and job claims (DynamoDB on AWS).
@@ -94,13 +110,16 @@ pub trait Store: Send + Sync {
     ) -> Result<Insert, PortError>;
     /// Records that a stored message's job was made.
     async fn mark_routed(&self, channel: &ChannelId, ts: Ts) -> Result<(), PortError>;
-    /// Replaces the text of a stored message; false when it is unknown or deleted.
+    /// Replaces the text of a stored message. The text of a message not
+    /// stored yet is kept (until `expires_at`) so that its late delivery is
+    /// stored with it.
     async fn edit_message(
         &self,
         channel: &ChannelId,
         ts: Ts,
         text: &str,
-    ) -> Result<bool, PortError>;
+        expires_at: DateTime<Utc>,
+    ) -> Result<Edit, PortError>;
     /// Deletes a message, leaving a tombstone (until `expires_at`) so that a
     /// late redelivery of it is not stored again.
     async fn delete_message(
@@ -132,28 +151,73 @@ pub trait Store: Send + Sync {
         limit: usize,
     ) -> Result<Vec<Message>, PortError>;
 
-    /// Records a channel's name and that it was active at `at` (the latest wins).
-    async fn touch_channel(&self, channel: &Channel, at: DateTime<Utc>) -> Result<(), PortError>;
+    /// Records that a channel was active at `at` (the latest wins). Its name
+    /// is kept; a channel not known yet is recorded with `channel`'s name and
+    /// visibility. The record lives until `expires_at`.
+    async fn touch_channel(
+        &self,
+        channel: &Channel,
+        at: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError>;
+    /// Records what Slack said of a channel (name and visibility) at `checked_at`.
+    async fn put_channel_info(
+        &self,
+        channel: &Channel,
+        checked_at: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError>;
+    /// Applies a visibility change Slack announced, and marks the record to
+    /// be checked again. Unknown channels are left unknown (private in effect).
+    async fn change_visibility(
+        &self,
+        id: &ChannelId,
+        change: VisibilityChange,
+    ) -> Result<(), PortError>;
+    /// A live channel record.
     async fn get_channel(&self, id: &ChannelId) -> Result<Option<ChannelRecord>, PortError>;
-    /// Every known channel.
+    /// Every live channel record.
     async fn channels(&self) -> Result<Vec<ChannelRecord>, PortError>;
 
     /// A cached user, with the time it was fetched.
     async fn get_user(&self, id: &UserId) -> Result<Option<(User, DateTime<Utc>)>, PortError>;
-    async fn put_user(&self, user: &User, fetched_at: DateTime<Utc>) -> Result<(), PortError>;
+    async fn put_user(
+        &self,
+        user: &User,
+        fetched_at: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError>;
 
-    async fn put_memory(&self, memory: &Memory) -> Result<(), PortError>;
+    /// Stores a memory, replacing the one of its scope and kind; it lives
+    /// until `expires_at`.
+    async fn put_memory(&self, memory: &Memory, expires_at: DateTime<Utc>)
+        -> Result<(), PortError>;
+    /// A live memory.
     async fn get_memory(
         &self,
         scope: &MemoryScope,
         kind: MemoryKind,
     ) -> Result<Option<Memory>, PortError>;
-    /// The thread memories of a channel updated at or after `since`.
+    /// Removes a memory; no error when there is none.
+    async fn delete_memory(&self, scope: &MemoryScope, kind: MemoryKind) -> Result<(), PortError>;
+    /// The live thread memories of a channel updated at or after `since`.
+    /// Reads only those (older ones are not read and filtered).
     async fn thread_memories(
         &self,
         channel: &ChannelId,
         since: DateTime<Utc>,
     ) -> Result<Vec<Memory>, PortError>;
+
+    /// Records that a message was deleted or edited, for the next memory run.
+    async fn record_forget(
+        &self,
+        forget: &Forget,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError>;
+    /// The deletions and edits not handled yet, oldest first.
+    async fn forgets(&self) -> Result<Vec<Forget>, PortError>;
+    /// Marks one handled.
+    async fn clear_forget(&self, forget: &Forget) -> Result<(), PortError>;
 
     /// Claims a job execution once (a conditional write): true for the first
     /// caller, false for every later one until `expires_at`.

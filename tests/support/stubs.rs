@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration as StdDuration, Instant};
 
 use chrono::{DateTime, Utc};
+use myao::adapters::aws::dynamodb::DynamoStore;
 use myao::adapters::memory::{JobBoard, MemoryStore};
 use myao::adapters::openai::OpenAiLlm;
 use myao::adapters::slack::SlackWebApi;
@@ -37,9 +38,13 @@ pub const BOT: &str = "UBOT";
 pub const BOT_NAME: &str = "myao";
 pub const ALICE: &str = "UALICE";
 pub const BOB: &str = "UBOB";
-/// The channels `conversations.info` knows: `#general` and `#random`.
+/// The channels `conversations.info` knows: `#general` and `#random`
+/// (public), `#secret-plans` (private) and `#partners` (public, shared with
+/// another organisation).
 pub const GENERAL: &str = "C1";
 pub const RANDOM: &str = "C2";
+pub const SECRET: &str = "G3";
+pub const PARTNERS: &str = "C4";
 
 /// `users.info`: id, display name, is_bot.
 const USERS: &[(&str, &str, bool)] = &[
@@ -47,8 +52,17 @@ const USERS: &[(&str, &str, bool)] = &[
     (BOB, "bob", false),
     (BOT, BOT_NAME, true),
 ];
-/// `conversations.info`: id, name.
-const CHANNELS: &[(&str, &str)] = &[(GENERAL, "general"), (RANDOM, "random")];
+/// `conversations.info`: id, name, is_private, is_ext_shared.
+const CHANNELS: &[(&str, &str, bool, bool)] = &[
+    (GENERAL, "general", false, false),
+    (RANDOM, "random", false, false),
+    (SECRET, "secret-plans", true, false),
+    (PARTNERS, "partners", false, true),
+];
+
+/// A word starting with this, in a message, is repeated by every memory the
+/// LLM stub writes from it: the tests follow facts through the memories.
+pub const MARK_PREFIX: &str = "MARK-";
 
 /// The line that ends every judgment prompt's instructions.
 pub const JUDGMENT_MARK: &str = "応答すべきかを判断してください";
@@ -172,11 +186,24 @@ impl LlmScript {
         lock(&self.reply).clone()
     }
 
-    fn memory(&self, task: MemoryTask) -> String {
+    fn memory(&self, task: MemoryTask, system: &str) -> String {
         let mut counts = lock(&self.memories);
         let n = counts.entry(task).or_insert(0);
         *n += 1;
-        format!("- 2026-01-05 {}-{n}", task.tag())
+        // Like a real summary, it repeats the facts it was given: every
+        // `MARK-...` word of the prompt (outside the shown examples).
+        let mut marks: Vec<&str> = system
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter(|w| w.starts_with(MARK_PREFIX) && w.len() > MARK_PREFIX.len())
+            .collect();
+        marks.sort_unstable();
+        marks.dedup();
+        let mut memory = format!("- 2026-01-05 {}-{n}", task.tag());
+        for mark in marks {
+            memory.push(' ');
+            memory.push_str(mark);
+        }
+        memory
     }
 }
 
@@ -209,7 +236,9 @@ impl Respond for LlmResponder {
         match kind {
             Some(PromptKind::Judgment) => completion(&lock(&self.0.judgment)),
             Some(PromptKind::Response) => completion(&self.0.reply()),
-            Some(PromptKind::Memory(task)) => completion(&self.0.memory(task)),
+            Some(PromptKind::Memory(task)) => {
+                completion(&self.0.memory(task, &system_of(request).unwrap_or_default()))
+            }
             // A prompt of no known kind is a bug the test should see.
             None => ResponseTemplate::new(400)
                 .set_body_json(json!({"error": {"message": "unknown prompt"}})),
@@ -264,11 +293,17 @@ fn users_info(request: &Request) -> ResponseTemplate {
 
 fn conversations_info(request: &Request) -> ResponseTemplate {
     let id = query(request, "channel").unwrap_or_default();
-    match CHANNELS.iter().find(|(c, _)| *c == id) {
-        Some((c, name)) => ResponseTemplate::new(200).set_body_json(json!({
-            "ok": true,
-            "channel": {"id": c, "name": name, "is_channel": true}
-        })),
+    match CHANNELS.iter().find(|(c, ..)| *c == id) {
+        Some((c, name, is_private, is_ext_shared)) => {
+            ResponseTemplate::new(200).set_body_json(json!({
+                "ok": true,
+                "channel": {
+                    "id": c, "name": name, "is_channel": !is_private, "is_group": is_private,
+                    "is_private": is_private, "is_ext_shared": is_ext_shared,
+                    "is_shared": is_ext_shared
+                }
+            }))
+        }
         None => ResponseTemplate::new(200)
             .set_body_json(json!({"ok": false, "error": "channel_not_found"})),
     }
@@ -353,10 +388,11 @@ pub fn assert_in_order(text: &str, parts: &[&str]) {
     }
 }
 
-/// The services on the twins and the two stub servers.
-pub struct Bed {
+/// The services on a store (the twin, or DynamoDB on the emulator), the
+/// job board and the two stub servers.
+pub struct Bed<S = MemoryStore> {
     pub clock: Arc<ManualClock>,
-    pub store: Arc<MemoryStore>,
+    pub store: Arc<S>,
     pub board: Arc<JobBoard>,
     pub settings: Settings,
     pub script: Arc<LlmScript>,
@@ -365,7 +401,7 @@ pub struct Bed {
     pub services: Services,
 }
 
-impl Bed {
+impl Bed<MemoryStore> {
     /// A bed with the default settings (pointed at the stubs).
     pub async fn new() -> Bed {
         Bed::with_settings(|_| {}).await
@@ -375,6 +411,25 @@ impl Bed {
     pub async fn with_settings(tweak: impl FnOnce(&mut Settings)) -> Bed {
         let clock = Arc::new(ManualClock::new(at(0)));
         let store = Arc::new(MemoryStore::new(clock.clone()));
+        Bed::assemble(clock, store, tweak).await
+    }
+}
+
+impl Bed<DynamoStore> {
+    /// A bed whose store is DynamoDB on the emulator (a new table).
+    pub async fn on_emulator(tweak: impl FnOnce(&mut Settings)) -> Bed<DynamoStore> {
+        let clock = Arc::new(ManualClock::new(at(0)));
+        let store = Arc::new(crate::fresh_store_with_clock(clock.clone()).await);
+        Bed::assemble(clock, store, tweak).await
+    }
+}
+
+impl<S: Store + 'static> Bed<S> {
+    async fn assemble(
+        clock: Arc<ManualClock>,
+        store: Arc<S>,
+        tweak: impl FnOnce(&mut Settings),
+    ) -> Bed<S> {
         let board = Arc::new(JobBoard::new(clock.clone()));
         let script = Arc::new(LlmScript::default());
 

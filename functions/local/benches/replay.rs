@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use myao::domain::{Channel, ChannelId, Settings, User, UserId};
+use myao::domain::{Channel, ChannelId, Settings, User, UserId, Visibility};
 use myao::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError};
 use myao_local::export::{Entry, Export};
 use myao_local::replay::{self, Options};
@@ -80,6 +80,7 @@ fn generated(count: usize) -> Export {
         .map(|(i, n)| Channel {
             id: ChannelId::parse(&format!("C{i:04}")).expect("id"),
             name: (*n).to_owned(),
+            visibility: Visibility::PUBLIC,
         })
         .collect();
     let users: Vec<User> = (0..12)
@@ -180,6 +181,7 @@ fn irc(dir: &Path) -> Option<Export> {
         let channel = Channel {
             id: ChannelId::parse(&format!("CIRC{n:03}")).expect("id"),
             name: format!("irc-{n}"),
+            visibility: Visibility::PUBLIC,
         };
         let mut first_minute = None;
         let mut ts_of: HashMap<usize, String> = HashMap::new();

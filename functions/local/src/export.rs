@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use chrono_tz::Tz;
 use myao::domain::slack_event::{parse_event, SlackEvent};
-use myao::domain::{Channel, ChannelId, Ts, User, UserId};
+use myao::domain::{Channel, ChannelId, Ts, User, UserId, Visibility};
 use serde_json::Value;
 
 /// The most read of one file in a zip export (64 MiB uncompressed): a day
@@ -385,12 +385,14 @@ fn users(files: &mut Files) -> Result<Vec<User>, ExportError> {
     Ok(users)
 }
 
-/// The channels of one list file, each with the folder of its messages.
+/// The channels of one list file, each with the folder of its messages;
+/// `visibility` is who can read the channels that file lists.
 fn channel_list(
     files: &mut Files,
     rel: &str,
     required: bool,
     named: bool,
+    visibility: Visibility,
 ) -> Result<Vec<(Channel, String)>, ExportError> {
     let shown = files.shown(rel);
     let Some(items) = read_array(files, rel, required)? else {
@@ -419,10 +421,20 @@ fn channel_list(
         if name.contains(['/', '\\']) || name == "." || name == ".." {
             return Err(bad(format!("the name {name:?} is not a folder name")));
         }
+        // Slack Connect channels say so; otherwise the file tells.
+        let external = ["is_ext_shared", "is_pending_ext_shared"]
+            .iter()
+            .any(|f| item.get(*f).and_then(Value::as_bool).unwrap_or(false));
+        let visibility = if external {
+            visibility.shared_externally()
+        } else {
+            visibility
+        };
         out.push((
             Channel {
                 id,
                 name: name.clone(),
+                visibility,
             },
             name,
         ));
@@ -434,10 +446,29 @@ fn channel_list(
 pub fn read(path: &Path, filter: &Filter) -> Result<Export, ExportError> {
     let mut files = Files::open(path)?;
     let users = users(&mut files)?;
-    let mut channels = channel_list(&mut files, "channels.json", true, true)?;
-    channels.extend(channel_list(&mut files, "groups.json", false, true)?);
-    channels.extend(channel_list(&mut files, "mpims.json", false, true)?);
-    channels.extend(channel_list(&mut files, "dms.json", false, false)?);
+    // Public channels, private ones, group DMs and DMs each have their file.
+    let mut channels = channel_list(&mut files, "channels.json", true, true, Visibility::PUBLIC)?;
+    channels.extend(channel_list(
+        &mut files,
+        "groups.json",
+        false,
+        true,
+        Visibility::PRIVATE,
+    )?);
+    channels.extend(channel_list(
+        &mut files,
+        "mpims.json",
+        false,
+        true,
+        Visibility::DIRECT,
+    )?);
+    channels.extend(channel_list(
+        &mut files,
+        "dms.json",
+        false,
+        false,
+        Visibility::DIRECT,
+    )?);
 
     if !filter.channels.is_empty() {
         let wanted: Vec<&str> = filter

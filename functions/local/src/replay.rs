@@ -30,7 +30,9 @@ use myao::app::response::ResponseOutcome;
 use myao::app::Services;
 use myao::domain::slack_event::{Envelope, SlackEvent};
 use myao::domain::text::render_slack_text;
-use myao::domain::{Channel, ChannelId, Job, MemoryKind, MemoryScope, Settings, Ts, UserId};
+use myao::domain::{
+    Channel, ChannelId, Job, MemoryKind, MemoryScope, Settings, Ts, UserId, Visibility,
+};
 use myao::ports::{Clock, Llm, Store};
 
 use crate::export::Export;
@@ -328,6 +330,7 @@ impl Engine<'_> {
         self.channels.get(id).cloned().unwrap_or_else(|| Channel {
             id: id.clone(),
             name: id.to_string(),
+            visibility: Visibility::UNKNOWN,
         })
     }
 
@@ -360,7 +363,7 @@ impl Engine<'_> {
         let now = self.clock.now();
         // What an edit or a deletion changes, for the timeline.
         let before = match &entry.event {
-            SlackEvent::Edited { channel, ts, .. } | SlackEvent::Deleted { channel, ts } => {
+            SlackEvent::Edited { channel, ts, .. } | SlackEvent::Deleted { channel, ts, .. } => {
                 self.store.get_message(channel, *ts).await?
             }
             _ => None,
@@ -368,6 +371,8 @@ impl Engine<'_> {
         let envelope = Envelope::Event {
             event_id: format!("Ev{i:08}"),
             bot_user_id: Some(self.bot.clone()),
+            api_app_id: None,
+            team_id: None,
             event: entry.event.clone(),
         };
         let (outcome, _) = self.ingest.process(envelope, now).await?;
@@ -611,6 +616,7 @@ mod tests {
         let c = Channel {
             id: ChannelId::parse("C1").unwrap(),
             name: "general".into(),
+            visibility: Visibility::PUBLIC,
         };
         let users = vec![User {
             id: UserId::parse("U1").unwrap(),

@@ -226,7 +226,11 @@ async fn run_job(services: &Services, job: Job) {
     }
     let kind = job.kind();
     match jobs::run(services, &job).await {
-        Ok(outcome) => tracing::info!(%kind, ?outcome, "job done"),
+        Ok(outcome) => {
+            // The outcome may hold conversation: its words at DEBUG only.
+            tracing::info!(%kind, outcome = %outcome.summary(), "job done");
+            tracing::debug!(?outcome, "job outcome");
+        }
         Err(error) => tracing::error!(%kind, %error, "job failed"),
     }
 }

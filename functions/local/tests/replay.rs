@@ -68,10 +68,10 @@ async fn dry_run_of_the_example_shows_prompts_and_invents_nothing() {
     let s = rec.summary.clone().unwrap();
     assert!(s.dry_run);
     assert!(rec.header.as_ref().unwrap().llm.is_none());
-    assert_eq!(s.messages, 47);
+    assert_eq!(s.messages, 51);
     assert_eq!((s.edits, s.deletions), (1, 1));
-    assert_eq!(s.channels, 3);
-    assert_eq!(s.threads, 6);
+    assert_eq!(s.channels, 4);
+    assert_eq!(s.threads, 7);
     assert_eq!(
         s.skipped.keys().collect::<Vec<_>>(),
         [
@@ -82,7 +82,7 @@ async fn dry_run_of_the_example_shows_prompts_and_invents_nothing() {
     );
     assert_eq!(s.replies, 0, "a dry run invents no reply");
     assert_eq!(s.memory_count(), 0, "nor a memory");
-    assert_eq!(s.no_replies.get("dry run"), Some(&2), "the two mentions");
+    assert_eq!(s.no_replies.get("dry run"), Some(&3), "the three mentions");
     // Every judgment that reached the LLM is a dry run with its prompt.
     let dry = s.judgments.get("dry run").copied().unwrap_or(0);
     assert!(dry >= 15, "{:?}", s.judgments);
@@ -278,6 +278,8 @@ async fn with_an_llm_stub_replies_land_in_the_right_threads_at_the_right_times()
             ),
             // chika's mention at the top level of #random: answered at its instant.
             (at("1767616200.002000"), "random", None, true),
+            // alice's mention in the private #bob-surprise.
+            (at("1767690600.003300"), "bob-surprise", None, true),
             // eve's mention in the 409/429 thread of #dev.
             (
                 at("1767694800.001200"),
@@ -302,11 +304,11 @@ async fn with_an_llm_stub_replies_land_in_the_right_threads_at_the_right_times()
         .unwrap();
     assert_eq!(answered.at, found[0].0);
     assert_eq!(s.judgments.get("respond"), Some(&1));
-    assert_eq!(s.replies, 3);
-    assert_eq!(s.mention_replies, 2);
+    assert_eq!(s.replies, 4);
+    assert_eq!(s.mention_replies, 3);
     assert!(s.memory_count() > 0, "memories were written");
     assert!(s.llm["judgment"].prompt_tokens > 0);
-    assert_eq!(s.llm["response"].calls, 3);
+    assert_eq!(s.llm["response"].calls, 4);
 
     // A burst in one thread made one judgment, after its last message.
     let design = "1767693600.000600";
@@ -330,6 +332,84 @@ async fn with_an_llm_stub_replies_land_in_the_right_threads_at_the_right_times()
             && prompt.contains(REPLY)
     });
     assert!(later, "a later judgment prompt shows the bot's reply");
+}
+
+/// Memories that repeat what they were told, as real ones do: the plan of
+/// the private channel shows up in every memory written from it.
+struct Echo;
+
+const SECRET: &str = "surprise party";
+
+impl Respond for Echo {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let body: Value = serde_json::from_slice(&request.body).expect("json");
+        let prompt = body["messages"][0]["content"].as_str().expect("a prompt");
+        let text = match body["model"].as_str().expect("a model") {
+            "judge" => {
+                json!({"should_respond": false, "confidence": 0.9, "reason": "quiet"}).to_string()
+            }
+            "writer" => "にゃ".to_owned(),
+            _ if prompt.contains(SECRET) => format!("- 2026-01-06 the {SECRET} plan"),
+            _ => "- 2026-01-06 いろいろ".to_owned(),
+        };
+        ResponseTemplate::new(200).set_body_json(json!({
+            "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 10}
+        }))
+    }
+}
+
+#[tokio::test]
+async fn a_private_channel_of_the_export_stays_in_its_own_prompts() {
+    // groups.json lists #bob-surprise, private: its plan must never reach
+    // a prompt of #general, #random or #dev, nor the workspace memory.
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(Echo)
+        .mount(&server)
+        .await;
+    let base = format!("{}/v1", server.uri());
+    let rec = replay_example(
+        &[],
+        &[
+            ("MYAO_LLM_BASE_URL", &base),
+            ("MYAO_JUDGMENT_MODEL", "judge"),
+            ("MYAO_RESPONSE_MODEL", "writer"),
+            ("MYAO_MEMORY_MODEL", "memo"),
+            ("MYAO_LLM_MAX_RETRIES", "0"),
+        ],
+    )
+    .await;
+    assert!(rec.summary.unwrap().memory_count() > 0);
+    let prompts: Vec<String> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let body: Value = serde_json::from_slice(&r.body).unwrap();
+            body["messages"][0]["content"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect();
+    let own = |p: &String| {
+        p.contains("現在、あなたは #bob-surprise にいます") || p.contains("#bob-surprise の")
+    };
+    let (inside, outside): (Vec<&String>, Vec<&String>) = prompts.iter().partition(|p| own(p));
+    assert!(
+        inside.iter().any(|p| p.contains("the surprise party plan")),
+        "the private channel's own memories come back to it"
+    );
+    assert!(!outside.is_empty());
+    for p in outside {
+        assert!(
+            !p.contains(SECRET) && !p.contains("bob-surprise"),
+            "a prompt outside #bob-surprise knows of it:\n{p}"
+        );
+    }
 }
 
 fn write(dir: &Path, rel: &str, text: &str) {
@@ -480,7 +560,7 @@ async fn a_zip_of_the_export_reads_like_its_folder_and_filters_apply() {
     let zipped = export::read(&zip_path, &Filter::default()).unwrap();
     assert_eq!(folder.entries, zipped.entries);
     assert_eq!(folder.users, zipped.users);
-    assert_eq!(folder.entries.len(), 52);
+    assert_eq!(folder.entries.len(), 56);
 
     let filter = Filter {
         channels: vec!["#dev".into()],

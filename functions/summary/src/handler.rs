@@ -7,7 +7,7 @@ use myao::domain::JobKind;
 use serde_json::Value;
 
 /// The job kinds this function runs.
-pub const KINDS: &[JobKind] = &[JobKind::ThreadMemory, JobKind::MemorySweep];
+pub const KINDS: &[JobKind] = &[JobKind::ThreadMemory, JobKind::MemorySweep, JobKind::Forget];
 
 pub async fn handle(services: &Services, event: LambdaEvent<Value>) -> Result<Value, Error> {
     Ok(handle_payload(services, KINDS, event.payload).await?)

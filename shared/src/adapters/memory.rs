@@ -11,11 +11,11 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::domain::{
-    Channel, ChannelId, Conversation, Job, Memory, MemoryKind, MemoryScope, Message, ScheduleName,
-    Ts, User, UserId,
+    Channel, ChannelId, Conversation, Forget, Job, Memory, MemoryKind, MemoryScope, Message,
+    ScheduleName, Ts, User, UserId, VisibilityChange,
 };
 use crate::ports::{
-    ChannelRecord, Clock, Insert, PortError, Queue, ScheduledJob, Scheduler, Store,
+    ChannelRecord, Clock, Edit, Insert, PortError, Queue, ScheduledJob, Scheduler, Store,
     MAX_QUEUE_DELAY_SECONDS,
 };
 
@@ -25,19 +25,47 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 #[derive(Debug, Clone)]
+enum Stored {
+    Message {
+        message: Message,
+        routed: bool,
+    },
+    /// An edit that came before its message.
+    PendingEdit {
+        text: String,
+    },
+    Tombstone,
+}
+
+#[derive(Debug, Clone)]
 struct StoredMessage {
-    message: Message,
-    routed: bool,
-    deleted: bool,
+    stored: Stored,
+    expires_at: DateTime<Utc>,
+}
+
+impl StoredMessage {
+    fn live(&self, now: DateTime<Utc>) -> Option<&Message> {
+        match &self.stored {
+            Stored::Message { message, .. } if self.expires_at > now => Some(message),
+            _ => None,
+        }
+    }
+}
+
+/// A value and when it expires.
+#[derive(Debug, Clone)]
+struct Expiring<T> {
+    value: T,
     expires_at: DateTime<Utc>,
 }
 
 #[derive(Debug, Default)]
 struct StoreInner {
     messages: BTreeMap<(ChannelId, Ts), StoredMessage>,
-    channels: BTreeMap<ChannelId, ChannelRecord>,
-    users: HashMap<UserId, (User, DateTime<Utc>)>,
-    memories: BTreeMap<(MemoryScope, MemoryKind), Memory>,
+    channels: BTreeMap<ChannelId, Expiring<ChannelRecord>>,
+    users: HashMap<UserId, Expiring<(User, DateTime<Utc>)>>,
+    memories: BTreeMap<(MemoryScope, MemoryKind), Expiring<Memory>>,
+    forgets: BTreeMap<(ChannelId, Ts), Expiring<Forget>>,
     claims: HashMap<String, DateTime<Utc>>,
 }
 
@@ -102,16 +130,29 @@ impl MemoryStore {
         let mut all: Vec<Message> = inner
             .messages
             .values()
-            .filter(|s| !s.deleted && s.expires_at > now)
-            .map(|s| s.message.clone())
+            .filter_map(|s| s.live(now).cloned())
             .collect();
         all.sort_by_key(|m| m.ts);
         all
     }
 
-    /// Every memory (for tests and reports).
+    /// Every live memory (for tests and reports).
     pub fn all_memories(&self) -> Vec<Memory> {
-        lock(&self.inner).memories.values().cloned().collect()
+        let now = self.clock.now();
+        lock(&self.inner)
+            .memories
+            .values()
+            .filter(|m| m.expires_at > now)
+            .map(|m| m.value.clone())
+            .collect()
+    }
+
+    /// When a memory expires (for tests).
+    pub fn memory_expiry(&self, scope: &MemoryScope, kind: MemoryKind) -> Option<DateTime<Utc>> {
+        lock(&self.inner)
+            .memories
+            .get(&(scope.clone(), kind))
+            .map(|m| m.expires_at)
     }
 
     fn write(&self) -> Result<MutexGuard<'_, StoreInner>, PortError> {
@@ -138,8 +179,7 @@ impl MemoryStore {
         inner
             .messages
             .range(range)
-            .filter(move |(_, s)| !s.deleted && s.expires_at > now)
-            .map(|(_, s)| &s.message)
+            .filter_map(move |(_, s)| s.live(now))
     }
 }
 
@@ -162,24 +202,24 @@ impl Store for MemoryStore {
     ) -> Result<Insert, PortError> {
         let mut inner = self.write()?;
         let key = (message.channel.clone(), message.ts);
+        let mut message = message.clone();
         if let Some(existing) = inner.messages.get(&key) {
             // An expired item counts as absent, as on DynamoDB with the TTL filter.
             if existing.expires_at > self.clock.now() {
-                return Ok(if existing.deleted {
-                    Insert::Deleted
-                } else {
-                    Insert::Duplicate {
-                        routed: existing.routed,
+                match &existing.stored {
+                    Stored::Tombstone => return Ok(Insert::Deleted),
+                    Stored::Message { routed, .. } => {
+                        return Ok(Insert::Duplicate { routed: *routed })
                     }
-                });
+                    // Its edit came first: the newer text wins.
+                    Stored::PendingEdit { text } => message.text = text.clone(),
+                }
             }
         }
         inner.messages.insert(
             key,
             StoredMessage {
-                message: message.clone(),
-                routed,
-                deleted: false,
+                stored: Stored::Message { message, routed },
                 expires_at,
             },
         );
@@ -188,8 +228,12 @@ impl Store for MemoryStore {
 
     async fn mark_routed(&self, channel: &ChannelId, ts: Ts) -> Result<(), PortError> {
         let mut inner = self.write()?;
-        if let Some(s) = inner.messages.get_mut(&(channel.clone(), ts)) {
-            s.routed = true;
+        if let Some(StoredMessage {
+            stored: Stored::Message { routed, .. },
+            ..
+        }) = inner.messages.get_mut(&(channel.clone(), ts))
+        {
+            *routed = true;
         }
         Ok(())
     }
@@ -199,14 +243,36 @@ impl Store for MemoryStore {
         channel: &ChannelId,
         ts: Ts,
         text: &str,
-    ) -> Result<bool, PortError> {
+        expires_at: DateTime<Utc>,
+    ) -> Result<Edit, PortError> {
+        let now = self.clock.now();
         let mut inner = self.write()?;
-        match inner.messages.get_mut(&(channel.clone(), ts)) {
-            Some(s) if !s.deleted => {
-                s.message.text = text.to_owned();
-                Ok(true)
+        let key = (channel.clone(), ts);
+        match inner.messages.get_mut(&key) {
+            Some(s) if s.expires_at > now => match &mut s.stored {
+                Stored::Message { message, .. } => {
+                    message.text = text.to_owned();
+                    Ok(Edit::Applied)
+                }
+                Stored::PendingEdit { text: pending } => {
+                    *pending = text.to_owned();
+                    s.expires_at = expires_at;
+                    Ok(Edit::Pending)
+                }
+                Stored::Tombstone => Ok(Edit::Deleted),
+            },
+            _ => {
+                inner.messages.insert(
+                    key,
+                    StoredMessage {
+                        stored: Stored::PendingEdit {
+                            text: text.to_owned(),
+                        },
+                        expires_at,
+                    },
+                );
+                Ok(Edit::Pending)
             }
-            _ => Ok(false),
         }
     }
 
@@ -217,30 +283,13 @@ impl Store for MemoryStore {
         expires_at: DateTime<Utc>,
     ) -> Result<(), PortError> {
         let mut inner = self.write()?;
-        let key = (channel.clone(), ts);
-        let tombstone = StoredMessage {
-            message: Message::new(
-                channel.clone(),
-                UserId::parse("USLACKBOT").map_err(|e| PortError::refused("store", e))?,
-                "",
-                ts,
-                None,
-                false,
-            ),
-            routed: true,
-            deleted: true,
-            expires_at,
-        };
-        match inner.messages.get_mut(&key) {
-            Some(s) => {
-                s.deleted = true;
-                s.message.text.clear();
-                s.expires_at = expires_at;
-            }
-            None => {
-                inner.messages.insert(key, tombstone);
-            }
-        }
+        inner.messages.insert(
+            (channel.clone(), ts),
+            StoredMessage {
+                stored: Stored::Tombstone,
+                expires_at,
+            },
+        );
         Ok(())
     }
 
@@ -250,8 +299,8 @@ impl Store for MemoryStore {
         Ok(inner
             .messages
             .get(&(channel.clone(), ts))
-            .filter(|s| !s.deleted && s.expires_at > now)
-            .map(|s| s.message.clone()))
+            .and_then(|s| s.live(now))
+            .cloned())
     }
 
     async fn recent_messages(
@@ -291,45 +340,136 @@ impl Store for MemoryStore {
         Ok(newest_oldest_first(v.into_iter(), limit))
     }
 
-    async fn touch_channel(&self, channel: &Channel, at: DateTime<Utc>) -> Result<(), PortError> {
+    async fn touch_channel(
+        &self,
+        channel: &Channel,
+        at: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        let now = self.clock.now();
         let mut inner = self.write()?;
-        let record = inner
+        let entry = inner
             .channels
             .entry(channel.id.clone())
-            .or_insert_with(|| ChannelRecord {
+            .or_insert_with(|| Expiring {
+                value: ChannelRecord {
+                    channel: channel.clone(),
+                    last_active: at,
+                    checked_at: None,
+                },
+                expires_at,
+            });
+        if entry.expires_at <= now {
+            entry.value = ChannelRecord {
                 channel: channel.clone(),
                 last_active: at,
-            });
-        record.channel.name = channel.name.clone();
-        if at > record.last_active {
-            record.last_active = at;
+                checked_at: None,
+            };
+        }
+        entry.value.last_active = entry.value.last_active.max(at);
+        entry.expires_at = entry.expires_at.max(expires_at);
+        Ok(())
+    }
+
+    async fn put_channel_info(
+        &self,
+        channel: &Channel,
+        checked_at: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        let now = self.clock.now();
+        let mut inner = self.write()?;
+        let last_active = inner
+            .channels
+            .get(&channel.id)
+            .filter(|e| e.expires_at > now)
+            .map_or(DateTime::UNIX_EPOCH, |e| e.value.last_active);
+        inner.channels.insert(
+            channel.id.clone(),
+            Expiring {
+                value: ChannelRecord {
+                    channel: channel.clone(),
+                    last_active,
+                    checked_at: Some(checked_at),
+                },
+                expires_at,
+            },
+        );
+        Ok(())
+    }
+
+    async fn change_visibility(
+        &self,
+        id: &ChannelId,
+        change: VisibilityChange,
+    ) -> Result<(), PortError> {
+        let mut inner = self.write()?;
+        if let Some(e) = inner.channels.get_mut(id) {
+            e.value.channel.visibility = e.value.channel.visibility.after(change);
+            e.value.checked_at = None;
         }
         Ok(())
     }
 
     async fn get_channel(&self, id: &ChannelId) -> Result<Option<ChannelRecord>, PortError> {
-        Ok(self.read().channels.get(id).cloned())
+        let now = self.clock.now();
+        Ok(self
+            .read()
+            .channels
+            .get(id)
+            .filter(|e| e.expires_at > now)
+            .map(|e| e.value.clone()))
     }
 
     async fn channels(&self) -> Result<Vec<ChannelRecord>, PortError> {
-        Ok(self.read().channels.values().cloned().collect())
+        let now = self.clock.now();
+        Ok(self
+            .read()
+            .channels
+            .values()
+            .filter(|e| e.expires_at > now)
+            .map(|e| e.value.clone())
+            .collect())
     }
 
     async fn get_user(&self, id: &UserId) -> Result<Option<(User, DateTime<Utc>)>, PortError> {
-        Ok(self.read().users.get(id).cloned())
+        let now = self.clock.now();
+        Ok(self
+            .read()
+            .users
+            .get(id)
+            .filter(|e| e.expires_at > now)
+            .map(|e| e.value.clone()))
     }
 
-    async fn put_user(&self, user: &User, fetched_at: DateTime<Utc>) -> Result<(), PortError> {
-        self.write()?
-            .users
-            .insert(user.id.clone(), (user.clone(), fetched_at));
+    async fn put_user(
+        &self,
+        user: &User,
+        fetched_at: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        self.write()?.users.insert(
+            user.id.clone(),
+            Expiring {
+                value: (user.clone(), fetched_at),
+                expires_at,
+            },
+        );
         Ok(())
     }
 
-    async fn put_memory(&self, memory: &Memory) -> Result<(), PortError> {
-        self.write()?
-            .memories
-            .insert((memory.scope.clone(), memory.kind), memory.clone());
+    async fn put_memory(
+        &self,
+        memory: &Memory,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        self.write()?.memories.insert(
+            (memory.scope.clone(), memory.kind),
+            Expiring {
+                value: memory.clone(),
+                expires_at,
+            },
+        );
         Ok(())
     }
 
@@ -338,7 +478,18 @@ impl Store for MemoryStore {
         scope: &MemoryScope,
         kind: MemoryKind,
     ) -> Result<Option<Memory>, PortError> {
-        Ok(self.read().memories.get(&(scope.clone(), kind)).cloned())
+        let now = self.clock.now();
+        Ok(self
+            .read()
+            .memories
+            .get(&(scope.clone(), kind))
+            .filter(|e| e.expires_at > now)
+            .map(|e| e.value.clone()))
+    }
+
+    async fn delete_memory(&self, scope: &MemoryScope, kind: MemoryKind) -> Result<(), PortError> {
+        self.write()?.memories.remove(&(scope.clone(), kind));
+        Ok(())
     }
 
     async fn thread_memories(
@@ -346,16 +497,60 @@ impl Store for MemoryStore {
         channel: &ChannelId,
         since: DateTime<Utc>,
     ) -> Result<Vec<Memory>, PortError> {
+        let now = self.clock.now();
         Ok(self
             .read()
             .memories
             .values()
-            .filter(|m| {
-                matches!(&m.scope, MemoryScope::Thread { channel: c, .. } if c == channel)
-                    && m.updated_at >= since
+            .filter(|e| {
+                matches!(&e.value.scope, MemoryScope::Thread { channel: c, .. } if c == channel)
+                    && e.value.updated_at >= since
+                    && e.expires_at > now
             })
-            .cloned()
+            .map(|e| e.value.clone())
             .collect())
+    }
+
+    async fn record_forget(
+        &self,
+        forget: &Forget,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        self.write()?.forgets.insert(
+            (forget.channel.clone(), forget.ts),
+            Expiring {
+                value: forget.clone(),
+                expires_at,
+            },
+        );
+        Ok(())
+    }
+
+    async fn forgets(&self) -> Result<Vec<Forget>, PortError> {
+        let now = self.clock.now();
+        let mut all: Vec<Forget> = self
+            .read()
+            .forgets
+            .values()
+            .filter(|e| e.expires_at > now)
+            .map(|e| e.value.clone())
+            .collect();
+        all.sort_by(|a, b| (a.at, &a.channel, a.ts).cmp(&(b.at, &b.channel, b.ts)));
+        Ok(all)
+    }
+
+    async fn clear_forget(&self, forget: &Forget) -> Result<(), PortError> {
+        let mut inner = self.write()?;
+        let key = (forget.channel.clone(), forget.ts);
+        // A newer deletion or edit of the same message stays pending.
+        if inner
+            .forgets
+            .get(&key)
+            .is_some_and(|e| e.value.at == forget.at)
+        {
+            inner.forgets.remove(&key);
+        }
+        Ok(())
     }
 
     async fn claim(&self, key: &str, expires_at: DateTime<Utc>) -> Result<bool, PortError> {
@@ -614,7 +809,45 @@ mod tests {
             Insert::Deleted
         );
         assert_eq!(s.get_message(&m.channel, m.ts).await.unwrap(), None);
-        assert!(!s.edit_message(&m.channel, m.ts, "x").await.unwrap());
+        assert_eq!(
+            s.edit_message(&m.channel, m.ts, "x", t(9_999))
+                .await
+                .unwrap(),
+            Edit::Deleted
+        );
+    }
+
+    #[tokio::test]
+    async fn an_edit_that_comes_first_wins_over_its_late_message() {
+        let clock = Arc::new(ManualClock::new(t(1_000)));
+        let s = MemoryStore::new(clock.clone());
+        let m = Message::new(
+            ChannelId::parse("C1").unwrap(),
+            UserId::parse("U1").unwrap(),
+            "the old text",
+            Ts::parse("5.0").unwrap(),
+            None,
+            false,
+        );
+        assert_eq!(
+            s.edit_message(&m.channel, m.ts, "the new text", t(9_999))
+                .await
+                .unwrap(),
+            Edit::Pending
+        );
+        assert_eq!(s.get_message(&m.channel, m.ts).await.unwrap(), None);
+        assert_eq!(
+            s.insert_message(&m, false, t(9_999)).await.unwrap(),
+            Insert::New
+        );
+        let stored = s.get_message(&m.channel, m.ts).await.unwrap().unwrap();
+        assert_eq!(stored.text, "the new text");
+        assert_eq!(
+            s.edit_message(&m.channel, m.ts, "third", t(9_999))
+                .await
+                .unwrap(),
+            Edit::Applied
+        );
     }
 
     #[tokio::test]

@@ -322,13 +322,13 @@ fn parse_reply(body: &str) -> Attempt {
     let response: ChatResponse = match serde_json::from_str(body) {
         Ok(response) => response,
         Err(e) => {
+            // The body may be the model's words: its length in the error
+            // (logged at WARN), the text at DEBUG only.
+            tracing::debug!(body = %truncate(body.trim(), DETAIL_CHARS), "malformed LLM response");
             return Attempt::Fail(PortError::refused(
                 SERVICE,
-                format!(
-                    "malformed response ({e}): {}",
-                    truncate(body.trim(), DETAIL_CHARS)
-                ),
-            ))
+                format!("malformed response ({e}), {} bytes", body.len()),
+            ));
         }
     };
     let choice = response.choices.and_then(|c| c.into_iter().next());
@@ -770,7 +770,8 @@ mod tests {
         );
 
         assert!(detail.contains("malformed response"), "{detail}");
-        assert!(detail.contains("<html>oops</html>"), "{detail}");
+        assert!(detail.contains("17 bytes"), "{detail}");
+        assert!(!detail.contains("oops"), "no body text in errors: {detail}");
     }
 
     #[tokio::test]

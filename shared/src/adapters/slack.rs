@@ -30,7 +30,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::http::{transport_detail, truncate};
-use crate::domain::{Channel, ChannelId, Ts, User, UserId};
+use crate::domain::{Channel, ChannelId, Ts, User, UserId, Visibility};
 use crate::ports::{PortError, Secrets, SettingsProvider, SlackApi};
 
 const SERVICE: &str = "slack";
@@ -269,9 +269,11 @@ impl SlackWebApi {
             return Attempt::Refused(format!("{method}: HTTP {}{code}", status.as_u16()));
         }
         let Some(value) = value else {
+            // It may echo a message: its length in the error, the text at DEBUG.
+            tracing::debug!(method, body = %truncate(text.trim(), DETAIL_CHARS), "malformed Slack response");
             return Attempt::Refused(format!(
-                "{method}: malformed response: {}",
-                truncate(text.trim(), DETAIL_CHARS)
+                "{method}: malformed response, {} bytes",
+                text.len()
             ));
         };
         if value.get("ok").and_then(Value::as_bool) == Some(true) {
@@ -354,9 +356,17 @@ impl SlackApi for SlackWebApi {
             .and_then(Value::as_str)
             .filter(|n| !n.trim().is_empty())
             .unwrap_or(channel.as_str());
+        let flag = |f: &str| info.get(f).and_then(Value::as_bool).unwrap_or(false);
         Ok(Channel {
             id: channel.clone(),
             name: name.to_owned(),
+            visibility: Visibility::from_flags(
+                flag("is_private"),
+                flag("is_im"),
+                flag("is_mpim"),
+                flag("is_ext_shared"),
+                flag("is_pending_ext_shared"),
+            ),
         })
     }
 
@@ -853,9 +863,50 @@ mod tests {
             got,
             Channel {
                 id: channel(),
-                name: "general".to_owned()
+                name: "general".to_owned(),
+                visibility: Visibility::PUBLIC,
             }
         );
+    }
+
+    #[tokio::test]
+    async fn conversations_info_tells_who_can_read_the_channel() {
+        let cases = [
+            (json!({"is_private": true}), Visibility::PRIVATE),
+            (
+                json!({"is_mpim": true, "is_private": true}),
+                Visibility::DIRECT,
+            ),
+            (
+                json!({"is_ext_shared": true}),
+                Visibility::PUBLIC.shared_externally(),
+            ),
+            (
+                json!({"is_private": true, "is_pending_ext_shared": true}),
+                Visibility::PRIVATE.shared_externally(),
+            ),
+            // Shared within one Enterprise organisation only.
+            (json!({"is_shared": true}), Visibility::PUBLIC),
+        ];
+        for (flags, want) in cases {
+            let server = MockServer::start().await;
+            let mut info = json!({"id": "C0123ABC", "name": "x"});
+            for (k, v) in flags.as_object().expect("flags") {
+                info[k] = v.clone();
+            }
+            Mock::given(method("GET"))
+                .and(path("/api/conversations.info"))
+                .respond_with(
+                    ResponseTemplate::new(200).set_body_json(json!({"ok": true, "channel": info})),
+                )
+                .mount(&server)
+                .await;
+            let got = slack(&server)
+                .channel_info(&channel())
+                .await
+                .expect("channel");
+            assert_eq!(got.visibility, want, "{flags}");
+        }
     }
 
     #[tokio::test]

@@ -4,10 +4,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::Services;
+use super::{memory_retention, Services};
+use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::{
     Channel, ChannelId, ChannelMemory, ChannelMessages, Context, Conversation, MemoryKind,
-    MemoryScope, Message, Persona, Settings, Ts, UserId,
+    MemoryScope, Message, Persona, Settings, Ts, UserId, Visibility,
 };
 use crate::ports::PortError;
 
@@ -16,37 +17,51 @@ pub const USER_CACHE_DAYS: i64 = 7;
 /// At most this many missing thread roots are fetched for one context.
 const MAX_ROOT_FETCHES: usize = 10;
 
-/// The channel's name: from the store, else from Slack (then remembered).
-/// A channel Slack cannot name is shown by its id, and asked about again
-/// next time.
+/// How long what Slack said of a channel (name, visibility) is trusted
+/// before `conversations.info` is asked again. Events that change the
+/// visibility make it be asked at once.
+pub const CHANNEL_CHECK_HOURS: i64 = 24;
+
+/// The channel's name and visibility: from the store while recently checked,
+/// else from Slack (then remembered). When Slack cannot tell, what was known
+/// stays; a channel never known is shown by its id and counts as private.
 pub async fn channel(
     svc: &Services,
+    settings: &Settings,
     id: &ChannelId,
     now: DateTime<Utc>,
 ) -> Result<Channel, PortError> {
-    if let Some(record) = svc.store.get_channel(id).await? {
-        if record.channel.name != id.as_str() {
-            return Ok(record.channel);
+    let record = svc.store.get_channel(id).await?;
+    if let Some(r) = &record {
+        if r.checked_at
+            .is_some_and(|at| now - at < Duration::hours(CHANNEL_CHECK_HOURS))
+        {
+            return Ok(r.channel.clone());
         }
     }
-    let channel = match svc.slack.channel_info(id).await {
-        Ok(c) => c,
+    match svc.slack.channel_info(id).await {
+        Ok(channel) => {
+            svc.store
+                .put_channel_info(&channel, now, memory_retention(settings, now))
+                .await?;
+            Ok(channel)
+        }
         Err(error) => {
-            tracing::warn!(channel = %id, %error, "conversations.info failed; showing the id");
-            Channel {
+            tracing::warn!(channel = %id, %error, "conversations.info failed; keeping what is known");
+            Ok(record.map(|r| r.channel).unwrap_or_else(|| Channel {
                 id: id.clone(),
                 name: id.to_string(),
-            }
+                visibility: Visibility::UNKNOWN,
+            }))
         }
-    };
-    svc.store.touch_channel(&channel, now).await?;
-    Ok(channel)
+    }
 }
 
 /// Display names for `ids`: cached in the store, else `users.info`; the id
 /// itself when Slack cannot tell.
 pub async fn user_names(
     svc: &Services,
+    settings: &Settings,
     ids: &BTreeSet<UserId>,
     now: DateTime<Utc>,
 ) -> Result<BTreeMap<UserId, String>, PortError> {
@@ -61,7 +76,9 @@ pub async fn user_names(
         }
         match svc.slack.user_info(id).await {
             Ok(user) => {
-                svc.store.put_user(&user, now).await?;
+                svc.store
+                    .put_user(&user, now, memory_retention(settings, now))
+                    .await?;
                 names.insert(id.clone(), user.name);
             }
             Err(error) => {
@@ -93,7 +110,9 @@ pub fn mentioned_users<'a>(messages: impl IntoIterator<Item = &'a Message>) -> B
 /// messages of its channel (plus the target thread and any missing thread
 /// roots), the workspace memories, the memories of channels active within
 /// `active_channel_days`, the channel's thread memories within
-/// `thread_memory_days`, and display names.
+/// `thread_memory_days`, and display names. Whatever comes from outside the
+/// conversation's channel goes through [`may_use`]: its members are told
+/// only what they could read themselves.
 pub async fn build(
     svc: &Services,
     settings: &Settings,
@@ -101,7 +120,8 @@ pub async fn build(
     newest_ts: Option<Ts>,
 ) -> Result<Context, PortError> {
     let now = svc.clock.now();
-    let channel = channel(svc, &conversation.channel, now).await?;
+    let channel = channel(svc, settings, &conversation.channel, now).await?;
+    let audience = Audience::Channel(&channel);
     let mut messages = svc
         .store
         .recent_messages(&channel.id, settings.channel_messages_limit as usize)
@@ -142,14 +162,18 @@ pub async fn build(
     }
     let history = ChannelMessages::new(channel.id.clone(), channel.name.clone(), messages);
 
-    let workspace_long = svc
-        .store
-        .get_memory(&MemoryScope::Workspace, MemoryKind::Long)
-        .await?;
-    let workspace_short = svc
-        .store
-        .get_memory(&MemoryScope::Workspace, MemoryKind::Short)
-        .await?;
+    let (workspace_long, workspace_short) = if may_use(audience, Source::WorkspaceMemory) {
+        (
+            svc.store
+                .get_memory(&MemoryScope::Workspace, MemoryKind::Long)
+                .await?,
+            svc.store
+                .get_memory(&MemoryScope::Workspace, MemoryKind::Short)
+                .await?,
+        )
+    } else {
+        (None, None)
+    };
 
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
     let mut active: Vec<Channel> = svc
@@ -157,12 +181,11 @@ pub async fn build(
         .channels()
         .await?
         .into_iter()
-        .filter(|r| r.last_active >= active_since || r.channel.id == channel.id)
+        .filter(|r| r.last_active >= active_since && r.channel.id != channel.id)
         .map(|r| r.channel)
+        .filter(|c| may_use(audience, Source::Channel(c)))
         .collect();
-    if !active.iter().any(|c| c.id == channel.id) {
-        active.push(channel.clone());
-    }
+    active.push(channel.clone());
     active.sort_by(|a, b| (a.name.as_str(), &a.id).cmp(&(b.name.as_str(), &b.id)));
     let mut channel_memories = Vec::with_capacity(active.len());
     for c in active {
@@ -191,7 +214,13 @@ pub async fn build(
         })
         .collect();
 
-    let mut names = user_names(svc, &mentioned_users(history.get_all_messages()), now).await?;
+    let mut names = user_names(
+        svc,
+        settings,
+        &mentioned_users(history.get_all_messages()),
+        now,
+    )
+    .await?;
     if let Ok(bot) = svc.bot_user_id(settings).await {
         names.insert(bot, settings.persona_name.clone());
     }
@@ -265,10 +294,16 @@ pub(crate) async fn recent(
 /// Records that a channel was active at its newest message.
 pub(crate) async fn touch(
     svc: &Services,
+    settings: &Settings,
     channel: &Channel,
     newest: &Message,
 ) -> Result<(), PortError> {
+    let now = svc.clock.now();
     svc.store
-        .touch_channel(channel, newest.ts.to_datetime())
+        .touch_channel(
+            channel,
+            newest.ts.to_datetime(),
+            memory_retention(settings, now),
+        )
         .await
 }

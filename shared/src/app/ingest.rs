@@ -8,13 +8,16 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use super::retention;
+use super::{memory_retention, retention};
 use crate::domain::routing::{route, Route};
 use crate::domain::signature::verify;
 use crate::domain::slack_event::{parse_envelope, Envelope, SlackEvent};
-use crate::domain::{Conversation, Job, JobKind, Message, ScheduleName, Settings, UserId};
+use crate::domain::{
+    ChannelId, Conversation, Forget, Job, JobKind, Message, ScheduleName, Settings, Ts, UserId,
+};
 use crate::ports::{
-    Clock, Insert, PortError, Queue, RandomSource, Scheduler, Secrets, SettingsProvider, Store,
+    Clock, Edit, Insert, PortError, Queue, RandomSource, Scheduler, Secrets, SettingsProvider,
+    Store,
 };
 
 /// Bodies larger than this are refused with 413.
@@ -66,6 +69,7 @@ pub enum Outcome {
     Duplicate,
     Edited,
     Deleted,
+    VisibilityChanged,
     Ignored(String),
 }
 
@@ -97,6 +101,14 @@ impl Ingest {
                 return IngestResponse::retry_later();
             }
         };
+        // Trimmed as the bot token and the LLM key are: a secret pasted with
+        // a trailing newline still verifies. An empty one would accept
+        // requests signed with an empty key: none is verified.
+        let secret = secret.trim();
+        if secret.is_empty() {
+            tracing::error!("the signing secret is empty");
+            return IngestResponse::retry_later();
+        }
         let now = self.clock.now();
         if let Err(reason) = verify(
             secret.as_bytes(),
@@ -133,16 +145,34 @@ impl Ingest {
         envelope: Envelope,
         now: DateTime<Utc>,
     ) -> Result<(Outcome, IngestResponse), PortError> {
-        let (bot, event) = match envelope {
+        let (bot, event, api_app_id, team_id) = match envelope {
             Envelope::UrlVerification { challenge } => {
                 return Ok((Outcome::Challenge, IngestResponse::text(200, challenge)));
             }
             Envelope::Other { kind } => return Ok((Outcome::Ignored(kind), IngestResponse::ok())),
             Envelope::Event {
-                bot_user_id, event, ..
-            } => (bot_user_id, event),
+                bot_user_id,
+                api_app_id,
+                team_id,
+                event,
+                ..
+            } => (bot_user_id, event, api_app_id, team_id),
         };
         let settings = self.settings.current().await;
+        // With `slack_app_id` / `slack_team_id` set, an event sent to another
+        // app or from another workspace is acknowledged and dropped. An
+        // envelope that names neither is accepted.
+        let differs = |configured: Option<&str>, sent: Option<&str>| {
+            configured.zip(sent).is_some_and(|(c, s)| c != s)
+        };
+        if differs(settings.slack_app_id.as_deref(), api_app_id.as_deref()) {
+            let outcome = Outcome::Ignored("event for another app".to_owned());
+            return Ok((outcome, IngestResponse::ok()));
+        }
+        if differs(settings.slack_team_id.as_deref(), team_id.as_deref()) {
+            let outcome = Outcome::Ignored("event for another team".to_owned());
+            return Ok((outcome, IngestResponse::ok()));
+        }
         let bot = bot.or_else(|| settings.bot_user_id.clone());
         let outcome = match event {
             SlackEvent::NewMessage {
@@ -152,19 +182,77 @@ impl Ingest {
                 self.new_message(&settings, bot.as_ref(), message, app_mention, now)
                     .await?
             }
-            SlackEvent::Edited { channel, ts, text } => {
-                self.store.edit_message(&channel, ts, &text).await?;
+            SlackEvent::Edited {
+                channel,
+                ts,
+                thread_ts,
+                text,
+            } => {
+                let edit = self
+                    .store
+                    .edit_message(&channel, ts, &text, retention(&settings, now))
+                    .await?;
+                // The replaced text may be in memories: forget it. (A
+                // pending edit's message reached no memory yet.)
+                if edit == Edit::Applied {
+                    self.forget(&settings, channel, ts, thread_ts, now).await?;
+                }
                 Outcome::Edited
             }
-            SlackEvent::Deleted { channel, ts } => {
+            SlackEvent::Deleted {
+                channel,
+                ts,
+                thread_ts,
+            } => {
                 self.store
                     .delete_message(&channel, ts, retention(&settings, now))
                     .await?;
+                self.forget(&settings, channel, ts, thread_ts, now).await?;
                 Outcome::Deleted
+            }
+            SlackEvent::VisibilityChanged { channel, change } => {
+                self.store.change_visibility(&channel, change).await?;
+                if Forget::needed_after(change) {
+                    let forget = Forget::whole_channel(channel, now);
+                    self.record_forget(&settings, &forget, now).await?;
+                }
+                Outcome::VisibilityChanged
             }
             SlackEvent::Ignored { reason } => Outcome::Ignored(reason),
         };
         Ok((outcome, IngestResponse::ok()))
+    }
+
+    /// Records a deletion or an edit, and has the memories forget it.
+    async fn forget(
+        &self,
+        settings: &Settings,
+        channel: ChannelId,
+        ts: Ts,
+        thread_ts: Option<Ts>,
+        now: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        let forget = Forget {
+            channel,
+            ts,
+            thread_ts,
+            at: now,
+        };
+        self.record_forget(settings, &forget, now).await
+    }
+
+    /// Records what to forget (the memory runs find it even if the job is
+    /// lost) and queues the job that forgets it now.
+    async fn record_forget(
+        &self,
+        settings: &Settings,
+        forget: &Forget,
+        now: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        self.store
+            .record_forget(forget, memory_retention(settings, now))
+            .await?;
+        self.queue.send(&Job::Forget, 0).await
     }
 
     async fn new_message(
@@ -606,5 +694,104 @@ mod tests {
             first.at,
             Ts::parse("1767600090.000100").unwrap().to_datetime() + Duration::seconds(300)
         );
+    }
+
+    #[tokio::test]
+    async fn a_signing_secret_stored_with_a_trailing_newline_still_verifies() {
+        let mut b = bed();
+        b.ingest.secrets = Arc::new(StaticSecrets::new().with("signing", &format!("{SECRET}\n")));
+        let r = send(
+            &b,
+            &message_event("1767600000.000100", None, "hello", "message"),
+        )
+        .await;
+        assert_eq!(r.status, 200);
+        assert_eq!(b.store.all_messages().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_blank_signing_secret_verifies_nothing() {
+        let mut b = bed();
+        b.ingest.secrets = Arc::new(StaticSecrets::new().with("signing", " \n"));
+        let body = message_event("1767600000.000100", None, "hello", "message");
+        let ts = b.clock.now().timestamp().to_string();
+        let sig = sign(b"", &ts, &body);
+        let r = b
+            .ingest
+            .handle(IngestRequest {
+                timestamp: Some(&ts),
+                signature: Some(&sig),
+                retry_num: None,
+                body: &body,
+            })
+            .await;
+        assert_eq!(r.status, 500);
+        assert_eq!(b.store.counts().writes(), 0);
+        assert_eq!(b.board.call_counts(), (0, 0));
+    }
+
+    /// A bed whose settings name the app and the workspace.
+    fn bed_for(name: &str, value: &str) -> Bed {
+        let mut b = bed();
+        let (settings, issues) = Settings::from_pairs([(name, value)]);
+        assert!(issues.is_empty(), "{issues:?}");
+        b.ingest.settings = Arc::new(FixedSettings::new(settings));
+        b
+    }
+
+    /// `body` with `key` set at the envelope's top level.
+    fn with_field(body: &[u8], key: &str, value: &str) -> Vec<u8> {
+        let mut v: serde_json::Value = serde_json::from_slice(body).unwrap();
+        v[key] = json!(value);
+        serde_json::to_vec(&v).unwrap()
+    }
+
+    async fn only_own_events_are_stored(setting: &str, field: &str, own: &str, other: &str) {
+        let b = bed_for(setting, own);
+        let first = message_event("1767600000.000100", None, "hello", "message");
+        let r = send(&b, &with_field(&first, field, other)).await;
+        assert_eq!((r.status, r.body.as_str()), (200, ""));
+        assert!(b.store.all_messages().is_empty());
+        assert_eq!(b.store.counts().writes(), 0);
+        assert_eq!(b.board.call_counts(), (0, 0));
+        let second = message_event("1767600000.000200", None, "hello", "message");
+        assert_eq!(send(&b, &with_field(&second, field, own)).await.status, 200);
+        assert_eq!(b.store.all_messages().len(), 1);
+        assert_eq!(b.board.scheduled().len(), 1);
+        // an envelope that names none is accepted
+        let third = message_event("1767600000.000300", None, "hello", "message");
+        assert_eq!(send(&b, &third).await.status, 200);
+        assert_eq!(b.store.all_messages().len(), 2);
+        // Slack's URL check names no app: it is answered
+        let r = send(&b, br#"{"type":"url_verification","challenge":"xyz"}"#).await;
+        assert_eq!((r.status, r.body.as_str()), (200, "xyz"));
+    }
+
+    #[tokio::test]
+    async fn events_from_another_team_are_acknowledged_and_dropped() {
+        only_own_events_are_stored("slack_team_id", "team_id", "T1", "T2").await;
+        let b = bed_for("slack_team_id", "T1");
+        let body = with_field(
+            &message_event("1767600000.000100", None, "hello", "message"),
+            "team_id",
+            "T2",
+        );
+        let envelope = parse_envelope(&body).unwrap();
+        let (outcome, _) = b.ingest.process(envelope, b.clock.now()).await.unwrap();
+        assert_eq!(outcome, Outcome::Ignored("event for another team".into()));
+    }
+
+    #[tokio::test]
+    async fn events_for_another_app_are_acknowledged_and_dropped() {
+        only_own_events_are_stored("slack_app_id", "api_app_id", "A1", "A2").await;
+        let b = bed_for("slack_app_id", "A1");
+        let body = with_field(
+            &message_event("1767600000.000100", None, "hello", "message"),
+            "api_app_id",
+            "A2",
+        );
+        let envelope = parse_envelope(&body).unwrap();
+        let (outcome, _) = b.ingest.process(envelope, b.clock.now()).await.unwrap();
+        assert_eq!(outcome, Outcome::Ignored("event for another app".into()));
     }
 }

@@ -9,7 +9,7 @@ use super::judgment::JudgmentOutcome;
 use super::response::ResponseOutcome;
 use super::summary::MemoryReport;
 use super::{judgment, response, summary, Services};
-use crate::domain::{Job, JobKind};
+use crate::domain::{Job, JobKind, JudgmentResult};
 use crate::ports::PortError;
 
 /// What running a job came to.
@@ -18,6 +18,71 @@ pub enum JobOutcome {
     Judgment(JudgmentOutcome),
     Response(ResponseOutcome),
     Memory(MemoryReport),
+}
+
+impl JobOutcome {
+    /// What the job came to in kinds, ids, times, lengths and counts only:
+    /// the line logged at INFO. The outcome itself may hold conversation (a
+    /// reply, a judgment's reason, an unusable LLM answer) and is logged at
+    /// DEBUG only.
+    pub fn summary(&self) -> String {
+        match self {
+            JobOutcome::Judgment(outcome) => match outcome {
+                JudgmentOutcome::Stale => "judgment stale".to_owned(),
+                JudgmentOutcome::Empty => "judgment empty".to_owned(),
+                JudgmentOutcome::BotSpokeLast => "judgment bot_spoke_last".to_owned(),
+                JudgmentOutcome::TooOld => "judgment too_old".to_owned(),
+                JudgmentOutcome::Silent { reason } => {
+                    format!("judgment silent reason_chars={}", reason.chars().count())
+                }
+                JudgmentOutcome::Declined(result) => {
+                    format!("judgment declined {}", verdict(result))
+                }
+                JudgmentOutcome::Respond { result, at } => {
+                    format!(
+                        "judgment respond at={} {}",
+                        at.to_rfc3339(),
+                        verdict(result)
+                    )
+                }
+            },
+            JobOutcome::Response(outcome) => match outcome {
+                ResponseOutcome::Stale => "response stale".to_owned(),
+                ResponseOutcome::AlreadyDone => "response already_done".to_owned(),
+                ResponseOutcome::NoReply { reason } => {
+                    format!("response no_reply reason_chars={}", reason.chars().count())
+                }
+                ResponseOutcome::PostFailed { reason } => format!(
+                    "response post_failed reason_chars={}",
+                    reason.chars().count()
+                ),
+                ResponseOutcome::Posted { ts, text } => {
+                    format!(
+                        "response posted ts={ts} reply_chars={}",
+                        text.chars().count()
+                    )
+                }
+            },
+            JobOutcome::Memory(report) => format!(
+                "memory written={} llm_calls={}",
+                report.written.len(),
+                report.llm_calls
+            ),
+        }
+    }
+}
+
+/// A judgment's verdict without its reason's words.
+fn verdict(result: &JudgmentResult) -> String {
+    let delay = result
+        .delay_seconds
+        .map_or_else(|| "none".to_owned(), |d| d.to_string());
+    format!(
+        "should_respond={} confidence={} delay_seconds={delay} reason_chars={}",
+        result.should_respond,
+        result.confidence,
+        result.reason.chars().count()
+    )
 }
 
 /// Runs one job. The error is a failure worth a redelivery (storage down);
@@ -55,6 +120,7 @@ pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
                     .map(JobOutcome::Memory)
             }
             Job::MemorySweep => summary::sweep(svc).await.map(JobOutcome::Memory),
+            Job::Forget => summary::forget_now(svc).await.map(JobOutcome::Memory),
         }
     }
     .instrument(span)
@@ -139,7 +205,8 @@ async fn run_accepted(svc: &Services, accepted: &[JobKind], job: &Job) -> Result
     }
     match run(svc, job).await {
         Ok(outcome) => {
-            tracing::info!(?outcome, "job done");
+            tracing::info!(outcome = %outcome.summary(), "job done");
+            tracing::debug!(?outcome, "job outcome");
             Ok(())
         }
         Err(error) if error.is_retryable() => Err(error),
@@ -147,5 +214,79 @@ async fn run_accepted(svc: &Services, accepted: &[JobKind], job: &Job) -> Result
             tracing::error!(%error, "job failed and will not be retried");
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{MemoryKind, MemoryScope, Ts};
+
+    const WORDS: &str = "the secret plan of the cat";
+
+    fn result(should_respond: bool) -> JudgmentResult {
+        JudgmentResult {
+            should_respond,
+            reason: format!("because {WORDS}"),
+            confidence: 0.8,
+            delay_seconds: Some(30),
+        }
+    }
+
+    #[test]
+    fn a_job_summary_holds_no_conversation() {
+        let at = Ts::parse("1767600000.0").unwrap().to_datetime();
+        let outcomes = [
+            JobOutcome::Judgment(JudgmentOutcome::Silent {
+                reason: format!("no JSON object in the answer: {WORDS:?}"),
+            }),
+            JobOutcome::Judgment(JudgmentOutcome::Declined(result(false))),
+            JobOutcome::Judgment(JudgmentOutcome::Respond {
+                result: result(true),
+                at,
+            }),
+            JobOutcome::Response(ResponseOutcome::NoReply {
+                reason: format!("LLM failed: {WORDS}"),
+            }),
+            JobOutcome::Response(ResponseOutcome::PostFailed {
+                reason: format!("slack: {WORDS}"),
+            }),
+            JobOutcome::Response(ResponseOutcome::Posted {
+                ts: Ts::parse("1767600001.000100").unwrap(),
+                text: format!("meow, {WORDS}"),
+            }),
+        ];
+        for outcome in outcomes {
+            let summary = outcome.summary();
+            assert!(format!("{outcome:?}").contains("secret plan"));
+            assert!(!summary.contains("secret"), "{summary}");
+            assert!(!summary.contains("cat"), "{summary}");
+        }
+    }
+
+    #[test]
+    fn a_job_summary_keeps_kinds_ids_and_counts() {
+        let posted = JobOutcome::Response(ResponseOutcome::Posted {
+            ts: Ts::parse("1767600001.000100").unwrap(),
+            text: "héllo".to_owned(),
+        });
+        assert_eq!(
+            posted.summary(),
+            "response posted ts=1767600001.000100 reply_chars=5"
+        );
+        let declined = JobOutcome::Judgment(JudgmentOutcome::Declined(result(false)));
+        assert_eq!(
+            declined.summary(),
+            "judgment declined should_respond=false confidence=0.8 delay_seconds=30 reason_chars=34"
+        );
+        let memory = JobOutcome::Memory(MemoryReport {
+            written: vec![(MemoryScope::Workspace, MemoryKind::Long)],
+            llm_calls: 2,
+        });
+        assert_eq!(memory.summary(), "memory written=1 llm_calls=2");
+        assert_eq!(
+            JobOutcome::Judgment(JudgmentOutcome::Stale).summary(),
+            "judgment stale"
+        );
     }
 }

@@ -107,8 +107,8 @@ pub async fn run(
         svc.scheduler.upsert(&name, at, &job).await?;
         return Ok(JudgmentOutcome::Stale);
     }
-    let ch = context::channel(svc, channel, now).await?;
-    touch(svc, &ch, &newest).await?;
+    let ch = context::channel(svc, &settings, channel, now).await?;
+    touch(svc, &settings, &ch, &newest).await?;
     if let Some(root) = thread_ts {
         // The wait just ended: the thread went quiet, so its memory is due.
         refresh_thread_memory(svc, channel, root, newest.ts).await;
@@ -125,17 +125,25 @@ pub async fn run(
     let result = match judge(svc, &settings, &conversation, newest_ts, now).await? {
         Ok(result) => result,
         Err(reason) => {
-            tracing::warn!(%reason, "judgment unusable; staying silent");
+            // The reason may quote the LLM's answer: its words at DEBUG only
+            // (`judge` logged what went wrong).
+            tracing::warn!(
+                reason_chars = reason.chars().count(),
+                "judgment unusable; staying silent"
+            );
+            tracing::debug!(%reason, "why the judgment is unusable");
             return Ok(JudgmentOutcome::Silent { reason });
         }
     };
+    // The reason is the LLM's words about the conversation: DEBUG only.
     tracing::info!(
         should_respond = result.should_respond,
         confidence = result.confidence,
         delay = ?result.delay_seconds,
-        reason = %result.reason,
+        reason_chars = result.reason.chars().count(),
         "judged"
     );
+    tracing::debug!(reason = %result.reason, "the judgment's reason");
     if !result.should_respond {
         return Ok(JudgmentOutcome::Declined(result));
     }
@@ -174,7 +182,10 @@ async fn judge(
     );
     let prompt = match judgment_prompt(&view) {
         Ok(p) => p,
-        Err(e) => return Ok(Err(e.to_string())),
+        Err(e) => {
+            tracing::warn!(error = %e, "judgment prompt failed to render");
+            return Ok(Err(e.to_string()));
+        }
     };
     let request = LlmRequest {
         role: LlmRole::Judgment,
@@ -183,9 +194,19 @@ async fn judge(
     };
     let reply = match svc.llm.complete(&request).await {
         Ok(r) => r,
-        Err(e) => return Ok(Err(format!("LLM failed: {e}"))),
+        Err(e) => {
+            tracing::warn!(error = %e, "judgment LLM call failed");
+            return Ok(Err(format!("LLM failed: {e}")));
+        }
     };
     Ok(JudgmentResult::parse(&reply.text).map_err(|e| {
+        // The answer is conversation: its length at WARN, its words at DEBUG.
+        tracing::warn!(
+            error = %e,
+            answer_chars = reply.text.chars().count(),
+            "the judgment's answer is not a verdict"
+        );
+        tracing::debug!(answer = %reply.text, "the judgment's answer");
         format!(
             "{e}: {:?}",
             reply.text.chars().take(200).collect::<String>()

@@ -75,6 +75,12 @@ pub fn retention(settings: &Settings, now: DateTime<Utc>) -> DateTime<Utc> {
     now + Duration::days(i64::from(settings.message_retention_days))
 }
 
+/// When a memory, a cached user, a channel record or a pending deletion
+/// written now expires.
+pub fn memory_retention(settings: &Settings, now: DateTime<Utc>) -> DateTime<Utc> {
+    now + Duration::days(i64::from(settings.memory_retention_days))
+}
+
 /// Jobs whose wait is at least this long go to the scheduler; shorter ones to
 /// the queue (EventBridge Scheduler fires with one-minute precision).
 pub const SCHEDULER_MIN_DELAY_SECONDS: u32 = 60;

@@ -92,7 +92,7 @@ pub async fn run(
     };
     let prepared = async {
         let bot = svc.bot_user_id(&settings).await?;
-        let ch = context::channel(svc, channel, now).await?;
+        let ch = context::channel(svc, &settings, channel, now).await?;
         let context = context::build(svc, &settings, &conversation, Some(newest_ts)).await?;
         Ok::<_, PortError>((bot, ch, context))
     }
@@ -139,7 +139,7 @@ pub async fn run(
     {
         tracing::warn!(%error, "posted, but could not store the bot's message");
     }
-    if let Err(error) = touch(svc, &ch, &posted).await {
+    if let Err(error) = touch(svc, &settings, &ch, &posted).await {
         tracing::warn!(%error, "could not record the channel's activity");
     }
     tracing::info!(ts = %ts, chars = text.chars().count(), "replied");

@@ -6,12 +6,21 @@
 //! threads of active channels that no judgment covered. A scope with nothing
 //! newer than its memory costs no LLM call; long-term memories are rewritten
 //! at most once per `long_term_update_interval_seconds`.
+//!
+//! Privacy: the workspace memories are written only from open channels (see
+//! [`crate::domain::privacy`]). A deleted or edited message is forgotten at
+//! the start of the next run: every memory that may have covered it is
+//! rewritten from what remains, without its previous text, or removed when
+//! nothing remains.
+
+use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
 use super::context::{mentioned_users, user_names};
-use super::Services;
+use super::{memory_retention, Services};
+use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::text::render_slack_text;
 use crate::domain::{
     Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
@@ -124,11 +133,43 @@ async fn write<T: Serialize>(
     newest_ts: Option<Ts>,
 ) -> Result<bool, PortError> {
     let now = svc.clock.now();
+    let Some(content) = ask(svc, settings, report, &scope, kind, template, task).await else {
+        return Ok(false);
+    };
+    svc.store
+        .put_memory(
+            &Memory {
+                scope: scope.clone(),
+                kind,
+                content,
+                updated_at: now,
+                newest_ts,
+            },
+            memory_retention(settings, now),
+        )
+        .await?;
+    tracing::info!(%scope, kind = kind.as_str(), "memory written");
+    report.written.push((scope, kind));
+    Ok(true)
+}
+
+/// Renders a memory prompt and asks the LLM; `None` (logged) when the
+/// prompt does not render, the LLM fails or answers nothing.
+async fn ask<T: Serialize>(
+    svc: &Services,
+    settings: &Settings,
+    report: &mut MemoryReport,
+    scope: &MemoryScope,
+    kind: MemoryKind,
+    template: &'static str,
+    task: &T,
+) -> Option<String> {
+    let now = svc.clock.now();
     let prompt = match memory_prompt(settings, now, kind, template, task) {
         Ok(p) => p,
         Err(error) => {
             tracing::error!(%error, %scope, "memory prompt failed to render");
-            return Ok(false);
+            return None;
         }
     };
     report.llm_calls += 1;
@@ -141,25 +182,14 @@ async fn write<T: Serialize>(
         Ok(reply) => reply.text.trim().to_owned(),
         Err(error) => {
             tracing::warn!(%error, %scope, kind = kind.as_str(), "memory not written: LLM failed");
-            return Ok(false);
+            return None;
         }
     };
     if content.is_empty() {
         tracing::warn!(%scope, kind = kind.as_str(), "memory not written: empty answer");
-        return Ok(false);
+        return None;
     }
-    svc.store
-        .put_memory(&Memory {
-            scope: scope.clone(),
-            kind,
-            content,
-            updated_at: now,
-            newest_ts,
-        })
-        .await?;
-    tracing::info!(%scope, kind = kind.as_str(), "memory written");
-    report.written.push((scope, kind));
-    Ok(true)
+    Some(content)
 }
 
 async fn views(
@@ -168,7 +198,7 @@ async fn views(
     messages: &[Message],
     now: DateTime<Utc>,
 ) -> Result<Vec<MessageView>, PortError> {
-    let mut names = user_names(svc, &mentioned_users(messages), now).await?;
+    let mut names = user_names(svc, settings, &mentioned_users(messages), now).await?;
     if let Ok(bot) = svc.bot_user_id(settings).await {
         names.insert(bot, settings.persona_name.clone());
     }
@@ -199,6 +229,19 @@ pub async fn thread_memory(
     thread_ts: Ts,
 ) -> Result<MemoryReport, PortError> {
     let settings = svc.settings.current().await;
+    refresh_thread(svc, &settings, channel, thread_ts, false).await
+}
+
+/// Writes a thread's memory. `rebuild`: from its remaining messages alone,
+/// whatever the memory covers (a message of it was deleted or edited); the
+/// memory is removed when no message remains.
+async fn refresh_thread(
+    svc: &Services,
+    settings: &Settings,
+    channel: &ChannelId,
+    thread_ts: Ts,
+    rebuild: bool,
+) -> Result<MemoryReport, PortError> {
     let mut report = MemoryReport::default();
     let conversation = Conversation::thread(channel.clone(), thread_ts);
     let mut messages = svc
@@ -208,14 +251,22 @@ pub async fn thread_memory(
     if let Some(root) = svc.store.get_message(channel, thread_ts).await? {
         messages.insert(0, root);
     }
-    let Some(newest) = messages.iter().map(|m| m.ts).max() else {
-        return Ok(report);
-    };
     let scope = MemoryScope::Thread {
         channel: channel.clone(),
         thread_ts,
     };
-    let previous = svc.store.get_memory(&scope, MemoryKind::Short).await?;
+    let Some(newest) = messages.iter().map(|m| m.ts).max() else {
+        if rebuild {
+            svc.store.delete_memory(&scope, MemoryKind::Short).await?;
+            tracing::info!(%scope, "thread memory removed: nothing remains");
+        }
+        return Ok(report);
+    };
+    let previous = if rebuild {
+        None
+    } else {
+        svc.store.get_memory(&scope, MemoryKind::Short).await?
+    };
     if previous
         .as_ref()
         .and_then(|m| m.newest_ts)
@@ -224,16 +275,16 @@ pub async fn thread_memory(
         return Ok(report);
     }
     let now = svc.clock.now();
-    let ch = super::context::channel(svc, channel, now).await?;
+    let ch = super::context::channel(svc, settings, channel, now).await?;
     let task = ThreadTask {
         channel_name: ch.name,
         thread_ts: thread_ts.to_string(),
         previous: previous.map(|m| m.content),
-        messages: views(svc, &settings, &messages, now).await?,
+        messages: views(svc, settings, &messages, now).await?,
     };
     write(
         svc,
-        &settings,
+        settings,
         &mut report,
         scope,
         MemoryKind::Short,
@@ -245,20 +296,28 @@ pub async fn thread_memory(
     Ok(report)
 }
 
-/// The recurring run over the channels active within `active_channel_days`.
+/// The recurring run over the channels active within `active_channel_days`,
+/// after forgetting what was deleted or edited since the last one.
 pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
     let settings = svc.settings.current().await;
     let now = svc.clock.now();
     let mut report = MemoryReport::default();
+    let rebuild_workspace_long = forget(svc, &settings, &mut report, now).await?;
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
-    let mut channels: Vec<Channel> = svc
+    let records: Vec<ChannelId> = svc
         .store
         .channels()
         .await?
         .into_iter()
         .filter(|r| r.last_active >= active_since)
-        .map(|r| r.channel)
+        .map(|r| r.channel.id)
         .collect();
+    // Their visibility decides what reaches the workspace memory: checked
+    // with Slack when not checked lately.
+    let mut channels = Vec::with_capacity(records.len());
+    for id in &records {
+        channels.push(super::context::channel(svc, &settings, id, now).await?);
+    }
     channels.sort_by(|a, b| (a.name.as_str(), &a.id).cmp(&(b.name.as_str(), &b.id)));
 
     let window_start =
@@ -272,16 +331,229 @@ pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
         report.merge(channel_memories(svc, &settings, &channel, &messages, now).await?);
         windows.push((channel, messages));
     }
-    report.merge(workspace_memories(svc, &settings, &windows, now).await?);
+    let open: Vec<&Channel> = windows
+        .iter()
+        .map(|(c, _)| c)
+        .filter(|c| may_use(Audience::WorkspaceMemory, Source::Channel(c)))
+        .collect();
+    report.merge(workspace_memories(svc, &settings, &open, rebuild_workspace_long, now).await?);
     for (channel, messages) in &windows {
         let mut threads: Vec<Ts> = messages.iter().filter_map(|m| m.thread_ts).collect();
         threads.sort();
         threads.dedup();
         for thread_ts in threads {
-            report.merge(thread_memory(svc, &channel.id, thread_ts).await?);
+            report.merge(refresh_thread(svc, &settings, &channel.id, thread_ts, false).await?);
         }
     }
     Ok(report)
+}
+
+/// Forgets at once what was deleted, edited, or said in a channel that
+/// became less visible (a [`crate::domain::Job::Forget`], queued by ingest).
+pub async fn forget_now(svc: &Services) -> Result<MemoryReport, PortError> {
+    let settings = svc.settings.current().await;
+    let now = svc.clock.now();
+    let mut report = MemoryReport::default();
+    if forget(svc, &settings, &mut report, now).await? {
+        let open = open_channels(svc, &settings, now).await?;
+        let open: Vec<&Channel> = open.iter().collect();
+        rebuild_workspace_long(svc, &settings, &mut report, &open).await?;
+    }
+    Ok(report)
+}
+
+/// The channels active within `active_channel_days` whose words may reach
+/// the workspace memory, by their visibility checked with Slack lately.
+async fn open_channels(
+    svc: &Services,
+    settings: &Settings,
+    now: DateTime<Utc>,
+) -> Result<Vec<Channel>, PortError> {
+    let active_since = now - Duration::days(i64::from(settings.active_channel_days));
+    let mut open = Vec::new();
+    for record in svc.store.channels().await? {
+        if record.last_active < active_since {
+            continue;
+        }
+        let channel = super::context::channel(svc, settings, &record.channel.id, now).await?;
+        if may_use(Audience::WorkspaceMemory, Source::Channel(&channel)) {
+            open.push(channel);
+        }
+    }
+    open.sort_by(|a, b| (a.name.as_str(), &a.id).cmp(&(b.name.as_str(), &b.id)));
+    Ok(open)
+}
+
+/// Whether a memory may hold a message at `ts`.
+fn covers(memory: &Memory, ts: Ts) -> bool {
+    memory.newest_ts.is_none_or(|covered| covered >= ts)
+}
+
+/// Forgets the messages deleted or edited since the last run: the memories
+/// that may hold them are rewritten from what remains, without their
+/// previous text (a thread's, a channel's long-term), or removed for the
+/// run to write again (the short-term ones, written from their window
+/// alone). A rewrite that fails removes the memory: forgetting comes first.
+/// Returns whether the workspace's long-term memory must be rebuilt, once
+/// the channels' are.
+async fn forget(
+    svc: &Services,
+    settings: &Settings,
+    report: &mut MemoryReport,
+    now: DateTime<Utc>,
+) -> Result<bool, PortError> {
+    let forgets = svc.store.forgets().await?;
+    if forgets.is_empty() {
+        return Ok(false);
+    }
+    tracing::info!(
+        count = forgets.len(),
+        "forgetting deleted and edited messages"
+    );
+    let mut threads: BTreeMap<(ChannelId, Ts), Ts> = BTreeMap::new();
+    let mut channels: BTreeMap<ChannelId, Ts> = BTreeMap::new();
+    let mut workspace_from: Option<Ts> = None;
+    for f in &forgets {
+        if f.is_whole_channel() {
+            // The channel's own memories stay for its own members; what it
+            // said leaves the workspace memory.
+            workspace_from = Some(f.ts);
+            continue;
+        }
+        let oldest = |t: &mut Ts| *t = (*t).min(f.ts);
+        threads
+            .entry((f.channel.clone(), f.thread()))
+            .and_modify(oldest)
+            .or_insert(f.ts);
+        channels
+            .entry(f.channel.clone())
+            .and_modify(oldest)
+            .or_insert(f.ts);
+    }
+    for ((channel, root), oldest) in threads {
+        let scope = MemoryScope::Thread {
+            channel: channel.clone(),
+            thread_ts: root,
+        };
+        if let Some(m) = svc.store.get_memory(&scope, MemoryKind::Short).await? {
+            if covers(&m, oldest) {
+                report.merge(refresh_thread(svc, settings, &channel, root, true).await?);
+                let after = svc.store.get_memory(&scope, MemoryKind::Short).await?;
+                if after.is_some_and(|a| a.updated_at < now) {
+                    svc.store.delete_memory(&scope, MemoryKind::Short).await?;
+                }
+            }
+        }
+    }
+    for (id, oldest) in &channels {
+        let scope = MemoryScope::Channel {
+            channel: id.clone(),
+        };
+        if let Some(short) = svc.store.get_memory(&scope, MemoryKind::Short).await? {
+            if covers(&short, *oldest) {
+                svc.store.delete_memory(&scope, MemoryKind::Short).await?;
+            }
+        }
+        if let Some(long) = svc.store.get_memory(&scope, MemoryKind::Long).await? {
+            if covers(&long, *oldest) {
+                rebuild_channel_long(svc, settings, report, id, now).await?;
+            }
+        }
+        // Its channel may have fed the workspace memory when it was open.
+        let fed = svc
+            .store
+            .get_channel(id)
+            .await?
+            .is_none_or(|r| r.channel.visibility.is_open() || r.checked_at.is_none());
+        if fed {
+            workspace_from = Some(workspace_from.map_or(*oldest, |t| t.min(*oldest)));
+        }
+    }
+    let mut rebuild_workspace_long = false;
+    if let Some(oldest) = workspace_from {
+        let scope = MemoryScope::Workspace;
+        if let Some(short) = svc.store.get_memory(&scope, MemoryKind::Short).await? {
+            if covers(&short, oldest) {
+                svc.store.delete_memory(&scope, MemoryKind::Short).await?;
+            }
+        }
+        if let Some(long) = svc.store.get_memory(&scope, MemoryKind::Long).await? {
+            if covers(&long, oldest) {
+                // Until it is rebuilt from the channels' rewritten memories,
+                // no prompt shows it.
+                svc.store.delete_memory(&scope, MemoryKind::Long).await?;
+                rebuild_workspace_long = true;
+            }
+        }
+    }
+    for f in &forgets {
+        svc.store.clear_forget(f).await?;
+    }
+    Ok(rebuild_workspace_long)
+}
+
+/// Rewrites a channel's long-term memory from its remaining messages alone
+/// (as far back as they are kept), or removes it when none remains or the
+/// rewrite fails.
+async fn rebuild_channel_long(
+    svc: &Services,
+    settings: &Settings,
+    report: &mut MemoryReport,
+    id: &ChannelId,
+    now: DateTime<Utc>,
+) -> Result<(), PortError> {
+    let scope = MemoryScope::Channel {
+        channel: id.clone(),
+    };
+    let messages = svc.store.messages_after(id, None, WINDOW_MESSAGES).await?;
+    let channel = super::context::channel(svc, settings, id, now).await?;
+    let newest = messages.iter().map(|m| m.ts).max();
+    let summary = match newest {
+        None => None,
+        Some(_) => {
+            let task = WindowTask {
+                channel_name: channel.name.clone(),
+                window_hours: settings.message_retention_days.saturating_mul(24),
+                messages: views(svc, settings, &messages, now).await?,
+            };
+            ask(
+                svc,
+                settings,
+                report,
+                &scope,
+                MemoryKind::Short,
+                "memory_channel_short.j2",
+                &task,
+            )
+            .await
+        }
+    };
+    let rewritten = match summary {
+        Some(summary) => {
+            let task = MergeTask {
+                channel_name: channel.name,
+                previous: None,
+                short_term: summary,
+            };
+            write(
+                svc,
+                settings,
+                report,
+                scope.clone(),
+                MemoryKind::Long,
+                "memory_channel_long.j2",
+                &task,
+                newest,
+            )
+            .await?
+        }
+        None => false,
+    };
+    if !rewritten {
+        svc.store.delete_memory(&scope, MemoryKind::Long).await?;
+        tracing::info!(%scope, "channel long-term memory removed while forgetting");
+    }
+    Ok(())
 }
 
 /// Whether a long-term memory may be rewritten now with content up to `newest`.
@@ -354,11 +626,14 @@ async fn channel_memories(
         // Nothing happened within the window: "recent events" from days ago
         // would mislead. The long-term memory keeps them.
         svc.store
-            .put_memory(&Memory {
-                content: String::new(),
-                updated_at: now,
-                ..short.clone()
-            })
+            .put_memory(
+                &Memory {
+                    content: String::new(),
+                    updated_at: now,
+                    ..short.clone()
+                },
+                memory_retention(settings, now),
+            )
             .await?;
         tracing::info!(channel = %channel.id, "channel short-term memory cleared: a quiet window");
     }
@@ -387,16 +662,20 @@ async fn channel_memories(
     Ok(report)
 }
 
+/// The workspace memories, written from the open channels' memories only.
+/// `rebuild_long`: the long-term one was forgotten; it is written again from
+/// the channels' long-term memories, not from its previous text.
 async fn workspace_memories(
     svc: &Services,
     settings: &Settings,
-    windows: &[(Channel, Vec<Message>)],
+    open: &[&Channel],
+    rebuild_long: bool,
     now: DateTime<Utc>,
 ) -> Result<MemoryReport, PortError> {
     let mut report = MemoryReport::default();
     let mut lines = Vec::new();
     let mut newest: Option<Ts> = None;
-    for (channel, _) in windows {
+    for channel in open {
         let scope = MemoryScope::Channel {
             channel: channel.id.clone(),
         };
@@ -411,10 +690,13 @@ async fn workspace_memories(
             });
         }
     }
+    let scope = MemoryScope::Workspace;
+    if rebuild_long {
+        rebuild_workspace_long(svc, settings, &mut report, open).await?;
+    }
     let Some(newest) = newest else {
         return Ok(report);
     };
-    let scope = MemoryScope::Workspace;
     let mut short = svc.store.get_memory(&scope, MemoryKind::Short).await?;
     if short
         .as_ref()
@@ -460,6 +742,69 @@ async fn workspace_memories(
         .await?;
     }
     Ok(report)
+}
+
+/// Writes the workspace's long-term memory again from the open channels'
+/// long-term memories (already free of what was forgotten).
+async fn rebuild_workspace_long(
+    svc: &Services,
+    settings: &Settings,
+    report: &mut MemoryReport,
+    open: &[&Channel],
+) -> Result<(), PortError> {
+    let scope = MemoryScope::Workspace;
+    let mut lines = Vec::new();
+    let mut newest: Option<Ts> = None;
+    for channel in open {
+        let channel_scope = MemoryScope::Channel {
+            channel: channel.id.clone(),
+        };
+        if let Some(m) = svc
+            .store
+            .get_memory(&channel_scope, MemoryKind::Long)
+            .await?
+        {
+            newest = newest.max(m.newest_ts);
+            lines.push(ChannelLine {
+                name: channel.name.clone(),
+                memory: m.content,
+            });
+        }
+    }
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let task = WorkspaceTask { channels: lines };
+    let Some(summary) = ask(
+        svc,
+        settings,
+        report,
+        &scope,
+        MemoryKind::Short,
+        "memory_workspace_short.j2",
+        &task,
+    )
+    .await
+    else {
+        return Ok(());
+    };
+    let task = MergeTask {
+        channel_name: String::new(),
+        previous: None,
+        short_term: summary,
+    };
+    write(
+        svc,
+        settings,
+        report,
+        scope,
+        MemoryKind::Long,
+        "memory_workspace_long.j2",
+        &task,
+        newest,
+    )
+    .await?;
+    Ok(())
 }
 
 #[cfg(test)]

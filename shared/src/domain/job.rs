@@ -31,6 +31,9 @@ pub enum Job {
     ThreadMemory { channel: ChannelId, thread_ts: Ts },
     /// Refresh channel and workspace memories (the recurring run).
     MemorySweep,
+    /// Forget what was deleted or edited, or what a channel that became
+    /// less visible said, at once (the recurring run does it too).
+    Forget,
 }
 
 /// What a job is, for names and logs.
@@ -40,6 +43,7 @@ pub enum JobKind {
     Response,
     ThreadMemory,
     MemorySweep,
+    Forget,
 }
 
 impl JobKind {
@@ -49,6 +53,7 @@ impl JobKind {
             JobKind::Response => "response",
             JobKind::ThreadMemory => "thread-memory",
             JobKind::MemorySweep => "memory-sweep",
+            JobKind::Forget => "forget",
         }
     }
 }
@@ -66,6 +71,7 @@ impl Job {
             Job::Response { .. } => JobKind::Response,
             Job::ThreadMemory { .. } => JobKind::ThreadMemory,
             Job::MemorySweep => JobKind::MemorySweep,
+            Job::Forget => JobKind::Forget,
         }
     }
 
@@ -84,7 +90,7 @@ impl Job {
             Job::ThreadMemory { channel, thread_ts } => {
                 Some(Conversation::thread(channel.clone(), *thread_ts))
             }
-            Job::MemorySweep => None,
+            Job::MemorySweep | Job::Forget => None,
         }
     }
 
@@ -118,7 +124,7 @@ impl Job {
             Job::ThreadMemory { channel, thread_ts } => {
                 format!("{}:{}:{}", self.kind(), channel, thread_ts)
             }
-            Job::MemorySweep => self.kind().to_string(),
+            Job::MemorySweep | Job::Forget => self.kind().to_string(),
         }
     }
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ids::{ChannelId, Ts, UserId};
+use super::privacy::Visibility;
 
 /// A message of a channel, as the bot remembers it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,6 +90,9 @@ impl Conversation {
 pub struct Channel {
     pub id: ChannelId,
     pub name: String,
+    /// Who can read it; unknown counts as private.
+    #[serde(default)]
+    pub visibility: Visibility,
 }
 
 /// A member of the workspace (a person or a bot).

@@ -67,8 +67,15 @@ pub struct Settings {
     pub slack_max_retries: u32,
     /// Fallback bot user id when events carry none (they normally do).
     pub bot_user_id: Option<UserId>,
+    /// When set, ingest ignores events sent to another Slack app.
+    pub slack_app_id: Option<String>,
+    /// When set, ingest ignores events from another Slack workspace.
+    pub slack_team_id: Option<String>,
     /// Stored messages expire after this many days (DynamoDB TTL).
     pub message_retention_days: u32,
+    /// Memories, cached users and channel records expire after this many
+    /// days without a rewrite (DynamoDB TTL).
+    pub memory_retention_days: u32,
 }
 
 impl Default for Settings {
@@ -110,7 +117,10 @@ impl Default for Settings {
             slack_api_base_url: "https://slack.com/api".to_owned(),
             slack_max_retries: 3,
             bot_user_id: None,
+            slack_app_id: None,
+            slack_team_id: None,
             message_retention_days: 90,
+            memory_retention_days: 90,
         }
     }
 }
@@ -147,7 +157,10 @@ pub const SETTING_NAMES: &[&str] = &[
     "slack_api_base_url",
     "slack_max_retries",
     "bot_user_id",
+    "slack_app_id",
+    "slack_team_id",
     "message_retention_days",
+    "memory_retention_days",
 ];
 
 /// A setting that was present but could not be used; its default was kept.
@@ -206,6 +219,20 @@ fn url(value: &str) -> Result<String, String> {
     Ok(t.trim_end_matches('/').to_owned())
 }
 
+/// A Slack id such as an app id (`A…`) or a workspace id (`T…`): capital
+/// letters and digits, starting with `first`.
+fn slack_id(value: &str, first: char) -> Result<String, String> {
+    let t = text(value)?;
+    let id_char = |b: u8| b.is_ascii_uppercase() || b.is_ascii_digit();
+    if t.len() > 32 || !t.bytes().all(id_char) {
+        return Err("not a Slack id (capital letters and digits)".to_owned());
+    }
+    if !t.starts_with(first) {
+        return Err(format!("not a Slack id starting with {first}"));
+    }
+    Ok(t)
+}
+
 fn boolean(value: &str) -> Result<bool, String> {
     match value.trim().to_ascii_lowercase().as_str() {
         "true" | "yes" | "on" | "1" => Ok(true),
@@ -259,7 +286,10 @@ impl Settings {
             "bot_user_id" => {
                 self.bot_user_id = Some(UserId::parse(value.trim()).map_err(|e| e.to_string())?)
             }
+            "slack_app_id" => self.slack_app_id = Some(slack_id(value, 'A')?),
+            "slack_team_id" => self.slack_team_id = Some(slack_id(value, 'T')?),
             "message_retention_days" => self.message_retention_days = int(value, 1, 3650)?,
+            "memory_retention_days" => self.memory_retention_days = int(value, 1, 3650)?,
             _ => return Err("unknown setting".to_owned()),
         }
         Ok(())
@@ -310,8 +340,9 @@ impl Settings {
         (settings, issues)
     }
 
-    /// The default of each setting as text, as SSM would hold it. `bot_user_id`
-    /// has none and is left out.
+    /// The default of each setting as text, as SSM would hold it.
+    /// `bot_user_id`, `slack_app_id` and `slack_team_id` have none and are
+    /// left out.
     pub fn default_pairs() -> Vec<(&'static str, String)> {
         let d = Settings::default();
         let f = |x: f64| format!("{x}");
@@ -361,6 +392,7 @@ impl Settings {
                 "message_retention_days",
                 d.message_retention_days.to_string(),
             ),
+            ("memory_retention_days", d.memory_retention_days.to_string()),
         ]
     }
 }
@@ -453,9 +485,9 @@ mod tests {
             assert!(SETTING_NAMES.contains(name), "{name} is not listed");
         }
         assert_eq!(
-            pairs.len() + 1,
+            pairs.len() + 3,
             SETTING_NAMES.len(),
-            "only bot_user_id has no default"
+            "only bot_user_id, slack_app_id and slack_team_id have no default"
         );
     }
 
@@ -468,5 +500,24 @@ mod tests {
         assert!(issues.is_empty());
         assert_eq!(s.timezone, chrono_tz::Asia::Tokyo);
         assert_eq!(s.llm_base_url, "http://127.0.0.1:9/v1");
+    }
+
+    #[test]
+    fn app_and_team_ids_are_optional_slack_ids() {
+        let d = Settings::default();
+        assert_eq!((d.slack_app_id, d.slack_team_id), (None, None));
+        let (s, issues) =
+            Settings::from_pairs([("slack_app_id", " A0123ABC "), ("slack_team_id", "T0123\n")]);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(s.slack_app_id.as_deref(), Some("A0123ABC"));
+        assert_eq!(s.slack_team_id.as_deref(), Some("T0123"));
+        let (s, issues) = Settings::from_pairs([
+            ("slack_app_id", "T0123"),
+            ("slack_team_id", "t0123"),
+            ("slack_app_id", "A-1"),
+            ("slack_team_id", ""),
+        ]);
+        assert_eq!(issues.len(), 4, "{issues:?}");
+        assert_eq!((s.slack_app_id, s.slack_team_id), (None, None));
     }
 }

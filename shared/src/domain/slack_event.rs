@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::ids::{ChannelId, IdError, Ts, UserId};
 use super::message::Message;
+use super::privacy::VisibilityChange;
 
 /// A request body from the Events API.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,6 +17,10 @@ pub enum Envelope {
         event_id: String,
         /// The bot's own user id, from `authorizations`.
         bot_user_id: Option<UserId>,
+        /// The app the event was sent to (`api_app_id`), if given.
+        api_app_id: Option<String>,
+        /// The workspace the event comes from (`team_id`), if given.
+        team_id: Option<String>,
         event: SlackEvent,
     },
     /// Another envelope type (e.g. `app_rate_limited`): acknowledged, ignored.
@@ -35,10 +40,22 @@ pub enum SlackEvent {
     Edited {
         channel: ChannelId,
         ts: Ts,
+        /// Its thread's root, when it is a reply.
+        thread_ts: Option<Ts>,
         text: String,
     },
-    /// A message was deleted.
-    Deleted { channel: ChannelId, ts: Ts },
+    /// A message was deleted (or a thread's root turned into a tombstone).
+    Deleted {
+        channel: ChannelId,
+        ts: Ts,
+        /// Its thread's root, when Slack said.
+        thread_ts: Option<Ts>,
+    },
+    /// Slack said who can read a channel changed.
+    VisibilityChanged {
+        channel: ChannelId,
+        change: VisibilityChange,
+    },
     /// Nothing to store or do (joins, topic changes, unknown subtypes...).
     Ignored { reason: String },
 }
@@ -64,6 +81,8 @@ struct RawEnvelope {
     kind: Option<String>,
     challenge: Option<String>,
     event_id: Option<String>,
+    api_app_id: Option<String>,
+    team_id: Option<String>,
     event: Option<Value>,
     #[serde(default)]
     authorizations: Vec<RawAuthorization>,
@@ -130,6 +149,8 @@ pub fn parse_envelope(body: &[u8]) -> Result<Envelope, EventParseError> {
             Ok(Envelope::Event {
                 event_id: raw.event_id.unwrap_or_default(),
                 bot_user_id,
+                api_app_id: raw.api_app_id,
+                team_id: raw.team_id,
                 event: parse_event(&event)?,
             })
         }
@@ -169,6 +190,15 @@ pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
                 let inner = event
                     .get("message")
                     .ok_or(EventParseError::Missing("message"))?;
+                // A thread's root deleted while it has replies stays as a
+                // tombstone (observed, not documented): a deletion.
+                if opt_str(inner, "subtype") == Some("tombstone") {
+                    return Ok(SlackEvent::Deleted {
+                        channel: channel(event)?,
+                        ts: ts_field(inner, "ts")?,
+                        thread_ts: None,
+                    });
+                }
                 // Slack also sends message_changed for link previews and reply
                 // counts: same text, nothing to store.
                 let text = opt_str(inner, "text");
@@ -180,20 +210,46 @@ pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
                         reason: "message_changed without a text change".to_owned(),
                     });
                 }
+                let ts = ts_field(inner, "ts")?;
                 Ok(SlackEvent::Edited {
                     channel: channel(event)?,
-                    ts: ts_field(inner, "ts")?,
+                    ts,
+                    thread_ts: opt_ts(inner, "thread_ts")?.filter(|root| *root != ts),
                     text: opt_str(inner, "text").unwrap_or_default().to_owned(),
                 })
             }
-            Some("message_deleted") => Ok(SlackEvent::Deleted {
+            Some("message_deleted") => {
+                let ts = ts_field(event, "deleted_ts")?;
+                let thread_ts = match event.get("previous_message") {
+                    Some(previous) => opt_ts(previous, "thread_ts")?.filter(|root| *root != ts),
+                    None => None,
+                };
+                Ok(SlackEvent::Deleted {
+                    channel: channel(event)?,
+                    ts,
+                    thread_ts,
+                })
+            }
+            Some("channel_convert_to_private") => Ok(SlackEvent::VisibilityChanged {
                 channel: channel(event)?,
-                ts: ts_field(event, "deleted_ts")?,
+                change: VisibilityChange::ConvertedToPrivate,
+            }),
+            Some("channel_convert_to_public") => Ok(SlackEvent::VisibilityChanged {
+                channel: channel(event)?,
+                change: VisibilityChange::ConvertedToPublic,
             }),
             Some(other) => Ok(SlackEvent::Ignored {
                 reason: format!("message subtype {other}"),
             }),
         },
+        "channel_shared" => Ok(SlackEvent::VisibilityChanged {
+            channel: channel(event)?,
+            change: VisibilityChange::SharedExternally,
+        }),
+        "channel_unshared" => Ok(SlackEvent::VisibilityChanged {
+            channel: channel(event)?,
+            change: VisibilityChange::Unshared,
+        }),
         other => Ok(SlackEvent::Ignored {
             reason: format!("event type {other}"),
         }),
@@ -324,9 +380,71 @@ mod tests {
             SlackEvent::Edited {
                 channel: ChannelId::parse("C1").unwrap(),
                 ts: Ts::parse("2.0").unwrap(),
+                thread_ts: None,
                 text: "fixed".into()
             }
         );
+        let reply = event_of(&wrap(json!({
+            "type": "message", "subtype": "message_changed", "channel": "C1", "ts": "9.0",
+            "message": {"type": "message", "user": "U1", "text": "b", "ts": "2.0", "thread_ts": "1.0"},
+            "previous_message": {"text": "a", "ts": "2.0", "thread_ts": "1.0"}
+        })));
+        assert!(matches!(
+            reply,
+            SlackEvent::Edited { thread_ts: Some(root), .. } if root == Ts::parse("1.0").unwrap()
+        ));
+    }
+
+    #[test]
+    fn a_root_turned_into_a_tombstone_is_a_deletion_not_an_edit() {
+        // Whatever the English text Slack puts in it.
+        let e = event_of(&wrap(json!({
+            "type": "message", "subtype": "message_changed", "hidden": true, "channel": "C1", "ts": "9.0",
+            "message": {"type": "message", "subtype": "tombstone", "user": "USLACKBOT",
+                        "text": "This message was deleted.", "ts": "2.0", "thread_ts": "2.0", "reply_count": 3},
+            "previous_message": {"text": "the secret plan", "ts": "2.0", "thread_ts": "2.0"}
+        })));
+        assert_eq!(
+            e,
+            SlackEvent::Deleted {
+                channel: ChannelId::parse("C1").unwrap(),
+                ts: Ts::parse("2.0").unwrap(),
+                thread_ts: None,
+            }
+        );
+    }
+
+    #[test]
+    fn visibility_changes_are_read_from_events_and_subtypes() {
+        let c1 = ChannelId::parse("C1").unwrap();
+        let cases = [
+            (
+                json!({"type": "message", "subtype": "channel_convert_to_private", "channel": "C1", "user": "U1", "ts": "1.0"}),
+                VisibilityChange::ConvertedToPrivate,
+            ),
+            (
+                json!({"type": "message", "subtype": "channel_convert_to_public", "channel": "C1", "user": "U1", "ts": "1.0"}),
+                VisibilityChange::ConvertedToPublic,
+            ),
+            (
+                json!({"type": "channel_shared", "connected_team_id": "T2", "channel": "C1", "event_ts": "1.0"}),
+                VisibilityChange::SharedExternally,
+            ),
+            (
+                json!({"type": "channel_unshared", "previously_connected_team_id": "T2", "channel": "C1",
+                       "is_ext_shared": false, "event_ts": "1.0"}),
+                VisibilityChange::Unshared,
+            ),
+        ];
+        for (event, change) in cases {
+            assert_eq!(
+                event_of(&wrap(event)),
+                SlackEvent::VisibilityChanged {
+                    channel: c1.clone(),
+                    change
+                }
+            );
+        }
     }
 
     #[test]
@@ -348,9 +466,18 @@ mod tests {
             e,
             SlackEvent::Deleted {
                 channel: ChannelId::parse("C1").unwrap(),
-                ts: Ts::parse("2.0").unwrap()
+                ts: Ts::parse("2.0").unwrap(),
+                thread_ts: None,
             }
         );
+        let reply = event_of(&wrap(json!({
+            "type": "message", "subtype": "message_deleted", "channel": "C1", "ts": "9.0", "deleted_ts": "2.0",
+            "previous_message": {"type": "message", "user": "U1", "text": "x", "ts": "2.0", "thread_ts": "1.0"}
+        })));
+        assert!(matches!(
+            reply,
+            SlackEvent::Deleted { thread_ts: Some(root), .. } if root == Ts::parse("1.0").unwrap()
+        ));
     }
 
     #[test]

@@ -6,13 +6,19 @@
 //! | channel  | `CHANNELS`      | `C#{channel}`                |                                   |
 //! | user     | `USERS`         | `U#{user}`                   |                                   |
 //! | memory   | `MEM`           | `workspace#{kind}`, `channel#{channel}#{kind}` |                 |
-//! | thread memory | `TMEM#{channel}` | `T#{root sort key}#{kind}` |                                  |
+//! | thread memory | `TMEM#{channel}` | `T#{root sort key}#{kind}` | `TMEM#{channel}` / `updated_at` |
+//! | forget   | `FORGET`        | `{channel}#{ts sort key}`    |                                   |
 //! | claim    | `CLAIM#{key}`   | `-`                          |                                   |
 //!
 //! A deleted message stays as a tombstone (`deleted = true`, no text, out of
-//! the GSI) until its `expires_at`. TTL deletion is lazy (days on AWS, never
-//! on the emulator), so every read drops expired items itself, by the
-//! injected clock: an item is live while `expires_at > now` (epoch seconds).
+//! the GSI) until its `expires_at`; an edit that comes before its message
+//! waits as `pending_text` (no `user`, out of the GSI) for the original's
+//! insert to take it. Thread memories are in the GSI by their update time,
+//! so the recent ones are read without reading the old ones. Every item but
+//! a claim-free memory of old has an `expires_at`. TTL deletion is lazy
+//! (days on AWS, never on the emulator), so every read drops expired items
+//! itself, by the injected clock: an item is live while `expires_at > now`
+//! (epoch seconds).
 
 use std::collections::HashMap;
 use std::fmt::Display;
@@ -36,12 +42,14 @@ use chrono::{DateTime, SecondsFormat, Utc};
 
 use super::port_error;
 use crate::domain::{
-    Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Ts, User, UserId,
+    Channel, ChannelId, ChannelKind, Conversation, Forget, Memory, MemoryKind, MemoryScope,
+    Message, Ts, User, UserId, Visibility, VisibilityChange,
 };
-use crate::ports::{ChannelRecord, Clock, Insert, PortError, Store};
+use crate::ports::{ChannelRecord, Clock, Edit, Insert, PortError, Store};
 
 const SERVICE: &str = "dynamodb";
-/// The one global secondary index: a conversation's messages by time.
+/// The one global secondary index: a conversation's messages by time, and a
+/// channel's thread memories by update time.
 pub const GSI1: &str = "gsi1";
 /// The TTL attribute (epoch seconds).
 pub const TTL_ATTRIBUTE: &str = "expires_at";
@@ -180,6 +188,11 @@ fn conversation_pk(channel: &ChannelId, thread_ts: Option<Ts>) -> String {
 const CHANNELS_PK: &str = "CHANNELS";
 const USERS_PK: &str = "USERS";
 const MEMORY_PK: &str = "MEM";
+const FORGET_PK: &str = "FORGET";
+
+fn forget_sk(channel: &ChannelId, ts: Ts) -> String {
+    format!("{channel}#{}", ts.sort_key())
+}
 
 fn memory_key(scope: &MemoryScope, kind: MemoryKind) -> (String, String) {
     let kind = kind.as_str();
@@ -221,6 +234,11 @@ fn b(value: bool) -> AttributeValue {
 /// (and compares in a filter) like the time it names.
 fn time_text(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Nanos, true)
+}
+
+/// Whether an item's `expires_at` has passed (an item without one lives on).
+fn expired(item: &Item, now: i64) -> bool {
+    matches!(item.get(TTL_ATTRIBUTE), Some(AttributeValue::N(v)) if v.parse::<i64>().is_ok_and(|e| e <= now))
 }
 
 fn key(pk: impl Into<String>, sk: impl Into<String>) -> Item {
@@ -289,11 +307,6 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn i64(&self, attr: &str) -> Result<i64, PortError> {
-        self.opt_i64(attr)?
-            .ok_or_else(|| self.corrupt(attr, "is missing"))
-    }
-
     fn opt_parse<T>(&self, attr: &str) -> Result<Option<T>, PortError>
     where
         T: FromStr,
@@ -326,12 +339,14 @@ impl<'a> Reader<'a> {
 
 // ---- item conversions -------------------------------------------------------
 
-/// A stored message or its tombstone.
+/// A stored message, its tombstone, or an edit waiting for it.
 struct MessageRow {
     routed: bool,
     deleted: bool,
     expires_at: Option<i64>,
-    /// `None` for a tombstone, which keeps no text.
+    /// The text of an edit that came before its message.
+    pending_text: Option<String>,
+    /// `None` for a tombstone or a waiting edit, which are no message.
     message: Option<Message>,
 }
 
@@ -350,7 +365,8 @@ impl TryFrom<&Item> for MessageRow {
     fn try_from(item: &Item) -> Result<MessageRow, PortError> {
         let r = Reader::new(item);
         let deleted = r.opt_bool("deleted")?.unwrap_or(false);
-        let message = if deleted {
+        let pending_text = r.opt_s("pending_text")?.map(str::to_owned);
+        let message = if deleted || (pending_text.is_some() && r.opt_s("user")?.is_none()) {
             None
         } else {
             Some(Message::new(
@@ -366,6 +382,7 @@ impl TryFrom<&Item> for MessageRow {
             routed: r.opt_bool("routed")?.unwrap_or(false),
             deleted,
             expires_at: r.opt_i64(TTL_ATTRIBUTE)?,
+            pending_text,
             message,
         })
     }
@@ -398,15 +415,26 @@ impl TryFrom<&Item> for ChannelRow {
 
     fn try_from(item: &Item) -> Result<ChannelRow, PortError> {
         let r = Reader::new(item);
-        let millis = r.i64("last_active")?;
-        let last_active = DateTime::from_timestamp_millis(millis)
-            .ok_or_else(|| r.corrupt("last_active", format!("{millis} is out of range")))?;
+        let millis = |attr: &str| -> Result<Option<DateTime<Utc>>, PortError> {
+            r.opt_i64(attr)?
+                .map(|ms| {
+                    DateTime::from_timestamp_millis(ms)
+                        .ok_or_else(|| r.corrupt(attr, format!("{ms} is out of range")))
+                })
+                .transpose()
+        };
+        let id: ChannelId = r.parse("channel")?;
         Ok(ChannelRow(ChannelRecord {
             channel: Channel {
-                id: r.parse("channel")?,
-                name: r.s("name")?.to_owned(),
+                name: r.opt_s("name")?.unwrap_or(id.as_str()).to_owned(),
+                id,
+                visibility: Visibility {
+                    kind: ChannelKind::from_name(r.opt_s("kind")?.unwrap_or_default()),
+                    external: r.opt_bool("external")?.unwrap_or(false),
+                },
             },
-            last_active,
+            last_active: millis("last_active")?.unwrap_or(DateTime::UNIX_EPOCH),
+            checked_at: millis("checked_at")?,
         }))
     }
 }
@@ -462,9 +490,10 @@ impl TryFrom<&Item> for MemoryRow {
     }
 }
 
-fn memory_item(memory: &Memory) -> Item {
+fn memory_item(memory: &Memory, expires_at: DateTime<Utc>) -> Item {
     let (pk, sk) = memory_key(&memory.scope, memory.kind);
     let mut item = key(pk, sk);
+    item.insert(TTL_ATTRIBUTE.into(), n(expires_at.timestamp()));
     let scope = match &memory.scope {
         MemoryScope::Workspace => "workspace",
         MemoryScope::Channel { channel } => {
@@ -474,6 +503,8 @@ fn memory_item(memory: &Memory) -> Item {
         MemoryScope::Thread { channel, thread_ts } => {
             item.insert("channel".into(), s(channel.as_str()));
             item.insert("thread_ts".into(), s(thread_ts.to_string()));
+            item.insert("gsi1pk".into(), s(thread_memory_pk(channel)));
+            item.insert("gsi1sk".into(), s(time_text(memory.updated_at)));
             "thread"
         }
     };
@@ -647,11 +678,42 @@ impl Store for DynamoStore {
                 })?,
         };
         let row = MessageRow::try_from(&existing)?;
-        Ok(if row.deleted {
-            Insert::Deleted
-        } else {
-            Insert::Duplicate { routed: row.routed }
-        })
+        if row.deleted {
+            return Ok(Insert::Deleted);
+        }
+        let Some(text) = row.pending_text.filter(|_| row.message.is_none()) else {
+            return Ok(Insert::Duplicate { routed: row.routed });
+        };
+        // Its edit came first: store the message with the newer text, unless
+        // something changed since it was read (the message arrived, it was
+        // deleted, a newer edit came): then a retry decides again.
+        let mut edited = message.clone();
+        edited.text = text.clone();
+        let put = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(message_item(&edited, routed, expires_at)))
+            .condition_expression(
+                "pending_text = :seen AND attribute_not_exists(#user) \
+                 AND attribute_not_exists(#deleted)",
+            )
+            .expression_attribute_names("#user", "user")
+            .expression_attribute_names("#deleted", "deleted")
+            .expression_attribute_values(":seen", s(text))
+            .send()
+            .await;
+        match put {
+            Ok(_) => Ok(Insert::New),
+            Err(e) if is_conditional_put_failure(&e) => Err(PortError::unavailable(
+                SERVICE,
+                format!(
+                    "message {}/{} changed during its insert",
+                    message.channel, message.ts
+                ),
+            )),
+            Err(e) => Err(port_error(SERVICE, "PutItem", e)),
+        }
     }
 
     async fn mark_routed(&self, channel: &ChannelId, ts: Ts) -> Result<(), PortError> {
@@ -682,28 +744,89 @@ impl Store for DynamoStore {
         channel: &ChannelId,
         ts: Ts,
         text: &str,
-    ) -> Result<bool, PortError> {
-        let update = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key(channel_pk(channel), message_sk(ts))))
-            .update_expression("SET #text = :text")
-            .condition_expression(
-                "attribute_exists(pk) AND attribute_not_exists(#deleted) AND #exp > :now",
-            )
-            .expression_attribute_names("#text", "text")
-            .expression_attribute_names("#deleted", "deleted")
-            .expression_attribute_names("#exp", TTL_ATTRIBUTE)
-            .expression_attribute_values(":text", s(text))
-            .expression_attribute_values(":now", n(self.now()))
-            .send()
-            .await;
-        match update {
-            Ok(_) => Ok(true),
-            Err(e) if is_conditional_update_failure(&e) => Ok(false),
-            Err(e) => Err(port_error(SERVICE, "UpdateItem", e)),
+        expires_at: DateTime<Utc>,
+    ) -> Result<Edit, PortError> {
+        // A stored message takes the text; else the text waits in an item of
+        // its own (replacing an older waiting edit or an expired item, never
+        // a message or a tombstone). Between the two a message may arrive:
+        // then the first step is tried once more.
+        for _ in 0..2 {
+            let update = self
+                .client
+                .update_item()
+                .table_name(&self.table)
+                .set_key(Some(key(channel_pk(channel), message_sk(ts))))
+                .update_expression("SET #text = :text")
+                .condition_expression(
+                    "attribute_exists(#user) AND attribute_not_exists(#deleted) AND #exp > :now",
+                )
+                .expression_attribute_names("#text", "text")
+                .expression_attribute_names("#user", "user")
+                .expression_attribute_names("#deleted", "deleted")
+                .expression_attribute_names("#exp", TTL_ATTRIBUTE)
+                .expression_attribute_values(":text", s(text))
+                .expression_attribute_values(":now", n(self.now()))
+                .send()
+                .await;
+            match update {
+                Ok(_) => return Ok(Edit::Applied),
+                Err(e) if is_conditional_update_failure(&e) => {}
+                Err(e) => return Err(port_error(SERVICE, "UpdateItem", e)),
+            }
+            let mut item = key(channel_pk(channel), message_sk(ts));
+            item.insert("channel".into(), s(channel.as_str()));
+            item.insert("ts".into(), s(ts.to_string()));
+            item.insert("pending_text".into(), s(text));
+            item.insert(TTL_ATTRIBUTE.into(), n(expires_at.timestamp()));
+            let put = self
+                .client
+                .put_item()
+                .table_name(&self.table)
+                .set_item(Some(item))
+                .condition_expression(
+                    "attribute_not_exists(pk) OR #exp <= :now \
+                     OR (attribute_not_exists(#user) AND attribute_not_exists(#deleted))",
+                )
+                .expression_attribute_names("#user", "user")
+                .expression_attribute_names("#deleted", "deleted")
+                .expression_attribute_names("#exp", TTL_ATTRIBUTE)
+                .expression_attribute_values(":now", n(self.now()))
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .send()
+                .await;
+            match put {
+                Ok(_) => return Ok(Edit::Pending),
+                Err(e) if is_conditional_put_failure(&e) => {
+                    let deleted = match e.into_service_error() {
+                        PutItemError::ConditionalCheckFailedException(c) => c
+                            .item
+                            .as_ref()
+                            .map(MessageRow::try_from)
+                            .transpose()?
+                            .map(|r| r.deleted),
+                        _ => None,
+                    };
+                    if deleted == Some(true) {
+                        return Ok(Edit::Deleted);
+                    }
+                    let row = self
+                        .get_item(channel_pk(channel), message_sk(ts))
+                        .await?
+                        .map(|item| MessageRow::try_from(&item))
+                        .transpose()?;
+                    if row.is_some_and(|r| r.deleted) {
+                        return Ok(Edit::Deleted);
+                    }
+                }
+                Err(e) => return Err(port_error(SERVICE, "PutItem", e)),
+            }
         }
+        Err(PortError::unavailable(
+            SERVICE,
+            format!("message {channel}/{ts} kept changing during its edit"),
+        ))
     }
 
     async fn delete_message(
@@ -720,7 +843,7 @@ impl Store for DynamoStore {
             .set_key(Some(key(channel_pk(channel), message_sk(ts))))
             .update_expression(
                 "SET #deleted = :true, #exp = :exp, #channel = :channel, #ts = :ts \
-                 REMOVE #text, gsi1pk, gsi1sk",
+                 REMOVE #text, pending_text, gsi1pk, gsi1sk",
             )
             .expression_attribute_names("#deleted", "deleted")
             .expression_attribute_names("#exp", TTL_ATTRIBUTE)
@@ -804,51 +927,158 @@ impl Store for DynamoStore {
         self.newest_messages(query, limit).await
     }
 
-    async fn touch_channel(&self, channel: &Channel, at: DateTime<Utc>) -> Result<(), PortError> {
-        let item_key = key(CHANNELS_PK, format!("C#{}", channel.id));
-        let newer = self
+    async fn touch_channel(
+        &self,
+        channel: &Channel,
+        at: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        // The latest activity wins (a later one recorded already makes this
+        // a no-op); the name and visibility are set only where none is. An
+        // expired record counts as absent: it is recorded afresh.
+        let key_ = key(CHANNELS_PK, format!("C#{}", channel.id));
+        let update = self
             .client
             .update_item()
             .table_name(&self.table)
-            .set_key(Some(item_key.clone()))
-            .update_expression("SET #name = :name, #channel = :channel, #last = :at")
-            .condition_expression("attribute_not_exists(#last) OR #last < :at")
-            .expression_attribute_names("#name", "name")
+            .set_key(Some(key_.clone()))
+            .update_expression(
+                "SET #channel = :channel, #name = if_not_exists(#name, :name), \
+                 #kind = if_not_exists(#kind, :kind), \
+                 #external = if_not_exists(#external, :external), #last = :at, #exp = :exp",
+            )
+            .condition_expression(
+                "attribute_not_exists(pk) OR ((attribute_not_exists(#exp) OR #exp > :now) \
+                 AND (attribute_not_exists(#last) OR #last < :at))",
+            )
             .expression_attribute_names("#channel", "channel")
+            .expression_attribute_names("#name", "name")
+            .expression_attribute_names("#kind", "kind")
+            .expression_attribute_names("#external", "external")
             .expression_attribute_names("#last", "last_active")
-            .expression_attribute_values(":name", s(&channel.name))
+            .expression_attribute_names("#exp", TTL_ATTRIBUTE)
             .expression_attribute_values(":channel", s(channel.id.as_str()))
+            .expression_attribute_values(":name", s(&channel.name))
+            .expression_attribute_values(":kind", s(channel.visibility.kind.as_str()))
+            .expression_attribute_values(":external", b(channel.visibility.external))
             .expression_attribute_values(":at", n(at.timestamp_millis()))
+            .expression_attribute_values(":exp", n(expires_at.timestamp()))
+            .expression_attribute_values(":now", n(self.now()))
             .send()
             .await;
-        match newer {
+        match update {
+            Ok(_) => return Ok(()),
+            Err(e) if is_conditional_update_failure(&e) => {}
+            Err(e) => return Err(port_error(SERVICE, "UpdateItem", e)),
+        }
+        // A newer activity is recorded (nothing to do), or the record expired.
+        let mut item = key_;
+        item.insert("channel".into(), s(channel.id.as_str()));
+        item.insert("name".into(), s(&channel.name));
+        item.insert("kind".into(), s(channel.visibility.kind.as_str()));
+        item.insert("external".into(), b(channel.visibility.external));
+        item.insert("last_active".into(), n(at.timestamp_millis()));
+        item.insert(TTL_ATTRIBUTE.into(), n(expires_at.timestamp()));
+        let put = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .condition_expression("attribute_exists(pk) AND #exp <= :now")
+            .expression_attribute_names("#exp", TTL_ATTRIBUTE)
+            .expression_attribute_values(":now", n(self.now()))
+            .send()
+            .await;
+        match put {
             Ok(_) => Ok(()),
-            // A later activity is recorded already: keep its time, take the name.
-            Err(e) if is_conditional_update_failure(&e) => {
-                self.client
-                    .update_item()
-                    .table_name(&self.table)
-                    .set_key(Some(item_key))
-                    .update_expression("SET #name = :name")
-                    .expression_attribute_names("#name", "name")
-                    .expression_attribute_values(":name", s(&channel.name))
-                    .send()
-                    .await
-                    .map_err(|e| port_error(SERVICE, "UpdateItem", e))?;
-                Ok(())
+            Err(e) if is_conditional_put_failure(&e) => Ok(()),
+            Err(e) => Err(port_error(SERVICE, "PutItem", e)),
+        }
+    }
+
+    async fn put_channel_info(
+        &self,
+        channel: &Channel,
+        checked_at: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        self.client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(CHANNELS_PK, format!("C#{}", channel.id))))
+            .update_expression(
+                "SET #channel = :channel, #name = :name, #kind = :kind, \
+                 #external = :external, #checked = :checked, #exp = :exp",
+            )
+            .expression_attribute_names("#channel", "channel")
+            .expression_attribute_names("#name", "name")
+            .expression_attribute_names("#kind", "kind")
+            .expression_attribute_names("#external", "external")
+            .expression_attribute_names("#checked", "checked_at")
+            .expression_attribute_names("#exp", TTL_ATTRIBUTE)
+            .expression_attribute_values(":channel", s(channel.id.as_str()))
+            .expression_attribute_values(":name", s(&channel.name))
+            .expression_attribute_values(":kind", s(channel.visibility.kind.as_str()))
+            .expression_attribute_values(":external", b(channel.visibility.external))
+            .expression_attribute_values(":checked", n(checked_at.timestamp_millis()))
+            .expression_attribute_values(":exp", n(expires_at.timestamp()))
+            .send()
+            .await
+            .map_err(|e| port_error(SERVICE, "UpdateItem", e))?;
+        Ok(())
+    }
+
+    async fn change_visibility(
+        &self,
+        id: &ChannelId,
+        change: VisibilityChange,
+    ) -> Result<(), PortError> {
+        // The same rule as `Visibility::after`, as one conditional update:
+        // a channel not recorded yet stays unknown.
+        let set = match change {
+            VisibilityChange::ConvertedToPrivate => "SET #kind = :private REMOVE #checked",
+            VisibilityChange::SharedExternally => "SET #external = :true REMOVE #checked",
+            VisibilityChange::ConvertedToPublic | VisibilityChange::Unshared => {
+                "SET #kind = :unknown REMOVE #checked"
             }
+        };
+        let mut update = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .set_key(Some(key(CHANNELS_PK, format!("C#{id}"))))
+            .update_expression(set)
+            .condition_expression("attribute_exists(pk)")
+            .expression_attribute_names("#checked", "checked_at");
+        update = match change {
+            VisibilityChange::ConvertedToPrivate => update
+                .expression_attribute_names("#kind", "kind")
+                .expression_attribute_values(":private", s(ChannelKind::Private.as_str())),
+            VisibilityChange::SharedExternally => update
+                .expression_attribute_names("#external", "external")
+                .expression_attribute_values(":true", b(true)),
+            VisibilityChange::ConvertedToPublic | VisibilityChange::Unshared => update
+                .expression_attribute_names("#kind", "kind")
+                .expression_attribute_values(":unknown", s(ChannelKind::Unknown.as_str())),
+        };
+        match update.send().await {
+            Ok(_) => Ok(()),
+            Err(e) if is_conditional_update_failure(&e) => Ok(()),
             Err(e) => Err(port_error(SERVICE, "UpdateItem", e)),
         }
     }
 
     async fn get_channel(&self, id: &ChannelId) -> Result<Option<ChannelRecord>, PortError> {
+        let now = self.now();
         self.get_item(CHANNELS_PK.to_owned(), format!("C#{id}"))
             .await?
+            .filter(|item| !expired(item, now))
             .map(|item| ChannelRow::try_from(&item).map(|r| r.0))
             .transpose()
     }
 
     async fn channels(&self) -> Result<Vec<ChannelRecord>, PortError> {
+        let now = self.now();
         let query = self
             .query()
             .key_condition_expression("pk = :pk")
@@ -856,23 +1086,32 @@ impl Store for DynamoStore {
         self.query_all(query)
             .await?
             .iter()
+            .filter(|item| !expired(item, now))
             .map(|item| ChannelRow::try_from(item).map(|r| r.0))
             .collect()
     }
 
     async fn get_user(&self, id: &UserId) -> Result<Option<(User, DateTime<Utc>)>, PortError> {
+        let now = self.now();
         self.get_item(USERS_PK.to_owned(), format!("U#{id}"))
             .await?
+            .filter(|item| !expired(item, now))
             .map(|item| UserRow::try_from(&item).map(|r| (r.0, r.1)))
             .transpose()
     }
 
-    async fn put_user(&self, user: &User, fetched_at: DateTime<Utc>) -> Result<(), PortError> {
+    async fn put_user(
+        &self,
+        user: &User,
+        fetched_at: DateTime<Utc>,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
         let mut item = key(USERS_PK, format!("U#{}", user.id));
         item.insert("user".into(), s(user.id.as_str()));
         item.insert("name".into(), s(&user.name));
         item.insert("is_bot".into(), b(user.is_bot));
         item.insert("fetched_at".into(), s(time_text(fetched_at)));
+        item.insert(TTL_ATTRIBUTE.into(), n(expires_at.timestamp()));
         self.client
             .put_item()
             .table_name(&self.table)
@@ -883,11 +1122,15 @@ impl Store for DynamoStore {
         Ok(())
     }
 
-    async fn put_memory(&self, memory: &Memory) -> Result<(), PortError> {
+    async fn put_memory(
+        &self,
+        memory: &Memory,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
         self.client
             .put_item()
             .table_name(&self.table)
-            .set_item(Some(memory_item(memory)))
+            .set_item(Some(memory_item(memory, expires_at)))
             .send()
             .await
             .map_err(|e| port_error(SERVICE, "PutItem", e))?;
@@ -899,11 +1142,25 @@ impl Store for DynamoStore {
         scope: &MemoryScope,
         kind: MemoryKind,
     ) -> Result<Option<Memory>, PortError> {
+        let now = self.now();
         let (pk, sk) = memory_key(scope, kind);
         self.get_item(pk, sk)
             .await?
+            .filter(|item| !expired(item, now))
             .map(|item| MemoryRow::try_from(&item).map(|r| r.0))
             .transpose()
+    }
+
+    async fn delete_memory(&self, scope: &MemoryScope, kind: MemoryKind) -> Result<(), PortError> {
+        let (pk, sk) = memory_key(scope, kind);
+        self.client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(key(pk, sk)))
+            .send()
+            .await
+            .map_err(|e| port_error(SERVICE, "DeleteItem", e))?;
+        Ok(())
     }
 
     async fn thread_memories(
@@ -911,18 +1168,93 @@ impl Store for DynamoStore {
         channel: &ChannelId,
         since: DateTime<Utc>,
     ) -> Result<Vec<Memory>, PortError> {
+        // The index is ordered by update time: only the recent ones are read.
+        let now = self.now();
         let query = self
             .query()
-            .key_condition_expression("pk = :pk")
-            .filter_expression("#updated >= :since")
-            .expression_attribute_names("#updated", "updated_at")
+            .index_name(GSI1)
+            .key_condition_expression("gsi1pk = :pk AND gsi1sk >= :since")
             .expression_attribute_values(":pk", s(thread_memory_pk(channel)))
             .expression_attribute_values(":since", s(time_text(since)));
         self.query_all(query)
             .await?
             .iter()
+            .filter(|item| !expired(item, now))
             .map(|item| MemoryRow::try_from(item).map(|r| r.0))
             .collect()
+    }
+
+    async fn record_forget(
+        &self,
+        forget: &Forget,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        let mut item = key(FORGET_PK, forget_sk(&forget.channel, forget.ts));
+        item.insert("channel".into(), s(forget.channel.as_str()));
+        item.insert("ts".into(), s(forget.ts.to_string()));
+        if let Some(root) = forget.thread_ts {
+            item.insert("thread_ts".into(), s(root.to_string()));
+        }
+        item.insert("at".into(), s(time_text(forget.at)));
+        item.insert(TTL_ATTRIBUTE.into(), n(expires_at.timestamp()));
+        self.client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item))
+            .send()
+            .await
+            .map_err(|e| port_error(SERVICE, "PutItem", e))?;
+        Ok(())
+    }
+
+    async fn forgets(&self) -> Result<Vec<Forget>, PortError> {
+        let now = self.now();
+        let query = self
+            .query()
+            .consistent_read(true)
+            .key_condition_expression("pk = :pk")
+            .expression_attribute_values(":pk", s(FORGET_PK));
+        let mut all = self
+            .query_all(query)
+            .await?
+            .iter()
+            .filter(|item| !expired(item, now))
+            .map(|item| {
+                let r = Reader::new(item);
+                Ok(Forget {
+                    channel: r.parse("channel")?,
+                    ts: r.parse("ts")?,
+                    thread_ts: r.opt_parse("thread_ts")?,
+                    at: r.time("at")?,
+                })
+            })
+            .collect::<Result<Vec<_>, PortError>>()?;
+        all.sort_by(|a, b| (a.at, &a.channel, a.ts).cmp(&(b.at, &b.channel, b.ts)));
+        Ok(all)
+    }
+
+    async fn clear_forget(&self, forget: &Forget) -> Result<(), PortError> {
+        let delete = self
+            .client
+            .delete_item()
+            .table_name(&self.table)
+            .set_key(Some(key(FORGET_PK, forget_sk(&forget.channel, forget.ts))))
+            // A newer deletion or edit of the same message stays pending.
+            .condition_expression("#at = :at")
+            .expression_attribute_names("#at", "at")
+            .expression_attribute_values(":at", s(time_text(forget.at)))
+            .send()
+            .await;
+        match delete {
+            Ok(_) => Ok(()),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(port_error(SERVICE, "DeleteItem", e)),
+        }
     }
 
     async fn claim(&self, key_: &str, expires_at: DateTime<Utc>) -> Result<bool, PortError> {
@@ -1055,7 +1387,9 @@ mod tests {
                 updated_at: at,
                 newest_ts: Some(ts("6.0")),
             };
-            let back = MemoryRow::try_from(&memory_item(&m)).expect("valid").0;
+            let item = memory_item(&m, at);
+            assert_eq!(item.get(TTL_ATTRIBUTE), Some(&n(at.timestamp())));
+            let back = MemoryRow::try_from(&item).expect("valid").0;
             assert_eq!(back, m);
         }
     }

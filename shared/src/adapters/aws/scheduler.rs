@@ -143,7 +143,9 @@ impl EventBridgeScheduler {
         let arn = match kind {
             JobKind::Judgment => &self.judgment_target_arn,
             JobKind::Response => &self.response_target_arn,
-            JobKind::ThreadMemory | JobKind::MemorySweep => &self.summary_target_arn,
+            JobKind::ThreadMemory | JobKind::MemorySweep | JobKind::Forget => {
+                &self.summary_target_arn
+            }
         };
         arn.as_deref()
             .ok_or_else(|| PortError::refused(SERVICE, format!("no target for {kind} jobs")))

@@ -37,7 +37,7 @@ impl SqsQueue {
     fn queue_url(&self, kind: JobKind) -> Result<&str, PortError> {
         match kind {
             JobKind::Response => Ok(&self.response_queue_url),
-            JobKind::ThreadMemory | JobKind::MemorySweep => self
+            JobKind::ThreadMemory | JobKind::MemorySweep | JobKind::Forget => self
                 .memory_queue_url
                 .as_deref()
                 .ok_or_else(|| PortError::refused(SERVICE, format!("no queue for {kind} jobs"))),
