@@ -282,7 +282,10 @@ pub trait SettingsSource: Send + Sync {
 /// The settings in force now.
 #[async_trait]
 pub trait SettingsProvider: Send + Sync {
-    async fn current(&self) -> Arc<Settings>;
+    /// The settings, or an error (worth a retry) when they were never read:
+    /// running on defaults could send prompts to a provider the operator did
+    /// not choose, or speak where it was told not to.
+    async fn current(&self) -> Result<Arc<Settings>, PortError>;
 }
 
 /// Secrets by name (SSM SecureString parameters on AWS). Implementations

@@ -175,7 +175,7 @@ impl OpenAiLlm {
 #[async_trait]
 impl Llm for OpenAiLlm {
     async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError> {
-        let settings = self.settings.current().await;
+        let settings = self.settings.current().await?;
         let model = model_settings(&settings, request.role);
         let url = format!(
             "{}/chat/completions",

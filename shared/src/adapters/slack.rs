@@ -162,7 +162,7 @@ impl SlackWebApi {
         args: Args<'_>,
         replay: Replay,
     ) -> Result<Value, PortError> {
-        let settings = self.settings.current().await;
+        let settings = self.settings.current().await?;
         let url = format!(
             "{}/{method}",
             settings.slack_api_base_url.trim_end_matches('/')

@@ -116,8 +116,8 @@ impl FixedSettings {
 
 #[async_trait]
 impl SettingsProvider for FixedSettings {
-    async fn current(&self) -> Arc<Settings> {
-        self.0.clone()
+    async fn current(&self) -> Result<Arc<Settings>, PortError> {
+        Ok(self.0.clone())
     }
 }
 

@@ -158,7 +158,7 @@ impl Ingest {
                 ..
             } => (bot_user_id, event, api_app_id, team_id),
         };
-        let settings = self.settings.current().await;
+        let settings = self.settings.current().await?;
         // With `slack_app_id` / `slack_team_id` set, an event sent to another
         // app or from another workspace is acknowledged and dropped. An
         // envelope that names neither is accepted.

@@ -68,7 +68,7 @@ pub async fn run(
     thread_ts: Option<Ts>,
     newest_ts: Ts,
 ) -> Result<JudgmentOutcome, PortError> {
-    let settings = svc.settings.current().await;
+    let settings = svc.settings.current().await?;
     let conversation = Conversation {
         channel: channel.clone(),
         thread_ts,

@@ -34,7 +34,7 @@ pub async fn run(
     newest_ts: Ts,
     mention: bool,
 ) -> Result<ResponseOutcome, PortError> {
-    let settings = svc.settings.current().await;
+    let settings = svc.settings.current().await?;
     let conversation = Conversation {
         channel: channel.clone(),
         thread_ts,

@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 use tokio::sync::Mutex;
 
 use crate::domain::Settings;
-use crate::ports::{Clock, SettingsProvider, SettingsSource};
+use crate::ports::{Clock, PortError, SettingsProvider, SettingsSource};
 
 /// The default time a loaded set of settings is used before reloading.
 pub const DEFAULT_TTL_SECONDS: i64 = 60;
@@ -18,9 +18,11 @@ struct Cached {
     loaded_at: DateTime<Utc>,
 }
 
-/// A [`SettingsProvider`] over a [`SettingsSource`] with a TTL cache. A
-/// source that fails keeps the last good settings (or the defaults) and is
-/// tried again at the next expiry; a bad value is logged and ignored.
+/// A [`SettingsProvider`] over a [`SettingsSource`] with a TTL cache. It
+/// fails closed: until one load succeeded, every call is an error (the
+/// invocation fails and is retried) rather than the defaults. After that, a
+/// source that fails keeps the last good settings, logged, and is tried
+/// again at the next expiry; a bad value is logged and ignored.
 pub struct CachedSettings {
     source: Arc<dyn SettingsSource>,
     clock: Arc<dyn Clock>,
@@ -42,7 +44,7 @@ impl CachedSettings {
         }
     }
 
-    async fn load(&self) -> Option<Arc<Settings>> {
+    async fn load(&self) -> Result<Arc<Settings>, PortError> {
         match self.source.load().await {
             Ok(pairs) => {
                 let (settings, issues) =
@@ -50,38 +52,42 @@ impl CachedSettings {
                 for issue in issues {
                     tracing::warn!(setting = %issue.name, problem = %issue.problem, "{issue}");
                 }
-                Some(Arc::new(settings))
+                Ok(Arc::new(settings))
             }
-            Err(error) => {
-                tracing::error!(%error, "could not load settings; keeping the previous ones");
-                None
-            }
+            Err(error) => Err(error),
         }
     }
 }
 
 #[async_trait]
 impl SettingsProvider for CachedSettings {
-    async fn current(&self) -> Arc<Settings> {
+    async fn current(&self) -> Result<Arc<Settings>, PortError> {
         let now = self.clock.now();
         let mut cached = self.cached.lock().await;
         if let Some(c) = cached.as_ref() {
             if now - c.loaded_at < self.ttl {
-                return c.settings.clone();
+                return Ok(c.settings.clone());
             }
         }
-        let settings = match self.load().await {
-            Some(s) => s,
-            None => cached
-                .as_ref()
-                .map(|c| c.settings.clone())
-                .unwrap_or_else(|| Arc::new(Settings::default())),
+        let settings = match (self.load().await, cached.as_ref()) {
+            (Ok(s), _) => s,
+            (Err(error), Some(last)) => {
+                tracing::error!(%error, "could not reload settings; keeping the last good ones");
+                last.settings.clone()
+            }
+            (Err(error), None) => {
+                tracing::error!(%error, "settings never loaded: refusing to run on defaults");
+                return Err(PortError::unavailable(
+                    "settings",
+                    format!("never loaded: {error}"),
+                ));
+            }
         };
         *cached = Some(Cached {
             settings: settings.clone(),
             loaded_at: now,
         });
-        settings
+        Ok(settings)
     }
 }
 
@@ -120,25 +126,25 @@ mod tests {
             loads: AtomicUsize::new(0),
         });
         let cache = CachedSettings::new(source.clone(), clock.clone(), Duration::seconds(60));
-        assert_eq!(cache.current().await.min_wait_seconds, 100);
+        assert_eq!(cache.current().await.unwrap().min_wait_seconds, 100);
         set(&source, Ok(vec![("min_wait_seconds".into(), "200".into())]));
         clock.advance(Duration::seconds(59));
         assert_eq!(
-            cache.current().await.min_wait_seconds,
+            cache.current().await.unwrap().min_wait_seconds,
             100,
             "cached within the TTL"
         );
         assert_eq!(source.loads.load(Ordering::SeqCst), 1);
         clock.advance(Duration::seconds(1));
         assert_eq!(
-            cache.current().await.min_wait_seconds,
+            cache.current().await.unwrap().min_wait_seconds,
             200,
             "reloaded after the TTL"
         );
     }
 
     #[tokio::test]
-    async fn a_failing_source_keeps_the_last_good_settings_or_the_defaults() {
+    async fn a_failing_source_fails_closed_until_loaded_then_keeps_the_last_good_settings() {
         let clock = Arc::new(ManualClock::new(
             DateTime::<Utc>::from_timestamp(0, 0).unwrap(),
         ));
@@ -147,13 +153,21 @@ mod tests {
             loads: AtomicUsize::new(0),
         });
         let cache = CachedSettings::new(source.clone(), clock.clone(), Duration::seconds(60));
-        assert_eq!(*cache.current().await, Settings::default());
+        let never = cache
+            .current()
+            .await
+            .expect_err("no defaults before a load");
+        assert!(never.is_retryable(), "the invocation fails and is retried");
         set(&source, Ok(vec![("jitter_ratio".into(), "0".into())]));
         clock.advance(Duration::seconds(60));
-        assert_eq!(cache.current().await.jitter_ratio, 0.0);
+        assert_eq!(cache.current().await.unwrap().jitter_ratio, 0.0);
         set(&source, Err(PortError::unavailable("ssm", "down")));
         clock.advance(Duration::seconds(60));
-        assert_eq!(cache.current().await.jitter_ratio, 0.0, "last good kept");
+        assert_eq!(
+            cache.current().await.unwrap().jitter_ratio,
+            0.0,
+            "last good kept"
+        );
     }
 
     #[tokio::test]
@@ -169,7 +183,7 @@ mod tests {
             loads: AtomicUsize::new(0),
         });
         let cache = CachedSettings::new(source, clock, Duration::seconds(60));
-        let s = cache.current().await;
+        let s = cache.current().await.unwrap();
         assert_eq!((s.min_wait_seconds, s.message_limit), (300, 5));
     }
 }

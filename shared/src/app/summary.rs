@@ -228,7 +228,7 @@ pub async fn thread_memory(
     channel: &ChannelId,
     thread_ts: Ts,
 ) -> Result<MemoryReport, PortError> {
-    let settings = svc.settings.current().await;
+    let settings = svc.settings.current().await?;
     refresh_thread(svc, &settings, channel, thread_ts, false).await
 }
 
@@ -299,7 +299,7 @@ async fn refresh_thread(
 /// The recurring run over the channels active within `active_channel_days`,
 /// after forgetting what was deleted or edited since the last one.
 pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
-    let settings = svc.settings.current().await;
+    let settings = svc.settings.current().await?;
     let now = svc.clock.now();
     let mut report = MemoryReport::default();
     let rebuild_workspace_long = forget(svc, &settings, &mut report, now).await?;
@@ -351,7 +351,7 @@ pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
 /// Forgets at once what was deleted, edited, or said in a channel that
 /// became less visible (a [`crate::domain::Job::Forget`], queued by ingest).
 pub async fn forget_now(svc: &Services) -> Result<MemoryReport, PortError> {
-    let settings = svc.settings.current().await;
+    let settings = svc.settings.current().await?;
     let now = svc.clock.now();
     let mut report = MemoryReport::default();
     if forget(svc, &settings, &mut report, now).await? {
