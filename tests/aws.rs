@@ -15,6 +15,7 @@ use std::time::Duration as StdDuration;
 use anyhow::{bail, ensure, Context as _, Result};
 // The interceptor types of every SDK are the same (aws-smithy-runtime-api's):
 // the scheduler's imports below serve the DynamoDB interceptor too.
+use aws_sdk_dynamodb::config::http::{HttpRequest, HttpResponse};
 use aws_sdk_dynamodb::config::interceptors::AfterDeserializationInterceptorContextRef;
 use aws_sdk_dynamodb::config::RuntimeComponents;
 use aws_sdk_dynamodb::operation::put_item::PutItemInput;
@@ -28,6 +29,11 @@ use aws_sdk_scheduler::types::{
     ActionAfterCompletion, FlexibleTimeWindow, FlexibleTimeWindowMode, ScheduleState, Target,
 };
 use aws_sdk_ssm::types::ParameterType;
+use aws_smithy_runtime_api::client::http::{
+    HttpConnector, HttpConnectorFuture, HttpConnectorSettings, SharedHttpConnector,
+};
+use aws_smithy_runtime_api::client::result::ConnectorError;
+use aws_smithy_runtime_api::http::StatusCode;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use myao::adapters::aws::dynamodb::DynamoStore;
 use myao::adapters::aws::scheduler::EventBridgeScheduler;
@@ -645,6 +651,178 @@ async fn store_grants_a_claim_once_until_released_or_expired() -> Result<()> {
     );
     assert!(!store.claim(key, until).await?);
     store.release("never:claimed").await?;
+    Ok(())
+}
+
+/// An HTTP client for the SDK that lets one request at a time through to
+/// the emulator. moto applies an UpdateItem in steps, on a thread per
+/// request, so two requests at once can both pass its condition; DynamoDB
+/// applies each atomically. In turn, each request is atomic again, while
+/// the calls around them still run at once and interleave their requests
+/// (a count made of a read and a write would still be caught granting twice).
+#[derive(Debug, Clone)]
+struct OneRequestAtATime {
+    http: reqwest::Client,
+    gate: Arc<tokio::sync::Semaphore>,
+}
+
+impl OneRequestAtATime {
+    async fn send(
+        &self,
+        request: HttpRequest,
+    ) -> std::result::Result<HttpResponse, ConnectorError> {
+        let io = |e: reqwest::Error| ConnectorError::io(e.into());
+        let _turn = self
+            .gate
+            .acquire()
+            .await
+            .map_err(|e| ConnectorError::other(e.into(), None))?;
+        let method = reqwest::Method::from_bytes(request.method().as_bytes())
+            .map_err(|e| ConnectorError::other(e.into(), None))?;
+        let mut outgoing = self.http.request(method, request.uri());
+        for (name, value) in request.headers() {
+            outgoing = outgoing.header(name, value);
+        }
+        let body = request.body().bytes().unwrap_or_default().to_vec();
+        let answer = outgoing.body(body).send().await.map_err(io)?;
+        let status = StatusCode::try_from(answer.status().as_u16())
+            .map_err(|e| ConnectorError::other(e.into(), None))?;
+        let headers: Vec<(String, String)> = answer
+            .headers()
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+            .collect();
+        let bytes = answer.bytes().await.map_err(io)?;
+        let mut response = HttpResponse::new(status, bytes.to_vec().into());
+        for (name, value) in headers {
+            response.headers_mut().insert(name, value);
+        }
+        Ok(response)
+    }
+}
+
+impl HttpConnector for OneRequestAtATime {
+    fn call(&self, request: HttpRequest) -> HttpConnectorFuture {
+        let this = self.clone();
+        HttpConnectorFuture::new(async move { this.send(request).await })
+    }
+}
+
+impl aws_sdk_dynamodb::config::HttpClient for OneRequestAtATime {
+    fn http_connector(
+        &self,
+        _: &HttpConnectorSettings,
+        _: &RuntimeComponents,
+    ) -> SharedHttpConnector {
+        SharedHttpConnector::new(self.clone())
+    }
+}
+
+/// A store on a new table whose requests reach the emulator one at a time.
+async fn fresh_store_in_turn(clock: Arc<dyn Clock>) -> Result<DynamoStore> {
+    let config = aws_sdk_dynamodb::config::Builder::from(&aws_config().await)
+        .http_client(OneRequestAtATime {
+            http: reqwest::Client::new(),
+            gate: Arc::new(tokio::sync::Semaphore::new(1)),
+        })
+        .build();
+    let client = aws_sdk_dynamodb::Client::from_conf(config);
+    let table = unique("myao");
+    myao::adapters::aws::dynamodb::create_table(&client, &table).await?;
+    Ok(DynamoStore::new(client, table, clock))
+}
+
+/// Runs `calls` counts of `key` against `limit` at once; how many were granted.
+async fn count_concurrently(
+    store: &DynamoStore,
+    key: &str,
+    limit: u64,
+    until: DateTime<Utc>,
+    calls: usize,
+) -> Result<usize> {
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..calls {
+        let (store, key) = (store.clone(), key.to_owned());
+        set.spawn(async move { store.count(&key, limit, until).await });
+    }
+    let mut granted = 0;
+    while let Some(joined) = set.join_next().await {
+        if joined.context("a count task panicked")?? {
+            granted += 1;
+        }
+    }
+    Ok(granted)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn store_counts_exactly_up_to_the_limit_under_concurrency() -> Result<()> {
+    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let store = fresh_store_in_turn(clock.clone()).await?;
+    let until = clock.now() + Duration::hours(1);
+    let key = "replies#C1#2026-01-05T08";
+    let granted = count_concurrently(&store, key, 12, until, 13).await?;
+    assert_eq!(granted, 12, "N + 1 concurrent counts with limit N grant N");
+    assert!(!store.count(key, 12, until).await?, "the limit holds");
+    assert!(
+        store.count(key, 13, until).await?,
+        "a higher limit counts on"
+    );
+    let item = raw_item(&store, &format!("COUNT#{key}"), "-")
+        .await?
+        .context("the counter's item")?;
+    assert_eq!(item.get("n"), Some(&AttributeValue::N("13".into())));
+    assert_eq!(
+        item.get("expires_at"),
+        Some(&epoch_seconds(until)),
+        "TTL on expires_at deletes it"
+    );
+
+    // Expired but not deleted yet (TTL is lazy): many callers at once start
+    // it again, and still no more than the limit is granted.
+    clock.set(until);
+    let next = until + Duration::hours(1);
+    let granted = count_concurrently(&store, key, 12, next, 13).await?;
+    assert_eq!(granted, 12, "an expired counter starts again at zero");
+    let item = raw_item(&store, &format!("COUNT#{key}"), "-")
+        .await?
+        .context("the counter's item")?;
+    assert_eq!(item.get("n"), Some(&AttributeValue::N("12".into())));
+    assert_eq!(item.get("expires_at"), Some(&epoch_seconds(next)));
+
+    assert!(!store.count("never", 0, until).await?, "a zero limit");
+    assert!(raw_item(&store, "COUNT#never", "-").await?.is_none());
+    Ok(())
+}
+
+#[tokio::test]
+async fn store_counter_expires_and_starts_again_at_zero() -> Result<()> {
+    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let store = fresh_store_with_clock(clock.clone()).await;
+    let key = "mentions#U1#2026-01-05T08";
+    let first_until = clock.now() + Duration::minutes(10);
+    assert!(store.count(key, 2, first_until).await?);
+    // A later count does not move the expiry its first count set.
+    assert!(
+        store
+            .count(key, 2, first_until + Duration::hours(5))
+            .await?
+    );
+    assert!(!store.count(key, 2, first_until).await?);
+    assert!(store.count("another", 2, first_until).await?);
+
+    clock.set(first_until - Duration::seconds(1));
+    assert!(!store.count(key, 2, first_until).await?, "not expired yet");
+
+    clock.set(first_until);
+    let until = clock.now() + Duration::minutes(10);
+    assert!(store.count(key, 2, until).await?, "expired: from zero");
+    assert!(store.count(key, 2, until).await?);
+    assert!(!store.count(key, 2, until).await?);
+    let item = raw_item(&store, &format!("COUNT#{key}"), "-")
+        .await?
+        .context("the counter's item")?;
+    assert_eq!(item.get("n"), Some(&AttributeValue::N("2".into())));
+    assert_eq!(item.get("expires_at"), Some(&epoch_seconds(until)));
     Ok(())
 }
 

@@ -13,6 +13,8 @@
 //! - forged, stale and unsigned requests: 401, nothing written
 //! - edits and deletions change the stored message
 //! - a schedule fired by hand runs the judgment, whose reply goes through SQS
+//! - a cold start whose settings cannot be read: 500, nothing written, and
+//!   the job functions fail rather than run on the defaults
 
 use std::sync::Arc;
 
@@ -770,5 +772,113 @@ async fn a_fired_schedule_runs_the_judgment_and_its_reply_goes_through_sqs() -> 
         "- 2026-01-05 alice asked why the build is red"
     );
     // The LLM stub's `expect`s are checked when it drops: one call of each kind.
+    Ok(())
+}
+
+/// An SSM client whose endpoint nothing listens on: Parameter Store is
+/// unreachable. One attempt per call, so that the test is quick.
+async fn unreachable_ssm() -> aws_sdk_ssm::Client {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.local_addr().expect("addr").port()
+    };
+    let config = aws_sdk_ssm::config::Builder::from(&myao_tests::aws_config().await)
+        .endpoint_url(format!("http://127.0.0.1:{port}"))
+        .retry_config(aws_sdk_ssm::config::retry::RetryConfig::disabled())
+        .build();
+    aws_sdk_ssm::Client::from_conf(config)
+}
+
+/// Every item of the bed's table, of any kind.
+async fn all_items(b: &Bed) -> Result<usize> {
+    let out = b
+        .store_client()
+        .scan()
+        .table_name(b.store.table())
+        .send()
+        .await?;
+    Ok(out.items().len())
+}
+
+/// Settings fail closed (issue 13, item 1): on a cold start whose settings
+/// cannot be read, ingest answers 500 (Slack retries) and stores nothing,
+/// and the job functions fail (Lambda or SQS retries) instead of running on
+/// the defaults. Only the settings are unreachable: the signing secret is
+/// read, so it is the settings that fail the request.
+#[tokio::test]
+async fn a_cold_start_without_settings_fails_the_invocation_and_stores_nothing() -> Result<()> {
+    use lambda_runtime::{Context, LambdaEvent};
+    use myao::adapters::openai::OpenAiLlm;
+    use myao::adapters::slack::SlackWebApi;
+
+    let warm = bed().await?;
+    let settings = Arc::new(CachedSettings::new(
+        Arc::new(SsmSettingsSource {
+            client: unreachable_ssm().await,
+            path: warm.settings_path.clone(),
+        }),
+        warm.clock.clone(),
+        Duration::seconds(60),
+    ));
+    let secrets = Arc::new(SsmSecrets::new(ssm_client().await));
+    let ingest = Ingest {
+        store: warm.store.clone(),
+        scheduler: warm.scheduler.clone(),
+        queue: warm.queues.clone(),
+        clock: warm.clock.clone(),
+        random: Arc::new(FixedRandom(0.9)),
+        settings: settings.clone(),
+        secrets: secrets.clone(),
+        signing_secret_name: format!("{}secrets/slack_signing_secret", warm.settings_path),
+    };
+    let b = Bed { ingest, ..warm };
+
+    // A message and a mention: both refused for now, nothing written.
+    let message = event("message", "1767600000.000100", None, "hello");
+    let mention = event("app_mention", "1767600001.000100", None, "<@UBOT> hi");
+    assert_eq!(b.deliver(&message).await, 500);
+    assert_eq!(b.deliver(&mention).await, 500);
+    assert_eq!(all_items(&b).await?, 0);
+    assert!(b.schedules().await?.is_empty());
+    assert!(b.queued().await?.is_empty());
+
+    // The job functions on the same cold settings.
+    let http = reqwest::Client::new();
+    let svc = myao::app::Services::new(
+        b.store.clone(),
+        b.scheduler.clone(),
+        b.queues.clone(),
+        b.clock.clone(),
+        Arc::new(FixedRandom(0.5)),
+        settings.clone(),
+        Arc::new(OpenAiLlm::new(
+            http.clone(),
+            settings.clone(),
+            secrets.clone(),
+            "llm_api_key",
+        )),
+        Arc::new(SlackWebApi::new(http, settings, secrets, "slack_bot_token")),
+    );
+    // A scheduled judgment (on defaults it would find an empty conversation
+    // and succeed): the invocation fails, and Lambda retries it.
+    let judgment = serde_json::to_value(Job::Judgment {
+        channel: ChannelId::parse("C1")?,
+        thread_ts: None,
+        newest_ts: Ts::parse("1767600000.000100")?,
+    })?;
+    let out =
+        myao_judgment::handler::handle(&svc, LambdaEvent::new(judgment, Context::default())).await;
+    assert!(out.is_err(), "the invocation must fail: {out:?}");
+    // A queued forget job (on defaults, nothing to forget: success): reported
+    // as failed, so SQS delivers it again.
+    let forget = json!({"Records": [{"messageId": "m-1", "body": r#"{"kind":"forget"}"#}]});
+    let out = myao_summary::handler::handle(&svc, LambdaEvent::new(forget, Context::default()))
+        .await
+        .expect("a batch answer");
+    assert_eq!(
+        out,
+        json!({"batchItemFailures": [{"itemIdentifier": "m-1"}]})
+    );
+    assert_eq!(all_items(&b).await?, 0);
     Ok(())
 }

@@ -562,3 +562,190 @@ async fn an_edit_that_arrives_before_its_message_is_kept() {
     // It was routed like any new message: its conversation has a judgment.
     assert!(!bed.board.scheduled().is_empty());
 }
+
+#[tokio::test]
+async fn an_edit_makes_the_memories_forget_the_replaced_text() {
+    let bed = Bed::on_emulator(|_| {}).await;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, "MARK-KEEP 新しい合言葉"),
+        message(GENERAL, BOB, ts(-800), Some(ts(-900)), "MARK-OLD swordfish"),
+    ])
+    .await;
+    bed.run(&Job::ThreadMemory {
+        channel: channel(GENERAL),
+        thread_ts: ts(-900),
+    })
+    .await;
+    let thread = MemoryScope::Thread {
+        channel: channel(GENERAL),
+        thread_ts: ts(-900),
+    };
+    let memory = |bed: &Bed<DynamoStore>| {
+        let scope = thread.clone();
+        let store = bed.store.clone();
+        async move {
+            store
+                .get_memory(&scope, MemoryKind::Short)
+                .await
+                .expect("read")
+        }
+    };
+    assert!(memory(&bed)
+        .await
+        .expect("written")
+        .content
+        .contains("MARK-OLD"));
+
+    bed.clock.set(at(60));
+    let outcome = deliver(
+        &bed,
+        json!({"type": "message", "subtype": "message_changed", "channel": GENERAL, "ts": ts(60).to_string(),
+               "message": {"type": "message", "user": BOB, "text": "MARK-NEW (秘密なので消した)",
+                           "ts": ts(-800).to_string(), "thread_ts": ts(-900).to_string()},
+               "previous_message": {"type": "message", "user": BOB, "text": "MARK-OLD swordfish",
+                                    "ts": ts(-800).to_string(), "thread_ts": ts(-900).to_string()}}),
+    )
+    .await;
+    assert_eq!(outcome, Outcome::Edited);
+    // The forget job ingest queued runs at once.
+    let ran = bed.run_due().await;
+    assert!(ran.iter().any(|(job, _)| *job == Job::Forget), "{ran:?}");
+    let rewritten = memory(&bed).await.expect("rewritten");
+    assert!(
+        !rewritten.content.contains("MARK-OLD"),
+        "{}",
+        rewritten.content
+    );
+    assert!(
+        rewritten.content.contains("MARK-NEW"),
+        "{}",
+        rewritten.content
+    );
+}
+
+#[tokio::test]
+async fn a_memory_written_from_a_read_before_a_deletion_is_not_stored() {
+    // A thread's memory job reads the thread, then waits on the LLM; the
+    // message is deleted and the forget job runs meanwhile, finding nothing
+    // to rewrite yet. The late write must not bring the message back.
+    let bed = Bed::on_emulator(|_| {}).await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(
+            myao_tests::stubs::completion("- 2026-01-05 THREAD MARK-GONE")
+                .set_delay(std::time::Duration::from_millis(800)),
+        )
+        .with_priority(1)
+        .up_to_n_times(1)
+        .mount(&bed.llm_server)
+        .await;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, "MARK-KEEP 予定"),
+        message(GENERAL, BOB, ts(-800), Some(ts(-900)), "MARK-GONE 秘密"),
+    ])
+    .await;
+    let job = Job::ThreadMemory {
+        channel: channel(GENERAL),
+        thread_ts: ts(-900),
+    };
+    let slow_job = bed.run(&job);
+    let delete_meanwhile = async {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        bed.clock.set(at(1));
+        deliver(
+            &bed,
+            json!({"type": "message", "subtype": "message_deleted", "channel": GENERAL,
+                   "ts": ts(1).to_string(), "deleted_ts": ts(-800).to_string()}),
+        )
+        .await;
+        bed.run_due().await
+    };
+    let (_, forgot) = tokio::join!(slow_job, delete_meanwhile);
+    assert!(forgot.iter().any(|(job, _)| *job == Job::Forget));
+    let thread = bed
+        .store
+        .get_memory(
+            &MemoryScope::Thread {
+                channel: channel(GENERAL),
+                thread_ts: ts(-900),
+            },
+            MemoryKind::Short,
+        )
+        .await
+        .expect("read");
+    assert!(
+        thread
+            .as_ref()
+            .is_none_or(|m| !m.content.contains("MARK-GONE")),
+        "{thread:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_channel_found_private_without_an_event_leaves_the_workspace_memory() {
+    let bed = Bed::on_emulator(|_| {}).await;
+    bed.script.set_judgment(verdict(false, None));
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, "MARK-PUBLIC 来週の予定"),
+        message(RANDOM, ALICE, ts(-700), None, "お昼なににする?"),
+    ])
+    .await;
+    bed.run(&Job::Judgment {
+        channel: channel(GENERAL),
+        thread_ts: None,
+        newest_ts: ts(-900),
+    })
+    .await;
+    bed.run(&Job::MemorySweep).await;
+    let workspace = || async {
+        bed.store
+            .get_memory(&MemoryScope::Workspace, MemoryKind::Short)
+            .await
+            .expect("read")
+    };
+    assert!(workspace()
+        .await
+        .expect("written")
+        .content
+        .contains("MARK-PUBLIC"));
+
+    // Made private, the event missed: Slack says so at the next check.
+    Mock::given(method("GET"))
+        .and(path("/api/conversations.info"))
+        .and(query_param("channel", GENERAL))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "ok": true,
+            "channel": {"id": GENERAL, "name": "general", "is_private": true}
+        })))
+        .with_priority(1)
+        .mount(&bed.slack_server)
+        .await;
+    bed.clock.set(at(25 * 3600));
+    bed.seed(&[message(GENERAL, BOB, ts(25 * 3600 - 60), None, "了解")])
+        .await;
+    bed.run(&Job::Judgment {
+        channel: channel(GENERAL),
+        thread_ts: None,
+        newest_ts: ts(25 * 3600 - 60),
+    })
+    .await;
+    bed.run_due().await;
+    assert!(
+        workspace()
+            .await
+            .is_none_or(|m| !m.content.contains("MARK-PUBLIC")),
+        "the workspace memory forgot the now private channel"
+    );
+    let random = calls_during(
+        &bed,
+        bed.run(&Job::Judgment {
+            channel: channel(RANDOM),
+            thread_ts: None,
+            newest_ts: ts(-700),
+        }),
+    )
+    .await;
+    for call in &random {
+        assert!(!call.system.contains("MARK-PUBLIC"), "{}", call.system);
+    }
+}

@@ -11,6 +11,8 @@
 //! - `no_secret_value_in_parameters_or_outputs`: secrets live in SSM only
 //! - `every_setting_has_a_parameter_holding_its_default`: `Settings::default_pairs`
 //! - `every_function_builds_its_own_binary`: SAM's cargo-lambda build metadata
+//! - `job_functions_have_the_timeouts_the_settings_are_checked_against`:
+//!   `JUDGMENT_FUNCTION_TIMEOUT_SECONDS` and its kin
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -456,6 +458,36 @@ fn every_function_builds_its_own_binary() {
         }
     }
     fail_if_any(&problems, "functions SAM cannot build");
+}
+
+/// The settings refuse LLM and Slack retries that cannot fit in these
+/// timeouts, and the local mode gives each job as long: the template must
+/// say the same, or the check would guard the wrong limit.
+#[test]
+fn job_functions_have_the_timeouts_the_settings_are_checked_against() {
+    use myao::domain::settings::{
+        JUDGMENT_FUNCTION_TIMEOUT_SECONDS, RESPONSE_FUNCTION_TIMEOUT_SECONDS,
+        SUMMARY_FUNCTION_TIMEOUT_SECONDS,
+    };
+    let t = template();
+    let mut problems = Vec::new();
+    for (function, expected) in [
+        (Function::Judgment, JUDGMENT_FUNCTION_TIMEOUT_SECONDS),
+        (Function::Response, RESPONSE_FUNCTION_TIMEOUT_SECONDS),
+        (Function::Summary, SUMMARY_FUNCTION_TIMEOUT_SECONDS),
+    ] {
+        let id = function.logical_id();
+        let timeout = at(&t, &["Resources", id, "Properties", "Timeout"])
+            .or_else(|| at(&t, &["Globals", "Function", "Timeout"]))
+            .map(untag)
+            .and_then(Value::as_u64);
+        if timeout != Some(u64::from(expected)) {
+            problems.push(format!(
+                "{id}: Timeout {timeout:?}, but the code counts on {expected}"
+            ));
+        }
+    }
+    fail_if_any(&problems, "function timeouts that differ from the code's");
 }
 
 /// EventBridge Scheduler invokes its targets asynchronously: without an

@@ -7,9 +7,12 @@
 //! - [`adapters`]: AWS (feature `aws`), OpenAI-compatible LLM, Slack Web API,
 //!   and the in-process twins.
 //! - [`prompts`]: the minijinja templates of `templates/`.
+//! - [`deadline`]: the invocation's deadline, which the LLM and Slack
+//!   adapters size their attempts and retries to.
 
 pub mod adapters;
 pub mod app;
+pub mod deadline;
 pub mod domain;
 pub mod env;
 pub mod ports;

@@ -224,6 +224,17 @@ pub trait Store: Send + Sync {
     async fn claim(&self, key: &str, expires_at: DateTime<Utc>) -> Result<bool, PortError>;
     /// Gives a claim back, so that a redelivery may try again.
     async fn release(&self, key: &str) -> Result<(), PortError>;
+
+    /// Counts one more against `limit`, atomically: true when the counter
+    /// was below `limit` and now holds one more, false (nothing counted)
+    /// when it had reached it. A counter starts at zero; its first count
+    /// sets its `expires_at`, after which it starts again at zero.
+    async fn count(
+        &self,
+        key: &str,
+        limit: u64,
+        expires_at: DateTime<Utc>,
+    ) -> Result<bool, PortError>;
 }
 
 /// A job pending at a time.

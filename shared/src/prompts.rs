@@ -8,6 +8,7 @@ use chrono_tz::Tz;
 use minijinja::{Environment, UndefinedBehavior};
 use serde::Serialize;
 
+use crate::domain::budget::{cap_chars, estimate_tokens};
 use crate::domain::text::render_slack_text;
 use crate::domain::{Context, Message, Ts};
 
@@ -132,6 +133,9 @@ pub struct ChannelMemoryView {
     pub name: String,
     pub long_term: Option<String>,
     pub short_term: Option<String>,
+    /// Not shown: which channels' memories a prompt over budget drops first.
+    #[serde(skip)]
+    pub last_active: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -223,6 +227,7 @@ impl ContextView {
                 name: c.channel_name().to_owned(),
                 long_term: c.long_term_memory().map(str::to_owned),
                 short_term: c.short_term_memory().map(str::to_owned),
+                last_active: c.last_active(),
             })
             .collect();
         ContextView {
@@ -261,6 +266,166 @@ impl ContextView {
             current_time: format_now(now, tz),
         }
     }
+}
+
+/// What fitting a prompt to its budget left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cuts {
+    pub channel_memories: usize,
+    pub thread_memories: usize,
+    pub messages: usize,
+    /// The prompt's estimated tokens once fitted.
+    pub tokens: usize,
+    /// Still over the budget with nothing left to cut (the persona, the
+    /// instructions and the judged conversation are never cut).
+    pub over: bool,
+}
+
+impl Cuts {
+    pub fn any(&self) -> bool {
+        self.channel_memories + self.thread_memories + self.messages > 0
+    }
+}
+
+impl ContextView {
+    /// Cuts every shown message's text to `max_chars` characters.
+    pub fn cap_messages(&mut self, max_chars: usize) {
+        let cap = |m: &mut MessageView| m.text = cap_chars(&m.text, max_chars);
+        self.top_level_messages.iter_mut().for_each(cap);
+        self.target_messages.iter_mut().for_each(cap);
+        for t in &mut self.threads {
+            t.messages.iter_mut().for_each(cap);
+        }
+    }
+
+    /// Renders with `render` and, while the prompt's estimated tokens exceed
+    /// `max_tokens`, leaves out what is least needed: other channels'
+    /// memories (the least recently active first), then thread summaries
+    /// (the oldest first, the judged thread's last), then the channel's
+    /// oldest messages outside the judged conversation. The persona, the
+    /// instructions, the workspace memories and the judged conversation
+    /// (with its root) are kept.
+    pub fn fit(
+        &mut self,
+        max_tokens: usize,
+        render: impl Fn(&ContextView) -> Result<String, PromptError>,
+    ) -> Result<(String, Cuts), PromptError> {
+        let mut cuts = Cuts::default();
+        loop {
+            let prompt = render(self)?;
+            let tokens = estimate_tokens(&prompt);
+            cuts.tokens = tokens;
+            if tokens <= max_tokens {
+                return Ok((prompt, cuts));
+            }
+            // Cut by the estimate of what goes, then render again to check.
+            let mut excess = tokens - max_tokens;
+            while excess > 0 {
+                match self.cut_one(&mut cuts) {
+                    Some(freed) => excess = excess.saturating_sub(freed),
+                    None => {
+                        cuts.over = true;
+                        let prompt = render(self)?;
+                        cuts.tokens = estimate_tokens(&prompt);
+                        return Ok((prompt, cuts));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Leaves out the least needed piece; returns its estimated tokens.
+    fn cut_one(&mut self, cuts: &mut Cuts) -> Option<usize> {
+        let current = self.current_channel_name.clone();
+        let other = self
+            .channels_with_memory
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.name != current)
+            .min_by_key(|(_, c)| c.last_active)
+            .map(|(i, _)| i);
+        if let Some(i) = other {
+            let c = self.channels_with_memory.remove(i);
+            cuts.channel_memories += 1;
+            return Some(
+                [c.long_term, c.short_term]
+                    .iter()
+                    .flatten()
+                    .map(|t| estimate_tokens(t) + 4)
+                    .sum::<usize>()
+                    + 4,
+            );
+        }
+        if !self.thread_memories.is_empty() {
+            // Oldest first; the judged thread's summary last.
+            let target = self.target_thread_ts.clone();
+            let i = self
+                .thread_memories
+                .iter()
+                .position(|t| Some(&t.thread_ts) != target.as_ref())
+                .unwrap_or(0);
+            let t = self.thread_memories.remove(i);
+            cuts.thread_memories += 1;
+            return Some(estimate_tokens(&t.memory) + 8);
+        }
+        // The oldest message shown outside the judged conversation: the top
+        // level is only shown apart from it when a thread is judged.
+        let target = self.target_thread_ts.clone();
+        let mut oldest: Option<(String, Option<usize>)> = None;
+        if target.is_some() {
+            if let Some(m) = self.top_level_messages.first() {
+                oldest = Some((m.time.clone(), None));
+            }
+        }
+        for (i, t) in self.threads.iter().enumerate() {
+            if Some(&t.thread_ts) == target.as_ref() {
+                continue;
+            }
+            if let Some(m) = t.messages.first() {
+                if oldest.as_ref().is_none_or(|(time, _)| m.time < *time) {
+                    oldest = Some((m.time.clone(), Some(i)));
+                }
+            }
+        }
+        let (_, place) = oldest?;
+        let m = match place {
+            None => self.top_level_messages.remove(0),
+            Some(i) => {
+                let m = self.threads[i].messages.remove(0);
+                if self.threads[i].messages.is_empty() {
+                    self.threads.remove(i);
+                }
+                m
+            }
+        };
+        cuts.messages += 1;
+        Some(estimate_tokens(&m.text) + estimate_tokens(&m.user) + 8)
+    }
+}
+
+/// Renders `view` with `render`, each message capped at `max_chars` and the
+/// whole fitted to `max_tokens` (see [`ContextView::fit`]); what was left
+/// out is logged (counts only).
+pub fn fitted(
+    mut view: ContextView,
+    max_chars: u32,
+    max_tokens: u32,
+    render: fn(&ContextView) -> Result<String, PromptError>,
+) -> Result<String, PromptError> {
+    view.cap_messages(max_chars as usize);
+    let (prompt, cuts) = view.fit(max_tokens as usize, render)?;
+    if cuts.any() || cuts.over {
+        tracing::info!(
+            tokens = cuts.tokens,
+            budget = max_tokens,
+            channel_memories = cuts.channel_memories,
+            thread_memories = cuts.thread_memories,
+            messages = cuts.messages,
+            over = cuts.over,
+            "prompt cut to its budget"
+        );
+    }
+    Ok(prompt)
 }
 
 /// The judgment prompt (design extra05b): everything in one system message.

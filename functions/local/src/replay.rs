@@ -28,6 +28,7 @@ use myao::app::jobs::{self, JobOutcome};
 use myao::app::judgment::JudgmentOutcome;
 use myao::app::response::ResponseOutcome;
 use myao::app::Services;
+use myao::deadline::{job_budget, Deadline};
 use myao::domain::slack_event::{Envelope, SlackEvent};
 use myao::domain::text::render_slack_text;
 use myao::domain::{
@@ -492,7 +493,9 @@ impl Engine<'_> {
     /// Runs one job with the production code and reports what it did.
     async fn run_job(&mut self, job: Job) -> anyhow::Result<()> {
         let now = self.clock.now();
-        let result = jobs::run(&self.services, &job).await;
+        // Each job gets its function's timeout, as on Lambda.
+        let deadline = Deadline::after(job_budget(job.kind()));
+        let result = Deadline::scope(Some(deadline), jobs::run(&self.services, &job)).await;
         self.summary.jobs_run += 1;
         let prompts = self.take_prompts()?;
         let conversation = job.conversation();
@@ -557,6 +560,15 @@ impl Engine<'_> {
                     ResponseOutcome::AlreadyDone => {
                         let (_, kind) = no_reply("already answered");
                         (Some("already answered".to_owned()), kind)
+                    }
+                    ResponseOutcome::TooOld => {
+                        let (_, kind) = no_reply("mention too old to answer");
+                        (Some("too old".to_owned()), kind)
+                    }
+                    ResponseOutcome::Limited { limit, .. } => {
+                        let reason = format!("over {}", limit.setting());
+                        let (_, kind) = no_reply(&reason);
+                        (Some(reason), kind)
                     }
                 };
                 if let Some(reason) = counted {

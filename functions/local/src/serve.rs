@@ -22,6 +22,7 @@ use myao::adapters::slack::SlackWebApi;
 use myao::adapters::system::{FixedSettings, SplitMix, SystemClock};
 use myao::app::ingest::{Ingest, IngestRequest, MAX_BODY_BYTES};
 use myao::app::{jobs, Services};
+use myao::deadline::{job_budget, Deadline};
 use myao::domain::{Job, ScheduleName};
 use myao::ports::{Clock, SlackApi};
 use tokio::net::TcpListener;
@@ -225,7 +226,10 @@ async fn run_job(services: &Services, job: Job) {
         }
     }
     let kind = job.kind();
-    match jobs::run(services, &job).await {
+    // Each job gets its function's timeout, as on Lambda: the LLM and Slack
+    // calls are sized to it.
+    let deadline = Deadline::after(job_budget(kind));
+    match Deadline::scope(Some(deadline), jobs::run(services, &job)).await {
         Ok(outcome) => {
             // The outcome may hold conversation: its words at DEBUG only.
             tracing::info!(%kind, outcome = %outcome.summary(), "job done");

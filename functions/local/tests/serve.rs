@@ -153,8 +153,13 @@ async fn a_signed_mention_is_answered_in_slack_and_a_forged_one_refused() {
         .unwrap();
     assert_eq!(r.status(), 404);
 
-    // A real mention: 200 at once, then a reply posted in Slack.
-    let r = post(&client, &url, mention_body("1767616200.002000"), None).await;
+    // A real mention, just sent (an older one would be dropped by
+    // mention_max_age_seconds): 200 at once, then a reply posted in Slack.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let r = post(&client, &url, mention_body(&format!("{now}.002000")), None).await;
     assert_eq!(r.status(), 200);
     let posted = wait_for_post(&slack).await;
     assert_eq!(posted["channel"], "C0RANDOM");

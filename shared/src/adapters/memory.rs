@@ -67,6 +67,7 @@ struct StoreInner {
     memories: BTreeMap<(MemoryScope, MemoryKind), Expiring<Memory>>,
     forgets: BTreeMap<(ChannelId, Ts), Expiring<Forget>>,
     claims: HashMap<String, DateTime<Utc>>,
+    counters: HashMap<String, Expiring<u64>>,
 }
 
 /// Counts of the calls a store received, by reads and writes.
@@ -569,6 +570,31 @@ impl Store for MemoryStore {
         self.write()?.claims.remove(key);
         Ok(())
     }
+
+    async fn count(
+        &self,
+        key: &str,
+        limit: u64,
+        expires_at: DateTime<Utc>,
+    ) -> Result<bool, PortError> {
+        let now = self.clock.now();
+        let mut inner = self.write()?;
+        let counter = inner.counters.entry(key.to_owned()).or_insert(Expiring {
+            value: 0,
+            expires_at,
+        });
+        if counter.expires_at <= now {
+            *counter = Expiring {
+                value: 0,
+                expires_at,
+            };
+        }
+        if counter.value >= limit {
+            return Ok(false);
+        }
+        counter.value += 1;
+        Ok(true)
+    }
 }
 
 #[derive(Debug, Default)]
@@ -904,6 +930,28 @@ mod tests {
         assert!(s.claim("k", t(2_000)).await.unwrap());
         clock.set(t(2_001));
         assert!(s.claim("k", t(3_000)).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn counters_stop_at_their_limit_until_they_expire() {
+        let clock = Arc::new(ManualClock::new(t(1_000)));
+        let s = MemoryStore::new(clock.clone());
+        assert!(!s.count("none", 0, t(2_000)).await.unwrap());
+        for _ in 0..3 {
+            assert!(s.count("k", 3, t(2_000)).await.unwrap());
+        }
+        assert!(!s.count("k", 3, t(2_000)).await.unwrap());
+        assert!(s.count("k", 4, t(2_000)).await.unwrap(), "a higher limit");
+        assert!(s.count("other", 3, t(2_000)).await.unwrap());
+        // The first count set the expiry: a later one does not move it.
+        clock.set(t(1_999));
+        assert!(!s.count("k", 4, t(9_000)).await.unwrap());
+        clock.set(t(2_000));
+        assert!(
+            s.count("k", 1, t(3_000)).await.unwrap(),
+            "expired: from zero"
+        );
+        assert!(!s.count("k", 1, t(3_000)).await.unwrap());
     }
 
     #[tokio::test]

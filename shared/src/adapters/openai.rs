@@ -20,6 +20,13 @@
 //! what `Retry-After` (`retry-after-ms` first, as OpenAI and Azure send it)
 //! asks for on a 429, never more than 20 s. Every attempt has its own
 //! `llm_timeout_seconds`. Any other status is a refusal, returned at once.
+//!
+//! Under an invocation's [`Deadline`](crate::deadline::Deadline), each
+//! attempt's timeout is cut to the time left less [`LLM_BUDGET`]'s margin,
+//! an attempt that would get less than its shortest useful time is not
+//! started, and a retry whose wait leaves no such attempt after it is not
+//! made: the call returns its last failure (`Unavailable`) in time for the
+//! job to give its claim back.
 
 use std::fmt;
 use std::sync::Arc;
@@ -32,6 +39,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::http::{transport_detail, truncate};
+use crate::deadline::CallBudget;
 use crate::domain::settings::ModelSettings;
 use crate::domain::Settings;
 use crate::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError, Secrets, SettingsProvider};
@@ -43,6 +51,13 @@ const DEFAULT_BACKOFF: Duration = Duration::from_millis(500);
 const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(20);
 /// Error details quote at most this many characters of an answer.
 const DETAIL_CHARS: usize = 300;
+/// How an LLM call spends the time left before the deadline: it keeps 2 s
+/// for what follows (giving a claim back, or the Slack post), and starts no
+/// attempt shorter than 2 s (no completion comes back sooner).
+pub const LLM_BUDGET: CallBudget = CallBudget {
+    margin: Duration::from_secs(2),
+    min_attempt: Duration::from_secs(2),
+};
 
 /// An [`Llm`] over any OpenAI-compatible chat-completions endpoint.
 pub struct OpenAiLlm {
@@ -206,9 +221,23 @@ impl Llm for OpenAiLlm {
 
         let started = Instant::now();
         let mut attempts = 0u32;
+        let mut last_error = None;
         loop {
+            let Some(attempt_timeout) = LLM_BUDGET.attempt_timeout(timeout) else {
+                let error = last_error.unwrap_or_else(|| {
+                    PortError::unavailable(SERVICE, "no time left before the deadline")
+                });
+                tracing::warn!(
+                    role,
+                    model = %model.model,
+                    attempts,
+                    error = %error,
+                    "llm call stopped: no time left before the deadline"
+                );
+                return Err(error);
+            };
             attempts += 1;
-            let outcome = self.attempt(&url, &body, &key, timeout).await;
+            let outcome = self.attempt(&url, &body, &key, attempt_timeout).await;
             let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
             let error = match outcome {
                 Attempt::Done(reply) => {
@@ -225,16 +254,26 @@ impl Llm for OpenAiLlm {
                 }
                 Attempt::Retry(error, retry_after) if attempts <= settings.llm_max_retries => {
                     let wait = self.wait(attempts - 1, retry_after);
+                    let wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
+                    if LLM_BUDGET.can_wait(wait) {
+                        tracing::warn!(
+                            role,
+                            model = %model.model,
+                            attempts,
+                            wait_ms,
+                            error = %error,
+                            "llm call failed; retrying"
+                        );
+                        last_error = Some(error);
+                        tokio::time::sleep(wait).await;
+                        continue;
+                    }
                     tracing::warn!(
                         role,
-                        model = %model.model,
-                        attempts,
-                        wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
-                        error = %error,
-                        "llm call failed; retrying"
+                        wait_ms,
+                        "no time left before the deadline for a retry"
                     );
-                    tokio::time::sleep(wait).await;
-                    continue;
+                    error
                 }
                 Attempt::Retry(error, _) | Attempt::Fail(error) => error,
             };
@@ -364,7 +403,7 @@ fn transport_failure(error: reqwest::Error, timeout: Duration) -> Attempt {
         ));
     }
     let detail = if error.is_timeout() {
-        format!("timed out after {} s", timeout.as_secs())
+        format!("timed out after {:.1} s", timeout.as_secs_f64())
     } else {
         transport_detail(error, DETAIL_CHARS)
     };
@@ -421,6 +460,7 @@ mod tests {
 
     use super::*;
     use crate::adapters::system::{FixedSettings, StaticSecrets};
+    use crate::deadline::Deadline;
 
     const KEY: &str = "sk-test-0123456789secret";
 
@@ -752,6 +792,93 @@ mod tests {
         assert_eq!(requests(&server).await.len(), 2);
         // Two attempts cut at one second each, not answered after ten.
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn a_hanging_endpoint_is_cut_before_the_deadline_and_not_retried() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ok("late").set_delay(Duration::from_secs(30)))
+            .mount(&server)
+            .await;
+        let llm = llm_with(
+            Settings {
+                llm_timeout_seconds: 20,
+                ..settings(format!("{}/v1", server.uri()))
+            },
+            StaticSecrets::new().with("llm_api_key", KEY),
+        );
+
+        // 5 s left: one attempt cut at 3 s, then no time for another.
+        let deadline = Deadline::after(Duration::from_secs(5));
+        let ask = request(LlmRole::Response, false);
+        let result = Deadline::scope(Some(deadline), llm.complete(&ask)).await;
+
+        match result {
+            Err(PortError::Unavailable { detail, .. }) => {
+                assert!(detail.contains("timed out"), "{detail}")
+            }
+            other => panic!("expected unavailable, got {other:?}"),
+        }
+        assert_eq!(requests(&server).await.len(), 1);
+        let left = deadline.remaining();
+        assert!(
+            left >= Duration::from_millis(1500),
+            "returned {left:?} before the deadline"
+        );
+    }
+
+    #[tokio::test]
+    async fn no_attempt_is_started_without_time_for_it() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ok("hi"))
+            .mount(&server)
+            .await;
+
+        let (llm, ask) = (llm(&server), request(LlmRole::Response, false));
+        let deadline = Deadline::after(Duration::from_secs(1));
+        let result = Deadline::scope(Some(deadline), llm.complete(&ask)).await;
+
+        match result {
+            Err(error @ PortError::Unavailable { .. }) => {
+                assert!(error.to_string().contains("deadline"), "{error}")
+            }
+            other => panic!("expected unavailable, got {other:?}"),
+        }
+        assert!(requests(&server).await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_retry_after_past_the_deadline_is_not_waited_for() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "10"))
+            .up_to_n_times(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .respond_with(ok("hi"))
+            .mount(&server)
+            .await;
+
+        let started = Instant::now();
+        let (llm, ask) = (llm(&server), request(LlmRole::Response, false));
+        let deadline = Deadline::after(Duration::from_secs(8));
+        let result = Deadline::scope(Some(deadline), llm.complete(&ask)).await;
+
+        match result {
+            Err(PortError::Unavailable { detail, .. }) => {
+                assert!(detail.contains("429"), "{detail}")
+            }
+            other => panic!("expected unavailable, got {other:?}"),
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(requests(&server).await.len(), 1);
     }
 
     #[tokio::test]

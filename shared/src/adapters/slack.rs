@@ -18,6 +18,12 @@
 //!   connection; `chat.postMessage` is *not* (see [`Replay`]).
 //! - Any other `ok: false`, or another 4xx: `Refused`, with Slack's error
 //!   code in the detail (`"chat.postMessage: channel_not_found"`).
+//!
+//! Under an invocation's [`Deadline`](crate::deadline::Deadline), each
+//! attempt's timeout is cut to the time left less [`SLACK_BUDGET`]'s margin,
+//! no attempt is started without its shortest useful time (the call is then
+//! `Unavailable`: nothing was sent), and a wait that leaves no attempt after
+//! it is not waited: the call gives up as if out of retries.
 
 use std::fmt;
 use std::sync::Arc;
@@ -30,6 +36,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::http::{transport_detail, truncate};
+use crate::deadline::CallBudget;
+use crate::domain::settings::SLACK_ATTEMPT_TIMEOUT_SECONDS;
 use crate::domain::{Channel, ChannelId, Ts, User, UserId, Visibility};
 use crate::ports::{PortError, Secrets, SettingsProvider, SlackApi};
 
@@ -42,8 +50,16 @@ const DEFAULT_RETRY_AFTER: Duration = Duration::from_secs(1);
 /// The longest wait a `Retry-After` can impose.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 /// Each attempt's limit, connecting and reading the answer included. Slack
-/// answers in well under a second; this only bounds a hung connection.
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+/// answers in well under a second; this only bounds a hung connection. The
+/// settings' check of the functions' timeouts counts on it.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(SLACK_ATTEMPT_TIMEOUT_SECONDS as u64);
+/// How a Slack call spends the time left before the deadline: it keeps 1 s
+/// for what follows (giving a claim back, reporting), and starts no attempt
+/// shorter than 500 ms.
+pub const SLACK_BUDGET: CallBudget = CallBudget {
+    margin: Duration::from_secs(1),
+    min_attempt: Duration::from_millis(500),
+};
 /// Error details quote at most this many characters of an answer.
 const DETAIL_CHARS: usize = 200;
 
@@ -178,11 +194,19 @@ impl SlackWebApi {
 
         let started = Instant::now();
         let mut attempts = 0u32;
+        let mut last_detail = None;
         loop {
+            let elapsed_ms = || u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let Some(timeout) = SLACK_BUDGET.attempt_timeout(self.timeout) else {
+                // Nothing was sent by this attempt: a redelivery may do it.
+                let detail = last_detail.unwrap_or_else(|| format!("{method}: not sent"));
+                let error = unavailable(format!("{detail} (no time left before the deadline)"));
+                return Err(give_up(method, attempts, elapsed_ms(), error));
+            };
             attempts += 1;
-            let outcome = self.attempt(method, &url, &args, &token).await;
+            let outcome = self.attempt(method, &url, &args, &token, timeout).await;
             let retries_left = attempts <= settings.slack_max_retries;
-            let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let latency_ms = elapsed_ms();
             let (wait, detail) = match outcome {
                 Attempt::Done(value) => {
                     tracing::debug!(method, attempts, latency_ms, "slack call done");
@@ -215,6 +239,11 @@ impl SlackWebApi {
                     return Err(give_up(method, attempts, latency_ms, error));
                 }
             };
+            if !SLACK_BUDGET.can_wait(wait) {
+                // Only what surely did not act, or a read, gets here.
+                let detail = format!("{detail} (no time left before the deadline for a retry)");
+                return Err(give_up(method, attempts, latency_ms, unavailable(detail)));
+            }
             tracing::warn!(
                 method,
                 attempts,
@@ -222,12 +251,20 @@ impl SlackWebApi {
                 error = %detail,
                 "slack call failed; retrying"
             );
+            last_detail = Some(detail);
             tokio::time::sleep(wait).await;
         }
     }
 
     /// One HTTP exchange.
-    async fn attempt(&self, method: &str, url: &Url, args: &Args<'_>, token: &str) -> Attempt {
+    async fn attempt(
+        &self,
+        method: &str,
+        url: &Url,
+        args: &Args<'_>,
+        token: &str,
+        timeout: Duration,
+    ) -> Attempt {
         let request = match args {
             Args::Query(_) => self.http.get(url.clone()),
             Args::Json(body) => self
@@ -237,14 +274,9 @@ impl SlackWebApi {
                 .header(CONTENT_TYPE, "application/json; charset=utf-8")
                 .body(body.to_string()),
         };
-        let response = match request
-            .bearer_auth(token)
-            .timeout(self.timeout)
-            .send()
-            .await
-        {
+        let response = match request.bearer_auth(token).timeout(timeout).send().await {
             Ok(response) => response,
-            Err(e) => return transport_failure(method, e, self.timeout),
+            Err(e) => return transport_failure(method, e, timeout),
         };
         let status = response.status();
         if status == StatusCode::TOO_MANY_REQUESTS {
@@ -253,7 +285,7 @@ impl SlackWebApi {
         let wait = retry_after(response.headers());
         let text = match response.text().await {
             Ok(text) => text,
-            Err(e) => return transport_failure(method, e, self.timeout),
+            Err(e) => return transport_failure(method, e, timeout),
         };
         if status.is_server_error() {
             return Attempt::MaybeDone(format!("{method}: HTTP {}", status.as_u16()));
@@ -356,17 +388,27 @@ impl SlackApi for SlackWebApi {
             .and_then(Value::as_str)
             .filter(|n| !n.trim().is_empty())
             .unwrap_or(channel.as_str());
-        let flag = |f: &str| info.get(f).and_then(Value::as_bool).unwrap_or(false);
+        let flag = |f: &str| info.get(f).and_then(Value::as_bool);
+        let set = |f: &str| flag(f).unwrap_or(false);
+        let direct = set("is_im") || set("is_mpim");
+        // Public only when Slack says so: an answer without `is_private`
+        // (nor `is_channel`) leaves the channel unknown, private in effect.
+        let said = direct || flag("is_private").is_some() || flag("is_channel").is_some();
+        let visibility = Visibility::from_flags(
+            set("is_private") || flag("is_channel") == Some(false),
+            set("is_im"),
+            set("is_mpim"),
+            set("is_ext_shared"),
+            set("is_pending_ext_shared"),
+        );
         Ok(Channel {
             id: channel.clone(),
             name: name.to_owned(),
-            visibility: Visibility::from_flags(
-                flag("is_private"),
-                flag("is_im"),
-                flag("is_mpim"),
-                flag("is_ext_shared"),
-                flag("is_pending_ext_shared"),
-            ),
+            visibility: if said {
+                visibility
+            } else {
+                Visibility::UNKNOWN
+            },
         })
     }
 
@@ -474,6 +516,7 @@ mod tests {
 
     use super::*;
     use crate::adapters::system::{FixedSettings, StaticSecrets};
+    use crate::deadline::Deadline;
     use crate::domain::Settings;
 
     const TOKEN: &str = "test-bot-token";
@@ -756,6 +799,82 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_hanging_read_is_cut_before_the_deadline_and_not_retried() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/api/auth.test"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"ok": true, "user_id": "UBOT"}))
+                    .set_delay(Duration::from_secs(30)),
+            )
+            .mount(&server)
+            .await;
+
+        // 4 s left: one attempt cut at 3 s, then no time for another.
+        let deadline = Deadline::after(Duration::from_secs(4));
+        let slack = slack(&server);
+        let result = Deadline::scope(Some(deadline), slack.auth_test()).await;
+
+        let detail = unavailable_detail(result);
+        assert!(detail.contains("timed out"), "{detail}");
+        assert!(detail.contains("deadline"), "{detail}");
+        assert_eq!(request_count(&server).await, 1);
+        let left = deadline.remaining();
+        assert!(
+            left >= Duration::from_millis(500),
+            "returned {left:?} before the deadline"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_rate_limit_wait_past_the_deadline_is_not_waited_for() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "30"))
+            .up_to_n_times(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .respond_with(posted())
+            .mount(&server)
+            .await;
+
+        let started = Instant::now();
+        let (slack, channel) = (slack(&server), channel());
+        let deadline = Deadline::after(Duration::from_secs(5));
+        let result =
+            Deadline::scope(Some(deadline), slack.post_message(&channel, None, "hi")).await;
+
+        // Not posted, and surely not: worth a redelivery.
+        assert!(matches!(&result, Err(e) if e.is_retryable()), "{result:?}");
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(request_count(&server).await, 1);
+    }
+
+    #[tokio::test]
+    async fn no_post_is_sent_without_time_for_it() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(posted())
+            .mount(&server)
+            .await;
+
+        let (slack, channel) = (slack(&server), channel());
+        let deadline = Deadline::after(Duration::from_millis(1200));
+        let result =
+            Deadline::scope(Some(deadline), slack.post_message(&channel, None, "hi")).await;
+
+        let detail = unavailable_detail(result);
+        assert!(detail.contains("deadline"), "{detail}");
+        assert_eq!(request_count(&server).await, 0);
+    }
+
+    #[tokio::test]
     async fn a_read_answered_with_a_5xx_is_retried() {
         let server = MockServer::start().await;
         Mock::given(method("GET"))
@@ -887,10 +1006,12 @@ mod tests {
             ),
             // Shared within one Enterprise organisation only.
             (json!({"is_shared": true}), Visibility::PUBLIC),
+            // Slack did not say: private in effect.
+            (json!({"is_private": null}), Visibility::UNKNOWN),
         ];
         for (flags, want) in cases {
             let server = MockServer::start().await;
-            let mut info = json!({"id": "C0123ABC", "name": "x"});
+            let mut info = json!({"id": "C0123ABC", "name": "x", "is_private": false});
             for (k, v) in flags.as_object().expect("flags") {
                 info[k] = v.clone();
             }

@@ -7,13 +7,20 @@ use chrono::{DateTime, Duration, Utc};
 use super::{memory_retention, Services};
 use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::{
-    Channel, ChannelId, ChannelMemory, ChannelMessages, Context, Conversation, MemoryKind,
-    MemoryScope, Message, Persona, Settings, Ts, UserId, Visibility,
+    Channel, ChannelId, ChannelMemory, ChannelMessages, Context, Conversation, Forget, Job,
+    MemoryKind, MemoryScope, Message, Persona, Settings, Ts, User, UserId, Visibility,
 };
-use crate::ports::PortError;
+use crate::ports::{ChannelRecord, PortError};
 
 /// How long a cached user name is trusted before `users.info` is asked again.
 pub const USER_CACHE_DAYS: i64 = 7;
+/// How long a user Slack could not name is not asked about again.
+pub const USER_FAILURE_CACHE_MINUTES: i64 = 60;
+/// At most this many mentioned people (not authors) are looked up for one
+/// prompt: a message full of mentions cannot make a job outlive its time.
+pub const MAX_MENTION_LOOKUPS: usize = 5;
+/// The time all `users.info` lookups of one prompt may take together.
+const LOOKUP_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
 /// At most this many missing thread roots are fetched for one context.
 const MAX_ROOT_FETCHES: usize = 10;
 
@@ -44,21 +51,51 @@ pub async fn channel(
             svc.store
                 .put_channel_info(&channel, now, memory_retention(settings, now))
                 .await?;
+            // Found less visible without an event (missed, or none sent):
+            // what it said leaves the memories other channels see.
+            let was_open = record
+                .as_ref()
+                .is_some_and(|r| r.channel.visibility.is_open());
+            if was_open && !channel.visibility.is_open() {
+                let forget = Forget::whole_channel(id.clone(), now);
+                svc.store
+                    .record_forget(&forget, memory_retention(settings, now))
+                    .await?;
+                if let Err(error) = svc.queue.send(&Job::Forget, 0).await {
+                    // The next memory run forgets it all the same.
+                    tracing::warn!(channel = %id, %error, "could not queue the forget job");
+                }
+            }
             Ok(channel)
         }
         Err(error) => {
             tracing::warn!(channel = %id, %error, "conversations.info failed; keeping what is known");
-            Ok(record.map(|r| r.channel).unwrap_or_else(|| Channel {
-                id: id.clone(),
-                name: id.to_string(),
-                visibility: Visibility::UNKNOWN,
-            }))
+            // What was known holds a while; past that, private in effect.
+            let trusted = |r: &ChannelRecord| {
+                r.checked_at
+                    .is_some_and(|at| now - at < Duration::hours(2 * CHANNEL_CHECK_HOURS))
+            };
+            Ok(match record {
+                Some(r) if trusted(&r) => r.channel,
+                Some(r) => Channel {
+                    visibility: Visibility::UNKNOWN,
+                    ..r.channel
+                },
+                None => Channel {
+                    id: id.clone(),
+                    name: id.to_string(),
+                    visibility: Visibility::UNKNOWN,
+                },
+            })
         }
     }
 }
 
 /// Display names for `ids`: cached in the store, else `users.info`; the id
-/// itself when Slack cannot tell.
+/// itself when Slack cannot tell (remembered for
+/// [`USER_FAILURE_CACHE_MINUTES`], so a bad id is not asked about at every
+/// job). The lookups together take at most [`LOOKUP_BUDGET`]; whoever is
+/// left shows as an id.
 pub async fn user_names(
     svc: &Services,
     settings: &Settings,
@@ -66,40 +103,78 @@ pub async fn user_names(
     now: DateTime<Utc>,
 ) -> Result<BTreeMap<UserId, String>, PortError> {
     let mut names = BTreeMap::new();
+    let started = tokio::time::Instant::now();
     // `B...` ids are old-style bot integrations: users.info knows none of them.
     for id in ids.iter().filter(|id| !id.as_str().starts_with('B')) {
         if let Some((user, fetched)) = svc.store.get_user(id).await? {
-            if now - fetched < Duration::days(USER_CACHE_DAYS) {
-                names.insert(id.clone(), user.name);
+            let unknown = user.name == id.as_str();
+            let trusted = if unknown {
+                Duration::minutes(USER_FAILURE_CACHE_MINUTES)
+            } else {
+                Duration::days(USER_CACHE_DAYS)
+            };
+            if now - fetched < trusted {
+                if !unknown {
+                    names.insert(id.clone(), user.name);
+                }
                 continue;
             }
         }
-        match svc.slack.user_info(id).await {
-            Ok(user) => {
+        let Some(left) = LOOKUP_BUDGET.checked_sub(started.elapsed()) else {
+            tracing::warn!(user = %id, "no time left for users.info; showing the id");
+            continue;
+        };
+        match tokio::time::timeout(left, svc.slack.user_info(id)).await {
+            Ok(Ok(user)) => {
                 svc.store
                     .put_user(&user, now, memory_retention(settings, now))
                     .await?;
                 names.insert(id.clone(), user.name);
             }
-            Err(error) => {
+            Ok(Err(error)) if error.is_retryable() => {
+                tracing::warn!(user = %id, %error, "users.info unavailable; showing the id");
+            }
+            Ok(Err(error)) => {
+                // Slack knows no such user (a fake mention): not asked again soon.
                 tracing::warn!(user = %id, %error, "users.info failed; showing the id");
+                let unknown = User {
+                    id: id.clone(),
+                    name: id.to_string(),
+                    is_bot: false,
+                };
+                svc.store
+                    .put_user(&unknown, now, memory_retention(settings, now))
+                    .await?;
+            }
+            Err(_) => {
+                tracing::warn!(user = %id, "users.info out of time; showing the id");
             }
         }
     }
     Ok(names)
 }
 
-/// The user ids a prompt shows: authors and `<@U...>` mentions.
-pub fn mentioned_users<'a>(messages: impl IntoIterator<Item = &'a Message>) -> BTreeSet<UserId> {
-    let mut ids = BTreeSet::new();
-    for m in messages {
-        ids.insert(m.user.clone());
+/// The user ids a prompt names: every author, and the first
+/// [`MAX_MENTION_LOOKUPS`] other people `<@U...>`-mentioned, newest
+/// messages first. The others show as their id.
+pub fn mentioned_users<'a>(
+    messages: impl DoubleEndedIterator<Item = &'a Message> + Clone,
+) -> BTreeSet<UserId> {
+    let mut ids: BTreeSet<UserId> = messages.clone().map(|m| m.user.clone()).collect();
+    let mut mentioned = 0;
+    'messages: for m in messages.rev() {
         let mut rest = m.text.as_str();
         while let Some(i) = rest.find("<@") {
             rest = &rest[i + 2..];
             let end = rest.find(['>', '|']).unwrap_or(rest.len());
             if let Ok(id) = UserId::parse(&rest[..end]) {
-                ids.insert(id);
+                if !ids.contains(&id) {
+                    if mentioned == MAX_MENTION_LOOKUPS {
+                        break 'messages;
+                    }
+                    mentioned += 1;
+                    ids.insert(id);
+                }
             }
         }
     }
@@ -176,19 +251,19 @@ pub async fn build(
     };
 
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
-    let mut active: Vec<Channel> = svc
+    let mut active: Vec<(Channel, DateTime<Utc>)> = svc
         .store
         .channels()
         .await?
         .into_iter()
         .filter(|r| r.last_active >= active_since && r.channel.id != channel.id)
-        .map(|r| r.channel)
-        .filter(|c| may_use(audience, Source::Channel(c)))
+        .filter(|r| may_use(audience, Source::Channel(&r.channel)))
+        .map(|r| (r.channel, r.last_active))
         .collect();
-    active.push(channel.clone());
-    active.sort_by(|a, b| (a.name.as_str(), &a.id).cmp(&(b.name.as_str(), &b.id)));
+    active.push((channel.clone(), now));
+    active.sort_by(|(a, _), (b, _)| (a.name.as_str(), &a.id).cmp(&(b.name.as_str(), &b.id)));
     let mut channel_memories = Vec::with_capacity(active.len());
-    for c in active {
+    for (c, last_active) in active {
         let scope = MemoryScope::Channel {
             channel: c.id.clone(),
         };
@@ -196,7 +271,8 @@ pub async fn build(
         let short = svc.store.get_memory(&scope, MemoryKind::Short).await?;
         channel_memories.push(
             ChannelMemory::new(c.id, c.name)
-                .with_memories(long.map(|m| m.content), short.map(|m| m.content)),
+                .with_memories(long.map(|m| m.content), short.map(|m| m.content))
+                .with_last_active(last_active),
         );
     }
 
@@ -217,7 +293,7 @@ pub async fn build(
     let mut names = user_names(
         svc,
         settings,
-        &mentioned_users(history.get_all_messages()),
+        &mentioned_users(history.get_all_messages().into_iter()),
         now,
     )
     .await?;

@@ -192,9 +192,10 @@ impl Ingest {
                     .store
                     .edit_message(&channel, ts, &text, retention(&settings, now))
                     .await?;
-                // The replaced text may be in memories: forget it. (A
-                // pending edit's message reached no memory yet.)
-                if edit == Edit::Applied {
+                // The replaced text may be in memories: forget it. A
+                // pending edit may be of a message kept no longer (past its
+                // retention) that memories still hold.
+                if edit != Edit::Deleted {
                     self.forget(&settings, channel, ts, thread_ts, now).await?;
                 }
                 Outcome::Edited
@@ -204,6 +205,15 @@ impl Ingest {
                 ts,
                 thread_ts,
             } => {
+                // Its thread, when Slack did not say: from the stored message.
+                let thread_ts = match thread_ts {
+                    Some(root) => Some(root),
+                    None => self
+                        .store
+                        .get_message(&channel, ts)
+                        .await?
+                        .and_then(|m| m.thread_ts),
+                };
                 self.store
                     .delete_message(&channel, ts, retention(&settings, now))
                     .await?;

@@ -49,6 +49,12 @@ impl JobOutcome {
             JobOutcome::Response(outcome) => match outcome {
                 ResponseOutcome::Stale => "response stale".to_owned(),
                 ResponseOutcome::AlreadyDone => "response already_done".to_owned(),
+                ResponseOutcome::TooOld => "response too_old".to_owned(),
+                ResponseOutcome::Limited { limit, notice } => format!(
+                    "response limited limit={} notice={}",
+                    limit.setting(),
+                    notice.is_some()
+                ),
                 ResponseOutcome::NoReply { reason } => {
                     format!("response no_reply reason_chars={}", reason.chars().count())
                 }

@@ -11,7 +11,7 @@ use crate::domain::{
     Settings, Ts,
 };
 use crate::ports::{LlmRequest, LlmRole, PortError};
-use crate::prompts::{judgment_prompt, ContextView};
+use crate::prompts::{fitted, judgment_prompt, ContextView};
 
 /// What a judgment job came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -180,7 +180,12 @@ async fn judge(
         settings.timezone,
         settings.message_limit as usize,
     );
-    let prompt = match judgment_prompt(&view) {
+    let prompt = match fitted(
+        view,
+        settings.max_message_chars,
+        settings.judgment_prompt_max_tokens,
+        judgment_prompt,
+    ) {
         Ok(p) => p,
         Err(e) => {
             tracing::warn!(error = %e, "judgment prompt failed to render");

@@ -5,6 +5,7 @@ pub mod context;
 pub mod ingest;
 pub mod jobs;
 pub mod judgment;
+pub mod limits;
 pub mod response;
 pub mod settings;
 pub mod summary;
@@ -33,6 +34,9 @@ pub struct Services {
 }
 
 impl Services {
+    /// The services over these ports. `llm` is put behind the workspace's
+    /// daily cap ([`limits::CappedLlm`]), so that no assembly of the
+    /// services can make an LLM call the cap did not count.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         store: Arc<dyn Store>,
@@ -44,6 +48,12 @@ impl Services {
         llm: Arc<dyn Llm>,
         slack: Arc<dyn SlackApi>,
     ) -> Services {
+        let llm: Arc<dyn Llm> = Arc::new(limits::CappedLlm::new(
+            llm,
+            store.clone(),
+            settings.clone(),
+            clock.clone(),
+        ));
         Services {
             store,
             scheduler,

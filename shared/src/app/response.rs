@@ -6,7 +6,7 @@ use super::context::{recent, touch, Recent};
 use super::{context, retention, Services};
 use crate::domain::{ChannelId, Conversation, Job, Message, Settings, Ts};
 use crate::ports::{LlmRequest, LlmRole, PortError};
-use crate::prompts::{response_prompt, ContextView};
+use crate::prompts::{fitted, response_prompt, ContextView};
 
 /// How long a job claim is kept: longer than any redelivery.
 const CLAIM_DAYS: i64 = 2;
@@ -18,12 +18,21 @@ pub enum ResponseOutcome {
     Stale,
     /// This job was already handled (a duplicate delivery).
     AlreadyDone,
+    /// A mention older than `mention_max_age_seconds` (a late redelivery):
+    /// dropped, a late answer being worse than none.
+    TooOld,
     /// The LLM failed or wrote nothing: nothing posted.
     NoReply { reason: String },
     /// Slack refused or failed the post.
     PostFailed { reason: String },
     /// Posted.
     Posted { ts: Ts, text: String },
+    /// A spend limit refused it before any LLM call (`notice`: the notice
+    /// posted for a mention, if one was).
+    Limited {
+        limit: crate::domain::limits::Limit,
+        notice: Option<Ts>,
+    },
 }
 
 /// Runs a response job.
@@ -40,6 +49,17 @@ pub async fn run(
         thread_ts,
     };
 
+    if mention {
+        let age = svc.clock.now() - newest_ts.to_datetime();
+        if age > Duration::seconds(i64::from(settings.mention_max_age_seconds)) {
+            tracing::warn!(
+                age_seconds = age.num_seconds(),
+                max_age_seconds = settings.mention_max_age_seconds,
+                "mention too old to answer; dropped"
+            );
+            return Ok(ResponseOutcome::TooOld);
+        }
+    }
     if !mention {
         if let Some(Recent {
             newest,
@@ -90,6 +110,13 @@ pub async fn run(
         }
         Err(error)
     };
+    // Spend limits: after the claim (a duplicate is not counted twice),
+    // before the LLM (a refused job costs no call; its claim is kept).
+    match super::limits::admit_reply(svc, &settings, &job, now).await {
+        Ok(None) => {}
+        Ok(Some(refused)) => return Ok(refused),
+        Err(error) => return give_back(error).await,
+    }
     let prepared = async {
         let bot = svc.bot_user_id(&settings).await?;
         let ch = context::channel(svc, &settings, channel, now).await?;
@@ -106,6 +133,9 @@ pub async fn run(
         Err(WriteError::Retryable(error)) => {
             tracing::warn!(%error, "no reply written yet; the job will be redelivered");
             return give_back(error).await;
+        }
+        Err(WriteError::OverBudget) => {
+            return Ok(super::limits::refused_by_budget(svc, &settings, &job, now).await);
         }
         Err(WriteError::Unusable(reason)) => {
             tracing::error!(%reason, "no reply written");
@@ -152,6 +182,8 @@ enum WriteError {
     Retryable(PortError),
     /// The LLM refused, or answered nothing usable.
     Unusable(String),
+    /// The day's LLM budget refused the call (`limits::CappedLlm`).
+    OverBudget,
 }
 
 async fn write_reply(
@@ -166,7 +198,13 @@ async fn write_reply(
         settings.timezone,
         settings.message_limit as usize,
     );
-    let prompt = response_prompt(&view).map_err(|e| WriteError::Unusable(e.to_string()))?;
+    let prompt = fitted(
+        view,
+        settings.max_message_chars,
+        settings.response_prompt_max_tokens,
+        response_prompt,
+    )
+    .map_err(|e| WriteError::Unusable(e.to_string()))?;
     let request = LlmRequest {
         role: LlmRole::Response,
         system: prompt,
@@ -175,6 +213,7 @@ async fn write_reply(
     let reply = match svc.llm.complete(&request).await {
         Ok(reply) => reply,
         Err(error) if error.is_retryable() => return Err(WriteError::Retryable(error)),
+        Err(error) if super::limits::is_over_budget(&error) => return Err(WriteError::OverBudget),
         Err(error) => return Err(WriteError::Unusable(format!("LLM failed: {error}"))),
     };
     let text = clean_reply(&reply.text, &settings.persona_name);

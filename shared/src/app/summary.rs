@@ -20,10 +20,12 @@ use serde::Serialize;
 
 use super::context::{mentioned_users, user_names};
 use super::{memory_retention, Services};
+use crate::domain::budget::{cap_chars, estimate_tokens};
 use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::text::render_slack_text;
 use crate::domain::{
-    Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
+    Channel, ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Message, Settings,
+    Ts,
 };
 use crate::ports::{LlmRequest, LlmRole, PortError};
 use crate::prompts::{format_now, format_time, render, MessageView, PersonaView};
@@ -59,7 +61,72 @@ struct TaskView<'a, T: Serialize> {
     task: &'a T,
 }
 
-#[derive(Serialize)]
+/// A memory task's input, cut to fit the memory prompt's budget.
+trait Fit: Serialize + Clone {
+    /// Cuts every message's text to `max_chars` characters.
+    fn cap(&mut self, max_chars: usize);
+    /// Leaves out the least needed piece (the oldest message, the least
+    /// recent channel); its estimated tokens, or `None` when nothing is left
+    /// to cut.
+    fn drop_one(&mut self) -> Option<usize>;
+}
+
+fn cap_views(messages: &mut [MessageView], max_chars: usize) {
+    for m in messages {
+        m.text = cap_chars(&m.text, max_chars);
+    }
+}
+
+fn drop_oldest(messages: &mut Vec<MessageView>) -> Option<usize> {
+    if messages.is_empty() {
+        return None;
+    }
+    let m = messages.remove(0);
+    Some(estimate_tokens(&m.text) + estimate_tokens(&m.user) + 8)
+}
+
+impl Fit for ThreadTask {
+    fn cap(&mut self, max_chars: usize) {
+        cap_views(&mut self.messages, max_chars);
+    }
+    fn drop_one(&mut self) -> Option<usize> {
+        // The root (first) says what the thread is about: the oldest reply goes.
+        if self.messages.len() > 2 {
+            let m = self.messages.remove(1);
+            return Some(estimate_tokens(&m.text) + estimate_tokens(&m.user) + 8);
+        }
+        None
+    }
+}
+
+impl Fit for WindowTask {
+    fn cap(&mut self, max_chars: usize) {
+        cap_views(&mut self.messages, max_chars);
+    }
+    fn drop_one(&mut self) -> Option<usize> {
+        drop_oldest(&mut self.messages)
+    }
+}
+
+impl Fit for MergeTask {
+    // Two memories, each bounded by the memory model's answer length.
+    fn cap(&mut self, _max_chars: usize) {}
+    fn drop_one(&mut self) -> Option<usize> {
+        None
+    }
+}
+
+impl Fit for WorkspaceTask {
+    fn cap(&mut self, _max_chars: usize) {}
+    fn drop_one(&mut self) -> Option<usize> {
+        // The channels come sorted by name; the last one goes.
+        self.channels
+            .pop()
+            .map(|c| estimate_tokens(&c.memory) + estimate_tokens(&c.name) + 8)
+    }
+}
+
+#[derive(Serialize, Clone)]
 struct ThreadTask {
     channel_name: String,
     thread_ts: String,
@@ -67,27 +134,27 @@ struct ThreadTask {
     messages: Vec<MessageView>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct WindowTask {
     channel_name: String,
     window_hours: u32,
     messages: Vec<MessageView>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct MergeTask {
     channel_name: String,
     previous: Option<String>,
     short_term: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct ChannelLine {
     name: String,
     memory: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct WorkspaceTask {
     channels: Vec<ChannelLine>,
 }
@@ -118,11 +185,53 @@ fn memory_prompt<T: Serialize>(
     render("memory_system.j2", &view)
 }
 
+/// The memory prompt of `task`, its messages capped at `max_message_chars`
+/// and the oldest left out while it is over `memory_prompt_max_tokens`.
+fn fitted_memory_prompt<T: Fit>(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    kind: MemoryKind,
+    template: &'static str,
+    task: &T,
+) -> Result<String, crate::prompts::PromptError> {
+    let mut task = task.clone();
+    task.cap(settings.max_message_chars as usize);
+    let budget = settings.memory_prompt_max_tokens as usize;
+    let mut dropped = 0usize;
+    loop {
+        let prompt = memory_prompt(settings, now, kind, template, &task)?;
+        let tokens = estimate_tokens(&prompt);
+        if tokens <= budget {
+            if dropped > 0 {
+                tracing::info!(tokens, budget, dropped, "memory prompt cut to its budget");
+            }
+            return Ok(prompt);
+        }
+        let mut excess = tokens - budget;
+        while excess > 0 {
+            match task.drop_one() {
+                Some(freed) => {
+                    dropped += 1;
+                    excess = excess.saturating_sub(freed);
+                }
+                None => {
+                    tracing::warn!(
+                        tokens,
+                        budget,
+                        "memory prompt over its budget, nothing left to cut"
+                    );
+                    return memory_prompt(settings, now, kind, template, &task);
+                }
+            }
+        }
+    }
+}
+
 /// Renders a memory prompt, calls the LLM and stores the memory. Returns
 /// whether a memory was written; an LLM failure or an empty answer writes
 /// nothing (the old memory stays) and is logged.
 #[allow(clippy::too_many_arguments)]
-async fn write<T: Serialize>(
+async fn write<T: Fit>(
     svc: &Services,
     settings: &Settings,
     report: &mut MemoryReport,
@@ -131,18 +240,26 @@ async fn write<T: Serialize>(
     template: &'static str,
     task: &T,
     newest_ts: Option<Ts>,
+    read_at: DateTime<Utc>,
 ) -> Result<bool, PortError> {
     let now = svc.clock.now();
     let Some(content) = ask(svc, settings, report, &scope, kind, template, task).await else {
         return Ok(false);
     };
+    // A deletion or an edit that came after the inputs were read may be in
+    // the answer: drop it; the forget pass writes this memory again.
+    if forgotten_since(svc, &scope, read_at).await? {
+        tracing::info!(%scope, kind = kind.as_str(), "memory not written: a message it read was deleted or edited meanwhile");
+        return Ok(false);
+    }
     svc.store
         .put_memory(
             &Memory {
                 scope: scope.clone(),
                 kind,
                 content,
-                updated_at: now,
+                // When its inputs were read: a forget after it may not be in it.
+                updated_at: read_at,
                 newest_ts,
             },
             memory_retention(settings, now),
@@ -153,9 +270,27 @@ async fn write<T: Serialize>(
     Ok(true)
 }
 
+/// Whether a deletion or an edit that concerns `scope` came after
+/// `read_at` (the workspace memories concern every channel).
+async fn forgotten_since(
+    svc: &Services,
+    scope: &MemoryScope,
+    read_at: DateTime<Utc>,
+) -> Result<bool, PortError> {
+    Ok(svc.store.forgets().await?.iter().any(|f| {
+        f.at > read_at
+            && match scope {
+                MemoryScope::Workspace => true,
+                MemoryScope::Channel { channel } | MemoryScope::Thread { channel, .. } => {
+                    f.channel == *channel
+                }
+            }
+    }))
+}
+
 /// Renders a memory prompt and asks the LLM; `None` (logged) when the
 /// prompt does not render, the LLM fails or answers nothing.
-async fn ask<T: Serialize>(
+async fn ask<T: Fit>(
     svc: &Services,
     settings: &Settings,
     report: &mut MemoryReport,
@@ -165,7 +300,7 @@ async fn ask<T: Serialize>(
     task: &T,
 ) -> Option<String> {
     let now = svc.clock.now();
-    let prompt = match memory_prompt(settings, now, kind, template, task) {
+    let prompt = match fitted_memory_prompt(settings, now, kind, template, task) {
         Ok(p) => p,
         Err(error) => {
             tracing::error!(%error, %scope, "memory prompt failed to render");
@@ -198,7 +333,7 @@ async fn views(
     messages: &[Message],
     now: DateTime<Utc>,
 ) -> Result<Vec<MessageView>, PortError> {
-    let mut names = user_names(svc, settings, &mentioned_users(messages), now).await?;
+    let mut names = user_names(svc, settings, &mentioned_users(messages.iter()), now).await?;
     if let Ok(bot) = svc.bot_user_id(settings).await {
         names.insert(bot, settings.persona_name.clone());
     }
@@ -243,11 +378,26 @@ async fn refresh_thread(
     rebuild: bool,
 ) -> Result<MemoryReport, PortError> {
     let mut report = MemoryReport::default();
-    let conversation = Conversation::thread(channel.clone(), thread_ts);
-    let mut messages = svc
-        .store
-        .conversation_messages(&conversation, THREAD_MESSAGES)
-        .await?;
+    let read_at = svc.clock.now();
+    let mut messages = if rebuild {
+        // Forgetting: read the table itself, consistently (an index may
+        // still show what was just deleted or edited).
+        let mut replies: Vec<Message> = svc
+            .store
+            .messages_after(channel, Some(thread_ts), WINDOW_MESSAGES)
+            .await?
+            .into_iter()
+            .filter(|m| m.thread_ts == Some(thread_ts))
+            .collect();
+        let skip = replies.len().saturating_sub(THREAD_MESSAGES);
+        replies.drain(..skip);
+        replies
+    } else {
+        let conversation = Conversation::thread(channel.clone(), thread_ts);
+        svc.store
+            .conversation_messages(&conversation, THREAD_MESSAGES)
+            .await?
+    };
     if let Some(root) = svc.store.get_message(channel, thread_ts).await? {
         messages.insert(0, root);
     }
@@ -291,6 +441,7 @@ async fn refresh_thread(
         "memory_thread_short.j2",
         &task,
         Some(newest),
+        read_at,
     )
     .await?;
     Ok(report)
@@ -357,7 +508,7 @@ pub async fn forget_now(svc: &Services) -> Result<MemoryReport, PortError> {
     if forget(svc, &settings, &mut report, now).await? {
         let open = open_channels(svc, &settings, now).await?;
         let open: Vec<&Channel> = open.iter().collect();
-        rebuild_workspace_long(svc, &settings, &mut report, &open).await?;
+        rebuild_workspace_long(svc, &settings, &mut report, &open, now).await?;
     }
     Ok(report)
 }
@@ -384,16 +535,26 @@ async fn open_channels(
     Ok(open)
 }
 
-/// Whether a memory may hold a message at `ts`.
-fn covers(memory: &Memory, ts: Ts) -> bool {
-    memory.newest_ts.is_none_or(|covered| covered >= ts)
+/// How long a forget stays pending after it was recorded: longer than a
+/// memory job runs, so that a job which read the message before it was
+/// deleted cannot write it after the forget was handled (its write checks
+/// the pending forgets).
+const FORGET_GRACE_MINUTES: i64 = 15;
+
+/// Whether `memory` may hold what `forget` names: it was written from
+/// inputs read no later than the deletion or edit, and covers its time.
+fn covers(memory: &Memory, forget: &Forget) -> bool {
+    memory.updated_at <= forget.at
+        && (forget.is_whole_channel()
+            || memory.newest_ts.is_none_or(|covered| covered >= forget.ts))
 }
 
-/// Forgets the messages deleted or edited since the last run: the memories
-/// that may hold them are rewritten from what remains, without their
-/// previous text (a thread's, a channel's long-term), or removed for the
-/// run to write again (the short-term ones, written from their window
-/// alone). A rewrite that fails removes the memory: forgetting comes first.
+/// Forgets the messages deleted or edited (and the channels made less
+/// visible) since the last run. First every memory that may hold them is
+/// removed, so that no prompt shows it meanwhile; then the thread and
+/// channel long-term memories are written again from what remains, and the
+/// short-term ones are left for the run to write from their windows. A
+/// rewrite that fails leaves the memory removed: forgetting comes first.
 /// Returns whether the workspace's long-term memory must be rebuilt, once
 /// the channels' are.
 async fn forget(
@@ -410,84 +571,89 @@ async fn forget(
         count = forgets.len(),
         "forgetting deleted and edited messages"
     );
-    let mut threads: BTreeMap<(ChannelId, Ts), Ts> = BTreeMap::new();
-    let mut channels: BTreeMap<ChannelId, Ts> = BTreeMap::new();
-    let mut workspace_from: Option<Ts> = None;
+    let mut threads: BTreeMap<(ChannelId, Ts), Vec<&Forget>> = BTreeMap::new();
+    let mut channels: BTreeMap<ChannelId, Vec<&Forget>> = BTreeMap::new();
+    let mut workspace: Vec<&Forget> = Vec::new();
     for f in &forgets {
         if f.is_whole_channel() {
             // The channel's own memories stay for its own members; what it
             // said leaves the workspace memory.
-            workspace_from = Some(f.ts);
+            workspace.push(f);
             continue;
         }
-        let oldest = |t: &mut Ts| *t = (*t).min(f.ts);
         threads
             .entry((f.channel.clone(), f.thread()))
-            .and_modify(oldest)
-            .or_insert(f.ts);
-        channels
-            .entry(f.channel.clone())
-            .and_modify(oldest)
-            .or_insert(f.ts);
-    }
-    for ((channel, root), oldest) in threads {
-        let scope = MemoryScope::Thread {
-            channel: channel.clone(),
-            thread_ts: root,
-        };
-        if let Some(m) = svc.store.get_memory(&scope, MemoryKind::Short).await? {
-            if covers(&m, oldest) {
-                report.merge(refresh_thread(svc, settings, &channel, root, true).await?);
-                let after = svc.store.get_memory(&scope, MemoryKind::Short).await?;
-                if after.is_some_and(|a| a.updated_at < now) {
-                    svc.store.delete_memory(&scope, MemoryKind::Short).await?;
-                }
-            }
-        }
-    }
-    for (id, oldest) in &channels {
-        let scope = MemoryScope::Channel {
-            channel: id.clone(),
-        };
-        if let Some(short) = svc.store.get_memory(&scope, MemoryKind::Short).await? {
-            if covers(&short, *oldest) {
-                svc.store.delete_memory(&scope, MemoryKind::Short).await?;
-            }
-        }
-        if let Some(long) = svc.store.get_memory(&scope, MemoryKind::Long).await? {
-            if covers(&long, *oldest) {
-                rebuild_channel_long(svc, settings, report, id, now).await?;
-            }
-        }
-        // Its channel may have fed the workspace memory when it was open.
+            .or_default()
+            .push(f);
+        channels.entry(f.channel.clone()).or_default().push(f);
+        // Its channel may have fed the workspace memory while it was open.
         let fed = svc
             .store
-            .get_channel(id)
+            .get_channel(&f.channel)
             .await?
             .is_none_or(|r| r.channel.visibility.is_open() || r.checked_at.is_none());
         if fed {
-            workspace_from = Some(workspace_from.map_or(*oldest, |t| t.min(*oldest)));
+            workspace.push(f);
+        }
+    }
+    let covered = |m: &Option<Memory>, fs: &[&Forget]| {
+        m.as_ref().is_some_and(|m| fs.iter().any(|f| covers(m, f)))
+    };
+
+    // 1. Remove.
+    let mut stale_threads = Vec::new();
+    for ((channel, root), fs) in &threads {
+        let scope = MemoryScope::Thread {
+            channel: channel.clone(),
+            thread_ts: *root,
+        };
+        if covered(&svc.store.get_memory(&scope, MemoryKind::Short).await?, fs) {
+            svc.store.delete_memory(&scope, MemoryKind::Short).await?;
+            stale_threads.push((channel.clone(), *root));
+        }
+    }
+    let mut stale_longs = Vec::new();
+    for (id, fs) in &channels {
+        let scope = MemoryScope::Channel {
+            channel: id.clone(),
+        };
+        if covered(&svc.store.get_memory(&scope, MemoryKind::Short).await?, fs) {
+            svc.store.delete_memory(&scope, MemoryKind::Short).await?;
+        }
+        if covered(&svc.store.get_memory(&scope, MemoryKind::Long).await?, fs) {
+            svc.store.delete_memory(&scope, MemoryKind::Long).await?;
+            stale_longs.push(id.clone());
         }
     }
     let mut rebuild_workspace_long = false;
-    if let Some(oldest) = workspace_from {
-        let scope = MemoryScope::Workspace;
-        if let Some(short) = svc.store.get_memory(&scope, MemoryKind::Short).await? {
-            if covers(&short, oldest) {
-                svc.store.delete_memory(&scope, MemoryKind::Short).await?;
-            }
-        }
-        if let Some(long) = svc.store.get_memory(&scope, MemoryKind::Long).await? {
-            if covers(&long, oldest) {
-                // Until it is rebuilt from the channels' rewritten memories,
-                // no prompt shows it.
-                svc.store.delete_memory(&scope, MemoryKind::Long).await?;
-                rebuild_workspace_long = true;
-            }
-        }
+    let scope = MemoryScope::Workspace;
+    if covered(
+        &svc.store.get_memory(&scope, MemoryKind::Short).await?,
+        &workspace,
+    ) {
+        svc.store.delete_memory(&scope, MemoryKind::Short).await?;
     }
+    if covered(
+        &svc.store.get_memory(&scope, MemoryKind::Long).await?,
+        &workspace,
+    ) {
+        svc.store.delete_memory(&scope, MemoryKind::Long).await?;
+        rebuild_workspace_long = true;
+    }
+
+    // 2. Write again from what remains.
+    for (channel, root) in stale_threads {
+        report.merge(refresh_thread(svc, settings, &channel, root, true).await?);
+    }
+    for id in stale_longs {
+        rebuild_channel_long(svc, settings, report, &id, now).await?;
+    }
+
+    // 3. Handled; each stays pending a while for the writes in flight.
     for f in &forgets {
-        svc.store.clear_forget(f).await?;
+        if now - f.at >= Duration::minutes(FORGET_GRACE_MINUTES) {
+            svc.store.clear_forget(f).await?;
+        }
     }
     Ok(rebuild_workspace_long)
 }
@@ -544,6 +710,7 @@ async fn rebuild_channel_long(
                 "memory_channel_long.j2",
                 &task,
                 newest,
+                now,
             )
             .await?
         }
@@ -609,6 +776,7 @@ async fn channel_memories(
                 "memory_channel_short.j2",
                 &task,
                 Some(newest),
+                now,
             )
             .await?
             {
@@ -656,6 +824,7 @@ async fn channel_memories(
             "memory_channel_long.j2",
             &task,
             short.newest_ts,
+            now,
         )
         .await?;
     }
@@ -692,7 +861,7 @@ async fn workspace_memories(
     }
     let scope = MemoryScope::Workspace;
     if rebuild_long {
-        rebuild_workspace_long(svc, settings, &mut report, open).await?;
+        rebuild_workspace_long(svc, settings, &mut report, open, now).await?;
     }
     let Some(newest) = newest else {
         return Ok(report);
@@ -713,6 +882,7 @@ async fn workspace_memories(
             "memory_workspace_short.j2",
             &task,
             Some(newest),
+            now,
         )
         .await?
         {
@@ -738,6 +908,7 @@ async fn workspace_memories(
             "memory_workspace_long.j2",
             &task,
             short.newest_ts,
+            now,
         )
         .await?;
     }
@@ -751,6 +922,7 @@ async fn rebuild_workspace_long(
     settings: &Settings,
     report: &mut MemoryReport,
     open: &[&Channel],
+    read_at: DateTime<Utc>,
 ) -> Result<(), PortError> {
     let scope = MemoryScope::Workspace;
     let mut lines = Vec::new();
@@ -802,6 +974,7 @@ async fn rebuild_workspace_long(
         "memory_workspace_long.j2",
         &task,
         newest,
+        read_at,
     )
     .await?;
     Ok(())

@@ -67,6 +67,7 @@ pub struct ChannelMemory {
     channel_name: String,
     long_term_memory: Option<String>,
     short_term_memory: Option<String>,
+    last_active: Option<DateTime<Utc>>,
 }
 
 impl ChannelMemory {
@@ -77,7 +78,19 @@ impl ChannelMemory {
             channel_name: channel_name.into(),
             long_term_memory: None,
             short_term_memory: None,
+            last_active: None,
         }
+    }
+
+    /// The same channel, last active at `at` (a prompt over its budget
+    /// drops the least recently active channels' memories first).
+    pub fn with_last_active(mut self, at: DateTime<Utc>) -> Self {
+        self.last_active = Some(at);
+        self
+    }
+
+    pub fn last_active(&self) -> Option<DateTime<Utc>> {
+        self.last_active
     }
 
     /// The same channel with both memories set (`None` for a missing one).

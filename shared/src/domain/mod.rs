@@ -1,10 +1,12 @@
 //! The domain: pure types and rules. No I/O, no async, no AWS.
 
+pub mod budget;
 pub mod channel_messages;
 pub mod context;
 pub mod ids;
 pub mod job;
 pub mod judgment;
+pub mod limits;
 pub mod memory;
 pub mod message;
 pub mod privacy;

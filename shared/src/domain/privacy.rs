@@ -390,6 +390,16 @@ mod tests {
     }
 
     #[test]
+    fn fewer_readers_make_the_channel_leave_others_memories() {
+        assert!(Forget::needed_after(VisibilityChange::ConvertedToPrivate));
+        assert!(Forget::needed_after(VisibilityChange::SharedExternally));
+        assert!(!Forget::needed_after(VisibilityChange::ConvertedToPublic));
+        assert!(!Forget::needed_after(VisibilityChange::Unshared));
+        let f = Forget::whole_channel(ChannelId::parse("C1").unwrap(), DateTime::UNIX_EPOCH);
+        assert!(f.is_whole_channel());
+    }
+
+    #[test]
     fn a_forgotten_message_names_its_thread() {
         let f = Forget {
             channel: ChannelId::parse("C1").unwrap(),

@@ -17,6 +17,19 @@ pub const DEFAULT_PERSONA_PROMPT: &str = "あなたは「myao」という名前�
 このワークスペースのメンバーの一人として、友達のように気さくに、短めの自然な口調で話します。\
 知らないことは知らないと言い、話を作りません。";
 
+/// The `Timeout` of the functions that run jobs, in seconds, as
+/// `template.yaml` sets them (a test there compares the two): a job's LLM
+/// and Slack calls must fit in them (see [`Settings::worst_case_call_seconds`]),
+/// and the local mode gives each job as long.
+pub const JUDGMENT_FUNCTION_TIMEOUT_SECONDS: u32 = 180;
+pub const RESPONSE_FUNCTION_TIMEOUT_SECONDS: u32 = 180;
+pub const SUMMARY_FUNCTION_TIMEOUT_SECONDS: u32 = 600;
+/// Each Slack Web API attempt's time limit (the Slack adapter's).
+pub const SLACK_ATTEMPT_TIMEOUT_SECONDS: u32 = 10;
+/// What a job keeps, in its function's timeout, for everything besides one
+/// LLM call and one Slack call: the store, the settings, giving a claim back.
+pub const JOB_MARGIN_SECONDS: u32 = 10;
+
 /// One model role's parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelSettings {
@@ -42,14 +55,38 @@ pub struct Settings {
     pub message_limit: u32,
     /// A conversation whose newest message is older than this is not judged.
     pub max_message_age_seconds: u32,
+    /// A mention's reply job run later than this after the mention (a
+    /// redelivery after failures) is dropped: a late answer is worse than
+    /// none. The default (20 min) lets one SQS redelivery through: the
+    /// response queue's visibility timeout is 1,080 s (six times the
+    /// function's), so a shorter age would drop every retried mention.
+    pub mention_max_age_seconds: u32,
     /// Long-term memories are rewritten at most this often.
     pub long_term_update_interval_seconds: u32,
     /// Short-term memories cover this many hours.
     pub short_term_window_hours: u32,
     pub long_term_max_tokens: u32,
     pub short_term_max_tokens: u32,
+    /// The most tokens (estimated) a judgment prompt may take; over it, the
+    /// least needed context is cut (never the judged conversation).
+    pub judgment_prompt_max_tokens: u32,
+    /// The same for a reply prompt.
+    pub response_prompt_max_tokens: u32,
+    /// The same for a memory prompt.
+    pub memory_prompt_max_tokens: u32,
+    /// A message longer than this many characters is cut in prompts.
+    pub max_message_chars: u32,
     /// When false the bot only answers mentions.
     pub autonomous_replies: bool,
+    /// Replies (mentions and unprompted) one channel gets in an hour, at most.
+    pub max_replies_per_channel_per_hour: u32,
+    /// Mentions of one person answered in an hour, at most.
+    pub max_mentions_per_user_per_hour: u32,
+    /// LLM calls of the whole workspace in a (UTC) day, at most; memories
+    /// stop at 80 % of it and judgments at 95 % (`domain::limits`).
+    pub max_llm_calls_per_day: u32,
+    /// A mention over a limit gets a short fixed notice (once an hour per person).
+    pub limit_notice: bool,
     pub persona_name: String,
     pub persona_system_prompt: String,
     /// Time zone of the times shown in prompts.
@@ -88,11 +125,20 @@ impl Default for Settings {
             thread_memory_days: 7,
             message_limit: 20,
             max_message_age_seconds: 43_200,
+            mention_max_age_seconds: 1_200,
             long_term_update_interval_seconds: 3_600,
             short_term_window_hours: 24,
             long_term_max_tokens: 500,
             short_term_max_tokens: 300,
+            judgment_prompt_max_tokens: 16_000,
+            response_prompt_max_tokens: 24_000,
+            memory_prompt_max_tokens: 24_000,
+            max_message_chars: 4_000,
             autonomous_replies: true,
+            max_replies_per_channel_per_hour: 30,
+            max_mentions_per_user_per_hour: 20,
+            max_llm_calls_per_day: 2_000,
+            limit_notice: true,
             persona_name: "myao".to_owned(),
             persona_system_prompt: DEFAULT_PERSONA_PROMPT.to_owned(),
             timezone: Tz::UTC,
@@ -134,11 +180,20 @@ pub const SETTING_NAMES: &[&str] = &[
     "thread_memory_days",
     "message_limit",
     "max_message_age_seconds",
+    "mention_max_age_seconds",
     "long_term_update_interval_seconds",
     "short_term_window_hours",
     "long_term_max_tokens",
     "short_term_max_tokens",
+    "judgment_prompt_max_tokens",
+    "response_prompt_max_tokens",
+    "memory_prompt_max_tokens",
+    "max_message_chars",
     "autonomous_replies",
+    "max_replies_per_channel_per_hour",
+    "max_mentions_per_user_per_hour",
+    "max_llm_calls_per_day",
+    "limit_notice",
     "persona_name",
     "persona_system_prompt",
     "timezone",
@@ -254,13 +309,32 @@ impl Settings {
             "thread_memory_days" => self.thread_memory_days = int(value, 1, 365)?,
             "message_limit" => self.message_limit = int(value, 1, 1000)?,
             "max_message_age_seconds" => self.max_message_age_seconds = int(value, 60, 30 * DAY)?,
+            "mention_max_age_seconds" => self.mention_max_age_seconds = int(value, 60, DAY)?,
             "long_term_update_interval_seconds" => {
                 self.long_term_update_interval_seconds = int(value, 0, 30 * DAY)?
             }
             "short_term_window_hours" => self.short_term_window_hours = int(value, 1, 24 * 30)?,
             "long_term_max_tokens" => self.long_term_max_tokens = int(value, 50, 8000)?,
             "short_term_max_tokens" => self.short_term_max_tokens = int(value, 50, 8000)?,
+            "judgment_prompt_max_tokens" => {
+                self.judgment_prompt_max_tokens = int(value, 2_000, 1_000_000)?
+            }
+            "response_prompt_max_tokens" => {
+                self.response_prompt_max_tokens = int(value, 2_000, 1_000_000)?
+            }
+            "memory_prompt_max_tokens" => {
+                self.memory_prompt_max_tokens = int(value, 2_000, 1_000_000)?
+            }
+            "max_message_chars" => self.max_message_chars = int(value, 100, 40_000)?,
             "autonomous_replies" => self.autonomous_replies = boolean(value)?,
+            "max_replies_per_channel_per_hour" => {
+                self.max_replies_per_channel_per_hour = int(value, 1, 10_000)?
+            }
+            "max_mentions_per_user_per_hour" => {
+                self.max_mentions_per_user_per_hour = int(value, 1, 10_000)?
+            }
+            "max_llm_calls_per_day" => self.max_llm_calls_per_day = int(value, 1, 10_000_000)?,
+            "limit_notice" => self.limit_notice = boolean(value)?,
             "persona_name" => self.persona_name = text(value)?,
             "persona_system_prompt" => self.persona_system_prompt = text(value)?,
             "timezone" => {
@@ -337,7 +411,51 @@ impl Settings {
             settings.jitter_ratio = d.jitter_ratio;
             settings.max_message_age_seconds = d.max_message_age_seconds;
         }
+        // Every attempt of an LLM call and of a Slack call must fit in the
+        // functions' timeouts, or the retries configured could never all run
+        // (the deadline would cut them, every time).
+        if let Some(problem) = settings.timeout_problem() {
+            issues.push(SettingIssue {
+                name: "llm_timeout_seconds".to_owned(),
+                value: settings.llm_timeout_seconds.to_string(),
+                problem,
+            });
+            let d = Settings::default();
+            settings.llm_timeout_seconds = d.llm_timeout_seconds;
+            settings.llm_max_retries = d.llm_max_retries;
+            settings.slack_max_retries = d.slack_max_retries;
+        }
         (settings, issues)
+    }
+
+    /// The longest one LLM call and one Slack call may take: every attempt
+    /// run to its time limit (`llm_timeout_seconds`, and
+    /// [`SLACK_ATTEMPT_TIMEOUT_SECONDS`]). The waits between attempts are not
+    /// counted: at run time the invocation's deadline cuts them.
+    pub fn worst_case_call_seconds(&self) -> u64 {
+        let attempts = |retries: u32| u64::from(retries) + 1;
+        u64::from(self.llm_timeout_seconds) * attempts(self.llm_max_retries)
+            + u64::from(SLACK_ATTEMPT_TIMEOUT_SECONDS) * attempts(self.slack_max_retries)
+    }
+
+    /// Why these settings' calls cannot fit in the timeout of a function
+    /// that runs them (judgment, response), less [`JOB_MARGIN_SECONDS`].
+    fn timeout_problem(&self) -> Option<String> {
+        let worst = self.worst_case_call_seconds();
+        [
+            ("judgment", JUDGMENT_FUNCTION_TIMEOUT_SECONDS),
+            ("response", RESPONSE_FUNCTION_TIMEOUT_SECONDS),
+        ]
+        .into_iter()
+        .find(|(_, timeout)| worst + u64::from(JOB_MARGIN_SECONDS) > u64::from(*timeout))
+        .map(|(function, timeout)| {
+            format!(
+                "llm_timeout_seconds {} x (llm_max_retries {} + 1) + {SLACK_ATTEMPT_TIMEOUT_SECONDS} s x \
+                 (slack_max_retries {} + 1) = {worst} s does not fit the {function} function's \
+                 {timeout} s timeout less {JOB_MARGIN_SECONDS} s: the three reset",
+                self.llm_timeout_seconds, self.llm_max_retries, self.slack_max_retries
+            )
+        })
     }
 
     /// The default of each setting as text, as SSM would hold it.
@@ -361,6 +479,10 @@ impl Settings {
                 d.max_message_age_seconds.to_string(),
             ),
             (
+                "mention_max_age_seconds",
+                d.mention_max_age_seconds.to_string(),
+            ),
+            (
                 "long_term_update_interval_seconds",
                 d.long_term_update_interval_seconds.to_string(),
             ),
@@ -370,7 +492,30 @@ impl Settings {
             ),
             ("long_term_max_tokens", d.long_term_max_tokens.to_string()),
             ("short_term_max_tokens", d.short_term_max_tokens.to_string()),
+            (
+                "judgment_prompt_max_tokens",
+                d.judgment_prompt_max_tokens.to_string(),
+            ),
+            (
+                "response_prompt_max_tokens",
+                d.response_prompt_max_tokens.to_string(),
+            ),
+            (
+                "memory_prompt_max_tokens",
+                d.memory_prompt_max_tokens.to_string(),
+            ),
+            ("max_message_chars", d.max_message_chars.to_string()),
             ("autonomous_replies", d.autonomous_replies.to_string()),
+            (
+                "max_replies_per_channel_per_hour",
+                d.max_replies_per_channel_per_hour.to_string(),
+            ),
+            (
+                "max_mentions_per_user_per_hour",
+                d.max_mentions_per_user_per_hour.to_string(),
+            ),
+            ("max_llm_calls_per_day", d.max_llm_calls_per_day.to_string()),
+            ("limit_notice", d.limit_notice.to_string()),
             ("persona_name", d.persona_name.clone()),
             ("persona_system_prompt", d.persona_system_prompt.clone()),
             ("timezone", d.timezone.name().to_owned()),
@@ -476,6 +621,69 @@ mod tests {
     }
 
     #[test]
+    fn calls_that_cannot_fit_the_function_timeouts_are_refused() {
+        let d = Settings::default();
+        let shortest = JUDGMENT_FUNCTION_TIMEOUT_SECONDS.min(RESPONSE_FUNCTION_TIMEOUT_SECONDS);
+        assert!(
+            d.worst_case_call_seconds() + u64::from(JOB_MARGIN_SECONDS) <= u64::from(shortest),
+            "the defaults fit"
+        );
+        // 60 s x 3 LLM attempts alone fill the functions' 180 s.
+        let (s, issues) = Settings::from_pairs([
+            ("llm_timeout_seconds", "60"),
+            ("llm_max_retries", "2"),
+            ("slack_max_retries", "5"),
+        ]);
+        assert_eq!(issues.len(), 1, "{issues:?}");
+        assert_eq!(issues[0].name, "llm_timeout_seconds");
+        assert!(
+            issues[0]
+                .problem
+                .contains("judgment function's 180 s timeout"),
+            "{}",
+            issues[0]
+        );
+        assert_eq!(
+            (
+                s.llm_timeout_seconds,
+                s.llm_max_retries,
+                s.slack_max_retries
+            ),
+            (
+                d.llm_timeout_seconds,
+                d.llm_max_retries,
+                d.slack_max_retries
+            ),
+            "the three reset"
+        );
+        // A long timeout without retries fits: 120 + 10 x 4 + 10 = 170 s.
+        let (s, issues) =
+            Settings::from_pairs([("llm_timeout_seconds", "120"), ("llm_max_retries", "0")]);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!((s.llm_timeout_seconds, s.llm_max_retries), (120, 0));
+        // Slack's attempts count too: 120 + 10 x 6 + 10 = 190 s.
+        let (s, issues) = Settings::from_pairs([
+            ("llm_timeout_seconds", "120"),
+            ("llm_max_retries", "0"),
+            ("slack_max_retries", "5"),
+        ]);
+        assert_eq!(issues.len(), 1, "{issues:?}");
+        assert_eq!(s.slack_max_retries, d.slack_max_retries);
+    }
+
+    #[test]
+    fn a_mention_may_be_answered_for_twenty_minutes_by_default() {
+        // One SQS redelivery (visibility timeout 1,080 s) fits.
+        assert!(Settings::default().mention_max_age_seconds > 1_080);
+        let (s, issues) = Settings::from_pairs([("mention_max_age_seconds", "900")]);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(s.mention_max_age_seconds, 900);
+        let (s, issues) = Settings::from_pairs([("mention_max_age_seconds", "10")]);
+        assert_eq!(issues.len(), 1, "{issues:?}");
+        assert_eq!(s.mention_max_age_seconds, 1_200);
+    }
+
+    #[test]
     fn default_pairs_round_trip_to_the_defaults() {
         let pairs = Settings::default_pairs();
         let (s, issues) = Settings::from_pairs(pairs.iter().map(|(n, v)| (*n, v.as_str())));
@@ -519,5 +727,39 @@ mod tests {
         ]);
         assert_eq!(issues.len(), 4, "{issues:?}");
         assert_eq!((s.slack_app_id, s.slack_team_id), (None, None));
+    }
+
+    #[test]
+    fn spend_limits_have_high_defaults_and_refuse_zero() {
+        let d = Settings::default();
+        assert_eq!(d.max_replies_per_channel_per_hour, 30);
+        assert_eq!(d.max_mentions_per_user_per_hour, 20);
+        assert_eq!(d.max_llm_calls_per_day, 2_000);
+        assert!(d.limit_notice);
+        let (s, issues) = Settings::from_pairs([
+            ("max_replies_per_channel_per_hour", "5"),
+            ("max_mentions_per_user_per_hour", "3"),
+            ("max_llm_calls_per_day", "100"),
+            ("limit_notice", "false"),
+        ]);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(
+            (
+                s.max_replies_per_channel_per_hour,
+                s.max_mentions_per_user_per_hour,
+                s.max_llm_calls_per_day,
+                s.limit_notice
+            ),
+            (5, 3, 100, false)
+        );
+        // Zero would silence the bot for good: a typo must not do that.
+        let (s, issues) = Settings::from_pairs([
+            ("max_replies_per_channel_per_hour", "0"),
+            ("max_mentions_per_user_per_hour", "-1"),
+            ("max_llm_calls_per_day", "0"),
+            ("limit_notice", "maybe"),
+        ]);
+        assert_eq!(issues.len(), 4, "{issues:?}");
+        assert_eq!(s, Settings::default());
     }
 }

@@ -372,3 +372,96 @@ fn the_judged_top_level_is_cut_to_the_message_limit_too() {
     );
     assert!(prompt.contains("おはよう〜"));
 }
+
+/// A budget cuts, in order: other channels' memories (least recently
+/// active first), thread summaries (the judged thread's last), then the
+/// oldest messages outside the judged conversation; never the judged
+/// conversation nor the persona.
+#[test]
+fn a_prompt_over_budget_leaves_out_the_least_needed_first() {
+    let c = ChannelId::parse("C001").expect("channel");
+    let root = "1709280000.000000";
+    let big = |tag: &str| format!("{tag} {}", "word ".repeat(400));
+    let other_root = "1709280000.500000";
+    let at_ts = |ts: &str, user: &str, text: String, thread: Option<&str>| {
+        Message::new(
+            c.clone(),
+            UserId::parse(user).unwrap(),
+            text,
+            Ts::parse(ts).unwrap(),
+            thread.map(|t| Ts::parse(t).unwrap()),
+            false,
+        )
+    };
+    let messages = vec![
+        at_ts(root, "UALICE", big("ROOT"), None),
+        at_ts("1709280000.100000", "UALICE", big("OLD-TOP"), None),
+        at_ts(other_root, "UBOB", big("OTHER-ROOT"), None),
+        at_ts(
+            "1709280600.000000",
+            "UBOB",
+            big("OTHER-THREAD"),
+            Some(other_root),
+        ),
+        at_ts("1709281200.000000", "UBOB", big("REPLY"), Some(root)),
+    ];
+    let memories = ["RECENT", "STALE", "MIDDLE"]
+        .iter()
+        .zip([3, 1, 2])
+        .map(|(tag, hour)| {
+            ChannelMemory::new(
+                ChannelId::parse(&format!("C{tag}")).unwrap(),
+                tag.to_lowercase(),
+            )
+            .with_memories(Some(big(&format!("MEM-{tag}"))), None)
+            .with_last_active(at(2024, 3, 1, hour, 0))
+        })
+        .chain(std::iter::once(
+            ChannelMemory::new(c.clone(), "general").with_memories(Some(big("MEM-OWN")), None),
+        ))
+        .collect();
+    let threads = BTreeMap::from([
+        (Ts::parse(other_root).unwrap(), big("SUM-OTHER")),
+        (Ts::parse(root).unwrap(), big("SUM-JUDGED")),
+    ]);
+    let context = Context::new(
+        Persona {
+            name: "myao".into(),
+            system_prompt: "PERSONA".into(),
+        },
+        ChannelMessages::new(c.clone(), "general", messages),
+    )
+    .with_channel_memories(memories)
+    .with_thread_memories(threads)
+    .with_target_thread(Some(Ts::parse(root).unwrap()));
+    let view = ContextView::new(&context, at(2024, 3, 1, 12, 0), Tz::UTC, 20);
+    let full = judgment_prompt(&view).unwrap();
+    let order = [
+        "MEM-STALE",
+        "MEM-MIDDLE",
+        "MEM-RECENT",
+        "SUM-OTHER",
+        "SUM-JUDGED",
+        "OLD-TOP",
+    ];
+    for tag in order.iter().chain(&["MEM-OWN", "ROOT", "REPLY", "PERSONA"]) {
+        assert!(full.contains(tag), "{tag} in the full prompt");
+    }
+    // Shrinking budgets: each cut takes the next in order, never the kept.
+    let full_tokens = crate::domain::budget::estimate_tokens(&full);
+    let mut gone = 0;
+    for budget in (1_000..full_tokens).rev().step_by(50) {
+        let (prompt, cuts) = view.clone().fit(budget, judgment_prompt).unwrap();
+        let now_gone = order.iter().take_while(|t| !prompt.contains(**t)).count();
+        assert!(now_gone >= gone, "cut in order at {budget}: {cuts:?}");
+        for later in &order[now_gone..] {
+            assert!(prompt.contains(later), "{later} kept while earlier remain");
+        }
+        gone = now_gone;
+        for kept in ["MEM-OWN", "ROOT", "REPLY", "PERSONA"] {
+            assert!(prompt.contains(kept), "{kept} is never cut");
+        }
+        assert!(cuts.over || crate::domain::budget::estimate_tokens(&prompt) <= budget);
+    }
+    assert_eq!(gone, order.len(), "at the smallest budget all were cut");
+}

@@ -9,6 +9,7 @@
 //! | thread memory | `TMEM#{channel}` | `T#{root sort key}#{kind}` | `TMEM#{channel}` / `updated_at` |
 //! | forget   | `FORGET`        | `{channel}#{ts sort key}`    |                                   |
 //! | claim    | `CLAIM#{key}`   | `-`                          |                                   |
+//! | counter  | `COUNT#{key}`   | `-`                          |                                   |
 //!
 //! A deleted message stays as a tombstone (`deleted = true`, no text, out of
 //! the GSI) until its `expires_at`; an edit that comes before its message
@@ -215,6 +216,13 @@ fn thread_memory_pk(channel: &ChannelId) -> String {
 fn claim_pk(key: &str) -> String {
     format!("CLAIM#{key}")
 }
+
+fn count_pk(key: &str) -> String {
+    format!("COUNT#{key}")
+}
+
+/// A counter's number attribute.
+const COUNT_ATTRIBUTE: &str = "n";
 
 // ---- attribute values -----------------------------------------------------
 
@@ -1287,6 +1295,88 @@ impl Store for DynamoStore {
             .await
             .map_err(|e| port_error(SERVICE, "DeleteItem", e))?;
         Ok(())
+    }
+
+    async fn count(
+        &self,
+        key_: &str,
+        limit: u64,
+        expires_at: DateTime<Utc>,
+    ) -> Result<bool, PortError> {
+        if limit == 0 {
+            return Ok(false);
+        }
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // Normally one UpdateItem. An expired counter (TTL deletion is lazy)
+        // is started again by a conditional put; losing that race to another
+        // caller means counting on what it wrote.
+        for _ in 0..3 {
+            let now = self.now();
+            let update = self
+                .client
+                .update_item()
+                .table_name(&self.table)
+                .set_key(Some(key(count_pk(key_), "-")))
+                .update_expression("ADD #n :one SET #exp = if_not_exists(#exp, :exp)")
+                .condition_expression("attribute_not_exists(pk) OR (#n < :limit AND #exp > :now)")
+                .expression_attribute_names("#n", COUNT_ATTRIBUTE)
+                .expression_attribute_names("#exp", TTL_ATTRIBUTE)
+                .expression_attribute_values(":one", n(1))
+                .expression_attribute_values(":limit", n(limit))
+                .expression_attribute_values(":exp", n(expires_at.timestamp()))
+                .expression_attribute_values(":now", n(now))
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .send()
+                .await;
+            let err = match update {
+                Ok(_) => return Ok(true),
+                Err(e) if is_conditional_update_failure(&e) => e,
+                Err(e) => return Err(port_error(SERVICE, "UpdateItem", e)),
+            };
+            let returned = match err.into_service_error() {
+                UpdateItemError::ConditionalCheckFailedException(c) => c.item,
+                _ => None,
+            };
+            let existing = match returned {
+                Some(item) => Some(item),
+                // Not every DynamoDB (nor emulator) returns the old item: read it.
+                None => self.get_item(count_pk(key_), "-".to_owned()).await?,
+            };
+            // Gone since (TTL): the next update starts it. One without a
+            // count is being created (an emulator shows that half-made
+            // state; DynamoDB never does): count on it.
+            let Some(existing) = existing else { continue };
+            if !existing.contains_key(COUNT_ATTRIBUTE) {
+                continue;
+            }
+            if !expired(&existing, now) {
+                return Ok(false);
+            }
+            let mut item = key(count_pk(key_), "-");
+            item.insert(COUNT_ATTRIBUTE.into(), n(1));
+            item.insert(TTL_ATTRIBUTE.into(), n(expires_at.timestamp()));
+            let put = self
+                .client
+                .put_item()
+                .table_name(&self.table)
+                .set_item(Some(item))
+                .condition_expression("attribute_not_exists(pk) OR #exp <= :now")
+                .expression_attribute_names("#exp", TTL_ATTRIBUTE)
+                .expression_attribute_values(":now", n(now))
+                .send()
+                .await;
+            match put {
+                Ok(_) => return Ok(true),
+                Err(e) if is_conditional_put_failure(&e) => continue,
+                Err(e) => return Err(port_error(SERVICE, "PutItem", e)),
+            }
+        }
+        Err(PortError::unavailable(
+            SERVICE,
+            format!("counter {key_} kept changing during its count"),
+        ))
     }
 }
 

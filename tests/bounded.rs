@@ -1,0 +1,188 @@
+//! Bounded work: a prompt fits its budget whatever the channel holds, and a
+//! message full of mentions cannot make a job outlive its time. The real LLM
+//! and Slack adapters talk to stub servers; the store is the in-process twin.
+//!
+//! - `a_message_full_of_fake_mentions_costs_a_handful_of_lookups`
+//! - `huge_messages_and_many_channels_still_fit_every_prompt_budget`
+
+use chrono::Duration;
+use myao::domain::budget::estimate_tokens;
+use myao::domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
+use myao::ports::Store;
+use myao_tests::stubs::{at, channel, message, ts, verdict, Bed, PromptKind, ALICE, BOB, GENERAL};
+
+#[tokio::test]
+async fn a_message_full_of_fake_mentions_costs_a_handful_of_lookups() {
+    let bed = Bed::new().await;
+    bed.script.set_judgment(verdict(false, None));
+    let flood: String = (0..2_000).map(|i| format!("<@UFAKE{i:05}> ")).collect();
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, &flood),
+        message(GENERAL, BOB, ts(-800), None, "what was that?"),
+    ])
+    .await;
+    let judge = |newest| Job::Judgment {
+        channel: channel(GENERAL),
+        thread_ts: None,
+        newest_ts: ts(newest),
+    };
+    bed.run(&judge(-800)).await;
+    let first = bed.slack_requests("users.info").await.len();
+    // Two authors and at most five of the mentioned.
+    assert!(first <= 7, "{first} users.info calls");
+    let prompt = &bed.llm_calls_of(PromptKind::Judgment).await[0].system;
+    assert!(
+        prompt.contains("@UFAKE00000"),
+        "unknown mentions show as ids"
+    );
+
+    // The failed lookups are remembered: the next job asks nothing again.
+    bed.clock.set(at(600));
+    bed.seed(&[message(GENERAL, BOB, ts(500), None, "anyone?")])
+        .await;
+    bed.run(&judge(500)).await;
+    assert_eq!(bed.slack_requests("users.info").await.len(), first);
+    // ... for a while only.
+    bed.clock.set(at(600) + Duration::hours(2));
+    bed.seed(&[message(GENERAL, BOB, ts(7_800), None, "hello?")])
+        .await;
+    bed.run(&judge(7_800)).await;
+    assert!(bed.slack_requests("users.info").await.len() > first);
+}
+
+fn filler(tag: &str, chars: usize) -> String {
+    let mut text = format!("{tag} ");
+    while text.len() < chars {
+        text.push_str("lorem ipsum dolor sit amet ");
+    }
+    text.truncate(chars);
+    text
+}
+
+#[tokio::test]
+async fn huge_messages_and_many_channels_still_fit_every_prompt_budget() {
+    let bed = Bed::new().await;
+    bed.script.set_judgment(verdict(false, None));
+    let s = &bed.settings;
+    // 100 other public channels, each active with long memories.
+    for i in 0..100 {
+        let c = Channel {
+            id: channel(&format!("C9{i:03}")),
+            name: format!("team-{i:03}"),
+            visibility: Visibility::PUBLIC,
+        };
+        let later = bed.now() + Duration::days(90);
+        bed.store
+            .put_channel_info(&c, bed.now(), later)
+            .await
+            .expect("channel");
+        bed.store
+            .touch_channel(&c, at(-i * 60), later)
+            .await
+            .expect("touch");
+        for kind in [MemoryKind::Long, MemoryKind::Short] {
+            let memory = Memory {
+                scope: MemoryScope::Channel {
+                    channel: c.id.clone(),
+                },
+                kind,
+                content: filler(&format!("MEMORY-{i:03}"), 3_000),
+                updated_at: bed.now(),
+                newest_ts: Some(ts(-1)),
+            };
+            bed.store.put_memory(&memory, later).await.expect("memory");
+        }
+    }
+    // #general: 45 top-level messages and a thread of 5, each 40,000
+    // characters (Slack's own cap).
+    let mut messages = Vec::new();
+    for i in 0..45 {
+        messages.push(message(
+            GENERAL,
+            ALICE,
+            ts(-3_000 + i * 10),
+            None,
+            &filler(&format!("TOP-{i:02}"), 40_000),
+        ));
+    }
+    let root = ts(-2_000);
+    messages.push(message(GENERAL, BOB, root, None, &filler("ROOT", 40_000)));
+    for i in 0..4 {
+        messages.push(message(
+            GENERAL,
+            ALICE,
+            ts(-1_000 + i * 10),
+            Some(root),
+            &filler(&format!("REPLY-{i}"), 40_000),
+        ));
+    }
+    bed.seed(&messages).await;
+
+    bed.run(&Job::Judgment {
+        channel: channel(GENERAL),
+        thread_ts: Some(root),
+        newest_ts: ts(-970),
+    })
+    .await;
+    let judgment = &bed.llm_calls_of(PromptKind::Judgment).await[0].system;
+    let tokens = estimate_tokens(judgment);
+    assert!(
+        tokens <= s.judgment_prompt_max_tokens as usize,
+        "{tokens} tokens over {}",
+        s.judgment_prompt_max_tokens
+    );
+    // The judged conversation is whole (each message capped, visibly).
+    for tag in ["ROOT", "REPLY-0", "REPLY-1", "REPLY-2", "REPLY-3"] {
+        assert!(judgment.contains(tag), "{tag} was cut");
+    }
+    assert!(
+        judgment.contains("[...]"),
+        "long messages are capped visibly"
+    );
+    assert!(
+        !judgment.contains(&filler("REPLY-3", 40_000)),
+        "no message goes in whole"
+    );
+    // What went is the least needed: the least recently active channels'
+    // memories before the most recent ones.
+    if judgment.contains("MEMORY-099") {
+        assert!(judgment.contains("MEMORY-000"));
+    }
+
+    // A mention's reply prompt, and every memory prompt, fit theirs too.
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(-100),
+        None,
+        "<@UBOT> summary please",
+    )])
+    .await;
+    bed.run(&Job::Response {
+        channel: channel(GENERAL),
+        thread_ts: None,
+        newest_ts: ts(-100),
+        mention: true,
+    })
+    .await;
+    let reply = &bed.llm_calls_of(PromptKind::Response).await[0].system;
+    assert!(estimate_tokens(reply) <= s.response_prompt_max_tokens as usize);
+    assert!(reply.contains("summary please"));
+
+    bed.run(&Job::MemorySweep).await;
+    let memory_calls: Vec<_> = bed
+        .llm_calls()
+        .await
+        .into_iter()
+        .filter(|c| matches!(c.kind, Some(PromptKind::Memory(_))))
+        .collect();
+    assert!(!memory_calls.is_empty());
+    for call in memory_calls {
+        let tokens = estimate_tokens(&call.system);
+        assert!(
+            tokens <= s.memory_prompt_max_tokens as usize,
+            "{:?}: {tokens} tokens",
+            call.kind
+        );
+    }
+}
