@@ -186,3 +186,47 @@ async fn huge_messages_and_many_channels_still_fit_every_prompt_budget() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_sweep_over_many_channels_puts_one_job_per_channel_on_the_queue() {
+    let bed = Bed::new().await;
+    let later = bed.now() + Duration::days(90);
+    for i in 0..200 {
+        let c = Channel {
+            id: channel(&format!("C8{i:03}")),
+            name: format!("busy-{i:03}"),
+            visibility: Visibility::PUBLIC,
+        };
+        bed.store
+            .touch_channel(&c, bed.now(), later)
+            .await
+            .expect("touch");
+    }
+    // Run by itself, as the hourly schedule does (not through the bed,
+    // which would run the jobs it fans out).
+    let outcome = myao::app::jobs::run(&bed.services, &Job::MemorySweep)
+        .await
+        .expect("the sweep");
+    let myao::app::jobs::JobOutcome::Memory(report) = outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(report.llm_calls, 0, "the sweep itself asks nothing");
+    assert_eq!(report.queued, 201);
+    let queued = bed.board.queued();
+    let channel_jobs: Vec<_> = queued
+        .iter()
+        .filter(|(at, j)| matches!(j, Job::ChannelMemory { .. }) && *at == bed.now())
+        .collect();
+    assert_eq!(channel_jobs.len(), 200, "one job per active channel, now");
+    let workspace: Vec<_> = queued
+        .iter()
+        .filter(|(_, j)| *j == Job::WorkspaceMemory)
+        .collect();
+    assert_eq!(workspace.len(), 1);
+    assert_eq!(
+        workspace[0].0,
+        bed.now() + Duration::seconds(i64::from(myao::app::summary::WORKSPACE_AFTER_SECONDS)),
+        "the workspace's after the channels'"
+    );
+    assert!(bed.llm_calls().await.is_empty());
+}

@@ -121,6 +121,7 @@ async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_show
             MemoryReport {
                 written: vec![(thread_scope(GENERAL, -900), MemoryKind::Short)],
                 llm_calls: 1,
+                queued: 0,
             },
             "{answer}"
         );
@@ -220,16 +221,19 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
     assert_eq!(
         swept,
         MemoryReport {
+            // One job per channel (its memories, then its threads), the
+            // workspace's after them.
             written: vec![
                 (channel_scope(GENERAL), MemoryKind::Short),
                 (channel_scope(GENERAL), MemoryKind::Long),
+                (thread_scope(GENERAL, -3600), MemoryKind::Short),
                 (channel_scope(RANDOM), MemoryKind::Short),
                 (channel_scope(RANDOM), MemoryKind::Long),
                 (MemoryScope::Workspace, MemoryKind::Short),
                 (MemoryScope::Workspace, MemoryKind::Long),
-                (thread_scope(GENERAL, -3600), MemoryKind::Short),
             ],
             llm_calls: 7,
+            queued: 3,
         }
     );
     let calls = bed.llm_calls().await;
@@ -239,11 +243,11 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
         [
             MemoryTask::ChannelShort,
             MemoryTask::ChannelLong,
+            MemoryTask::Thread,
             MemoryTask::ChannelShort,
             MemoryTask::ChannelLong,
             MemoryTask::WorkspaceShort,
             MemoryTask::WorkspaceLong,
-            MemoryTask::Thread,
         ]
         .map(|t| Some(PromptKind::Memory(t)))
     );
@@ -275,9 +279,9 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
             &general_short.content,
         ],
     );
-    assert_in_order(&calls[2].system, &["#random の直近", "猫の写真貼るね"]);
+    assert_in_order(&calls[3].system, &["#random の直近", "猫の写真貼るね"]);
     assert_in_order(
-        &calls[4].system,
+        &calls[5].system,
         &[
             "### #general",
             &general_short.content,
@@ -285,7 +289,7 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
             &random_short.content,
         ],
     );
-    assert!(calls[5].system.contains(&workspace_short.content));
+    assert!(calls[6].system.contains(&workspace_short.content));
 
     // A mention in #general: the response prompt shows them all, in place.
     bed.seed(&[message(
@@ -350,7 +354,11 @@ async fn a_second_recurring_run_without_new_messages_makes_no_llm_call() {
     ));
     let second = report(bed.run(&Job::MemorySweep).await);
 
-    assert_eq!(second, MemoryReport::default());
+    assert_eq!(
+        (second.written.len(), second.llm_calls),
+        (0, 0),
+        "{second:?}"
+    );
     assert_eq!(bed.llm_calls().await.len(), calls, "no LLM request");
     assert_eq!(bed.store.all_memories(), memories, "nothing rewritten");
 }
@@ -408,10 +416,8 @@ async fn long_term_memory_is_not_rewritten_before_its_interval() {
     // One second before the interval is over: still nothing to do.
     bed.clock.set(at(interval - 1));
     let calls = bed.llm_calls().await.len();
-    assert_eq!(
-        report(bed.run(&Job::MemorySweep).await),
-        MemoryReport::default()
-    );
+    let early = report(bed.run(&Job::MemorySweep).await);
+    assert_eq!((early.written.len(), early.llm_calls), (0, 0), "{early:?}");
     assert_eq!(bed.llm_calls().await.len(), calls);
 
     // Past the interval: the long-term memories take the new short-term in.
@@ -504,9 +510,9 @@ async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
         vec![
             (channel_scope(GENERAL), MemoryKind::Short),
             (channel_scope(GENERAL), MemoryKind::Long),
+            (thread_scope(GENERAL, -900), MemoryKind::Short),
             (MemoryScope::Workspace, MemoryKind::Short),
             (MemoryScope::Workspace, MemoryKind::Long),
-            (thread_scope(GENERAL, -900), MemoryKind::Short),
         ]
     );
     let after: Vec<_> = bed

@@ -107,9 +107,11 @@ pub fn job_budget(kind: JobKind) -> Duration {
     let seconds = match kind {
         JobKind::Judgment => JUDGMENT_FUNCTION_TIMEOUT_SECONDS,
         JobKind::Response => RESPONSE_FUNCTION_TIMEOUT_SECONDS,
-        JobKind::ThreadMemory | JobKind::MemorySweep | JobKind::Forget => {
-            SUMMARY_FUNCTION_TIMEOUT_SECONDS
-        }
+        JobKind::ThreadMemory
+        | JobKind::MemorySweep
+        | JobKind::ChannelMemory
+        | JobKind::WorkspaceMemory
+        | JobKind::Forget => SUMMARY_FUNCTION_TIMEOUT_SECONDS,
     };
     Duration::from_secs(u64::from(seconds))
 }

@@ -93,11 +93,14 @@ pub fn required(function: Function) -> &'static [&'static str] {
             SLACK_BOT_TOKEN_PARAM,
             LLM_API_KEY_PARAM,
         ],
+        // The summary writes memories and fans the recurring run out on
+        // the memory queue.
         Function::Summary => &[
             SETTINGS_PATH,
             TABLE,
             SLACK_BOT_TOKEN_PARAM,
             LLM_API_KEY_PARAM,
+            MEMORY_QUEUE_URL,
         ],
     }
 }

@@ -531,11 +531,25 @@ impl<S: Store + 'static> Bed<S> {
         }
     }
 
-    /// Runs one job as the functions do.
+    /// Runs one job as the functions do. A memory sweep also runs the
+    /// channel and workspace jobs it fanned out, as the memory queue would
+    /// (the workspace's last), and returns their reports merged into its own.
     pub async fn run(&self, job: &Job) -> JobOutcome {
-        jobs::run(&self.services, job)
+        let outcome = jobs::run(&self.services, job)
             .await
-            .unwrap_or_else(|e| panic!("{job:?} failed: {e}"))
+            .unwrap_or_else(|e| panic!("{job:?} failed: {e}"));
+        let (Job::MemorySweep, JobOutcome::Memory(mut report)) = (job, outcome.clone()) else {
+            return outcome;
+        };
+        let fanned = self
+            .board
+            .take_queued(|j| matches!(j, Job::ChannelMemory { .. } | Job::WorkspaceMemory));
+        for job in fanned {
+            if let JobOutcome::Memory(r) = Box::pin(self.run(&job)).await {
+                report.merge(r);
+            }
+        }
+        JobOutcome::Memory(report)
     }
 
     /// Takes the jobs due now from the board and runs them in due order.

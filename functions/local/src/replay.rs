@@ -97,6 +97,9 @@ struct Engine<'a> {
     channels_seen: BTreeSet<ChannelId>,
     /// Whether anything was stored, edited or deleted since the last sweep.
     changed_since_sweep: bool,
+    /// Whether the last sweep (and so the channel and workspace jobs it
+    /// fanned out) repeats a dry run with nothing new.
+    sweep_repeats: bool,
     /// The recurring memory sweep: when it runs next, if it does.
     next_sweep: Option<DateTime<Utc>>,
     /// The time between sweeps, and the last instant one may be due (the
@@ -214,6 +217,7 @@ pub async fn run(
         threads: BTreeSet::new(),
         channels_seen: BTreeSet::new(),
         changed_since_sweep: true,
+        sweep_repeats: false,
         next_sweep: None,
         sweep_every: None,
         summary: Summary {
@@ -578,12 +582,17 @@ impl Engine<'_> {
                 kind
             }
             Ok(JobOutcome::Memory(report)) => {
-                let sweep = matches!(job, Job::MemorySweep);
-                let repeat = sweep && self.dry_run && !self.changed_since_sweep;
-                if sweep {
+                // The recurring run and the jobs it fans out.
+                let sweep = matches!(
+                    job,
+                    Job::MemorySweep | Job::ChannelMemory { .. } | Job::WorkspaceMemory
+                );
+                if matches!(job, Job::MemorySweep) {
                     self.summary.sweeps += 1;
+                    self.sweep_repeats = self.dry_run && !self.changed_since_sweep;
                     self.changed_since_sweep = false;
                 }
+                let repeat = sweep && self.sweep_repeats;
                 if report.written.is_empty() && report.llm_calls == 0 {
                     return Ok(());
                 }
@@ -701,7 +710,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn sweeps_recur_while_messages_are_left_and_run_before_a_job_due_with_them() {
+    async fn sweeps_recur_while_messages_are_left_and_fan_out_with_the_jobs_due_then() {
         let base = 1_767_603_600u64;
         // A judgment falls due at base + 1 h, with the first sweep.
         let e = at_seconds(&[base, base + 3_540, base + 3 * 3_600 + 10]);
@@ -725,7 +734,9 @@ mod tests {
                 _ => "other",
             })
             .collect();
-        assert_eq!(kinds, ["sweep", "judgment"]);
+        // The sweep fans out first; its channel's job then runs in turn
+        // with the judgment made before it.
+        assert_eq!(kinds, ["judgment", "sweep"]);
     }
 
     #[tokio::test]

@@ -8,7 +8,13 @@ use myao::domain::JobKind;
 use serde_json::Value;
 
 /// The job kinds this function runs.
-pub const KINDS: &[JobKind] = &[JobKind::ThreadMemory, JobKind::MemorySweep, JobKind::Forget];
+pub const KINDS: &[JobKind] = &[
+    JobKind::ThreadMemory,
+    JobKind::MemorySweep,
+    JobKind::ChannelMemory,
+    JobKind::WorkspaceMemory,
+    JobKind::Forget,
+];
 
 /// Runs the payload under the invocation's deadline, to which the LLM and
 /// Slack calls are sized: a job out of time fails retryably before Lambda

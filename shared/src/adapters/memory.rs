@@ -675,6 +675,18 @@ impl JobBoard {
             .min()
     }
 
+    /// Removes and returns the queued jobs (not the named ones) that
+    /// `wanted` picks, however late they are due, in due order.
+    pub fn take_queued(&self, wanted: impl Fn(&Job) -> bool) -> Vec<Job> {
+        let mut b = lock(&self.board);
+        let (mut taken, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut b.queued)
+            .into_iter()
+            .partition(|(_, _, job)| wanted(job));
+        b.queued = kept;
+        taken.sort_by_key(|(at, seq, _)| (*at, *seq));
+        taken.into_iter().map(|(_, _, j)| j).collect()
+    }
+
     /// Removes and returns the jobs due at or before `now`, in due order
     /// (ties in the order they were made).
     pub fn take_due(&self, now: DateTime<Utc>) -> Vec<Job> {

@@ -70,9 +70,10 @@ impl JobOutcome {
                 }
             },
             JobOutcome::Memory(report) => format!(
-                "memory written={} llm_calls={}",
+                "memory written={} llm_calls={} queued={}",
                 report.written.len(),
-                report.llm_calls
+                report.llm_calls,
+                report.queued
             ),
         }
     }
@@ -126,6 +127,10 @@ pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
                     .map(JobOutcome::Memory)
             }
             Job::MemorySweep => summary::sweep(svc).await.map(JobOutcome::Memory),
+            Job::ChannelMemory { channel } => summary::channel_memory(svc, channel)
+                .await
+                .map(JobOutcome::Memory),
+            Job::WorkspaceMemory => summary::workspace_memory(svc).await.map(JobOutcome::Memory),
             Job::Forget => summary::forget_now(svc).await.map(JobOutcome::Memory),
         }
     }
@@ -288,8 +293,9 @@ mod tests {
         let memory = JobOutcome::Memory(MemoryReport {
             written: vec![(MemoryScope::Workspace, MemoryKind::Long)],
             llm_calls: 2,
+            queued: 0,
         });
-        assert_eq!(memory.summary(), "memory written=1 llm_calls=2");
+        assert_eq!(memory.summary(), "memory written=1 llm_calls=2 queued=0");
         assert_eq!(
             JobOutcome::Judgment(JudgmentOutcome::Stale).summary(),
             "judgment stale"

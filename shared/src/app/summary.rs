@@ -24,8 +24,8 @@ use crate::domain::budget::{cap_chars, estimate_tokens};
 use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::text::render_slack_text;
 use crate::domain::{
-    Channel, ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Message, Settings,
-    Ts,
+    Channel, ChannelId, Conversation, Forget, Job, Memory, MemoryKind, MemoryScope, Message,
+    Settings, Ts,
 };
 use crate::ports::{LlmRequest, LlmRole, PortError};
 use crate::prompts::{format_now, format_time, render, MessageView, PersonaView};
@@ -42,12 +42,16 @@ pub struct MemoryReport {
     pub written: Vec<(MemoryScope, MemoryKind)>,
     /// LLM calls made (a failed or empty answer counts too).
     pub llm_calls: usize,
+    /// Jobs queued (the recurring run fans out one job per channel).
+    pub queued: usize,
 }
 
 impl MemoryReport {
-    fn merge(&mut self, other: MemoryReport) {
+    /// Adds what another run did.
+    pub fn merge(&mut self, other: MemoryReport) {
         self.written.extend(other.written);
         self.llm_calls += other.llm_calls;
+        self.queued += other.queued;
     }
 }
 
@@ -447,15 +451,21 @@ async fn refresh_thread(
     Ok(report)
 }
 
-/// The recurring run over the channels active within `active_channel_days`,
-/// after forgetting what was deleted or edited since the last one.
+/// How long after the channels' jobs the workspace's runs, so that it reads
+/// their new memories (the jobs run side by side, each in seconds).
+pub const WORKSPACE_AFTER_SECONDS: u32 = 300;
+
+/// The recurring run: forgets what was deleted or edited since the last
+/// one, then fans out: one [`Job::ChannelMemory`] per channel active within
+/// `active_channel_days`, and a [`Job::WorkspaceMemory`] after them, on the
+/// memory queue. So a workspace of any size finishes: each job is one
+/// channel's work.
 pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
     let settings = svc.settings.current().await?;
     let now = svc.clock.now();
-    let mut report = MemoryReport::default();
-    let rebuild_workspace_long = forget(svc, &settings, &mut report, now).await?;
+    let mut report = forget_now(svc).await?;
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
-    let records: Vec<ChannelId> = svc
+    let mut channels: Vec<ChannelId> = svc
         .store
         .channels()
         .await?
@@ -463,40 +473,49 @@ pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
         .filter(|r| r.last_active >= active_since)
         .map(|r| r.channel.id)
         .collect();
-    // Their visibility decides what reaches the workspace memory: checked
-    // with Slack when not checked lately.
-    let mut channels = Vec::with_capacity(records.len());
-    for id in &records {
-        channels.push(super::context::channel(svc, &settings, id, now).await?);
+    channels.sort();
+    for channel in channels {
+        svc.queue.send(&Job::ChannelMemory { channel }, 0).await?;
+        report.queued += 1;
     }
-    channels.sort_by(|a, b| (a.name.as_str(), &a.id).cmp(&(b.name.as_str(), &b.id)));
+    svc.queue
+        .send(&Job::WorkspaceMemory, WORKSPACE_AFTER_SECONDS)
+        .await?;
+    report.queued += 1;
+    Ok(report)
+}
 
+/// One channel's memories (short-term from its window, long-term when due)
+/// and the memories of its threads in the window that no judgment covered.
+pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryReport, PortError> {
+    let settings = svc.settings.current().await?;
+    let now = svc.clock.now();
+    // Its visibility (checked with Slack when not lately) decides whether
+    // the workspace memory may read it.
+    let channel = super::context::channel(svc, &settings, id, now).await?;
     let window_start =
         Ts::from_datetime(now - Duration::hours(i64::from(settings.short_term_window_hours)));
-    let mut windows: Vec<(Channel, Vec<Message>)> = Vec::with_capacity(channels.len());
-    for channel in channels {
-        let messages = svc
-            .store
-            .messages_after(&channel.id, Some(window_start), WINDOW_MESSAGES)
-            .await?;
-        report.merge(channel_memories(svc, &settings, &channel, &messages, now).await?);
-        windows.push((channel, messages));
-    }
-    let open: Vec<&Channel> = windows
-        .iter()
-        .map(|(c, _)| c)
-        .filter(|c| may_use(Audience::WorkspaceMemory, Source::Channel(c)))
-        .collect();
-    report.merge(workspace_memories(svc, &settings, &open, rebuild_workspace_long, now).await?);
-    for (channel, messages) in &windows {
-        let mut threads: Vec<Ts> = messages.iter().filter_map(|m| m.thread_ts).collect();
-        threads.sort();
-        threads.dedup();
-        for thread_ts in threads {
-            report.merge(refresh_thread(svc, &settings, &channel.id, thread_ts, false).await?);
-        }
+    let messages = svc
+        .store
+        .messages_after(&channel.id, Some(window_start), WINDOW_MESSAGES)
+        .await?;
+    let mut report = channel_memories(svc, &settings, &channel, &messages, now).await?;
+    let mut threads: Vec<Ts> = messages.iter().filter_map(|m| m.thread_ts).collect();
+    threads.sort();
+    threads.dedup();
+    for thread_ts in threads {
+        report.merge(refresh_thread(svc, &settings, &channel.id, thread_ts, false).await?);
     }
     Ok(report)
+}
+
+/// The workspace memories, from the open channels' memories.
+pub async fn workspace_memory(svc: &Services) -> Result<MemoryReport, PortError> {
+    let settings = svc.settings.current().await?;
+    let now = svc.clock.now();
+    let open = open_channels(svc, &settings, now).await?;
+    let open: Vec<&Channel> = open.iter().collect();
+    workspace_memories(svc, &settings, &open, now).await
 }
 
 /// Forgets at once what was deleted, edited, or said in a channel that
@@ -832,13 +851,10 @@ async fn channel_memories(
 }
 
 /// The workspace memories, written from the open channels' memories only.
-/// `rebuild_long`: the long-term one was forgotten; it is written again from
-/// the channels' long-term memories, not from its previous text.
 async fn workspace_memories(
     svc: &Services,
     settings: &Settings,
     open: &[&Channel],
-    rebuild_long: bool,
     now: DateTime<Utc>,
 ) -> Result<MemoryReport, PortError> {
     let mut report = MemoryReport::default();
@@ -860,9 +876,6 @@ async fn workspace_memories(
         }
     }
     let scope = MemoryScope::Workspace;
-    if rebuild_long {
-        rebuild_workspace_long(svc, settings, &mut report, open, now).await?;
-    }
     let Some(newest) = newest else {
         return Ok(report);
     };

@@ -29,8 +29,14 @@ pub enum Job {
     },
     /// Refresh the memory of one thread.
     ThreadMemory { channel: ChannelId, thread_ts: Ts },
-    /// Refresh channel and workspace memories (the recurring run).
+    /// The recurring run: forget what was deleted, then queue one
+    /// [`Job::ChannelMemory`] per active channel and, after them, one
+    /// [`Job::WorkspaceMemory`].
     MemorySweep,
+    /// Refresh one channel's memories and its threads no judgment covered.
+    ChannelMemory { channel: ChannelId },
+    /// Refresh the workspace memories from the open channels' memories.
+    WorkspaceMemory,
     /// Forget what was deleted or edited, or what a channel that became
     /// less visible said, at once (the recurring run does it too).
     Forget,
@@ -43,6 +49,8 @@ pub enum JobKind {
     Response,
     ThreadMemory,
     MemorySweep,
+    ChannelMemory,
+    WorkspaceMemory,
     Forget,
 }
 
@@ -53,6 +61,8 @@ impl JobKind {
             JobKind::Response => "response",
             JobKind::ThreadMemory => "thread-memory",
             JobKind::MemorySweep => "memory-sweep",
+            JobKind::ChannelMemory => "channel-memory",
+            JobKind::WorkspaceMemory => "workspace-memory",
             JobKind::Forget => "forget",
         }
     }
@@ -71,6 +81,8 @@ impl Job {
             Job::Response { .. } => JobKind::Response,
             Job::ThreadMemory { .. } => JobKind::ThreadMemory,
             Job::MemorySweep => JobKind::MemorySweep,
+            Job::ChannelMemory { .. } => JobKind::ChannelMemory,
+            Job::WorkspaceMemory => JobKind::WorkspaceMemory,
             Job::Forget => JobKind::Forget,
         }
     }
@@ -90,7 +102,9 @@ impl Job {
             Job::ThreadMemory { channel, thread_ts } => {
                 Some(Conversation::thread(channel.clone(), *thread_ts))
             }
-            Job::MemorySweep | Job::Forget => None,
+            Job::MemorySweep | Job::ChannelMemory { .. } | Job::WorkspaceMemory | Job::Forget => {
+                None
+            }
         }
     }
 
@@ -124,7 +138,8 @@ impl Job {
             Job::ThreadMemory { channel, thread_ts } => {
                 format!("{}:{}:{}", self.kind(), channel, thread_ts)
             }
-            Job::MemorySweep | Job::Forget => self.kind().to_string(),
+            Job::ChannelMemory { channel } => format!("{}:{}", self.kind(), channel),
+            Job::MemorySweep | Job::WorkspaceMemory | Job::Forget => self.kind().to_string(),
         }
     }
 }

@@ -143,9 +143,11 @@ impl EventBridgeScheduler {
         let arn = match kind {
             JobKind::Judgment => &self.judgment_target_arn,
             JobKind::Response => &self.response_target_arn,
-            JobKind::ThreadMemory | JobKind::MemorySweep | JobKind::Forget => {
-                &self.summary_target_arn
-            }
+            JobKind::ThreadMemory
+            | JobKind::MemorySweep
+            | JobKind::ChannelMemory
+            | JobKind::WorkspaceMemory
+            | JobKind::Forget => &self.summary_target_arn,
         };
         arn.as_deref()
             .ok_or_else(|| PortError::refused(SERVICE, format!("no target for {kind} jobs")))

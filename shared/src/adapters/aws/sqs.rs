@@ -37,7 +37,11 @@ impl SqsQueue {
     fn queue_url(&self, kind: JobKind) -> Result<&str, PortError> {
         match kind {
             JobKind::Response => Ok(&self.response_queue_url),
-            JobKind::ThreadMemory | JobKind::MemorySweep | JobKind::Forget => self
+            JobKind::ThreadMemory
+            | JobKind::MemorySweep
+            | JobKind::ChannelMemory
+            | JobKind::WorkspaceMemory
+            | JobKind::Forget => self
                 .memory_queue_url
                 .as_deref()
                 .ok_or_else(|| PortError::refused(SERVICE, format!("no queue for {kind} jobs"))),
@@ -101,6 +105,13 @@ mod tests {
         assert_eq!(q.queue_url(JobKind::Response), Ok("https://q/response"));
         assert_eq!(q.queue_url(JobKind::ThreadMemory), Ok("https://q/memory"));
         assert_eq!(q.queue_url(JobKind::MemorySweep), Ok("https://q/memory"));
+        for kind in [
+            JobKind::ChannelMemory,
+            JobKind::WorkspaceMemory,
+            JobKind::Forget,
+        ] {
+            assert_eq!(q.queue_url(kind), Ok("https://q/memory"), "{kind}");
+        }
         assert!(q.queue_url(JobKind::Judgment).is_err());
         assert!(queue(None).queue_url(JobKind::MemorySweep).is_err());
     }
