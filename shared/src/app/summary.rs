@@ -677,6 +677,59 @@ async fn forget(
     Ok(rebuild_workspace_long)
 }
 
+/// A long-term memory to write afresh, without its previous text.
+struct Afresh {
+    scope: MemoryScope,
+    channel_name: String,
+    /// The short-term task's template, which summarises what remains.
+    summary_template: &'static str,
+    /// The long-term template, which makes that summary a dated history.
+    long_template: &'static str,
+    newest: Option<Ts>,
+    read_at: DateTime<Utc>,
+}
+
+/// Summarises `task` with the short-term template, then merges that alone
+/// into a long-term memory; whether it was written.
+async fn write_long_afresh<T: Fit>(
+    svc: &Services,
+    settings: &Settings,
+    report: &mut MemoryReport,
+    afresh: Afresh,
+    task: &T,
+) -> Result<bool, PortError> {
+    let Some(summary) = ask(
+        svc,
+        settings,
+        report,
+        &afresh.scope,
+        MemoryKind::Short,
+        afresh.summary_template,
+        task,
+    )
+    .await
+    else {
+        return Ok(false);
+    };
+    let merge = MergeTask {
+        channel_name: afresh.channel_name,
+        previous: None,
+        short_term: summary,
+    };
+    write(
+        svc,
+        settings,
+        report,
+        afresh.scope,
+        MemoryKind::Long,
+        afresh.long_template,
+        &merge,
+        afresh.newest,
+        afresh.read_at,
+    )
+    .await
+}
+
 /// Rewrites a channel's long-term memory from its remaining messages alone
 /// (as far back as they are kept), or removes it when none remains or the
 /// rewrite fails.
@@ -693,47 +746,24 @@ async fn rebuild_channel_long(
     let messages = svc.store.messages_after(id, None, WINDOW_MESSAGES).await?;
     let channel = super::context::channel(svc, settings, id, now).await?;
     let newest = messages.iter().map(|m| m.ts).max();
-    let summary = match newest {
-        None => None,
+    let rewritten = match newest {
+        None => false,
         Some(_) => {
             let task = WindowTask {
                 channel_name: channel.name.clone(),
                 window_hours: settings.message_retention_days.saturating_mul(24),
                 messages: views(svc, settings, &messages, now).await?,
             };
-            ask(
-                svc,
-                settings,
-                report,
-                &scope,
-                MemoryKind::Short,
-                "memory_channel_short.j2",
-                &task,
-            )
-            .await
-        }
-    };
-    let rewritten = match summary {
-        Some(summary) => {
-            let task = MergeTask {
+            let afresh = Afresh {
+                scope: scope.clone(),
                 channel_name: channel.name,
-                previous: None,
-                short_term: summary,
-            };
-            write(
-                svc,
-                settings,
-                report,
-                scope.clone(),
-                MemoryKind::Long,
-                "memory_channel_long.j2",
-                &task,
+                summary_template: "memory_channel_short.j2",
+                long_template: "memory_channel_long.j2",
                 newest,
-                now,
-            )
-            .await?
+                read_at: now,
+            };
+            write_long_afresh(svc, settings, report, afresh, &task).await?
         }
-        None => false,
     };
     if !rewritten {
         svc.store.delete_memory(&scope, MemoryKind::Long).await?;
@@ -960,36 +990,15 @@ async fn rebuild_workspace_long(
         return Ok(());
     }
     let task = WorkspaceTask { channels: lines };
-    let Some(summary) = ask(
-        svc,
-        settings,
-        report,
-        &scope,
-        MemoryKind::Short,
-        "memory_workspace_short.j2",
-        &task,
-    )
-    .await
-    else {
-        return Ok(());
-    };
-    let task = MergeTask {
-        channel_name: String::new(),
-        previous: None,
-        short_term: summary,
-    };
-    write(
-        svc,
-        settings,
-        report,
+    let afresh = Afresh {
         scope,
-        MemoryKind::Long,
-        "memory_workspace_long.j2",
-        &task,
+        channel_name: String::new(),
+        summary_template: "memory_workspace_short.j2",
+        long_template: "memory_workspace_long.j2",
         newest,
         read_at,
-    )
-    .await?;
+    };
+    write_long_afresh(svc, settings, report, afresh, &task).await?;
     Ok(())
 }
 

@@ -32,6 +32,7 @@ use aws_sdk_dynamodb::client::Waiters;
 use aws_sdk_dynamodb::error::DisplayErrorContext;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, BillingMode, GlobalSecondaryIndex, KeySchemaElement,
@@ -630,6 +631,20 @@ impl DynamoStore {
     }
 }
 
+/// An update that names a channel's record attributes (`#channel`, `#name`,
+/// `#kind`, `#external`) and gives `channel`'s values for them.
+fn with_channel(update: UpdateItemFluentBuilder, channel: &Channel) -> UpdateItemFluentBuilder {
+    update
+        .expression_attribute_names("#channel", "channel")
+        .expression_attribute_names("#name", "name")
+        .expression_attribute_names("#kind", "kind")
+        .expression_attribute_names("#external", "external")
+        .expression_attribute_values(":channel", s(channel.id.as_str()))
+        .expression_attribute_values(":name", s(&channel.name))
+        .expression_attribute_values(":kind", s(channel.visibility.kind.as_str()))
+        .expression_attribute_values(":external", b(channel.visibility.external))
+}
+
 fn is_conditional_put_failure(e: &aws_sdk_dynamodb::error::SdkError<PutItemError>) -> bool {
     e.as_service_error()
         .is_some_and(|e| e.is_conditional_check_failed_exception())
@@ -945,9 +960,7 @@ impl Store for DynamoStore {
         // a no-op); the name and visibility are set only where none is. An
         // expired record counts as absent: it is recorded afresh.
         let key_ = key(CHANNELS_PK, format!("C#{}", channel.id));
-        let update = self
-            .client
-            .update_item()
+        let update = with_channel(self.client.update_item(), channel)
             .table_name(&self.table)
             .set_key(Some(key_.clone()))
             .update_expression(
@@ -959,16 +972,8 @@ impl Store for DynamoStore {
                 "attribute_not_exists(pk) OR ((attribute_not_exists(#exp) OR #exp > :now) \
                  AND (attribute_not_exists(#last) OR #last < :at))",
             )
-            .expression_attribute_names("#channel", "channel")
-            .expression_attribute_names("#name", "name")
-            .expression_attribute_names("#kind", "kind")
-            .expression_attribute_names("#external", "external")
             .expression_attribute_names("#last", "last_active")
             .expression_attribute_names("#exp", TTL_ATTRIBUTE)
-            .expression_attribute_values(":channel", s(channel.id.as_str()))
-            .expression_attribute_values(":name", s(&channel.name))
-            .expression_attribute_values(":kind", s(channel.visibility.kind.as_str()))
-            .expression_attribute_values(":external", b(channel.visibility.external))
             .expression_attribute_values(":at", n(at.timestamp_millis()))
             .expression_attribute_values(":exp", n(expires_at.timestamp()))
             .expression_attribute_values(":now", n(self.now()))
@@ -1010,24 +1015,15 @@ impl Store for DynamoStore {
         checked_at: DateTime<Utc>,
         expires_at: DateTime<Utc>,
     ) -> Result<(), PortError> {
-        self.client
-            .update_item()
+        with_channel(self.client.update_item(), channel)
             .table_name(&self.table)
             .set_key(Some(key(CHANNELS_PK, format!("C#{}", channel.id))))
             .update_expression(
                 "SET #channel = :channel, #name = :name, #kind = :kind, \
                  #external = :external, #checked = :checked, #exp = :exp",
             )
-            .expression_attribute_names("#channel", "channel")
-            .expression_attribute_names("#name", "name")
-            .expression_attribute_names("#kind", "kind")
-            .expression_attribute_names("#external", "external")
             .expression_attribute_names("#checked", "checked_at")
             .expression_attribute_names("#exp", TTL_ATTRIBUTE)
-            .expression_attribute_values(":channel", s(channel.id.as_str()))
-            .expression_attribute_values(":name", s(&channel.name))
-            .expression_attribute_values(":kind", s(channel.visibility.kind.as_str()))
-            .expression_attribute_values(":external", b(channel.visibility.external))
             .expression_attribute_values(":checked", n(checked_at.timestamp_millis()))
             .expression_attribute_values(":exp", n(expires_at.timestamp()))
             .send()
