@@ -143,11 +143,7 @@ async fn huge_messages_and_many_channels_still_fit_every_prompt_budget() {
         !judgment.contains(&filler("REPLY-3", 40_000)),
         "no message goes in whole"
     );
-    // What went is the least needed: the least recently active channels'
-    // memories before the most recent ones.
-    if judgment.contains("MEMORY-099") {
-        assert!(judgment.contains("MEMORY-000"));
-    }
+    // (The order of what goes is the prompts module's own test.)
 
     // A mention's reply prompt, and every memory prompt, fit theirs too.
     bed.seed(&[message(

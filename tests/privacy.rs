@@ -749,3 +749,48 @@ async fn a_channel_found_private_without_an_event_leaves_the_workspace_memory() 
         assert!(!call.system.contains("MARK-PUBLIC"), "{}", call.system);
     }
 }
+
+#[tokio::test]
+async fn a_deleted_message_leaves_every_prompt_before_its_forget_job_runs() {
+    let bed = Bed::on_emulator(|_| {}).await;
+    bed.script.set_judgment(verdict(false, None));
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, "MARK-KEEP 予定"),
+        message(GENERAL, BOB, ts(-800), Some(ts(-900)), "MARK-GONE 秘密"),
+    ])
+    .await;
+    bed.run(&Job::ThreadMemory {
+        channel: channel(GENERAL),
+        thread_ts: ts(-900),
+    })
+    .await;
+    bed.run(&Job::MemorySweep).await;
+    bed.clock.set(at(60));
+    deliver(
+        &bed,
+        json!({"type": "message", "subtype": "message_deleted", "channel": GENERAL,
+               "ts": ts(60).to_string(), "deleted_ts": ts(-800).to_string()}),
+    )
+    .await;
+    // The forget job is queued, not run: the memory queue may be busy.
+    assert!(bed.board.queued().iter().any(|(_, j)| *j == Job::Forget));
+    let calls = calls_during(
+        &bed,
+        bed.run(&Job::Judgment {
+            channel: channel(GENERAL),
+            thread_ts: Some(ts(-900)),
+            newest_ts: ts(-900),
+        }),
+    )
+    .await;
+    let judgment = calls
+        .iter()
+        .find(|c| c.kind == Some(PromptKind::Judgment))
+        .expect("judged");
+    assert!(
+        !judgment.system.contains("MARK-GONE"),
+        "{}",
+        judgment.system
+    );
+    assert!(judgment.system.contains("MARK-KEEP"), "the rest stays");
+}

@@ -537,13 +537,14 @@ fn the_slack_manifest_subscribes_to_what_privacy_needs() {
     for event in [
         "message.channels",
         "message.groups",
+        "message.im",
         "channel_shared",
         "channel_unshared",
     ] {
         assert!(events.iter().any(|e| e == event), "no {event}: {events:?}");
     }
     let scopes = list(&manifest["oauth_config"]["scopes"]["bot"]);
-    for scope in ["channels:read", "groups:read"] {
+    for scope in ["channels:read", "groups:read", "im:history", "im:read"] {
         assert!(scopes.iter().any(|s| s == scope), "no {scope}: {scopes:?}");
     }
 }

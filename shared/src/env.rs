@@ -87,11 +87,14 @@ pub fn required(function: Function) -> &'static [&'static str] {
             RESPONSE_QUEUE_URL,
             MEMORY_QUEUE_URL,
         ],
+        // Response reads and posts; a channel it finds less visible queues
+        // a forget job.
         Function::Response => &[
             SETTINGS_PATH,
             TABLE,
             SLACK_BOT_TOKEN_PARAM,
             LLM_API_KEY_PARAM,
+            MEMORY_QUEUE_URL,
         ],
         // The summary writes memories and fans the recurring run out on
         // the memory queue.

@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 use super::{memory_retention, Services};
 use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::{
-    Channel, ChannelId, ChannelMemory, ChannelMessages, Context, Conversation, Forget, Job,
+    Channel, ChannelId, ChannelMemory, ChannelMessages, Context, Conversation, Forget, Job, Memory,
     MemoryKind, MemoryScope, Message, Persona, Settings, Ts, User, UserId, Visibility,
 };
 use crate::ports::{ChannelRecord, PortError};
@@ -237,14 +237,27 @@ pub async fn build(
     }
     let history = ChannelMessages::new(channel.id.clone(), channel.name.clone(), messages);
 
+    // A memory that may hold a deleted or edited message stays out of the
+    // prompt until the forget job has written it again.
+    let pending = svc.store.forgets().await?;
+    let fresh = |m: Option<Memory>, concerns: &dyn Fn(&Forget) -> bool| {
+        m.filter(|m| !pending.iter().any(|f| concerns(f) && f.may_be_in(m)))
+    };
+    let any = |_: &Forget| true;
     let (workspace_long, workspace_short) = if may_use(audience, Source::WorkspaceMemory) {
         (
-            svc.store
-                .get_memory(&MemoryScope::Workspace, MemoryKind::Long)
-                .await?,
-            svc.store
-                .get_memory(&MemoryScope::Workspace, MemoryKind::Short)
-                .await?,
+            fresh(
+                svc.store
+                    .get_memory(&MemoryScope::Workspace, MemoryKind::Long)
+                    .await?,
+                &any,
+            ),
+            fresh(
+                svc.store
+                    .get_memory(&MemoryScope::Workspace, MemoryKind::Short)
+                    .await?,
+                &any,
+            ),
         )
     } else {
         (None, None)
@@ -267,8 +280,15 @@ pub async fn build(
         let scope = MemoryScope::Channel {
             channel: c.id.clone(),
         };
-        let long = svc.store.get_memory(&scope, MemoryKind::Long).await?;
-        let short = svc.store.get_memory(&scope, MemoryKind::Short).await?;
+        let of_channel = |f: &Forget| f.channel == c.id && !f.is_whole_channel();
+        let long = fresh(
+            svc.store.get_memory(&scope, MemoryKind::Long).await?,
+            &of_channel,
+        );
+        let short = fresh(
+            svc.store.get_memory(&scope, MemoryKind::Short).await?,
+            &of_channel,
+        );
         channel_memories.push(
             ChannelMemory::new(c.id, c.name)
                 .with_memories(long.map(|m| m.content), short.map(|m| m.content))
@@ -284,7 +304,10 @@ pub async fn build(
         .into_iter()
         .filter_map(|m| match m.scope {
             MemoryScope::Thread { thread_ts, .. } if m.kind == MemoryKind::Short => {
-                Some((thread_ts, m.content))
+                let of_thread = |f: &Forget| {
+                    f.channel == channel.id && !f.is_whole_channel() && f.thread() == thread_ts
+                };
+                fresh(Some(m), &of_thread).map(|m| (thread_ts, m.content))
             }
             _ => None,
         })

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 
 use super::{memory_retention, retention};
-use crate::domain::routing::{route, Route};
+use crate::domain::routing::{addressed, route, Addressed, Route};
 use crate::domain::signature::verify;
 use crate::domain::slack_event::{parse_envelope, Envelope, SlackEvent};
 use crate::domain::{
@@ -178,8 +178,10 @@ impl Ingest {
             SlackEvent::NewMessage {
                 message,
                 app_mention,
+                direct,
             } => {
-                self.new_message(&settings, bot.as_ref(), message, app_mention, now)
+                let addressed = addressed(&message, bot.as_ref(), app_mention, direct, &settings);
+                self.new_message(&settings, bot.as_ref(), message, addressed, now)
                     .await?
             }
             SlackEvent::Edited {
@@ -270,16 +272,17 @@ impl Ingest {
         settings: &Settings,
         bot: Option<&UserId>,
         mut message: Message,
-        app_mention: bool,
+        addressed: Option<Addressed>,
         now: DateTime<Utc>,
     ) -> Result<Outcome, PortError> {
         if bot.is_some_and(|b| *b == message.user) {
             message.is_bot = true;
         }
+        // Addressed (a mention, a DM, its name): answered like a mention.
         let routing = route(
             &message,
             bot,
-            app_mention,
+            addressed.is_some(),
             settings,
             now,
             self.random.unit(),
@@ -510,6 +513,51 @@ mod tests {
         let queued = b.board.queued();
         assert_eq!(queued.len(), 1);
         assert!(matches!(queued[0].1, Job::Response { mention: true, .. }));
+    }
+
+    /// A body in a channel other than C1, with `channel_type`.
+    fn event_in(channel: &str, channel_type: &str, ts: &str, text: &str) -> Vec<u8> {
+        serde_json::to_vec(&json!({
+            "type": "event_callback", "event_id": format!("Ev{ts}"),
+            "event": {"type": "message", "channel": channel, "channel_type": channel_type,
+                      "user": "U1", "text": text, "ts": ts},
+            "authorizations": [{"user_id": "UBOT", "is_bot": true}]
+        }))
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_name_call_and_a_direct_message_are_answered_like_mentions() {
+        let cases = [
+            ("C1", "channel", "myao, what do you think?", true),
+            ("C1", "channel", "ねえMYAOどう思う?", true),
+            ("D1", "im", "hello", true),
+            // Its name in another word, or a message to someone else: not
+            // addressed; judged after the wait as channel chatter.
+            ("C1", "channel", "the myaomyao library", false),
+            ("C1", "channel", "<@U2> ask myao later", false),
+        ];
+        for (i, (channel, kind, text, answered)) in cases.into_iter().enumerate() {
+            let b = bed();
+            let ts = format!("1767600000.{:06}", 100 + i);
+            assert_eq!(
+                send(&b, &event_in(channel, kind, &ts, text)).await.status,
+                200
+            );
+            let queued = b.board.queued();
+            if answered {
+                assert!(b.board.scheduled().is_empty(), "{text}: no judgment wait");
+                assert_eq!(queued.len(), 1, "{text}");
+                assert_eq!(queued[0].0, b.clock.now(), "{text}: at once");
+                assert!(
+                    matches!(&queued[0].1, Job::Response { mention: true, channel: c, .. } if c.as_str() == channel),
+                    "{text}: {queued:?}"
+                );
+            } else {
+                assert!(queued.is_empty(), "{text}: {queued:?}");
+                assert_eq!(b.board.scheduled().len(), 1, "{text}: judged later");
+            }
+        }
     }
 
     #[tokio::test]

@@ -560,14 +560,6 @@ async fn open_channels(
 /// the pending forgets).
 const FORGET_GRACE_MINUTES: i64 = 15;
 
-/// Whether `memory` may hold what `forget` names: it was written from
-/// inputs read no later than the deletion or edit, and covers its time.
-fn covers(memory: &Memory, forget: &Forget) -> bool {
-    memory.updated_at <= forget.at
-        && (forget.is_whole_channel()
-            || memory.newest_ts.is_none_or(|covered| covered >= forget.ts))
-}
-
 /// Forgets the messages deleted or edited (and the channels made less
 /// visible) since the last run. First every memory that may hold them is
 /// removed, so that no prompt shows it meanwhile; then the thread and
@@ -616,7 +608,8 @@ async fn forget(
         }
     }
     let covered = |m: &Option<Memory>, fs: &[&Forget]| {
-        m.as_ref().is_some_and(|m| fs.iter().any(|f| covers(m, f)))
+        m.as_ref()
+            .is_some_and(|m| fs.iter().any(|f| f.may_be_in(m)))
     };
 
     // 1. Remove.

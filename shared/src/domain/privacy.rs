@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::ids::{ChannelId, Ts};
+use super::memory::Memory;
 use super::message::Channel;
 
 /// Who can read a channel, as Slack says (`conversations.info`, the event's
@@ -236,6 +237,15 @@ impl Forget {
             change,
             VisibilityChange::ConvertedToPrivate | VisibilityChange::SharedExternally
         )
+    }
+
+    /// Whether `memory` may hold what this forget names: it was written
+    /// from inputs read no later than the deletion or edit, and covers its
+    /// time. (Which memories to look at, by scope, is the caller's.)
+    pub fn may_be_in(&self, memory: &Memory) -> bool {
+        memory.updated_at <= self.at
+            && (self.is_whole_channel()
+                || memory.newest_ts.is_none_or(|covered| covered >= self.ts))
     }
 
     /// The thread whose memory may hold the message: its own thread, else

@@ -31,6 +31,64 @@ pub fn mentions(text: &str, bot: &UserId) -> bool {
     text.contains(&plain) || text.contains(&labelled)
 }
 
+/// Why a message is addressed to the bot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Addressed {
+    /// `<@bot>`, or delivered as `app_mention`.
+    Mention,
+    /// Written in a direct message with the bot.
+    Direct,
+    /// The bot's name (`persona_name`, `name_aliases`) is in the text.
+    Name,
+}
+
+/// Whether `message` is addressed to the bot, and why. A message that
+/// @-mentions someone else and not the bot is addressed to them, whatever
+/// names it holds.
+pub fn addressed(
+    message: &Message,
+    bot: Option<&UserId>,
+    app_mention: bool,
+    direct: bool,
+    settings: &Settings,
+) -> Option<Addressed> {
+    if app_mention || bot.is_some_and(|b| mentions(&message.text, b)) {
+        return Some(Addressed::Mention);
+    }
+    if direct {
+        return Some(Addressed::Direct);
+    }
+    if message.text.contains("<@") {
+        return None;
+    }
+    std::iter::once(&settings.persona_name)
+        .chain(&settings.name_aliases)
+        .any(|name| names(&message.text, name))
+        .then_some(Addressed::Name)
+}
+
+/// Whether `text` calls `name`: case-insensitive; for a name in Latin
+/// script, a whole word among Latin letters and digits ("myao," and
+/// "ねえmyao" yes, "myaomyao" no); for one in another script, anywhere
+/// (Japanese has no spaces between words).
+pub fn names(text: &str, name: &str) -> bool {
+    let name = name.trim().to_lowercase();
+    if name.is_empty() {
+        return false;
+    }
+    let text = text.to_lowercase();
+    if !name.is_ascii() {
+        return text.contains(&name);
+    }
+    // Latin letters and digits make a word; a Japanese neighbour does not.
+    let word_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(&name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + name.len()..].chars().next();
+        !before.is_some_and(word_char) && !after.is_some_and(word_char)
+    })
+}
+
 /// The routing of a new message.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Route {
@@ -100,6 +158,60 @@ mod tests {
 
     fn now() -> DateTime<Utc> {
         Ts::parse("100.0").unwrap().to_datetime()
+    }
+
+    #[test]
+    fn its_name_is_a_whole_word_in_latin_script_and_anywhere_in_japanese() {
+        assert!(names("myao, what do you think?", "myao"));
+        assert!(names("What do you think, Myao?", "myao"));
+        assert!(names("@myao hi", "myao"));
+        assert!(!names("the myaomyao crate", "myao"));
+        assert!(!names("xmyao", "myao"));
+        assert!(names("ねえみゃおどう思う?", "みゃお"));
+        assert!(names("ミャオちゃん", "ミャオ"));
+        assert!(!names("anything", "  "));
+    }
+
+    #[test]
+    fn a_message_is_addressed_by_a_mention_a_dm_or_a_name_not_to_someone_else() {
+        let s = Settings {
+            persona_name: "myao".into(),
+            name_aliases: vec!["ミャオ".into()],
+            ..Settings::default()
+        };
+        let b = bot();
+        let m = |text: &str| message("U1", text, None);
+        assert_eq!(
+            addressed(&m("<@UBOT> hi"), Some(&b), false, false, &s),
+            Some(Addressed::Mention)
+        );
+        assert_eq!(
+            addressed(&m("hi"), Some(&b), true, false, &s),
+            Some(Addressed::Mention)
+        );
+        assert_eq!(
+            addressed(&m("hi"), Some(&b), false, true, &s),
+            Some(Addressed::Direct)
+        );
+        assert_eq!(
+            addressed(&m("<@U2> see this"), Some(&b), false, true, &s),
+            Some(Addressed::Direct),
+            "in a DM everything is for the bot"
+        );
+        assert_eq!(
+            addressed(&m("myao?"), Some(&b), false, false, &s),
+            Some(Addressed::Name)
+        );
+        assert_eq!(
+            addressed(&m("ミャオ元気?"), Some(&b), false, false, &s),
+            Some(Addressed::Name)
+        );
+        assert_eq!(
+            addressed(&m("<@U2> myao said so"), Some(&b), false, false, &s),
+            None,
+            "a message to someone else"
+        );
+        assert_eq!(addressed(&m("hello all"), Some(&b), false, false, &s), None);
     }
 
     #[test]

@@ -88,6 +88,8 @@ pub struct Settings {
     /// A mention over a limit gets a short fixed notice (once an hour per person).
     pub limit_notice: bool,
     pub persona_name: String,
+    /// Other names the bot answers to, besides `persona_name` (e.g. ミャオ).
+    pub name_aliases: Vec<String>,
     pub persona_system_prompt: String,
     /// Time zone of the times shown in prompts.
     pub timezone: Tz,
@@ -140,6 +142,7 @@ impl Default for Settings {
             max_llm_calls_per_day: 2_000,
             limit_notice: true,
             persona_name: "myao".to_owned(),
+            name_aliases: Vec::new(),
             persona_system_prompt: DEFAULT_PERSONA_PROMPT.to_owned(),
             timezone: Tz::UTC,
             llm_base_url: "https://api.openai.com/v1".to_owned(),
@@ -195,6 +198,7 @@ pub const SETTING_NAMES: &[&str] = &[
     "max_llm_calls_per_day",
     "limit_notice",
     "persona_name",
+    "name_aliases",
     "persona_system_prompt",
     "timezone",
     "llm_base_url",
@@ -336,6 +340,14 @@ impl Settings {
             "max_llm_calls_per_day" => self.max_llm_calls_per_day = int(value, 1, 10_000_000)?,
             "limit_notice" => self.limit_notice = boolean(value)?,
             "persona_name" => self.persona_name = text(value)?,
+            "name_aliases" => {
+                self.name_aliases = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            }
             "persona_system_prompt" => self.persona_system_prompt = text(value)?,
             "timezone" => {
                 self.timezone = value
@@ -459,8 +471,8 @@ impl Settings {
     }
 
     /// The default of each setting as text, as SSM would hold it.
-    /// `bot_user_id`, `slack_app_id` and `slack_team_id` have none and are
-    /// left out.
+    /// `bot_user_id`, `slack_app_id`, `slack_team_id` and `name_aliases`
+    /// have none (an SSM parameter cannot be empty) and are left out.
     pub fn default_pairs() -> Vec<(&'static str, String)> {
         let d = Settings::default();
         let f = |x: f64| format!("{x}");
@@ -693,9 +705,9 @@ mod tests {
             assert!(SETTING_NAMES.contains(name), "{name} is not listed");
         }
         assert_eq!(
-            pairs.len() + 3,
+            pairs.len() + 4,
             SETTING_NAMES.len(),
-            "only bot_user_id, slack_app_id and slack_team_id have no default"
+            "only bot_user_id, slack_app_id, slack_team_id and name_aliases have no default"
         );
     }
 

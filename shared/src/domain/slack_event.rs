@@ -35,6 +35,8 @@ pub enum SlackEvent {
         message: Message,
         /// Delivered as `app_mention`.
         app_mention: bool,
+        /// Written in a direct message with the bot (`channel_type: im`).
+        direct: bool,
     },
     /// The text of a stored message changed.
     Edited {
@@ -176,15 +178,18 @@ pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
         "app_mention" => Ok(SlackEvent::NewMessage {
             message: new_message(event)?,
             app_mention: true,
+            direct: is_direct(event),
         }),
         "message" => match opt_str(event, "subtype") {
             None => Ok(SlackEvent::NewMessage {
                 message: new_message(event)?,
                 app_mention: false,
+                direct: is_direct(event),
             }),
             Some(s) if MESSAGE_SUBTYPES.contains(&s) => Ok(SlackEvent::NewMessage {
                 message: new_message(event)?,
                 app_mention: false,
+                direct: is_direct(event),
             }),
             Some("message_changed") => {
                 let inner = event
@@ -256,6 +261,15 @@ pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
     }
 }
 
+/// A message in a direct message with the bot: `channel_type: im`, or
+/// (when the event omits it) a `D...` channel id, which only DMs have.
+fn is_direct(event: &Value) -> bool {
+    match opt_str(event, "channel_type") {
+        Some(kind) => kind == "im",
+        None => opt_str(event, "channel").is_some_and(|c| c.starts_with('D')),
+    }
+}
+
 fn new_message(event: &Value) -> Result<Message, EventParseError> {
     let is_bot = event.get("bot_id").is_some_and(|v| !v.is_null())
         || opt_str(event, "subtype") == Some("bot_message");
@@ -317,6 +331,33 @@ mod tests {
     }
 
     #[test]
+    fn a_direct_message_is_told_apart() {
+        for (event, want) in [
+            (
+                json!({"type": "message", "channel": "D1", "user": "U1", "text": "hi", "ts": "2.0", "channel_type": "im"}),
+                true,
+            ),
+            (
+                json!({"type": "message", "channel": "D1", "user": "U1", "text": "hi", "ts": "2.0"}),
+                true,
+            ),
+            (
+                json!({"type": "message", "channel": "G1", "user": "U1", "text": "hi", "ts": "2.0", "channel_type": "mpim"}),
+                false,
+            ),
+            (
+                json!({"type": "message", "channel": "C1", "user": "U1", "text": "hi", "ts": "2.0", "channel_type": "channel"}),
+                false,
+            ),
+        ] {
+            let SlackEvent::NewMessage { direct, .. } = event_of(&wrap(event.clone())) else {
+                panic!("{event}")
+            };
+            assert_eq!(direct, want, "{event}");
+        }
+    }
+
+    #[test]
     fn a_reply_in_a_thread() {
         let e = event_of(&wrap(json!({
             "type": "message", "channel": "C1", "user": "U1", "text": "hi",
@@ -325,11 +366,13 @@ mod tests {
         let SlackEvent::NewMessage {
             message,
             app_mention,
+            direct,
         } = e
         else {
             panic!()
         };
         assert!(!app_mention);
+        assert!(!direct);
         assert_eq!(message.thread_ts, Some(Ts::parse("1.0").unwrap()));
         assert_eq!(message.text, "hi");
         assert!(!message.is_bot);

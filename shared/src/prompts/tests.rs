@@ -394,7 +394,7 @@ fn a_prompt_over_budget_leaves_out_the_least_needed_first() {
         )
     };
     let messages = vec![
-        at_ts(root, "UALICE", big("ROOT"), None),
+        at_ts(root, "UALICE", big("JUDGED-ROOT"), None),
         at_ts("1709280000.100000", "UALICE", big("OLD-TOP"), None),
         at_ts(other_root, "UBOB", big("OTHER-ROOT"), None),
         at_ts(
@@ -444,7 +444,10 @@ fn a_prompt_over_budget_leaves_out_the_least_needed_first() {
         "SUM-JUDGED",
         "OLD-TOP",
     ];
-    for tag in order.iter().chain(&["MEM-OWN", "ROOT", "REPLY", "PERSONA"]) {
+    for tag in order
+        .iter()
+        .chain(&["MEM-OWN", "JUDGED-ROOT", "REPLY", "PERSONA"])
+    {
         assert!(full.contains(tag), "{tag} in the full prompt");
     }
     // Shrinking budgets: each cut takes the next in order, never the kept.
@@ -458,7 +461,7 @@ fn a_prompt_over_budget_leaves_out_the_least_needed_first() {
             assert!(prompt.contains(later), "{later} kept while earlier remain");
         }
         gone = now_gone;
-        for kept in ["MEM-OWN", "ROOT", "REPLY", "PERSONA"] {
+        for kept in ["MEM-OWN", "JUDGED-ROOT", "REPLY", "PERSONA"] {
             assert!(prompt.contains(kept), "{kept} is never cut");
         }
         assert!(cuts.over || crate::domain::budget::estimate_tokens(&prompt) <= budget);
