@@ -2275,7 +2275,10 @@ async fn ssm_settings_are_the_plain_parameters_under_the_path() -> Result<()> {
         client: client.clone(),
         path: format!("/{}", unique("myao-empty")),
     };
-    assert!(empty.load().await?.is_empty());
+    // No settings at all is a wrong path, not "all defaults": refused, so
+    // that a cold start fails closed.
+    let err = empty.load().await.expect_err("an empty path is refused");
+    assert!(err.to_string().contains("MYAO_SETTINGS_PATH"), "{err}");
     Ok(())
 }
 

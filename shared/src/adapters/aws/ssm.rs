@@ -84,9 +84,18 @@ impl SettingsSource for SsmSettingsSource {
             }
             token = out.next_token;
             if token.is_none() {
-                return Ok(pairs);
+                break;
             }
         }
+        // The stack creates every setting: none at all is a wrong path or
+        // deleted parameters, and running on the defaults would fail open.
+        if pairs.is_empty() {
+            return Err(PortError::refused(
+                SERVICE,
+                format!("no settings under {path}: is MYAO_SETTINGS_PATH right?"),
+            ));
+        }
+        Ok(pairs)
     }
 }
 
