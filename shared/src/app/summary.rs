@@ -123,10 +123,15 @@ impl Fit for MergeTask {
 impl Fit for WorkspaceTask {
     fn cap(&mut self, _max_chars: usize) {}
     fn drop_one(&mut self) -> Option<usize> {
-        // The channels come sorted by name; the last one goes.
-        self.channels
-            .pop()
-            .map(|c| estimate_tokens(&c.memory) + estimate_tokens(&c.name) + 8)
+        // The least recently active channel goes first.
+        let i = self
+            .channels
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, c)| c.last_active)
+            .map(|(i, _)| i)?;
+        let c = self.channels.remove(i);
+        Some(estimate_tokens(&c.memory) + estimate_tokens(&c.name) + 8)
     }
 }
 
@@ -156,6 +161,9 @@ struct MergeTask {
 struct ChannelLine {
     name: String,
     memory: String,
+    /// Not shown: a prompt over its budget drops the least recent first.
+    #[serde(skip)]
+    last_active: Option<DateTime<Utc>>,
 }
 
 #[derive(Serialize, Clone)]
@@ -514,7 +522,6 @@ pub async fn workspace_memory(svc: &Services) -> Result<MemoryReport, PortError>
     let settings = svc.settings.current().await?;
     let now = svc.clock.now();
     let open = open_channels(svc, &settings, now).await?;
-    let open: Vec<&Channel> = open.iter().collect();
     workspace_memories(svc, &settings, &open, now).await
 }
 
@@ -526,19 +533,26 @@ pub async fn forget_now(svc: &Services) -> Result<MemoryReport, PortError> {
     let mut report = MemoryReport::default();
     if forget(svc, &settings, &mut report, now).await? {
         let open = open_channels(svc, &settings, now).await?;
-        let open: Vec<&Channel> = open.iter().collect();
         rebuild_workspace_long(svc, &settings, &mut report, &open, now).await?;
     }
     Ok(report)
 }
 
+/// A channel whose words may reach the workspace memory, and when it was
+/// last active (a workspace prompt over its budget drops the least recent).
+struct OpenChannel {
+    channel: Channel,
+    last_active: DateTime<Utc>,
+}
+
 /// The channels active within `active_channel_days` whose words may reach
-/// the workspace memory, by their visibility checked with Slack lately.
+/// the workspace memory, by their visibility checked with Slack lately,
+/// sorted by name.
 async fn open_channels(
     svc: &Services,
     settings: &Settings,
     now: DateTime<Utc>,
-) -> Result<Vec<Channel>, PortError> {
+) -> Result<Vec<OpenChannel>, PortError> {
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
     let mut open = Vec::new();
     for record in svc.store.channels().await? {
@@ -547,10 +561,15 @@ async fn open_channels(
         }
         let channel = super::context::channel(svc, settings, &record.channel.id, now).await?;
         if may_use(Audience::WorkspaceMemory, Source::Channel(&channel)) {
-            open.push(channel);
+            open.push(OpenChannel {
+                channel,
+                last_active: record.last_active,
+            });
         }
     }
-    open.sort_by(|a, b| (a.name.as_str(), &a.id).cmp(&(b.name.as_str(), &b.id)));
+    open.sort_by(|a, b| {
+        (a.channel.name.as_str(), &a.channel.id).cmp(&(b.channel.name.as_str(), &b.channel.id))
+    });
     Ok(open)
 }
 
@@ -877,13 +896,17 @@ async fn channel_memories(
 async fn workspace_memories(
     svc: &Services,
     settings: &Settings,
-    open: &[&Channel],
+    open: &[OpenChannel],
     now: DateTime<Utc>,
 ) -> Result<MemoryReport, PortError> {
     let mut report = MemoryReport::default();
     let mut lines = Vec::new();
     let mut newest: Option<Ts> = None;
-    for channel in open {
+    for OpenChannel {
+        channel,
+        last_active,
+    } in open
+    {
         let scope = MemoryScope::Channel {
             channel: channel.id.clone(),
         };
@@ -895,6 +918,7 @@ async fn workspace_memories(
             lines.push(ChannelLine {
                 name: channel.name.clone(),
                 memory: m.content,
+                last_active: Some(*last_active),
             });
         }
     }
@@ -957,13 +981,17 @@ async fn rebuild_workspace_long(
     svc: &Services,
     settings: &Settings,
     report: &mut MemoryReport,
-    open: &[&Channel],
+    open: &[OpenChannel],
     read_at: DateTime<Utc>,
 ) -> Result<(), PortError> {
     let scope = MemoryScope::Workspace;
     let mut lines = Vec::new();
     let mut newest: Option<Ts> = None;
-    for channel in open {
+    for OpenChannel {
+        channel,
+        last_active,
+    } in open
+    {
         let channel_scope = MemoryScope::Channel {
             channel: channel.id.clone(),
         };
@@ -976,6 +1004,7 @@ async fn rebuild_workspace_long(
             lines.push(ChannelLine {
                 name: channel.name.clone(),
                 memory: m.content,
+                last_active: Some(*last_active),
             });
         }
     }
@@ -1054,10 +1083,12 @@ mod tests {
                 ChannelLine {
                     name: "general".into(),
                     memory: "- 2024-03-01 タスクのリストが共有された".into(),
+                    last_active: None,
                 },
                 ChannelLine {
                     name: "random".into(),
                     memory: "- 2024-03-01 猫の写真が投稿された".into(),
+                    last_active: None,
                 },
             ],
         };
@@ -1126,6 +1157,31 @@ mod tests {
             assert!(prompt.contains("YYYY-MM-DD"), "{name}: every item is dated");
             insta::assert_snapshot!(name, prompt);
         }
+    }
+
+    #[test]
+    fn a_workspace_prompt_over_budget_drops_the_least_recent_channel_first() {
+        let line = |name: &str, hour: i64| ChannelLine {
+            name: name.into(),
+            memory: format!("memory of {name}"),
+            last_active: DateTime::<Utc>::from_timestamp(hour * 3600, 0),
+        };
+        let mut task = WorkspaceTask {
+            channels: vec![line("alpha", 5), line("beta", 1), line("gamma", 3)],
+        };
+        let names = |t: &WorkspaceTask| -> Vec<String> {
+            t.channels.iter().map(|c| c.name.clone()).collect()
+        };
+        assert!(task.drop_one().is_some());
+        assert_eq!(
+            names(&task),
+            ["alpha", "gamma"],
+            "beta was the least recent"
+        );
+        assert!(task.drop_one().is_some());
+        assert_eq!(names(&task), ["alpha"]);
+        assert!(task.drop_one().is_some());
+        assert_eq!(task.drop_one(), None);
     }
 
     fn memory(updated: i64, newest: &str) -> Memory {
