@@ -288,6 +288,15 @@ impl Cuts {
 }
 
 impl ContextView {
+    /// The view the reply prompt renders: the answered conversation without
+    /// the rest of the channel's messages (its template shows only that), so
+    /// that fitting it to a budget cuts only what the prompt shows.
+    pub fn for_reply(mut self) -> ContextView {
+        self.top_level_messages.clear();
+        self.threads.clear();
+        self
+    }
+
     /// Cuts every shown message's text to `max_chars` characters.
     pub fn cap_messages(&mut self, max_chars: usize) {
         let cap = |m: &mut MessageView| m.text = cap_chars(&m.text, max_chars);

@@ -199,7 +199,7 @@ async fn write_reply(
         settings.message_limit as usize,
     );
     let prompt = fitted(
-        view,
+        view.for_reply(),
         settings.max_message_chars,
         settings.response_prompt_max_tokens,
         response_prompt,

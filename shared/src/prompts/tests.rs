@@ -468,3 +468,17 @@ fn a_prompt_over_budget_leaves_out_the_least_needed_first() {
     }
     assert_eq!(gone, order.len(), "at the smallest budget all were cut");
 }
+
+/// The reply prompt shows only the answered conversation: leaving the rest
+/// of the channel's messages out of its view changes nothing it renders.
+#[test]
+fn the_reply_view_leaves_out_only_what_the_reply_prompt_never_shows() {
+    for target in [None, Some("1709280000.000001")] {
+        let context = seed_judgment_context(target);
+        let view = ContextView::new(&context, at(2024, 3, 1, 12, 0), Tz::UTC, 20);
+        let full = response_prompt(&view).expect("prompt");
+        let reply = view.for_reply();
+        assert!(reply.top_level_messages.is_empty() && reply.threads.is_empty());
+        assert_eq!(response_prompt(&reply).expect("prompt"), full);
+    }
+}
