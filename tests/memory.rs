@@ -594,3 +594,58 @@ async fn a_channel_short_term_memory_is_cleared_after_a_quiet_window() {
         .expect("read")
         .is_some());
 }
+
+/// Memories, cached names and channel records live `memory_retention_days`
+/// after their last write, and are not read after that.
+#[tokio::test]
+async fn memories_names_and_channel_records_expire_after_the_retention_setting() {
+    let bed = Bed::with_settings(|s| s.memory_retention_days = 10).await;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, "リリースいつ?"),
+        message(GENERAL, BOB, ts(-800), Some(ts(-900)), "金曜"),
+    ])
+    .await;
+    bed.run(&Job::ThreadMemory {
+        channel: channel(GENERAL),
+        thread_ts: ts(-900),
+    })
+    .await;
+    let scope = thread_scope(GENERAL, -900);
+    assert_eq!(
+        bed.store.memory_expiry(&scope, MemoryKind::Short),
+        Some(bed.now() + Duration::days(10))
+    );
+    assert!(bed
+        .store
+        .get_user(&myao_tests::stubs::user(ALICE))
+        .await
+        .expect("read")
+        .is_some());
+    assert!(bed
+        .store
+        .get_channel(&channel(GENERAL))
+        .await
+        .expect("read")
+        .is_some());
+
+    bed.clock.advance(Duration::days(10));
+    assert_eq!(
+        bed.store
+            .get_memory(&scope, MemoryKind::Short)
+            .await
+            .expect("read"),
+        None
+    );
+    assert!(bed
+        .store
+        .get_user(&myao_tests::stubs::user(ALICE))
+        .await
+        .expect("read")
+        .is_none());
+    assert!(bed
+        .store
+        .get_channel(&channel(GENERAL))
+        .await
+        .expect("read")
+        .is_none());
+}
