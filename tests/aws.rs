@@ -1922,7 +1922,7 @@ async fn scheduler_upsert_moves_the_time_and_replaces_the_job() -> Result<()> {
 }
 
 #[tokio::test]
-async fn scheduler_sends_memory_jobs_to_the_summary_function() -> Result<()> {
+async fn scheduler_sends_memory_jobs_to_the_memory_function() -> Result<()> {
     let s = fresh_scheduler().await;
     let n = name("memory-sweep");
     s.upsert(&n, at(1_900_000_000), &Job::MemorySweep).await?;
@@ -1935,17 +1935,17 @@ async fn scheduler_sends_memory_jobs_to_the_summary_function() -> Result<()> {
         .await?;
     assert_eq!(
         raw.target().map(|t| t.arn()),
-        Some(function_arn("myao-summary").as_str())
+        Some(function_arn("myao-memory").as_str())
     );
 
     let without = EventBridgeScheduler {
-        summary_target_arn: None,
+        memory_target_arn: None,
         ..s.clone()
     };
     let err = without
         .upsert(&name("memory-2"), at(1_900_000_000), &Job::MemorySweep)
         .await
-        .expect_err("no summary target");
+        .expect_err("no memory target");
     assert!(!err.is_retryable());
     assert_eq!(without.get(&name("memory-2")).await?, None);
     Ok(())

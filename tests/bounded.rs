@@ -221,7 +221,7 @@ async fn a_sweep_over_many_channels_puts_one_job_per_channel_on_the_queue() {
     assert_eq!(workspace.len(), 1);
     assert_eq!(
         workspace[0].0,
-        bed.now() + Duration::seconds(i64::from(myao::app::summary::WORKSPACE_AFTER_SECONDS)),
+        bed.now() + Duration::seconds(i64::from(myao::app::memory::WORKSPACE_AFTER_SECONDS)),
         "the workspace's after the channels'"
     );
     assert!(bed.llm_calls().await.is_empty());

@@ -65,8 +65,9 @@ async fn a_hanging_llm_gives_the_claim_back_before_the_deadline_and_the_redelive
     let budget = StdDuration::from_secs(6);
 
     let started = Instant::now();
-    let first = myao_response::handler::handle(
+    let first = myao_jobs::handle(
         &bed.services,
+        myao_jobs::RESPONSE,
         LambdaEvent::new(sqs_event(&job), lambda_context(budget)),
     )
     .await
@@ -90,8 +91,9 @@ async fn a_hanging_llm_gives_the_claim_back_before_the_deadline_and_the_redelive
     );
 
     // The claim was given back: the redelivery answers, once.
-    let second = myao_response::handler::handle(
+    let second = myao_jobs::handle(
         &bed.services,
+        myao_jobs::RESPONSE,
         LambdaEvent::new(sqs_event(&job), lambda_context(budget)),
     )
     .await

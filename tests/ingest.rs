@@ -555,7 +555,7 @@ async fn a_changed_setting_takes_effect_after_the_cache_expires() -> Result<()> 
     Ok(())
 }
 
-/// The services of the judgment, response and summary functions on the
+/// The services of the judgment, response and memory functions on the
 /// emulator, with the LLM and Slack behind local stub servers.
 async fn services(
     b: &Bed,
@@ -729,17 +729,25 @@ async fn a_fired_schedule_runs_the_judgment_and_its_reply_goes_through_sqs() -> 
     let input: Value =
         serde_json::from_str(schedule.target().and_then(|t| t.input()).expect("input"))?;
     b.clock.advance(Duration::seconds(300));
-    let out = myao_judgment::handler::handle(&svc, LambdaEvent::new(input, Context::default()))
-        .await
-        .expect("judgment ran");
+    let out = myao_jobs::handle(
+        &svc,
+        myao_jobs::JUDGMENT,
+        LambdaEvent::new(input, Context::default()),
+    )
+    .await
+    .expect("judgment ran");
     assert_eq!(out, json!({}));
 
     // delay_seconds 0: the reply job is on the response queue; run it as SQS would.
     let batch = receive_as_sqs_event(&b.queues.client, &b.queues.response_queue_url).await?;
     assert_eq!(batch["Records"].as_array().map(Vec::len), Some(1));
-    let out = myao_response::handler::handle(&svc, LambdaEvent::new(batch, Context::default()))
-        .await
-        .expect("response ran");
+    let out = myao_jobs::handle(
+        &svc,
+        myao_jobs::RESPONSE,
+        LambdaEvent::new(batch, Context::default()),
+    )
+    .await
+    .expect("response ran");
     assert_eq!(out, json!({"batchItemFailures": []}));
     let reply = b
         .store
@@ -752,9 +760,13 @@ async fn a_fired_schedule_runs_the_judgment_and_its_reply_goes_through_sqs() -> 
     // The thread went quiet: the judgment also queued its memory job.
     let memory_url = b.queues.memory_queue_url.clone().expect("memory queue");
     let batch = receive_as_sqs_event(&b.queues.client, &memory_url).await?;
-    let out = myao_summary::handler::handle(&svc, LambdaEvent::new(batch, Context::default()))
-        .await
-        .expect("summary ran");
+    let out = myao_jobs::handle(
+        &svc,
+        myao_jobs::MEMORY,
+        LambdaEvent::new(batch, Context::default()),
+    )
+    .await
+    .expect("summary ran");
     assert_eq!(out, json!({"batchItemFailures": []}));
     let memory = b
         .store
@@ -866,15 +878,23 @@ async fn a_cold_start_without_settings_fails_the_invocation_and_stores_nothing()
         thread_ts: None,
         newest_ts: Ts::parse("1767600000.000100")?,
     })?;
-    let out =
-        myao_judgment::handler::handle(&svc, LambdaEvent::new(judgment, Context::default())).await;
+    let out = myao_jobs::handle(
+        &svc,
+        myao_jobs::JUDGMENT,
+        LambdaEvent::new(judgment, Context::default()),
+    )
+    .await;
     assert!(out.is_err(), "the invocation must fail: {out:?}");
     // A queued forget job (on defaults, nothing to forget: success): reported
     // as failed, so SQS delivers it again.
     let forget = json!({"Records": [{"messageId": "m-1", "body": r#"{"kind":"forget"}"#}]});
-    let out = myao_summary::handler::handle(&svc, LambdaEvent::new(forget, Context::default()))
-        .await
-        .expect("a batch answer");
+    let out = myao_jobs::handle(
+        &svc,
+        myao_jobs::MEMORY,
+        LambdaEvent::new(forget, Context::default()),
+    )
+    .await
+    .expect("a batch answer");
     assert_eq!(
         out,
         json!({"batchItemFailures": [{"itemIdentifier": "m-1"}]})

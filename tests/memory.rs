@@ -13,7 +13,7 @@
 use chrono::Duration;
 use myao::app::jobs::JobOutcome;
 use myao::app::judgment::JudgmentOutcome;
-use myao::app::summary::MemoryReport;
+use myao::app::memory::MemoryReport;
 use myao::domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
 use myao::ports::Store;
 use myao_tests::stubs::{

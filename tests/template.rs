@@ -415,8 +415,14 @@ fn every_function_builds_its_own_binary() {
             problems.push(format!("{id}: no such resource"));
             continue;
         };
-        let crate_dir = id.trim_end_matches("Function").to_ascii_lowercase();
-        let package = format!("myao-{crate_dir}");
+        let name = id.trim_end_matches("Function").to_ascii_lowercase();
+        let package = format!("myao-{name}");
+        // The job functions are three binaries of one crate.
+        let crate_dir = if function == Function::Ingest {
+            "ingest"
+        } else {
+            "jobs"
+        };
         let method = at(resource, &["Metadata", "BuildMethod"]).and_then(text);
         if method.as_deref() != Some("rust-cargolambda") {
             problems.push(format!(
@@ -466,15 +472,15 @@ fn every_function_builds_its_own_binary() {
 #[test]
 fn job_functions_have_the_timeouts_the_settings_are_checked_against() {
     use myao::domain::settings::{
-        JUDGMENT_FUNCTION_TIMEOUT_SECONDS, RESPONSE_FUNCTION_TIMEOUT_SECONDS,
-        SUMMARY_FUNCTION_TIMEOUT_SECONDS,
+        JUDGMENT_FUNCTION_TIMEOUT_SECONDS, MEMORY_FUNCTION_TIMEOUT_SECONDS,
+        RESPONSE_FUNCTION_TIMEOUT_SECONDS,
     };
     let t = template();
     let mut problems = Vec::new();
     for (function, expected) in [
         (Function::Judgment, JUDGMENT_FUNCTION_TIMEOUT_SECONDS),
         (Function::Response, RESPONSE_FUNCTION_TIMEOUT_SECONDS),
-        (Function::Summary, SUMMARY_FUNCTION_TIMEOUT_SECONDS),
+        (Function::Memory, MEMORY_FUNCTION_TIMEOUT_SECONDS),
     ] {
         let id = function.logical_id();
         let timeout = at(&t, &["Resources", id, "Properties", "Timeout"])
@@ -497,7 +503,7 @@ fn job_functions_have_the_timeouts_the_settings_are_checked_against() {
 fn scheduled_functions_keep_their_failed_jobs() {
     let t = template();
     let mut problems = Vec::new();
-    for function in [Function::Judgment, Function::Response, Function::Summary] {
+    for function in [Function::Judgment, Function::Response, Function::Memory] {
         let id = function.logical_id();
         let on_failure = at(
             &t,

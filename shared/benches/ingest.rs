@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use myao::adapters::memory::{JobBoard, MemoryStore};
 use myao::adapters::system::{FixedSettings, ManualClock, SplitMix, StaticSecrets};
+use myao::adapters::twins::{JobBoard, MemoryStore};
 use myao::app::ingest::{Ingest, IngestRequest};
 use myao::domain::signature::sign;
 use myao::domain::{Settings, Ts};

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
-use myao::adapters::memory::{JobBoard, MemoryStore};
 use myao::adapters::system::{FixedRandom, FixedSettings, ManualClock};
+use myao::adapters::twins::{JobBoard, MemoryStore};
 use myao::app::{context, Services};
 use myao::domain::{
     Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Settings, Ts, User,

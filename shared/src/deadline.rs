@@ -22,8 +22,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::time::Instant;
 
 use crate::domain::settings::{
-    JUDGMENT_FUNCTION_TIMEOUT_SECONDS, RESPONSE_FUNCTION_TIMEOUT_SECONDS,
-    SUMMARY_FUNCTION_TIMEOUT_SECONDS,
+    JUDGMENT_FUNCTION_TIMEOUT_SECONDS, MEMORY_FUNCTION_TIMEOUT_SECONDS,
+    RESPONSE_FUNCTION_TIMEOUT_SECONDS,
 };
 use crate::domain::JobKind;
 
@@ -111,7 +111,7 @@ pub fn job_budget(kind: JobKind) -> Duration {
         | JobKind::MemorySweep
         | JobKind::ChannelMemory
         | JobKind::WorkspaceMemory
-        | JobKind::Forget => SUMMARY_FUNCTION_TIMEOUT_SECONDS,
+        | JobKind::Forget => MEMORY_FUNCTION_TIMEOUT_SECONDS,
     };
     Duration::from_secs(u64::from(seconds))
 }
@@ -282,7 +282,7 @@ mod tests {
         );
         assert_eq!(
             job_budget(JobKind::MemorySweep),
-            secs(u64::from(SUMMARY_FUNCTION_TIMEOUT_SECONDS))
+            secs(u64::from(MEMORY_FUNCTION_TIMEOUT_SECONDS))
         );
     }
 }

@@ -25,7 +25,7 @@ pub const JUDGMENT_FUNCTION_ARN: &str = "MYAO_JUDGMENT_FUNCTION_ARN";
 pub const RESPONSE_FUNCTION_ARN: &str = "MYAO_RESPONSE_FUNCTION_ARN";
 /// Queue of immediate (or short-delay) response jobs, read by the response function.
 pub const RESPONSE_QUEUE_URL: &str = "MYAO_RESPONSE_QUEUE_URL";
-/// Queue of memory jobs, read by the summary function.
+/// Queue of memory jobs, read by the memory function.
 pub const MEMORY_QUEUE_URL: &str = "MYAO_MEMORY_QUEUE_URL";
 
 /// Which Lambda function a process is.
@@ -34,7 +34,7 @@ pub enum Function {
     Ingest,
     Judgment,
     Response,
-    Summary,
+    Memory,
 }
 
 impl Function {
@@ -43,7 +43,7 @@ impl Function {
         Function::Ingest,
         Function::Judgment,
         Function::Response,
-        Function::Summary,
+        Function::Memory,
     ];
 
     /// The logical id of the function in `template.yaml`.
@@ -52,7 +52,7 @@ impl Function {
             Function::Ingest => "IngestFunction",
             Function::Judgment => "JudgmentFunction",
             Function::Response => "ResponseFunction",
-            Function::Summary => "SummaryFunction",
+            Function::Memory => "MemoryFunction",
         }
     }
 }
@@ -96,9 +96,9 @@ pub fn required(function: Function) -> &'static [&'static str] {
             LLM_API_KEY_PARAM,
             MEMORY_QUEUE_URL,
         ],
-        // The summary writes memories and fans the recurring run out on
+        // The memory function writes memories and fans the recurring run out on
         // the memory queue.
-        Function::Summary => &[
+        Function::Memory => &[
             SETTINGS_PATH,
             TABLE,
             SLACK_BOT_TOKEN_PARAM,

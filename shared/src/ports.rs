@@ -12,20 +12,34 @@ use crate::domain::{
     ScheduleName, Settings, Ts, User, UserId, VisibilityChange,
 };
 
-/// A failure of an outside service, shared by the ports' error types.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// The error underneath a [`PortError`]: an SDK, HTTP or decoding error,
+/// kept as its [`source`](std::error::Error::source).
+pub type Cause = Arc<dyn std::error::Error + Send + Sync>;
+
+/// A failure of an outside service, the one error type of every port.
+///
+/// One type, not one per port, because what the core decides from a failure
+/// is the same whichever port failed: whether trying again may succeed
+/// ([`PortError::is_retryable`]), which the job handler and the ingest
+/// handler each decide in one place. The variant is that decision's input;
+/// `service` names the port's service; `source` keeps the error underneath.
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum PortError {
     /// Worth trying again: throttling, 5xx, a transport error, a timeout.
     #[error("{service} unavailable: {detail}")]
     Unavailable {
         service: &'static str,
         detail: String,
+        #[source]
+        source: Option<Cause>,
     },
     /// Will fail the same way again: bad request, missing permission, bad data.
     #[error("{service} refused: {detail}")]
     Refused {
         service: &'static str,
         detail: String,
+        #[source]
+        source: Option<Cause>,
     },
     /// The request reached the service, which may have acted on it (a
     /// timeout or a 5xx after sending): trying again could do it twice.
@@ -33,6 +47,8 @@ pub enum PortError {
     Uncertain {
         service: &'static str,
         detail: String,
+        #[source]
+        source: Option<Cause>,
     },
 }
 
@@ -41,18 +57,58 @@ impl PortError {
         PortError::Unavailable {
             service,
             detail: detail.to_string(),
+            source: None,
         }
     }
     pub fn refused(service: &'static str, detail: impl ToString) -> PortError {
         PortError::Refused {
             service,
             detail: detail.to_string(),
+            source: None,
         }
     }
     pub fn uncertain(service: &'static str, detail: impl ToString) -> PortError {
         PortError::Uncertain {
             service,
             detail: detail.to_string(),
+            source: None,
+        }
+    }
+    /// A refusal caused by `error` (a decoding or validation error), which
+    /// it keeps as its source.
+    pub fn refused_by<E>(service: &'static str, error: E) -> PortError
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        PortError::refused(service, &error).caused_by(error)
+    }
+    /// The same failure, with `cause` as its source.
+    pub fn caused_by<E>(mut self, cause: E) -> PortError
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let slot = match &mut self {
+            PortError::Unavailable { source, .. }
+            | PortError::Refused { source, .. }
+            | PortError::Uncertain { source, .. } => source,
+        };
+        *slot = Some(Arc::new(cause));
+        self
+    }
+    /// The service that failed.
+    pub fn service(&self) -> &'static str {
+        match self {
+            PortError::Unavailable { service, .. }
+            | PortError::Refused { service, .. }
+            | PortError::Uncertain { service, .. } => service,
+        }
+    }
+    /// What failed, in the adapter's words.
+    pub fn detail(&self) -> &str {
+        match self {
+            PortError::Unavailable { detail, .. }
+            | PortError::Refused { detail, .. }
+            | PortError::Uncertain { detail, .. } => detail,
         }
     }
     /// Whether a retry may succeed (and cannot do the thing twice).
@@ -60,6 +116,18 @@ impl PortError {
         matches!(self, PortError::Unavailable { .. })
     }
 }
+
+/// Two failures are equal when they say the same: the same kind, service
+/// and detail (the source is not compared).
+impl PartialEq for PortError {
+    fn eq(&self, other: &PortError) -> bool {
+        std::mem::discriminant(self) == std::mem::discriminant(other)
+            && self.service() == other.service()
+            && self.detail() == other.detail()
+    }
+}
+
+impl Eq for PortError {}
 
 /// The result of storing a new message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

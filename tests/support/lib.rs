@@ -122,7 +122,7 @@ pub async fn fresh_scheduler() -> EventBridgeScheduler {
         dlq_arn: Some(format!("arn:aws:sqs:{REGION}:{ACCOUNT}:myao-schedule-dlq")),
         judgment_target_arn: Some(function_arn("myao-judgment")),
         response_target_arn: Some(function_arn("myao-response")),
-        summary_target_arn: Some(function_arn("myao-summary")),
+        memory_target_arn: Some(function_arn("myao-memory")),
     }
 }
 

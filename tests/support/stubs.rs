@@ -19,10 +19,10 @@ use std::time::{Duration as StdDuration, Instant};
 
 use chrono::{DateTime, Utc};
 use myao::adapters::aws::dynamodb::DynamoStore;
-use myao::adapters::memory::{JobBoard, MemoryStore};
 use myao::adapters::openai::OpenAiLlm;
 use myao::adapters::slack::SlackWebApi;
 use myao::adapters::system::{FixedRandom, FixedSettings, ManualClock, StaticSecrets};
+use myao::adapters::twins::{JobBoard, MemoryStore};
 use myao::app::jobs::{self, JobOutcome};
 use myao::app::Services;
 use myao::domain::{ChannelId, Job, Message, Settings, Ts, UserId};

@@ -21,8 +21,8 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use chrono::{DateTime, Duration, Utc};
-use myao::adapters::memory::{JobBoard, MemoryStore};
 use myao::adapters::system::{FixedSettings, ManualClock, SplitMix, StaticSecrets};
+use myao::adapters::twins::{JobBoard, MemoryStore};
 use myao::app::ingest::{Ingest, Outcome};
 use myao::app::jobs::{self, JobOutcome};
 use myao::app::judgment::JudgmentOutcome;

@@ -4,7 +4,7 @@
 #[cfg(feature = "aws")]
 pub mod aws;
 pub(crate) mod http;
-pub mod memory;
 pub mod openai;
 pub mod slack;
 pub mod system;
+pub mod twins;

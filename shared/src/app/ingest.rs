@@ -371,8 +371,8 @@ impl Ingest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::memory::{JobBoard, MemoryStore};
     use crate::adapters::system::{FixedRandom, FixedSettings, ManualClock, StaticSecrets};
+    use crate::adapters::twins::{JobBoard, MemoryStore};
     use crate::domain::signature::sign;
     use crate::domain::{ChannelId, Ts};
     use chrono::Duration;

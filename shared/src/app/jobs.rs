@@ -6,9 +6,9 @@ use serde_json::{json, Value};
 use tracing::Instrument;
 
 use super::judgment::JudgmentOutcome;
+use super::memory::MemoryReport;
 use super::response::ResponseOutcome;
-use super::summary::MemoryReport;
-use super::{judgment, response, summary, Services};
+use super::{judgment, memory, response, Services};
 use crate::domain::{Job, JobKind, JudgmentResult};
 use crate::ports::PortError;
 
@@ -122,16 +122,16 @@ pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
                 .await
                 .map(JobOutcome::Response),
             Job::ThreadMemory { channel, thread_ts } => {
-                summary::thread_memory(svc, channel, *thread_ts)
+                memory::thread_memory(svc, channel, *thread_ts)
                     .await
                     .map(JobOutcome::Memory)
             }
-            Job::MemorySweep => summary::sweep(svc).await.map(JobOutcome::Memory),
-            Job::ChannelMemory { channel } => summary::channel_memory(svc, channel)
+            Job::MemorySweep => memory::sweep(svc).await.map(JobOutcome::Memory),
+            Job::ChannelMemory { channel } => memory::channel_memory(svc, channel)
                 .await
                 .map(JobOutcome::Memory),
-            Job::WorkspaceMemory => summary::workspace_memory(svc).await.map(JobOutcome::Memory),
-            Job::Forget => summary::forget_now(svc).await.map(JobOutcome::Memory),
+            Job::WorkspaceMemory => memory::workspace_memory(svc).await.map(JobOutcome::Memory),
+            Job::Forget => memory::forget_now(svc).await.map(JobOutcome::Memory),
         }
     }
     .instrument(span)

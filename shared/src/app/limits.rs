@@ -265,8 +265,8 @@ mod tests {
     use std::sync::atomic::{AtomicU32, Ordering};
 
     use super::*;
-    use crate::adapters::memory::MemoryStore;
     use crate::adapters::system::{FixedSettings, ManualClock};
+    use crate::adapters::twins::MemoryStore;
 
     #[derive(Default)]
     struct Counting(AtomicU32);

@@ -6,9 +6,9 @@ pub mod ingest;
 pub mod jobs;
 pub mod judgment;
 pub mod limits;
+pub mod memory;
 pub mod response;
 pub mod settings;
-pub mod summary;
 
 use std::sync::Arc;
 

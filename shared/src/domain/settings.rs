@@ -23,7 +23,7 @@ pub const DEFAULT_PERSONA_PROMPT: &str = "あなたは「myao」という名前�
 /// and the local mode gives each job as long.
 pub const JUDGMENT_FUNCTION_TIMEOUT_SECONDS: u32 = 180;
 pub const RESPONSE_FUNCTION_TIMEOUT_SECONDS: u32 = 180;
-pub const SUMMARY_FUNCTION_TIMEOUT_SECONDS: u32 = 600;
+pub const MEMORY_FUNCTION_TIMEOUT_SECONDS: u32 = 600;
 /// Each Slack Web API attempt's time limit (the Slack adapter's).
 pub const SLACK_ATTEMPT_TIMEOUT_SECONDS: u32 = 10;
 /// What a job keeps, in its function's timeout, for everything besides one

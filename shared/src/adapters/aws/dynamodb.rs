@@ -83,14 +83,14 @@ pub async fn create_table(client: &Client, name: &str) -> Result<(), PortError> 
             .attribute_name(n)
             .attribute_type(ScalarAttributeType::S)
             .build()
-            .map_err(|e| PortError::refused(SERVICE, e))
+            .map_err(|e| PortError::refused_by(SERVICE, e))
     };
     let key = |n: &str, t: KeyType| {
         KeySchemaElement::builder()
             .attribute_name(n)
             .key_type(t)
             .build()
-            .map_err(|e| PortError::refused(SERVICE, e))
+            .map_err(|e| PortError::refused_by(SERVICE, e))
     };
     let gsi = GlobalSecondaryIndex::builder()
         .index_name(GSI1)
@@ -102,7 +102,7 @@ pub async fn create_table(client: &Client, name: &str) -> Result<(), PortError> 
                 .build(),
         )
         .build()
-        .map_err(|e| PortError::refused(SERVICE, e))?;
+        .map_err(|e| PortError::refused_by(SERVICE, e))?;
     let created = client
         .create_table()
         .table_name(name)
@@ -158,7 +158,7 @@ pub async fn create_table(client: &Client, name: &str) -> Result<(), PortError> 
             .enabled(true)
             .attribute_name(TTL_ATTRIBUTE)
             .build()
-            .map_err(|e| PortError::refused(SERVICE, e))?;
+            .map_err(|e| PortError::refused_by(SERVICE, e))?;
         client
             .update_time_to_live()
             .table_name(name)

@@ -63,15 +63,15 @@ const RETRYABLE_CODES: &[&str] = &[
 /// call for the message, e.g. `"PutItem"`.
 pub(crate) fn port_error<E>(service: &'static str, operation: &str, err: SdkError<E>) -> PortError
 where
-    E: ProvideErrorMetadata + std::error::Error + 'static,
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
 {
-    let retryable = is_retryable(&err);
     let detail = format!("{operation}: {}", DisplayErrorContext(&err));
-    if retryable {
+    let error = if is_retryable(&err) {
         PortError::unavailable(service, detail)
     } else {
         PortError::refused(service, detail)
-    }
+    };
+    error.caused_by(err)
 }
 
 fn is_retryable<E>(err: &SdkError<E>) -> bool

@@ -127,8 +127,8 @@ pub struct EventBridgeScheduler {
     pub judgment_target_arn: Option<String>,
     /// The response function (`None`: response jobs are refused).
     pub response_target_arn: Option<String>,
-    /// The summary function, for memory jobs (`None`: they are refused).
-    pub summary_target_arn: Option<String>,
+    /// The memory function, for memory jobs (`None`: they are refused).
+    pub memory_target_arn: Option<String>,
 }
 
 /// Everything a create or an update sends, made once per upsert.
@@ -147,15 +147,15 @@ impl EventBridgeScheduler {
             | JobKind::MemorySweep
             | JobKind::ChannelMemory
             | JobKind::WorkspaceMemory
-            | JobKind::Forget => &self.summary_target_arn,
+            | JobKind::Forget => &self.memory_target_arn,
         };
         arn.as_deref()
             .ok_or_else(|| PortError::refused(SERVICE, format!("no target for {kind} jobs")))
     }
 
     fn spec(&self, at: DateTime<Utc>, job: &Job) -> Result<Spec, PortError> {
-        let expression = at_expression(at).map_err(|e| PortError::refused(SERVICE, e))?;
-        let input = serde_json::to_string(job).map_err(|e| PortError::refused(SERVICE, e))?;
+        let expression = at_expression(at).map_err(|e| PortError::refused_by(SERVICE, e))?;
+        let input = serde_json::to_string(job).map_err(|e| PortError::refused_by(SERVICE, e))?;
         let target = Target::builder()
             .arn(self.target_arn(job.kind())?)
             .role_arn(&self.role_arn)
@@ -172,12 +172,12 @@ impl EventBridgeScheduler {
                     .map(|arn| DeadLetterConfig::builder().arn(arn).build()),
             )
             .build()
-            .map_err(|e| PortError::refused(SERVICE, e))?;
+            .map_err(|e| PortError::refused_by(SERVICE, e))?;
         // Off: the job runs at its time, not within a window after it.
         let window = FlexibleTimeWindow::builder()
             .mode(FlexibleTimeWindowMode::Off)
             .build()
-            .map_err(|e| PortError::refused(SERVICE, e))?;
+            .map_err(|e| PortError::refused_by(SERVICE, e))?;
         Ok(Spec {
             expression,
             window,
@@ -429,7 +429,7 @@ mod tests {
         }
     }
 
-    fn scheduler(summary: Option<&str>) -> EventBridgeScheduler {
+    fn scheduler(memory: Option<&str>) -> EventBridgeScheduler {
         let conf = aws_sdk_scheduler::Config::builder()
             .behavior_version(aws_sdk_scheduler::config::BehaviorVersion::latest())
             .build();
@@ -440,7 +440,7 @@ mod tests {
             dlq_arn: Some("arn:dlq".into()),
             judgment_target_arn: Some("arn:judgment".into()),
             response_target_arn: Some("arn:response".into()),
-            summary_target_arn: summary.map(str::to_owned),
+            memory_target_arn: memory.map(str::to_owned),
         }
     }
 
@@ -451,10 +451,10 @@ mod tests {
         assert_eq!(s.target_arn(JobKind::Response), Ok("arn:response"));
         let refused = s
             .target_arn(JobKind::MemorySweep)
-            .expect_err("no summary target");
+            .expect_err("no memory target");
         assert!(!refused.is_retryable());
-        let s = scheduler(Some("arn:summary"));
-        assert_eq!(s.target_arn(JobKind::ThreadMemory), Ok("arn:summary"));
+        let s = scheduler(Some("arn:memory"));
+        assert_eq!(s.target_arn(JobKind::ThreadMemory), Ok("arn:memory"));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The queue on SQS: response jobs to the response function's queue, memory
-//! jobs to the summary function's. Judgment jobs always wait minutes, so
+//! jobs to the memory function's. Judgment jobs always wait minutes, so
 //! they go through the scheduler and have no queue.
 
 use async_trait::async_trait;
@@ -29,7 +29,7 @@ pub struct SqsQueue {
     pub client: Client,
     /// Read by the response function.
     pub response_queue_url: String,
-    /// Read by the summary function (`None`: memory jobs are refused).
+    /// Read by the memory function (`None`: memory jobs are refused).
     pub memory_queue_url: Option<String>,
 }
 
@@ -63,8 +63,8 @@ impl Queue for SqsQueue {
             ));
         }
         let url = self.queue_url(job.kind())?;
-        let body = serde_json::to_string(job).map_err(|e| PortError::refused(SERVICE, e))?;
-        let delay = i32::try_from(delay_seconds).map_err(|e| PortError::refused(SERVICE, e))?;
+        let body = serde_json::to_string(job).map_err(|e| PortError::refused_by(SERVICE, e))?;
+        let delay = i32::try_from(delay_seconds).map_err(|e| PortError::refused_by(SERVICE, e))?;
         let out = self
             .client
             .send_message()

@@ -91,7 +91,7 @@ fn scheduler(config: &aws_config::SdkConfig) -> Result<EventBridgeScheduler, Mis
         dlq_arn: optional(env::SCHEDULE_DLQ_ARN),
         judgment_target_arn: optional(env::JUDGMENT_FUNCTION_ARN),
         response_target_arn: optional(env::RESPONSE_FUNCTION_ARN),
-        summary_target_arn: None,
+        memory_target_arn: None,
     })
 }
 
@@ -118,7 +118,7 @@ pub async fn ingest() -> Result<Ingest, MissingEnv> {
     })
 }
 
-/// The services of the judgment, response and summary functions.
+/// The services of the judgment, response and memory functions.
 pub async fn services(function: Function) -> Result<Services, MissingEnv> {
     let c = common(function).await?;
     let http = reqwest::Client::new();
@@ -143,7 +143,7 @@ pub async fn services(function: Function) -> Result<Services, MissingEnv> {
         dlq_arn: optional(env::SCHEDULE_DLQ_ARN),
         judgment_target_arn: optional(env::JUDGMENT_FUNCTION_ARN),
         response_target_arn: optional(env::RESPONSE_FUNCTION_ARN),
-        summary_target_arn: None,
+        memory_target_arn: None,
     };
     let queue = SqsQueue {
         client: aws_sdk_sqs::Client::new(&c.config),

@@ -1,0 +1,8 @@
+//! The response function.
+
+use myao::env::Function;
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_runtime::Error> {
+    myao_jobs::serve(Function::Response, myao_jobs::RESPONSE).await
+}

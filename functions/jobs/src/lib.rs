@@ -1,0 +1,54 @@
+//! The judgment, response and memory functions. They differ only in the job
+//! kinds they run: one handler serves the three, and each binary names its
+//! function and its kinds.
+
+use lambda_runtime::{service_fn, Error, LambdaEvent};
+use myao::app::jobs::handle_payload;
+use myao::app::Services;
+use myao::deadline::Deadline;
+use myao::domain::JobKind;
+use myao::env::Function;
+use serde_json::Value;
+
+/// The kinds the judgment function runs (its schedules).
+pub const JUDGMENT: &[JobKind] = &[JobKind::Judgment];
+
+/// The kinds the response function runs (its schedules and queue).
+pub const RESPONSE: &[JobKind] = &[JobKind::Response];
+
+/// The kinds the memory function runs (the recurring schedule and the
+/// memory queue).
+pub const MEMORY: &[JobKind] = &[
+    JobKind::ThreadMemory,
+    JobKind::MemorySweep,
+    JobKind::ChannelMemory,
+    JobKind::WorkspaceMemory,
+    JobKind::Forget,
+];
+
+/// Runs one invocation's payload (a schedule's input or an SQS batch) under
+/// the invocation's deadline, to which the LLM and Slack calls are sized: a
+/// job out of time fails retryably before Lambda would kill it. Which
+/// failures fail the invocation is decided once, in
+/// [`myao::app::jobs::handle_payload`].
+pub async fn handle(
+    services: &Services,
+    kinds: &[JobKind],
+    event: LambdaEvent<Value>,
+) -> Result<Value, Error> {
+    let deadline = Deadline::from_epoch_millis(event.context.deadline);
+    let work = handle_payload(services, kinds, event.payload);
+    Ok(Deadline::scope(deadline, work).await?)
+}
+
+/// The body of each binary's `main`: builds `function`'s services once per
+/// cold start, then serves invocations.
+pub async fn serve(function: Function, kinds: &'static [JobKind]) -> Result<(), Error> {
+    myao::telemetry::init(myao::telemetry::lambda_wants_json());
+    let services = myao::adapters::aws::wire::services(function).await?;
+    let services = &services;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<Value>| {
+        handle(services, kinds, event)
+    }))
+    .await
+}

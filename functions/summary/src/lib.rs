@@ -1,3 +1,0 @@
-//! The summary function: runs the jobs its schedules and queue deliver.
-
-pub mod handler;
