@@ -47,7 +47,7 @@ use myao::ports::{
     ChannelRecord, Clock, Edit, Insert, Queue, Scheduler, Secrets, SettingsSource, Store,
 };
 use myao_tests::{
-    aws_config, dynamodb_client, fresh_queues, fresh_scheduler, fresh_store,
+    aws_config, create_table, dynamodb_client, fresh_queues, fresh_scheduler, fresh_store,
     fresh_store_with_clock, function_arn, ssm_client, unique,
 };
 
@@ -403,7 +403,7 @@ async fn store_table_has_its_index_and_ttl_and_survives_being_created_again() ->
     let m = msg("C1", "1.0", None, "kept");
     insert_all(&store, std::slice::from_ref(&m)).await?;
     let client = dynamodb_client().await;
-    myao::adapters::aws::dynamodb::create_table(&client, store.table()).await?;
+    create_table(&client, store.table()).await?;
     assert_eq!(store.get_message(&m.channel, m.ts).await?, Some(m));
 
     let table = client
@@ -728,7 +728,7 @@ async fn fresh_store_in_turn(clock: Arc<dyn Clock>) -> Result<DynamoStore> {
         .build();
     let client = aws_sdk_dynamodb::Client::from_conf(config);
     let table = unique("myao");
-    myao::adapters::aws::dynamodb::create_table(&client, &table).await?;
+    create_table(&client, &table).await?;
     Ok(DynamoStore::new(client, table, clock))
 }
 

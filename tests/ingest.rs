@@ -24,12 +24,14 @@ use lambda_http::{Body, Request};
 use myao::adapters::aws::dynamodb::DynamoStore;
 use myao::adapters::aws::scheduler::{self as eb, EventBridgeScheduler};
 use myao::adapters::aws::sqs::SqsQueue;
-use myao::adapters::aws::ssm::{SsmSecrets, SsmSettingsSource};
+use myao::adapters::aws::ssm::SsmSecrets;
 use myao::adapters::system::{FixedRandom, ManualClock};
 use myao::app::ingest::Ingest;
-use myao::app::settings::CachedSettings;
+use myao::app::{Ports, Services};
 use myao::domain::{ChannelId, Conversation, Job, JobKind, ScheduleName, Ts};
 use myao::ports::{Clock, Scheduler, Store};
+use myao::wire::aws::ssm_settings;
+use myao::wire::http_services;
 use myao_tests::{
     fresh_queues, fresh_scheduler, fresh_store_with_clock, signed_request_headers, ssm_client,
     unique,
@@ -79,23 +81,19 @@ async fn bed() -> Result<Bed> {
     put(&settings_path, "jitter_ratio", "0", false).await?;
     put(&settings_path, "secrets/slack_signing_secret", SECRET, true).await?;
     let ssm = ssm_client().await;
-    let ingest = Ingest {
+    let ports = Ports {
         store: store.clone(),
         scheduler: scheduler.clone(),
         queue: queues.clone(),
         clock: clock.clone(),
         random: Arc::new(FixedRandom(0.9)),
-        settings: Arc::new(CachedSettings::new(
-            Arc::new(SsmSettingsSource {
-                client: ssm.clone(),
-                path: settings_path.clone(),
-            }),
-            clock.clone(),
-            Duration::seconds(60),
-        )),
-        secrets: Arc::new(SsmSecrets::new(ssm)),
-        signing_secret_name: format!("{settings_path}secrets/slack_signing_secret"),
+        settings: ssm_settings(ssm.clone(), settings_path.clone(), clock.clone()),
     };
+    let ingest = Ingest::new(
+        ports,
+        Arc::new(SsmSecrets::new(ssm)),
+        format!("{settings_path}secrets/slack_signing_secret"),
+    );
     Ok(Bed {
         clock,
         store,
@@ -324,7 +322,7 @@ async fn a_scheduling_failure_answers_500_and_the_retry_creates_the_schedule() -
     // Injected failure: the schedule group does not exist yet.
     let missing_group = unique("myao-missing");
     let real = b.scheduler.clone();
-    b.ingest.scheduler = Arc::new(EventBridgeScheduler {
+    b.ingest.ports.scheduler = Arc::new(EventBridgeScheduler {
         group: missing_group.clone(),
         ..(*real).clone()
     });
@@ -561,9 +559,7 @@ async fn services(
     b: &Bed,
     llm: &wiremock::MockServer,
     slack: &wiremock::MockServer,
-) -> Result<myao::app::Services> {
-    use myao::adapters::openai::OpenAiLlm;
-    use myao::adapters::slack::SlackWebApi;
+) -> Result<Services> {
     put(
         &b.settings_path,
         "llm_base_url",
@@ -586,36 +582,18 @@ async fn services(
         true,
     )
     .await?;
+    // The ingest function's AWS ports, with settings of their own.
     let ssm = ssm_client().await;
-    let settings = Arc::new(CachedSettings::new(
-        Arc::new(SsmSettingsSource {
-            client: ssm.clone(),
-            path: b.settings_path.clone(),
-        }),
-        b.clock.clone(),
-        Duration::seconds(60),
-    ));
-    let secrets = Arc::new(SsmSecrets::new(ssm));
-    let http = reqwest::Client::new();
-    Ok(myao::app::Services::new(
-        b.store.clone(),
-        b.scheduler.clone(),
-        b.queues.clone(),
-        b.clock.clone(),
-        Arc::new(FixedRandom(0.5)),
-        settings.clone(),
-        Arc::new(OpenAiLlm::new(
-            http.clone(),
-            settings.clone(),
-            secrets.clone(),
-            format!("{}secrets/llm_api_key", b.settings_path),
-        )),
-        Arc::new(SlackWebApi::new(
-            http,
-            settings,
-            secrets,
-            format!("{}secrets/slack_bot_token", b.settings_path),
-        )),
+    let ports = Ports {
+        random: Arc::new(FixedRandom(0.5)),
+        settings: ssm_settings(ssm.clone(), b.settings_path.clone(), b.clock.clone()),
+        ..b.ingest.ports.clone()
+    };
+    Ok(http_services(
+        ports,
+        Arc::new(SsmSecrets::new(ssm)),
+        format!("{}secrets/llm_api_key", b.settings_path),
+        format!("{}secrets/slack_bot_token", b.settings_path),
     ))
 }
 
@@ -820,29 +798,22 @@ async fn all_items(b: &Bed) -> Result<usize> {
 #[tokio::test]
 async fn a_cold_start_without_settings_fails_the_invocation_and_stores_nothing() -> Result<()> {
     use lambda_runtime::{Context, LambdaEvent};
-    use myao::adapters::openai::OpenAiLlm;
-    use myao::adapters::slack::SlackWebApi;
 
     let warm = bed().await?;
-    let settings = Arc::new(CachedSettings::new(
-        Arc::new(SsmSettingsSource {
-            client: unreachable_ssm().await,
-            path: warm.settings_path.clone(),
-        }),
-        warm.clock.clone(),
-        Duration::seconds(60),
-    ));
-    let secrets = Arc::new(SsmSecrets::new(ssm_client().await));
-    let ingest = Ingest {
-        store: warm.store.clone(),
-        scheduler: warm.scheduler.clone(),
-        queue: warm.queues.clone(),
-        clock: warm.clock.clone(),
-        random: Arc::new(FixedRandom(0.9)),
-        settings: settings.clone(),
-        secrets: secrets.clone(),
-        signing_secret_name: format!("{}secrets/slack_signing_secret", warm.settings_path),
+    let ports = Ports {
+        settings: ssm_settings(
+            unreachable_ssm().await,
+            warm.settings_path.clone(),
+            warm.clock.clone(),
+        ),
+        ..warm.ingest.ports.clone()
     };
+    let secrets = Arc::new(SsmSecrets::new(ssm_client().await));
+    let ingest = Ingest::new(
+        ports.clone(),
+        secrets.clone(),
+        format!("{}secrets/slack_signing_secret", warm.settings_path),
+    );
     let b = Bed { ingest, ..warm };
 
     // A message and a mention: both refused for now, nothing written.
@@ -855,22 +826,11 @@ async fn a_cold_start_without_settings_fails_the_invocation_and_stores_nothing()
     assert!(b.queued().await?.is_empty());
 
     // The job functions on the same cold settings.
-    let http = reqwest::Client::new();
-    let svc = myao::app::Services::new(
-        b.store.clone(),
-        b.scheduler.clone(),
-        b.queues.clone(),
-        b.clock.clone(),
-        Arc::new(FixedRandom(0.5)),
-        settings.clone(),
-        Arc::new(OpenAiLlm::new(
-            http.clone(),
-            settings.clone(),
-            secrets.clone(),
-            "llm_api_key",
-        )),
-        Arc::new(SlackWebApi::new(http, settings, secrets, "slack_bot_token")),
-    );
+    let ports = Ports {
+        random: Arc::new(FixedRandom(0.5)),
+        ..ports
+    };
+    let svc = http_services(ports, secrets, "llm_api_key", "slack_bot_token");
     // A scheduled judgment (on defaults it would find an empty conversation
     // and succeed): the invocation fails, and Lambda retries it.
     let judgment = serde_json::to_value(Job::Judgment {

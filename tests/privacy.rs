@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use myao::adapters::aws::dynamodb::DynamoStore;
-use myao::adapters::system::{FixedRandom, FixedSettings, StaticSecrets};
+use myao::adapters::system::StaticSecrets;
 use myao::app::ingest::{Ingest, Outcome};
 use myao::domain::slack_event::parse_envelope;
 use myao::domain::{Job, MemoryKind, MemoryScope};
@@ -34,16 +34,11 @@ use wiremock::{Mock, ResponseTemplate};
 /// Ingest over the bed's store and board (the signature is checked by its
 /// own tests; these call `process` on a parsed envelope).
 fn ingest(bed: &Bed<DynamoStore>) -> Ingest {
-    Ingest {
-        store: bed.store.clone(),
-        scheduler: bed.board.clone(),
-        queue: bed.board.clone(),
-        clock: bed.clock.clone(),
-        random: Arc::new(FixedRandom(0.5)),
-        settings: Arc::new(FixedSettings::new(bed.settings.clone())),
-        secrets: Arc::new(StaticSecrets::new()),
-        signing_secret_name: "unused".into(),
-    }
+    Ingest::new(
+        bed.services.ports.clone(),
+        Arc::new(StaticSecrets::new()),
+        "unused",
+    )
 }
 
 async fn deliver(bed: &Bed<DynamoStore>, event: serde_json::Value) -> Outcome {

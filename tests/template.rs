@@ -437,7 +437,7 @@ fn every_function_builds_its_own_binary() {
         }
         let manifest = workspace_root()
             .join("functions")
-            .join(&crate_dir)
+            .join(crate_dir)
             .join("Cargo.toml");
         match std::fs::read_to_string(&manifest) {
             Ok(m) if m.contains(&format!("name = \"{package}\"")) => {}

@@ -6,12 +6,13 @@
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use myao::adapters::system::{FixedSettings, ManualClock, SplitMix, StaticSecrets};
+use myao::adapters::system::{ManualClock, SplitMix, StaticSecrets};
 use myao::adapters::twins::{JobBoard, MemoryStore};
 use myao::app::ingest::{Ingest, IngestRequest};
 use myao::domain::signature::sign;
 use myao::domain::{Settings, Ts};
 use myao::ports::Clock;
+use myao::wire::Twins;
 use serde_json::json;
 
 const SECRET: &str = "bench-secret";
@@ -24,25 +25,18 @@ struct Bed {
 }
 
 fn bed() -> Bed {
-    let clock = Arc::new(ManualClock::new(
+    let twins = Twins::new(Arc::new(ManualClock::new(
         Ts::parse("1767600000.0").expect("ts").to_datetime(),
-    ));
-    let store = Arc::new(MemoryStore::new(clock.clone()));
-    let board = Arc::new(JobBoard::new(clock.clone()));
-    let ingest = Ingest {
-        store: store.clone(),
-        scheduler: board.clone(),
-        queue: board.clone(),
-        clock: clock.clone(),
-        random: Arc::new(SplitMix::seeded(1)),
-        settings: Arc::new(FixedSettings::new(Settings::default())),
-        secrets: Arc::new(StaticSecrets::new().with("s", SECRET)),
-        signing_secret_name: "s".into(),
-    };
+    )));
+    let ingest = Ingest::new(
+        twins.ports(SplitMix::seeded(1), Settings::default()),
+        Arc::new(StaticSecrets::new().with("s", SECRET)),
+        "s",
+    );
     Bed {
-        clock,
-        store,
-        board,
+        clock: twins.clock,
+        store: twins.store,
+        board: twins.board,
         ingest,
     }
 }

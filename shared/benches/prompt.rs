@@ -10,8 +10,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
-use myao::adapters::system::{FixedRandom, FixedSettings, ManualClock};
-use myao::adapters::twins::{JobBoard, MemoryStore};
+use myao::adapters::system::{FixedRandom, ManualClock};
 use myao::app::{context, Services};
 use myao::domain::{
     Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Settings, Ts, User,
@@ -19,6 +18,7 @@ use myao::domain::{
 };
 use myao::ports::{Clock, Llm, LlmReply, LlmRequest, PortError, SlackApi, Store};
 use myao::prompts::{fitted, judgment_prompt, ContextView};
+use myao::wire::Twins;
 
 struct Slack;
 
@@ -75,9 +75,8 @@ fn id(prefix: &str, i: usize) -> ChannelId {
 
 async fn large_workspace() -> (Services, Settings, Conversation, Ts) {
     let now = Ts::parse("1767600000.0").expect("ts").to_datetime();
-    let clock = Arc::new(ManualClock::new(now));
-    let store = Arc::new(MemoryStore::new(clock.clone()));
-    let board = Arc::new(JobBoard::new(clock.clone()));
+    let twins = Twins::new(Arc::new(ManualClock::new(now)));
+    let store = &twins.store;
     let settings = Settings::default();
     let later = now + Duration::days(90);
     for i in 0..100 {
@@ -139,16 +138,11 @@ async fn large_workspace() -> (Services, Settings, Conversation, Ts) {
         store.put_memory(&m, later).await.expect("thread memory");
     }
     let svc = Services::new(
-        store,
-        board.clone(),
-        board,
-        clock.clone(),
-        Arc::new(FixedRandom(0.5)),
-        Arc::new(FixedSettings::new(settings.clone())),
+        twins.ports(FixedRandom(0.5), settings.clone()),
         Arc::new(NoLlm),
         Arc::new(Slack),
     );
-    let newest = Ts::from_datetime(clock.now() - Duration::minutes(51));
+    let newest = Ts::from_datetime(twins.clock.now() - Duration::minutes(51));
     (svc, settings, Conversation::thread(general, root), newest)
 }
 

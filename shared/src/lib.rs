@@ -1,5 +1,6 @@
 //! myao's core library: the domain, the ports, the application services that
-//! the Lambda functions and the local mode run, and the adapters.
+//! the Lambda functions and the local mode run, the adapters, and the
+//! composition root that joins them.
 //!
 //! - [`domain`]: pure types and rules (no I/O, no async, no AWS).
 //! - [`ports`]: the traits that separate the core from the outside world.
@@ -9,6 +10,11 @@
 //! - [`prompts`]: the minijinja templates of `templates/`.
 //! - [`deadline`]: the invocation's deadline, which the LLM and Slack
 //!   adapters size their attempts and retries to.
+//! - [`wire`]: the composition root, where the adapters are plugged into the
+//!   app's ports: the Lambda functions' assembly (feature `aws`) and the
+//!   in-process one of the local mode, the tests and the benchmarks. Outside
+//!   their tests, neither `app` nor `adapters` imports the other: only
+//!   `wire` sees both.
 
 pub mod adapters;
 pub mod app;
@@ -18,3 +24,4 @@ pub mod env;
 pub mod ports;
 pub mod prompts;
 pub mod telemetry;
+pub mod wire;

@@ -197,12 +197,15 @@ pub trait Store: Send + Sync {
         expires_at: DateTime<Utc>,
     ) -> Result<(), PortError>;
     async fn get_message(&self, channel: &ChannelId, ts: Ts) -> Result<Option<Message>, PortError>;
-    /// The newest `limit` messages of a channel (all conversations), oldest first.
+    /// The newest `limit` messages of a channel (all conversations), oldest
+    /// first: those after none.
     async fn recent_messages(
         &self,
         channel: &ChannelId,
         limit: usize,
-    ) -> Result<Vec<Message>, PortError>;
+    ) -> Result<Vec<Message>, PortError> {
+        self.messages_after(channel, None, limit).await
+    }
     /// The newest `limit` messages of one conversation, oldest first: a
     /// thread's replies (without its root), or the channel's top-level messages.
     async fn conversation_messages(
@@ -303,6 +306,12 @@ pub trait Store: Send + Sync {
         limit: u64,
         expires_at: DateTime<Utc>,
     ) -> Result<bool, PortError>;
+}
+
+/// Puts forgets in the order [`Store::forgets`] returns them: oldest first,
+/// then by channel and ts (for every store alike).
+pub fn sort_forgets(forgets: &mut [Forget]) {
+    forgets.sort_by(|a, b| (a.at, &a.channel, a.ts).cmp(&(b.at, &b.channel, b.ts)));
 }
 
 /// A job pending at a time.

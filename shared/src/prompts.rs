@@ -1,6 +1,10 @@
 //! Prompts: the minijinja templates of `templates/`, embedded in the binary,
-//! rendered from a [`Context`] through plain view structs.
+//! rendered from a [`Context`] (judgment, response) or a memory task
+//! ([`memory`]) through plain view structs.
 
+pub mod memory;
+
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use chrono::{DateTime, Utc};
@@ -10,7 +14,8 @@ use serde::Serialize;
 
 use crate::domain::budget::{cap_chars, estimate_tokens};
 use crate::domain::text::render_slack_text;
-use crate::domain::{Context, Message, Ts};
+use crate::domain::{Context, Message, Settings, Ts, UserId};
+use crate::ports::{LlmRequest, LlmRole};
 
 /// Every template, by name.
 const TEMPLATES: &[(&str, &str)] = &[
@@ -122,6 +127,27 @@ pub struct MessageView {
     pub text: String,
 }
 
+impl MessageView {
+    /// `message` at its time in `tz`, its author and the people it
+    /// mentions shown by their `names` (else by their id).
+    pub fn new(message: &Message, names: &BTreeMap<UserId, String>, tz: Tz) -> MessageView {
+        let name_of = |id: &str| {
+            names
+                .iter()
+                .find(|(k, _)| k.as_str() == id)
+                .map(|(_, v)| v.clone())
+        };
+        MessageView {
+            time: format_time(message.ts.to_datetime(), tz),
+            user: names
+                .get(&message.user)
+                .cloned()
+                .unwrap_or_else(|| message.user.to_string()),
+            text: render_slack_text(&message.text, name_of),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct PersonaView {
     pub name: String,
@@ -186,18 +212,7 @@ pub fn format_now(at: DateTime<Utc>, tz: Tz) -> String {
 impl ContextView {
     /// Builds the view. `message_limit` bounds the target conversation.
     pub fn new(context: &Context, now: DateTime<Utc>, tz: Tz, message_limit: usize) -> ContextView {
-        let name_of = |id: &str| {
-            context
-                .user_names()
-                .iter()
-                .find(|(k, _)| k.as_str() == id)
-                .map(|(_, v)| v.clone())
-        };
-        let view = |m: &Message| MessageView {
-            time: format_time(m.ts.to_datetime(), tz),
-            user: context.user_name(&m.user).to_owned(),
-            text: render_slack_text(&m.text, name_of),
-        };
+        let view = |m: &Message| MessageView::new(m, context.user_names(), tz);
         let history = context.conversation_history();
         let target_thread_ts: Option<Ts> = context.target_thread_ts().copied();
         // The newest `message_limit` messages; a thread keeps its root first,
@@ -445,6 +460,55 @@ pub fn judgment_prompt(view: &ContextView) -> Result<String, PromptError> {
 /// The response prompt (design 08).
 pub fn response_prompt(view: &ContextView) -> Result<String, PromptError> {
     render("response_system.j2", view)
+}
+
+/// The two prompts over a [`Context`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContextPrompt {
+    /// Whether and when to speak (design extra05b): the answer is a JSON
+    /// verdict.
+    Judgment,
+    /// The reply (design 08), over the answered conversation
+    /// ([`ContextView::for_reply`]).
+    Response,
+}
+
+impl ContextPrompt {
+    /// The LLM request of this prompt over `context`, fitted to its budget
+    /// (`judgment_prompt_max_tokens`, `response_prompt_max_tokens`).
+    pub fn request(
+        self,
+        context: &Context,
+        settings: &Settings,
+        now: DateTime<Utc>,
+    ) -> Result<LlmRequest, PromptError> {
+        type Render = fn(&ContextView) -> Result<String, PromptError>;
+        let view = ContextView::new(
+            context,
+            now,
+            settings.timezone,
+            settings.message_limit as usize,
+        );
+        let (role, view, max_tokens, render): (_, _, _, Render) = match self {
+            ContextPrompt::Judgment => (
+                LlmRole::Judgment,
+                view,
+                settings.judgment_prompt_max_tokens,
+                judgment_prompt,
+            ),
+            ContextPrompt::Response => (
+                LlmRole::Response,
+                view.for_reply(),
+                settings.response_prompt_max_tokens,
+                response_prompt,
+            ),
+        };
+        Ok(LlmRequest {
+            role,
+            system: fitted(view, settings.max_message_chars, max_tokens, render)?,
+            json: self == ContextPrompt::Judgment,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use chrono::{DateTime, Utc};
-use myao::adapters::aws::dynamodb::{self, DynamoStore};
+use myao::adapters::aws::dynamodb::{schema, DynamoStore};
 use myao::adapters::aws::scheduler::{self, EventBridgeScheduler};
 use myao::adapters::aws::sqs::{self, SqsQueue};
 use myao::adapters::system::SystemClock;
@@ -95,10 +95,102 @@ pub async fn fresh_store() -> DynamoStore {
 pub async fn fresh_store_with_clock(clock: Arc<dyn Clock>) -> DynamoStore {
     let client = dynamodb_client().await;
     let table = unique("myao");
-    dynamodb::create_table(&client, &table)
+    create_table(&client, &table)
         .await
         .unwrap_or_else(|e| panic!("cannot create table {table} on the emulator: {e}"));
     DynamoStore::new(client, table, clock)
+}
+
+/// Creates a table as the stack does (`template.yaml`), from the store's
+/// schema: its key schema, `gsi1` and TTL; and waits until it is active. An
+/// existing table is left as it is (its TTL is still switched on).
+pub async fn create_table(client: &aws_sdk_dynamodb::Client, name: &str) -> anyhow::Result<()> {
+    use aws_sdk_dynamodb::client::Waiters;
+    use aws_sdk_dynamodb::error::DisplayErrorContext;
+    use aws_sdk_dynamodb::types::{
+        AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
+        Projection, ProjectionType, ScalarAttributeType, TimeToLiveSpecification, TimeToLiveStatus,
+    };
+
+    let attr = |n: &str| {
+        AttributeDefinition::builder()
+            .attribute_name(n)
+            .attribute_type(ScalarAttributeType::S)
+            .build()
+    };
+    let key = |n: &str, t: KeyType| {
+        KeySchemaElement::builder()
+            .attribute_name(n)
+            .key_type(t)
+            .build()
+    };
+    let failed = |what: &str, e: &dyn std::error::Error| {
+        anyhow::anyhow!("{what} {name}: {}", DisplayErrorContext(e))
+    };
+    let gsi = GlobalSecondaryIndex::builder()
+        .index_name(schema::GSI1)
+        .key_schema(key(schema::GSI1_PK, KeyType::Hash)?)
+        .key_schema(key(schema::GSI1_SK, KeyType::Range)?)
+        .projection(
+            Projection::builder()
+                .projection_type(ProjectionType::All)
+                .build(),
+        )
+        .build()?;
+    let created = client
+        .create_table()
+        .table_name(name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(attr(schema::PK)?)
+        .attribute_definitions(attr(schema::SK)?)
+        .attribute_definitions(attr(schema::GSI1_PK)?)
+        .attribute_definitions(attr(schema::GSI1_SK)?)
+        .key_schema(key(schema::PK, KeyType::Hash)?)
+        .key_schema(key(schema::SK, KeyType::Range)?)
+        .global_secondary_indexes(gsi)
+        .send()
+        .await;
+    match created {
+        Ok(_) => {}
+        // It exists already.
+        Err(e)
+            if e.as_service_error()
+                .is_some_and(|e| e.is_resource_in_use_exception()) => {}
+        Err(e) => return Err(failed("CreateTable", &e)),
+    }
+    client
+        .wait_until_table_exists()
+        .table_name(name)
+        .wait(std::time::Duration::from_secs(120))
+        .await
+        .map_err(|e| failed("waiting for the table", &e))?;
+
+    let ttl = client
+        .describe_time_to_live()
+        .table_name(name)
+        .send()
+        .await
+        .map_err(|e| failed("DescribeTimeToLive", &e))?;
+    let status = ttl
+        .time_to_live_description()
+        .and_then(|d| d.time_to_live_status());
+    if !matches!(
+        status,
+        Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling)
+    ) {
+        let spec = TimeToLiveSpecification::builder()
+            .enabled(true)
+            .attribute_name(schema::TTL_ATTRIBUTE)
+            .build()?;
+        client
+            .update_time_to_live()
+            .table_name(name)
+            .time_to_live_specification(spec)
+            .send()
+            .await
+            .map_err(|e| failed("UpdateTimeToLive", &e))?;
+    }
+    Ok(())
 }
 
 /// A fake ARN of one of the functions.

@@ -21,12 +21,13 @@ use chrono::{DateTime, Utc};
 use myao::adapters::aws::dynamodb::DynamoStore;
 use myao::adapters::openai::OpenAiLlm;
 use myao::adapters::slack::SlackWebApi;
-use myao::adapters::system::{FixedRandom, FixedSettings, ManualClock, StaticSecrets};
+use myao::adapters::system::{FixedRandom, ManualClock, StaticSecrets};
 use myao::adapters::twins::{JobBoard, MemoryStore};
 use myao::app::jobs::{self, JobOutcome};
 use myao::app::Services;
 use myao::domain::{ChannelId, Job, Message, Settings, Ts, UserId};
 use myao::ports::{Clock, Store};
+use myao::wire::Twins;
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
@@ -409,9 +410,7 @@ impl Bed<MemoryStore> {
 
     /// A bed whose settings `tweak` adjusts after they are pointed at the stubs.
     pub async fn with_settings(tweak: impl FnOnce(&mut Settings)) -> Bed {
-        let clock = Arc::new(ManualClock::new(at(0)));
-        let store = Arc::new(MemoryStore::new(clock.clone()));
-        Bed::assemble(clock, store, tweak).await
+        Bed::assemble(Twins::new(Arc::new(ManualClock::new(at(0)))), tweak).await
     }
 }
 
@@ -420,17 +419,12 @@ impl Bed<DynamoStore> {
     pub async fn on_emulator(tweak: impl FnOnce(&mut Settings)) -> Bed<DynamoStore> {
         let clock = Arc::new(ManualClock::new(at(0)));
         let store = Arc::new(crate::fresh_store_with_clock(clock.clone()).await);
-        Bed::assemble(clock, store, tweak).await
+        Bed::assemble(Twins::with_store(clock, store), tweak).await
     }
 }
 
 impl<S: Store + 'static> Bed<S> {
-    async fn assemble(
-        clock: Arc<ManualClock>,
-        store: Arc<S>,
-        tweak: impl FnOnce(&mut Settings),
-    ) -> Bed<S> {
-        let board = Arc::new(JobBoard::new(clock.clone()));
+    async fn assemble(twins: Twins<ManualClock, S>, tweak: impl FnOnce(&mut Settings)) -> Bed<S> {
         let script = Arc::new(LlmScript::default());
 
         let llm_server = MockServer::start().await;
@@ -444,7 +438,7 @@ impl<S: Store + 'static> Bed<S> {
         Mock::given(method("POST"))
             .and(path("/api/chat.postMessage"))
             .respond_with(PostResponder {
-                clock: clock.clone(),
+                clock: twins.clock.clone(),
                 posted: AtomicU32::new(0),
             })
             .mount(&slack_server)
@@ -475,7 +469,7 @@ impl<S: Store + 'static> Bed<S> {
             ..Settings::default()
         };
         tweak(&mut settings);
-        let provider = Arc::new(FixedSettings::new(settings.clone()));
+        let ports = twins.ports(FixedRandom(0.5), settings.clone());
         let secrets = Arc::new(
             StaticSecrets::new()
                 .with("llm_api_key", "sk-test")
@@ -483,28 +477,24 @@ impl<S: Store + 'static> Bed<S> {
         );
         let llm = OpenAiLlm::new(
             reqwest::Client::new(),
-            provider.clone(),
+            ports.settings.clone(),
             secrets.clone(),
             "llm_api_key",
         )
         .with_backoff(StdDuration::from_millis(1));
         let slack = SlackWebApi::new(
             reqwest::Client::new(),
-            provider.clone(),
+            ports.settings.clone(),
             secrets,
             "slack_bot_token",
         )
         .with_backoff(StdDuration::from_millis(1));
-        let services = Services::new(
-            store.clone(),
-            board.clone(),
-            board.clone(),
-            clock.clone(),
-            Arc::new(FixedRandom(0.5)),
-            provider,
-            Arc::new(llm),
-            Arc::new(slack),
-        );
+        let services = Services::new(ports, Arc::new(llm), Arc::new(slack));
+        let Twins {
+            clock,
+            store,
+            board,
+        } = twins;
         Bed {
             clock,
             store,

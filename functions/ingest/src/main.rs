@@ -4,7 +4,7 @@ use myao_ingest::handler;
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     myao::telemetry::init(myao::telemetry::lambda_wants_json());
-    let ingest = myao::adapters::aws::wire::ingest().await?;
+    let ingest = myao::wire::aws::ingest().await?;
     let ingest = &ingest;
     run(service_fn(move |request: Request| {
         handler::handle(ingest, request)

@@ -45,7 +45,7 @@ pub async fn handle(
 /// cold start, then serves invocations.
 pub async fn serve(function: Function, kinds: &'static [JobKind]) -> Result<(), Error> {
     myao::telemetry::init(myao::telemetry::lambda_wants_json());
-    let services = myao::adapters::aws::wire::services(function).await?;
+    let services = myao::wire::aws::services(function).await?;
     let services = &services;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<Value>| {
         handle(services, kinds, event)

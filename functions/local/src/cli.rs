@@ -1,6 +1,5 @@
 //! The command line: `myao replay <export>` and `myao serve`, parsed by hand.
 
-use std::fmt;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -10,10 +9,10 @@ use anyhow::Context as _;
 use chrono::{Datelike as _, Duration, NaiveDate};
 use myao::adapters::openai::OpenAiLlm;
 use myao::adapters::system::FixedSettings;
-use myao::domain::UserId;
+use myao::domain::{IdError, UserId};
 use myao::ports::Llm;
 
-use crate::config::{self, LocalConfig, LLM_API_KEY};
+use crate::config::{self, ConfigError, LocalConfig, LLM_API_KEY};
 use crate::export::{self, Filter};
 use crate::replay::{self, Options, DEFAULT_BOT_USER_ID};
 use crate::serve::{self, DEFAULT_ADDR};
@@ -66,16 +65,43 @@ SETTINGS
 ";
 
 /// A command line that makes no sense: exit code 2.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UsageError(pub String);
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UsageError {
+    #[error("no command given: replay or serve")]
+    NoCommand,
+    #[error("unknown command {0:?}: replay or serve")]
+    UnknownCommand(String),
+    #[error("unknown option {0} for replay")]
+    UnknownReplayOption(String),
+    #[error("unknown argument {0} for serve")]
+    UnknownServeArgument(String),
+    /// The flag, given last or followed by another flag.
+    #[error("{0} needs a value")]
+    NeedsValue(String),
+    /// `--flag=value` for a flag that takes none.
+    #[error("{0} takes no value")]
+    TakesNoValue(String),
+    #[error("replay needs the path of a Slack export")]
+    NoExport,
+    #[error("replay takes one export, and {0:?} is a second")]
+    SecondExport(String),
+    #[error("{flag} wants a date like 2026-01-05, not {value:?}")]
+    NotADate { flag: String, value: String },
+    #[error("{flag} wants a date from 0001-01-01 to 9999-12-31, not {value:?}")]
+    DateOutOfRange { flag: String, value: String },
+    #[error("--from {from} is after --to {to}")]
+    FromAfterTo { from: NaiveDate, to: NaiveDate },
+    #[error("--memory-interval wants a duration like 30m, 1h or off, not {0:?}")]
+    NotAnInterval(String),
+    #[error("--memory-interval must be from 1m to 30d (or off), not {0:?}")]
+    IntervalOutOfRange(String),
+    #[error("--bot-user-id: {0}")]
+    BotUserId(IdError),
+    #[error("--seed wants a whole number, not {0:?}")]
+    NotASeed(String),
+    #[error("--addr wants host:port like 127.0.0.1:3000, not {0:?}")]
+    NotAnAddress(String),
 }
-
-impl std::error::Error for UsageError {}
 
 /// `myao replay`'s arguments.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,9 +111,8 @@ pub struct ReplayArgs {
     pub json: bool,
     pub bot_user_id: Option<UserId>,
     pub bot_name: Option<String>,
-    pub channels: Vec<String>,
-    pub from: Option<NaiveDate>,
-    pub to: Option<NaiveDate>,
+    /// `--channel`, `--from` and `--to`; the time zone is the settings'.
+    pub filter: Filter,
     pub llm_base_url: Option<String>,
     pub prompts_dir: Option<PathBuf>,
     pub memory_interval: Option<Duration>,
@@ -107,10 +132,6 @@ pub enum Command {
     Help,
     Replay(ReplayArgs),
     Serve(ServeArgs),
-}
-
-fn usage(message: impl Into<String>) -> UsageError {
-    UsageError(message.into())
 }
 
 /// Splits `--name=value` and takes the value of `--name value`.
@@ -145,14 +166,14 @@ impl<'a> Args<'a> {
         }
         match self.rest.next() {
             Some(v) if !v.starts_with("--") => Ok(v.clone()),
-            _ => Err(usage(format!("{flag} needs a value"))),
+            _ => Err(UsageError::NeedsValue(flag.to_owned())),
         }
     }
 
     /// Refuses `--flag=value` for a flag that takes none.
     fn no_value(&mut self, flag: &str) -> Result<(), UsageError> {
         match self.pending.take() {
-            Some(_) => Err(usage(format!("{flag} takes no value"))),
+            Some(_) => Err(UsageError::TakesNoValue(flag.to_owned())),
             None => Ok(()),
         }
     }
@@ -161,17 +182,12 @@ impl<'a> Args<'a> {
 /// The dates `--from` and `--to` accept: four-digit years. (chrono reads
 /// `+262143-12-31` too, where a day more or less no longer exists.)
 fn date(flag: &str, value: &str) -> Result<NaiveDate, UsageError> {
-    let parsed = NaiveDate::parse_from_str(value, "%Y-%m-%d").map_err(|_| {
-        usage(format!(
-            "{flag} wants a date like 2026-01-05, not {value:?}"
-        ))
-    })?;
-    if !(1..=9999).contains(&parsed.year()) {
-        return Err(usage(format!(
-            "{flag} wants a date from 0001-01-01 to 9999-12-31, not {value:?}"
-        )));
+    let (flag, value) = (flag.to_owned(), value.to_owned());
+    match NaiveDate::parse_from_str(&value, "%Y-%m-%d") {
+        Ok(date) if (1..=9999).contains(&date.year()) => Ok(date),
+        Ok(_) => Err(UsageError::DateOutOfRange { flag, value }),
+        Err(_) => Err(UsageError::NotADate { flag, value }),
     }
-    Ok(parsed)
 }
 
 /// The shortest `--memory-interval`: one minute of virtual time.
@@ -186,16 +202,8 @@ pub fn interval(value: &str) -> Result<Option<Duration>, UsageError> {
     if v == "off" || v == "0" {
         return Ok(None);
     }
-    let bad = || {
-        usage(format!(
-            "--memory-interval wants a duration like 30m, 1h or off, not {value:?}"
-        ))
-    };
-    let out_of_range = || {
-        usage(format!(
-            "--memory-interval must be from 1m to 30d (or off), not {value:?}"
-        ))
-    };
+    let bad = || UsageError::NotAnInterval(value.to_owned());
+    let out_of_range = || UsageError::IntervalOutOfRange(value.to_owned());
     let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
     let (digits, unit) = v.split_at(split);
     let unit_seconds: i64 = match unit {
@@ -226,14 +234,14 @@ pub fn interval(value: &str) -> Result<Option<Duration>, UsageError> {
 pub fn parse(args: &[String]) -> Result<Command, UsageError> {
     let mut args = Args::new(args);
     let command = match args.next() {
-        None => return Err(usage("no command given: replay or serve")),
+        None => return Err(UsageError::NoCommand),
         Some(c) => c,
     };
     match command.as_str() {
         "help" | "--help" | "-h" => Ok(Command::Help),
         "replay" => parse_replay(args),
         "serve" => parse_serve(args),
-        other => Err(usage(format!("unknown command {other:?}: replay or serve"))),
+        other => Err(UsageError::UnknownCommand(other.to_owned())),
     }
 }
 
@@ -245,9 +253,7 @@ fn parse_replay(mut args: Args<'_>) -> Result<Command, UsageError> {
         json: false,
         bot_user_id: None,
         bot_name: None,
-        channels: Vec::new(),
-        from: None,
-        to: None,
+        filter: Filter::default(),
         llm_base_url: None,
         prompts_dir: None,
         memory_interval: Some(Duration::hours(1)),
@@ -263,39 +269,34 @@ fn parse_replay(mut args: Args<'_>) -> Result<Command, UsageError> {
             }
             "--bot-user-id" => {
                 let v = args.value(&arg)?;
-                r.bot_user_id =
-                    Some(UserId::parse(&v).map_err(|e| usage(format!("--bot-user-id: {e}")))?);
+                r.bot_user_id = Some(UserId::parse(&v).map_err(UsageError::BotUserId)?);
             }
             "--bot-name" => r.bot_name = Some(args.value(&arg)?),
-            "--channel" => r.channels.push(args.value(&arg)?),
-            "--from" => r.from = Some(date(&arg, &args.value(&arg)?)?),
-            "--to" => r.to = Some(date(&arg, &args.value(&arg)?)?),
+            "--channel" => r.filter.channels.push(args.value(&arg)?),
+            "--from" => r.filter.from = Some(date(&arg, &args.value(&arg)?)?),
+            "--to" => r.filter.to = Some(date(&arg, &args.value(&arg)?)?),
             "--llm-base-url" => r.llm_base_url = Some(args.value(&arg)?),
             "--prompts-dir" => r.prompts_dir = Some(args.value(&arg)?.into()),
             "--memory-interval" => r.memory_interval = interval(&args.value(&arg)?)?,
             "--seed" => {
                 let v = args.value(&arg)?;
-                r.seed = v
-                    .parse()
-                    .map_err(|_| usage(format!("--seed wants a whole number, not {v:?}")))?;
+                r.seed = v.parse().map_err(|_| UsageError::NotASeed(v))?;
             }
             flag if flag.starts_with('-') => {
-                return Err(usage(format!("unknown option {flag} for replay")))
+                return Err(UsageError::UnknownReplayOption(flag.to_owned()))
             }
             path => {
                 if export.is_some() {
-                    return Err(usage(format!(
-                        "replay takes one export, and {path:?} is a second"
-                    )));
+                    return Err(UsageError::SecondExport(path.to_owned()));
                 }
                 export = Some(PathBuf::from(path));
             }
         }
     }
-    r.export = export.ok_or_else(|| usage("replay needs the path of a Slack export"))?;
-    if let (Some(from), Some(to)) = (r.from, r.to) {
+    r.export = export.ok_or(UsageError::NoExport)?;
+    if let (Some(from), Some(to)) = (r.filter.from, r.filter.to) {
         if from > to {
-            return Err(usage(format!("--from {from} is after --to {to}")));
+            return Err(UsageError::FromAfterTo { from, to });
         }
     }
     Ok(Command::Replay(r))
@@ -314,13 +315,9 @@ fn parse_serve(mut args: Args<'_>) -> Result<Command, UsageError> {
             "--config" => s.config = Some(args.value(&arg)?.into()),
             "--addr" => {
                 let v = args.value(&arg)?;
-                s.addr = v.parse().map_err(|_| {
-                    usage(format!(
-                        "--addr wants host:port like 127.0.0.1:3000, not {v:?}"
-                    ))
-                })?;
+                s.addr = v.parse().map_err(|_| UsageError::NotAnAddress(v))?;
             }
-            other => return Err(usage(format!("unknown argument {other} for serve"))),
+            other => return Err(UsageError::UnknownServeArgument(other.to_owned())),
         }
     }
     Ok(Command::Serve(s))
@@ -341,7 +338,10 @@ fn warn_issues(config: &LocalConfig) {
 /// The configuration of a replay: `--config`, the environment, and the
 /// options that stand for settings (`--bot-name`, `--llm-base-url`,
 /// `--bot-user-id`).
-pub fn replay_config(args: &ReplayArgs, env: &[(String, String)]) -> anyhow::Result<LocalConfig> {
+pub fn replay_config(
+    args: &ReplayArgs,
+    env: &[(String, String)],
+) -> Result<LocalConfig, ConfigError> {
     let mut overrides = Vec::new();
     if let Some(name) = &args.bot_name {
         overrides.push(("persona_name", "--bot-name", name.clone()));
@@ -357,17 +357,15 @@ pub fn replay_config(args: &ReplayArgs, env: &[(String, String)]) -> anyhow::Res
 
 /// What to read of the export and how to replay it. The LLM is the
 /// configured endpoint when `llm_base_url` was given, else none (a dry run).
-pub fn replay_plan(args: &ReplayArgs, config: &LocalConfig) -> anyhow::Result<(Filter, Options)> {
+pub fn replay_plan(args: &ReplayArgs, config: &LocalConfig) -> Result<(Filter, Options), IdError> {
     let settings = config.settings.clone();
     let bot_user_id = match &settings.bot_user_id {
         Some(id) => id.clone(),
         None => UserId::parse(DEFAULT_BOT_USER_ID)?,
     };
     let filter = Filter {
-        channels: args.channels.clone(),
-        from: args.from,
-        to: args.to,
         tz: Some(settings.timezone),
+        ..args.filter.clone()
     };
     let (llm, llm_label) = if config.llm_base_url_set {
         let provider = Arc::new(FixedSettings::new(settings.clone()));
@@ -466,9 +464,9 @@ mod tests {
         };
         assert_eq!(r.export, PathBuf::from("ex"));
         assert!(r.json);
-        assert_eq!(r.channels, ["general", "#dev"]);
-        assert_eq!(r.from, NaiveDate::from_ymd_opt(2026, 1, 5));
-        assert_eq!(r.to, NaiveDate::from_ymd_opt(2026, 1, 6));
+        assert_eq!(r.filter.channels, ["general", "#dev"]);
+        assert_eq!(r.filter.from, NaiveDate::from_ymd_opt(2026, 1, 5));
+        assert_eq!(r.filter.to, NaiveDate::from_ymd_opt(2026, 1, 6));
         assert_eq!(r.seed, 7);
         assert_eq!(r.bot_user_id.unwrap().as_str(), "UBOT");
         assert_eq!(r.memory_interval, Some(Duration::minutes(30)));
@@ -511,7 +509,7 @@ mod tests {
             ("serve extra", "unknown argument"),
         ] {
             let e = parse(&args(line)).unwrap_err();
-            assert!(e.0.contains(needle), "{line:?}: {e}");
+            assert!(e.to_string().contains(needle), "{line:?}: {e}");
         }
     }
 
@@ -534,7 +532,7 @@ mod tests {
         else {
             panic!()
         };
-        assert_eq!(r.to, NaiveDate::from_ymd_opt(9999, 12, 31));
+        assert_eq!(r.filter.to, NaiveDate::from_ymd_opt(9999, 12, 31));
         // What the range check keeps out: the ends of chrono's calendar,
         // where the export's day of margin would overflow.
         for (text, end) in [

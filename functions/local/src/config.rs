@@ -5,9 +5,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::io;
 use std::path::Path;
 
-use anyhow::{bail, Context as _};
 use myao::adapters::system::StaticSecrets;
 use myao::domain::settings::{SettingIssue, SETTING_NAMES};
 use myao::domain::Settings;
@@ -52,6 +52,22 @@ impl fmt::Display for Issue {
     }
 }
 
+/// A settings file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read the settings file {path}")]
+    Read {
+        path: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{path} is not a valid TOML file: {error}")]
+    NotToml {
+        path: String,
+        error: toml::de::Error,
+    },
+}
+
 /// The settings and secrets of a local run.
 #[derive(Debug, Clone)]
 pub struct LocalConfig {
@@ -80,24 +96,26 @@ pub fn env_var(name: &str) -> String {
 
 /// Loads the configuration: the TOML file at `file` (if any), then the
 /// `MYAO_*` variables of `env`, then `overrides` (a command-line flag and
-/// its value per setting). A file that cannot be read or is not TOML is an
-/// error; a bad value is an [`Issue`].
+/// its value per setting). A file that cannot be read or is not TOML is a
+/// [`ConfigError`]; a bad value is an [`Issue`].
 pub fn load(
     file: Option<&Path>,
     env: &[(String, String)],
     overrides: &[(&'static str, &str, String)],
-) -> anyhow::Result<LocalConfig> {
+) -> Result<LocalConfig, ConfigError> {
     // name -> (value, origin); later sources replace earlier ones.
     let mut values: BTreeMap<String, (String, Origin)> = BTreeMap::new();
     let mut issues = Vec::new();
     if let Some(path) = file {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read the settings file {shown}"))?;
-        let table: toml::Table = match text.parse() {
-            Ok(t) => t,
-            Err(e) => bail!("{shown} is not a valid TOML file: {e}"),
-        };
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        let table: toml::Table = text.parse().map_err(|error| ConfigError::NotToml {
+            path: shown.clone(),
+            error,
+        })?;
         for (name, value) in table {
             let origin = Origin::File(shown.clone());
             match plain(&value) {

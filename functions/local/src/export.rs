@@ -15,15 +15,15 @@
 //! ignores is kept as an ignored event, to be skipped and counted.
 
 use std::collections::BTreeSet;
-use std::fmt;
 use std::fs::File;
-use std::io::Read;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use chrono_tz::Tz;
-use myao::domain::slack_event::{parse_event, SlackEvent};
-use myao::domain::{Channel, ChannelId, Ts, User, UserId, Visibility};
+use myao::domain::slack_event::{parse_event, EventParseError, SlackEvent};
+use myao::domain::text::UserNames;
+use myao::domain::{Channel, ChannelId, IdError, Ts, User, UserId, Visibility};
 use serde_json::Value;
 
 /// The most read of one file in a zip export (64 MiB uncompressed): a day
@@ -31,20 +31,99 @@ use serde_json::Value;
 pub const MAX_ZIP_ENTRY_BYTES: u64 = 64 << 20;
 
 /// A file of the export that could not be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {problem}")]
 pub struct ExportError {
     /// The file, as the user can find it (`export.zip:general/2026-01-05.json`).
     pub file: String,
-    pub problem: String,
+    pub problem: Problem,
 }
 
-impl fmt::Display for ExportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.file, self.problem)
+impl ExportError {
+    fn new(file: impl Into<String>, problem: impl Into<Problem>) -> ExportError {
+        ExportError {
+            file: file.into(),
+            problem: problem.into(),
+        }
     }
 }
 
-impl std::error::Error for ExportError {}
+/// What is wrong with a file of the export.
+#[derive(Debug, thiserror::Error)]
+pub enum Problem {
+    #[error("no such file or folder")]
+    NotFound,
+    #[error("cannot open: {0}")]
+    Open(io::Error),
+    #[error("neither a folder nor a readable zip archive of an export ({0})")]
+    NotAnExport(zip::result::ZipError),
+    #[error("cannot read: {0}")]
+    Read(io::Error),
+    #[error("cannot list: {0}")]
+    List(io::Error),
+    /// A file of a zip that inflates past `cap` bytes.
+    #[error(
+        "more than {} uncompressed, far more than a day of a channel; not read",
+        size(*.cap)
+    )]
+    TooLarge { cap: u64 },
+    /// A file every export has (`users.json`, `channels.json`).
+    #[error("missing: a Slack export has one at its top")]
+    Missing,
+    #[error("not valid JSON: {0}")]
+    NotJson(serde_json::Error),
+    /// The file holds JSON of this kind (`an object`) instead of an array.
+    #[error("expected a JSON array, found {0}")]
+    NotAnArray(&'static str),
+    /// Item `index` of a list file: `user 3`, `channel 0`.
+    #[error("{what} {index}: {problem}")]
+    Item {
+        what: &'static str,
+        index: usize,
+        problem: ItemProblem,
+    },
+    /// `--channel` asked for a channel the export does not have.
+    #[error("no channel named {wanted:?} (the export has: {})", .known.join(", "))]
+    NoSuchChannel { wanted: String, known: Vec<String> },
+    /// An entry of a day file (boxed: it is the largest problem by far).
+    #[error(transparent)]
+    Entry(Box<EntryError>),
+}
+
+impl From<EntryError> for Problem {
+    fn from(e: EntryError) -> Problem {
+        Problem::Entry(Box::new(e))
+    }
+}
+
+/// What is wrong with one user or channel of a list file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ItemProblem {
+    #[error("no \"{0}\"")]
+    NoField(&'static str),
+    #[error(transparent)]
+    BadId(#[from] IdError),
+    #[error("the name {0:?} is not a folder name")]
+    NotAFolderName(String),
+}
+
+/// An entry of a day file that could not be read; `at` names it (`message 3`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EntryError {
+    #[error("{at} is not a JSON object")]
+    NotAnObject { at: String },
+    #[error("{at} has no \"ts\"")]
+    NoTs { at: String },
+    #[error("{at}: {error}")]
+    BadTs { at: String, error: IdError },
+    /// The live event parser refused it.
+    #[error("{at} (ts {ts}): {error}")]
+    Unreadable {
+        at: String,
+        ts: Ts,
+        error: EventParseError,
+    },
+}
 
 /// One entry of a day file: a message, an edit, a deletion, or something
 /// the bot ignores.
@@ -59,20 +138,25 @@ pub struct Entry {
 impl Entry {
     /// Reads one entry of `channel` from its JSON, as the live parser would
     /// read it from the Events API. `at` names it in errors.
-    pub fn from_json(channel: &ChannelId, mut value: Value, at: &str) -> Result<Entry, String> {
+    pub fn from_json(channel: &ChannelId, mut value: Value, at: &str) -> Result<Entry, EntryError> {
+        let named = || at.to_owned();
         let Some(object) = value.as_object_mut() else {
-            return Err(format!("{at} is not a JSON object"));
+            return Err(EntryError::NotAnObject { at: named() });
         };
         let ts = match object.get("ts").and_then(Value::as_str) {
-            Some(ts) => Ts::parse(ts).map_err(|e| format!("{at}: {e}"))?,
-            None => return Err(format!("{at} has no \"ts\"")),
+            Some(ts) => Ts::parse(ts).map_err(|error| EntryError::BadTs { at: named(), error })?,
+            None => return Err(EntryError::NoTs { at: named() }),
         };
         object.insert("channel".to_owned(), Value::String(channel.to_string()));
         if !object.contains_key("type") {
             // Some exporters leave it out; every entry of a day file is a message.
             object.insert("type".to_owned(), Value::String("message".to_owned()));
         }
-        let event = parse_event(&value).map_err(|e| format!("{at} (ts {ts}): {e}"))?;
+        let event = parse_event(&value).map_err(|error| EntryError::Unreadable {
+            at: named(),
+            ts,
+            error,
+        })?;
         Ok(Entry {
             channel: channel.clone(),
             ts,
@@ -116,7 +200,7 @@ impl Export {
 }
 
 /// What to read of an export.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Filter {
     /// Channel names (with or without `#`) or ids; empty for all.
     pub channels: Vec<String>,
@@ -165,18 +249,9 @@ fn read_capped(reader: impl Read, cap: u64, shown: &str) -> Result<Vec<u8>, Expo
     reader
         .take(cap.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| ExportError {
-            file: shown.to_owned(),
-            problem: format!("cannot read: {e}"),
-        })?;
+        .map_err(|e| ExportError::new(shown, Problem::Read(e)))?;
     if bytes.len() as u64 > cap {
-        return Err(ExportError {
-            file: shown.to_owned(),
-            problem: format!(
-                "more than {} uncompressed, far more than a day of a channel; not read",
-                size(cap)
-            ),
-        });
+        return Err(ExportError::new(shown, Problem::TooLarge { cap }));
     }
     Ok(bytes)
 }
@@ -204,22 +279,19 @@ enum Files {
 impl Files {
     fn open(path: &Path) -> Result<Files, ExportError> {
         let shown = path.display().to_string();
-        let err = |problem: String| ExportError {
-            file: shown.clone(),
-            problem,
-        };
         if path.is_dir() {
             return Ok(Files::Dir(path.to_path_buf()));
         }
         if !path.exists() {
-            return Err(err("no such file or folder".to_owned()));
+            return Err(ExportError::new(shown, Problem::NotFound));
         }
-        let file = File::open(path).map_err(|e| err(format!("cannot open: {e}")))?;
-        let archive = zip::ZipArchive::new(file).map_err(|e| {
-            err(format!(
-                "neither a folder nor a readable zip archive of an export ({e})"
-            ))
-        })?;
+        let opened = File::open(path)
+            .map_err(Problem::Open)
+            .and_then(|file| zip::ZipArchive::new(file).map_err(Problem::NotAnExport));
+        let archive = match opened {
+            Ok(archive) => archive,
+            Err(problem) => return Err(ExportError::new(shown, problem)),
+        };
         let prefix = archive
             .file_names()
             .filter(|n| *n == "channels.json" || n.ends_with("/channels.json"))
@@ -244,10 +316,7 @@ impl Files {
     /// The contents of `rel`, `None` when it does not exist.
     fn read(&mut self, rel: &str) -> Result<Option<Vec<u8>>, ExportError> {
         let shown = self.shown(rel);
-        let err = |e: std::io::Error| ExportError {
-            file: shown.clone(),
-            problem: format!("cannot read: {e}"),
-        };
+        let err = |e: io::Error| ExportError::new(shown.clone(), Problem::Read(e));
         match self {
             Files::Dir(root) => {
                 let path = root.join(rel);
@@ -263,7 +332,7 @@ impl Files {
                 let mut file = match archive.by_name(&name) {
                     Ok(f) => f,
                     Err(zip::result::ZipError::FileNotFound) => return Ok(None),
-                    Err(e) => return Err(err(std::io::Error::other(e))),
+                    Err(e) => return Err(err(io::Error::other(e))),
                 };
                 read_capped(&mut file, MAX_ZIP_ENTRY_BYTES, &shown).map(Some)
             }
@@ -278,10 +347,8 @@ impl Files {
                 if !path.is_dir() {
                     return Ok(Vec::new());
                 }
-                let entries = std::fs::read_dir(&path).map_err(|e| ExportError {
-                    file: path.display().to_string(),
-                    problem: format!("cannot list: {e}"),
-                })?;
+                let entries = std::fs::read_dir(&path)
+                    .map_err(|e| ExportError::new(path.display().to_string(), Problem::List(e)))?;
                 let mut names: Vec<String> = entries
                     .filter_map(Result::ok)
                     .filter(|e| e.path().is_file())
@@ -315,23 +382,17 @@ fn read_array(
     let shown = files.shown(rel);
     let Some(bytes) = files.read(rel)? else {
         if required {
-            return Err(ExportError {
-                file: shown,
-                problem: "missing: a Slack export has one at its top".to_owned(),
-            });
+            return Err(ExportError::new(shown, Problem::Missing));
         }
         return Ok(None);
     };
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| ExportError {
-        file: shown.clone(),
-        problem: format!("not valid JSON: {e}"),
-    })?;
-    match value {
-        Value::Array(items) => Ok(Some(items)),
-        other => Err(ExportError {
-            file: shown,
-            problem: format!("expected a JSON array, found {}", kind_of(&other)),
-        }),
+    match serde_json::from_slice(&bytes) {
+        Ok(Value::Array(items)) => Ok(Some(items)),
+        Ok(other) => Err(ExportError::new(
+            shown,
+            Problem::NotAnArray(kind_of(&other)),
+        )),
+        Err(e) => Err(ExportError::new(shown, Problem::NotJson(e))),
     }
 }
 
@@ -347,46 +408,110 @@ fn kind_of(v: &Value) -> &'static str {
 }
 
 /// The name people see, by the same preference as `users.info` in the
-/// Slack adapter: display name, real name (profile's, then the user's), handle.
+/// Slack adapter ([`UserNames::shown`]).
 fn display_name(user: &Value) -> Option<String> {
-    [
-        "/profile/display_name",
-        "/profile/real_name",
-        "/real_name",
-        "/name",
-    ]
-    .iter()
-    .filter_map(|p| user.pointer(p).and_then(Value::as_str).map(str::trim))
-    .find(|n| !n.is_empty())
-    .map(str::to_owned)
+    let at = |pointer: &str| user.pointer(pointer).and_then(Value::as_str);
+    let names = UserNames {
+        display_name: at("/profile/display_name"),
+        profile_real_name: at("/profile/real_name"),
+        real_name: at("/real_name"),
+        handle: at("/name"),
+    };
+    names.shown().map(str::to_owned)
 }
 
-fn users(files: &mut Files) -> Result<Vec<User>, ExportError> {
-    let shown = files.shown("users.json");
-    let items = read_array(files, "users.json", true)?.unwrap_or_default();
-    let mut users = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let bad = |problem: String| ExportError {
-            file: shown.clone(),
-            problem: format!("user {i}: {problem}"),
-        };
-        let id = item
-            .get("id")
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad("no \"id\"".to_owned()))?;
-        let id = UserId::parse(id).map_err(|e| bad(e.to_string()))?;
-        let is_bot = item.get("is_bot").and_then(Value::as_bool).unwrap_or(false);
-        users.push(User {
-            name: display_name(item).unwrap_or_else(|| id.to_string()),
-            id,
-            is_bot,
-        });
-    }
-    Ok(users)
+/// Reads every item of the list file `rel` (`users.json`, `channels.json`...)
+/// with `read_item`; an item it refuses is named `{what} {index}`. A list
+/// file that is not `required` and absent has no items.
+fn read_items<T>(
+    files: &mut Files,
+    rel: &str,
+    required: bool,
+    what: &'static str,
+    read_item: impl Fn(&Value) -> Result<T, ItemProblem>,
+) -> Result<Vec<T>, ExportError> {
+    let shown = files.shown(rel);
+    let items = read_array(files, rel, required)?.unwrap_or_default();
+    items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            read_item(item).map_err(|problem| {
+                ExportError::new(
+                    shown.clone(),
+                    Problem::Item {
+                        what,
+                        index,
+                        problem,
+                    },
+                )
+            })
+        })
+        .collect()
 }
 
-/// The channels of one list file, each with the folder of its messages;
+/// A text field of a list item, `None` when absent.
+fn text_field<'a>(item: &'a Value, name: &str) -> Option<&'a str> {
+    item.get(name).and_then(Value::as_str)
+}
+
+/// The `"id"` of a list item, read by `parse`.
+fn item_id<T>(item: &Value, parse: fn(&str) -> Result<T, IdError>) -> Result<T, ItemProblem> {
+    let id = text_field(item, "id").ok_or(ItemProblem::NoField("id"))?;
+    Ok(parse(id)?)
+}
+
+/// A user of `users.json`.
+fn user(item: &Value) -> Result<User, ItemProblem> {
+    let id = item_id(item, UserId::parse)?;
+    let is_bot = item.get("is_bot").and_then(Value::as_bool).unwrap_or(false);
+    Ok(User {
+        name: display_name(item).unwrap_or_else(|| id.to_string()),
+        id,
+        is_bot,
+    })
+}
+
+/// A channel of a list file and the folder of its messages: its name, or
+/// its id when the file does not name its channels (`dms.json`);
 /// `visibility` is who can read the channels that file lists.
+fn channel(
+    item: &Value,
+    named: bool,
+    visibility: Visibility,
+) -> Result<(Channel, String), ItemProblem> {
+    let id = item_id(item, ChannelId::parse)?;
+    let name = if named {
+        text_field(item, "name")
+            .filter(|n| !n.trim().is_empty())
+            .ok_or(ItemProblem::NoField("name"))?
+            .to_owned()
+    } else {
+        id.to_string()
+    };
+    if name.contains(['/', '\\']) || name == "." || name == ".." {
+        return Err(ItemProblem::NotAFolderName(name));
+    }
+    // Slack Connect channels say so; otherwise the file tells.
+    let external = ["is_ext_shared", "is_pending_ext_shared"]
+        .iter()
+        .any(|f| item.get(*f).and_then(Value::as_bool).unwrap_or(false));
+    let visibility = if external {
+        visibility.shared_externally()
+    } else {
+        visibility
+    };
+    Ok((
+        Channel {
+            id,
+            name: name.clone(),
+            visibility,
+        },
+        name,
+    ))
+}
+
+/// The channels of one list file, each with the folder of its messages.
 fn channel_list(
     files: &mut Files,
     rel: &str,
@@ -394,58 +519,15 @@ fn channel_list(
     named: bool,
     visibility: Visibility,
 ) -> Result<Vec<(Channel, String)>, ExportError> {
-    let shown = files.shown(rel);
-    let Some(items) = read_array(files, rel, required)? else {
-        return Ok(Vec::new());
-    };
-    let mut out = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let bad = |problem: String| ExportError {
-            file: shown.clone(),
-            problem: format!("channel {i}: {problem}"),
-        };
-        let id = item
-            .get("id")
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad("no \"id\"".to_owned()))?;
-        let id = ChannelId::parse(id).map_err(|e| bad(e.to_string()))?;
-        let name = if named {
-            item.get("name")
-                .and_then(Value::as_str)
-                .filter(|n| !n.trim().is_empty())
-                .ok_or_else(|| bad("no \"name\"".to_owned()))?
-                .to_owned()
-        } else {
-            id.to_string()
-        };
-        if name.contains(['/', '\\']) || name == "." || name == ".." {
-            return Err(bad(format!("the name {name:?} is not a folder name")));
-        }
-        // Slack Connect channels say so; otherwise the file tells.
-        let external = ["is_ext_shared", "is_pending_ext_shared"]
-            .iter()
-            .any(|f| item.get(*f).and_then(Value::as_bool).unwrap_or(false));
-        let visibility = if external {
-            visibility.shared_externally()
-        } else {
-            visibility
-        };
-        out.push((
-            Channel {
-                id,
-                name: name.clone(),
-                visibility,
-            },
-            name,
-        ));
-    }
-    Ok(out)
+    read_items(files, rel, required, "channel", |item| {
+        channel(item, named, visibility)
+    })
 }
 
 /// Reads the export at `path` (a folder or a `.zip`), keeping what `filter` asks for.
 pub fn read(path: &Path, filter: &Filter) -> Result<Export, ExportError> {
     let mut files = Files::open(path)?;
-    let users = users(&mut files)?;
+    let users = read_items(&mut files, "users.json", true, "user", user)?;
     // Public channels, private ones, group DMs and DMs each have their file.
     let mut channels = channel_list(&mut files, "channels.json", true, true, Visibility::PUBLIC)?;
     channels.extend(channel_list(
@@ -481,14 +563,14 @@ pub fn read(path: &Path, filter: &Filter) -> Result<Export, ExportError> {
                 .iter()
                 .any(|(c, _)| c.name == *w || c.id.as_str() == *w)
             {
-                let known: Vec<&str> = channels.iter().map(|(c, _)| c.name.as_str()).collect();
-                return Err(ExportError {
-                    file: files.shown("channels.json"),
-                    problem: format!(
-                        "no channel named {w:?} (the export has: {})",
-                        known.join(", ")
-                    ),
-                });
+                let known = channels.iter().map(|(c, _)| c.name.clone()).collect();
+                return Err(ExportError::new(
+                    files.shown("channels.json"),
+                    Problem::NoSuchChannel {
+                        wanted: (*w).to_owned(),
+                        known,
+                    },
+                ));
             }
         }
         channels.retain(|(c, _)| wanted.iter().any(|w| c.name == *w || c.id.as_str() == *w));
@@ -510,12 +592,8 @@ pub fn read(path: &Path, filter: &Filter) -> Result<Export, ExportError> {
             let shown = files.shown(&rel);
             let items = read_array(&mut files, &rel, true)?.unwrap_or_default();
             for (i, item) in items.into_iter().enumerate() {
-                let entry = Entry::from_json(&channel.id, item, &format!("message {i}")).map_err(
-                    |problem| ExportError {
-                        file: shown.clone(),
-                        problem,
-                    },
-                )?;
+                let entry = Entry::from_json(&channel.id, item, &format!("message {i}"))
+                    .map_err(|e| ExportError::new(shown.clone(), e))?;
                 if filter.keeps_time(entry.time()) {
                     entries.push(entry);
                 }

@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use chrono::{DateTime, Duration, Utc};
-use myao::adapters::system::{FixedSettings, ManualClock, SplitMix, StaticSecrets};
+use myao::adapters::system::{ManualClock, SplitMix, StaticSecrets};
 use myao::adapters::twins::{JobBoard, MemoryStore};
 use myao::app::ingest::{Ingest, Outcome};
 use myao::app::jobs::{self, JobOutcome};
@@ -35,6 +35,7 @@ use myao::domain::{
     Channel, ChannelId, Job, MemoryKind, MemoryScope, Settings, Ts, UserId, Visibility,
 };
 use myao::ports::{Clock, Llm, Store};
+use myao::wire::Twins;
 
 use crate::export::Export;
 use crate::timeline::{Event, EventKind, Header, MemoryNote, Prompt, Sink, Summary, Verdict};
@@ -121,11 +122,13 @@ pub async fn run(
     let first = export.entries.first().map(|e| e.time());
     let last = export.entries.last().map(|e| e.time());
 
-    let clock = Arc::new(ManualClock::new(first.unwrap_or_else(Utc::now)));
-    let store = Arc::new(MemoryStore::new(clock.clone()));
-    let board = Arc::new(JobBoard::new(clock.clone()));
-    let random = Arc::new(SplitMix::seeded(options.seed));
-    let provider = Arc::new(FixedSettings::new(settings.clone()));
+    let twins = Twins::new(Arc::new(ManualClock::new(first.unwrap_or_else(Utc::now))));
+    let ports = twins.ports(SplitMix::seeded(options.seed), settings.clone());
+    let Twins {
+        clock,
+        store,
+        board,
+    } = twins;
     let dry_run = options.llm.is_none();
     let inner: Arc<dyn Llm> = options.llm.clone().unwrap_or_else(|| Arc::new(DryRunLlm));
     let llm = Arc::new(MeteredLlm::new(
@@ -139,27 +142,9 @@ pub async fn run(
         &export.channels,
         export.entries.iter().map(|e| (e.channel.clone(), e.ts)),
     ));
-    let ingest = Ingest {
-        store: store.clone(),
-        scheduler: board.clone(),
-        queue: board.clone(),
-        clock: clock.clone(),
-        random: random.clone(),
-        settings: provider.clone(),
-        // Envelopes are built here, never signed: no secret is read.
-        secrets: Arc::new(StaticSecrets::new()),
-        signing_secret_name: String::new(),
-    };
-    let services = Services::new(
-        store.clone(),
-        board.clone(),
-        board.clone(),
-        clock.clone(),
-        random,
-        provider,
-        llm.clone(),
-        slack,
-    );
+    // Envelopes are built here, never signed: no secret is read.
+    let ingest = Ingest::new(ports.clone(), Arc::new(StaticSecrets::new()), "");
+    let services = Services::new(ports, llm.clone(), slack);
     if let Some(dir) = &options.prompts_dir {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the prompts folder {}", dir.display()))?;

@@ -19,12 +19,13 @@ use hyper_util::rt::TokioIo;
 use myao::adapters::openai::OpenAiLlm;
 use myao::adapters::slack::SlackWebApi;
 use myao::adapters::system::{FixedSettings, SplitMix, SystemClock};
-use myao::adapters::twins::{JobBoard, MemoryStore};
+use myao::adapters::twins::JobBoard;
 use myao::app::ingest::{Ingest, IngestRequest, MAX_BODY_BYTES};
 use myao::app::{jobs, Services};
 use myao::deadline::{job_budget, Deadline};
 use myao::domain::{Job, ScheduleName};
-use myao::ports::{Clock, SlackApi};
+use myao::ports::SlackApi;
+use myao::wire::Twins;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -66,7 +67,6 @@ pub async fn bind(config: LocalConfig, addr: SocketAddr) -> anyhow::Result<Serve
             env_var(LLM_API_KEY)
         );
     }
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let secrets = Arc::new(config.secrets.clone());
     let http = reqwest::Client::new();
     let mut settings = config.settings.clone();
@@ -91,31 +91,11 @@ pub async fn bind(config: LocalConfig, addr: SocketAddr) -> anyhow::Result<Serve
         Some(_) => {}
         None => settings.bot_user_id = Some(bot.clone()),
     }
-    let provider = Arc::new(FixedSettings::new(settings));
-    let llm = OpenAiLlm::new(http, provider.clone(), secrets.clone(), LLM_API_KEY);
-    let store = Arc::new(MemoryStore::new(clock.clone()));
-    let board = Arc::new(JobBoard::new(clock.clone()));
-    let random = Arc::new(SplitMix::from_entropy());
-    let ingest = Ingest {
-        store: store.clone(),
-        scheduler: board.clone(),
-        queue: board.clone(),
-        clock: clock.clone(),
-        random: random.clone(),
-        settings: provider.clone(),
-        secrets: secrets.clone(),
-        signing_secret_name: SLACK_SIGNING_SECRET.to_owned(),
-    };
-    let services = Services::new(
-        store,
-        board.clone(),
-        board.clone(),
-        clock,
-        random,
-        provider,
-        Arc::new(llm),
-        slack,
-    );
+    let twins = Twins::new(Arc::new(SystemClock));
+    let ports = twins.ports(SplitMix::from_entropy(), settings);
+    let llm = OpenAiLlm::new(http, ports.settings.clone(), secrets.clone(), LLM_API_KEY);
+    let ingest = Ingest::new(ports.clone(), secrets, SLACK_SIGNING_SECRET);
+    let services = Services::new(ports, Arc::new(llm), slack);
     let listener = TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
@@ -123,7 +103,7 @@ pub async fn bind(config: LocalConfig, addr: SocketAddr) -> anyhow::Result<Serve
         listener,
         ingest: Arc::new(ingest),
         services: Arc::new(services),
-        board,
+        board: twins.board,
         bot: bot.to_string(),
     })
 }

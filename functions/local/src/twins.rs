@@ -142,11 +142,12 @@ pub struct RoleStats {
 }
 
 /// One call, as recorded for the timeline.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Call {
     pub role: LlmRole,
     pub prompt: String,
-    pub outcome: Result<(), String>,
+    /// Whether the LLM answered, or how it failed.
+    pub outcome: Result<(), PortError>,
 }
 
 /// Counts calls and tokens per role around any [`Llm`], and keeps the
@@ -200,7 +201,7 @@ impl Llm for MeteredLlm {
             lock(&self.calls).push(Call {
                 role: request.role,
                 prompt: request.system.clone(),
-                outcome: result.as_ref().map(|_| ()).map_err(|e| e.to_string()),
+                outcome: result.as_ref().map(|_| ()).map_err(PortError::clone),
             });
         }
         result

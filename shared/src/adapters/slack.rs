@@ -38,6 +38,7 @@ use serde_json::{json, Value};
 use super::http::{transport_detail, truncate};
 use crate::deadline::CallBudget;
 use crate::domain::settings::SLACK_ATTEMPT_TIMEOUT_SECONDS;
+use crate::domain::text::UserNames;
 use crate::domain::{Channel, ChannelId, Ts, User, UserId, Visibility};
 use crate::ports::{PortError, Secrets, SettingsProvider, SlackApi};
 
@@ -443,18 +444,15 @@ struct SlackProfile {
 }
 
 impl SlackUser {
-    /// The name people see: the display name, else the real name (the
-    /// profile's, then the user's), else the handle.
+    /// The name people see ([`UserNames::shown`]).
     fn display_name(&self) -> Option<&str> {
-        [
-            &self.profile.display_name,
-            &self.profile.real_name,
-            &self.real_name,
-            &self.name,
-        ]
-        .into_iter()
-        .filter_map(|n| n.as_deref().map(str::trim))
-        .find(|n| !n.is_empty())
+        UserNames {
+            display_name: self.profile.display_name.as_deref(),
+            profile_real_name: self.profile.real_name.as_deref(),
+            real_name: self.real_name.as_deref(),
+            handle: self.name.as_deref(),
+        }
+        .shown()
     }
 }
 

@@ -15,8 +15,8 @@ use crate::domain::{
     ScheduleName, Ts, User, UserId, VisibilityChange,
 };
 use crate::ports::{
-    ChannelRecord, Clock, Edit, Insert, PortError, Queue, ScheduledJob, Scheduler, Store,
-    MAX_QUEUE_DELAY_SECONDS,
+    sort_forgets, ChannelRecord, Clock, Edit, Insert, PortError, Queue, ScheduledJob, Scheduler,
+    Store, MAX_QUEUE_DELAY_SECONDS,
 };
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -57,6 +57,18 @@ impl StoredMessage {
 struct Expiring<T> {
     value: T,
     expires_at: DateTime<Utc>,
+}
+
+impl<T> Expiring<T> {
+    fn new(value: T, expires_at: DateTime<Utc>) -> Expiring<T> {
+        Expiring { value, expires_at }
+    }
+
+    /// The value while it lives: until `expires_at`, as on DynamoDB with
+    /// its TTL filter.
+    fn live(&self, now: DateTime<Utc>) -> Option<&T> {
+        (self.expires_at > now).then_some(&self.value)
+    }
 }
 
 #[derive(Debug, Default)]
@@ -143,8 +155,7 @@ impl MemoryStore {
         lock(&self.inner)
             .memories
             .values()
-            .filter(|m| m.expires_at > now)
-            .map(|m| m.value.clone())
+            .filter_map(|m| m.live(now).cloned())
             .collect()
     }
 
@@ -181,6 +192,15 @@ impl MemoryStore {
             .messages
             .range(range)
             .filter_map(move |(_, s)| s.live(now))
+    }
+}
+
+/// The record of a channel first seen active at `at` (never checked).
+fn first_seen(channel: &Channel, at: DateTime<Utc>) -> ChannelRecord {
+    ChannelRecord {
+        channel: channel.clone(),
+        last_active: at,
+        checked_at: None,
     }
 }
 
@@ -304,15 +324,6 @@ impl Store for MemoryStore {
             .cloned())
     }
 
-    async fn recent_messages(
-        &self,
-        channel: &ChannelId,
-        limit: usize,
-    ) -> Result<Vec<Message>, PortError> {
-        let inner = self.read();
-        Ok(newest_oldest_first(self.live(&inner, channel), limit))
-    }
-
     async fn conversation_messages(
         &self,
         conversation: &Conversation,
@@ -352,20 +363,10 @@ impl Store for MemoryStore {
         let entry = inner
             .channels
             .entry(channel.id.clone())
-            .or_insert_with(|| Expiring {
-                value: ChannelRecord {
-                    channel: channel.clone(),
-                    last_active: at,
-                    checked_at: None,
-                },
-                expires_at,
-            });
-        if entry.expires_at <= now {
-            entry.value = ChannelRecord {
-                channel: channel.clone(),
-                last_active: at,
-                checked_at: None,
-            };
+            .or_insert_with(|| Expiring::new(first_seen(channel, at), expires_at));
+        if entry.live(now).is_none() {
+            // An expired record counts as absent: it is recorded afresh.
+            entry.value = first_seen(channel, at);
         }
         entry.value.last_active = entry.value.last_active.max(at);
         entry.expires_at = entry.expires_at.max(expires_at);
@@ -383,19 +384,16 @@ impl Store for MemoryStore {
         let last_active = inner
             .channels
             .get(&channel.id)
-            .filter(|e| e.expires_at > now)
-            .map_or(DateTime::UNIX_EPOCH, |e| e.value.last_active);
-        inner.channels.insert(
-            channel.id.clone(),
-            Expiring {
-                value: ChannelRecord {
-                    channel: channel.clone(),
-                    last_active,
-                    checked_at: Some(checked_at),
-                },
-                expires_at,
-            },
-        );
+            .and_then(|e| e.live(now))
+            .map_or(DateTime::UNIX_EPOCH, |r| r.last_active);
+        let record = ChannelRecord {
+            channel: channel.clone(),
+            last_active,
+            checked_at: Some(checked_at),
+        };
+        inner
+            .channels
+            .insert(channel.id.clone(), Expiring::new(record, expires_at));
         Ok(())
     }
 
@@ -418,8 +416,8 @@ impl Store for MemoryStore {
             .read()
             .channels
             .get(id)
-            .filter(|e| e.expires_at > now)
-            .map(|e| e.value.clone()))
+            .and_then(|e| e.live(now))
+            .cloned())
     }
 
     async fn channels(&self) -> Result<Vec<ChannelRecord>, PortError> {
@@ -428,19 +426,13 @@ impl Store for MemoryStore {
             .read()
             .channels
             .values()
-            .filter(|e| e.expires_at > now)
-            .map(|e| e.value.clone())
+            .filter_map(|e| e.live(now).cloned())
             .collect())
     }
 
     async fn get_user(&self, id: &UserId) -> Result<Option<(User, DateTime<Utc>)>, PortError> {
         let now = self.clock.now();
-        Ok(self
-            .read()
-            .users
-            .get(id)
-            .filter(|e| e.expires_at > now)
-            .map(|e| e.value.clone()))
+        Ok(self.read().users.get(id).and_then(|e| e.live(now)).cloned())
     }
 
     async fn put_user(
@@ -449,13 +441,8 @@ impl Store for MemoryStore {
         fetched_at: DateTime<Utc>,
         expires_at: DateTime<Utc>,
     ) -> Result<(), PortError> {
-        self.write()?.users.insert(
-            user.id.clone(),
-            Expiring {
-                value: (user.clone(), fetched_at),
-                expires_at,
-            },
-        );
+        let user_at = Expiring::new((user.clone(), fetched_at), expires_at);
+        self.write()?.users.insert(user.id.clone(), user_at);
         Ok(())
     }
 
@@ -464,13 +451,9 @@ impl Store for MemoryStore {
         memory: &Memory,
         expires_at: DateTime<Utc>,
     ) -> Result<(), PortError> {
-        self.write()?.memories.insert(
-            (memory.scope.clone(), memory.kind),
-            Expiring {
-                value: memory.clone(),
-                expires_at,
-            },
-        );
+        let key = (memory.scope.clone(), memory.kind);
+        let memory = Expiring::new(memory.clone(), expires_at);
+        self.write()?.memories.insert(key, memory);
         Ok(())
     }
 
@@ -484,8 +467,8 @@ impl Store for MemoryStore {
             .read()
             .memories
             .get(&(scope.clone(), kind))
-            .filter(|e| e.expires_at > now)
-            .map(|e| e.value.clone()))
+            .and_then(|e| e.live(now))
+            .cloned())
     }
 
     async fn delete_memory(&self, scope: &MemoryScope, kind: MemoryKind) -> Result<(), PortError> {
@@ -503,12 +486,12 @@ impl Store for MemoryStore {
             .read()
             .memories
             .values()
-            .filter(|e| {
-                matches!(&e.value.scope, MemoryScope::Thread { channel: c, .. } if c == channel)
-                    && e.value.updated_at >= since
-                    && e.expires_at > now
+            .filter_map(|e| e.live(now))
+            .filter(|m| {
+                matches!(&m.scope, MemoryScope::Thread { channel: c, .. } if c == channel)
+                    && m.updated_at >= since
             })
-            .map(|e| e.value.clone())
+            .cloned()
             .collect())
     }
 
@@ -517,13 +500,9 @@ impl Store for MemoryStore {
         forget: &Forget,
         expires_at: DateTime<Utc>,
     ) -> Result<(), PortError> {
-        self.write()?.forgets.insert(
-            (forget.channel.clone(), forget.ts),
-            Expiring {
-                value: forget.clone(),
-                expires_at,
-            },
-        );
+        let key = (forget.channel.clone(), forget.ts);
+        let forget = Expiring::new(forget.clone(), expires_at);
+        self.write()?.forgets.insert(key, forget);
         Ok(())
     }
 
@@ -533,10 +512,9 @@ impl Store for MemoryStore {
             .read()
             .forgets
             .values()
-            .filter(|e| e.expires_at > now)
-            .map(|e| e.value.clone())
+            .filter_map(|e| e.live(now).cloned())
             .collect();
-        all.sort_by(|a, b| (a.at, &a.channel, a.ts).cmp(&(b.at, &b.channel, b.ts)));
+        sort_forgets(&mut all);
         Ok(all)
     }
 
@@ -579,15 +557,13 @@ impl Store for MemoryStore {
     ) -> Result<bool, PortError> {
         let now = self.clock.now();
         let mut inner = self.write()?;
-        let counter = inner.counters.entry(key.to_owned()).or_insert(Expiring {
-            value: 0,
-            expires_at,
-        });
-        if counter.expires_at <= now {
-            *counter = Expiring {
-                value: 0,
-                expires_at,
-            };
+        let counter = inner
+            .counters
+            .entry(key.to_owned())
+            .or_insert(Expiring::new(0, expires_at));
+        if counter.live(now).is_none() {
+            // The first count sets its expiry; after it, it starts again.
+            *counter = Expiring::new(0, expires_at);
         }
         if counter.value >= limit {
             return Ok(false);

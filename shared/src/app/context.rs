@@ -6,6 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::{memory_retention, Services};
 use crate::domain::privacy::{may_use, Audience, Source};
+use crate::domain::text::named_users;
 use crate::domain::{
     Channel, ChannelId, ChannelMemory, ChannelMessages, Context, Conversation, Forget, Job, Memory,
     MemoryKind, MemoryScope, Message, Persona, Settings, Ts, User, UserId, Visibility,
@@ -91,6 +92,9 @@ pub async fn channel(
     }
 }
 
+/// Display names, by user.
+pub type Names = BTreeMap<UserId, String>;
+
 /// Display names for `ids`: cached in the store, else `users.info`; the id
 /// itself when Slack cannot tell (remembered for
 /// [`USER_FAILURE_CACHE_MINUTES`], so a bad id is not asked about at every
@@ -101,8 +105,8 @@ pub async fn user_names(
     settings: &Settings,
     ids: &BTreeSet<UserId>,
     now: DateTime<Utc>,
-) -> Result<BTreeMap<UserId, String>, PortError> {
-    let mut names = BTreeMap::new();
+) -> Result<Names, PortError> {
+    let mut names = Names::new();
     let started = tokio::time::Instant::now();
     // `B...` ids are old-style bot integrations: users.info knows none of them.
     for id in ids.iter().filter(|id| !id.as_str().starts_with('B')) {
@@ -154,31 +158,22 @@ pub async fn user_names(
     Ok(names)
 }
 
-/// The user ids a prompt names: every author, and the first
+/// The names a prompt over `messages` shows: every author's and the first
 /// [`MAX_MENTION_LOOKUPS`] other people `<@U...>`-mentioned, newest
-/// messages first. The others show as their id.
-pub fn mentioned_users<'a>(
+/// messages first ([`user_names`]; the others show as their id), and the
+/// bot's own, which is the persona's.
+pub(crate) async fn prompt_names<'a>(
+    svc: &Services,
+    settings: &Settings,
     messages: impl DoubleEndedIterator<Item = &'a Message> + Clone,
-) -> BTreeSet<UserId> {
-    let mut ids: BTreeSet<UserId> = messages.clone().map(|m| m.user.clone()).collect();
-    let mut mentioned = 0;
-    'messages: for m in messages.rev() {
-        let mut rest = m.text.as_str();
-        while let Some(i) = rest.find("<@") {
-            rest = &rest[i + 2..];
-            let end = rest.find(['>', '|']).unwrap_or(rest.len());
-            if let Ok(id) = UserId::parse(&rest[..end]) {
-                if !ids.contains(&id) {
-                    if mentioned == MAX_MENTION_LOOKUPS {
-                        break 'messages;
-                    }
-                    mentioned += 1;
-                    ids.insert(id);
-                }
-            }
-        }
+    now: DateTime<Utc>,
+) -> Result<Names, PortError> {
+    let ids = named_users(messages, MAX_MENTION_LOOKUPS);
+    let mut names = user_names(svc, settings, &ids, now).await?;
+    if let Ok(bot) = svc.bot_user_id(settings).await {
+        names.insert(bot, settings.persona_name.clone());
     }
-    ids
+    Ok(names)
 }
 
 /// Builds the context of `conversation`: the newest `channel_messages_limit`
@@ -313,16 +308,7 @@ pub async fn build(
         })
         .collect();
 
-    let mut names = user_names(
-        svc,
-        settings,
-        &mentioned_users(history.get_all_messages().into_iter()),
-        now,
-    )
-    .await?;
-    if let Ok(bot) = svc.bot_user_id(settings).await {
-        names.insert(bot, settings.persona_name.clone());
-    }
+    let names = prompt_names(svc, settings, history.get_all_messages().into_iter(), now).await?;
 
     Ok(Context::new(
         Persona {

@@ -4,21 +4,19 @@
 //! does the least that is safe: verify, store with a conditional write, and
 //! make one job (a judgment schedule or a queued reply).
 
+use std::ops::Deref;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use super::{memory_retention, retention};
+use super::{memory_retention, retention, Ports};
 use crate::domain::routing::{addressed, route, Addressed, Route};
 use crate::domain::signature::verify;
 use crate::domain::slack_event::{parse_envelope, Envelope, SlackEvent};
 use crate::domain::{
     ChannelId, Conversation, Forget, Job, JobKind, Message, ScheduleName, Settings, Ts, UserId,
 };
-use crate::ports::{
-    Clock, Edit, Insert, PortError, Queue, RandomSource, Scheduler, Secrets, SettingsProvider,
-    Store,
-};
+use crate::ports::{Edit, Insert, PortError, Secrets};
 
 /// Bodies larger than this are refused with 413.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -75,18 +73,35 @@ pub enum Outcome {
 
 /// The ingest service.
 pub struct Ingest {
-    pub store: Arc<dyn Store>,
-    pub scheduler: Arc<dyn Scheduler>,
-    pub queue: Arc<dyn Queue>,
-    pub clock: Arc<dyn Clock>,
-    pub random: Arc<dyn RandomSource>,
-    pub settings: Arc<dyn SettingsProvider>,
+    pub ports: Ports,
     pub secrets: Arc<dyn Secrets>,
     /// The name under which `secrets` holds Slack's signing secret.
     pub signing_secret_name: String,
 }
 
+impl Deref for Ingest {
+    type Target = Ports;
+
+    fn deref(&self) -> &Ports {
+        &self.ports
+    }
+}
+
 impl Ingest {
+    /// Ingest over these ports, verifying requests with the secret that
+    /// `secrets` holds under `signing_secret_name`.
+    pub fn new(
+        ports: Ports,
+        secrets: Arc<dyn Secrets>,
+        signing_secret_name: impl Into<String>,
+    ) -> Ingest {
+        Ingest {
+            ports,
+            secrets,
+            signing_secret_name: signing_secret_name.into(),
+        }
+    }
+
     /// Handles one HTTP request. Never panics on input: a forged or stale
     /// request gets 401 and nothing is written; a body that is not an event
     /// gets 400; a storage or scheduling failure gets 500 so Slack retries.
@@ -375,6 +390,8 @@ mod tests {
     use crate::adapters::twins::{JobBoard, MemoryStore};
     use crate::domain::signature::sign;
     use crate::domain::{ChannelId, Ts};
+    use crate::ports::Clock;
+    use crate::wire::Twins;
     use chrono::Duration;
     use serde_json::json;
 
@@ -388,25 +405,18 @@ mod tests {
     }
 
     fn bed() -> Bed {
-        let clock = Arc::new(ManualClock::new(
+        let twins = Twins::new(Arc::new(ManualClock::new(
             Ts::parse("1767600000.0").unwrap().to_datetime(),
-        ));
-        let store = Arc::new(MemoryStore::new(clock.clone()));
-        let board = Arc::new(JobBoard::new(clock.clone()));
-        let ingest = Ingest {
-            store: store.clone(),
-            scheduler: board.clone(),
-            queue: board.clone(),
-            clock: clock.clone(),
-            random: Arc::new(FixedRandom(0.5)),
-            settings: Arc::new(FixedSettings::new(Settings::default())),
-            secrets: Arc::new(StaticSecrets::new().with("signing", SECRET)),
-            signing_secret_name: "signing".into(),
-        };
+        )));
+        let ingest = Ingest::new(
+            twins.ports(FixedRandom(0.5), Settings::default()),
+            Arc::new(StaticSecrets::new().with("signing", SECRET)),
+            "signing",
+        );
         Bed {
-            clock,
-            store,
-            board,
+            clock: twins.clock,
+            store: twins.store,
+            board: twins.board,
             ingest,
         }
     }
@@ -793,7 +803,7 @@ mod tests {
         let mut b = bed();
         let (settings, issues) = Settings::from_pairs([(name, value)]);
         assert!(issues.is_empty(), "{issues:?}");
-        b.ingest.settings = Arc::new(FixedSettings::new(settings));
+        b.ingest.ports.settings = Arc::new(FixedSettings::new(settings));
         b
     }
 

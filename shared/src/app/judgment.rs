@@ -5,13 +5,14 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::context::{self, recent, touch, Recent};
 use super::{Services, SCHEDULER_MIN_DELAY_SECONDS};
+use crate::domain::judgment::JudgmentParseError;
 use crate::domain::routing::jittered_wait;
 use crate::domain::{
     ChannelId, Conversation, Job, JobKind, JudgmentResult, MemoryKind, MemoryScope, ScheduleName,
     Settings, Ts,
 };
-use crate::ports::{LlmRequest, LlmRole, PortError};
-use crate::prompts::{fitted, judgment_prompt, ContextView};
+use crate::ports::PortError;
+use crate::prompts::{ContextPrompt, PromptError};
 
 /// What a judgment job came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,8 +43,7 @@ async fn refresh_thread_memory(svc: &Services, channel: &ChannelId, thread_ts: T
         thread_ts,
     };
     let stale = match svc.store.get_memory(&scope, MemoryKind::Short).await {
-        Ok(Some(memory)) => memory.newest_ts.is_none_or(|covered| covered < newest),
-        Ok(None) => true,
+        Ok(memory) => !super::memory::covers(memory.as_ref(), newest),
         Err(error) => {
             tracing::warn!(%error, "could not read the thread memory; refreshing it");
             true
@@ -124,9 +124,10 @@ pub async fn run(
     }
     let result = match judge(svc, &settings, &conversation, newest_ts, now).await? {
         Ok(result) => result,
-        Err(reason) => {
+        Err(unusable) => {
             // The reason may quote the LLM's answer: its words at DEBUG only
             // (`judge` logged what went wrong).
+            let reason = unusable.to_string();
             tracing::warn!(
                 reason_chars = reason.chars().count(),
                 "judgment unusable; staying silent"
@@ -164,57 +165,61 @@ pub async fn run(
     Ok(JudgmentOutcome::Respond { result, at })
 }
 
+/// Why a judgment is unusable: the bot stays silent.
+#[derive(Debug, thiserror::Error)]
+enum UnusableJudgment {
+    /// The prompt did not render (a template bug).
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    /// The LLM failed after its retries, or a spend limit refused the call.
+    #[error("LLM failed: {0}")]
+    Llm(PortError),
+    /// The answer is not a verdict; `answer` holds its first characters.
+    #[error("{error}: {answer:?}")]
+    NotAVerdict {
+        error: JudgmentParseError,
+        answer: String,
+    },
+}
+
+/// How much of an answer that is not a verdict its error quotes.
+const QUOTED_ANSWER_CHARS: usize = 200;
+
 /// Asks the LLM. The outer error is a storage failure; the inner one an
-/// unusable judgment (an LLM failure or an answer that is not a verdict).
+/// unusable judgment.
 async fn judge(
     svc: &Services,
     settings: &Settings,
     conversation: &Conversation,
     newest_ts: Ts,
     now: DateTime<Utc>,
-) -> Result<Result<JudgmentResult, String>, PortError> {
+) -> Result<Result<JudgmentResult, UnusableJudgment>, PortError> {
     let context = context::build(svc, settings, conversation, Some(newest_ts)).await?;
-    let view = ContextView::new(
-        &context,
-        now,
-        settings.timezone,
-        settings.message_limit as usize,
-    );
-    let prompt = match fitted(
-        view,
-        settings.max_message_chars,
-        settings.judgment_prompt_max_tokens,
-        judgment_prompt,
-    ) {
-        Ok(p) => p,
+    let request = match ContextPrompt::Judgment.request(&context, settings, now) {
+        Ok(request) => request,
         Err(e) => {
             tracing::warn!(error = %e, "judgment prompt failed to render");
-            return Ok(Err(e.to_string()));
+            return Ok(Err(e.into()));
         }
-    };
-    let request = LlmRequest {
-        role: LlmRole::Judgment,
-        system: prompt,
-        json: true,
     };
     let reply = match svc.llm.complete(&request).await {
         Ok(r) => r,
         Err(e) => {
             tracing::warn!(error = %e, "judgment LLM call failed");
-            return Ok(Err(format!("LLM failed: {e}")));
+            return Ok(Err(UnusableJudgment::Llm(e)));
         }
     };
-    Ok(JudgmentResult::parse(&reply.text).map_err(|e| {
+    Ok(JudgmentResult::parse(&reply.text).map_err(|error| {
         // The answer is conversation: its length at WARN, its words at DEBUG.
         tracing::warn!(
-            error = %e,
+            %error,
             answer_chars = reply.text.chars().count(),
             "the judgment's answer is not a verdict"
         );
         tracing::debug!(answer = %reply.text, "the judgment's answer");
-        format!(
-            "{e}: {:?}",
-            reply.text.chars().take(200).collect::<String>()
-        )
+        UnusableJudgment::NotAVerdict {
+            error,
+            answer: reply.text.chars().take(QUOTED_ANSWER_CHARS).collect(),
+        }
     }))
 }

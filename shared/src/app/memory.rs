@@ -16,19 +16,19 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
-use serde::Serialize;
 
-use super::context::{mentioned_users, user_names};
+use super::context::prompt_names;
 use super::{memory_retention, Services};
-use crate::domain::budget::{cap_chars, estimate_tokens};
 use crate::domain::privacy::{may_use, Audience, Source};
-use crate::domain::text::render_slack_text;
 use crate::domain::{
     Channel, ChannelId, Conversation, Forget, Job, Memory, MemoryKind, MemoryScope, Message,
     Settings, Ts,
 };
-use crate::ports::{LlmRequest, LlmRole, PortError};
-use crate::prompts::{format_now, format_time, render, MessageView, PersonaView};
+use crate::ports::PortError;
+use crate::prompts::memory::{
+    ChannelLine, Fit, MemoryPrompt, MergeTask, ThreadTask, WindowTask, WorkspaceTask,
+};
+use crate::prompts::MessageView;
 
 /// At most this many messages of one thread go into its memory prompt.
 const THREAD_MESSAGES: usize = 200;
@@ -52,190 +52,6 @@ impl MemoryReport {
         self.written.extend(other.written);
         self.llm_calls += other.llm_calls;
         self.queued += other.queued;
-    }
-}
-
-#[derive(Serialize)]
-struct TaskView<'a, T: Serialize> {
-    persona: PersonaView,
-    max_tokens: u32,
-    current_time: String,
-    task_template: &'static str,
-    #[serde(flatten)]
-    task: &'a T,
-}
-
-/// A memory task's input, cut to fit the memory prompt's budget.
-trait Fit: Serialize + Clone {
-    /// Cuts every message's text to `max_chars` characters.
-    fn cap(&mut self, max_chars: usize);
-    /// Leaves out the least needed piece (the oldest message, the least
-    /// recent channel); its estimated tokens, or `None` when nothing is left
-    /// to cut.
-    fn drop_one(&mut self) -> Option<usize>;
-}
-
-fn cap_views(messages: &mut [MessageView], max_chars: usize) {
-    for m in messages {
-        m.text = cap_chars(&m.text, max_chars);
-    }
-}
-
-fn drop_oldest(messages: &mut Vec<MessageView>) -> Option<usize> {
-    if messages.is_empty() {
-        return None;
-    }
-    let m = messages.remove(0);
-    Some(estimate_tokens(&m.text) + estimate_tokens(&m.user) + 8)
-}
-
-impl Fit for ThreadTask {
-    fn cap(&mut self, max_chars: usize) {
-        cap_views(&mut self.messages, max_chars);
-    }
-    fn drop_one(&mut self) -> Option<usize> {
-        // The root (first) says what the thread is about: the oldest reply goes.
-        if self.messages.len() > 2 {
-            let m = self.messages.remove(1);
-            return Some(estimate_tokens(&m.text) + estimate_tokens(&m.user) + 8);
-        }
-        None
-    }
-}
-
-impl Fit for WindowTask {
-    fn cap(&mut self, max_chars: usize) {
-        cap_views(&mut self.messages, max_chars);
-    }
-    fn drop_one(&mut self) -> Option<usize> {
-        drop_oldest(&mut self.messages)
-    }
-}
-
-impl Fit for MergeTask {
-    // Two memories, each bounded by the memory model's answer length.
-    fn cap(&mut self, _max_chars: usize) {}
-    fn drop_one(&mut self) -> Option<usize> {
-        None
-    }
-}
-
-impl Fit for WorkspaceTask {
-    fn cap(&mut self, _max_chars: usize) {}
-    fn drop_one(&mut self) -> Option<usize> {
-        // The least recently active channel goes first.
-        let i = self
-            .channels
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, c)| c.last_active)
-            .map(|(i, _)| i)?;
-        let c = self.channels.remove(i);
-        Some(estimate_tokens(&c.memory) + estimate_tokens(&c.name) + 8)
-    }
-}
-
-#[derive(Serialize, Clone)]
-struct ThreadTask {
-    channel_name: String,
-    thread_ts: String,
-    previous: Option<String>,
-    messages: Vec<MessageView>,
-}
-
-#[derive(Serialize, Clone)]
-struct WindowTask {
-    channel_name: String,
-    window_hours: u32,
-    messages: Vec<MessageView>,
-}
-
-#[derive(Serialize, Clone)]
-struct MergeTask {
-    channel_name: String,
-    previous: Option<String>,
-    short_term: String,
-}
-
-#[derive(Serialize, Clone)]
-struct ChannelLine {
-    name: String,
-    memory: String,
-    /// Not shown: a prompt over its budget drops the least recent first.
-    #[serde(skip)]
-    last_active: Option<DateTime<Utc>>,
-}
-
-#[derive(Serialize, Clone)]
-struct WorkspaceTask {
-    channels: Vec<ChannelLine>,
-}
-
-/// The system prompt of one memory task: the shared rules of
-/// `memory_system.j2` around the task's own template.
-fn memory_prompt<T: Serialize>(
-    settings: &Settings,
-    now: DateTime<Utc>,
-    kind: MemoryKind,
-    template: &'static str,
-    task: &T,
-) -> Result<String, crate::prompts::PromptError> {
-    let max_tokens = match kind {
-        MemoryKind::Long => settings.long_term_max_tokens,
-        MemoryKind::Short => settings.short_term_max_tokens,
-    };
-    let view = TaskView {
-        persona: PersonaView {
-            name: settings.persona_name.clone(),
-            system_prompt: settings.persona_system_prompt.clone(),
-        },
-        max_tokens,
-        current_time: format_now(now, settings.timezone),
-        task_template: template,
-        task,
-    };
-    render("memory_system.j2", &view)
-}
-
-/// The memory prompt of `task`, its messages capped at `max_message_chars`
-/// and the oldest left out while it is over `memory_prompt_max_tokens`.
-fn fitted_memory_prompt<T: Fit>(
-    settings: &Settings,
-    now: DateTime<Utc>,
-    kind: MemoryKind,
-    template: &'static str,
-    task: &T,
-) -> Result<String, crate::prompts::PromptError> {
-    let mut task = task.clone();
-    task.cap(settings.max_message_chars as usize);
-    let budget = settings.memory_prompt_max_tokens as usize;
-    let mut dropped = 0usize;
-    loop {
-        let prompt = memory_prompt(settings, now, kind, template, &task)?;
-        let tokens = estimate_tokens(&prompt);
-        if tokens <= budget {
-            if dropped > 0 {
-                tracing::info!(tokens, budget, dropped, "memory prompt cut to its budget");
-            }
-            return Ok(prompt);
-        }
-        let mut excess = tokens - budget;
-        while excess > 0 {
-            match task.drop_one() {
-                Some(freed) => {
-                    dropped += 1;
-                    excess = excess.saturating_sub(freed);
-                }
-                None => {
-                    tracing::warn!(
-                        tokens,
-                        budget,
-                        "memory prompt over its budget, nothing left to cut"
-                    );
-                    return memory_prompt(settings, now, kind, template, &task);
-                }
-            }
-        }
     }
 }
 
@@ -311,20 +127,20 @@ async fn ask<T: Fit>(
     template: &'static str,
     task: &T,
 ) -> Option<String> {
-    let now = svc.clock.now();
-    let prompt = match fitted_memory_prompt(settings, now, kind, template, task) {
-        Ok(p) => p,
+    let prompt = MemoryPrompt {
+        settings,
+        now: svc.clock.now(),
+        kind,
+        template,
+    };
+    let request = match prompt.request(task) {
+        Ok(request) => request,
         Err(error) => {
             tracing::error!(%error, %scope, "memory prompt failed to render");
             return None;
         }
     };
     report.llm_calls += 1;
-    let request = LlmRequest {
-        role: LlmRole::Memory,
-        system: prompt,
-        json: false,
-    };
     let content = match svc.llm.complete(&request).await {
         Ok(reply) => reply.text.trim().to_owned(),
         Err(error) => {
@@ -345,26 +161,10 @@ async fn views(
     messages: &[Message],
     now: DateTime<Utc>,
 ) -> Result<Vec<MessageView>, PortError> {
-    let mut names = user_names(svc, settings, &mentioned_users(messages.iter()), now).await?;
-    if let Ok(bot) = svc.bot_user_id(settings).await {
-        names.insert(bot, settings.persona_name.clone());
-    }
-    let name_of = |id: &str| {
-        names
-            .iter()
-            .find(|(k, _)| k.as_str() == id)
-            .map(|(_, v)| v.clone())
-    };
+    let names = prompt_names(svc, settings, messages.iter(), now).await?;
     Ok(messages
         .iter()
-        .map(|m| MessageView {
-            time: format_time(m.ts.to_datetime(), settings.timezone),
-            user: names
-                .get(&m.user)
-                .cloned()
-                .unwrap_or_else(|| m.user.to_string()),
-            text: render_slack_text(&m.text, name_of),
-        })
+        .map(|m| MessageView::new(m, &names, settings.timezone))
         .collect())
 }
 
@@ -429,11 +229,7 @@ async fn refresh_thread(
     } else {
         svc.store.get_memory(&scope, MemoryKind::Short).await?
     };
-    if previous
-        .as_ref()
-        .and_then(|m| m.newest_ts)
-        .is_some_and(|covered| covered >= newest)
-    {
+    if covers(previous.as_ref(), newest) {
         return Ok(report);
     }
     let now = svc.clock.now();
@@ -517,12 +313,26 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
     Ok(report)
 }
 
-/// The workspace memories, from the open channels' memories.
+/// The workspace memories, written from the open channels' memories only.
 pub async fn workspace_memory(svc: &Services) -> Result<MemoryReport, PortError> {
     let settings = svc.settings.current().await?;
     let now = svc.clock.now();
     let open = open_channels(svc, &settings, now).await?;
-    workspace_memories(svc, &settings, &open, now).await
+    let mut report = MemoryReport::default();
+    let (mut lines, newest) = channel_lines(svc, &open, MemoryKind::Short).await?;
+    // A cleared memory (a quiet window) counts for what is covered, but
+    // says nothing.
+    lines.retain(|line| !line.memory.is_empty());
+    let Some(newest) = newest else {
+        return Ok(report);
+    };
+    let memories = Memories::of_workspace();
+    let task = async { Ok(WorkspaceTask { channels: lines }) };
+    let short = refresh_short(svc, &settings, &mut report, &memories, newest, task, now).await?;
+    if let Some(short) = short {
+        merge_long(svc, &settings, &mut report, &memories, &short, now).await?;
+    }
+    Ok(report)
 }
 
 /// Forgets at once what was deleted, edited, or said in a channel that
@@ -689,57 +499,178 @@ async fn forget(
     Ok(rebuild_workspace_long)
 }
 
-/// A long-term memory to write afresh, without its previous text.
-struct Afresh {
+/// The memories of a channel or of the workspace: where they are stored,
+/// and the templates that write them.
+struct Memories {
     scope: MemoryScope,
+    /// The channel's name, as the prompts show it; empty for the workspace.
     channel_name: String,
-    /// The short-term task's template, which summarises what remains.
-    summary_template: &'static str,
-    /// The long-term template, which makes that summary a dated history.
+    /// The short-term template, which summarises what happened.
+    short_template: &'static str,
+    /// The long-term template, which merges a summary into a dated history.
     long_template: &'static str,
-    newest: Option<Ts>,
-    read_at: DateTime<Utc>,
 }
 
-/// Summarises `task` with the short-term template, then merges that alone
-/// into a long-term memory; whether it was written.
+impl Memories {
+    fn of_channel(channel: &Channel) -> Memories {
+        Memories {
+            scope: MemoryScope::Channel {
+                channel: channel.id.clone(),
+            },
+            channel_name: channel.name.clone(),
+            short_template: "memory_channel_short.j2",
+            long_template: "memory_channel_long.j2",
+        }
+    }
+
+    fn of_workspace() -> Memories {
+        Memories {
+            scope: MemoryScope::Workspace,
+            channel_name: String::new(),
+            short_template: "memory_workspace_short.j2",
+            long_template: "memory_workspace_long.j2",
+        }
+    }
+
+    /// The task that merges `short_term` into the `previous` long-term memory.
+    fn merge(&self, previous: Option<String>, short_term: String) -> MergeTask {
+        MergeTask {
+            channel_name: self.channel_name.clone(),
+            previous,
+            short_term,
+        }
+    }
+}
+
+/// Writes the long-term memory of `memories` from `task`; whether it was
+/// written.
+async fn write_long(
+    svc: &Services,
+    settings: &Settings,
+    report: &mut MemoryReport,
+    memories: &Memories,
+    task: &MergeTask,
+    newest_ts: Option<Ts>,
+    read_at: DateTime<Utc>,
+) -> Result<bool, PortError> {
+    write(
+        svc,
+        settings,
+        report,
+        memories.scope.clone(),
+        MemoryKind::Long,
+        memories.long_template,
+        task,
+        newest_ts,
+        read_at,
+    )
+    .await
+}
+
+/// Writes the long-term memory of `memories` afresh, without its previous
+/// text: summarises `task` with the short-term template, then merges that
+/// alone; whether it was written.
 async fn write_long_afresh<T: Fit>(
     svc: &Services,
     settings: &Settings,
     report: &mut MemoryReport,
-    afresh: Afresh,
+    memories: &Memories,
     task: &T,
+    newest: Option<Ts>,
+    read_at: DateTime<Utc>,
 ) -> Result<bool, PortError> {
     let Some(summary) = ask(
         svc,
         settings,
         report,
-        &afresh.scope,
+        &memories.scope,
         MemoryKind::Short,
-        afresh.summary_template,
+        memories.short_template,
         task,
     )
     .await
     else {
         return Ok(false);
     };
-    let merge = MergeTask {
-        channel_name: afresh.channel_name,
-        previous: None,
-        short_term: summary,
-    };
-    write(
+    let merge = memories.merge(None, summary);
+    write_long(svc, settings, report, memories, &merge, newest, read_at).await
+}
+
+/// Merges `short` into the long-term memory of `memories`, when that is
+/// due ([`long_term_due`]).
+async fn merge_long(
+    svc: &Services,
+    settings: &Settings,
+    report: &mut MemoryReport,
+    memories: &Memories,
+    short: &Memory,
+    now: DateTime<Utc>,
+) -> Result<(), PortError> {
+    let long = svc
+        .store
+        .get_memory(&memories.scope, MemoryKind::Long)
+        .await?;
+    if long_term_due(long.as_ref(), short.newest_ts, settings, now) {
+        let merge = memories.merge(long.map(|m| m.content), short.content.clone());
+        write_long(
+            svc,
+            settings,
+            report,
+            memories,
+            &merge,
+            short.newest_ts,
+            now,
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// The short-term memory of `memories`, written again first from `task`
+/// (awaited only then) when the one stored does not cover `newest`.
+async fn refresh_short<T: Fit>(
+    svc: &Services,
+    settings: &Settings,
+    report: &mut MemoryReport,
+    memories: &Memories,
+    newest: Ts,
+    task: impl std::future::Future<Output = Result<T, PortError>>,
+    now: DateTime<Utc>,
+) -> Result<Option<Memory>, PortError> {
+    let short = svc
+        .store
+        .get_memory(&memories.scope, MemoryKind::Short)
+        .await?;
+    if covers(short.as_ref(), newest) {
+        return Ok(short);
+    }
+    let task = task.await?;
+    let written = write(
         svc,
         settings,
         report,
-        afresh.scope,
-        MemoryKind::Long,
-        afresh.long_template,
-        &merge,
-        afresh.newest,
-        afresh.read_at,
+        memories.scope.clone(),
+        MemoryKind::Short,
+        memories.short_template,
+        &task,
+        Some(newest),
+        now,
     )
-    .await
+    .await?;
+    if written {
+        return svc
+            .store
+            .get_memory(&memories.scope, MemoryKind::Short)
+            .await;
+    }
+    Ok(short)
+}
+
+/// Whether `memory` covers the messages up to `newest`.
+pub(crate) fn covers(memory: Option<&Memory>, newest: Ts) -> bool {
+    memory
+        .and_then(|m| m.newest_ts)
+        .is_some_and(|covered| covered >= newest)
 }
 
 /// Rewrites a channel's long-term memory from its remaining messages alone
@@ -752,11 +683,9 @@ async fn rebuild_channel_long(
     id: &ChannelId,
     now: DateTime<Utc>,
 ) -> Result<(), PortError> {
-    let scope = MemoryScope::Channel {
-        channel: id.clone(),
-    };
     let messages = svc.store.messages_after(id, None, WINDOW_MESSAGES).await?;
     let channel = super::context::channel(svc, settings, id, now).await?;
+    let memories = Memories::of_channel(&channel);
     let newest = messages.iter().map(|m| m.ts).max();
     let rewritten = match newest {
         None => false,
@@ -766,18 +695,11 @@ async fn rebuild_channel_long(
                 window_hours: settings.message_retention_days.saturating_mul(24),
                 messages: views(svc, settings, &messages, now).await?,
             };
-            let afresh = Afresh {
-                scope: scope.clone(),
-                channel_name: channel.name,
-                summary_template: "memory_channel_short.j2",
-                long_template: "memory_channel_long.j2",
-                newest,
-                read_at: now,
-            };
-            write_long_afresh(svc, settings, report, afresh, &task).await?
+            write_long_afresh(svc, settings, report, &memories, &task, newest, now).await?
         }
     };
     if !rewritten {
+        let scope = memories.scope;
         svc.store.delete_memory(&scope, MemoryKind::Long).await?;
         tracing::info!(%scope, "channel long-term memory removed while forgetting");
     }
@@ -810,44 +732,24 @@ async fn channel_memories(
     now: DateTime<Utc>,
 ) -> Result<MemoryReport, PortError> {
     let mut report = MemoryReport::default();
-    let short_scope = MemoryScope::Channel {
-        channel: channel.id.clone(),
-    };
-    let mut short = svc
-        .store
-        .get_memory(&short_scope, MemoryKind::Short)
-        .await?;
-    if let Some(newest) = window.iter().map(|m| m.ts).max() {
-        if short
-            .as_ref()
-            .and_then(|m| m.newest_ts)
-            .is_none_or(|covered| covered < newest)
-        {
-            let task = WindowTask {
-                channel_name: channel.name.clone(),
-                window_hours: settings.short_term_window_hours,
-                messages: views(svc, settings, window, now).await?,
+    let memories = Memories::of_channel(channel);
+    let short = match window.iter().map(|m| m.ts).max() {
+        Some(newest) => {
+            let task = async {
+                Ok(WindowTask {
+                    channel_name: channel.name.clone(),
+                    window_hours: settings.short_term_window_hours,
+                    messages: views(svc, settings, window, now).await?,
+                })
             };
-            if write(
-                svc,
-                settings,
-                &mut report,
-                short_scope.clone(),
-                MemoryKind::Short,
-                "memory_channel_short.j2",
-                &task,
-                Some(newest),
-                now,
-            )
-            .await?
-            {
-                short = svc
-                    .store
-                    .get_memory(&short_scope, MemoryKind::Short)
-                    .await?;
-            }
+            refresh_short(svc, settings, &mut report, &memories, newest, task, now).await?
         }
-    }
+        None => {
+            svc.store
+                .get_memory(&memories.scope, MemoryKind::Short)
+                .await?
+        }
+    };
     let Some(short) = short else {
         return Ok(report);
     };
@@ -869,37 +771,17 @@ async fn channel_memories(
     if short.content.is_empty() {
         return Ok(report);
     }
-    let long = svc.store.get_memory(&short_scope, MemoryKind::Long).await?;
-    if long_term_due(long.as_ref(), short.newest_ts, settings, now) {
-        let task = MergeTask {
-            channel_name: channel.name.clone(),
-            previous: long.map(|m| m.content),
-            short_term: short.content.clone(),
-        };
-        write(
-            svc,
-            settings,
-            &mut report,
-            short_scope,
-            MemoryKind::Long,
-            "memory_channel_long.j2",
-            &task,
-            short.newest_ts,
-            now,
-        )
-        .await?;
-    }
+    merge_long(svc, settings, &mut report, &memories, &short, now).await?;
     Ok(report)
 }
 
-/// The workspace memories, written from the open channels' memories only.
-async fn workspace_memories(
+/// The open channels' memories of `kind`, as the workspace prompts list
+/// them, and the newest message they cover.
+async fn channel_lines(
     svc: &Services,
-    settings: &Settings,
     open: &[OpenChannel],
-    now: DateTime<Utc>,
-) -> Result<MemoryReport, PortError> {
-    let mut report = MemoryReport::default();
+    kind: MemoryKind,
+) -> Result<(Vec<ChannelLine>, Option<Ts>), PortError> {
     let mut lines = Vec::new();
     let mut newest: Option<Ts> = None;
     for OpenChannel {
@@ -910,11 +792,8 @@ async fn workspace_memories(
         let scope = MemoryScope::Channel {
             channel: channel.id.clone(),
         };
-        if let Some(m) = svc.store.get_memory(&scope, MemoryKind::Short).await? {
+        if let Some(m) = svc.store.get_memory(&scope, kind).await? {
             newest = newest.max(m.newest_ts);
-            if m.content.is_empty() {
-                continue;
-            }
             lines.push(ChannelLine {
                 name: channel.name.clone(),
                 memory: m.content,
@@ -922,57 +801,7 @@ async fn workspace_memories(
             });
         }
     }
-    let scope = MemoryScope::Workspace;
-    let Some(newest) = newest else {
-        return Ok(report);
-    };
-    let mut short = svc.store.get_memory(&scope, MemoryKind::Short).await?;
-    if short
-        .as_ref()
-        .and_then(|m| m.newest_ts)
-        .is_none_or(|covered| covered < newest)
-    {
-        let task = WorkspaceTask { channels: lines };
-        if write(
-            svc,
-            settings,
-            &mut report,
-            scope.clone(),
-            MemoryKind::Short,
-            "memory_workspace_short.j2",
-            &task,
-            Some(newest),
-            now,
-        )
-        .await?
-        {
-            short = svc.store.get_memory(&scope, MemoryKind::Short).await?;
-        }
-    }
-    let Some(short) = short else {
-        return Ok(report);
-    };
-    let long = svc.store.get_memory(&scope, MemoryKind::Long).await?;
-    if long_term_due(long.as_ref(), short.newest_ts, settings, now) {
-        let task = MergeTask {
-            channel_name: String::new(),
-            previous: long.map(|m| m.content),
-            short_term: short.content.clone(),
-        };
-        write(
-            svc,
-            settings,
-            &mut report,
-            scope,
-            MemoryKind::Long,
-            "memory_workspace_long.j2",
-            &task,
-            short.newest_ts,
-            now,
-        )
-        .await?;
-    }
-    Ok(report)
+    Ok((lines, newest))
 }
 
 /// Writes the workspace's long-term memory again from the open channels'
@@ -984,205 +813,19 @@ async fn rebuild_workspace_long(
     open: &[OpenChannel],
     read_at: DateTime<Utc>,
 ) -> Result<(), PortError> {
-    let scope = MemoryScope::Workspace;
-    let mut lines = Vec::new();
-    let mut newest: Option<Ts> = None;
-    for OpenChannel {
-        channel,
-        last_active,
-    } in open
-    {
-        let channel_scope = MemoryScope::Channel {
-            channel: channel.id.clone(),
-        };
-        if let Some(m) = svc
-            .store
-            .get_memory(&channel_scope, MemoryKind::Long)
-            .await?
-        {
-            newest = newest.max(m.newest_ts);
-            lines.push(ChannelLine {
-                name: channel.name.clone(),
-                memory: m.content,
-                last_active: Some(*last_active),
-            });
-        }
-    }
+    let (lines, newest) = channel_lines(svc, open, MemoryKind::Long).await?;
     if lines.is_empty() {
         return Ok(());
     }
     let task = WorkspaceTask { channels: lines };
-    let afresh = Afresh {
-        scope,
-        channel_name: String::new(),
-        summary_template: "memory_workspace_short.j2",
-        long_template: "memory_workspace_long.j2",
-        newest,
-        read_at,
-    };
-    write_long_afresh(svc, settings, report, afresh, &task).await?;
+    let memories = Memories::of_workspace();
+    write_long_afresh(svc, settings, report, &memories, &task, newest, read_at).await?;
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn snapshot_settings() -> Settings {
-        Settings {
-            persona_name: "みゃお".into(),
-            persona_system_prompt: "あなたは「みゃお」という名前の猫キャラクターです。".into(),
-            ..Settings::default()
-        }
-    }
-
-    fn sample_messages() -> Vec<MessageView> {
-        vec![
-            MessageView {
-                time: "2024-03-01 10:10:00".into(),
-                user: "alice".into(),
-                text: "今日のタスク確認しよう".into(),
-            },
-            MessageView {
-                time: "2024-03-01 10:15:00".into(),
-                user: "bob".into(),
-                text: "了解、リスト共有するね".into(),
-            },
-        ]
-    }
-
-    /// Every memory template rendered from fixed data and snapshotted, like
-    /// the judgment and response prompts: a template change shows in review.
-    #[test]
-    fn memory_prompts_are_snapshotted() {
-        let s = snapshot_settings();
-        let now = DateTime::<Utc>::from_timestamp(1_709_294_400, 0).unwrap();
-        let thread = ThreadTask {
-            channel_name: "general".into(),
-            thread_ts: "1709280000.000001".into(),
-            previous: Some("- 2024-03-01 alice がタスク確認を提案した".into()),
-            messages: sample_messages(),
-        };
-        let window = WindowTask {
-            channel_name: "general".into(),
-            window_hours: 24,
-            messages: sample_messages(),
-        };
-        let merge = MergeTask {
-            channel_name: "general".into(),
-            previous: Some("- 2024-02-20 週次報告が始まった".into()),
-            short_term: "- 2024-03-01 タスクのリストが共有された".into(),
-        };
-        let first_merge = MergeTask {
-            channel_name: "general".into(),
-            previous: None,
-            short_term: "- 2024-03-01 タスクのリストが共有された".into(),
-        };
-        let workspace = WorkspaceTask {
-            channels: vec![
-                ChannelLine {
-                    name: "general".into(),
-                    memory: "- 2024-03-01 タスクのリストが共有された".into(),
-                    last_active: None,
-                },
-                ChannelLine {
-                    name: "random".into(),
-                    memory: "- 2024-03-01 猫の写真が投稿された".into(),
-                    last_active: None,
-                },
-            ],
-        };
-        let cases: Vec<(&str, String)> = vec![
-            (
-                "memory_thread_short",
-                memory_prompt(
-                    &s,
-                    now,
-                    MemoryKind::Short,
-                    "memory_thread_short.j2",
-                    &thread,
-                )
-                .unwrap(),
-            ),
-            (
-                "memory_channel_short",
-                memory_prompt(
-                    &s,
-                    now,
-                    MemoryKind::Short,
-                    "memory_channel_short.j2",
-                    &window,
-                )
-                .unwrap(),
-            ),
-            (
-                "memory_channel_long",
-                memory_prompt(&s, now, MemoryKind::Long, "memory_channel_long.j2", &merge).unwrap(),
-            ),
-            (
-                "memory_channel_long_first",
-                memory_prompt(
-                    &s,
-                    now,
-                    MemoryKind::Long,
-                    "memory_channel_long.j2",
-                    &first_merge,
-                )
-                .unwrap(),
-            ),
-            (
-                "memory_workspace_short",
-                memory_prompt(
-                    &s,
-                    now,
-                    MemoryKind::Short,
-                    "memory_workspace_short.j2",
-                    &workspace,
-                )
-                .unwrap(),
-            ),
-            (
-                "memory_workspace_long",
-                memory_prompt(
-                    &s,
-                    now,
-                    MemoryKind::Long,
-                    "memory_workspace_long.j2",
-                    &merge,
-                )
-                .unwrap(),
-            ),
-        ];
-        for (name, prompt) in cases {
-            assert!(prompt.contains("YYYY-MM-DD"), "{name}: every item is dated");
-            insta::assert_snapshot!(name, prompt);
-        }
-    }
-
-    #[test]
-    fn a_workspace_prompt_over_budget_drops_the_least_recent_channel_first() {
-        let line = |name: &str, hour: i64| ChannelLine {
-            name: name.into(),
-            memory: format!("memory of {name}"),
-            last_active: DateTime::<Utc>::from_timestamp(hour * 3600, 0),
-        };
-        let mut task = WorkspaceTask {
-            channels: vec![line("alpha", 5), line("beta", 1), line("gamma", 3)],
-        };
-        let names = |t: &WorkspaceTask| -> Vec<String> {
-            t.channels.iter().map(|c| c.name.clone()).collect()
-        };
-        assert!(task.drop_one().is_some());
-        assert_eq!(
-            names(&task),
-            ["alpha", "gamma"],
-            "beta was the least recent"
-        );
-        assert!(task.drop_one().is_some());
-        assert_eq!(names(&task), ["alpha"]);
-        assert!(task.drop_one().is_some());
-        assert_eq!(task.drop_one(), None);
-    }
 
     fn memory(updated: i64, newest: &str) -> Memory {
         Memory {

@@ -10,6 +10,7 @@ pub mod memory;
 pub mod response;
 pub mod settings;
 
+use std::ops::Deref;
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
@@ -20,14 +21,25 @@ use crate::ports::{
     Clock, Llm, PortError, Queue, RandomSource, Scheduler, SettingsProvider, SlackApi, Store,
 };
 
-/// Everything the judgment, response and memory services use.
-pub struct Services {
+/// The ports every function uses: the store, the scheduler and the queue
+/// (the AWS services, or their in-process twins), time, chance and the
+/// settings. [`Ingest`](ingest::Ingest) and [`Services`] are each built over
+/// a `Ports`, and read it through `Deref` (`svc.store`). `crate::wire`
+/// assembles them.
+#[derive(Clone)]
+pub struct Ports {
     pub store: Arc<dyn Store>,
     pub scheduler: Arc<dyn Scheduler>,
     pub queue: Arc<dyn Queue>,
     pub clock: Arc<dyn Clock>,
     pub random: Arc<dyn RandomSource>,
     pub settings: Arc<dyn SettingsProvider>,
+}
+
+/// Everything the judgment, response and memory services use: the
+/// [`Ports`], the LLM and Slack.
+pub struct Services {
+    pub ports: Ports,
     pub llm: Arc<dyn Llm>,
     pub slack: Arc<dyn SlackApi>,
     bot_user_id: OnceCell<UserId>,
@@ -37,30 +49,15 @@ impl Services {
     /// The services over these ports. `llm` is put behind the workspace's
     /// daily cap ([`limits::CappedLlm`]), so that no assembly of the
     /// services can make an LLM call the cap did not count.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        store: Arc<dyn Store>,
-        scheduler: Arc<dyn Scheduler>,
-        queue: Arc<dyn Queue>,
-        clock: Arc<dyn Clock>,
-        random: Arc<dyn RandomSource>,
-        settings: Arc<dyn SettingsProvider>,
-        llm: Arc<dyn Llm>,
-        slack: Arc<dyn SlackApi>,
-    ) -> Services {
+    pub fn new(ports: Ports, llm: Arc<dyn Llm>, slack: Arc<dyn SlackApi>) -> Services {
         let llm: Arc<dyn Llm> = Arc::new(limits::CappedLlm::new(
             llm,
-            store.clone(),
-            settings.clone(),
-            clock.clone(),
+            ports.store.clone(),
+            ports.settings.clone(),
+            ports.clock.clone(),
         ));
         Services {
-            store,
-            scheduler,
-            queue,
-            clock,
-            random,
-            settings,
+            ports,
             llm,
             slack,
             bot_user_id: OnceCell::new(),
@@ -77,6 +74,14 @@ impl Services {
             .get_or_try_init(|| async { self.slack.auth_test().await })
             .await
             .cloned()
+    }
+}
+
+impl Deref for Services {
+    type Target = Ports;
+
+    fn deref(&self) -> &Ports {
+        &self.ports
     }
 }
 

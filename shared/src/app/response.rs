@@ -4,9 +4,10 @@ use chrono::Duration;
 
 use super::context::{recent, touch, Recent};
 use super::{context, retention, Services};
+use crate::domain::text::{clean_reply, escape};
 use crate::domain::{ChannelId, Conversation, Job, Message, Settings, Ts};
-use crate::ports::{LlmRequest, LlmRole, PortError};
-use crate::prompts::{fitted, response_prompt, ContextView};
+use crate::ports::PortError;
+use crate::prompts::{ContextPrompt, PromptError};
 
 /// How long a job claim is kept: longer than any redelivery.
 const CLAIM_DAYS: i64 = 2;
@@ -137,12 +138,13 @@ pub async fn run(
         Err(WriteError::OverBudget) => {
             return Ok(super::limits::refused_by_budget(svc, &settings, &job, now).await);
         }
-        Err(WriteError::Unusable(reason)) => {
+        Err(WriteError::Unusable(unusable)) => {
+            let reason = unusable.to_string();
             tracing::error!(%reason, "no reply written");
             return Ok(ResponseOutcome::NoReply { reason });
         }
     };
-    let escaped = slack_escape(&text);
+    let escaped = escape(&text);
     let ts = match svc.slack.post_message(channel, thread_ts, &escaped).await {
         Ok(ts) => ts,
         // Slack surely did not post (rate limited, never connected): a
@@ -181,9 +183,22 @@ enum WriteError {
     /// The LLM was unavailable after its retries: worth a redelivery.
     Retryable(PortError),
     /// The LLM refused, or answered nothing usable.
-    Unusable(String),
+    Unusable(UnusableReply),
     /// The day's LLM budget refused the call (`limits::CappedLlm`).
     OverBudget,
+}
+
+/// Why there is no reply worth posting, and none worth retrying.
+#[derive(Debug, thiserror::Error)]
+enum UnusableReply {
+    /// The prompt did not render (a template bug).
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    /// The LLM failed in a way a retry would not mend.
+    #[error("LLM failed: {0}")]
+    Llm(PortError),
+    #[error("the LLM wrote an empty reply")]
+    Empty,
 }
 
 async fn write_reply(
@@ -192,102 +207,18 @@ async fn write_reply(
     context: &crate::domain::Context,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<String, WriteError> {
-    let view = ContextView::new(
-        context,
-        now,
-        settings.timezone,
-        settings.message_limit as usize,
-    );
-    let prompt = fitted(
-        view.for_reply(),
-        settings.max_message_chars,
-        settings.response_prompt_max_tokens,
-        response_prompt,
-    )
-    .map_err(|e| WriteError::Unusable(e.to_string()))?;
-    let request = LlmRequest {
-        role: LlmRole::Response,
-        system: prompt,
-        json: false,
-    };
+    let request = ContextPrompt::Response
+        .request(context, settings, now)
+        .map_err(|e| WriteError::Unusable(e.into()))?;
     let reply = match svc.llm.complete(&request).await {
         Ok(reply) => reply,
         Err(error) if error.is_retryable() => return Err(WriteError::Retryable(error)),
         Err(error) if super::limits::is_over_budget(&error) => return Err(WriteError::OverBudget),
-        Err(error) => return Err(WriteError::Unusable(format!("LLM failed: {error}"))),
+        Err(error) => return Err(WriteError::Unusable(UnusableReply::Llm(error))),
     };
     let text = clean_reply(&reply.text, &settings.persona_name);
     if text.is_empty() {
-        return Err(WriteError::Unusable(
-            "the LLM wrote an empty reply".to_owned(),
-        ));
+        return Err(WriteError::Unusable(UnusableReply::Empty));
     }
     Ok(text)
-}
-
-/// Escapes Slack's control characters so that the model's words are shown
-/// as written: a `<!channel>` or `<@U…>` in a reply must not notify anyone.
-pub fn slack_escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-/// Trims a reply and drops a leading "name:" or "**time** name:" the model
-/// may have copied from the transcript's format.
-pub fn clean_reply(text: &str, persona_name: &str) -> String {
-    let mut t = text.trim();
-    if let Some(rest) = t.strip_prefix("**") {
-        if let Some(end) = rest.find("**") {
-            // Only a transcript time such as "**2024-01-01 12:00:00**".
-            let inner = &rest[..end];
-            if !inner.is_empty()
-                && inner
-                    .chars()
-                    .all(|c| c.is_ascii_digit() || matches!(c, '-' | ':' | ' '))
-            {
-                t = rest[end + 2..].trim_start();
-            }
-        }
-    }
-    for prefix in [
-        format!("{persona_name}:"),
-        format!("{persona_name}："),
-        format!("@{persona_name}:"),
-    ] {
-        if let Some(rest) = t.strip_prefix(prefix.as_str()) {
-            t = rest.trim_start();
-        }
-    }
-    t.to_owned()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{clean_reply, slack_escape};
-
-    #[test]
-    fn copied_transcript_prefixes_are_dropped() {
-        assert_eq!(clean_reply("  hello  ", "myao"), "hello");
-        assert_eq!(clean_reply("myao: hi", "myao"), "hi");
-        assert_eq!(
-            clean_reply("**2024-01-01 12:00:00** myao:\nhi", "myao"),
-            "hi"
-        );
-        assert_eq!(clean_reply("myaomyao", "myao"), "myaomyao");
-        assert_eq!(clean_reply("", "myao"), "");
-        assert_eq!(
-            clean_reply("**重要** です", "myao"),
-            "**重要** です",
-            "bold text is kept"
-        );
-    }
-
-    #[test]
-    fn replies_cannot_notify_anyone() {
-        assert_eq!(
-            slack_escape("<!channel> hi <@U1> & bye"),
-            "&lt;!channel&gt; hi &lt;@U1&gt; &amp; bye"
-        );
-    }
 }

@@ -10,7 +10,7 @@ use std::fmt;
 
 use chrono_tz::Tz;
 
-use super::ids::UserId;
+use super::ids::{IdError, UserId};
 
 /// The persona's default system prompt.
 pub const DEFAULT_PERSONA_PROMPT: &str = "あなたは「myao」という名前の猫のキャラクターです。\
@@ -240,70 +240,101 @@ impl fmt::Display for SettingIssue {
     }
 }
 
-fn int(value: &str, min: u32, max: u32) -> Result<u32, String> {
+/// Why a setting's value cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingError {
+    /// No setting has this name.
+    #[error("unknown setting")]
+    UnknownName,
+    #[error("not a whole number")]
+    NotAWholeNumber,
+    #[error("not a number")]
+    NotANumber,
+    #[error("out of range {min}..={max}")]
+    WholeNumberOutOfRange { min: u32, max: u32 },
+    #[error("out of range {min}..={max}")]
+    NumberOutOfRange { min: f64, max: f64 },
+    /// Blank, where some text is needed.
+    #[error("empty")]
+    Empty,
+    #[error("not an http(s) URL")]
+    NotAnHttpUrl,
+    /// Not capital letters and digits (at most 32).
+    #[error("not a Slack id (capital letters and digits)")]
+    NotASlackId,
+    /// A Slack id of the wrong kind (an app id must start with `A`, a
+    /// workspace id with `T`).
+    #[error("not a Slack id starting with {first}")]
+    WrongSlackIdKind { first: char },
+    #[error("not true or false")]
+    NotABoolean,
+    #[error("not an IANA time zone name")]
+    NotATimeZone,
+    #[error(transparent)]
+    BadUserId(#[from] IdError),
+}
+
+fn int(value: &str, min: u32, max: u32) -> Result<u32, SettingError> {
     let n: u32 = value
         .trim()
         .parse()
-        .map_err(|_| "not a whole number".to_owned())?;
+        .map_err(|_| SettingError::NotAWholeNumber)?;
     if n < min || n > max {
-        return Err(format!("out of range {min}..={max}"));
+        return Err(SettingError::WholeNumberOutOfRange { min, max });
     }
     Ok(n)
 }
 
-fn float(value: &str, min: f64, max: f64) -> Result<f64, String> {
-    let x: f64 = value
-        .trim()
-        .parse()
-        .map_err(|_| "not a number".to_owned())?;
+fn float(value: &str, min: f64, max: f64) -> Result<f64, SettingError> {
+    let x: f64 = value.trim().parse().map_err(|_| SettingError::NotANumber)?;
     if !x.is_finite() || x < min || x > max {
-        return Err(format!("out of range {min}..={max}"));
+        return Err(SettingError::NumberOutOfRange { min, max });
     }
     Ok(x)
 }
 
-fn text(value: &str) -> Result<String, String> {
+fn text(value: &str) -> Result<String, SettingError> {
     let t = value.trim();
     if t.is_empty() {
-        return Err("empty".to_owned());
+        return Err(SettingError::Empty);
     }
     Ok(t.to_owned())
 }
 
-fn url(value: &str) -> Result<String, String> {
+fn url(value: &str) -> Result<String, SettingError> {
     let t = text(value)?;
     if !(t.starts_with("http://") || t.starts_with("https://")) {
-        return Err("not an http(s) URL".to_owned());
+        return Err(SettingError::NotAnHttpUrl);
     }
     Ok(t.trim_end_matches('/').to_owned())
 }
 
 /// A Slack id such as an app id (`A…`) or a workspace id (`T…`): capital
 /// letters and digits, starting with `first`.
-fn slack_id(value: &str, first: char) -> Result<String, String> {
+fn slack_id(value: &str, first: char) -> Result<String, SettingError> {
     let t = text(value)?;
     let id_char = |b: u8| b.is_ascii_uppercase() || b.is_ascii_digit();
     if t.len() > 32 || !t.bytes().all(id_char) {
-        return Err("not a Slack id (capital letters and digits)".to_owned());
+        return Err(SettingError::NotASlackId);
     }
     if !t.starts_with(first) {
-        return Err(format!("not a Slack id starting with {first}"));
+        return Err(SettingError::WrongSlackIdKind { first });
     }
     Ok(t)
 }
 
-fn boolean(value: &str) -> Result<bool, String> {
+fn boolean(value: &str) -> Result<bool, SettingError> {
     match value.trim().to_ascii_lowercase().as_str() {
         "true" | "yes" | "on" | "1" => Ok(true),
         "false" | "no" | "off" | "0" => Ok(false),
-        _ => Err("not true or false".to_owned()),
+        _ => Err(SettingError::NotABoolean),
     }
 }
 
 impl Settings {
     /// Applies one named value. Unknown names are an error too, so that a
     /// misspelt parameter is reported rather than silently ignored.
-    pub fn apply(&mut self, name: &str, value: &str) -> Result<(), String> {
+    pub fn apply(&mut self, name: &str, value: &str) -> Result<(), SettingError> {
         const DAY: u32 = 86_400;
         match name {
             "min_wait_seconds" => self.min_wait_seconds = int(value, 0, DAY)?,
@@ -353,7 +384,7 @@ impl Settings {
                 self.timezone = value
                     .trim()
                     .parse::<Tz>()
-                    .map_err(|_| "not an IANA time zone name".to_owned())?
+                    .map_err(|_| SettingError::NotATimeZone)?
             }
             "llm_base_url" => self.llm_base_url = url(value)?,
             "judgment_model" => self.judgment.model = text(value)?,
@@ -369,14 +400,12 @@ impl Settings {
             "llm_max_retries" => self.llm_max_retries = int(value, 0, 5)?,
             "slack_api_base_url" => self.slack_api_base_url = url(value)?,
             "slack_max_retries" => self.slack_max_retries = int(value, 0, 5)?,
-            "bot_user_id" => {
-                self.bot_user_id = Some(UserId::parse(value.trim()).map_err(|e| e.to_string())?)
-            }
+            "bot_user_id" => self.bot_user_id = Some(UserId::parse(value.trim())?),
             "slack_app_id" => self.slack_app_id = Some(slack_id(value, 'A')?),
             "slack_team_id" => self.slack_team_id = Some(slack_id(value, 'T')?),
             "message_retention_days" => self.message_retention_days = int(value, 1, 3650)?,
             "memory_retention_days" => self.memory_retention_days = int(value, 1, 3650)?,
-            _ => return Err("unknown setting".to_owned()),
+            _ => return Err(SettingError::UnknownName),
         }
         Ok(())
     }
@@ -401,7 +430,7 @@ impl Settings {
                 issues.push(SettingIssue {
                     name: name.to_owned(),
                     value,
-                    problem,
+                    problem: problem.to_string(),
                 });
             }
         }
@@ -609,6 +638,53 @@ mod tests {
         );
         assert!(issues[0].to_string().contains("not a whole number"));
         assert!(issues[1].to_string().contains("out of range"));
+    }
+
+    #[test]
+    fn a_refused_value_says_what_is_wrong() {
+        use SettingError::*;
+        let mut s = Settings::default();
+        let cases = [
+            ("no_such_setting", "1", UnknownName),
+            ("min_wait_seconds", "soon", NotAWholeNumber),
+            (
+                "min_wait_seconds",
+                "100000",
+                WholeNumberOutOfRange {
+                    min: 0,
+                    max: 86_400,
+                },
+            ),
+            ("jitter_ratio", "much", NotANumber),
+            (
+                "jitter_ratio",
+                "1.5",
+                NumberOutOfRange { min: 0.0, max: 1.0 },
+            ),
+            ("persona_name", "  ", Empty),
+            ("llm_base_url", "ftp://x", NotAnHttpUrl),
+            ("slack_app_id", "a-1", NotASlackId),
+            ("slack_app_id", "T0123", WrongSlackIdKind { first: 'A' }),
+            ("limit_notice", "maybe", NotABoolean),
+            ("timezone", "Mars/Olympus", NotATimeZone),
+        ];
+        for (name, value, error) in cases {
+            assert_eq!(s.apply(name, value), Err(error), "{name} = {value:?}");
+        }
+        assert!(matches!(s.apply("bot_user_id", "U 1"), Err(BadUserId(_))));
+        assert_eq!(s, Settings::default(), "nothing was applied");
+        assert_eq!(
+            WholeNumberOutOfRange {
+                min: 0,
+                max: 86_400
+            }
+            .to_string(),
+            "out of range 0..=86400"
+        );
+        assert_eq!(
+            WrongSlackIdKind { first: 'T' }.to_string(),
+            "not a Slack id starting with T"
+        );
     }
 
     #[test]

@@ -1,4 +1,12 @@
-//! Slack's message markup, turned into plain text for prompts.
+//! Slack's text rules, each written once: its markup turned into plain text
+//! for prompts, the escaping that keeps a reply from notifying anyone, a
+//! model's reply cleaned before it is posted, the users a message
+//! `<@U…>`-mentions, and the name Slack shows for a user.
+
+use std::collections::BTreeSet;
+
+use super::ids::UserId;
+use super::message::Message;
 
 /// Renders Slack markup readably: `<@U123>` becomes `@name` (through
 /// `name_of`), `<#C123|general>` becomes `#general`, `<https://x|label>`
@@ -55,9 +63,111 @@ fn unescape(s: &str) -> String {
         .replace("&amp;", "&")
 }
 
+/// Escapes Slack's control characters so that text is shown as written: a
+/// `<!channel>` or `<@U…>` in a reply must not notify anyone. The inverse
+/// of the unescaping [`render_slack_text`] does.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Trims a model's reply and drops a leading "name:" or "**time** name:"
+/// it may have copied from the transcript's format.
+pub fn clean_reply(text: &str, persona_name: &str) -> String {
+    let mut t = text.trim();
+    if let Some(rest) = t.strip_prefix("**") {
+        if let Some(end) = rest.find("**") {
+            // Only a transcript time such as "**2024-01-01 12:00:00**".
+            let inner = &rest[..end];
+            if !inner.is_empty()
+                && inner
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || matches!(c, '-' | ':' | ' '))
+            {
+                t = rest[end + 2..].trim_start();
+            }
+        }
+    }
+    for prefix in [
+        format!("{persona_name}:"),
+        format!("{persona_name}："),
+        format!("@{persona_name}:"),
+    ] {
+        if let Some(rest) = t.strip_prefix(prefix.as_str()) {
+            t = rest.trim_start();
+        }
+    }
+    t.to_owned()
+}
+
+/// The users `text` mentions (`<@U123>` or `<@U123|label>`), in order; a
+/// malformed id is passed over.
+pub fn mentions(text: &str) -> impl Iterator<Item = UserId> + '_ {
+    text.match_indices("<@").filter_map(move |(i, _)| {
+        let rest = &text[i + 2..];
+        let end = rest.find(['>', '|']).unwrap_or(rest.len());
+        UserId::parse(&rest[..end]).ok()
+    })
+}
+
+/// The users a prompt over `messages` names: every author, and the first
+/// `max_mentioned` other people mentioned, newest messages first.
+pub fn named_users<'a>(
+    messages: impl DoubleEndedIterator<Item = &'a Message> + Clone,
+    max_mentioned: usize,
+) -> BTreeSet<UserId> {
+    let mut ids: BTreeSet<UserId> = messages.clone().map(|m| m.user.clone()).collect();
+    let mut mentioned = 0;
+    for id in messages.rev().flat_map(|m| mentions(&m.text)) {
+        if ids.contains(&id) {
+            continue;
+        }
+        if mentioned == max_mentioned {
+            break;
+        }
+        mentioned += 1;
+        ids.insert(id);
+    }
+    ids
+}
+
+/// The names Slack knows a user by, as `users.info` and an export's
+/// `users.json` both hold them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UserNames<'a> {
+    /// `profile.display_name`.
+    pub display_name: Option<&'a str>,
+    /// `profile.real_name`.
+    pub profile_real_name: Option<&'a str>,
+    /// `real_name`.
+    pub real_name: Option<&'a str>,
+    /// `name`: the handle.
+    pub handle: Option<&'a str>,
+}
+
+impl<'a> UserNames<'a> {
+    /// The name people see: the display name, else the real name (the
+    /// profile's, then the user's), else the handle; trimmed, and `None`
+    /// when every one is missing or blank.
+    pub fn shown(&self) -> Option<&'a str> {
+        [
+            self.display_name,
+            self.profile_real_name,
+            self.real_name,
+            self.handle,
+        ]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .find(|n| !n.is_empty())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::{ChannelId, Ts};
 
     fn names(id: &str) -> Option<String> {
         (id == "U1").then(|| "alice".to_owned())
@@ -94,5 +204,100 @@ mod tests {
             "1 < 2 and no close"
         );
         assert_eq!(render_slack_text("", names), "");
+    }
+
+    #[test]
+    fn copied_transcript_prefixes_are_dropped() {
+        assert_eq!(clean_reply("  hello  ", "myao"), "hello");
+        assert_eq!(clean_reply("myao: hi", "myao"), "hi");
+        assert_eq!(
+            clean_reply("**2024-01-01 12:00:00** myao:\nhi", "myao"),
+            "hi"
+        );
+        assert_eq!(clean_reply("myaomyao", "myao"), "myaomyao");
+        assert_eq!(clean_reply("", "myao"), "");
+        assert_eq!(
+            clean_reply("**重要** です", "myao"),
+            "**重要** です",
+            "bold text is kept"
+        );
+    }
+
+    #[test]
+    fn replies_cannot_notify_anyone() {
+        assert_eq!(
+            escape("<!channel> hi <@U1> & bye"),
+            "&lt;!channel&gt; hi &lt;@U1&gt; &amp; bye"
+        );
+    }
+
+    #[test]
+    fn escaping_is_undone_by_rendering() {
+        let text = "a <b> & c &amp; <@U1>";
+        assert_eq!(render_slack_text(&escape(text), names), text);
+    }
+
+    fn id(s: &str) -> UserId {
+        UserId::parse(s).unwrap()
+    }
+
+    #[test]
+    fn mentions_are_found_in_order() {
+        let found: Vec<UserId> = mentions("<@U2|bob> hi <@U1>, <@bad id> <@U3").collect();
+        assert_eq!(found, [id("U2"), id("U1"), id("U3")]);
+        assert_eq!(mentions("no one <#C1|here>").count(), 0);
+    }
+
+    fn said(user: &str, text: &str, ts: &str) -> Message {
+        Message::new(
+            ChannelId::parse("C1").unwrap(),
+            id(user),
+            text,
+            Ts::parse(ts).unwrap(),
+            None,
+            false,
+        )
+    }
+
+    #[test]
+    fn authors_and_the_newest_mentions_are_named() {
+        let messages = [
+            said("U1", "<@U7> <@U8>", "1.0"),
+            said("U2", "<@U1> <@U5> <@U6|six>", "2.0"),
+        ];
+        let ids: Vec<UserId> = named_users(messages.iter(), 2).into_iter().collect();
+        // U1 is an author; the newest message's mentions come first.
+        assert_eq!(ids, [id("U1"), id("U2"), id("U5"), id("U6")]);
+        assert_eq!(named_users(messages.iter(), 0).len(), 2);
+        assert_eq!(named_users(messages.iter(), 9).len(), 6);
+    }
+
+    #[test]
+    fn the_shown_name_prefers_the_display_name() {
+        let all = UserNames {
+            display_name: Some("annie"),
+            profile_real_name: Some("Ann P. Lee"),
+            real_name: Some("Ann Lee"),
+            handle: Some("ann"),
+        };
+        assert_eq!(all.shown(), Some("annie"));
+        let blank_display = UserNames {
+            display_name: Some(" "),
+            ..all
+        };
+        assert_eq!(blank_display.shown(), Some("Ann P. Lee"));
+        let only_handle = UserNames {
+            handle: Some(" ann "),
+            ..UserNames::default()
+        };
+        assert_eq!(only_handle.shown(), Some("ann"));
+        let only_real = UserNames {
+            display_name: Some(""),
+            profile_real_name: Some(""),
+            real_name: Some("Ann Lee"),
+            handle: None,
+        };
+        assert_eq!(only_real.shown(), Some("Ann Lee"));
+        assert_eq!(UserNames::default().shown(), None);
     }
 }

@@ -1,14 +1,17 @@
-//! The worked examples of designs extra05b and 08, rendered from the same
-//! data and snapshotted: a template change shows up in review.
+//! The worked examples of designs extra05b and 08, and every memory
+//! template, rendered from the same data and snapshotted: a template change
+//! shows up in review.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 
+use super::memory::{ChannelLine, MemoryPrompt, MergeTask, ThreadTask, WindowTask, WorkspaceTask};
 use super::*;
 use crate::domain::{
-    ChannelId, ChannelMemory, ChannelMessages, Context, Message, Persona, Ts, UserId,
+    ChannelId, ChannelMemory, ChannelMessages, Context, MemoryKind, Message, Persona, Settings, Ts,
+    UserId,
 };
 
 fn at(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> DateTime<Utc> {
@@ -480,5 +483,120 @@ fn the_reply_view_leaves_out_only_what_the_reply_prompt_never_shows() {
         let reply = view.for_reply();
         assert!(reply.top_level_messages.is_empty() && reply.threads.is_empty());
         assert_eq!(response_prompt(&reply).expect("prompt"), full);
+    }
+}
+
+fn memory_settings() -> Settings {
+    Settings {
+        persona_name: "みゃお".into(),
+        persona_system_prompt: "あなたは「みゃお」という名前の猫キャラクターです。".into(),
+        ..Settings::default()
+    }
+}
+
+fn memory_messages() -> Vec<MessageView> {
+    vec![
+        MessageView {
+            time: "2024-03-01 10:10:00".into(),
+            user: "alice".into(),
+            text: "今日のタスク確認しよう".into(),
+        },
+        MessageView {
+            time: "2024-03-01 10:15:00".into(),
+            user: "bob".into(),
+            text: "了解、リスト共有するね".into(),
+        },
+    ]
+}
+
+/// Every memory template rendered from fixed data and snapshotted, like
+/// the judgment and response prompts: a template change shows in review.
+#[test]
+fn memory_prompts_are_snapshotted() {
+    let s = memory_settings();
+    let now = DateTime::<Utc>::from_timestamp(1_709_294_400, 0).unwrap();
+    let thread = ThreadTask {
+        channel_name: "general".into(),
+        thread_ts: "1709280000.000001".into(),
+        previous: Some("- 2024-03-01 alice がタスク確認を提案した".into()),
+        messages: memory_messages(),
+    };
+    let window = WindowTask {
+        channel_name: "general".into(),
+        window_hours: 24,
+        messages: memory_messages(),
+    };
+    let merge = MergeTask {
+        channel_name: "general".into(),
+        previous: Some("- 2024-02-20 週次報告が始まった".into()),
+        short_term: "- 2024-03-01 タスクのリストが共有された".into(),
+    };
+    let first_merge = MergeTask {
+        channel_name: "general".into(),
+        previous: None,
+        short_term: "- 2024-03-01 タスクのリストが共有された".into(),
+    };
+    let workspace = WorkspaceTask {
+        channels: vec![
+            ChannelLine {
+                name: "general".into(),
+                memory: "- 2024-03-01 タスクのリストが共有された".into(),
+                last_active: None,
+            },
+            ChannelLine {
+                name: "random".into(),
+                memory: "- 2024-03-01 猫の写真が投稿された".into(),
+                last_active: None,
+            },
+        ],
+    };
+    let prompt = |kind, template| MemoryPrompt {
+        settings: &s,
+        now,
+        kind,
+        template,
+    };
+    let (short, long) = (MemoryKind::Short, MemoryKind::Long);
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "memory_thread_short",
+            prompt(short, "memory_thread_short.j2")
+                .render(&thread)
+                .unwrap(),
+        ),
+        (
+            "memory_channel_short",
+            prompt(short, "memory_channel_short.j2")
+                .render(&window)
+                .unwrap(),
+        ),
+        (
+            "memory_channel_long",
+            prompt(long, "memory_channel_long.j2")
+                .render(&merge)
+                .unwrap(),
+        ),
+        (
+            "memory_channel_long_first",
+            prompt(long, "memory_channel_long.j2")
+                .render(&first_merge)
+                .unwrap(),
+        ),
+        (
+            "memory_workspace_short",
+            prompt(short, "memory_workspace_short.j2")
+                .render(&workspace)
+                .unwrap(),
+        ),
+        (
+            "memory_workspace_long",
+            prompt(long, "memory_workspace_long.j2")
+                .render(&merge)
+                .unwrap(),
+        ),
+    ];
+    for (name, prompt) in cases {
+        assert!(prompt.contains("YYYY-MM-DD"), "{name}: every item is dated");
+        insta::assert_snapshot!(name, prompt);
     }
 }

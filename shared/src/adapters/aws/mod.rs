@@ -74,6 +74,25 @@ where
     error.caused_by(err)
 }
 
+/// A call's result with one expected answer set apart: the output as
+/// `Ok(Ok(_))`; the service's error `code` as `Ok(Err(_))`, an answer the
+/// caller expects (the thing is missing, a condition failed); and every
+/// other failure as the [`PortError`] of [`port_error`].
+pub(crate) fn expecting<T, E>(
+    service: &'static str,
+    operation: &str,
+    code: &str,
+    result: Result<T, SdkError<E>>,
+) -> Result<Result<T, SdkError<E>>, PortError>
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+{
+    match result {
+        Err(e) if e.code() != Some(code) => Err(port_error(service, operation, e)),
+        answer => Ok(answer),
+    }
+}
+
 fn is_retryable<E>(err: &SdkError<E>) -> bool
 where
     E: ProvideErrorMetadata,
@@ -144,6 +163,22 @@ mod tests {
     }
 
     #[test]
+    fn an_expected_answer_is_set_apart_from_failures() {
+        let code = "ConditionalCheckFailedException";
+        let ok: Result<(), SdkError<PutItemError>> = Ok(());
+        assert!(matches!(expecting("t", "PutItem", code, ok), Ok(Ok(()))));
+        let expected: Result<(), _> = Err(service_error(400, code));
+        assert!(matches!(
+            expecting("t", "PutItem", code, expected),
+            Ok(Err(_))
+        ));
+        let other: Result<(), _> = Err(service_error(400, "ValidationException"));
+        let err = expecting("t", "PutItem", code, other).expect_err("a failure");
+        assert!(!err.is_retryable());
+        assert!(err.to_string().contains("ValidationException"), "{err}");
+    }
+
+    #[test]
     fn client_errors_are_refused_and_named() {
         let bad = port_error(
             "store",
@@ -156,4 +191,3 @@ mod tests {
         assert!(text.contains("ValidationException"), "{text}");
     }
 }
-pub mod wire;

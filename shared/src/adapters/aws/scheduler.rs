@@ -6,9 +6,6 @@
 //! here, which the unit tests pin.
 
 use async_trait::async_trait;
-use aws_sdk_scheduler::error::SdkError;
-use aws_sdk_scheduler::operation::create_schedule::CreateScheduleError;
-use aws_sdk_scheduler::operation::update_schedule::UpdateScheduleError;
 use aws_sdk_scheduler::types::{
     ActionAfterCompletion, DeadLetterConfig, FlexibleTimeWindow, FlexibleTimeWindowMode,
     RetryPolicy, ScheduleState, Target,
@@ -16,7 +13,7 @@ use aws_sdk_scheduler::types::{
 use aws_sdk_scheduler::Client;
 use chrono::{DateTime, Datelike, Duration, NaiveDateTime, TimeZone, Timelike, Utc};
 
-use super::port_error;
+use super::{expecting, port_error};
 use crate::domain::{Job, JobKind, ScheduleName};
 use crate::ports::{PortError, ScheduledJob, Scheduler};
 
@@ -27,6 +24,31 @@ const AT_FORMAT: &str = "%Y-%m-%dT%H:%M:%S";
 /// How long EventBridge keeps retrying a failed delivery, and how often.
 const MAX_EVENT_AGE_SECONDS: i32 = 3600;
 const MAX_RETRY_ATTEMPTS: i32 = 3;
+/// The errors of a schedule (or group) that is not there, and of one that
+/// is there already.
+const NOT_FOUND: &str = "ResourceNotFoundException";
+const CONFLICT: &str = "ConflictException";
+
+/// A scheduler's CreateSchedule or UpdateSchedule request (`$operation`:
+/// `create_schedule` or `update_schedule`, two builder types with the same
+/// setters) for a name and a [`Spec`], every field set. UpdateSchedule is a
+/// full replace, so it sends every field a create does, State and
+/// ActionAfterCompletion included (the emulator drops an omitted State).
+macro_rules! schedule_request {
+    ($scheduler:expr, $operation:ident, $name:expr, $spec:expr) => {
+        $scheduler
+            .client
+            .$operation()
+            .name($name.as_str())
+            .group_name(&$scheduler.group)
+            .schedule_expression(&$spec.expression)
+            .schedule_expression_timezone(ZONE)
+            .flexible_time_window($spec.window.clone())
+            .action_after_completion(ActionAfterCompletion::Delete)
+            .state(ScheduleState::Enabled)
+            .target($spec.target.clone())
+    };
+}
 
 /// Why a time and an `at()` expression do not match.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -92,24 +114,14 @@ pub fn parse_at_expression(
 /// Creates the schedule group unless it exists. Creating it again is not
 /// harmless on the emulator (it wipes the group's schedules), so look first.
 pub async fn ensure_group(client: &Client, name: &str) -> Result<(), PortError> {
-    match client.get_schedule_group().name(name).send().await {
-        Ok(_) => return Ok(()),
-        Err(e)
-            if e.as_service_error()
-                .is_some_and(|e| e.is_resource_not_found_exception()) => {}
-        Err(e) => return Err(port_error(SERVICE, "GetScheduleGroup", e)),
+    let got = client.get_schedule_group().name(name).send().await;
+    if expecting(SERVICE, "GetScheduleGroup", NOT_FOUND, got)?.is_ok() {
+        return Ok(());
     }
-    match client.create_schedule_group().name(name).send().await {
-        Ok(_) => Ok(()),
-        // Someone else made it in between.
-        Err(e)
-            if e.as_service_error()
-                .is_some_and(|e| e.is_conflict_exception()) =>
-        {
-            Ok(())
-        }
-        Err(e) => Err(port_error(SERVICE, "CreateScheduleGroup", e)),
-    }
+    let created = client.create_schedule_group().name(name).send().await;
+    // Made, or made by someone else in between (a conflict): it is there.
+    let _ = expecting(SERVICE, "CreateScheduleGroup", CONFLICT, created)?;
+    Ok(())
 }
 
 /// [`Scheduler`] on EventBridge Scheduler. The job's kind picks the Lambda
@@ -184,48 +196,6 @@ impl EventBridgeScheduler {
             target,
         })
     }
-
-    /// UpdateSchedule is a full replace: every field is sent, State and
-    /// ActionAfterCompletion included (the emulator drops an omitted State).
-    async fn update(
-        &self,
-        name: &ScheduleName,
-        spec: &Spec,
-    ) -> Result<(), SdkError<UpdateScheduleError>> {
-        self.client
-            .update_schedule()
-            .name(name.as_str())
-            .group_name(&self.group)
-            .schedule_expression(&spec.expression)
-            .schedule_expression_timezone(ZONE)
-            .flexible_time_window(spec.window.clone())
-            .action_after_completion(ActionAfterCompletion::Delete)
-            .state(ScheduleState::Enabled)
-            .target(spec.target.clone())
-            .send()
-            .await
-            .map(|_| ())
-    }
-
-    async fn create(
-        &self,
-        name: &ScheduleName,
-        spec: &Spec,
-    ) -> Result<(), SdkError<CreateScheduleError>> {
-        self.client
-            .create_schedule()
-            .name(name.as_str())
-            .group_name(&self.group)
-            .schedule_expression(&spec.expression)
-            .schedule_expression_timezone(ZONE)
-            .flexible_time_window(spec.window.clone())
-            .action_after_completion(ActionAfterCompletion::Delete)
-            .state(ScheduleState::Enabled)
-            .target(spec.target.clone())
-            .send()
-            .await
-            .map(|_| ())
-    }
 }
 
 #[async_trait]
@@ -238,74 +208,53 @@ impl Scheduler for EventBridgeScheduler {
     ) -> Result<(), PortError> {
         let spec = self.spec(at, job)?;
         // Update first: a pending schedule is the common case (a wait moved).
-        match self.update(name, &spec).await {
-            Ok(()) => {
-                tracing::debug!(schedule = %name, expression = %spec.expression, "schedule updated");
-                return Ok(());
-            }
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_resource_not_found_exception()) => {}
-            Err(e) => return Err(port_error(SERVICE, "UpdateSchedule", e)),
+        let updated = schedule_request!(self, update_schedule, name, spec)
+            .send()
+            .await;
+        if expecting(SERVICE, "UpdateSchedule", NOT_FOUND, updated)?.is_ok() {
+            tracing::debug!(schedule = %name, expression = %spec.expression, "schedule updated");
+            return Ok(());
         }
-        match self.create(name, &spec).await {
-            Ok(()) => {
-                tracing::debug!(schedule = %name, expression = %spec.expression, "schedule created");
-                Ok(())
-            }
-            // A concurrent upsert created it between our update and create:
-            // ours is the later call, so it replaces theirs.
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_conflict_exception()) =>
-            {
-                self.update(name, &spec)
-                    .await
-                    .map_err(|e| port_error(SERVICE, "UpdateSchedule", e))?;
-                tracing::debug!(schedule = %name, expression = %spec.expression, "schedule updated after a conflict");
-                Ok(())
-            }
-            Err(e) => Err(port_error(SERVICE, "CreateSchedule", e)),
+        let created = schedule_request!(self, create_schedule, name, spec)
+            .send()
+            .await;
+        if expecting(SERVICE, "CreateSchedule", CONFLICT, created)?.is_ok() {
+            tracing::debug!(schedule = %name, expression = %spec.expression, "schedule created");
+            return Ok(());
         }
+        // A concurrent upsert created it between our update and create: ours
+        // is the later call, so it replaces theirs.
+        schedule_request!(self, update_schedule, name, spec)
+            .send()
+            .await
+            .map_err(|e| port_error(SERVICE, "UpdateSchedule", e))?;
+        tracing::debug!(schedule = %name, expression = %spec.expression, "schedule updated after a conflict");
+        Ok(())
     }
 
     async fn cancel(&self, name: &ScheduleName) -> Result<(), PortError> {
-        match self
+        let deleted = self
             .client
             .delete_schedule()
             .name(name.as_str())
             .group_name(&self.group)
             .send()
-            .await
-        {
-            Ok(_) => Ok(()),
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_resource_not_found_exception()) =>
-            {
-                Ok(())
-            }
-            Err(e) => Err(port_error(SERVICE, "DeleteSchedule", e)),
-        }
+            .await;
+        // Deleted, or not found (nothing to cancel): it is gone.
+        let _ = expecting(SERVICE, "DeleteSchedule", NOT_FOUND, deleted)?;
+        Ok(())
     }
 
     async fn get(&self, name: &ScheduleName) -> Result<Option<ScheduledJob>, PortError> {
-        let out = match self
+        let got = self
             .client
             .get_schedule()
             .name(name.as_str())
             .group_name(&self.group)
             .send()
-            .await
-        {
-            Ok(out) => out,
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_resource_not_found_exception()) =>
-            {
-                return Ok(None)
-            }
-            Err(e) => return Err(port_error(SERVICE, "GetSchedule", e)),
+            .await;
+        let Ok(out) = expecting(SERVICE, "GetSchedule", NOT_FOUND, got)? else {
+            return Ok(None);
         };
         let refused =
             |what: String| PortError::refused(SERVICE, format!("schedule {name}: {what}"));

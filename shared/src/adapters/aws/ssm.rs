@@ -14,7 +14,7 @@ use aws_sdk_ssm::types::ParameterType;
 use aws_sdk_ssm::Client;
 use tokio::time::Instant;
 
-use super::port_error;
+use super::{expecting, port_error};
 use crate::ports::{PortError, Secrets, SettingsSource};
 
 const SERVICE: &str = "ssm";
@@ -54,19 +54,17 @@ impl SettingsSource for SsmSettingsSource {
     async fn load(&self) -> Result<Vec<(String, String)>, PortError> {
         let (path, prefix) = self.path_and_prefix();
         let mut pairs = Vec::new();
-        let mut token: Option<String> = None;
-        loop {
-            let out = self
-                .client
-                .get_parameters_by_path()
-                .path(&path)
-                .recursive(false)
-                .with_decryption(false)
-                .set_next_token(token.take())
-                .send()
-                .await
-                .map_err(|e| port_error(SERVICE, "GetParametersByPath", e))?;
-            for p in out.parameters() {
+        let mut pages = self
+            .client
+            .get_parameters_by_path()
+            .path(&path)
+            .recursive(false)
+            .with_decryption(false)
+            .into_paginator()
+            .send();
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| port_error(SERVICE, "GetParametersByPath", e))?;
+            for p in page.parameters() {
                 let Some(full) = p.name() else { continue };
                 let Some(name) = setting_name(full, &prefix) else {
                     tracing::debug!(parameter = full, "not a setting: skipped");
@@ -81,10 +79,6 @@ impl SettingsSource for SsmSettingsSource {
                     continue;
                 }
                 pairs.push((name.to_owned(), p.value().unwrap_or_default().to_owned()));
-            }
-            token = out.next_token;
-            if token.is_none() {
-                break;
             }
         }
         // The stack creates every setting: none at all is a wrong path or
@@ -150,25 +144,18 @@ impl Secrets for SsmSecrets {
         if let Some(value) = self.cached(name) {
             return Ok(value);
         }
-        let out = match self
+        let got = self
             .client
             .get_parameter()
             .name(name)
             .with_decryption(true)
             .send()
-            .await
-        {
-            Ok(out) => out,
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_parameter_not_found()) =>
-            {
-                return Err(PortError::refused(
-                    SERVICE,
-                    format!("no parameter named {name}"),
-                ))
-            }
-            Err(e) => return Err(port_error(SERVICE, "GetParameter", e)),
+            .await;
+        let Ok(out) = expecting(SERVICE, "GetParameter", "ParameterNotFound", got)? else {
+            return Err(PortError::refused(
+                SERVICE,
+                format!("no parameter named {name}"),
+            ));
         };
         let value = out
             .parameter()

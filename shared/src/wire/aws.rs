@@ -1,22 +1,22 @@
-//! Building the services of each Lambda function from its environment
-//! (`crate::env`), once per cold start.
+//! The Lambda functions' assembly: the AWS adapters from the function's
+//! environment (`crate::env`), built once per cold start.
 
 use std::sync::Arc;
 
 use chrono::Duration;
 
-use super::dynamodb::DynamoStore;
-use super::scheduler::EventBridgeScheduler;
-use super::sqs::SqsQueue;
-use super::ssm::{SsmSecrets, SsmSettingsSource};
-use crate::adapters::openai::OpenAiLlm;
-use crate::adapters::slack::SlackWebApi;
+use crate::adapters::aws::dynamodb::DynamoStore;
+use crate::adapters::aws::scheduler::EventBridgeScheduler;
+use crate::adapters::aws::sqs::SqsQueue;
+use crate::adapters::aws::ssm::{SsmSecrets, SsmSettingsSource};
+use crate::adapters::aws::{sdk_config, sdk_config_with_timeout};
 use crate::adapters::system::{SplitMix, SystemClock};
 use crate::app::ingest::Ingest;
 use crate::app::settings::{CachedSettings, DEFAULT_TTL_SECONDS};
-use crate::app::Services;
+use crate::app::{Ports, Services};
 use crate::env::{self, Function};
-use crate::ports::{Clock, SettingsProvider};
+use crate::ports::{Clock, Queue, Scheduler, SettingsProvider};
+use crate::wire::http_services;
 
 /// The longest an AWS call of the ingest function may take, retries included.
 const INGEST_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(2500);
@@ -45,6 +45,21 @@ pub fn check_env(function: Function) -> Result<(), MissingEnv> {
     Ok(())
 }
 
+/// The settings: the parameters under `path` in SSM, read again once they
+/// are [`DEFAULT_TTL_SECONDS`] old on `clock`.
+pub fn ssm_settings(
+    client: aws_sdk_ssm::Client,
+    path: String,
+    clock: Arc<dyn Clock>,
+) -> Arc<CachedSettings> {
+    Arc::new(CachedSettings::new(
+        Arc::new(SsmSettingsSource { client, path }),
+        clock,
+        Duration::seconds(DEFAULT_TTL_SECONDS),
+    ))
+}
+
+/// What every function builds the same way.
 struct Common {
     config: aws_config::SdkConfig,
     clock: Arc<dyn Clock>,
@@ -53,22 +68,29 @@ struct Common {
     store: Arc<DynamoStore>,
 }
 
+impl Common {
+    /// The function's ports, with its scheduler and queue.
+    fn ports(&self, scheduler: impl Scheduler + 'static, queue: impl Queue + 'static) -> Ports {
+        Ports {
+            store: self.store.clone(),
+            scheduler: Arc::new(scheduler),
+            queue: Arc::new(queue),
+            clock: self.clock.clone(),
+            random: Arc::new(SplitMix::from_entropy()),
+            settings: self.settings.clone(),
+        }
+    }
+}
+
 async fn common(function: Function) -> Result<Common, MissingEnv> {
     check_env(function)?;
     let config = match function {
-        Function::Ingest => super::sdk_config_with_timeout(INGEST_CALL_TIMEOUT).await,
-        _ => super::sdk_config().await,
+        Function::Ingest => sdk_config_with_timeout(INGEST_CALL_TIMEOUT).await,
+        _ => sdk_config().await,
     };
     let ssm = aws_sdk_ssm::Client::new(&config);
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let settings = Arc::new(CachedSettings::new(
-        Arc::new(SsmSettingsSource {
-            client: ssm.clone(),
-            path: var(env::SETTINGS_PATH)?,
-        }),
-        clock.clone(),
-        Duration::seconds(DEFAULT_TTL_SECONDS),
-    ));
+    let settings = ssm_settings(ssm.clone(), var(env::SETTINGS_PATH)?, clock.clone());
     let store = Arc::new(DynamoStore::new(
         aws_sdk_dynamodb::Client::new(&config),
         var(env::TABLE)?,
@@ -106,34 +128,18 @@ fn queue(config: &aws_config::SdkConfig) -> Option<SqsQueue> {
 /// The ingest service.
 pub async fn ingest() -> Result<Ingest, MissingEnv> {
     let c = common(Function::Ingest).await?;
-    Ok(Ingest {
-        store: c.store,
-        scheduler: Arc::new(scheduler(&c.config)?),
-        queue: Arc::new(queue(&c.config).ok_or(MissingEnv(env::RESPONSE_QUEUE_URL))?),
-        clock: c.clock,
-        random: Arc::new(SplitMix::from_entropy()),
-        settings: c.settings,
-        secrets: c.secrets,
-        signing_secret_name: var(env::SLACK_SIGNING_SECRET_PARAM)?,
-    })
+    let scheduler = scheduler(&c.config)?;
+    let queue = queue(&c.config).ok_or(MissingEnv(env::RESPONSE_QUEUE_URL))?;
+    Ok(Ingest::new(
+        c.ports(scheduler, queue),
+        c.secrets,
+        var(env::SLACK_SIGNING_SECRET_PARAM)?,
+    ))
 }
 
 /// The services of the judgment, response and memory functions.
 pub async fn services(function: Function) -> Result<Services, MissingEnv> {
     let c = common(function).await?;
-    let http = reqwest::Client::new();
-    let llm = OpenAiLlm::new(
-        http.clone(),
-        c.settings.clone(),
-        c.secrets.clone(),
-        var(env::LLM_API_KEY_PARAM)?,
-    );
-    let slack = SlackWebApi::new(
-        http,
-        c.settings.clone(),
-        c.secrets.clone(),
-        var(env::SLACK_BOT_TOKEN_PARAM)?,
-    );
     // Functions that make no schedule or queue message get the ports all the
     // same; a job they should not make is refused by the adapter.
     let scheduler = EventBridgeScheduler {
@@ -150,14 +156,10 @@ pub async fn services(function: Function) -> Result<Services, MissingEnv> {
         response_queue_url: optional(env::RESPONSE_QUEUE_URL).unwrap_or_default(),
         memory_queue_url: optional(env::MEMORY_QUEUE_URL),
     };
-    Ok(Services::new(
-        c.store,
-        Arc::new(scheduler),
-        Arc::new(queue),
-        c.clock,
-        Arc::new(SplitMix::from_entropy()),
-        c.settings,
-        Arc::new(llm),
-        Arc::new(slack),
+    Ok(http_services(
+        c.ports(scheduler, queue),
+        c.secrets,
+        var(env::LLM_API_KEY_PARAM)?,
+        var(env::SLACK_BOT_TOKEN_PARAM)?,
     ))
 }

@@ -1,0 +1,202 @@
+//! The timeline as JSON: one object per line.
+
+use std::io::{self, Write};
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::{json, Value};
+
+use super::{Event, EventKind, Header, Prompt, Sink, Summary, Verdict};
+
+/// One JSON object per line.
+pub struct JsonSink<W: Write> {
+    out: W,
+}
+
+impl<W: Write> JsonSink<W> {
+    pub fn new(out: W) -> JsonSink<W> {
+        JsonSink { out }
+    }
+
+    fn line(&mut self, value: &Value) -> io::Result<()> {
+        serde_json::to_writer(&mut self.out, value)?;
+        self.out.write_all(b"\n")
+    }
+}
+
+fn time(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+fn prompts_json(prompts: &[Prompt]) -> Value {
+    Value::Array(
+        prompts
+            .iter()
+            .map(|p| {
+                json!({
+                    "number": p.number,
+                    "role": p.role.as_str(),
+                    "chars": p.chars,
+                    "file": p.file.as_ref().map(|f| f.display().to_string()),
+                    "text": if p.file.is_some() { None } else { Some(&p.text) },
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The JSON object of an event.
+pub fn event_json(e: &Event) -> Value {
+    let mut v = match &e.kind {
+        EventKind::Message {
+            ts,
+            user,
+            user_name,
+            text,
+            is_bot,
+            ..
+        } => json!({"type": "message", "ts": ts, "user": user, "user_name": user_name,
+                     "text": text, "is_bot": is_bot}),
+        EventKind::Edited {
+            ts,
+            user_name,
+            text,
+            known,
+        } => {
+            json!({"type": "edit", "ts": ts, "user_name": user_name, "text": text, "known": known})
+        }
+        EventKind::Deleted {
+            ts,
+            user_name,
+            text,
+        } => json!({"type": "deletion", "ts": ts, "user_name": user_name, "text": text}),
+        EventKind::Skipped { reason } => json!({"type": "skipped", "reason": reason}),
+        EventKind::Judgment { verdict, prompts } => {
+            let mut j = json!({"type": "judgment", "outcome": verdict.name(), "prompts": prompts_json(prompts)});
+            match verdict {
+                Verdict::Respond {
+                    delay_seconds,
+                    reply_at,
+                    reason,
+                    confidence,
+                } => {
+                    j["delay_seconds"] = json!(delay_seconds);
+                    j["reply_at"] = json!(time(*reply_at));
+                    j["reason"] = json!(reason);
+                    j["confidence"] = json!(confidence);
+                }
+                Verdict::Declined { reason, confidence } => {
+                    j["reason"] = json!(reason);
+                    j["confidence"] = json!(confidence);
+                }
+                Verdict::NoVerdict { reason } => j["reason"] = json!(reason),
+                _ => {}
+            }
+            j
+        }
+        EventKind::Reply { ts, text, mention } => {
+            json!({"type": "reply", "ts": ts, "text": text, "mention": mention})
+        }
+        EventKind::NoReply {
+            mention,
+            reason,
+            prompts,
+        } => json!({"type": "no_reply", "mention": mention, "reason": reason,
+                     "prompts": prompts_json(prompts)}),
+        EventKind::Memory {
+            sweep,
+            written,
+            llm_calls,
+            prompts,
+            repeat,
+        } => json!({
+            "type": "memory",
+            "job": if *sweep { "sweep" } else { "thread" },
+            "repeat": repeat,
+            "written": written.iter().map(|n| json!({"scope": n.scope, "label": n.label, "kind": n.kind.as_str()})).collect::<Vec<_>>(),
+            "llm_calls": llm_calls,
+            "prompts": prompts_json(prompts),
+        }),
+        EventKind::JobFailed { job, error } => {
+            json!({"type": "job_failed", "job": job, "error": error})
+        }
+    };
+    v["time"] = json!(time(e.at));
+    v["channel"] = json!(e.channel.as_ref().map(|c| c.id.as_str()));
+    v["channel_name"] = json!(e.channel.as_ref().map(|c| c.name.as_str()));
+    v["thread_ts"] = json!(e.thread_ts);
+    v
+}
+
+/// The JSON object of the summary.
+pub fn summary_json(s: &Summary) -> Value {
+    let llm: serde_json::Map<String, Value> = s
+        .llm
+        .iter()
+        .map(|(role, r)| {
+            (
+                (*role).to_owned(),
+                json!({"calls": r.calls, "failures": r.failures, "prompt_chars": r.prompt_chars,
+                       "prompt_tokens": r.prompt_tokens, "completion_tokens": r.completion_tokens}),
+            )
+        })
+        .collect();
+    json!({
+        "type": "summary",
+        "dry_run": s.dry_run,
+        "messages": s.messages,
+        "channels": s.channels,
+        "threads": s.threads,
+        "edits": s.edits,
+        "deletions": s.deletions,
+        "skipped": s.skipped,
+        "judgments": s.judgments,
+        "replies": s.replies,
+        "mention_replies": s.mention_replies,
+        "no_replies": s.no_replies,
+        "memories": s.memories,
+        "llm": llm,
+        "prompts_written": s.prompts_written,
+        "jobs_run": s.jobs_run,
+        "sweeps": s.sweeps,
+        "job_failures": s.job_failures,
+        "jobs_left": s.jobs_left,
+        "first": s.first.map(time),
+        "last": s.last.map(time),
+        "virtual_seconds": match (s.first, s.last) { (Some(f), Some(l)) => Some((l - f).num_seconds()), _ => None },
+        "elapsed_seconds": s.elapsed.as_secs_f64(),
+    })
+}
+
+impl<W: Write> Sink for JsonSink<W> {
+    fn header(&mut self, h: &Header) -> io::Result<()> {
+        let v = json!({
+            "type": "replay",
+            "source": h.source,
+            "channels": h.channels.iter().map(|c| json!({"id": c.id, "name": c.name})).collect::<Vec<_>>(),
+            "users": h.users,
+            "entries": h.entries,
+            "first": h.first.map(time),
+            "last": h.last.map(time),
+            "bot_user_id": h.bot_user_id,
+            "bot_name": h.bot_name,
+            "dry_run": h.llm.is_none(),
+            "llm": h.llm,
+            "min_wait_seconds": h.min_wait_seconds,
+            "jitter_ratio": h.jitter_ratio,
+            "autonomous_replies": h.autonomous_replies,
+            "memory_interval_seconds": h.memory_interval_seconds,
+            "seed": h.seed,
+            "timezone": h.timezone.name(),
+        });
+        self.line(&v)
+    }
+
+    fn event(&mut self, e: &Event) -> io::Result<()> {
+        self.line(&event_json(e))
+    }
+
+    fn summary(&mut self, s: &Summary) -> io::Result<()> {
+        self.line(&summary_json(s))?;
+        self.out.flush()
+    }
+}

@@ -1,0 +1,261 @@
+//! What a replay reports: a timeline of events and a closing summary,
+//! written as readable text ([`TextSink`]) or as one JSON object per line
+//! ([`JsonSink`]).
+
+mod json;
+mod text;
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use myao::domain::{Channel, MemoryKind, Ts, UserId};
+use myao::ports::LlmRole;
+
+use crate::twins::RoleStats;
+
+pub use json::{event_json, summary_json, JsonSink};
+pub use text::{span, thousands, TextSink};
+
+/// What the replay is about to do.
+#[derive(Debug, Clone)]
+pub struct Header {
+    pub source: String,
+    pub channels: Vec<Channel>,
+    pub users: usize,
+    pub entries: usize,
+    pub first: Option<DateTime<Utc>>,
+    pub last: Option<DateTime<Utc>>,
+    pub bot_user_id: UserId,
+    pub bot_name: String,
+    /// `None` for a dry run; else the endpoint and models.
+    pub llm: Option<String>,
+    pub min_wait_seconds: u32,
+    pub jitter_ratio: f64,
+    pub autonomous_replies: bool,
+    pub memory_interval_seconds: Option<i64>,
+    pub seed: u64,
+    pub timezone: Tz,
+}
+
+/// A prompt sent to the LLM (recorded in a dry run, or with a prompts folder).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    /// 1, 2, 3... in the order they were made.
+    pub number: usize,
+    pub role: LlmRole,
+    pub chars: usize,
+    pub text: String,
+    /// Where it was written, with `--prompts-dir`.
+    pub file: Option<PathBuf>,
+}
+
+/// What a judgment decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    Respond {
+        delay_seconds: i64,
+        reply_at: DateTime<Utc>,
+        reason: String,
+        confidence: f64,
+    },
+    Declined {
+        reason: String,
+        confidence: f64,
+    },
+    /// The LLM failed or its answer was no verdict: silence.
+    NoVerdict {
+        reason: String,
+    },
+    /// No LLM: the prompt is all there is.
+    DryRun,
+    /// A newer message came in; its own judgment decides.
+    Stale,
+    BotSpokeLast,
+    TooOld,
+    /// Every message of the conversation was deleted.
+    Empty,
+}
+
+impl Verdict {
+    /// The name of the outcome, for counts and JSON.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Respond { .. } => "respond",
+            Verdict::Declined { .. } => "declined",
+            Verdict::NoVerdict { .. } => "no verdict",
+            Verdict::DryRun => "dry run",
+            Verdict::Stale => "stale",
+            Verdict::BotSpokeLast => "bot spoke last",
+            Verdict::TooOld => "too old",
+            Verdict::Empty => "empty",
+        }
+    }
+}
+
+/// A memory that was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryNote {
+    /// `workspace`, `channel #general`, `thread #general 09:00:12`.
+    pub label: String,
+    /// `workspace`, `channel` or `thread`.
+    pub scope: &'static str,
+    pub kind: MemoryKind,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind {
+    /// A message of the export, stored.
+    Message {
+        ts: Ts,
+        user: UserId,
+        user_name: String,
+        /// As Slack wrote it.
+        text: String,
+        /// Readable: mentions and links resolved.
+        shown: String,
+        is_bot: bool,
+    },
+    Edited {
+        ts: Ts,
+        user_name: Option<String>,
+        text: String,
+        /// Whether the edited message was in the replay.
+        known: bool,
+    },
+    Deleted {
+        ts: Ts,
+        user_name: Option<String>,
+        /// The text it had, when it was in the replay.
+        text: Option<String>,
+    },
+    /// An entry the bot does not act on (a join, an unknown subtype...).
+    Skipped {
+        reason: String,
+    },
+    Judgment {
+        verdict: Verdict,
+        prompts: Vec<Prompt>,
+    },
+    /// The bot posted.
+    Reply {
+        ts: Ts,
+        text: String,
+        mention: bool,
+    },
+    /// A response job that posted nothing.
+    NoReply {
+        mention: bool,
+        reason: String,
+        prompts: Vec<Prompt>,
+    },
+    /// A memory job (the recurring sweep, or one thread's refresh).
+    Memory {
+        sweep: bool,
+        written: Vec<MemoryNote>,
+        llm_calls: usize,
+        prompts: Vec<Prompt>,
+        /// A dry-run sweep with nothing new since the previous one: it only
+        /// asks again for what no LLM answered (the text shows none of these).
+        repeat: bool,
+    },
+    JobFailed {
+        job: String,
+        error: String,
+    },
+}
+
+/// One line of the timeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// The virtual time.
+    pub at: DateTime<Utc>,
+    pub channel: Option<Channel>,
+    /// The thread it belongs to (`None`: the top level, or no conversation).
+    pub thread_ts: Option<Ts>,
+    pub kind: EventKind,
+}
+
+/// The closing summary.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    pub dry_run: bool,
+    /// New messages stored (the bot's replies not included).
+    pub messages: usize,
+    pub channels: usize,
+    /// Threads the stored messages belong to.
+    pub threads: usize,
+    pub edits: usize,
+    pub deletions: usize,
+    /// Entries not acted on, by reason.
+    pub skipped: BTreeMap<String, usize>,
+    /// Judgments by outcome.
+    pub judgments: BTreeMap<&'static str, usize>,
+    pub replies: usize,
+    pub mention_replies: usize,
+    /// Response jobs that posted nothing, by reason.
+    pub no_replies: BTreeMap<String, usize>,
+    /// Memories written, by `scope kind` (`channel short`).
+    pub memories: BTreeMap<String, usize>,
+    pub llm: BTreeMap<&'static str, RoleStats>,
+    pub prompts_written: usize,
+    pub jobs_run: usize,
+    /// Memory sweeps among the jobs run.
+    pub sweeps: usize,
+    pub job_failures: usize,
+    /// Jobs still pending when the replay stopped (after its bound).
+    pub jobs_left: usize,
+    pub first: Option<DateTime<Utc>>,
+    pub last: Option<DateTime<Utc>>,
+    pub elapsed: std::time::Duration,
+}
+
+impl Summary {
+    /// The judgments made, whatever they decided.
+    pub fn judgment_count(&self) -> usize {
+        self.judgments.values().sum()
+    }
+    pub fn skipped_count(&self) -> usize {
+        self.skipped.values().sum()
+    }
+    pub fn memory_count(&self) -> usize {
+        self.memories.values().sum()
+    }
+}
+
+/// Where a replay writes what happens.
+pub trait Sink {
+    fn header(&mut self, header: &Header) -> io::Result<()>;
+    fn event(&mut self, event: &Event) -> io::Result<()>;
+    fn summary(&mut self, summary: &Summary) -> io::Result<()>;
+}
+
+/// Keeps everything in memory (tests, benchmarks).
+#[derive(Debug, Default)]
+pub struct Recorder {
+    pub header: Option<Header>,
+    pub events: Vec<Event>,
+    pub summary: Option<Summary>,
+    /// Keep no events, only the header and summary (benchmarks).
+    pub discard_events: bool,
+}
+
+impl Sink for Recorder {
+    fn header(&mut self, header: &Header) -> io::Result<()> {
+        self.header = Some(header.clone());
+        Ok(())
+    }
+    fn event(&mut self, event: &Event) -> io::Result<()> {
+        if !self.discard_events {
+            self.events.push(event.clone());
+        }
+        Ok(())
+    }
+    fn summary(&mut self, summary: &Summary) -> io::Result<()> {
+        self.summary = Some(summary.clone());
+        Ok(())
+    }
+}

@@ -1,0 +1,458 @@
+//! The timeline as readable text, for a terminal.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{self, Write};
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use myao::domain::Ts;
+use myao::prompts::format_time;
+
+use super::{Event, EventKind, Header, Prompt, Sink, Summary, Verdict};
+
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A span of time, readably: `2 d 3 h 4 min`, `5 min 6 s`, `7 s`.
+pub fn span(seconds: i64) -> String {
+    let s = seconds.max(0);
+    let (d, h, m, sec) = (s / 86_400, s / 3_600 % 24, s / 60 % 60, s % 60);
+    let parts: Vec<String> = [(d, "d"), (h, "h"), (m, "min"), (sec, "s")]
+        .iter()
+        .skip_while(|(n, _)| *n == 0)
+        .take(3)
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, u)| format!("{n} {u}"))
+        .collect();
+    if parts.is_empty() {
+        "0 s".to_owned()
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// Readable text, for a terminal.
+pub struct TextSink<W: Write> {
+    out: W,
+    tz: Tz,
+    dry_run: bool,
+    bot_name: String,
+}
+
+/// Continuation lines start under the text of the first line.
+const INDENT: &str = "                     ";
+
+impl<W: Write> TextSink<W> {
+    pub fn new(out: W) -> TextSink<W> {
+        TextSink {
+            out,
+            tz: Tz::UTC,
+            dry_run: false,
+            bot_name: "the bot".to_owned(),
+        }
+    }
+
+    /// As the prompts show times: `2026-01-05 09:00:12` in the settings' zone.
+    fn time(&self, at: DateTime<Utc>) -> String {
+        format_time(at, self.tz)
+    }
+
+    /// A thread named by its root's time: `09:00:12`, or `01-05 09:00:12`
+    /// when the root is of another day than `now`.
+    fn thread_label(&self, root: Ts, now: DateTime<Utc>) -> String {
+        let root = root.to_datetime().with_timezone(&self.tz);
+        if root.date_naive() == now.with_timezone(&self.tz).date_naive() {
+            root.format("%H:%M:%S").to_string()
+        } else {
+            root.format("%m-%d %H:%M:%S").to_string()
+        }
+    }
+
+    fn place(&self, e: &Event) -> String {
+        let Some(channel) = &e.channel else {
+            return String::new();
+        };
+        match e.thread_ts {
+            Some(root) => format!(
+                "#{} [thread {}]",
+                channel.name,
+                self.thread_label(root, e.at)
+            ),
+            None => format!("#{}", channel.name),
+        }
+    }
+
+    /// A multi-line text, continued under the first line.
+    fn flow(text: &str) -> String {
+        text.trim_end().replace('\n', &format!("\n{INDENT}  "))
+    }
+
+    fn prompts(&mut self, prompts: &[Prompt], full: bool) -> io::Result<()> {
+        for p in prompts {
+            let head = format!(
+                "{INDENT}prompt #{} ({}, {} chars)",
+                p.number,
+                p.role.as_str(),
+                thousands(p.chars as u64)
+            );
+            match &p.file {
+                Some(file) => writeln!(self.out, "{head} -> {}", file.display())?,
+                None if full => {
+                    writeln!(self.out, "{head}:")?;
+                    for line in p.text.trim_end().lines() {
+                        writeln!(self.out, "{INDENT}│ {line}")?;
+                    }
+                }
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn prompt_list(prompts: &[Prompt]) -> String {
+        let chars: usize = prompts.iter().map(|p| p.chars).sum();
+        let numbers: Vec<String> = prompts.iter().map(|p| format!("#{}", p.number)).collect();
+        format!(
+            "{} prompt{} ({}, {} chars)",
+            prompts.len(),
+            if prompts.len() == 1 { "" } else { "s" },
+            numbers.join(" "),
+            thousands(chars as u64)
+        )
+    }
+}
+
+/// Counts by name, `a 2, b 1`, between `open` and `close`; nothing when
+/// there are none.
+fn counts<K: fmt::Display>(by: &BTreeMap<K, usize>, open: &str, close: &str) -> String {
+    if by.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = by.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    format!("{open}{}{close}", list.join(", "))
+}
+
+impl<W: Write> Sink for TextSink<W> {
+    fn header(&mut self, h: &Header) -> io::Result<()> {
+        self.tz = h.timezone;
+        self.dry_run = h.llm.is_none();
+        self.bot_name = h.bot_name.clone();
+        let names: Vec<String> = h.channels.iter().map(|c| format!("#{}", c.name)).collect();
+        writeln!(self.out, "myao replay of {}", h.source)?;
+        writeln!(
+            self.out,
+            "  {} entries in {} ({} users)",
+            h.entries,
+            if names.is_empty() {
+                "no channel".to_owned()
+            } else {
+                names.join(", ")
+            },
+            h.users
+        )?;
+        if let (Some(first), Some(last)) = (h.first, h.last) {
+            writeln!(
+                self.out,
+                "  {} -> {} ({}), times in {}",
+                self.time(first),
+                self.time(last),
+                span((last - first).num_seconds()),
+                h.timezone.name()
+            )?;
+        }
+        let memory = match h.memory_interval_seconds {
+            Some(s) => format!("memory sweep every {}", span(s)),
+            None => "no memory sweep".to_owned(),
+        };
+        writeln!(
+            self.out,
+            "  bot {} ({}); judgment {} s after a conversation goes quiet (±{}%){}; {memory}; seed {}",
+            h.bot_name,
+            h.bot_user_id,
+            h.min_wait_seconds,
+            (h.jitter_ratio * 100.0).round(),
+            if h.autonomous_replies { "" } else { ", autonomous replies off" },
+            h.seed
+        )?;
+        match &h.llm {
+            Some(llm) => writeln!(self.out, "  LLM: {llm}")?,
+            None => writeln!(
+                self.out,
+                "  DRY RUN: no LLM configured (llm_base_url, MYAO_LLM_BASE_URL or --llm-base-url).\n  \
+                 Each prompt is shown; no verdict, reply or memory is invented."
+            )?,
+        }
+        writeln!(self.out)
+    }
+
+    fn event(&mut self, e: &Event) -> io::Result<()> {
+        if let EventKind::Memory { repeat: true, .. } = e.kind {
+            return Ok(());
+        }
+        let time = self.time(e.at);
+        let place = self.place(e);
+        let top = if e.channel.is_some() && e.thread_ts.is_none() {
+            " (top level)"
+        } else {
+            ""
+        };
+        let line = match &e.kind {
+            EventKind::Message {
+                user_name,
+                shown,
+                is_bot,
+                ..
+            } => {
+                let bot = if *is_bot { " (bot)" } else { "" };
+                format!("{user_name}{bot}: {}", Self::flow(shown))
+            }
+            EventKind::Edited {
+                user_name,
+                text,
+                known,
+                ..
+            } => {
+                let who = user_name.as_deref().unwrap_or("someone");
+                let note = if *known {
+                    ""
+                } else {
+                    " (a message not in the replay)"
+                };
+                format!("{who} edited a message{note}: {}", Self::flow(text))
+            }
+            EventKind::Deleted {
+                user_name, text, ..
+            } => match (user_name, text) {
+                (Some(who), Some(text)) => {
+                    format!("{who} deleted a message: {:?}", text.trim())
+                }
+                _ => "a message not in the replay was deleted".to_owned(),
+            },
+            EventKind::Skipped { reason } => format!("skipped: {reason}"),
+            EventKind::Judgment { verdict, .. } => {
+                let what = match verdict {
+                    Verdict::Respond {
+                        delay_seconds,
+                        reason,
+                        confidence,
+                        ..
+                    } => {
+                        let when = if *delay_seconds <= 0 {
+                            "respond now".to_owned()
+                        } else {
+                            format!("respond in {delay_seconds} s")
+                        };
+                        format!("{when} — {reason} (confidence {confidence:.2})")
+                    }
+                    Verdict::Declined { reason, confidence } => {
+                        format!("stay silent — {reason} (confidence {confidence:.2})")
+                    }
+                    Verdict::NoVerdict { reason } => format!("no verdict, silent — {reason}"),
+                    Verdict::DryRun => "dry run, no verdict".to_owned(),
+                    Verdict::Stale => "stale, a newer message has its own judgment".to_owned(),
+                    Verdict::BotSpokeLast => "nothing to add, the bot spoke last".to_owned(),
+                    Verdict::TooOld => "skipped, the newest message is too old".to_owned(),
+                    Verdict::Empty => "skipped, every message was deleted".to_owned(),
+                };
+                format!("judgment{top}: {what}")
+            }
+            EventKind::Reply { text, mention, .. } => {
+                let what = if *mention {
+                    "answered the mention"
+                } else {
+                    "replied"
+                };
+                format!("{} {what}: {}", self.bot_name, Self::flow(text))
+            }
+            EventKind::NoReply {
+                mention,
+                reason,
+                prompts,
+            } => {
+                let what = if *mention {
+                    "no reply to mention"
+                } else {
+                    "no reply"
+                };
+                if self.dry_run && !prompts.is_empty() {
+                    format!("{what}{top}: dry run")
+                } else {
+                    format!("{what}{top}: {reason}")
+                }
+            }
+            EventKind::Memory {
+                sweep,
+                written,
+                llm_calls,
+                prompts,
+                ..
+            } => {
+                let what = if *sweep { "memory sweep" } else { "memory" };
+                if written.is_empty() {
+                    if self.dry_run {
+                        format!(
+                            "{what}: dry run, {}, nothing written",
+                            Self::prompt_list(prompts)
+                        )
+                    } else {
+                        format!("{what}: {llm_calls} LLM call(s), nothing written")
+                    }
+                } else {
+                    let notes: Vec<String> = written
+                        .iter()
+                        .map(|n| format!("{} {}", n.label, n.kind.as_str()))
+                        .collect();
+                    format!("{what}: wrote {}", notes.join(", "))
+                }
+            }
+            EventKind::JobFailed { job, error } => format!("{job} job failed: {error}"),
+        };
+        if place.is_empty() {
+            writeln!(self.out, "{time}  {line}")?;
+        } else {
+            writeln!(self.out, "{time}  {place}  {line}")?;
+        }
+        match &e.kind {
+            EventKind::Judgment { prompts, .. } | EventKind::NoReply { prompts, .. } => {
+                let full = self.dry_run;
+                self.prompts(prompts, full)?;
+            }
+            EventKind::Memory { prompts, .. } => self.prompts(prompts, false)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn summary(&mut self, s: &Summary) -> io::Result<()> {
+        writeln!(self.out)?;
+        writeln!(
+            self.out,
+            "── summary{} ─────────────────────────────────────────",
+            if s.dry_run { " (dry run)" } else { "" }
+        )?;
+        writeln!(
+            self.out,
+            "messages      {} in {} channel(s), {} thread(s); {} edit(s), {} deletion(s)",
+            s.messages, s.channels, s.threads, s.edits, s.deletions
+        )?;
+        writeln!(
+            self.out,
+            "skipped       {}{}",
+            s.skipped_count(),
+            counts(&s.skipped, " (", ")")
+        )?;
+        writeln!(
+            self.out,
+            "judgments     {}{}",
+            s.judgment_count(),
+            counts(&s.judgments, " (", ")")
+        )?;
+        writeln!(
+            self.out,
+            "replies       {} ({} to mentions){}",
+            s.replies,
+            s.mention_replies,
+            counts(&s.no_replies, "; no reply: ", "")
+        )?;
+        writeln!(
+            self.out,
+            "memories      {}{}",
+            s.memory_count(),
+            counts(&s.memories, " (", ")")
+        )?;
+        let calls: Vec<String> = s
+            .llm
+            .iter()
+            .map(|(role, r)| {
+                if s.dry_run {
+                    format!("{role} {} ({} chars)", r.calls, thousands(r.prompt_chars))
+                } else {
+                    let failed = if r.failures > 0 {
+                        format!(", {} failed", r.failures)
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        "{role} {} ({} in / {} out tokens{failed})",
+                        r.calls,
+                        thousands(r.prompt_tokens),
+                        thousands(r.completion_tokens)
+                    )
+                }
+            })
+            .collect();
+        let calls = if calls.is_empty() {
+            "none".to_owned()
+        } else {
+            calls.join(", ")
+        };
+        let note = if s.dry_run {
+            "; dry run, none sent"
+        } else {
+            ""
+        };
+        writeln!(self.out, "LLM calls     {calls}{note}")?;
+        if s.prompts_written > 0 {
+            writeln!(self.out, "prompts       {} written", s.prompts_written)?;
+        }
+        let failures = if s.job_failures > 0 {
+            format!(", {} failed", s.job_failures)
+        } else {
+            String::new()
+        };
+        let left = if s.jobs_left > 0 {
+            format!(", {} left pending (bound reached)", s.jobs_left)
+        } else {
+            String::new()
+        };
+        writeln!(
+            self.out,
+            "jobs          {} run ({} memory sweeps){failures}{left}",
+            s.jobs_run, s.sweeps
+        )?;
+        if let (Some(first), Some(last)) = (s.first, s.last) {
+            writeln!(
+                self.out,
+                "virtual time  {} -> {} ({})",
+                self.time(first),
+                self.time(last),
+                span((last - first).num_seconds())
+            )?;
+        }
+        writeln!(
+            self.out,
+            "elapsed       {:.2} s wall clock",
+            s.elapsed.as_secs_f64()
+        )?;
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_spans_read_well() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(span(0), "0 s");
+        assert_eq!(span(59), "59 s");
+        assert_eq!(span(3_600), "1 h");
+        assert_eq!(span(3_660), "1 h 1 min");
+        assert_eq!(span(2 * 86_400 + 3 * 3_600 + 4 * 60 + 5), "2 d 3 h 4 min");
+    }
+}

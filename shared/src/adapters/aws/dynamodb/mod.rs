@@ -1,0 +1,81 @@
+//! The store on DynamoDB: one table, one GSI, TTL on `expires_at`.
+//!
+//! | item     | pk              | sk                           | gsi1pk / gsi1sk                   |
+//! |----------|-----------------|------------------------------|-----------------------------------|
+//! | message  | `CH#{channel}`  | `M#{ts sort key}`            | `CONV#{channel}#{root or top}` / ts sort key |
+//! | channel  | `CHANNELS`      | `C#{channel}`                |                                   |
+//! | user     | `USERS`         | `U#{user}`                   |                                   |
+//! | memory   | `MEM`           | `workspace#{kind}`, `channel#{channel}#{kind}` |                 |
+//! | thread memory | `TMEM#{channel}` | `T#{root sort key}#{kind}` | `TMEM#{channel}` / `updated_at` |
+//! | forget   | `FORGET`        | `{channel}#{ts sort key}`    |                                   |
+//! | claim    | `CLAIM#{key}`   | `-`                          |                                   |
+//! | counter  | `COUNT#{key}`   | `-`                          |                                   |
+//!
+//! A deleted message stays as a tombstone (`deleted = true`, no text, out of
+//! the GSI) until its `expires_at`; an edit that comes before its message
+//! waits as `pending_text` (no `user`, out of the GSI) for the original's
+//! insert to take it. Thread memories are in the GSI by their update time,
+//! so the recent ones are read without reading the old ones. Every item but
+//! a claim-free memory of old has an `expires_at`. TTL deletion is lazy
+//! (days on AWS, never on the emulator), so every read drops expired items
+//! itself, by the injected clock: an item is live while `expires_at > now`
+//! (epoch seconds).
+//!
+//! - [`schema`]: the key and index attribute names and every item's key;
+//! - `items`: what each record is written as, and how it is read back;
+//! - `store`: the [`Store`](crate::ports::Store) on them.
+//!
+//! The table itself is made by the deployment (and by the tests' support
+//! library for the emulator) from [`schema`]'s names.
+
+mod items;
+pub mod schema;
+mod store;
+
+use std::sync::Arc;
+
+use aws_sdk_dynamodb::Client;
+
+pub use schema::{GSI1, TTL_ATTRIBUTE};
+
+use crate::ports::Clock;
+
+const SERVICE: &str = "dynamodb";
+
+/// [`Store`](crate::ports::Store) on one DynamoDB table (see the module
+/// docs for the layout).
+#[derive(Clone)]
+pub struct DynamoStore {
+    client: Client,
+    table: String,
+    clock: Arc<dyn Clock>,
+}
+
+impl std::fmt::Debug for DynamoStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynamoStore")
+            .field("table", &self.table)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DynamoStore {
+    /// The store on `table`; `clock` decides which items have expired.
+    pub fn new(client: Client, table: impl Into<String>, clock: Arc<dyn Clock>) -> DynamoStore {
+        DynamoStore {
+            client,
+            table: table.into(),
+            clock,
+        }
+    }
+
+    /// The table's name.
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// The SDK client, for tools and tests that look at the table directly.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+}

@@ -1,0 +1,114 @@
+//! The table's schema: the key and index attribute names, the index, and
+//! the key of every kind of item (see the layout in the module docs).
+
+use crate::domain::{ChannelId, MemoryKind, MemoryScope, Ts, UserId};
+
+/// The partition key attribute.
+pub const PK: &str = "pk";
+/// The sort key attribute.
+pub const SK: &str = "sk";
+/// The one global secondary index: a conversation's messages by time, and a
+/// channel's thread memories by update time.
+pub const GSI1: &str = "gsi1";
+/// The partition key attribute of [`GSI1`].
+pub const GSI1_PK: &str = "gsi1pk";
+/// The sort key attribute of [`GSI1`].
+pub const GSI1_SK: &str = "gsi1sk";
+/// The TTL attribute (epoch seconds).
+pub const TTL_ATTRIBUTE: &str = "expires_at";
+/// A counter's number attribute.
+pub(super) const COUNT_ATTRIBUTE: &str = "n";
+
+/// The partition of the channel records.
+pub(super) const CHANNELS_PK: &str = "CHANNELS";
+const USERS_PK: &str = "USERS";
+const MEMORY_PK: &str = "MEM";
+/// The partition of the pending deletions and edits.
+pub(super) const FORGET_PK: &str = "FORGET";
+/// What every message's sort key starts with.
+pub(super) const MESSAGE_SK_PREFIX: &str = "M#";
+
+/// An item's primary key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Key {
+    pub pk: String,
+    pub sk: String,
+}
+
+impl Key {
+    pub fn new(pk: impl Into<String>, sk: impl Into<String>) -> Key {
+        Key {
+            pk: pk.into(),
+            sk: sk.into(),
+        }
+    }
+
+    /// A message, its tombstone, or an edit waiting for it.
+    pub fn message(channel: &ChannelId, ts: Ts) -> Key {
+        Key::new(channel_pk(channel), message_sk(ts))
+    }
+
+    /// A channel's record.
+    pub fn channel(id: &ChannelId) -> Key {
+        Key::new(CHANNELS_PK, format!("C#{id}"))
+    }
+
+    /// A cached user.
+    pub fn user(id: &UserId) -> Key {
+        Key::new(USERS_PK, format!("U#{id}"))
+    }
+
+    /// The memory of a scope and kind.
+    pub fn memory(scope: &MemoryScope, kind: MemoryKind) -> Key {
+        let kind = kind.as_str();
+        match scope {
+            MemoryScope::Workspace => Key::new(MEMORY_PK, format!("workspace#{kind}")),
+            MemoryScope::Channel { channel } => {
+                Key::new(MEMORY_PK, format!("channel#{channel}#{kind}"))
+            }
+            MemoryScope::Thread { channel, thread_ts } => Key::new(
+                thread_memory_pk(channel),
+                format!("T#{}#{kind}", thread_ts.sort_key()),
+            ),
+        }
+    }
+
+    /// A pending deletion or edit of a message.
+    pub fn forget(channel: &ChannelId, ts: Ts) -> Key {
+        Key::new(FORGET_PK, format!("{channel}#{}", ts.sort_key()))
+    }
+
+    /// A job execution's claim.
+    pub fn claim(key: &str) -> Key {
+        Key::new(format!("CLAIM#{key}"), "-")
+    }
+
+    /// A counter.
+    pub fn counter(key: &str) -> Key {
+        Key::new(format!("COUNT#{key}"), "-")
+    }
+}
+
+/// The partition of a channel's messages.
+pub(super) fn channel_pk(channel: &ChannelId) -> String {
+    format!("CH#{channel}")
+}
+
+/// A message's sort key: its ts, in an order that sorts as text.
+pub(super) fn message_sk(ts: Ts) -> String {
+    format!("{MESSAGE_SK_PREFIX}{}", ts.sort_key())
+}
+
+/// The [`GSI1`] partition of a conversation: a thread's replies, or the
+/// channel's top-level messages.
+pub(super) fn conversation_pk(channel: &ChannelId, thread_ts: Option<Ts>) -> String {
+    match thread_ts {
+        Some(root) => format!("CONV#{channel}#{}", root.sort_key()),
+        None => format!("CONV#{channel}#top"),
+    }
+}
+
+/// The partition (and [`GSI1`] partition) of a channel's thread memories.
+pub(super) fn thread_memory_pk(channel: &ChannelId) -> String {
+    format!("TMEM#{channel}")
+}

@@ -1,0 +1,234 @@
+//! The memory prompts: the views the `memory_*.j2` templates read, one per
+//! task, rendered inside the shared rules of `memory_system.j2` and fitted
+//! to `memory_prompt_max_tokens`.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{format_now, render, MessageView, PersonaView, PromptError};
+use crate::domain::budget::{cap_chars, estimate_tokens};
+use crate::domain::{MemoryKind, Settings};
+use crate::ports::{LlmRequest, LlmRole};
+
+#[derive(Serialize)]
+struct TaskView<'a, T: Serialize> {
+    persona: PersonaView,
+    max_tokens: u32,
+    current_time: String,
+    task_template: &'static str,
+    #[serde(flatten)]
+    task: &'a T,
+}
+
+/// A memory task's input, cut to fit the memory prompt's budget.
+pub trait Fit: Serialize + Clone {
+    /// Cuts every message's text to `max_chars` characters.
+    fn cap(&mut self, max_chars: usize);
+    /// Leaves out the least needed piece (the oldest message, the least
+    /// recent channel); its estimated tokens, or `None` when nothing is left
+    /// to cut.
+    fn drop_one(&mut self) -> Option<usize>;
+}
+
+fn cap_views(messages: &mut [MessageView], max_chars: usize) {
+    for m in messages {
+        m.text = cap_chars(&m.text, max_chars);
+    }
+}
+
+/// Leaves out `messages[i]`; its estimated tokens.
+fn drop_message(messages: &mut Vec<MessageView>, i: usize) -> usize {
+    let m = messages.remove(i);
+    estimate_tokens(&m.text) + estimate_tokens(&m.user) + 8
+}
+
+impl Fit for ThreadTask {
+    fn cap(&mut self, max_chars: usize) {
+        cap_views(&mut self.messages, max_chars);
+    }
+    fn drop_one(&mut self) -> Option<usize> {
+        // The root (first) says what the thread is about: the oldest reply goes.
+        (self.messages.len() > 2).then(|| drop_message(&mut self.messages, 1))
+    }
+}
+
+impl Fit for WindowTask {
+    fn cap(&mut self, max_chars: usize) {
+        cap_views(&mut self.messages, max_chars);
+    }
+    fn drop_one(&mut self) -> Option<usize> {
+        (!self.messages.is_empty()).then(|| drop_message(&mut self.messages, 0))
+    }
+}
+
+impl Fit for MergeTask {
+    // Two memories, each bounded by the memory model's answer length.
+    fn cap(&mut self, _max_chars: usize) {}
+    fn drop_one(&mut self) -> Option<usize> {
+        None
+    }
+}
+
+impl Fit for WorkspaceTask {
+    fn cap(&mut self, _max_chars: usize) {}
+    fn drop_one(&mut self) -> Option<usize> {
+        // The least recently active channel goes first.
+        let i = self
+            .channels
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, c)| c.last_active)
+            .map(|(i, _)| i)?;
+        let c = self.channels.remove(i);
+        Some(estimate_tokens(&c.memory) + estimate_tokens(&c.name) + 8)
+    }
+}
+
+/// A thread's short-term memory (`memory_thread_short.j2`).
+#[derive(Debug, Serialize, Clone)]
+pub struct ThreadTask {
+    pub channel_name: String,
+    pub thread_ts: String,
+    pub previous: Option<String>,
+    pub messages: Vec<MessageView>,
+}
+
+/// A channel's messages over a window (`memory_channel_short.j2`).
+#[derive(Debug, Serialize, Clone)]
+pub struct WindowTask {
+    pub channel_name: String,
+    pub window_hours: u32,
+    pub messages: Vec<MessageView>,
+}
+
+/// A short-term memory merged into a long-term one
+/// (`memory_channel_long.j2`, `memory_workspace_long.j2`).
+#[derive(Debug, Serialize, Clone)]
+pub struct MergeTask {
+    pub channel_name: String,
+    pub previous: Option<String>,
+    pub short_term: String,
+}
+
+/// One channel's memory, as the workspace prompts list it.
+#[derive(Debug, Serialize, Clone)]
+pub struct ChannelLine {
+    pub name: String,
+    pub memory: String,
+    /// Not shown: a prompt over its budget drops the least recent first.
+    #[serde(skip)]
+    pub last_active: Option<DateTime<Utc>>,
+}
+
+/// The open channels' memories (`memory_workspace_short.j2`).
+#[derive(Debug, Serialize, Clone)]
+pub struct WorkspaceTask {
+    pub channels: Vec<ChannelLine>,
+}
+
+/// One memory prompt: a task's own template (`memory_*.j2`) inside the
+/// shared rules of `memory_system.j2`, for a memory of `kind`.
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryPrompt<'a> {
+    pub settings: &'a Settings,
+    pub now: DateTime<Utc>,
+    pub kind: MemoryKind,
+    pub template: &'static str,
+}
+
+impl MemoryPrompt<'_> {
+    /// The prompt over `task`, as it is.
+    pub fn render<T: Serialize>(&self, task: &T) -> Result<String, PromptError> {
+        let settings = self.settings;
+        let max_tokens = match self.kind {
+            MemoryKind::Long => settings.long_term_max_tokens,
+            MemoryKind::Short => settings.short_term_max_tokens,
+        };
+        let view = TaskView {
+            persona: PersonaView {
+                name: settings.persona_name.clone(),
+                system_prompt: settings.persona_system_prompt.clone(),
+            },
+            max_tokens,
+            current_time: format_now(self.now, settings.timezone),
+            task_template: self.template,
+            task,
+        };
+        render("memory_system.j2", &view)
+    }
+
+    /// The memory LLM's request over `task`: its messages capped at
+    /// `max_message_chars` and the oldest left out while the prompt is over
+    /// `memory_prompt_max_tokens`.
+    pub fn request<T: Fit>(&self, task: &T) -> Result<LlmRequest, PromptError> {
+        Ok(LlmRequest {
+            role: LlmRole::Memory,
+            system: self.fitted(task)?,
+            json: false,
+        })
+    }
+
+    fn fitted<T: Fit>(&self, task: &T) -> Result<String, PromptError> {
+        let mut task = task.clone();
+        task.cap(self.settings.max_message_chars as usize);
+        let budget = self.settings.memory_prompt_max_tokens as usize;
+        let mut dropped = 0usize;
+        loop {
+            let prompt = self.render(&task)?;
+            let tokens = estimate_tokens(&prompt);
+            if tokens <= budget {
+                if dropped > 0 {
+                    tracing::info!(tokens, budget, dropped, "memory prompt cut to its budget");
+                }
+                return Ok(prompt);
+            }
+            let mut excess = tokens - budget;
+            while excess > 0 {
+                match task.drop_one() {
+                    Some(freed) => {
+                        dropped += 1;
+                        excess = excess.saturating_sub(freed);
+                    }
+                    None => {
+                        tracing::warn!(
+                            tokens,
+                            budget,
+                            "memory prompt over its budget, nothing left to cut"
+                        );
+                        return self.render(&task);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workspace_prompt_over_budget_drops_the_least_recent_channel_first() {
+        let line = |name: &str, hour: i64| ChannelLine {
+            name: name.into(),
+            memory: format!("memory of {name}"),
+            last_active: DateTime::<Utc>::from_timestamp(hour * 3600, 0),
+        };
+        let mut task = WorkspaceTask {
+            channels: vec![line("alpha", 5), line("beta", 1), line("gamma", 3)],
+        };
+        let names = |t: &WorkspaceTask| -> Vec<String> {
+            t.channels.iter().map(|c| c.name.clone()).collect()
+        };
+        assert!(task.drop_one().is_some());
+        assert_eq!(
+            names(&task),
+            ["alpha", "gamma"],
+            "beta was the least recent"
+        );
+        assert!(task.drop_one().is_some());
+        assert_eq!(names(&task), ["alpha"]);
+        assert!(task.drop_one().is_some());
+        assert_eq!(task.drop_one(), None);
+    }
+}

@@ -1,0 +1,88 @@
+//! The composition root: where the adapters are plugged into the
+//! application's [`Ports`], from which [`Ingest`](crate::app::ingest::Ingest)
+//! and [`Services`](crate::app::Services) are built. It is the one module
+//! that sees both `app` and `adapters`.
+//!
+//! - [`aws`] (feature `aws`): the Lambda functions, from their environment.
+//! - [`Twins`]: in process, on the twins of the AWS services; the local
+//!   mode, the tests and the benchmarks.
+//! - [`http_services`]: the services over any ports, with the real LLM and
+//!   Slack clients.
+
+#[cfg(feature = "aws")]
+pub mod aws;
+
+use std::sync::Arc;
+
+use crate::adapters::openai::OpenAiLlm;
+use crate::adapters::slack::SlackWebApi;
+use crate::adapters::system::{FixedSettings, ManualClock};
+use crate::adapters::twins::{JobBoard, MemoryStore};
+use crate::app::{Ports, Services};
+use crate::domain::Settings;
+use crate::ports::{Clock, RandomSource, Secrets, Store};
+
+/// The services over `ports`, with the OpenAI-compatible LLM and the Slack
+/// Web API (one HTTP client for both), which read the settings of `ports`
+/// and find their key and token in `secrets` under `llm_key_name` and
+/// `slack_token_name`.
+pub fn http_services(
+    ports: Ports,
+    secrets: Arc<dyn Secrets>,
+    llm_key_name: impl Into<String>,
+    slack_token_name: impl Into<String>,
+) -> Services {
+    let http = reqwest::Client::new();
+    let llm = OpenAiLlm::new(
+        http.clone(),
+        ports.settings.clone(),
+        secrets.clone(),
+        llm_key_name,
+    );
+    let slack = SlackWebApi::new(http, ports.settings.clone(), secrets, slack_token_name);
+    Services::new(ports, Arc::new(llm), Arc::new(slack))
+}
+
+/// The in-process stand-ins for AWS on one clock: a store (the
+/// [`MemoryStore`] twin, or any other) and the [`JobBoard`], which is both
+/// the scheduler and the queue. The concrete types stay in reach, for the
+/// callers that drive the clock, run the board's jobs or read the store.
+pub struct Twins<C = ManualClock, S = MemoryStore> {
+    pub clock: Arc<C>,
+    pub store: Arc<S>,
+    pub board: Arc<JobBoard>,
+}
+
+impl<C: Clock + 'static> Twins<C> {
+    /// A new store twin and job board on `clock`.
+    pub fn new(clock: Arc<C>) -> Twins<C> {
+        let store = Arc::new(MemoryStore::new(clock.clone()));
+        Twins::with_store(clock, store)
+    }
+}
+
+impl<C: Clock + 'static, S: Store + 'static> Twins<C, S> {
+    /// A new job board on `clock`, beside `store` (e.g. DynamoDB on the
+    /// emulator, on the same clock).
+    pub fn with_store(clock: Arc<C>, store: Arc<S>) -> Twins<C, S> {
+        Twins {
+            board: Arc::new(JobBoard::new(clock.clone())),
+            clock,
+            store,
+        }
+    }
+
+    /// The ports over these twins, drawing from `random`, with `settings`
+    /// fixed. Ingest and the services built from clones of them share
+    /// everything, the random source included.
+    pub fn ports(&self, random: impl RandomSource + 'static, settings: Settings) -> Ports {
+        Ports {
+            store: self.store.clone(),
+            scheduler: self.board.clone(),
+            queue: self.board.clone(),
+            clock: self.clock.clone(),
+            random: Arc::new(random),
+            settings: Arc::new(FixedSettings::new(settings)),
+        }
+    }
+}
