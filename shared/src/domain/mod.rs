@@ -11,6 +11,7 @@ pub mod memory;
 pub mod message;
 pub mod privacy;
 pub mod routing;
+pub mod rules;
 pub mod settings;
 pub mod signature;
 pub mod slack_event;
