@@ -33,12 +33,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::http::{transport_detail, truncate};
+use super::http::{
+    endpoint, header_number, is_permanent, millis, transport_detail, truncate, wait_at_most,
+    ServiceClient,
+};
 use crate::deadline::CallBudget;
 use crate::domain::settings::ModelSettings;
 use crate::domain::Settings;
@@ -61,11 +64,8 @@ pub const LLM_BUDGET: CallBudget = CallBudget {
 
 /// An [`Llm`] over any OpenAI-compatible chat-completions endpoint.
 pub struct OpenAiLlm {
-    http: reqwest::Client,
-    settings: Arc<dyn SettingsProvider>,
-    secrets: Arc<dyn Secrets>,
-    key_name: String,
-    backoff: Duration,
+    /// Its secret is the API key.
+    client: ServiceClient,
     max_wait: Duration,
 }
 
@@ -73,8 +73,8 @@ impl fmt::Debug for OpenAiLlm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The key's name only, never its value (which is not held anyway).
         f.debug_struct("OpenAiLlm")
-            .field("key_name", &self.key_name)
-            .field("backoff", &self.backoff)
+            .field("key_name", &self.client.secret_name)
+            .field("backoff", &self.client.backoff)
             .field("max_wait", &self.max_wait)
             .finish_non_exhaustive()
     }
@@ -90,19 +90,17 @@ impl OpenAiLlm {
         key_name: impl Into<String>,
     ) -> OpenAiLlm {
         OpenAiLlm {
-            http,
-            settings,
-            secrets,
-            key_name: key_name.into(),
-            backoff: DEFAULT_BACKOFF,
+            client: ServiceClient::new(http, settings, secrets, key_name, DEFAULT_BACKOFF),
             max_wait: DEFAULT_MAX_WAIT,
         }
     }
 
     /// Sets the first retry's wait (default 500 ms); tests make it tiny.
-    pub fn with_backoff(mut self, base: Duration) -> OpenAiLlm {
-        self.backoff = base;
-        self
+    pub fn with_backoff(self, base: Duration) -> OpenAiLlm {
+        OpenAiLlm {
+            client: self.client.with_backoff(base),
+            ..self
+        }
     }
 
     /// Sets the longest wait between attempts (default 20 s), `Retry-After`
@@ -114,15 +112,15 @@ impl OpenAiLlm {
 
     /// The key to send, if any (see the module documentation).
     async fn api_key(&self) -> Result<ApiKey, PortError> {
-        if self.key_name.is_empty() {
+        if self.client.secret_name.is_empty() {
             return Ok(ApiKey::None("no key name is configured"));
         }
-        match self.secrets.get(&self.key_name).await {
-            Ok(key) if key.trim().is_empty() => Ok(ApiKey::None("the key is empty")),
-            Ok(key) => Ok(ApiKey::Bearer(key.trim().to_owned())),
+        match self.client.secret().await {
+            Ok(Some(key)) => Ok(ApiKey::Bearer(key)),
+            Ok(None) => Ok(ApiKey::None("the key is empty")),
             Err(PortError::Refused { detail, .. }) => {
                 tracing::debug!(
-                    key_name = %self.key_name,
+                    key_name = %self.client.secret_name,
                     reason = %detail,
                     "no LLM API key: calling without Authorization"
                 );
@@ -135,11 +133,8 @@ impl OpenAiLlm {
     /// Waits before retry number `retry` (0 for the first retry).
     fn wait(&self, retry: u32, retry_after: Option<f64>) -> Duration {
         match retry_after {
-            Some(secs) => Duration::from_secs_f64(secs.min(self.max_wait.as_secs_f64())),
-            None => self
-                .backoff
-                .saturating_mul(1u32 << retry.min(16))
-                .min(self.max_wait),
+            Some(secs) => wait_at_most(secs, self.max_wait),
+            None => self.client.backoff(retry, self.max_wait),
         }
     }
 
@@ -151,7 +146,7 @@ impl OpenAiLlm {
         key: &ApiKey,
         timeout: Duration,
     ) -> Attempt {
-        let mut request = self.http.post(url).timeout(timeout).json(body);
+        let mut request = self.client.http.post(url).timeout(timeout).json(body);
         if let ApiKey::Bearer(key) = key {
             request = request.bearer_auth(key);
         }
@@ -190,12 +185,9 @@ impl OpenAiLlm {
 #[async_trait]
 impl Llm for OpenAiLlm {
     async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError> {
-        let settings = self.settings.current().await?;
+        let settings = self.client.settings.current().await?;
         let model = model_settings(&settings, request.role);
-        let url = format!(
-            "{}/chat/completions",
-            settings.llm_base_url.trim_end_matches('/')
-        );
+        let url = endpoint(&settings.llm_base_url, "chat/completions");
         let timeout = Duration::from_secs(u64::from(settings.llm_timeout_seconds.max(1)));
         let body = ChatRequest {
             model: &model.model,
@@ -238,7 +230,7 @@ impl Llm for OpenAiLlm {
             };
             attempts += 1;
             let outcome = self.attempt(&url, &body, &key, attempt_timeout).await;
-            let latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let latency_ms = millis(started.elapsed());
             let error = match outcome {
                 Attempt::Done(reply) => {
                     tracing::info!(
@@ -254,7 +246,7 @@ impl Llm for OpenAiLlm {
                 }
                 Attempt::Retry(error, retry_after) if attempts <= settings.llm_max_retries => {
                     let wait = self.wait(attempts - 1, retry_after);
-                    let wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
+                    let wait_ms = millis(wait);
                     if LLM_BUDGET.can_wait(wait) {
                         tracing::warn!(
                             role,
@@ -395,8 +387,7 @@ fn parse_reply(body: &str) -> Attempt {
 
 /// A failure before a status arrived, or while reading the body.
 fn transport_failure(error: reqwest::Error, timeout: Duration) -> Attempt {
-    if error.is_builder() || error.is_redirect() {
-        // A bad URL or a redirect loop: trying again changes nothing.
+    if is_permanent(&error) {
         return Attempt::Fail(PortError::refused(
             SERVICE,
             transport_detail(error, DETAIL_CHARS),
@@ -412,14 +403,10 @@ fn transport_failure(error: reqwest::Error, timeout: Duration) -> Attempt {
 
 /// The seconds to wait that a 429 asks for, if it says.
 fn retry_after_secs(headers: &HeaderMap) -> Option<f64> {
-    let number = |name: &str| -> Option<f64> {
-        let secs: f64 = headers.get(name)?.to_str().ok()?.trim().parse().ok()?;
-        (secs.is_finite() && secs >= 0.0).then_some(secs)
-    };
     // An HTTP-date Retry-After is not parsed: the exponential backoff applies.
-    number("retry-after-ms")
+    header_number(headers, "retry-after-ms")
         .map(|ms| ms / 1000.0)
-        .or_else(|| number("retry-after"))
+        .or_else(|| header_number(headers, RETRY_AFTER))
 }
 
 /// The message of an error answer: OpenAI's `{"error": {"message"}}`, the

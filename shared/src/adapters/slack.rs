@@ -35,7 +35,10 @@ use reqwest::{StatusCode, Url};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::http::{transport_detail, truncate};
+use super::http::{
+    endpoint, header_number, is_permanent, millis, transport_detail, truncate, wait_at_most,
+    ServiceClient,
+};
 use crate::deadline::CallBudget;
 use crate::domain::settings::SLACK_ATTEMPT_TIMEOUT_SECONDS;
 use crate::domain::text::UserNames;
@@ -66,11 +69,8 @@ const DETAIL_CHARS: usize = 200;
 
 /// A [`SlackApi`] over Slack's Web API.
 pub struct SlackWebApi {
-    http: reqwest::Client,
-    settings: Arc<dyn SettingsProvider>,
-    secrets: Arc<dyn Secrets>,
-    token_name: String,
-    backoff: Duration,
+    /// Its secret is the bot token.
+    client: ServiceClient,
     timeout: Duration,
 }
 
@@ -78,8 +78,8 @@ impl fmt::Debug for SlackWebApi {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The token's name only, never its value (which is not held anyway).
         f.debug_struct("SlackWebApi")
-            .field("token_name", &self.token_name)
-            .field("backoff", &self.backoff)
+            .field("token_name", &self.client.secret_name)
+            .field("backoff", &self.client.backoff)
             .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
@@ -132,20 +132,18 @@ impl SlackWebApi {
         token_name: impl Into<String>,
     ) -> SlackWebApi {
         SlackWebApi {
-            http,
-            settings,
-            secrets,
-            token_name: token_name.into(),
-            backoff: DEFAULT_BACKOFF,
+            client: ServiceClient::new(http, settings, secrets, token_name, DEFAULT_BACKOFF),
             timeout: DEFAULT_TIMEOUT,
         }
     }
 
     /// Sets the first backoff after a transport error or a 5xx (default
     /// 500 ms). `Retry-After` waits are not affected.
-    pub fn with_backoff(mut self, base: Duration) -> SlackWebApi {
-        self.backoff = base;
-        self
+    pub fn with_backoff(self, base: Duration) -> SlackWebApi {
+        SlackWebApi {
+            client: self.client.with_backoff(base),
+            ..self
+        }
     }
 
     /// Sets each attempt's time limit (default 10 s).
@@ -154,22 +152,20 @@ impl SlackWebApi {
         self
     }
 
+    /// The bot token: a missing or blank one is an error.
     async fn token(&self) -> Result<String, PortError> {
-        let token = self.secrets.get(&self.token_name).await?;
-        let token = token.trim();
-        if token.is_empty() {
-            return Err(PortError::refused(
+        self.client.secret().await?.ok_or_else(|| {
+            PortError::refused(
                 SERVICE,
-                format!("the secret {} is empty", self.token_name),
-            ));
-        }
-        Ok(token.to_owned())
+                format!("the secret {} is empty", self.client.secret_name),
+            )
+        })
     }
 
+    /// The wait before retry number `retry` (0 for the first retry) after a
+    /// transport error or a 5xx.
     fn backoff(&self, retry: u32) -> Duration {
-        self.backoff
-            .saturating_mul(1u32 << retry.min(16))
-            .min(MAX_BACKOFF)
+        self.client.backoff(retry, MAX_BACKOFF)
     }
 
     /// Calls `method` and returns its answer, whose `ok` is true.
@@ -179,11 +175,8 @@ impl SlackWebApi {
         args: Args<'_>,
         replay: Replay,
     ) -> Result<Value, PortError> {
-        let settings = self.settings.current().await?;
-        let url = format!(
-            "{}/{method}",
-            settings.slack_api_base_url.trim_end_matches('/')
-        );
+        let settings = self.client.settings.current().await?;
+        let url = endpoint(&settings.slack_api_base_url, method);
         let mut url = Url::parse(&url)
             .map_err(|e| PortError::refused(SERVICE, format!("{method}: bad URL: {e}")))?;
         if let Args::Query(pairs) = &args {
@@ -197,7 +190,7 @@ impl SlackWebApi {
         let mut attempts = 0u32;
         let mut last_detail = None;
         loop {
-            let elapsed_ms = || u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let elapsed_ms = || millis(started.elapsed());
             let Some(timeout) = SLACK_BUDGET.attempt_timeout(self.timeout) else {
                 // Nothing was sent by this attempt: a redelivery may do it.
                 let detail = last_detail.unwrap_or_else(|| format!("{method}: not sent"));
@@ -248,7 +241,7 @@ impl SlackWebApi {
             tracing::warn!(
                 method,
                 attempts,
-                wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+                wait_ms = millis(wait),
                 error = %detail,
                 "slack call failed; retrying"
             );
@@ -267,8 +260,9 @@ impl SlackWebApi {
         timeout: Duration,
     ) -> Attempt {
         let request = match args {
-            Args::Query(_) => self.http.get(url.clone()),
+            Args::Query(_) => self.client.http.get(url.clone()),
             Args::Json(body) => self
+                .client
                 .http
                 .post(url.clone())
                 // With the charset Slack answers without a `missing_charset` warning.
@@ -468,7 +462,7 @@ fn give_up(method: &str, attempts: u32, latency_ms: u64, error: PortError) -> Po
 
 /// A failure before a status arrived, or while reading the body.
 fn transport_failure(method: &str, error: reqwest::Error, timeout: Duration) -> Attempt {
-    if error.is_builder() || error.is_redirect() {
+    if is_permanent(&error) {
         return Attempt::Refused(format!(
             "{method}: {}",
             transport_detail(error, DETAIL_CHARS)
@@ -495,12 +489,8 @@ fn transport_failure(method: &str, error: reqwest::Error, timeout: Duration) -> 
 
 /// The wait a rate-limited answer asks for.
 fn retry_after(headers: &HeaderMap) -> Duration {
-    headers
-        .get(RETRY_AFTER)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .filter(|secs| secs.is_finite() && *secs >= 0.0)
-        .map(|secs| Duration::from_secs_f64(secs.min(MAX_RETRY_AFTER.as_secs_f64())))
+    header_number(headers, RETRY_AFTER)
+        .map(|secs| wait_at_most(secs, MAX_RETRY_AFTER))
         .unwrap_or(DEFAULT_RETRY_AFTER)
 }
 
