@@ -635,14 +635,25 @@ async fn store_grants_a_claim_once_until_released_or_expired() -> Result<()> {
     let store = fresh_store_with_clock(clock.clone()).await;
     let until = clock.now() + Duration::minutes(10);
     let key = "response:C1:top:5.000000";
+    assert_eq!(store.held_until(key).await?, None);
     assert!(store.claim(key, until).await?);
     assert!(!store.claim(key, until).await?);
+    assert_eq!(
+        store.held_until(key).await?.map(|t| t.timestamp()),
+        Some(until.timestamp())
+    );
     assert!(store.claim("another:key", until).await?);
     store.release(key).await?;
+    assert_eq!(store.held_until(key).await?, None);
     assert!(store.claim(key, until).await?);
     assert!(!store.claim(key, until).await?);
 
     clock.advance(Duration::minutes(11));
+    assert_eq!(
+        store.held_until(key).await?,
+        None,
+        "an expired claim holds nothing"
+    );
     assert!(
         store
             .claim(key, clock.now() + Duration::minutes(10))

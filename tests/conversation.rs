@@ -22,6 +22,7 @@ use chrono::Duration;
 use myao::app::jobs::JobOutcome;
 use myao::app::judgment::JudgmentOutcome;
 use myao::app::response::ResponseOutcome;
+use myao::domain::rules::Gate;
 use myao::domain::{Conversation, Job, JobKind, Memory, MemoryKind, MemoryScope, ScheduleName};
 use myao::ports::{Clock, ScheduledJob, Store};
 use myao_tests::stubs::{
@@ -156,7 +157,7 @@ async fn a_judged_yes_without_delay_replies_once_in_its_thread_after_a_prompt_in
     let outcome = judged(bed.run(&judgment(Some(-900), -300)).await);
 
     match outcome {
-        JudgmentOutcome::Respond { result, at } => {
+        JudgmentOutcome::Respond { result, at, .. } => {
             assert!(result.should_respond);
             assert_eq!(at, bed.now());
         }
@@ -311,7 +312,7 @@ async fn a_judgment_that_declines_posts_nothing_and_makes_no_job() {
     let outcome = judged(bed.run(&judgment(None, -300)).await);
 
     assert!(
-        matches!(&outcome, JudgmentOutcome::Declined(r) if !r.should_respond),
+        matches!(&outcome, JudgmentOutcome::Declined(_, r) if !r.should_respond),
         "{outcome:?}"
     );
     assert_eq!(bed.llm_calls().await.len(), 1);
@@ -353,7 +354,7 @@ async fn an_llm_500_during_judgment_is_silence_after_the_retries() {
     let outcome = judged(bed.run(&judgment(None, -300)).await);
 
     match &outcome {
-        JudgmentOutcome::Silent { reason } => assert!(reason.contains("500"), "{reason}"),
+        JudgmentOutcome::Silent { reason, .. } => assert!(reason.contains("500"), "{reason}"),
         other => panic!("expected silence, got {other:?}"),
     }
     assert_eq!(
@@ -382,7 +383,7 @@ async fn an_llm_timeout_during_judgment_is_silence() {
     let outcome = judged(bed.run(&judgment(None, -300)).await);
 
     match &outcome {
-        JudgmentOutcome::Silent { reason } => assert!(reason.contains("timed out"), "{reason}"),
+        JudgmentOutcome::Silent { reason, .. } => assert!(reason.contains("timed out"), "{reason}"),
         other => panic!("expected silence, got {other:?}"),
     }
     assert!(
@@ -621,7 +622,7 @@ async fn no_llm_call_when_the_bot_spoke_last() {
 
     let outcome = judged(bed.run(&judgment(Some(-600), -300)).await);
 
-    assert_eq!(outcome, JudgmentOutcome::BotSpokeLast);
+    assert_eq!(outcome, JudgmentOutcome::Held(Gate::BotSpokeLast));
     assert_eq!(bed.llm_calls().await.len(), 0);
     assert!(bed.posts().await.is_empty());
     assert!(bed.board.scheduled().is_empty());

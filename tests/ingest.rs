@@ -574,6 +574,15 @@ async fn services(
         false,
     )
     .await?;
+    // The LLM judges every conversation (the rule stage's own tests are
+    // elsewhere).
+    put(
+        &b.settings_path,
+        "rule_thresholds",
+        "-1000000,1000000",
+        false,
+    )
+    .await?;
     put(&b.settings_path, "secrets/llm_api_key", "sk-test-key", true).await?;
     put(
         &b.settings_path,

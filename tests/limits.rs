@@ -279,7 +279,7 @@ async fn near_the_daily_cap_memories_stop_first_then_judgments_then_replies() {
         "{judgments:?}"
     );
     assert!(
-        matches!(&judgments[3], JudgmentOutcome::Silent { reason } if reason.contains("budget")),
+        matches!(&judgments[3], JudgmentOutcome::Silent { reason, .. } if reason.contains("budget")),
         "judgments stop at 95 %: {:?}",
         judgments[3]
     );

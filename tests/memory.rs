@@ -169,7 +169,7 @@ async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_show
             })
             .await;
         assert!(
-            matches!(outcome, JobOutcome::Judgment(JudgmentOutcome::Declined(_))),
+            matches!(outcome, JobOutcome::Judgment(JudgmentOutcome::Declined(..))),
             "{outcome:?}"
         );
         let judgments = bed.llm_calls_of(PromptKind::Judgment).await;

@@ -15,12 +15,9 @@
 //! - an edit that arrives first wins: `an_edit_that_arrives_before_its_message_is_kept`
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use myao::adapters::aws::dynamodb::DynamoStore;
-use myao::adapters::system::StaticSecrets;
-use myao::app::ingest::{Ingest, Outcome};
-use myao::domain::slack_event::parse_envelope;
+use myao::app::ingest::Outcome;
 use myao::domain::{Job, MemoryKind, MemoryScope};
 use myao::ports::Store;
 use myao_tests::stubs::{
@@ -30,30 +27,6 @@ use myao_tests::stubs::{
 use serde_json::json;
 use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, ResponseTemplate};
-
-/// Ingest over the bed's store and board (the signature is checked by its
-/// own tests; these call `process` on a parsed envelope).
-fn ingest(bed: &Bed<DynamoStore>) -> Ingest {
-    Ingest::new(
-        bed.services.ports.clone(),
-        Arc::new(StaticSecrets::new()),
-        "unused",
-    )
-}
-
-async fn deliver(bed: &Bed<DynamoStore>, event: serde_json::Value) -> Outcome {
-    let body = serde_json::to_vec(&json!({
-        "type": "event_callback", "event_id": "Ev1", "team_id": "T1", "event": event,
-        "authorizations": [{"user_id": "UBOT", "is_bot": true}]
-    }))
-    .expect("json");
-    let envelope = parse_envelope(&body).expect("an event");
-    ingest(bed)
-        .process(envelope, bed.now())
-        .await
-        .expect("ingest")
-        .0
-}
 
 fn marks(text: &str) -> BTreeSet<String> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
@@ -323,12 +296,12 @@ async fn a_channel_made_private_stops_reaching_other_channels() {
         .with_priority(1)
         .mount(&bed.slack_server)
         .await;
-    let outcome = deliver(
-        &bed,
-        json!({"type": "message", "subtype": "channel_convert_to_private", "channel": GENERAL,
+    let outcome = bed
+        .deliver(
+            json!({"type": "message", "subtype": "channel_convert_to_private", "channel": GENERAL,
                "user": ALICE, "text": "made this channel private", "ts": ts(-600).to_string()}),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(outcome, Outcome::VisibilityChanged);
     // Ingest queued the job that forgets it; it runs at once.
     let forgot = bed.run_due().await;
@@ -404,8 +377,7 @@ async fn a_deleted_message_is_forgotten_by_every_memory_that_covered_it() {
     }
 
     bed.clock.set(at(600));
-    let outcome = deliver(
-        &bed,
+    let outcome = bed.deliver(
         json!({"type": "message", "subtype": "message_deleted", "hidden": true, "channel": GENERAL,
                "ts": ts(600).to_string(), "deleted_ts": ts(-800).to_string(),
                "previous_message": {"type": "message", "user": BOB, "text": "MARK-GONE 合言葉は swordfish",
@@ -488,8 +460,7 @@ async fn a_deleted_thread_root_with_replies_is_forgotten_too() {
         thread_ts: ts(-900),
     })
     .await;
-    let outcome = deliver(
-        &bed,
+    let outcome = bed.deliver(
         json!({"type": "message", "subtype": "message_changed", "hidden": true, "channel": GENERAL,
                "ts": ts(10).to_string(),
                "message": {"type": "message", "subtype": "tombstone", "user": "USLACKBOT",
@@ -529,8 +500,7 @@ async fn a_deleted_thread_root_with_replies_is_forgotten_too() {
 async fn an_edit_that_arrives_before_its_message_is_kept() {
     let bed = Bed::on_emulator(|_| {}).await;
     let original = ts(-100);
-    let edited = deliver(
-        &bed,
+    let edited = bed.deliver(
         json!({"type": "message", "subtype": "message_changed", "hidden": true, "channel": GENERAL,
                "ts": ts(-50).to_string(),
                "message": {"type": "message", "user": ALICE, "text": "the new text",
@@ -540,12 +510,12 @@ async fn an_edit_that_arrives_before_its_message_is_kept() {
     )
     .await;
     assert_eq!(edited, Outcome::Edited);
-    let late = deliver(
-        &bed,
-        json!({"type": "message", "channel": GENERAL, "channel_type": "channel", "user": ALICE,
+    let late = bed
+        .deliver(
+            json!({"type": "message", "channel": GENERAL, "channel_type": "channel", "user": ALICE,
                "text": "the old text", "ts": original.to_string()}),
-    )
-    .await;
+        )
+        .await;
     assert!(matches!(late, Outcome::Stored { .. }), "{late:?}");
     let stored = bed
         .store
@@ -592,8 +562,7 @@ async fn an_edit_makes_the_memories_forget_the_replaced_text() {
         .contains("MARK-OLD"));
 
     bed.clock.set(at(60));
-    let outcome = deliver(
-        &bed,
+    let outcome = bed.deliver(
         json!({"type": "message", "subtype": "message_changed", "channel": GENERAL, "ts": ts(60).to_string(),
                "message": {"type": "message", "user": BOB, "text": "MARK-NEW (秘密なので消した)",
                            "ts": ts(-800).to_string(), "thread_ts": ts(-900).to_string()},
@@ -647,8 +616,7 @@ async fn a_memory_written_from_a_read_before_a_deletion_is_not_stored() {
     let delete_meanwhile = async {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         bed.clock.set(at(1));
-        deliver(
-            &bed,
+        bed.deliver(
             json!({"type": "message", "subtype": "message_deleted", "channel": GENERAL,
                    "ts": ts(1).to_string(), "deleted_ts": ts(-800).to_string()}),
         )
@@ -761,8 +729,7 @@ async fn a_deleted_message_leaves_every_prompt_before_its_forget_job_runs() {
     .await;
     bed.run(&Job::MemorySweep).await;
     bed.clock.set(at(60));
-    deliver(
-        &bed,
+    bed.deliver(
         json!({"type": "message", "subtype": "message_deleted", "channel": GENERAL,
                "ts": ts(60).to_string(), "deleted_ts": ts(-800).to_string()}),
     )

@@ -295,6 +295,8 @@ pub trait Store: Send + Sync {
     async fn claim(&self, key: &str, expires_at: DateTime<Utc>) -> Result<bool, PortError>;
     /// Gives a claim back, so that a redelivery may try again.
     async fn release(&self, key: &str) -> Result<(), PortError>;
+    /// Until when a live claim holds `key` (`None`: no live claim).
+    async fn held_until(&self, key: &str) -> Result<Option<DateTime<Utc>>, PortError>;
 
     /// Counts one more against `limit`, atomically: true when the counter
     /// was below `limit` and now holds one more, false (nothing counted)

@@ -23,8 +23,11 @@ use myao::adapters::openai::OpenAiLlm;
 use myao::adapters::slack::SlackWebApi;
 use myao::adapters::system::{FixedRandom, ManualClock, StaticSecrets};
 use myao::adapters::twins::{JobBoard, MemoryStore};
+use myao::app::ingest::{Ingest, Outcome};
 use myao::app::jobs::{self, JobOutcome};
 use myao::app::Services;
+use myao::domain::rules::Thresholds;
+use myao::domain::slack_event::parse_envelope;
 use myao::domain::{ChannelId, Job, Message, Settings, Ts, UserId};
 use myao::ports::{Clock, Store};
 use myao::wire::Twins;
@@ -402,6 +405,12 @@ pub struct Bed<S = MemoryStore> {
     pub services: Services,
 }
 
+/// Thresholds that leave every score to the LLM's judgment.
+pub const ALWAYS_ASK: Thresholds = Thresholds {
+    low: i32::MIN,
+    high: i32::MAX,
+};
+
 impl Bed<MemoryStore> {
     /// A bed with the default settings (pointed at the stubs).
     pub async fn new() -> Bed {
@@ -466,6 +475,9 @@ impl<S: Store + 'static> Bed<S> {
             llm_base_url: format!("{}/v1", llm_server.uri()),
             slack_api_base_url: format!("{}/api", slack_server.uri()),
             persona_name: BOT_NAME.to_owned(),
+            // Every judgment in the ambiguous band, so that tests of the
+            // LLM judgment reach it; tests of the rule stage set their own.
+            rule_thresholds: Some(ALWAYS_ASK),
             ..Settings::default()
         };
         tweak(&mut settings);
@@ -509,6 +521,31 @@ impl<S: Store + 'static> Bed<S> {
 
     pub fn now(&self) -> DateTime<Utc> {
         self.clock.now()
+    }
+
+    /// Ingest over the bed's ports.
+    pub fn ingest(&self) -> Ingest {
+        Ingest::new(
+            self.services.ports.clone(),
+            Arc::new(StaticSecrets::new()),
+            "unused",
+        )
+    }
+
+    /// Delivers one Events API event (of the bot `UBOT`) to ingest, now:
+    /// parsed, not signed (the signature has its own tests).
+    pub async fn deliver(&self, event: Value) -> Outcome {
+        let body = serde_json::to_vec(&json!({
+            "type": "event_callback", "event_id": "Ev1", "team_id": "T1", "event": event,
+            "authorizations": [{"user_id": BOT, "is_bot": true}]
+        }))
+        .expect("json");
+        let envelope = parse_envelope(&body).expect("an event");
+        self.ingest()
+            .process(envelope, self.now())
+            .await
+            .expect("ingest")
+            .0
     }
 
     /// Stores messages as ingest would (routed, kept for a year).

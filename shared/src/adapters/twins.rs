@@ -549,6 +549,16 @@ impl Store for MemoryStore {
         Ok(())
     }
 
+    async fn held_until(&self, key: &str) -> Result<Option<DateTime<Utc>>, PortError> {
+        let now = self.clock.now();
+        Ok(self
+            .write()?
+            .claims
+            .get(key)
+            .copied()
+            .filter(|until| *until > now))
+    }
+
     async fn count(
         &self,
         key: &str,
@@ -914,9 +924,12 @@ mod tests {
         let s = MemoryStore::new(clock.clone());
         assert!(s.claim("k", t(2_000)).await.unwrap());
         assert!(!s.claim("k", t(2_000)).await.unwrap());
+        assert_eq!(s.held_until("k").await.unwrap(), Some(t(2_000)));
         s.release("k").await.unwrap();
+        assert_eq!(s.held_until("k").await.unwrap(), None);
         assert!(s.claim("k", t(2_000)).await.unwrap());
         clock.set(t(2_001));
+        assert_eq!(s.held_until("k").await.unwrap(), None);
         assert!(s.claim("k", t(3_000)).await.unwrap());
     }
 

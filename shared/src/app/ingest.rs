@@ -7,16 +7,21 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
 
 use super::{memory_retention, retention, Ports};
-use crate::domain::routing::{addressed, route, Addressed, Route};
+use crate::domain::limits;
+use crate::domain::routing::{addressed, engaged, route, Addressed, Route};
 use crate::domain::signature::verify;
 use crate::domain::slack_event::{parse_envelope, Envelope, SlackEvent};
 use crate::domain::{
     ChannelId, Conversation, Forget, Job, JobKind, Message, ScheduleName, Settings, Ts, UserId,
 };
 use crate::ports::{Edit, Insert, PortError, Secrets};
+
+/// How many of a thread's newest messages are read to tell whether the bot
+/// spoke there lately.
+const ENGAGEMENT_LOOKBACK: usize = 20;
 
 /// Bodies larger than this are refused with 413.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -195,7 +200,11 @@ impl Ingest {
                 app_mention,
                 direct,
             } => {
-                let addressed = addressed(&message, bot.as_ref(), app_mention, direct, &settings);
+                let addressed =
+                    match addressed(&message, bot.as_ref(), app_mention, direct, &settings) {
+                        None => self.engaged(&settings, bot.as_ref(), &message).await?,
+                        called => called,
+                    };
                 self.new_message(&settings, bot.as_ref(), message, addressed, now)
                     .await?
             }
@@ -282,6 +291,48 @@ impl Ingest {
         self.queue.send(&Job::Forget, 0).await
     }
 
+    /// Whether a reply in a thread is addressed to the bot because the bot
+    /// spoke there within `engagement_window_seconds` (one read, for thread
+    /// replies only).
+    async fn engaged(
+        &self,
+        settings: &Settings,
+        bot: Option<&UserId>,
+        message: &Message,
+    ) -> Result<Option<Addressed>, PortError> {
+        let (Some(bot), Some(root)) = (bot, message.thread_ts) else {
+            return Ok(None);
+        };
+        if settings.engagement_window_seconds == 0 || message.user == *bot || message.is_bot {
+            return Ok(None);
+        }
+        let thread = Conversation::thread(message.channel.clone(), root);
+        let recent = self
+            .store
+            .conversation_messages(&thread, ENGAGEMENT_LOOKBACK)
+            .await?;
+        let window = Duration::seconds(i64::from(settings.engagement_window_seconds));
+        Ok(engaged(message, &recent, bot, window).then_some(Addressed::Engaged))
+    }
+
+    /// The latest a judgment of the conversation may run: `max_wait_seconds`
+    /// after the first message of its window (the messages since its last
+    /// judgment), however busy the conversation stays. The window is a claim
+    /// that expires then; the judgment releases it when it runs.
+    async fn ceiling(
+        &self,
+        settings: &Settings,
+        name: &ScheduleName,
+        now: DateTime<Utc>,
+    ) -> Result<DateTime<Utc>, PortError> {
+        let key = limits::judgment_window(name.as_str());
+        let latest = now + Duration::seconds(i64::from(settings.max_wait_seconds));
+        if self.store.claim(&key, latest).await? {
+            return Ok(latest);
+        }
+        Ok(self.store.held_until(&key).await?.unwrap_or(latest))
+    }
+
     async fn new_message(
         &self,
         settings: &Settings,
@@ -293,7 +344,8 @@ impl Ingest {
         if bot.is_some_and(|b| *b == message.user) {
             message.is_bot = true;
         }
-        // Addressed (a mention, a DM, its name): answered like a mention.
+        // Addressed (a mention, a DM, its name, a reply in its thread):
+        // answered like a mention.
         let routing = route(
             &message,
             bot,
@@ -319,16 +371,45 @@ impl Ingest {
                 // conversation may have been routed meanwhile; the job must
                 // not move back to this older one.
                 let routing = self.catch_up(routing, &message).await?;
+                let routing = self.within_ceiling(settings, routing, now).await?;
                 self.make_job(&routing).await?;
                 self.store.mark_routed(&message.channel, message.ts).await?;
                 return Ok(Outcome::Stored { routed: routing });
             }
         }
+        if addressed.is_some() {
+            // Being called ends a backoff of the channel's judgments.
+            self.store
+                .release(&limits::backoff_claim(&message.channel))
+                .await?;
+        }
+        let routing = self.within_ceiling(settings, routing, now).await?;
         if needs_job {
             self.make_job(&routing).await?;
             self.store.mark_routed(&message.channel, message.ts).await?;
         }
         Ok(Outcome::Stored { routed: routing })
+    }
+
+    /// A judgment moved no later than its conversation's ceiling.
+    async fn within_ceiling(
+        &self,
+        settings: &Settings,
+        routing: Route,
+        now: DateTime<Utc>,
+    ) -> Result<Route, PortError> {
+        let Route::JudgeAt { at, job } = routing else {
+            return Ok(routing);
+        };
+        let Some(conversation) = job.conversation() else {
+            return Ok(Route::JudgeAt { at, job });
+        };
+        let name = ScheduleName::for_conversation(JobKind::Judgment, &conversation);
+        let ceiling = self.ceiling(settings, &name, now).await?;
+        Ok(Route::JudgeAt {
+            at: at.min(ceiling.max(now)),
+            job,
+        })
     }
 
     async fn catch_up(&self, routing: Route, message: &Message) -> Result<Route, PortError> {
@@ -476,8 +557,9 @@ mod tests {
                 newest_ts: Ts::parse("1767600000.000100").unwrap()
             }
         );
-        // one write for the message, one for its routing record; one scheduler call
-        assert_eq!(b.store.counts().writes(), 2);
+        // one write for the message, one opening its conversation's window
+        // (`max_wait_seconds`), one for its routing record; one scheduler call
+        assert_eq!(b.store.counts().writes(), 3);
         assert_eq!(b.board.call_counts(), (1, 0));
     }
 

@@ -30,20 +30,27 @@ impl JobOutcome {
             JobOutcome::Judgment(outcome) => match outcome {
                 JudgmentOutcome::Stale => "judgment stale".to_owned(),
                 JudgmentOutcome::Empty => "judgment empty".to_owned(),
-                JudgmentOutcome::BotSpokeLast => "judgment bot_spoke_last".to_owned(),
-                JudgmentOutcome::TooOld => "judgment too_old".to_owned(),
-                JudgmentOutcome::Silent { reason } => {
-                    format!("judgment silent reason_chars={}", reason.chars().count())
+                JudgmentOutcome::Held(gate) => format!("judgment held gate={}", gate.name()),
+                JudgmentOutcome::Quiet(ruling) => format!("judgment quiet {}", ruling.explain()),
+                JudgmentOutcome::Capped(ruling) => {
+                    format!("judgment capped {}", ruling.explain())
                 }
-                JudgmentOutcome::Declined(result) => {
-                    format!("judgment declined {}", verdict(result))
+                JudgmentOutcome::Silent { ruling, reason } => format!(
+                    "judgment silent {} reason_chars={}",
+                    ruling.explain(),
+                    reason.chars().count()
+                ),
+                JudgmentOutcome::Declined(ruling, result) => {
+                    format!("judgment declined {} {}", ruling.explain(), verdict(result))
                 }
-                JudgmentOutcome::Respond { result, at } => {
-                    format!(
-                        "judgment respond at={} {}",
-                        at.to_rfc3339(),
-                        verdict(result)
-                    )
+                JudgmentOutcome::Respond { ruling, result, at } => format!(
+                    "judgment respond at={} {} {}",
+                    at.to_rfc3339(),
+                    ruling.explain(),
+                    verdict(result)
+                ),
+                JudgmentOutcome::Sure { ruling, at } => {
+                    format!("judgment sure at={} {}", at.to_rfc3339(), ruling.explain())
                 }
             },
             JobOutcome::Response(outcome) => match outcome {
@@ -231,9 +238,23 @@ async fn run_accepted(svc: &Services, accepted: &[JobKind], job: &Job) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::judgment::Ruling;
     use crate::domain::{MemoryKind, MemoryScope, Ts};
 
     const WORDS: &str = "the secret plan of the cat";
+
+    fn ruling() -> Ruling {
+        use crate::domain::rules::{Decision, Score, Signal, Thresholds};
+        Ruling {
+            score: Score {
+                total: 30,
+                signals: vec![Signal::UnansweredQuestion, Signal::TwoPeople],
+                answers: None,
+            },
+            thresholds: Thresholds { low: 20, high: 50 },
+            decision: Decision::Ask,
+        }
+    }
 
     fn result(should_respond: bool) -> JudgmentResult {
         JudgmentResult {
@@ -249,10 +270,12 @@ mod tests {
         let at = Ts::parse("1767600000.0").unwrap().to_datetime();
         let outcomes = [
             JobOutcome::Judgment(JudgmentOutcome::Silent {
+                ruling: ruling(),
                 reason: format!("no JSON object in the answer: {WORDS:?}"),
             }),
-            JobOutcome::Judgment(JudgmentOutcome::Declined(result(false))),
+            JobOutcome::Judgment(JudgmentOutcome::Declined(ruling(), result(false))),
             JobOutcome::Judgment(JudgmentOutcome::Respond {
+                ruling: ruling(),
                 result: result(true),
                 at,
             }),
@@ -285,10 +308,11 @@ mod tests {
             posted.summary(),
             "response posted ts=1767600001.000100 reply_chars=5"
         );
-        let declined = JobOutcome::Judgment(JudgmentOutcome::Declined(result(false)));
+        let declined = JobOutcome::Judgment(JudgmentOutcome::Declined(ruling(), result(false)));
         assert_eq!(
             declined.summary(),
-            "judgment declined should_respond=false confidence=0.8 delay_seconds=30 reason_chars=34"
+            "judgment declined ask score=30 [20..50) unanswered_question(+60) two_people(-10) \
+             should_respond=false confidence=0.8 delay_seconds=30 reason_chars=34"
         );
         let memory = JobOutcome::Memory(MemoryReport {
             written: vec![(MemoryScope::Workspace, MemoryKind::Long)],

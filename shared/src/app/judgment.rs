@@ -6,13 +6,39 @@ use chrono::{DateTime, Duration, Utc};
 use super::context::{self, recent, touch, Recent};
 use super::{Services, SCHEDULER_MIN_DELAY_SECONDS};
 use crate::domain::judgment::JudgmentParseError;
-use crate::domain::routing::jittered_wait;
+use crate::domain::limits;
+use crate::domain::routing::{addressed, jittered_wait};
+use crate::domain::rules::{self, Decision, Facts, Gate, Scene, Score, Thresholds};
 use crate::domain::{
-    ChannelId, Conversation, Job, JobKind, JudgmentResult, MemoryKind, MemoryScope, ScheduleName,
-    Settings, Ts,
+    ChannelId, Conversation, Job, JobKind, JudgmentResult, MemoryKind, MemoryScope, Message,
+    ScheduleName, Settings, Ts, UserId,
 };
 use crate::ports::PortError;
 use crate::prompts::{ContextPrompt, PromptError};
+
+/// The rule stage's verdict on a conversation: its score, the signals
+/// behind it, the thresholds it was held to and what they decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ruling {
+    pub score: Score,
+    pub thresholds: Thresholds,
+    pub decision: Decision,
+}
+
+impl Ruling {
+    /// `decision score=N signals` without any word of the conversation: the
+    /// line logged at INFO and shown in the local timeline.
+    pub fn explain(&self) -> String {
+        format!(
+            "{} score={} [{}..{}) {}",
+            self.decision.name(),
+            self.score.total,
+            self.thresholds.low,
+            self.thresholds.high,
+            self.score.explain()
+        )
+    }
+}
 
 /// What a judgment job came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,20 +47,32 @@ pub enum JudgmentOutcome {
     Stale,
     /// The conversation has no message left (all deleted).
     Empty,
-    /// The bot spoke last: nothing to add.
-    BotSpokeLast,
-    /// The newest message is older than `max_message_age_seconds`.
-    TooOld,
-    /// The LLM failed or answered something unusable: silence.
-    Silent { reason: String },
-    /// The LLM decided not to speak.
-    Declined(JudgmentResult),
-    /// A response job was made, due at `at`.
+    /// A gate closed before any score or LLM call ([`rules::GATES`]).
+    Held(Gate),
+    /// The rule stage scored below the low threshold: silent, no LLM call.
+    Quiet(Ruling),
+    /// The channel had its `max_unprompted_per_channel_hour` replies.
+    Capped(Ruling),
+    /// In the ambiguous band, the LLM failed or answered something
+    /// unusable: silence.
+    Silent { ruling: Ruling, reason: String },
+    /// In the ambiguous band, the LLM decided not to speak.
+    Declined(Ruling, JudgmentResult),
+    /// In the ambiguous band, the LLM decided to speak: a response job was
+    /// made, due at `at`.
     Respond {
+        ruling: Ruling,
         result: JudgmentResult,
         at: DateTime<Utc>,
     },
+    /// The rule stage scored at or above the high threshold: a response job
+    /// was made without asking the LLM, due at `at`.
+    Sure { ruling: Ruling, at: DateTime<Utc> },
 }
+
+/// The wait before an answer the rule stage is sure of: a person who sees a
+/// question waiting takes a little while to answer it.
+const SURE_DELAY_SECONDS: (u32, u32) = (10, 30);
 
 /// Queues a memory refresh of a thread that has messages its memory lacks.
 async fn refresh_thread_memory(svc: &Services, channel: &ChannelId, thread_ts: Ts, newest: Ts) {
@@ -61,7 +99,8 @@ async fn refresh_thread_memory(svc: &Services, channel: &ChannelId, thread_ts: T
     }
 }
 
-/// Runs a judgment job.
+/// Runs a judgment job: the stale check, then the gates, then the rule
+/// stage, and the LLM only in its ambiguous band.
 pub async fn run(
     svc: &Services,
     channel: &ChannelId,
@@ -83,6 +122,7 @@ pub async fn run(
         return Ok(JudgmentOutcome::Empty);
     };
     let now = svc.clock.now();
+    let name = ScheduleName::for_conversation(JobKind::Judgment, &conversation);
     // Only a person's newer message supersedes this job: it scheduled a
     // judgment of its own. A bot's message (a CI notice) schedules none, so
     // the judgment goes on and sees it in the conversation.
@@ -103,10 +143,14 @@ pub async fn run(
             thread_ts,
             newest_ts: person,
         };
-        let name = ScheduleName::for_conversation(JobKind::Judgment, &conversation);
         svc.scheduler.upsert(&name, at, &job).await?;
         return Ok(JudgmentOutcome::Stale);
     }
+    // This judgment covers every message so far: the next one opens a new
+    // window (`max_wait_seconds`).
+    svc.store
+        .release(&limits::judgment_window(name.as_str()))
+        .await?;
     let ch = context::channel(svc, &settings, channel, now).await?;
     touch(svc, &settings, &ch, &newest).await?;
     if let Some(root) = thread_ts {
@@ -114,55 +158,275 @@ pub async fn run(
         refresh_thread_memory(svc, channel, root, newest.ts).await;
     }
     let bot = svc.bot_user_id(&settings).await.ok();
-    if newest.is_bot && bot.as_ref().is_none_or(|b| *b == newest.user) {
-        return Ok(JudgmentOutcome::BotSpokeLast);
-    }
-    if now - newest.ts.to_datetime()
-        > Duration::seconds(i64::from(settings.max_message_age_seconds))
-    {
-        return Ok(JudgmentOutcome::TooOld);
-    }
-    let result = match judge(svc, &settings, &conversation, newest_ts, now).await? {
-        Ok(result) => result,
-        Err(unusable) => {
-            // The reason may quote the LLM's answer: its words at DEBUG only
-            // (`judge` logged what went wrong).
-            let reason = unusable.to_string();
-            tracing::warn!(
-                reason_chars = reason.chars().count(),
-                "judgment unusable; staying silent"
-            );
-            tracing::debug!(%reason, "why the judgment is unusable");
-            return Ok(JudgmentOutcome::Silent { reason });
+    let scene = Scenery::read(svc, &settings, &conversation).await?;
+    let since = bot.as_ref().and_then(|b| scene.last_call(b, &settings));
+    let facts = Facts {
+        newest: &newest,
+        bot: bot.as_ref(),
+        now,
+        max_age: Duration::seconds(i64::from(settings.max_message_age_seconds)),
+        thresholds: settings.thresholds_in(channel),
+        bot_last_spoke: bot.as_ref().and_then(|b| scene.bot_last_spoke(b)),
+        cooldown: Duration::seconds(i64::from(settings.cooldown_seconds)),
+        backoff_until: svc
+            .store
+            .held_until(&limits::backoff_claim(channel))
+            .await?,
+    };
+    if let Some(gate) = rules::closed_gate(&facts) {
+        tracing::info!(gate = gate.name(), "judgment held by a gate");
+        if gate == Gate::Cooldown {
+            // Not never: once the cooldown is over, as a person who has just
+            // spoken waits a little before speaking again.
+            let again = facts.bot_last_spoke.unwrap_or(now) + facts.cooldown;
+            let job = Job::Judgment {
+                channel: channel.clone(),
+                thread_ts,
+                newest_ts,
+            };
+            svc.scheduler
+                .upsert(&name, again.max(now + Duration::seconds(1)), &job)
+                .await?;
         }
-    };
-    // The reason is the LLM's words about the conversation: DEBUG only.
-    tracing::info!(
-        should_respond = result.should_respond,
-        confidence = result.confidence,
-        delay = ?result.delay_seconds,
-        reason_chars = result.reason.chars().count(),
-        "judged"
-    );
-    tracing::debug!(reason = %result.reason, "the judgment's reason");
-    if !result.should_respond {
-        return Ok(JudgmentOutcome::Declined(result));
+        return Ok(JudgmentOutcome::Held(gate));
     }
-    let delay = result.delay();
-    let at = now + Duration::seconds(i64::from(delay));
-    let job = Job::Response {
-        channel: channel.clone(),
-        thread_ts,
-        newest_ts,
-        mention: false,
+    let (Some(thresholds), Some(bot)) = (facts.thresholds, bot) else {
+        // No thresholds closes a gate; an unknown bot id leaves nothing to
+        // score against (Slack unreachable): silence.
+        return Ok(JudgmentOutcome::Held(Gate::MentionsOnly));
     };
-    if delay >= SCHEDULER_MIN_DELAY_SECONDS {
-        let name = ScheduleName::for_conversation(JobKind::Response, &conversation);
-        svc.scheduler.upsert(&name, at, &job).await?;
-    } else {
-        svc.queue.send(&job, delay).await?;
+    let score = rules::score(&Scene {
+        conversation: &scene.conversation,
+        top_level: thread_ts.is_none(),
+        channel: &scene.channel,
+        bot: &bot,
+        now,
+        interests: &settings.interest_keywords,
+    });
+    let ruling = Ruling {
+        decision: rules::decide(&score, thresholds),
+        score,
+        thresholds,
+    };
+    tracing::info!(ruling = %ruling.explain(), "rule stage");
+    let answer = Answer::of(&conversation, &scene.conversation, &ruling, newest_ts);
+    match ruling.decision {
+        Decision::Silent => Ok(JudgmentOutcome::Quiet(ruling)),
+        Decision::Respond => {
+            if !admit_unprompted(svc, &settings, channel, now).await? {
+                return Ok(JudgmentOutcome::Capped(ruling));
+            }
+            let (low, high) = SURE_DELAY_SECONDS;
+            let delay = low + ((high - low) as f64 * svc.random.unit().clamp(0.0, 1.0)) as u32;
+            let at = answer.send(svc, delay, now).await?;
+            Ok(JudgmentOutcome::Sure { ruling, at })
+        }
+        Decision::Ask => {
+            let result = match judge(svc, &settings, &conversation, newest_ts, now).await? {
+                Ok(result) => result,
+                Err(unusable) => {
+                    // The reason may quote the LLM's answer: its words at DEBUG
+                    // only (`judge` logged what went wrong).
+                    let reason = unusable.to_string();
+                    tracing::warn!(
+                        reason_chars = reason.chars().count(),
+                        "judgment unusable; staying silent"
+                    );
+                    tracing::debug!(%reason, "why the judgment is unusable");
+                    return Ok(JudgmentOutcome::Silent { ruling, reason });
+                }
+            };
+            // The reason is the LLM's words about the conversation: DEBUG only.
+            tracing::info!(
+                should_respond = result.should_respond,
+                confidence = result.confidence,
+                delay = ?result.delay_seconds,
+                reason_chars = result.reason.chars().count(),
+                "judged"
+            );
+            tracing::debug!(reason = %result.reason, "the judgment's reason");
+            if !result.should_respond {
+                note_decline(svc, &settings, channel, since, now).await?;
+                return Ok(JudgmentOutcome::Declined(ruling, result));
+            }
+            if !admit_unprompted(svc, &settings, channel, now).await? {
+                return Ok(JudgmentOutcome::Capped(ruling));
+            }
+            let at = answer.send(svc, result.delay(), now).await?;
+            Ok(JudgmentOutcome::Respond { ruling, result, at })
+        }
     }
-    Ok(JudgmentOutcome::Respond { result, at })
+}
+
+/// What the rule stage reads: the judged conversation (a thread with its
+/// root) and the channel's recent messages.
+struct Scenery {
+    conversation: Vec<Message>,
+    channel: Vec<Message>,
+}
+
+impl Scenery {
+    async fn read(
+        svc: &Services,
+        settings: &Settings,
+        conversation: &Conversation,
+    ) -> Result<Scenery, PortError> {
+        let limit = settings.message_limit as usize;
+        let mut messages = svc.store.conversation_messages(conversation, limit).await?;
+        if let Some(root) = conversation.thread_ts {
+            if let Some(root) = svc.store.get_message(&conversation.channel, root).await? {
+                messages.insert(0, root);
+            }
+        }
+        let channel = svc
+            .store
+            .recent_messages(
+                &conversation.channel,
+                settings.channel_messages_limit as usize,
+            )
+            .await?;
+        Ok(Scenery {
+            conversation: messages,
+            channel,
+        })
+    }
+
+    /// When the bot last spoke in the channel.
+    fn bot_last_spoke(&self, bot: &UserId) -> Option<DateTime<Utc>> {
+        self.channel
+            .iter()
+            .filter(|m| m.user == *bot)
+            .map(|m| m.ts.to_datetime())
+            .max()
+    }
+
+    /// The bot's last message, or the last message calling it, in the
+    /// channel: a row of declines starts after it.
+    fn last_call(&self, bot: &UserId, settings: &Settings) -> Option<Ts> {
+        self.channel
+            .iter()
+            .filter(|m| m.user == *bot || addressed(m, Some(bot), false, false, settings).is_some())
+            .map(|m| m.ts)
+            .max()
+    }
+}
+
+/// Where and to what the bot answers.
+struct Answer {
+    job: Job,
+    name: ScheduleName,
+}
+
+impl Answer {
+    /// The answer to what the ruling names: in the thread of an earlier
+    /// top-level message when others came after it, else in the judged
+    /// conversation.
+    fn of(
+        conversation: &Conversation,
+        messages: &[Message],
+        ruling: &Ruling,
+        newest_ts: Ts,
+    ) -> Answer {
+        let answers = ruling.score.answers.unwrap_or(newest_ts);
+        let thread_ts = rules::reply_thread(conversation.thread_ts, messages, answers);
+        let (thread_ts, newest_ts) = match (conversation.thread_ts, thread_ts) {
+            // Answering an earlier top-level message in its thread: the
+            // response follows that thread.
+            (None, Some(root)) => (Some(root), answers),
+            _ => (conversation.thread_ts, newest_ts),
+        };
+        let job = Job::Response {
+            channel: conversation.channel.clone(),
+            thread_ts,
+            newest_ts,
+            mention: false,
+        };
+        let answered = Conversation {
+            channel: conversation.channel.clone(),
+            thread_ts,
+        };
+        Answer {
+            job,
+            name: ScheduleName::for_conversation(JobKind::Response, &answered),
+        }
+    }
+
+    /// Makes the response job, due in `delay` seconds; returns when.
+    async fn send(
+        &self,
+        svc: &Services,
+        delay: u32,
+        now: DateTime<Utc>,
+    ) -> Result<DateTime<Utc>, PortError> {
+        let at = now + Duration::seconds(i64::from(delay));
+        if delay >= SCHEDULER_MIN_DELAY_SECONDS {
+            svc.scheduler.upsert(&self.name, at, &self.job).await?;
+        } else {
+            svc.queue.send(&self.job, delay).await?;
+        }
+        Ok(at)
+    }
+}
+
+/// Counts one unprompted reply of `channel` against its hourly cap: false
+/// when the cap is reached (nothing counted).
+async fn admit_unprompted(
+    svc: &Services,
+    settings: &Settings,
+    channel: &ChannelId,
+    now: DateTime<Utc>,
+) -> Result<bool, PortError> {
+    let counter = limits::unprompted_replies(channel, now);
+    let admitted = svc
+        .store
+        .count(
+            &counter.key,
+            u64::from(settings.max_unprompted_per_channel_hour),
+            counter.expires_at,
+        )
+        .await?;
+    if !admitted {
+        tracing::info!(
+            limit = "max_unprompted_per_channel_hour",
+            "unprompted reply refused by a limit"
+        );
+    }
+    Ok(admitted)
+}
+
+/// Counts an LLM decline in `channel`; the `backoff_after_declines`-th in a
+/// row (since the bot's last message or call) backs the channel's
+/// judgments off for `backoff_seconds`.
+async fn note_decline(
+    svc: &Services,
+    settings: &Settings,
+    channel: &ChannelId,
+    since: Option<Ts>,
+    now: DateTime<Utc>,
+) -> Result<(), PortError> {
+    let row = u64::from(settings.backoff_after_declines);
+    if row == 0 || settings.backoff_seconds == 0 {
+        return Ok(());
+    }
+    let counter = limits::declines(channel, since, now);
+    // The row's first declines are counted; the one that finds the counter
+    // at `row - 1` completes the row (and is not counted: the next decline
+    // after the backoff completes it again).
+    if !svc
+        .store
+        .count(&counter.key, row - 1, counter.expires_at)
+        .await?
+    {
+        let until = now + Duration::seconds(i64::from(settings.backoff_seconds));
+        svc.store
+            .claim(&limits::backoff_claim(channel), until)
+            .await?;
+        tracing::info!(
+            backoff_seconds = settings.backoff_seconds,
+            "judgments of the channel backed off after declines"
+        );
+    }
+    Ok(())
 }
 
 /// Why a judgment is unusable: the bot stays silent.

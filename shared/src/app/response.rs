@@ -84,6 +84,18 @@ pub async fn run(
                 return Ok(ResponseOutcome::Stale);
             }
         }
+        // An answer at the top level is late too once someone has replied
+        // in the thread of the message it answers.
+        if thread_ts.is_none() {
+            let under = Conversation::thread(channel.clone(), newest_ts);
+            if recent(svc, &under, newest_ts)
+                .await?
+                .is_some_and(|r| r.person_after)
+            {
+                tracing::info!(job = %newest_ts, "stale response job: answered in its thread");
+                return Ok(ResponseOutcome::Stale);
+            }
+        }
     }
     let job = Job::Response {
         channel: channel.clone(),

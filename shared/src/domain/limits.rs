@@ -8,7 +8,7 @@
 
 use chrono::{DateTime, Duration, DurationRound, Utc};
 
-use super::ids::{ChannelId, UserId};
+use super::ids::{ChannelId, Ts, UserId};
 use super::settings::Settings;
 
 /// The fixed notice a mention over a limit gets (at most once an hour per
@@ -105,6 +105,34 @@ fn hourly(kind: &str, subject: &str, now: DateTime<Utc>) -> Counter {
 /// The replies of `channel` in the hour of `now`.
 pub fn channel_replies(channel: &ChannelId, now: DateTime<Utc>) -> Counter {
     hourly("replies", channel.as_str(), now)
+}
+
+/// The unprompted replies of `channel` in the hour of `now`.
+pub fn unprompted_replies(channel: &ChannelId, now: DateTime<Utc>) -> Counter {
+    hourly("unprompted", channel.as_str(), now)
+}
+
+/// The LLM's declines in `channel` in a row since `since` (the bot's last
+/// message there, or the last call of its name): a new message of the bot
+/// or a new call starts another row. Kept for a day at most.
+pub fn declines(channel: &ChannelId, since: Option<Ts>, now: DateTime<Utc>) -> Counter {
+    let since = since.map_or_else(|| "0".to_owned(), |t| t.to_string());
+    Counter {
+        key: format!("declines#{channel}#{since}"),
+        expires_at: now + Duration::days(1),
+    }
+}
+
+/// The claim that backs off `channel`'s judgments until it expires.
+pub fn backoff_claim(channel: &ChannelId) -> String {
+    format!("backoff#{channel}")
+}
+
+/// The claim that holds a conversation's judgment window open: it expires
+/// when the pending judgment must run at the latest (`max_wait_seconds`
+/// after the window's first message).
+pub fn judgment_window(conversation: &str) -> String {
+    format!("window#{conversation}")
 }
 
 /// The mentions of `user` answered in the hour of `now`.

@@ -40,6 +40,9 @@ pub enum Addressed {
     Direct,
     /// The bot's name (`persona_name`, `name_aliases`) is in the text.
     Name,
+    /// A reply in a thread where the bot spoke within
+    /// `engagement_window_seconds`: the conversation is with it.
+    Engaged,
 }
 
 /// Whether `message` is addressed to the bot, and why. A message that
@@ -89,6 +92,19 @@ pub fn names(text: &str, name: &str) -> bool {
     })
 }
 
+/// Whether `message`, not otherwise addressed, replies in a thread where
+/// `bot` spoke within `window` before it: `thread` holds that thread's
+/// recent messages. A message that @-mentions someone is addressed to them.
+pub fn engaged(message: &Message, thread: &[Message], bot: &UserId, window: Duration) -> bool {
+    message.thread_ts.is_some()
+        && !message.text.contains("<@")
+        && thread.iter().any(|m| {
+            m.user == *bot
+                && m.ts < message.ts
+                && message.ts.to_datetime() - m.ts.to_datetime() <= window
+        })
+}
+
 /// The routing of a new message.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Route {
@@ -123,7 +139,7 @@ pub fn route(
             mention: true,
         });
     }
-    if !settings.autonomous_replies {
+    if settings.thresholds_in(&message.channel).is_none() {
         return Route::Nothing;
     }
     Route::JudgeAt {

@@ -3,8 +3,12 @@
 //! threshold the bot stays silent without asking the LLM; at or above the
 //! high one it answers without asking; in between the LLM judges as before.
 //!
-//! The signals and their points follow the Discord design's rule-based judge
-//! (REFERENCE.md), with three departures:
+//! The signals follow the Discord design's rule-based judge (REFERENCE.md);
+//! their points were tuned with `myao eval` on real multi-party chat (the
+//! README's "Numbers"): a question left hanging weighs more (+60), the
+//! minuses less, since the over-talking guards (cooldown, hourly cap,
+//! backoff) now do the work the design's larger minuses did. Three
+//! departures in kind:
 //! - "engaged" (+40) and the bot's name (+80) are not scored: a reply in the
 //!   bot's thread within its engagement window, a name call and a direct
 //!   message are addressed to the bot and answered like mentions, before
@@ -63,9 +67,9 @@ impl Chattiness {
     pub fn thresholds(self) -> Option<Thresholds> {
         let (low, high) = match self {
             Chattiness::MentionsOnly => return None,
-            Chattiness::Quiet => (40, 70),
-            Chattiness::Normal => (20, 50),
-            Chattiness::Chatty => (5, 35),
+            Chattiness::Quiet => (35, 60),
+            Chattiness::Normal => (20, 40),
+            Chattiness::Chatty => (10, 30),
         };
         Some(Thresholds { low, high })
     }
@@ -90,8 +94,8 @@ pub enum Signal {
     /// A person asked a question (a "?" and at least three words) that
     /// nobody else has answered.
     UnansweredQuestion,
-    /// The conversation opened after a long silence in the channel: somebody
-    /// is looking for company.
+    /// The latest message came after a long silence in the channel:
+    /// somebody is looking for company.
     AfterSilence,
     /// A word of the persona's interests (`interest_keywords`).
     Interest,
@@ -109,13 +113,13 @@ impl Signal {
     /// The signal's points.
     pub fn points(self) -> i32 {
         match self {
-            Signal::UnansweredQuestion => 50,
+            Signal::UnansweredQuestion => 60,
             Signal::AfterSilence => 10,
             Signal::Interest => 15,
-            Signal::AskedSomeoneElse => -30,
-            Signal::TwoPeople => -20,
-            Signal::Burst => -10,
-            Signal::BotRecent => -15,
+            Signal::AskedSomeoneElse => -20,
+            Signal::TwoPeople => -10,
+            Signal::Burst => -5,
+            Signal::BotRecent => -10,
         }
     }
 
@@ -140,7 +144,9 @@ pub const SILENCE: Duration = Duration::minutes(10);
 pub const BURST_MESSAGES: usize = 10;
 pub const BURST_WINDOW: Duration = Duration::seconds(60);
 /// [`Signal::BotRecent`]: the bot spoke in the channel within this.
-pub const BOT_RECENT: Duration = Duration::minutes(30);
+pub const BOT_RECENT: Duration = Duration::minutes(10);
+/// [`Signal::TwoPeople`]: the last this many messages of people are of two.
+pub const DIALOGUE_MESSAGES: usize = 4;
 /// A question older than this is no longer waiting for an answer.
 pub const QUESTION_MAX_AGE: Duration = Duration::minutes(30);
 
@@ -248,7 +254,7 @@ fn person(message: &Message) -> bool {
 
 /// The latest question in the conversation that a person asked and no one
 /// else (person or bot) has answered, in the conversation or, for a
-/// top-level question, in its thread.
+/// top-level question, in its thread: its asker may have said more since.
 fn unanswered_question<'a>(scene: &Scene<'a>) -> Option<&'a Message> {
     let oldest = scene.now - QUESTION_MAX_AGE;
     scene
@@ -280,16 +286,14 @@ pub fn score(scene: &Scene<'_>) -> Score {
         }
     }
     let latest_person = scene.conversation.iter().rev().find(|m| person(m));
-    if let Some(first) = scene.conversation.first() {
+    if let Some(latest) = latest_person {
         let before = scene
             .channel
             .iter()
-            .filter(|m| m.ts < first.ts)
+            .filter(|m| m.ts < latest.ts)
             .map(|m| m.ts)
             .max();
-        if before.is_none_or(|b| first.ts.to_datetime() - b.to_datetime() >= SILENCE)
-            && scene.conversation.len() <= 3
-        {
+        if before.is_none_or(|b| latest.ts.to_datetime() - b.to_datetime() >= SILENCE) {
             signals.push(Signal::AfterSilence);
         }
     }
@@ -309,15 +313,19 @@ pub fn score(scene: &Scene<'_>) -> Score {
     {
         signals.push(Signal::Interest);
     }
+    // A dialogue: the last few messages of people are of exactly two.
     let mut people: Vec<&UserId> = scene
         .conversation
         .iter()
+        .rev()
         .filter(|m| person(m))
+        .take(DIALOGUE_MESSAGES)
         .map(|m| &m.user)
         .collect();
+    let enough = people.len() >= DIALOGUE_MESSAGES;
     people.sort();
     people.dedup();
-    if people.len() == 2 {
+    if enough && people.len() == 2 {
         signals.push(Signal::TwoPeople);
     }
     // The busiest minute of the channel's last ten.
@@ -366,6 +374,95 @@ pub fn reply_thread(
             .any(|m| m.ts > answers)
             .then_some(answers),
     }
+}
+
+/// What the gates look at: facts of the judged conversation and channel.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    /// The conversation's newest message.
+    pub newest: &'a Message,
+    /// The bot's user id, when known.
+    pub bot: Option<&'a UserId>,
+    pub now: DateTime<Utc>,
+    /// `max_message_age_seconds`.
+    pub max_age: Duration,
+    /// The rule stage's thresholds in this channel (`None`: mentions only).
+    pub thresholds: Option<Thresholds>,
+    /// When the bot last spoke in this channel, as far as its recent
+    /// messages show.
+    pub bot_last_spoke: Option<DateTime<Utc>>,
+    /// `cooldown_seconds`.
+    pub cooldown: Duration,
+    /// Until when the channel's judgments are backed off, if they are.
+    pub backoff_until: Option<DateTime<Utc>>,
+}
+
+/// A gate that keeps a judgment from going on, before any score or LLM call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// The bot spoke last: nothing to add.
+    BotSpokeLast,
+    /// The newest message is older than `max_message_age_seconds`.
+    TooOld,
+    /// The channel's chattiness is `mentions_only`.
+    MentionsOnly,
+    /// The bot spoke in the channel within `cooldown_seconds`.
+    Cooldown,
+    /// The LLM declined this channel `backoff_after_declines` times in a row.
+    Backoff,
+}
+
+impl Gate {
+    pub fn name(self) -> &'static str {
+        match self {
+            Gate::BotSpokeLast => "bot_spoke_last",
+            Gate::TooOld => "too_old",
+            Gate::MentionsOnly => "mentions_only",
+            Gate::Cooldown => "cooldown",
+            Gate::Backoff => "backoff",
+        }
+    }
+}
+
+fn bot_spoke_last(f: &Facts<'_>) -> bool {
+    // A message from an unknown bot counts as ours when our id is unknown.
+    f.newest.is_bot && f.bot.is_none_or(|b| *b == f.newest.user)
+}
+
+fn too_old(f: &Facts<'_>) -> bool {
+    f.now - f.newest.ts.to_datetime() > f.max_age
+}
+
+fn mentions_only(f: &Facts<'_>) -> bool {
+    f.thresholds.is_none()
+}
+
+fn cooldown(f: &Facts<'_>) -> bool {
+    f.bot_last_spoke.is_some_and(|at| f.now - at < f.cooldown)
+}
+
+fn backoff(f: &Facts<'_>) -> bool {
+    f.backoff_until.is_some_and(|until| f.now < until)
+}
+
+/// Whether a gate closes on some facts.
+pub type Closes = fn(&Facts<'_>) -> bool;
+
+/// The gates, in the order they are tried: adding a rule is adding a line.
+pub const GATES: &[(Gate, Closes)] = &[
+    (Gate::BotSpokeLast, bot_spoke_last),
+    (Gate::TooOld, too_old),
+    (Gate::MentionsOnly, mentions_only),
+    (Gate::Cooldown, cooldown),
+    (Gate::Backoff, backoff),
+];
+
+/// The first gate that closes on `facts`, if any.
+pub fn closed_gate(facts: &Facts<'_>) -> Option<Gate> {
+    GATES
+        .iter()
+        .find(|(_, closes)| closes(facts))
+        .map(|(gate, _)| *gate)
 }
 
 #[cfg(test)]
@@ -426,7 +523,7 @@ mod tests {
         let before = msg("UC", -60, "brb", None);
         let s = scored(std::slice::from_ref(&q), &[before, q.clone()], 300);
         assert_eq!(s.signals, vec![Signal::UnansweredQuestion]);
-        assert_eq!(s.total, 50);
+        assert_eq!(s.total, Signal::UnansweredQuestion.points());
         assert_eq!(s.answers, Some(q.ts));
     }
 
@@ -467,7 +564,15 @@ mod tests {
         let q = msg("UA", 0, "<@UB> did you try the new kernel?", None);
         let s = scored(std::slice::from_ref(&q), std::slice::from_ref(&q), 300);
         assert!(s.signals.contains(&Signal::AskedSomeoneElse));
-        assert_eq!(s.total, 50 - 30 + 10);
+        assert_eq!(
+            s.signals,
+            vec![
+                Signal::UnansweredQuestion,
+                Signal::AskedSomeoneElse,
+                Signal::AfterSilence
+            ]
+        );
+        assert_eq!(s.total, 60 - 20 + 10);
     }
 
     #[test]
@@ -501,7 +606,23 @@ mod tests {
             msg("UA", 20, "I will look", Some(-10)),
         ];
         let s = scored(&c, &c, 300);
+        assert!(!s.signals.contains(&Signal::TwoPeople), "three messages");
+        let c = [
+            c[0].clone(),
+            c[1].clone(),
+            c[2].clone(),
+            msg("UB", 30, "thanks", Some(-10)),
+        ];
+        let s = scored(&c, &c, 300);
         assert!(s.signals.contains(&Signal::TwoPeople));
+        let c = [
+            c[0].clone(),
+            c[1].clone(),
+            msg("UC", 25, "me too", Some(-10)),
+            c[3].clone(),
+        ];
+        let s = scored(&c, &c, 300);
+        assert!(!s.signals.contains(&Signal::TwoPeople), "three people");
     }
 
     #[test]
@@ -568,5 +689,70 @@ mod tests {
         assert_eq!(reply_thread(None, std::slice::from_ref(&q), q.ts), None);
         let root = Ts::from_datetime(at(-100));
         assert_eq!(reply_thread(Some(root), &c, q.ts), Some(root));
+    }
+
+    fn facts(newest: &Message) -> Facts<'_> {
+        Facts {
+            newest,
+            bot: None,
+            now: at(300),
+            max_age: Duration::hours(12),
+            thresholds: Chattiness::Normal.thresholds(),
+            bot_last_spoke: None,
+            cooldown: Duration::seconds(120),
+            backoff_until: None,
+        }
+    }
+
+    #[test]
+    fn every_gate_closes_on_its_own_fact_only() {
+        let person = msg("UA", 0, "hello there", None);
+        assert_eq!(closed_gate(&facts(&person)), None);
+        let own = msg(BOT, 0, "hi", None);
+        assert_eq!(closed_gate(&facts(&own)), Some(Gate::BotSpokeLast));
+        let other_bot = Message {
+            user: UserId::parse("UCI").expect("id"),
+            ..own.clone()
+        };
+        let bot = UserId::parse(BOT).expect("id");
+        let known = Facts {
+            bot: Some(&bot),
+            ..facts(&other_bot)
+        };
+        assert_eq!(
+            closed_gate(&known),
+            None,
+            "another bot's message is not ours"
+        );
+        let old = Facts {
+            now: at(13 * 3600),
+            ..facts(&person)
+        };
+        assert_eq!(closed_gate(&old), Some(Gate::TooOld));
+        let quiet = Facts {
+            thresholds: None,
+            ..facts(&person)
+        };
+        assert_eq!(closed_gate(&quiet), Some(Gate::MentionsOnly));
+        let cooling = Facts {
+            bot_last_spoke: Some(at(200)),
+            ..facts(&person)
+        };
+        assert_eq!(closed_gate(&cooling), Some(Gate::Cooldown));
+        let cooled = Facts {
+            bot_last_spoke: Some(at(100)),
+            ..facts(&person)
+        };
+        assert_eq!(closed_gate(&cooled), None);
+        let backed_off = Facts {
+            backoff_until: Some(at(301)),
+            ..facts(&person)
+        };
+        assert_eq!(closed_gate(&backed_off), Some(Gate::Backoff));
+        let over = Facts {
+            backoff_until: Some(at(300)),
+            ..facts(&person)
+        };
+        assert_eq!(closed_gate(&over), None);
     }
 }

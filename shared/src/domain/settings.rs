@@ -6,11 +6,13 @@
 //! [`SettingIssue`] and also keeps its default, so a typo in a parameter never
 //! stops the bot.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use chrono_tz::Tz;
 
-use super::ids::{IdError, UserId};
+use super::ids::{ChannelId, IdError, UserId};
+use super::rules::{Chattiness, Thresholds};
 
 /// The persona's default system prompt.
 pub const DEFAULT_PERSONA_PROMPT: &str = "あなたは「myao」という名前の猫のキャラクターです。\
@@ -76,8 +78,34 @@ pub struct Settings {
     pub memory_prompt_max_tokens: u32,
     /// A message longer than this many characters is cut in prompts.
     pub max_message_chars: u32,
-    /// When false the bot only answers mentions.
+    /// `false` is `chattiness = mentions_only` (the older name of the dial).
     pub autonomous_replies: bool,
+    /// How readily the bot speaks unprompted: the rule stage's thresholds.
+    pub chattiness: Chattiness,
+    /// Per-channel levels that override `chattiness` (and
+    /// `autonomous_replies`) in those channels.
+    pub channel_chattiness: BTreeMap<ChannelId, Chattiness>,
+    /// The rule stage's low and high scores, instead of those of the
+    /// chattiness level (for tuning, and for tests of the LLM judgment).
+    pub rule_thresholds: Option<Thresholds>,
+    /// Words of the persona's interests; a conversation holding one scores
+    /// higher (lower case).
+    pub interest_keywords: Vec<String>,
+    /// A reply in a thread where the bot spoke within this many seconds is
+    /// addressed to it, like a mention.
+    pub engagement_window_seconds: u32,
+    /// A conversation that keeps talking is judged no later than this after
+    /// the first message its pending judgment covers.
+    pub max_wait_seconds: u32,
+    /// No unprompted reply within this many seconds of the bot's last
+    /// message in the channel.
+    pub cooldown_seconds: u32,
+    /// Unprompted replies one channel gets in an hour, at most.
+    pub max_unprompted_per_channel_hour: u32,
+    /// After this many LLM declines in a row in a channel, its judgments
+    /// are skipped for `backoff_seconds` (0: never).
+    pub backoff_after_declines: u32,
+    pub backoff_seconds: u32,
     /// Replies (mentions and unprompted) one channel gets in an hour, at most.
     pub max_replies_per_channel_per_hour: u32,
     /// Mentions of one person answered in an hour, at most.
@@ -137,6 +165,16 @@ impl Default for Settings {
             memory_prompt_max_tokens: 24_000,
             max_message_chars: 4_000,
             autonomous_replies: true,
+            chattiness: Chattiness::Normal,
+            channel_chattiness: BTreeMap::new(),
+            rule_thresholds: None,
+            interest_keywords: Vec::new(),
+            engagement_window_seconds: 300,
+            max_wait_seconds: 900,
+            cooldown_seconds: 120,
+            max_unprompted_per_channel_hour: 4,
+            backoff_after_declines: 3,
+            backoff_seconds: 1_800,
             max_replies_per_channel_per_hour: 30,
             max_mentions_per_user_per_hour: 20,
             max_llm_calls_per_day: 2_000,
@@ -193,6 +231,16 @@ pub const SETTING_NAMES: &[&str] = &[
     "memory_prompt_max_tokens",
     "max_message_chars",
     "autonomous_replies",
+    "chattiness",
+    "channel_chattiness",
+    "rule_thresholds",
+    "interest_keywords",
+    "engagement_window_seconds",
+    "max_wait_seconds",
+    "cooldown_seconds",
+    "max_unprompted_per_channel_hour",
+    "backoff_after_declines",
+    "backoff_seconds",
     "max_replies_per_channel_per_hour",
     "max_mentions_per_user_per_hour",
     "max_llm_calls_per_day",
@@ -270,6 +318,12 @@ pub enum SettingError {
     NotABoolean,
     #[error("not an IANA time zone name")]
     NotATimeZone,
+    #[error("not one of mentions_only, quiet, normal, chatty")]
+    NotAChattiness,
+    #[error("not CHANNEL=LEVEL pairs, comma-separated (e.g. C123=quiet,C456=mentions_only)")]
+    NotAChannelLevel,
+    #[error("not two whole numbers LOW,HIGH with LOW <= HIGH")]
+    NotThresholds,
     #[error(transparent)]
     BadUserId(#[from] IdError),
 }
@@ -331,7 +385,62 @@ fn boolean(value: &str) -> Result<bool, SettingError> {
     }
 }
 
+/// The non-empty items of a comma-separated list, trimmed.
+fn list(value: &str) -> impl Iterator<Item = &str> {
+    value.split(',').map(str::trim).filter(|n| !n.is_empty())
+}
+
+fn chattiness(value: &str) -> Result<Chattiness, SettingError> {
+    Chattiness::parse(value).ok_or(SettingError::NotAChattiness)
+}
+
+/// `C123=quiet,C456=mentions_only`.
+fn channel_levels(value: &str) -> Result<BTreeMap<ChannelId, Chattiness>, SettingError> {
+    list(value)
+        .map(|pair| {
+            let (channel, level) = pair.split_once('=').ok_or(SettingError::NotAChannelLevel)?;
+            let channel =
+                ChannelId::parse(channel.trim()).map_err(|_| SettingError::NotAChannelLevel)?;
+            Ok((channel, chattiness(level)?))
+        })
+        .collect()
+}
+
+/// `LOW,HIGH`, with LOW <= HIGH.
+fn thresholds(value: &str) -> Result<Thresholds, SettingError> {
+    let (low, high) = value.split_once(',').ok_or(SettingError::NotThresholds)?;
+    let low: i32 = low
+        .trim()
+        .parse()
+        .map_err(|_| SettingError::NotThresholds)?;
+    let high: i32 = high
+        .trim()
+        .parse()
+        .map_err(|_| SettingError::NotThresholds)?;
+    if low > high {
+        return Err(SettingError::NotThresholds);
+    }
+    Ok(Thresholds { low, high })
+}
+
 impl Settings {
+    /// The chattiness in `channel`: its own level if it has one, else
+    /// `mentions_only` when `autonomous_replies` is off, else `chattiness`.
+    pub fn chattiness_in(&self, channel: &ChannelId) -> Chattiness {
+        match self.channel_chattiness.get(channel) {
+            Some(level) => *level,
+            None if !self.autonomous_replies => Chattiness::MentionsOnly,
+            None => self.chattiness,
+        }
+    }
+
+    /// The rule stage's thresholds in `channel`: `None` when only mentions
+    /// are answered there.
+    pub fn thresholds_in(&self, channel: &ChannelId) -> Option<Thresholds> {
+        let level = self.chattiness_in(channel).thresholds()?;
+        Some(self.rule_thresholds.unwrap_or(level))
+    }
+
     /// Applies one named value. Unknown names are an error too, so that a
     /// misspelt parameter is reported rather than silently ignored.
     pub fn apply(&mut self, name: &str, value: &str) -> Result<(), SettingError> {
@@ -362,6 +471,20 @@ impl Settings {
             }
             "max_message_chars" => self.max_message_chars = int(value, 100, 40_000)?,
             "autonomous_replies" => self.autonomous_replies = boolean(value)?,
+            "chattiness" => self.chattiness = chattiness(value)?,
+            "channel_chattiness" => self.channel_chattiness = channel_levels(value)?,
+            "rule_thresholds" => self.rule_thresholds = Some(thresholds(value)?),
+            "interest_keywords" => {
+                self.interest_keywords = list(value).map(|k| k.to_lowercase()).collect()
+            }
+            "engagement_window_seconds" => self.engagement_window_seconds = int(value, 0, DAY)?,
+            "max_wait_seconds" => self.max_wait_seconds = int(value, 60, DAY)?,
+            "cooldown_seconds" => self.cooldown_seconds = int(value, 0, DAY)?,
+            "max_unprompted_per_channel_hour" => {
+                self.max_unprompted_per_channel_hour = int(value, 0, 10_000)?
+            }
+            "backoff_after_declines" => self.backoff_after_declines = int(value, 0, 1_000)?,
+            "backoff_seconds" => self.backoff_seconds = int(value, 0, 7 * DAY)?,
             "max_replies_per_channel_per_hour" => {
                 self.max_replies_per_channel_per_hour = int(value, 1, 10_000)?
             }
@@ -371,14 +494,7 @@ impl Settings {
             "max_llm_calls_per_day" => self.max_llm_calls_per_day = int(value, 1, 10_000_000)?,
             "limit_notice" => self.limit_notice = boolean(value)?,
             "persona_name" => self.persona_name = text(value)?,
-            "name_aliases" => {
-                self.name_aliases = value
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty())
-                    .map(str::to_owned)
-                    .collect()
-            }
+            "name_aliases" => self.name_aliases = list(value).map(str::to_owned).collect(),
             "persona_system_prompt" => self.persona_system_prompt = text(value)?,
             "timezone" => {
                 self.timezone = value
@@ -500,8 +616,9 @@ impl Settings {
     }
 
     /// The default of each setting as text, as SSM would hold it.
-    /// `bot_user_id`, `slack_app_id`, `slack_team_id` and `name_aliases`
-    /// have none (an SSM parameter cannot be empty) and are left out.
+    /// `bot_user_id`, `slack_app_id`, `slack_team_id`, `name_aliases`,
+    /// `channel_chattiness`, `rule_thresholds` and `interest_keywords` have
+    /// none (an SSM parameter cannot be empty) and are left out.
     pub fn default_pairs() -> Vec<(&'static str, String)> {
         let d = Settings::default();
         let f = |x: f64| format!("{x}");
@@ -547,6 +664,22 @@ impl Settings {
             ),
             ("max_message_chars", d.max_message_chars.to_string()),
             ("autonomous_replies", d.autonomous_replies.to_string()),
+            ("chattiness", d.chattiness.to_string()),
+            (
+                "engagement_window_seconds",
+                d.engagement_window_seconds.to_string(),
+            ),
+            ("max_wait_seconds", d.max_wait_seconds.to_string()),
+            ("cooldown_seconds", d.cooldown_seconds.to_string()),
+            (
+                "max_unprompted_per_channel_hour",
+                d.max_unprompted_per_channel_hour.to_string(),
+            ),
+            (
+                "backoff_after_declines",
+                d.backoff_after_declines.to_string(),
+            ),
+            ("backoff_seconds", d.backoff_seconds.to_string()),
             (
                 "max_replies_per_channel_per_hour",
                 d.max_replies_per_channel_per_hour.to_string(),
@@ -781,9 +914,10 @@ mod tests {
             assert!(SETTING_NAMES.contains(name), "{name} is not listed");
         }
         assert_eq!(
-            pairs.len() + 4,
+            pairs.len() + 7,
             SETTING_NAMES.len(),
-            "only bot_user_id, slack_app_id, slack_team_id and name_aliases have no default"
+            "only bot_user_id, slack_app_id, slack_team_id, name_aliases, channel_chattiness, \
+             rule_thresholds and interest_keywords have no default"
         );
     }
 
@@ -849,5 +983,44 @@ mod tests {
         ]);
         assert_eq!(issues.len(), 4, "{issues:?}");
         assert_eq!(s, Settings::default());
+    }
+
+    #[test]
+    fn the_chattiness_dial_its_channel_overrides_and_its_older_name() {
+        let c1 = ChannelId::parse("C1").unwrap();
+        let c2 = ChannelId::parse("C2").unwrap();
+        let (s, issues) = Settings::from_pairs([
+            ("chattiness", "quiet"),
+            ("channel_chattiness", "C1=chatty, C9=mentions_only"),
+        ]);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(s.chattiness_in(&c1), Chattiness::Chatty);
+        assert_eq!(s.chattiness_in(&c2), Chattiness::Quiet);
+        assert_eq!(s.thresholds_in(&c2), Chattiness::Quiet.thresholds());
+        // `autonomous_replies = false` is mentions only, but for channels
+        // with a level of their own.
+        let (s, _) = Settings::from_pairs([
+            ("autonomous_replies", "false"),
+            ("channel_chattiness", "C1=normal"),
+        ]);
+        assert_eq!(s.chattiness_in(&c2), Chattiness::MentionsOnly);
+        assert_eq!(s.thresholds_in(&c2), None);
+        assert_eq!(s.chattiness_in(&c1), Chattiness::Normal);
+        // Thresholds of one's own replace the level's, not mentions only.
+        let (s, _) = Settings::from_pairs([("rule_thresholds", "10, 40")]);
+        assert_eq!(s.thresholds_in(&c2), Some(Thresholds { low: 10, high: 40 }));
+        for (name, value) in [
+            ("chattiness", "loud"),
+            ("channel_chattiness", "C1"),
+            ("channel_chattiness", "C1=loud"),
+            ("rule_thresholds", "50,10"),
+            ("rule_thresholds", "10"),
+        ] {
+            let (s, issues) = Settings::from_pairs([(name, value)]);
+            assert_eq!(issues.len(), 1, "{name}={value}");
+            assert_eq!(s, Settings::default(), "{name}={value} keeps the default");
+        }
+        let (s, _) = Settings::from_pairs([("interest_keywords", "Cats, ramen ,")]);
+        assert_eq!(s.interest_keywords, vec!["cats", "ramen"]);
     }
 }

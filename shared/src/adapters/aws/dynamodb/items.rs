@@ -46,6 +46,17 @@ pub(super) fn expired(item: &Item, now: i64) -> bool {
     matches!(item.get(TTL_ATTRIBUTE), Some(AttributeValue::N(v)) if v.parse::<i64>().is_ok_and(|e| e <= now))
 }
 
+/// When an item expires, if it says.
+pub(super) fn expires_at(item: &Item) -> Option<DateTime<Utc>> {
+    match item.get(TTL_ATTRIBUTE) {
+        Some(AttributeValue::N(v)) => v
+            .parse::<i64>()
+            .ok()
+            .and_then(|secs| DateTime::from_timestamp(secs, 0)),
+        _ => None,
+    }
+}
+
 /// The key attributes alone: a key to read or write by, or the start of an
 /// item.
 impl From<Key> for Item {

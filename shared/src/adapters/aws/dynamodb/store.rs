@@ -11,8 +11,8 @@ use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 use chrono::{DateTime, Utc};
 
 use super::items::{
-    b, channel_item, claim_item, counter_item, expired, forget_item, memory_item, message_item, n,
-    pending_edit_item, s, time_text, user_item, FromItem, Item, MessageRow,
+    b, channel_item, claim_item, counter_item, expired, expires_at, forget_item, memory_item,
+    message_item, n, pending_edit_item, s, time_text, user_item, FromItem, Item, MessageRow,
 };
 use super::schema::{
     channel_pk, conversation_pk, message_sk, thread_memory_pk, Key, CHANNELS_PK, COUNT_ATTRIBUTE,
@@ -658,6 +658,17 @@ impl Store for DynamoStore {
 
     async fn release(&self, key: &str) -> Result<(), PortError> {
         self.delete_item(Key::claim(key)).await
+    }
+
+    async fn held_until(&self, key: &str) -> Result<Option<DateTime<Utc>>, PortError> {
+        let now = self.now();
+        let Some(item) = self.get_item(Key::claim(key)).await? else {
+            return Ok(None);
+        };
+        if expired(&item, now) {
+            return Ok(None);
+        }
+        Ok(expires_at(&item))
     }
 
     async fn count(

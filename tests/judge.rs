@@ -1,0 +1,401 @@
+//! Knowing when it is spoken to, and spending an LLM call only in doubt: the
+//! engagement window, the rule stage, the judgment ceiling of a busy
+//! conversation, and the over-talking guards, over the real ingest and
+//! judgment code, DynamoDB on the emulator and the LLM and Slack stubs.
+
+use chrono::Duration;
+use myao::adapters::aws::dynamodb::DynamoStore;
+use myao::app::ingest::Outcome;
+use myao::app::jobs::JobOutcome;
+use myao::app::judgment::JudgmentOutcome;
+use myao::domain::routing::Route;
+use myao::domain::rules::{Decision, Gate, Signal};
+use myao::domain::{Conversation, Job, JobKind, ScheduleName, Settings, Ts};
+use myao_tests::stubs::{channel, message, ts, verdict, Bed, PromptKind, ALICE, BOB, BOT, GENERAL};
+use serde_json::{json, Value};
+
+async fn bed(tweak: impl FnOnce(&mut Settings)) -> Bed<DynamoStore> {
+    Bed::on_emulator(|s| {
+        // The product's thresholds (`normal`), not the LLM-only ones of the
+        // other tests.
+        s.rule_thresholds = None;
+        tweak(s);
+    })
+    .await
+}
+
+fn said(user: &str, at: Ts, thread: Option<Ts>, text: &str) -> Value {
+    let mut event = json!({
+        "type": "message", "channel": GENERAL, "channel_type": "channel",
+        "user": user, "text": text, "ts": at.to_string(),
+    });
+    if let Some(root) = thread {
+        event["thread_ts"] = json!(root.to_string());
+    }
+    event
+}
+
+fn judgment(thread_ts: Option<Ts>, newest_ts: Ts) -> Job {
+    Job::Judgment {
+        channel: channel(GENERAL),
+        thread_ts,
+        newest_ts,
+    }
+}
+
+async fn judge(bed: &Bed<DynamoStore>, job: &Job) -> JudgmentOutcome {
+    match bed.run(job).await {
+        JobOutcome::Judgment(outcome) => outcome,
+        other => panic!("not a judgment: {other:?}"),
+    }
+}
+
+/// Whether ingest routed the message as addressed (answered at once).
+fn answered_at_once(outcome: &Outcome) -> bool {
+    matches!(
+        outcome,
+        Outcome::Stored {
+            routed: Route::RespondNow(Job::Response { mention: true, .. })
+        }
+    )
+}
+
+#[tokio::test]
+async fn a_reply_in_the_bots_thread_within_the_window_is_answered_at_once() {
+    let bed = bed(|_| {}).await;
+    let root = ts(-600);
+    bed.seed(&[
+        message(GENERAL, ALICE, root, None, "the build is red again"),
+        message(GENERAL, BOT, ts(-200), Some(root), "looks like the cache"),
+    ])
+    .await;
+    // 200 s after the bot spoke (window 300 s): addressed, on the queue now.
+    let outcome = bed
+        .deliver(said(BOB, ts(0), Some(root), "you mean the npm cache"))
+        .await;
+    assert!(answered_at_once(&outcome), "{outcome:?}");
+    assert!(bed.board.scheduled().is_empty(), "no judgment wait");
+
+    // One that @-mentions someone else is theirs, even inside the window.
+    let outcome = bed
+        .deliver(said(BOB, ts(1), Some(root), "<@UALICE> can you clear it"))
+        .await;
+    assert!(!answered_at_once(&outcome), "{outcome:?}");
+
+    // Past the window, a reply waits for its judgment like any other.
+    bed.clock.advance(Duration::seconds(400));
+    let outcome = bed
+        .deliver(said(BOB, ts(400), Some(root), "cleared it, still red"))
+        .await;
+    assert!(
+        matches!(
+            outcome,
+            Outcome::Stored {
+                routed: Route::JudgeAt { .. }
+            }
+        ),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_low_score_conversation_makes_no_llm_call() {
+    let bed = bed(|_| {}).await;
+    bed.seed(&[
+        message(GENERAL, BOB, ts(-400), None, "morning"),
+        message(GENERAL, ALICE, ts(-300), None, "nice weather today"),
+    ])
+    .await;
+    let outcome = judge(&bed, &judgment(None, ts(-300))).await;
+    let JudgmentOutcome::Quiet(ruling) = &outcome else {
+        panic!("expected the rule stage's silence, got {outcome:?}");
+    };
+    assert_eq!(ruling.decision, Decision::Silent);
+    assert!(ruling.score.total < ruling.thresholds.low);
+    assert!(bed.llm_calls().await.is_empty(), "no LLM call");
+}
+
+#[tokio::test]
+async fn a_question_left_hanging_is_answered_without_a_judgment_call() {
+    let bed = bed(|_| {}).await;
+    bed.script.set_judgment(verdict(false, None));
+    bed.seed(&[
+        message(GENERAL, BOB, ts(-400), None, "morning"),
+        message(
+            GENERAL,
+            ALICE,
+            ts(-300),
+            None,
+            "does anyone know why the deploy job hangs?",
+        ),
+    ])
+    .await;
+    let outcome = judge(&bed, &judgment(None, ts(-300))).await;
+    let JudgmentOutcome::Sure { ruling, at } = &outcome else {
+        panic!("expected an answer without asking, got {outcome:?}");
+    };
+    assert!(ruling.score.signals.contains(&Signal::UnansweredQuestion));
+    assert_eq!(ruling.score.answers, Some(ts(-300)));
+    bed.clock.set(*at);
+    bed.run_due().await;
+    assert!(bed.llm_calls_of(PromptKind::Judgment).await.is_empty());
+    assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 1);
+    let posts = bed.posts().await;
+    assert_eq!(posts.len(), 1);
+    // The question is the newest message: the answer goes where it was asked.
+    assert!(posts[0].get("thread_ts").is_none(), "{:?}", posts[0]);
+}
+
+#[tokio::test]
+async fn an_earlier_question_is_answered_in_its_thread() {
+    let bed = bed(|_| {}).await;
+    bed.seed(&[
+        message(GENERAL, BOB, ts(-900), None, "morning"),
+        message(
+            GENERAL,
+            ALICE,
+            ts(-400),
+            None,
+            "does anyone know why the deploy job hangs?",
+        ),
+        message(GENERAL, ALICE, ts(-300), None, "it started on friday"),
+    ])
+    .await;
+    let outcome = judge(&bed, &judgment(None, ts(-300))).await;
+    let JudgmentOutcome::Sure { at, .. } = &outcome else {
+        panic!("expected an answer without asking, got {outcome:?}");
+    };
+    bed.clock.set(*at);
+    bed.run_due().await;
+    let posts = bed.posts().await;
+    assert_eq!(posts.len(), 1);
+    assert_eq!(posts[0]["thread_ts"], json!(ts(-400).to_string()));
+}
+
+#[tokio::test]
+async fn a_conversation_that_keeps_talking_is_judged_within_max_wait() {
+    let bed = bed(|s| {
+        s.min_wait_seconds = 300;
+        s.max_wait_seconds = 900;
+    })
+    .await;
+    let name = ScheduleName::for_conversation(
+        JobKind::Judgment,
+        &Conversation::top_level(channel(GENERAL)),
+    );
+    let due = |bed: &Bed<DynamoStore>| {
+        bed.board
+            .scheduled()
+            .into_iter()
+            .find(|s| s.name == name)
+            .map(|s| s.at)
+    };
+    // A message every two minutes: each one pushes the wait back, but never
+    // past 900 s after the first.
+    let start = bed.now();
+    for i in 0..8 {
+        let who = if i % 2 == 0 { ALICE } else { BOB };
+        bed.deliver(said(who, Ts::from_datetime(bed.now()), None, "lol yes"))
+            .await;
+        let at = due(&bed).expect("a pending judgment");
+        assert!(
+            at <= start + Duration::seconds(900),
+            "due {at} at message {i}"
+        );
+        bed.clock.advance(Duration::seconds(120));
+    }
+    assert_eq!(due(&bed), Some(start + Duration::seconds(900)));
+    bed.clock.set(start + Duration::seconds(900));
+    let ran = bed.run_due().await;
+    assert!(
+        ran.iter()
+            .any(|(job, outcome)| job.kind() == JobKind::Judgment
+                && !matches!(outcome, JobOutcome::Judgment(JudgmentOutcome::Stale))),
+        "{ran:?}"
+    );
+    // The judgment closed the window: the next message waits the usual time.
+    bed.clock.advance(Duration::seconds(60));
+    bed.deliver(said(ALICE, Ts::from_datetime(bed.now()), None, "anyway"))
+        .await;
+    assert_eq!(due(&bed), Some(bed.now() + Duration::seconds(300)));
+}
+
+/// Seeds a question in a thread of its own at `offset` and judges it.
+async fn ask(bed: &Bed<DynamoStore>, offset: i64) -> JudgmentOutcome {
+    let root = ts(offset);
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        root,
+        None,
+        &format!("question {offset}: how do I rotate the api keys?"),
+    )])
+    .await;
+    judge(bed, &judgment(Some(root), root)).await
+}
+
+#[tokio::test]
+async fn the_cooldown_and_the_hourly_cap_hold_under_a_burst() {
+    let bed = bed(|s| {
+        s.cooldown_seconds = 120;
+        s.max_unprompted_per_channel_hour = 2;
+    })
+    .await;
+    // Where the rule stage asks (the bot spoke recently), the LLM says yes.
+    bed.script.set_judgment(verdict(true, Some(0)));
+    bed.seed(&[message(GENERAL, BOB, ts(-3600), None, "hi")])
+        .await;
+    // The first question is answered; the bot's message goes out with it.
+    let JudgmentOutcome::Sure { at, .. } = ask(&bed, -10).await else {
+        panic!("the first question is answered");
+    };
+    bed.clock.set(at);
+    bed.run_due().await;
+    assert_eq!(bed.posts().await.len(), 1);
+
+    // Within the cooldown, nothing unprompted, whatever the score; the
+    // conversation is judged again when the cooldown is over.
+    let posted_at = at;
+    bed.clock.advance(Duration::seconds(30));
+    let offset = (bed.now() - myao_tests::stubs::at(0)).num_seconds();
+    assert_eq!(
+        ask(&bed, offset - 1).await,
+        JudgmentOutcome::Held(Gate::Cooldown)
+    );
+    let held = Conversation::thread(channel(GENERAL), ts(offset - 1));
+    let name = ScheduleName::for_conversation(JobKind::Judgment, &held);
+    let again = bed.board.scheduled().into_iter().find(|s| s.name == name);
+    let again = again.expect("judged again").at;
+    let over = posted_at + Duration::seconds(120);
+    assert!(
+        again >= over && again < over + Duration::seconds(1),
+        "judged again at {again}, the cooldown ends at {over}"
+    );
+
+    // After it, the second reply of the hour; the third is over the cap.
+    bed.clock.advance(Duration::seconds(120));
+    let offset = (bed.now() - myao_tests::stubs::at(0)).num_seconds();
+    let at = match ask(&bed, offset - 1).await {
+        JudgmentOutcome::Sure { at, .. } | JudgmentOutcome::Respond { at, .. } => at,
+        other => panic!("the second question is answered: {other:?}"),
+    };
+    bed.clock.set(at);
+    bed.run_due().await;
+    bed.clock.advance(Duration::seconds(130));
+    let offset = (bed.now() - myao_tests::stubs::at(0)).num_seconds();
+    assert!(matches!(
+        ask(&bed, offset - 1).await,
+        JudgmentOutcome::Capped(_)
+    ));
+    assert_eq!(bed.posts().await.len(), 2);
+}
+
+#[tokio::test]
+async fn declines_in_a_row_back_the_channel_off_until_it_is_called() {
+    let bed = Bed::on_emulator(|s| {
+        s.backoff_after_declines = 2;
+        s.backoff_seconds = 1_800;
+    })
+    .await;
+    bed.script.set_judgment(verdict(false, None));
+    for (i, offset) in [-300, -200].into_iter().enumerate() {
+        let root = ts(offset);
+        bed.seed(&[message(GENERAL, ALICE, root, None, "so the build broke")])
+            .await;
+        let outcome = judge(&bed, &judgment(Some(root), root)).await;
+        assert!(
+            matches!(outcome, JudgmentOutcome::Declined(..)),
+            "{i}: {outcome:?}"
+        );
+    }
+    let root = ts(-100);
+    bed.seed(&[message(GENERAL, ALICE, root, None, "and the tests too")])
+        .await;
+    let calls = bed.llm_calls().await.len();
+    assert_eq!(
+        judge(&bed, &judgment(Some(root), root)).await,
+        JudgmentOutcome::Held(Gate::Backoff)
+    );
+    assert_eq!(
+        bed.llm_calls().await.len(),
+        calls,
+        "no LLM call in a backoff"
+    );
+
+    // Calling it by name ends the backoff.
+    let outcome = bed
+        .deliver(said(BOB, ts(0), None, "myao, are you there"))
+        .await;
+    assert!(answered_at_once(&outcome), "{outcome:?}");
+    let outcome = judge(&bed, &judgment(Some(root), root)).await;
+    assert!(
+        matches!(outcome, JudgmentOutcome::Declined(..)),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn mentions_only_in_a_channel_schedules_no_judgment() {
+    let bed = bed(|s| {
+        s.channel_chattiness.insert(
+            channel(GENERAL),
+            myao::domain::rules::Chattiness::MentionsOnly,
+        );
+    })
+    .await;
+    let outcome = bed
+        .deliver(said(
+            ALICE,
+            ts(0),
+            None,
+            "does anyone know how the cache works?",
+        ))
+        .await;
+    assert_eq!(
+        outcome,
+        Outcome::Stored {
+            routed: Route::Nothing
+        }
+    );
+    assert!(bed.board.scheduled().is_empty());
+    bed.seed(&[message(GENERAL, ALICE, ts(1), None, "anyone?")])
+        .await;
+    assert_eq!(
+        judge(&bed, &judgment(None, ts(1))).await,
+        JudgmentOutcome::Held(Gate::MentionsOnly)
+    );
+}
+
+#[tokio::test]
+async fn a_top_level_answer_is_dropped_once_its_question_is_answered_in_its_thread() {
+    let bed = bed(|_| {}).await;
+    bed.seed(&[
+        message(GENERAL, BOB, ts(-900), None, "morning"),
+        message(
+            GENERAL,
+            ALICE,
+            ts(-300),
+            None,
+            "does anyone know why the deploy job hangs?",
+        ),
+    ])
+    .await;
+    let JudgmentOutcome::Sure { at, .. } = judge(&bed, &judgment(None, ts(-300))).await else {
+        panic!("the question is answered");
+    };
+    // Before the answer goes out, Bob answers in the question's thread.
+    bed.seed(&[message(
+        GENERAL,
+        BOB,
+        ts(1),
+        Some(ts(-300)),
+        "the runner is full",
+    )])
+    .await;
+    bed.clock.set(at);
+    bed.run_due().await;
+    assert!(
+        bed.posts().await.is_empty(),
+        "no late answer at the top level"
+    );
+}
