@@ -1,4 +1,5 @@
-//! The command line: `myao replay <export>` and `myao serve`, parsed by hand.
+//! The command line: `myao replay <export>`, `myao eval <export>` and
+//! `myao serve`, parsed by hand.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -9,10 +10,12 @@ use anyhow::Context as _;
 use chrono::{Datelike as _, Duration, NaiveDate};
 use myao::adapters::openai::OpenAiLlm;
 use myao::adapters::system::FixedSettings;
+use myao::domain::rules::Chattiness;
 use myao::domain::{IdError, UserId};
 use myao::ports::Llm;
 
 use crate::config::{self, ConfigError, LocalConfig, LLM_API_KEY};
+use crate::eval;
 use crate::export::{self, Filter};
 use crate::replay::{self, Options, DEFAULT_BOT_USER_ID};
 use crate::serve::{self, DEFAULT_ADDR};
@@ -24,6 +27,7 @@ myao on one machine, without AWS
 
 USAGE:
     myao replay <slack-export> [OPTIONS]
+    myao eval <slack-export> [OPTIONS]
     myao serve [OPTIONS]
     myao help | --help
 
@@ -46,6 +50,16 @@ myao replay <slack-export>
                             2h, ... from 1m to 30d; off for none
     --seed <n>              the jitter's random seed (default 0)
 
+myao eval <slack-export>
+    Replays the export once per chattiness level (mentions_only, quiet, normal,
+    chatty) and reports, per channel and in total, the levels side by side:
+    questions people left unanswered that the bot joined, two-person exchanges
+    it intruded on, the precision of its unprompted posts, its unprompted posts
+    per channel-hour, and its LLM judgment calls against one per quiet period.
+    With no LLM configured the rule stage decides alone (offline).
+
+    Options as for replay, but --prompts-dir; --json prints one JSON object.
+
 myao serve
     Runs the bot for a real workspace: Slack's Events API at /slack/events
     (signatures checked), the jobs on an in-process board, the Slack Web API
@@ -67,12 +81,15 @@ SETTINGS
 /// A command line that makes no sense: exit code 2.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UsageError {
-    #[error("no command given: replay or serve")]
+    #[error("no command given: replay, eval or serve")]
     NoCommand,
-    #[error("unknown command {0:?}: replay or serve")]
+    #[error("unknown command {0:?}: replay, eval or serve")]
     UnknownCommand(String),
-    #[error("unknown option {0} for replay")]
-    UnknownReplayOption(String),
+    #[error("unknown option {option} for {command}")]
+    UnknownOption {
+        command: &'static str,
+        option: String,
+    },
     #[error("unknown argument {0} for serve")]
     UnknownServeArgument(String),
     /// The flag, given last or followed by another flag.
@@ -81,10 +98,10 @@ pub enum UsageError {
     /// `--flag=value` for a flag that takes none.
     #[error("{0} takes no value")]
     TakesNoValue(String),
-    #[error("replay needs the path of a Slack export")]
-    NoExport,
-    #[error("replay takes one export, and {0:?} is a second")]
-    SecondExport(String),
+    #[error("{0} needs the path of a Slack export")]
+    NoExport(&'static str),
+    #[error("{command} takes one export, and {path:?} is a second")]
+    SecondExport { command: &'static str, path: String },
     #[error("{flag} wants a date like 2026-01-05, not {value:?}")]
     NotADate { flag: String, value: String },
     #[error("{flag} wants a date from 0001-01-01 to 9999-12-31, not {value:?}")]
@@ -103,7 +120,7 @@ pub enum UsageError {
     NotAnAddress(String),
 }
 
-/// `myao replay`'s arguments.
+/// `myao replay`'s arguments, and `myao eval`'s (no `prompts_dir`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReplayArgs {
     pub export: PathBuf,
@@ -131,6 +148,7 @@ pub struct ServeArgs {
 pub enum Command {
     Help,
     Replay(ReplayArgs),
+    Eval(ReplayArgs),
     Serve(ServeArgs),
 }
 
@@ -239,13 +257,20 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
     };
     match command.as_str() {
         "help" | "--help" | "-h" => Ok(Command::Help),
-        "replay" => parse_replay(args),
+        "replay" => parse_replay(args, "replay", Command::Replay),
+        "eval" => parse_replay(args, "eval", Command::Eval),
         "serve" => parse_serve(args),
         other => Err(UsageError::UnknownCommand(other.to_owned())),
     }
 }
 
-fn parse_replay(mut args: Args<'_>) -> Result<Command, UsageError> {
+/// The arguments of `command`: `replay`, or `eval` (which writes no
+/// prompts), made into a command by `make`.
+fn parse_replay(
+    mut args: Args<'_>,
+    command: &'static str,
+    make: fn(ReplayArgs) -> Command,
+) -> Result<Command, UsageError> {
     let mut export = None;
     let mut r = ReplayArgs {
         export: PathBuf::new(),
@@ -276,30 +301,38 @@ fn parse_replay(mut args: Args<'_>) -> Result<Command, UsageError> {
             "--from" => r.filter.from = Some(date(&arg, &args.value(&arg)?)?),
             "--to" => r.filter.to = Some(date(&arg, &args.value(&arg)?)?),
             "--llm-base-url" => r.llm_base_url = Some(args.value(&arg)?),
-            "--prompts-dir" => r.prompts_dir = Some(args.value(&arg)?.into()),
+            "--prompts-dir" if command == "replay" => {
+                r.prompts_dir = Some(args.value(&arg)?.into())
+            }
             "--memory-interval" => r.memory_interval = interval(&args.value(&arg)?)?,
             "--seed" => {
                 let v = args.value(&arg)?;
                 r.seed = v.parse().map_err(|_| UsageError::NotASeed(v))?;
             }
             flag if flag.starts_with('-') => {
-                return Err(UsageError::UnknownReplayOption(flag.to_owned()))
+                return Err(UsageError::UnknownOption {
+                    command,
+                    option: flag.to_owned(),
+                })
             }
             path => {
                 if export.is_some() {
-                    return Err(UsageError::SecondExport(path.to_owned()));
+                    return Err(UsageError::SecondExport {
+                        command,
+                        path: path.to_owned(),
+                    });
                 }
                 export = Some(PathBuf::from(path));
             }
         }
     }
-    r.export = export.ok_or(UsageError::NoExport)?;
+    r.export = export.ok_or(UsageError::NoExport(command))?;
     if let (Some(from), Some(to)) = (r.filter.from, r.filter.to) {
         if from > to {
             return Err(UsageError::FromAfterTo { from, to });
         }
     }
-    Ok(Command::Replay(r))
+    Ok(make(r))
 }
 
 fn parse_serve(mut args: Args<'_>) -> Result<Command, UsageError> {
@@ -418,6 +451,34 @@ pub async fn replay(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Resul
     }
 }
 
+/// Runs `myao eval`, writing the table (or one JSON object) to stdout.
+pub async fn eval(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Result<()> {
+    let config = replay_config(&args, env)?;
+    warn_issues(&config);
+    let (filter, options) = replay_plan(&args, &config)?;
+    for name in eval::set_aside(&options.settings) {
+        eprintln!(
+            "warning: setting {name} is set aside: eval sets each chattiness level everywhere"
+        );
+    }
+    let export = export::read(&args.export, &filter)?;
+    let report = eval::run(&export, &options, &Chattiness::ALL).await?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if args.json {
+        serde_json::to_writer(&mut out, &report.to_json())
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
+            .and_then(|()| out.flush())
+    } else {
+        report.write_text(&mut out)
+    };
+    match written {
+        // The reader went away (`myao eval ... | head`): not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}
+
 fn is_broken_pipe(error: &anyhow::Error) -> bool {
     error
         .downcast_ref::<std::io::Error>()
@@ -484,7 +545,13 @@ mod tests {
             ("replay a --seed x", "whole number"),
             ("replay a --from 2026-13-01", "date"),
             ("replay a --from 2026-01-06 --to 2026-01-05", "after"),
-            ("replay a --bogus", "unknown option"),
+            ("replay a --bogus", "unknown option --bogus for replay"),
+            ("eval", "eval needs the path"),
+            ("eval a b", "eval takes one export"),
+            (
+                "eval a --prompts-dir p",
+                "unknown option --prompts-dir for eval",
+            ),
             ("replay a --json=yes", "takes no value"),
             ("replay a --bot-user-id not-an-id", "--bot-user-id"),
             ("replay a --memory-interval 5x", "duration"),
@@ -511,6 +578,24 @@ mod tests {
             let e = parse(&args(line)).unwrap_err();
             assert!(e.to_string().contains(needle), "{line:?}: {e}");
         }
+    }
+
+    #[test]
+    fn eval_takes_the_options_of_replay() {
+        let Command::Eval(r) = parse(&args(
+            "eval ex --json --channel dev --seed 3 --memory-interval off --config c.toml",
+        ))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(r.export, PathBuf::from("ex"));
+        assert!(r.json);
+        assert_eq!(r.filter.channels, ["dev"]);
+        assert_eq!(r.seed, 3);
+        assert_eq!(r.memory_interval, None);
+        assert_eq!(r.config, Some(PathBuf::from("c.toml")));
+        assert_eq!(r.prompts_dir, None);
+        assert_eq!(parse(&args("eval --help")).unwrap(), Command::Help);
     }
 
     #[test]

@@ -5,12 +5,14 @@
 //! - [`config`]: settings and secrets from a TOML file and `MYAO_*` variables.
 //! - [`export`]: reading a Slack workspace export (folder or zip).
 //! - [`replay`]: the replay engine; [`timeline`] what it reports.
+//! - [`eval`]: the replay at each chattiness level, measured.
 //! - [`twins`]: the replay's Slack and LLM stand-ins.
 //! - [`serve`]: the four functions in one process behind a local HTTP server.
 //! - [`cli`]: the command line.
 
 pub mod cli;
 pub mod config;
+pub mod eval;
 pub mod export;
 pub mod replay;
 pub mod serve;

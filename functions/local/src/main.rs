@@ -1,4 +1,4 @@
-//! `myao`: replay a Slack export, or serve the bot, on one machine.
+//! `myao`: replay or evaluate a Slack export, or serve the bot, on one machine.
 
 use std::process::ExitCode;
 
@@ -46,6 +46,7 @@ fn main() -> ExitCode {
                 Ok(())
             }
             Command::Replay(args) => cli::replay(args, &env).await,
+            Command::Eval(args) => cli::eval(args, &env).await,
             Command::Serve(args) => cli::serve(args, &env).await,
         }
     });

@@ -25,7 +25,7 @@ use myao::adapters::system::{ManualClock, SplitMix, StaticSecrets};
 use myao::adapters::twins::{JobBoard, MemoryStore};
 use myao::app::ingest::{Ingest, Outcome};
 use myao::app::jobs::{self, JobOutcome};
-use myao::app::judgment::JudgmentOutcome;
+use myao::app::judgment::{JudgmentOutcome, Ruling};
 use myao::app::response::ResponseOutcome;
 use myao::app::Services;
 use myao::deadline::{job_budget, Deadline};
@@ -479,6 +479,78 @@ impl Engine<'_> {
         }
     }
 
+    /// What a judgment came to, for the timeline, and the rule stage's
+    /// ruling behind it (none when a gate held it, or no score was made).
+    fn verdict(
+        &self,
+        outcome: JudgmentOutcome,
+        channel: Option<&ChannelId>,
+        now: DateTime<Utc>,
+    ) -> (Verdict, Option<Ruling>) {
+        match outcome {
+            JudgmentOutcome::Stale => (Verdict::Stale, None),
+            JudgmentOutcome::Empty => (Verdict::Empty, None),
+            JudgmentOutcome::Held(gate) => (Verdict::Held(gate), None),
+            JudgmentOutcome::Quiet(ruling) => (Verdict::Quiet, Some(ruling)),
+            JudgmentOutcome::Capped(ruling) => (Verdict::Capped, Some(ruling)),
+            JudgmentOutcome::Sure { ruling, at } => {
+                let verdict = Verdict::Sure {
+                    delay_seconds: (at - now).num_seconds(),
+                    reply_at: at,
+                    reply_thread: self.reply_thread(channel, at),
+                };
+                (verdict, Some(ruling))
+            }
+            JudgmentOutcome::Respond { ruling, result, at } => {
+                let verdict = Verdict::Respond {
+                    delay_seconds: (at - now).num_seconds(),
+                    reply_at: at,
+                    reply_thread: self.reply_thread(channel, at),
+                    reason: result.reason,
+                    confidence: result.confidence,
+                };
+                (verdict, Some(ruling))
+            }
+            JudgmentOutcome::Declined(ruling, result) => {
+                let verdict = Verdict::Declined {
+                    reason: result.reason,
+                    confidence: result.confidence,
+                };
+                (verdict, Some(ruling))
+            }
+            // No LLM: the ambiguous band's judgment is its prompt.
+            JudgmentOutcome::Silent { ruling, .. } if self.dry_run => {
+                (Verdict::DryRun, Some(ruling))
+            }
+            JudgmentOutcome::Silent { ruling, reason } => {
+                (Verdict::NoVerdict { reason }, Some(ruling))
+            }
+        }
+    }
+
+    /// The thread of the unprompted response job a judgment in `channel`
+    /// just made, due at `at` (the judgment picks it: the judged thread, or
+    /// that of an earlier top-level message it answers).
+    fn reply_thread(&self, channel: Option<&ChannelId>, at: DateTime<Utc>) -> Option<Ts> {
+        let response = |job: &Job| match job {
+            Job::Response {
+                channel: c,
+                thread_ts,
+                mention: false,
+                ..
+            } if Some(c) == channel => Some(*thread_ts),
+            _ => None,
+        };
+        self.board
+            .scheduled()
+            .into_iter()
+            .map(|s| (s.at, s.job))
+            .chain(self.board.queued())
+            .filter(|(due, _)| *due == at)
+            .find_map(|(_, job)| response(&job))
+            .flatten()
+    }
+
     /// Runs one job with the production code and reports what it did.
     async fn run_job(&mut self, job: Job) -> anyhow::Result<()> {
         let now = self.clock.now();
@@ -492,26 +564,13 @@ impl Engine<'_> {
         let thread = conversation.as_ref().and_then(|c| c.thread_ts);
         let kind = match result {
             Ok(JobOutcome::Judgment(outcome)) => {
-                let verdict = match outcome {
-                    JudgmentOutcome::Respond { result, at } => Verdict::Respond {
-                        delay_seconds: (at - now).num_seconds(),
-                        reply_at: at,
-                        reason: result.reason,
-                        confidence: result.confidence,
-                    },
-                    JudgmentOutcome::Declined(result) => Verdict::Declined {
-                        reason: result.reason,
-                        confidence: result.confidence,
-                    },
-                    JudgmentOutcome::Silent { .. } if self.dry_run => Verdict::DryRun,
-                    JudgmentOutcome::Silent { reason } => Verdict::NoVerdict { reason },
-                    JudgmentOutcome::Stale => Verdict::Stale,
-                    JudgmentOutcome::BotSpokeLast => Verdict::BotSpokeLast,
-                    JudgmentOutcome::TooOld => Verdict::TooOld,
-                    JudgmentOutcome::Empty => Verdict::Empty,
-                };
+                let (verdict, ruling) = self.verdict(outcome, channel.as_ref(), now);
                 *self.summary.judgments.entry(verdict.name()).or_insert(0) += 1;
-                EventKind::Judgment { verdict, prompts }
+                EventKind::Judgment {
+                    verdict,
+                    ruling,
+                    prompts,
+                }
             }
             Ok(JobOutcome::Response(outcome)) => {
                 let mention = matches!(job, Job::Response { mention: true, .. });
@@ -656,7 +715,10 @@ mod tests {
         let mut rec = Recorder::default();
         let s = run(&e, Options::dry_run(settings), &mut rec).await.unwrap();
         assert_eq!(s.messages, 3);
-        assert_eq!(s.judgments.get("dry run"), Some(&1));
+        // One judgment; the rule stage finds nothing to say (no question,
+        // one person), so it stays quiet without asking the LLM.
+        assert_eq!(s.judgment_count(), 1);
+        assert_eq!(s.judgments.get("quiet"), Some(&1));
         let judgment = rec
             .events
             .iter()

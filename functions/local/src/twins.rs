@@ -1,6 +1,7 @@
 //! The replay's stand-ins for the outside world: a Slack that knows the
 //! export's users and channels and "posts" at the virtual time, an LLM that
-//! refuses (the dry run), and a meter around whichever LLM is used.
+//! refuses (the dry run), one that only writes placeholder replies (the
+//! offline eval), and a meter around whichever LLM is used.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -128,6 +129,32 @@ pub struct DryRunLlm;
 impl Llm for DryRunLlm {
     async fn complete(&self, _request: &LlmRequest) -> Result<LlmReply, PortError> {
         Err(PortError::refused("llm", DRY_RUN))
+    }
+}
+
+/// The reply [`OfflineWriter`] writes.
+pub const PLACEHOLDER_REPLY: &str = "(offline: a reply would be here)";
+
+/// The LLM of an offline eval: it judges nothing and remembers nothing
+/// (refused, as in a dry run, so the ambiguous band stays silent), but
+/// writes a placeholder reply. The rule stage's answers are then posted and
+/// stored like real ones, so what follows them (the bot spoke last, its
+/// cooldown, a reply in its thread, a question it answered) plays out as it
+/// would with an LLM.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct OfflineWriter;
+
+#[async_trait]
+impl Llm for OfflineWriter {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError> {
+        match request.role {
+            LlmRole::Response => Ok(LlmReply {
+                text: PLACEHOLDER_REPLY.to_owned(),
+                prompt_tokens: 0,
+                completion_tokens: 0,
+            }),
+            LlmRole::Judgment | LlmRole::Memory => Err(PortError::refused("llm", DRY_RUN)),
+        }
     }
 }
 

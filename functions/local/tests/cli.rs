@@ -114,6 +114,8 @@ fn the_readme_replay_runs_as_a_dry_run() {
     assert!(stdout.contains("#dev [thread 11:00:00]  Bob Ferreira edited a message"));
     assert!(stdout.contains("── summary (dry run)"));
     assert!(stdout.contains("skipped       3"));
+    // Each judgment past the gates shows the rule stage's ruling.
+    assert!(stdout.contains("rule stage: silent score="), "{stdout}");
 }
 
 #[test]
@@ -175,4 +177,50 @@ fn bad_settings_are_reported_and_defaults_kept() {
         stdout.contains("judgment 60 s after a conversation goes quiet (±30%)"),
         "{stdout}"
     );
+}
+
+#[test]
+fn eval_prints_the_levels_side_by_side() {
+    let out = myao(&["eval", "examples/export"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("OFFLINE"), "{stdout}");
+    for needle in [
+        "mentions_only",
+        "quiet",
+        "normal",
+        "chatty",
+        "questions joined",
+        "exchanges intruded",
+        "precision",
+        "unprompted/channel-hour",
+        "LLM judgment calls",
+        "spared",
+        "ambiguous",
+        "#general",
+        "total (4 channels",
+    ] {
+        assert!(stdout.contains(needle), "{needle}: {stdout}");
+    }
+
+    let out = myao(&["eval", "examples/export", "--json", "--channel", "dev"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
+    assert_eq!(lines.len(), 1, "one JSON object");
+    let v: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(v["levels"].as_array().unwrap().len(), 4);
+    assert_eq!(v["channels"].as_array().unwrap().len(), 1);
+    assert_eq!(v["total"]["mentions_only"]["unprompted"], 0);
+
+    for (args, needle) in [
+        (&["eval"][..], "eval needs the path"),
+        (
+            &["eval", "examples/export", "--prompts-dir", "p"][..],
+            "unknown option --prompts-dir for eval",
+        ),
+    ] {
+        let out = myao(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).contains(needle), "{}", text(&out.stderr));
+    }
 }

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, Utc};
+use myao::domain::rules::Decision;
 use myao_local::cli::{self, Command, ReplayArgs};
 use myao_local::export::{self, Filter};
 use myao_local::replay;
@@ -55,6 +56,10 @@ async fn replay_example(extra: &[&str], vars: &[(&str, &str)]) -> Recorder {
     recorder
 }
 
+/// Thresholds that put every score in the rule stage's ambiguous band: the
+/// LLM (or the dry run) judges every conversation, as before the rule stage.
+const ALWAYS_ASK: (&str, &str) = ("MYAO_RULE_THRESHOLDS", "-1000,1000");
+
 fn judgments(events: &[Event]) -> Vec<&Event> {
     events
         .iter()
@@ -82,20 +87,53 @@ async fn dry_run_of_the_example_shows_prompts_and_invents_nothing() {
     );
     assert_eq!(s.replies, 0, "a dry run invents no reply");
     assert_eq!(s.memory_count(), 0, "nor a memory");
-    assert_eq!(s.no_replies.get("dry run"), Some(&3), "the three mentions");
-    // Every judgment that reached the LLM is a dry run with its prompt.
-    let dry = s.judgments.get("dry run").copied().unwrap_or(0);
-    assert!(dry >= 15, "{:?}", s.judgments);
-    assert_eq!(s.llm["judgment"].calls as usize, dry);
-    assert_eq!(s.llm["judgment"].prompt_tokens, 0);
+    // The rule stage decides judgments alone: quiet (a low score) or sure
+    // (a high one); each sure one makes a response job, which a dry run
+    // cannot write either.
+    let count = |name: &str| s.judgments.get(name).copied().unwrap_or(0);
+    let sure = count("sure");
+    assert!(sure + count("quiet") >= 1, "{:?}", s.judgments);
+    let no_reply = |mention: bool| {
+        rec.events
+            .iter()
+            .filter(|e| {
+                matches!(&e.kind, EventKind::NoReply { mention: m, reason, .. }
+                    if *m == mention && reason == "dry run")
+            })
+            .count()
+    };
+    assert_eq!(no_reply(true), 3, "the three mentions");
+    assert!(no_reply(false) <= sure, "the sure answers, unless stale");
+    // Every judgment that reached the LLM (the ambiguous band) is a dry run
+    // with its prompt.
+    let dry = count("dry run");
+    let judge = s.llm.get("judgment").copied().unwrap_or_default();
+    assert_eq!(judge.calls as usize, dry);
+    assert_eq!(judge.prompt_tokens, 0);
     for e in judgments(&rec.events) {
-        if let EventKind::Judgment {
-            verdict: Verdict::DryRun,
+        let EventKind::Judgment {
+            verdict,
+            ruling,
             prompts,
         } = &e.kind
-        {
-            assert_eq!(prompts.len(), 1);
-            assert!(prompts[0].text.contains("should_respond"));
+        else {
+            unreachable!()
+        };
+        // Every judgment past the gates shows its ruling.
+        let decision = ruling.as_ref().map(|r| r.decision);
+        match verdict {
+            Verdict::DryRun => {
+                assert_eq!(decision, Some(Decision::Ask));
+                assert_eq!(prompts.len(), 1);
+                assert!(prompts[0].text.contains("should_respond"));
+            }
+            Verdict::Quiet => assert_eq!(decision, Some(Decision::Silent)),
+            Verdict::Sure { .. } => assert_eq!(decision, Some(Decision::Respond)),
+            Verdict::Stale | Verdict::Empty | Verdict::Held(_) => assert_eq!(decision, None),
+            other => panic!("a dry run has no {other:?}"),
+        }
+        if !matches!(verdict, Verdict::DryRun) {
+            assert!(prompts.is_empty(), "no LLM call outside the ambiguous band");
         }
     }
     assert_eq!(s.jobs_left, 0);
@@ -104,7 +142,7 @@ async fn dry_run_of_the_example_shows_prompts_and_invents_nothing() {
 
 #[tokio::test]
 async fn dry_run_prompts_follow_edits_and_deletions() {
-    let rec = replay_example(&[], &[]).await;
+    let rec = replay_example(&[], &[ALWAYS_ASK]).await;
     // (channel, time, prompt) of every judgment.
     let prompts: Vec<(String, DateTime<Utc>, String)> = rec
         .events
@@ -156,7 +194,7 @@ async fn dry_run_text_and_prompts_folder() {
     let dir = tempfile::tempdir().unwrap();
     let prompts = dir.path().join("prompts");
     let args = replay_args(&["--prompts-dir", prompts.to_str().unwrap()]);
-    let config = cli::replay_config(&args, &[]).unwrap();
+    let config = cli::replay_config(&args, &env(&[ALWAYS_ASK])).unwrap();
     let (filter, options) = cli::replay_plan(&args, &config).unwrap();
     let export = export::read(&args.export, &filter).unwrap();
     let mut out = Vec::new();
@@ -238,6 +276,9 @@ async fn with_an_llm_stub_replies_land_in_the_right_threads_at_the_right_times()
             ("MYAO_LLM_BASE_URL", &base),
             ("MYAO_MIN_WAIT_SECONDS", "300"),
             ("MYAO_JITTER_RATIO", "0"),
+            // The stub's declines would back #general off before Eve asks.
+            ALWAYS_ASK,
+            ("MYAO_BACKOFF_AFTER_DECLINES", "0"),
             ("MYAO_JUDGMENT_MODEL", "judge"),
             ("MYAO_RESPONSE_MODEL", "writer"),
             ("MYAO_MEMORY_MODEL", "memo"),

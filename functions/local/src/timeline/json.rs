@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use myao::app::judgment::Ruling;
 use serde_json::{json, Value};
 
 use super::{Event, EventKind, Header, Prompt, Sink, Summary, Verdict};
@@ -44,6 +45,29 @@ fn prompts_json(prompts: &[Prompt]) -> Value {
     )
 }
 
+/// The gate that held a judgment, by its name (`cooldown`), if one did.
+fn gate(verdict: &Verdict) -> Option<&'static str> {
+    match verdict {
+        Verdict::Held(gate) => Some(gate.name()),
+        _ => None,
+    }
+}
+
+/// The rule stage's ruling: its decision, score, thresholds and signals
+/// (names and points only: no word of the conversation).
+pub fn ruling_json(r: &Ruling) -> Value {
+    json!({
+        "decision": r.decision.name(),
+        "score": r.score.total,
+        "low": r.thresholds.low,
+        "high": r.thresholds.high,
+        "signals": r.score.signals.iter()
+            .map(|s| json!({"signal": s.name(), "points": s.points()}))
+            .collect::<Vec<_>>(),
+        "explain": r.explain().trim_end(),
+    })
+}
+
 /// The JSON object of an event.
 pub fn event_json(e: &Event) -> Value {
     let mut v = match &e.kind {
@@ -70,19 +94,36 @@ pub fn event_json(e: &Event) -> Value {
             text,
         } => json!({"type": "deletion", "ts": ts, "user_name": user_name, "text": text}),
         EventKind::Skipped { reason } => json!({"type": "skipped", "reason": reason}),
-        EventKind::Judgment { verdict, prompts } => {
-            let mut j = json!({"type": "judgment", "outcome": verdict.name(), "prompts": prompts_json(prompts)});
+        EventKind::Judgment {
+            verdict,
+            ruling,
+            prompts,
+        } => {
+            let mut j = json!({"type": "judgment", "outcome": verdict.name(),
+                               "gate": gate(verdict), "ruling": ruling.as_ref().map(ruling_json),
+                               "prompts": prompts_json(prompts)});
             match verdict {
                 Verdict::Respond {
                     delay_seconds,
                     reply_at,
+                    reply_thread,
                     reason,
                     confidence,
                 } => {
                     j["delay_seconds"] = json!(delay_seconds);
                     j["reply_at"] = json!(time(*reply_at));
+                    j["reply_thread_ts"] = json!(reply_thread);
                     j["reason"] = json!(reason);
                     j["confidence"] = json!(confidence);
+                }
+                Verdict::Sure {
+                    delay_seconds,
+                    reply_at,
+                    reply_thread,
+                } => {
+                    j["delay_seconds"] = json!(delay_seconds);
+                    j["reply_at"] = json!(time(*reply_at));
+                    j["reply_thread_ts"] = json!(reply_thread);
                 }
                 Verdict::Declined { reason, confidence } => {
                     j["reason"] = json!(reason);
@@ -198,5 +239,67 @@ impl<W: Write> Sink for JsonSink<W> {
     fn summary(&mut self, s: &Summary) -> io::Result<()> {
         self.line(&summary_json(s))?;
         self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::{Event, EventKind, Verdict};
+    use myao::domain::rules::{Decision, Gate, Score, Signal, Thresholds};
+    use myao::domain::{Channel, ChannelId, Ts, Visibility};
+
+    fn judgment(verdict: Verdict, ruling: Option<Ruling>) -> Value {
+        event_json(&Event {
+            at: Ts::parse("1767600000.000100").unwrap().to_datetime(),
+            channel: Some(Channel {
+                id: ChannelId::parse("C1").unwrap(),
+                name: "general".into(),
+                visibility: Visibility::PUBLIC,
+            }),
+            thread_ts: None,
+            kind: EventKind::Judgment {
+                verdict,
+                ruling,
+                prompts: vec![],
+            },
+        })
+    }
+
+    #[test]
+    fn judgments_show_their_gate_or_their_ruling() {
+        let held = judgment(Verdict::Held(Gate::Cooldown), None);
+        assert_eq!(held["outcome"], "held: cooldown");
+        assert_eq!(held["gate"], "cooldown");
+        assert!(held["ruling"].is_null());
+        let old = judgment(Verdict::Held(Gate::TooOld), None);
+        assert_eq!(
+            (&old["outcome"], &old["gate"]),
+            (&json!("too old"), &json!("too_old"))
+        );
+
+        let ruling = Ruling {
+            score: Score {
+                total: 30,
+                signals: vec![Signal::UnansweredQuestion, Signal::TwoPeople],
+                answers: None,
+            },
+            thresholds: Thresholds { low: 20, high: 50 },
+            decision: Decision::Ask,
+        };
+        let (q, two) = (
+            Signal::UnansweredQuestion.points(),
+            Signal::TwoPeople.points(),
+        );
+        let dry = judgment(Verdict::DryRun, Some(ruling));
+        assert_eq!(dry["outcome"], "dry run");
+        assert!(dry["gate"].is_null());
+        assert_eq!(
+            dry["ruling"],
+            json!({"decision": "ask", "score": 30, "low": 20, "high": 50,
+                   "signals": [{"signal": "unanswered_question", "points": q},
+                               {"signal": "two_people", "points": two}],
+                   "explain": format!("ask score=30 [20..50) unanswered_question({q:+}) two_people({two:+})")})
+        );
     }
 }

@@ -11,6 +11,8 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
+use myao::app::judgment::Ruling;
+use myao::domain::rules::Gate;
 use myao::domain::{Channel, MemoryKind, Ts, UserId};
 use myao::ports::LlmRole;
 
@@ -55,26 +57,39 @@ pub struct Prompt {
 /// What a judgment decided.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
+    /// The LLM, asked in the rule stage's ambiguous band, wants to speak.
     Respond {
         delay_seconds: i64,
         reply_at: DateTime<Utc>,
+        /// Where the reply goes: the thread of the judged conversation, or
+        /// of the earlier top-level message it answers (`None`: the top level).
+        reply_thread: Option<Ts>,
         reason: String,
         confidence: f64,
     },
-    Declined {
-        reason: String,
-        confidence: f64,
-    },
+    /// The LLM, asked in the ambiguous band, declined.
+    Declined { reason: String, confidence: f64 },
     /// The LLM failed or its answer was no verdict: silence.
-    NoVerdict {
-        reason: String,
-    },
-    /// No LLM: the prompt is all there is.
+    NoVerdict { reason: String },
+    /// No LLM: in the ambiguous band, the prompt is all there is.
     DryRun,
+    /// The rule stage scored at or above its high threshold: a reply is
+    /// due without asking the LLM.
+    Sure {
+        delay_seconds: i64,
+        reply_at: DateTime<Utc>,
+        reply_thread: Option<Ts>,
+    },
+    /// The rule stage scored below its low threshold: silent, no LLM call.
+    Quiet,
+    /// The channel had its unprompted replies of the hour
+    /// (`max_unprompted_per_channel_hour`).
+    Capped,
     /// A newer message came in; its own judgment decides.
     Stale,
-    BotSpokeLast,
-    TooOld,
+    /// A gate closed before any score: the bot spoke last, the message is
+    /// too old, the channel is mentions only, cooling down or backed off.
+    Held(Gate),
     /// Every message of the conversation was deleted.
     Empty,
 }
@@ -87,11 +102,24 @@ impl Verdict {
             Verdict::Declined { .. } => "declined",
             Verdict::NoVerdict { .. } => "no verdict",
             Verdict::DryRun => "dry run",
+            Verdict::Sure { .. } => "sure",
+            Verdict::Quiet => "quiet",
+            Verdict::Capped => "capped",
             Verdict::Stale => "stale",
-            Verdict::BotSpokeLast => "bot spoke last",
-            Verdict::TooOld => "too old",
+            Verdict::Held(gate) => held_name(*gate),
             Verdict::Empty => "empty",
         }
+    }
+}
+
+/// The verdict name of a judgment held by `gate`.
+fn held_name(gate: Gate) -> &'static str {
+    match gate {
+        Gate::BotSpokeLast => "bot spoke last",
+        Gate::TooOld => "too old",
+        Gate::MentionsOnly => "held: mentions_only",
+        Gate::Cooldown => "held: cooldown",
+        Gate::Backoff => "held: backoff",
     }
 }
 
@@ -138,6 +166,9 @@ pub enum EventKind {
     },
     Judgment {
         verdict: Verdict,
+        /// The rule stage's score, signals, thresholds and decision; `None`
+        /// when no score was made (stale, empty, held by a gate).
+        ruling: Option<Ruling>,
         prompts: Vec<Prompt>,
     },
     /// The bot posted.

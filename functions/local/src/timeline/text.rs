@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
+use myao::domain::rules::Gate;
 use myao::domain::Ts;
 use myao::prompts::format_time;
 
@@ -190,7 +191,8 @@ impl<W: Write> Sink for TextSink<W> {
             None => writeln!(
                 self.out,
                 "  DRY RUN: no LLM configured (llm_base_url, MYAO_LLM_BASE_URL or --llm-base-url).\n  \
-                 Each prompt is shown; no verdict, reply or memory is invented."
+                 The rule stage still decides alone where it is sure (sure, quiet); in its\n  \
+                 ambiguous band each prompt is shown; no verdict, reply or memory is invented."
             )?,
         }
         writeln!(self.out)
@@ -241,28 +243,61 @@ impl<W: Write> Sink for TextSink<W> {
             },
             EventKind::Skipped { reason } => format!("skipped: {reason}"),
             EventKind::Judgment { verdict, .. } => {
+                let reply = |delay_seconds: i64, thread: Option<Ts>, verb: &str| {
+                    let when = if delay_seconds <= 0 {
+                        format!("{verb} now")
+                    } else {
+                        format!("{verb} in {delay_seconds} s")
+                    };
+                    match thread {
+                        Some(root) if e.thread_ts != Some(root) => {
+                            format!("{when} in the thread of {}", self.thread_label(root, e.at))
+                        }
+                        _ => when,
+                    }
+                };
                 let what = match verdict {
                     Verdict::Respond {
                         delay_seconds,
+                        reply_thread,
                         reason,
                         confidence,
                         ..
                     } => {
-                        let when = if *delay_seconds <= 0 {
-                            "respond now".to_owned()
-                        } else {
-                            format!("respond in {delay_seconds} s")
-                        };
+                        let when = reply(*delay_seconds, *reply_thread, "respond");
                         format!("{when} — {reason} (confidence {confidence:.2})")
+                    }
+                    Verdict::Sure {
+                        delay_seconds,
+                        reply_thread,
+                        ..
+                    } => {
+                        let when = reply(*delay_seconds, *reply_thread, "reply");
+                        format!("sure, {when}, without asking the LLM")
                     }
                     Verdict::Declined { reason, confidence } => {
                         format!("stay silent — {reason} (confidence {confidence:.2})")
                     }
                     Verdict::NoVerdict { reason } => format!("no verdict, silent — {reason}"),
                     Verdict::DryRun => "dry run, no verdict".to_owned(),
+                    Verdict::Quiet => "quiet, silent without asking the LLM".to_owned(),
+                    Verdict::Capped => {
+                        "capped, the channel had its unprompted replies of the hour".to_owned()
+                    }
                     Verdict::Stale => "stale, a newer message has its own judgment".to_owned(),
-                    Verdict::BotSpokeLast => "nothing to add, the bot spoke last".to_owned(),
-                    Verdict::TooOld => "skipped, the newest message is too old".to_owned(),
+                    Verdict::Held(gate) => match gate {
+                        Gate::BotSpokeLast => "nothing to add, the bot spoke last".to_owned(),
+                        Gate::TooOld => "skipped, the newest message is too old".to_owned(),
+                        Gate::MentionsOnly => {
+                            "held: mentions_only, no unprompted reply here".to_owned()
+                        }
+                        Gate::Cooldown => {
+                            "held: cooldown, the bot spoke here moments ago".to_owned()
+                        }
+                        Gate::Backoff => {
+                            "held: backoff, the LLM declined here several times in a row".to_owned()
+                        }
+                    },
                     Verdict::Empty => "skipped, every message was deleted".to_owned(),
                 };
                 format!("judgment{top}: {what}")
@@ -322,6 +357,17 @@ impl<W: Write> Sink for TextSink<W> {
             writeln!(self.out, "{time}  {line}")?;
         } else {
             writeln!(self.out, "{time}  {place}  {line}")?;
+        }
+        if let EventKind::Judgment {
+            ruling: Some(ruling),
+            ..
+        } = &e.kind
+        {
+            writeln!(
+                self.out,
+                "{INDENT}rule stage: {}",
+                ruling.explain().trim_end()
+            )?;
         }
         match &e.kind {
             EventKind::Judgment { prompts, .. } | EventKind::NoReply { prompts, .. } => {
@@ -442,6 +488,58 @@ impl<W: Write> Sink for TextSink<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use myao::app::judgment::Ruling;
+    use myao::domain::rules::{Decision, Score, Signal, Thresholds};
+    use myao::domain::{Channel, ChannelId, Visibility};
+
+    #[test]
+    fn a_sure_judgment_shows_where_it_replies_and_its_ruling() {
+        let at = Ts::parse("1767600600.000100").unwrap().to_datetime();
+        let question = Ts::parse("1767600000.000100").unwrap();
+        let mut out = Vec::new();
+        TextSink::new(&mut out)
+            .event(&Event {
+                at,
+                channel: Some(Channel {
+                    id: ChannelId::parse("C1").unwrap(),
+                    name: "general".into(),
+                    visibility: Visibility::PUBLIC,
+                }),
+                thread_ts: None,
+                kind: EventKind::Judgment {
+                    verdict: Verdict::Sure {
+                        delay_seconds: 30,
+                        reply_at: at + chrono::Duration::seconds(30),
+                        reply_thread: Some(question),
+                    },
+                    ruling: Some(Ruling {
+                        score: Score {
+                            total: 60,
+                            signals: vec![Signal::UnansweredQuestion, Signal::AfterSilence],
+                            answers: Some(question),
+                        },
+                        thresholds: Thresholds { low: 20, high: 50 },
+                        decision: Decision::Respond,
+                    }),
+                    prompts: vec![],
+                },
+            })
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(
+                "#general  judgment (top level): sure, reply in 30 s in the thread of 08:00:00, \
+                 without asking the LLM\n"
+            ),
+            "{text}"
+        );
+        let expected = format!(
+            "rule stage: respond score=60 [20..50) unanswered_question({:+}) after_silence({:+})\n",
+            Signal::UnansweredQuestion.points(),
+            Signal::AfterSilence.points()
+        );
+        assert!(text.contains(&expected), "{text}");
+    }
 
     #[test]
     fn numbers_and_spans_read_well() {

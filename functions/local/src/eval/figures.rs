@@ -1,0 +1,324 @@
+//! When-to-speak figures: what the bot's posts came to, measured against what
+//! the people of an export did. Pure: the replay gives the messages and the
+//! posts, this counts.
+//!
+//! - A question people left unanswered: a person's message with a "?" and at
+//!   least three words ([`is_question`]), after which no other person posts
+//!   in its conversation (or in a thread under it) for ten minutes. The bot
+//!   joined it if it posted there within thirty minutes, before any other
+//!   person did.
+//! - A live two-person exchange: a thread with exactly two people, at least
+//!   four messages, the last not a question. The bot intruded if it posted
+//!   in it unprompted.
+//! - Precision: the share of the bot's unprompted posts whose conversation's
+//!   latest person's message before it was a question no other person had
+//!   answered yet.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::Duration;
+use myao::domain::rules::is_question;
+use myao::domain::{ChannelId, Message, Ts, UserId};
+use serde::Serialize;
+
+/// How long a question must stay without another person's answer to count
+/// as left unanswered.
+pub const UNANSWERED_FOR: Duration = Duration::minutes(10);
+/// How soon the bot must post to have joined a question.
+pub const JOIN_WITHIN: Duration = Duration::minutes(30);
+/// The least messages of a live two-person exchange.
+pub const EXCHANGE_MESSAGES: usize = 4;
+
+/// One of the bot's posts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Post {
+    pub channel: ChannelId,
+    pub ts: Ts,
+    /// The thread it went to, `None` for the top level.
+    pub thread_ts: Option<Ts>,
+    /// Whether it answered nobody's call (no mention, name, DM or reply to it).
+    pub unprompted: bool,
+}
+
+/// The figures of one channel, or of all.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Figures {
+    /// Questions people left unanswered.
+    pub questions: usize,
+    /// Of those, the ones the bot joined.
+    pub joined: usize,
+    /// Live two-person exchanges.
+    pub exchanges: usize,
+    /// Of those, the ones the bot posted in unprompted.
+    pub intruded: usize,
+    /// The bot's unprompted posts.
+    pub unprompted: usize,
+    /// Of those, the ones made where a question was waiting for an answer.
+    pub on_question: usize,
+    /// Hours from the channel's first message to its last.
+    pub hours: f64,
+}
+
+impl Figures {
+    /// The share of unanswered questions joined (0 when there were none).
+    pub fn join_rate(&self) -> f64 {
+        ratio(self.joined, self.questions)
+    }
+    /// The share of exchanges intruded on.
+    pub fn intrusion_rate(&self) -> f64 {
+        ratio(self.intruded, self.exchanges)
+    }
+    /// The share of unprompted posts made on a waiting question.
+    pub fn precision(&self) -> f64 {
+        ratio(self.on_question, self.unprompted)
+    }
+    /// Unprompted posts per channel-hour.
+    pub fn per_hour(&self) -> f64 {
+        if self.hours > 0.0 {
+            self.unprompted as f64 / self.hours
+        } else {
+            0.0
+        }
+    }
+    fn add(&mut self, other: &Figures) {
+        self.questions += other.questions;
+        self.joined += other.joined;
+        self.exchanges += other.exchanges;
+        self.intruded += other.intruded;
+        self.unprompted += other.unprompted;
+        self.on_question += other.on_question;
+        self.hours += other.hours;
+    }
+}
+
+fn ratio(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
+/// Whether `m` is in the conversation of `q`, or in a thread under `q`.
+fn with(q: &Message, m: &Message) -> bool {
+    m.channel == q.channel
+        && (m.thread_ts == q.thread_ts || (q.thread_ts.is_none() && m.thread_ts == Some(q.ts)))
+}
+
+/// Whether a post in `thread` of `channel` is in the conversation of `q` or
+/// a thread under it.
+fn post_with(q: &Message, post: &Post) -> bool {
+    post.channel == q.channel
+        && (post.thread_ts == q.thread_ts
+            || (q.thread_ts.is_none() && post.thread_ts == Some(q.ts)))
+}
+
+/// The figures per channel, from the people's messages (oldest first, no
+/// bot's) and the bot's posts.
+pub fn measure(people: &[Message], posts: &[Post]) -> BTreeMap<ChannelId, Figures> {
+    let mut out: BTreeMap<ChannelId, Figures> = BTreeMap::new();
+    for channel in people.iter().map(|m| &m.channel) {
+        out.entry(channel.clone()).or_default();
+    }
+    for (channel, figures) in &mut out {
+        let mine: Vec<&Message> = people.iter().filter(|m| m.channel == *channel).collect();
+        if let (Some(first), Some(last)) = (mine.first(), mine.last()) {
+            figures.hours =
+                (last.ts.to_datetime() - first.ts.to_datetime()).num_seconds() as f64 / 3600.0;
+        }
+    }
+    for q in people.iter().filter(|m| is_question(&m.text)) {
+        let at = q.ts.to_datetime();
+        let next_other = people
+            .iter()
+            .filter(|m| m.ts > q.ts && m.user != q.user && with(q, m))
+            .map(|m| m.ts.to_datetime())
+            .min();
+        if next_other.is_some_and(|t| t - at <= UNANSWERED_FOR) {
+            continue;
+        }
+        let figures = out.entry(q.channel.clone()).or_default();
+        figures.questions += 1;
+        let deadline = next_other.map_or(at + JOIN_WITHIN, |t| t.min(at + JOIN_WITHIN));
+        if posts
+            .iter()
+            .any(|p| post_with(q, p) && p.ts > q.ts && p.ts.to_datetime() <= deadline)
+        {
+            figures.joined += 1;
+        }
+    }
+    let mut threads: BTreeMap<(ChannelId, Ts), Vec<&Message>> = BTreeMap::new();
+    for m in people {
+        let root = m.thread_ts.unwrap_or(m.ts);
+        threads
+            .entry((m.channel.clone(), root))
+            .or_default()
+            .push(m);
+    }
+    for ((channel, root), messages) in &threads {
+        let who: BTreeSet<&UserId> = messages.iter().map(|m| &m.user).collect();
+        let replies = messages.iter().any(|m| m.thread_ts.is_some());
+        let last_is_question = messages.last().is_some_and(|m| is_question(&m.text));
+        if !replies || who.len() != 2 || messages.len() < EXCHANGE_MESSAGES || last_is_question {
+            continue;
+        }
+        let figures = out.entry(channel.clone()).or_default();
+        figures.exchanges += 1;
+        if posts
+            .iter()
+            .any(|p| p.unprompted && p.channel == *channel && p.thread_ts == Some(*root))
+        {
+            figures.intruded += 1;
+        }
+    }
+    for post in posts.iter().filter(|p| p.unprompted) {
+        let figures = out.entry(post.channel.clone()).or_default();
+        figures.unprompted += 1;
+        let in_conversation = |m: &&Message| {
+            m.channel == post.channel
+                && (m.thread_ts == post.thread_ts || post.thread_ts == Some(m.ts))
+                && m.ts < post.ts
+        };
+        let Some(latest) = people.iter().filter(in_conversation).max_by_key(|m| m.ts) else {
+            continue;
+        };
+        let answered = people.iter().any(|m| {
+            m.ts > latest.ts && m.ts < post.ts && m.user != latest.user && with(latest, m)
+        });
+        if is_question(&latest.text) && !answered {
+            figures.on_question += 1;
+        }
+    }
+    out
+}
+
+/// The figures of all channels together.
+pub fn total(per_channel: &BTreeMap<ChannelId, Figures>) -> Figures {
+    let mut all = Figures::default();
+    for figures in per_channel.values() {
+        all.add(figures);
+    }
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(secs: u64) -> Ts {
+        Ts::from_parts(1_700_000_000 + secs, 0)
+    }
+
+    fn said(user: &str, secs: u64, text: &str, thread: Option<u64>) -> Message {
+        Message::new(
+            ChannelId::parse("C1").expect("id"),
+            UserId::parse(user).expect("id"),
+            text,
+            ts(secs),
+            thread.map(ts),
+            false,
+        )
+    }
+
+    fn post(secs: u64, thread: Option<u64>, unprompted: bool) -> Post {
+        Post {
+            channel: ChannelId::parse("C1").expect("id"),
+            ts: ts(secs),
+            thread_ts: thread.map(ts),
+            unprompted,
+        }
+    }
+
+    fn only(people: &[Message], posts: &[Post]) -> Figures {
+        total(&measure(people, posts))
+    }
+
+    #[test]
+    fn a_question_answered_within_ten_minutes_is_not_left_unanswered() {
+        let people = [
+            said("UA", 0, "how do I mount a usb stick?", None),
+            said("UB", 300, "use the files app", Some(0)),
+        ];
+        assert_eq!(only(&people, &[]).questions, 0);
+    }
+
+    #[test]
+    fn a_question_left_alone_is_joined_by_a_post_in_its_thread() {
+        let people = [said("UA", 0, "how do I mount a usb stick?", None)];
+        let f = only(&people, &[post(400, Some(0), true)]);
+        assert_eq!((f.questions, f.joined), (1, 1));
+        assert_eq!((f.unprompted, f.on_question), (1, 1));
+        assert_eq!(f.precision(), 1.0);
+        // Too late, or after another person: not joined.
+        let f = only(&people, &[post(2000, Some(0), true)]);
+        assert_eq!(f.joined, 0);
+        let late = [
+            said("UA", 0, "how do I mount a usb stick?", None),
+            said("UB", 900, "use the files app", Some(0)),
+        ];
+        let f = only(&late, &[post(1000, Some(0), true)]);
+        assert_eq!((f.questions, f.joined), (1, 0));
+    }
+
+    #[test]
+    fn another_persons_top_level_message_answers_a_top_level_question() {
+        // The rule: the question's conversation is the top level.
+        let people = [
+            said("UA", 0, "how do I mount a usb stick?", None),
+            said("UC", 60, "the game was great last night", None),
+        ];
+        assert_eq!(only(&people, &[]).questions, 0);
+    }
+
+    #[test]
+    fn a_post_in_a_two_person_exchange_is_an_intrusion() {
+        let people = [
+            said("UA", 0, "so the build broke", None),
+            said("UB", 10, "since monday", Some(0)),
+            said("UA", 20, "I will look", Some(0)),
+            said("UB", 30, "thanks", Some(0)),
+        ];
+        let f = only(&people, &[post(400, Some(0), true)]);
+        assert_eq!((f.exchanges, f.intruded), (1, 1));
+        assert_eq!((f.unprompted, f.on_question), (1, 0));
+        // A prompted post (they called it) is not an intrusion.
+        let f = only(&people, &[post(400, Some(0), false)]);
+        assert_eq!((f.exchanges, f.intruded, f.unprompted), (1, 0, 0));
+    }
+
+    #[test]
+    fn an_exchange_ending_on_a_question_or_with_three_people_is_not_one() {
+        let ends_asking = [
+            said("UA", 0, "so the build broke", None),
+            said("UB", 10, "since monday", Some(0)),
+            said("UA", 20, "I will look", Some(0)),
+            said("UB", 30, "can you check the logs too?", Some(0)),
+        ];
+        assert_eq!(only(&ends_asking, &[]).exchanges, 0);
+        let three = [
+            said("UA", 0, "so the build broke", None),
+            said("UB", 10, "since monday", Some(0)),
+            said("UC", 20, "I will look", Some(0)),
+            said("UB", 30, "thanks", Some(0)),
+        ];
+        assert_eq!(only(&three, &[]).exchanges, 0);
+    }
+
+    #[test]
+    fn rates_per_hour_and_empty_totals_are_zero_safe() {
+        let people = [said("UA", 0, "hello", None), said("UB", 7200, "hi", None)];
+        let f = only(&people, &[post(100, None, true)]);
+        assert_eq!(f.hours, 2.0);
+        assert_eq!(f.per_hour(), 0.5);
+        let none = Figures::default();
+        assert_eq!(
+            (
+                none.join_rate(),
+                none.intrusion_rate(),
+                none.precision(),
+                none.per_hour()
+            ),
+            (0.0, 0.0, 0.0, 0.0)
+        );
+    }
+}

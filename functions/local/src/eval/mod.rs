@@ -1,0 +1,466 @@
+//! `myao eval`: when the bot speaks, at each chattiness level.
+//!
+//! The export is replayed once per level ([`Chattiness::ALL`]), with the
+//! same settings, seed and LLM otherwise, and each replay is measured
+//! against what the people of the export did ([`figures`]): questions left
+//! unanswered and the share the bot joined, live two-person exchanges and
+//! the share it intruded on, the precision of its unprompted posts and how
+//! many it makes per channel-hour. Beside them, what the judgment cost:
+//! the judgments run, the LLM judgment calls (the rule stage's ambiguous
+//! band), and the judgments the rule stage decided alone ("spared": quiet
+//! or sure), against the baseline of one LLM call per quiet period (every
+//! judgment that reached the gates).
+//!
+//! With no LLM configured the eval is offline: the rule stage decides
+//! alone. Its ambiguous band posts nothing (counted as "ambiguous"), and
+//! its sure answers are posted as placeholders ([`OfflineWriter`]), stored
+//! and seen by what follows them, as real ones would be.
+
+pub mod figures;
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use myao::domain::rules::{Chattiness, Decision};
+use myao::domain::{ChannelId, Message, Settings, Ts};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::export::Export;
+use crate::replay::{self, Options};
+use crate::timeline::{Event, EventKind, Header, Sink, Summary, Verdict};
+use crate::twins::OfflineWriter;
+
+pub use figures::{Figures, Post};
+
+/// What the judgment cost, beside the figures of what the bot said.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Counts {
+    #[serde(flatten)]
+    pub figures: Figures,
+    /// Judgments run (stale ones not counted: a newer message took over).
+    pub judgments: usize,
+    /// Judgments that reached the gates and the rule stage (not stale, not
+    /// empty): the LLM calls of one call per quiet period.
+    pub baseline: usize,
+    /// LLM judgment calls: the rule stage's ambiguous band (offline, the
+    /// calls an LLM would get).
+    pub llm_calls: usize,
+    /// Judgments the rule stage decided alone: quiet or sure.
+    pub spared: usize,
+    /// Judgments in the ambiguous band (offline, silent).
+    pub ambiguous: usize,
+    /// Posts of the bot, unprompted or not.
+    pub posts: usize,
+}
+
+impl Counts {
+    /// The share of the baseline's calls the rule stage spared.
+    pub fn spared_rate(&self) -> f64 {
+        if self.baseline == 0 {
+            0.0
+        } else {
+            self.spared as f64 / self.baseline as f64
+        }
+    }
+
+    fn add(&mut self, other: &Counts) {
+        self.judgments += other.judgments;
+        self.baseline += other.baseline;
+        self.llm_calls += other.llm_calls;
+        self.spared += other.spared;
+        self.ambiguous += other.ambiguous;
+        self.posts += other.posts;
+    }
+
+    /// The counts and the rates, as JSON.
+    pub fn to_json(&self) -> Value {
+        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
+        let f = &self.figures;
+        v["join_rate"] = json!(f.join_rate());
+        v["intrusion_rate"] = json!(f.intrusion_rate());
+        v["precision"] = json!(f.precision());
+        v["unprompted_per_hour"] = json!(f.per_hour());
+        v["spared_rate"] = json!(self.spared_rate());
+        v
+    }
+}
+
+/// One level's replay, measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LevelReport {
+    pub level: Chattiness,
+    pub channels: BTreeMap<ChannelId, Counts>,
+    pub total: Counts,
+}
+
+/// The levels side by side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub source: String,
+    /// No LLM: the rule stage alone.
+    pub offline: bool,
+    /// The LLM's endpoint, when there is one.
+    pub llm: Option<String>,
+    /// The channel names, by id.
+    pub names: BTreeMap<ChannelId, String>,
+    pub levels: Vec<LevelReport>,
+}
+
+/// The settings of one level: `level` everywhere, with its own thresholds
+/// (per-channel levels, `autonomous_replies = false` and `rule_thresholds`
+/// would make the levels alike, and are set aside).
+pub fn level_settings(settings: &Settings, level: Chattiness) -> Settings {
+    let mut s = settings.clone();
+    s.chattiness = level;
+    s.autonomous_replies = true;
+    s.channel_chattiness.clear();
+    s.rule_thresholds = None;
+    s
+}
+
+/// The settings an eval sets aside, by name, when `settings` has them.
+pub fn set_aside(settings: &Settings) -> Vec<&'static str> {
+    let mut names = Vec::new();
+    if !settings.autonomous_replies {
+        names.push("autonomous_replies");
+    }
+    if !settings.channel_chattiness.is_empty() {
+        names.push("channel_chattiness");
+    }
+    if settings.rule_thresholds.is_some() {
+        names.push("rule_thresholds");
+    }
+    names
+}
+
+/// Replays `export` once per level of `levels` with `options` (its LLM, or
+/// offline with none) and measures each replay.
+pub async fn run(
+    export: &Export,
+    options: &Options,
+    levels: &[Chattiness],
+) -> anyhow::Result<Report> {
+    let offline = options.llm.is_none();
+    let mut reports = Vec::new();
+    for level in levels {
+        let mut o = options.clone();
+        o.settings = level_settings(&options.settings, *level);
+        o.prompts_dir = None;
+        if offline {
+            o.llm = Some(Arc::new(OfflineWriter));
+            o.llm_label = Some("none (offline: placeholder replies)".to_owned());
+        }
+        let mut tally = Tally::default();
+        replay::run(export, o, &mut tally).await?;
+        reports.push(tally.measure(*level));
+    }
+    Ok(Report {
+        source: export.source.clone(),
+        offline,
+        llm: options.llm_label.clone().filter(|_| !offline),
+        names: export
+            .channels
+            .iter()
+            .map(|c| (c.id.clone(), c.name.clone()))
+            .collect(),
+        levels: reports,
+    })
+}
+
+/// Collects what a replay did: the people's messages as they stand at the
+/// end (edits applied, deletions removed), the bot's posts, and the
+/// judgments by channel.
+#[derive(Default)]
+struct Tally {
+    people: Vec<Option<Message>>,
+    index: HashMap<(ChannelId, Ts), usize>,
+    posts: Vec<Post>,
+    counts: BTreeMap<ChannelId, Counts>,
+}
+
+impl Tally {
+    fn judged(&mut self, channel: &ChannelId, verdict: &Verdict, decision: Option<Decision>) {
+        if matches!(verdict, Verdict::Stale) {
+            return;
+        }
+        let c = self.counts.entry(channel.clone()).or_default();
+        c.judgments += 1;
+        if !matches!(verdict, Verdict::Empty) {
+            c.baseline += 1;
+        }
+        match decision {
+            Some(Decision::Ask) => {
+                c.ambiguous += 1;
+                c.llm_calls += 1;
+            }
+            Some(Decision::Silent) => c.spared += 1,
+            // A sure answer the hourly cap stopped was decided alone too.
+            Some(Decision::Respond) => c.spared += 1,
+            None => {}
+        }
+    }
+
+    fn measure(self, level: Chattiness) -> LevelReport {
+        let people: Vec<Message> = self.people.into_iter().flatten().collect();
+        let figures = figures::measure(&people, &self.posts);
+        let mut channels = self.counts;
+        for post in &self.posts {
+            channels.entry(post.channel.clone()).or_default().posts += 1;
+        }
+        for (channel, f) in &figures {
+            channels.entry(channel.clone()).or_default().figures = f.clone();
+        }
+        let mut total = Counts {
+            figures: figures::total(&figures),
+            ..Counts::default()
+        };
+        for c in channels.values() {
+            total.add(c);
+        }
+        LevelReport {
+            level,
+            channels,
+            total,
+        }
+    }
+}
+
+impl Sink for Tally {
+    fn header(&mut self, _: &Header) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn event(&mut self, e: &Event) -> io::Result<()> {
+        let Some(channel) = e.channel.as_ref().map(|c| &c.id) else {
+            return Ok(());
+        };
+        match &e.kind {
+            EventKind::Message {
+                ts,
+                user,
+                text,
+                is_bot: false,
+                ..
+            } => {
+                let key = (channel.clone(), *ts);
+                let message = Message::new(
+                    channel.clone(),
+                    user.clone(),
+                    text.clone(),
+                    *ts,
+                    e.thread_ts,
+                    false,
+                );
+                self.index.insert(key, self.people.len());
+                self.people.push(Some(message));
+            }
+            EventKind::Edited { ts, text, .. } => {
+                if let Some(&i) = self.index.get(&(channel.clone(), *ts)) {
+                    if let Some(m) = self.people[i].as_mut() {
+                        m.text = text.clone();
+                    }
+                }
+            }
+            EventKind::Deleted { ts, .. } => {
+                if let Some(&i) = self.index.get(&(channel.clone(), *ts)) {
+                    self.people[i] = None;
+                }
+            }
+            EventKind::Judgment {
+                verdict, ruling, ..
+            } => {
+                let decision = ruling.as_ref().map(|r| r.decision);
+                self.judged(channel, verdict, decision);
+            }
+            EventKind::Reply { ts, mention, .. } => self.posts.push(Post {
+                channel: channel.clone(),
+                ts: *ts,
+                thread_ts: e.thread_ts,
+                unprompted: !mention,
+            }),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn summary(&mut self, _: &Summary) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// The rows of the table: a label and the cell of one level.
+type Row = (&'static str, fn(&Counts) -> String);
+
+const ROWS: &[Row] = &[
+    ("questions joined", |c| {
+        format!(
+            "{} ({}/{})",
+            percent(c.figures.join_rate()),
+            c.figures.joined,
+            c.figures.questions
+        )
+    }),
+    ("exchanges intruded", |c| {
+        format!(
+            "{} ({}/{})",
+            percent(c.figures.intrusion_rate()),
+            c.figures.intruded,
+            c.figures.exchanges
+        )
+    }),
+    ("precision", |c| {
+        format!(
+            "{} ({}/{})",
+            percent(c.figures.precision()),
+            c.figures.on_question,
+            c.figures.unprompted
+        )
+    }),
+    ("unprompted/channel-hour", |c| {
+        format!("{:.2}", c.figures.per_hour())
+    }),
+    ("posts (all)", |c| c.posts.to_string()),
+    ("judgments (baseline)", |c| {
+        format!("{} ({})", c.judgments, c.baseline)
+    }),
+    ("LLM judgment calls", |c| c.llm_calls.to_string()),
+    ("spared", |c| {
+        format!("{} ({})", percent(c.spared_rate()), c.spared)
+    }),
+    ("ambiguous", |c| c.ambiguous.to_string()),
+];
+
+impl Report {
+    /// The counts of every level for `channel` (`None`: the total).
+    fn column(&self, channel: Option<&ChannelId>) -> Vec<Counts> {
+        self.levels
+            .iter()
+            .map(|l| match channel {
+                Some(id) => l.channels.get(id).cloned().unwrap_or_default(),
+                None => l.total.clone(),
+            })
+            .collect()
+    }
+
+    /// Every channel of any level, by name.
+    fn channel_ids(&self) -> Vec<ChannelId> {
+        let mut ids: Vec<ChannelId> = self
+            .levels
+            .iter()
+            .flat_map(|l| l.channels.keys().cloned())
+            .collect();
+        ids.sort_by_key(|id| (self.name(id), id.clone()));
+        ids.dedup();
+        ids
+    }
+
+    fn name(&self, id: &ChannelId) -> String {
+        self.names
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
+    }
+
+    /// The report as text: a table per channel and one for all, the levels
+    /// as columns.
+    pub fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "myao eval of {}", self.source)?;
+        match &self.llm {
+            Some(llm) => writeln!(out, "  LLM: {llm}")?,
+            None => writeln!(
+                out,
+                "  OFFLINE: no LLM configured; the rule stage decides alone. The ambiguous band\n  \
+                 posts nothing (its LLM calls are counted, not made); sure answers are posted\n  \
+                 as placeholders."
+            )?,
+        }
+        for id in self.channel_ids() {
+            let counts = self.column(Some(&id));
+            let hours = counts.first().map_or(0.0, |c| c.figures.hours);
+            writeln!(out)?;
+            writeln!(out, "#{} ({:.1} h)", self.name(&id), hours)?;
+            self.table(out, &counts)?;
+        }
+        let total = self.column(None);
+        writeln!(out)?;
+        writeln!(
+            out,
+            "total ({} channels, {:.1} channel-hours)",
+            self.channel_ids().len(),
+            total.first().map_or(0.0, |c| c.figures.hours)
+        )?;
+        self.table(out, &total)?;
+        out.flush()
+    }
+
+    fn table(&self, out: &mut dyn Write, counts: &[Counts]) -> io::Result<()> {
+        let cells: Vec<Vec<String>> = ROWS
+            .iter()
+            .map(|(_, cell)| counts.iter().map(cell).collect())
+            .collect();
+        let label = ROWS.iter().map(|(l, _)| l.len()).max().unwrap_or(0);
+        let widths: Vec<usize> = self
+            .levels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                cells
+                    .iter()
+                    .map(|row| row[i].chars().count())
+                    .chain([l.level.name().len()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        write!(out, "  {:label$}", "")?;
+        for (l, w) in self.levels.iter().zip(&widths) {
+            write!(out, "  {:>w$}", l.level.name())?;
+        }
+        writeln!(out)?;
+        for ((name, _), row) in ROWS.iter().zip(&cells) {
+            write!(out, "  {name:label$}")?;
+            for (cell, w) in row.iter().zip(&widths) {
+                write!(out, "  {cell:>w$}")?;
+            }
+            writeln!(out)?;
+        }
+        Ok(())
+    }
+
+    /// The report as one JSON object.
+    pub fn to_json(&self) -> Value {
+        let by_level = |counts: Vec<Counts>| -> serde_json::Map<String, Value> {
+            self.levels
+                .iter()
+                .zip(counts)
+                .map(|(l, c)| (l.level.name().to_owned(), c.to_json()))
+                .collect()
+        };
+        let channels: Vec<Value> = self
+            .channel_ids()
+            .iter()
+            .map(|id| {
+                json!({
+                    "id": id,
+                    "name": self.name(id),
+                    "levels": by_level(self.column(Some(id))),
+                })
+            })
+            .collect();
+        json!({
+            "type": "eval",
+            "source": self.source,
+            "offline": self.offline,
+            "llm": self.llm,
+            "levels": self.levels.iter().map(|l| l.level.name()).collect::<Vec<_>>(),
+            "channels": channels,
+            "total": by_level(self.column(None)),
+        })
+    }
+}
