@@ -399,3 +399,30 @@ async fn a_top_level_answer_is_dropped_once_its_question_is_answered_in_its_thre
         "no late answer at the top level"
     );
 }
+
+#[tokio::test]
+async fn a_question_over_the_hourly_cap_is_judged_again_when_the_hour_turns() {
+    use myao_tests::stubs::at;
+    let bed = bed(|s| {
+        s.max_unprompted_per_channel_hour = 1;
+        s.cooldown_seconds = 0;
+    })
+    .await;
+    bed.clock.set(at(50 * 60));
+    bed.seed(&[message(GENERAL, BOB, ts(-3600), None, "hi")])
+        .await;
+    let JudgmentOutcome::Sure { at: due, .. } = ask(&bed, 50 * 60 - 10).await else {
+        panic!("the first question is answered");
+    };
+    bed.clock.set(due);
+    bed.run_due().await;
+    assert_eq!(bed.posts().await.len(), 1);
+
+    let offset = (bed.now() - at(0)).num_seconds() - 1;
+    let outcome = ask(&bed, offset).await;
+    assert!(matches!(outcome, JudgmentOutcome::Capped(_)), "{outcome:?}");
+    let capped = Conversation::thread(channel(GENERAL), ts(offset));
+    let name = ScheduleName::for_conversation(JobKind::Judgment, &capped);
+    let again = bed.board.scheduled().into_iter().find(|s| s.name == name);
+    assert_eq!(again.map(|s| s.at), Some(at(3600)), "judged again at 09:00");
+}

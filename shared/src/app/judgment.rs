@@ -179,14 +179,7 @@ pub async fn run(
             // Not never: once the cooldown is over, as a person who has just
             // spoken waits a little before speaking again.
             let again = facts.bot_last_spoke.unwrap_or(now) + facts.cooldown;
-            let job = Job::Judgment {
-                channel: channel.clone(),
-                thread_ts,
-                newest_ts,
-            };
-            svc.scheduler
-                .upsert(&name, again.max(now + Duration::seconds(1)), &job)
-                .await?;
+            judge_again(svc, &name, &conversation, newest_ts, again, now).await?;
         }
         return Ok(JudgmentOutcome::Held(gate));
     }
@@ -213,7 +206,13 @@ pub async fn run(
     match ruling.decision {
         Decision::Silent => Ok(JudgmentOutcome::Quiet(ruling)),
         Decision::Respond => {
-            if !admit_unprompted(svc, &settings, channel, now).await? {
+            if let Some(next_hour) = refused_unprompted(svc, &settings, channel, now).await? {
+                // A question still waiting when the next hour's replies are
+                // free is judged again then.
+                let asked = ruling.score.answers.unwrap_or(newest_ts).to_datetime();
+                if next_hour - asked <= rules::QUESTION_MAX_AGE {
+                    judge_again(svc, &name, &conversation, newest_ts, next_hour, now).await?;
+                }
                 return Ok(JudgmentOutcome::Capped(ruling));
             }
             let (low, high) = SURE_DELAY_SECONDS;
@@ -249,7 +248,10 @@ pub async fn run(
                 note_decline(svc, &settings, channel, since, now).await?;
                 return Ok(JudgmentOutcome::Declined(ruling, result));
             }
-            if !admit_unprompted(svc, &settings, channel, now).await? {
+            if refused_unprompted(svc, &settings, channel, now)
+                .await?
+                .is_some()
+            {
                 return Ok(JudgmentOutcome::Capped(ruling));
             }
             let at = answer.send(svc, result.delay(), now).await?;
@@ -368,14 +370,32 @@ impl Answer {
     }
 }
 
-/// Counts one unprompted reply of `channel` against its hourly cap: false
-/// when the cap is reached (nothing counted).
-async fn admit_unprompted(
+/// Makes the conversation's judgment again, at `at` (or just after now).
+async fn judge_again(
+    svc: &Services,
+    name: &ScheduleName,
+    conversation: &Conversation,
+    newest_ts: Ts,
+    at: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<(), PortError> {
+    let job = Job::Judgment {
+        channel: conversation.channel.clone(),
+        thread_ts: conversation.thread_ts,
+        newest_ts,
+    };
+    let at = at.max(now + Duration::seconds(1));
+    svc.scheduler.upsert(name, at, &job).await
+}
+
+/// Counts one unprompted reply of `channel` against its hourly cap: `None`
+/// when admitted, else when the cap's hour ends (nothing counted).
+async fn refused_unprompted(
     svc: &Services,
     settings: &Settings,
     channel: &ChannelId,
     now: DateTime<Utc>,
-) -> Result<bool, PortError> {
+) -> Result<Option<DateTime<Utc>>, PortError> {
     let counter = limits::unprompted_replies(channel, now);
     let admitted = svc
         .store
@@ -385,13 +405,14 @@ async fn admit_unprompted(
             counter.expires_at,
         )
         .await?;
-    if !admitted {
-        tracing::info!(
-            limit = "max_unprompted_per_channel_hour",
-            "unprompted reply refused by a limit"
-        );
+    if admitted {
+        return Ok(None);
     }
-    Ok(admitted)
+    tracing::info!(
+        limit = "max_unprompted_per_channel_hour",
+        "unprompted reply refused by a limit"
+    );
+    Ok(Some(counter.expires_at))
 }
 
 /// Counts an LLM decline in `channel`; the `backoff_after_declines`-th in a

@@ -103,7 +103,8 @@ pub enum Signal {
     AskedSomeoneElse,
     /// Only two people are talking: a dialogue, not an open room.
     TwoPeople,
-    /// Many messages in a short time: the room is busy without the bot.
+    /// Many messages of the conversation in a short time: it is lively
+    /// without the bot.
     Burst,
     /// The bot spoke in this channel not long ago.
     BotRecent,
@@ -328,13 +329,16 @@ pub fn score(scene: &Scene<'_>) -> Score {
     if enough && people.len() == 2 {
         signals.push(Signal::TwoPeople);
     }
-    // The busiest minute of the channel's last ten.
+    // The busiest minute of the conversation's last ten: a lively exchange
+    // that does without the bot (the channel's other conversations are
+    // theirs).
     let since = scene.now - SILENCE;
-    let busiest = (0..scene.channel.len())
-        .filter(|&i| scene.channel[i].ts.to_datetime() >= since)
+    let talk = scene.conversation;
+    let busiest = (0..talk.len())
+        .filter(|&i| talk[i].ts.to_datetime() >= since)
         .map(|i| {
-            let end = scene.channel[i].ts.to_datetime() + BURST_WINDOW;
-            scene.channel[i..]
+            let end = talk[i].ts.to_datetime() + BURST_WINDOW;
+            talk[i..]
                 .iter()
                 .take_while(|n| n.ts.to_datetime() <= end)
                 .count()
@@ -438,7 +442,7 @@ fn mentions_only(f: &Facts<'_>) -> bool {
 }
 
 fn cooldown(f: &Facts<'_>) -> bool {
-    f.bot_last_spoke.is_some_and(|at| f.now - at < f.cooldown)
+    f.cooldown > Duration::zero() && f.bot_last_spoke.is_some_and(|at| f.now - at < f.cooldown)
 }
 
 fn backoff(f: &Facts<'_>) -> bool {
@@ -744,6 +748,12 @@ mod tests {
             ..facts(&person)
         };
         assert_eq!(closed_gate(&cooled), None);
+        let no_cooldown = Facts {
+            bot_last_spoke: Some(at(301)),
+            cooldown: Duration::zero(),
+            ..facts(&person)
+        };
+        assert_eq!(closed_gate(&no_cooldown), None, "a cooldown of 0 is none");
         let backed_off = Facts {
             backoff_until: Some(at(301)),
             ..facts(&person)
