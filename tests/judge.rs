@@ -426,3 +426,21 @@ async fn a_question_over_the_hourly_cap_is_judged_again_when_the_hour_turns() {
     let again = bed.board.scheduled().into_iter().find(|s| s.name == name);
     assert_eq!(again.map(|s| s.at), Some(at(3600)), "judged again at 09:00");
 }
+
+#[tokio::test]
+async fn a_name_call_and_a_direct_message_are_answered_without_a_judgment_wait() {
+    let bed = bed(|_| {}).await;
+    let outcome = bed
+        .deliver(said(ALICE, ts(0), None, "ねえ myao、今日の天気は?"))
+        .await;
+    assert!(answered_at_once(&outcome), "{outcome:?}");
+    let outcome = bed
+        .deliver(json!({
+            "type": "message", "channel": "D1", "channel_type": "im",
+            "user": ALICE, "text": "hello", "ts": ts(1).to_string(),
+        }))
+        .await;
+    assert!(answered_at_once(&outcome), "{outcome:?}");
+    assert!(bed.board.scheduled().is_empty(), "no judgment wait");
+    assert_eq!(bed.board.queued().len(), 2);
+}

@@ -524,7 +524,8 @@ fn scheduled_functions_keep_their_failed_jobs() {
 }
 
 /// The Slack app asks for what the bot reads: every message of public and
-/// private channels, and the events that say who can read a channel.
+/// private channels, direct and group messages (the Messages tab open for
+/// writing), and the events that say who can read a channel.
 #[test]
 fn the_slack_manifest_subscribes_to_what_privacy_needs() {
     let path = workspace_root().join("infra/slack-app-manifest.yaml");
@@ -544,13 +545,24 @@ fn the_slack_manifest_subscribes_to_what_privacy_needs() {
         "message.channels",
         "message.groups",
         "message.im",
+        "message.mpim",
         "channel_shared",
         "channel_unshared",
     ] {
         assert!(events.iter().any(|e| e == event), "no {event}: {events:?}");
     }
+    let home = &manifest["features"]["app_home"];
+    assert_eq!(home["messages_tab_enabled"], Value::Bool(true));
+    assert_eq!(home["messages_tab_read_only_enabled"], Value::Bool(false));
     let scopes = list(&manifest["oauth_config"]["scopes"]["bot"]);
-    for scope in ["channels:read", "groups:read", "im:history", "im:read"] {
+    for scope in [
+        "channels:read",
+        "groups:read",
+        "im:history",
+        "im:read",
+        "mpim:history",
+        "mpim:read",
+    ] {
         assert!(scopes.iter().any(|s| s == scope), "no {scope}: {scopes:?}");
     }
 }
