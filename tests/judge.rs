@@ -43,6 +43,17 @@ fn judgment(thread_ts: Option<Ts>, newest_ts: Ts) -> Job {
     }
 }
 
+const QUESTION: &str = "does anyone know why the deploy job hangs?";
+
+/// Seeds Bob's greeting at `hello` and, at `asked`, Alice's question.
+async fn seed_question(bed: &Bed<DynamoStore>, hello: i64, asked: i64) {
+    bed.seed(&[
+        message(GENERAL, BOB, ts(hello), None, "morning"),
+        message(GENERAL, ALICE, ts(asked), None, QUESTION),
+    ])
+    .await;
+}
+
 async fn judge(bed: &Bed<DynamoStore>, job: &Job) -> JudgmentOutcome {
     match bed.run(job).await {
         JobOutcome::Judgment(outcome) => outcome,
@@ -119,17 +130,7 @@ async fn a_low_score_conversation_makes_no_llm_call() {
 async fn a_question_left_hanging_is_answered_without_a_judgment_call() {
     let bed = bed(|_| {}).await;
     bed.script.set_judgment(verdict(false, None));
-    bed.seed(&[
-        message(GENERAL, BOB, ts(-400), None, "morning"),
-        message(
-            GENERAL,
-            ALICE,
-            ts(-300),
-            None,
-            "does anyone know why the deploy job hangs?",
-        ),
-    ])
-    .await;
+    seed_question(&bed, -400, -300).await;
     let outcome = judge(&bed, &judgment(None, ts(-300))).await;
     let JudgmentOutcome::Sure { ruling, at } = &outcome else {
         panic!("expected an answer without asking, got {outcome:?}");
@@ -149,17 +150,14 @@ async fn a_question_left_hanging_is_answered_without_a_judgment_call() {
 #[tokio::test]
 async fn an_earlier_question_is_answered_in_its_thread() {
     let bed = bed(|_| {}).await;
-    bed.seed(&[
-        message(GENERAL, BOB, ts(-900), None, "morning"),
-        message(
-            GENERAL,
-            ALICE,
-            ts(-400),
-            None,
-            "does anyone know why the deploy job hangs?",
-        ),
-        message(GENERAL, ALICE, ts(-300), None, "it started on friday"),
-    ])
+    seed_question(&bed, -900, -400).await;
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(-300),
+        None,
+        "it started on friday",
+    )])
     .await;
     let outcome = judge(&bed, &judgment(None, ts(-300))).await;
     let JudgmentOutcome::Sure { at, .. } = &outcome else {
@@ -369,17 +367,7 @@ async fn mentions_only_in_a_channel_schedules_no_judgment() {
 #[tokio::test]
 async fn a_top_level_answer_is_dropped_once_its_question_is_answered_in_its_thread() {
     let bed = bed(|_| {}).await;
-    bed.seed(&[
-        message(GENERAL, BOB, ts(-900), None, "morning"),
-        message(
-            GENERAL,
-            ALICE,
-            ts(-300),
-            None,
-            "does anyone know why the deploy job hangs?",
-        ),
-    ])
-    .await;
+    seed_question(&bed, -900, -300).await;
     let JudgmentOutcome::Sure { at, .. } = judge(&bed, &judgment(None, ts(-300))).await else {
         panic!("the question is answered");
     };

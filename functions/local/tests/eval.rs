@@ -3,6 +3,8 @@
 //! are properties of the levels, not figures: the rule stage's scores are
 //! being tuned.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use myao::domain::rules::Chattiness;
@@ -10,8 +12,7 @@ use myao_local::cli::{self, Command, ReplayArgs};
 use myao_local::eval::{self, Report};
 use myao_local::export;
 use serde_json::{json, Value};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use wiremock::{Request, Respond, ResponseTemplate};
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/export")
@@ -159,22 +160,13 @@ impl Respond for Yes {
             "writer" => "にゃ".to_owned(),
             _ => "- いろいろ".to_owned(),
         };
-        ResponseTemplate::new(200).set_body_json(json!({
-            "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 10}
-        }))
+        common::completion(&text)
     }
 }
 
 #[tokio::test]
 async fn with_an_llm_the_ambiguous_band_is_judged_by_it() {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(Yes)
-        .mount(&server)
-        .await;
-    let base = format!("{}/v1", server.uri());
+    let (server, base) = common::llm_stub(Yes).await;
     let report = eval_example(&[
         ("MYAO_LLM_BASE_URL", &base),
         ("MYAO_JUDGMENT_MODEL", "judge"),

@@ -6,6 +6,8 @@
 //! - `malformed_*`, `unknown_subtypes_*`, `a_zip_*`, `an_oversized_zip_*`:
 //!   reading exports.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, Utc};
@@ -15,8 +17,7 @@ use myao_local::export::{self, Filter};
 use myao_local::replay;
 use myao_local::timeline::{Event, EventKind, Recorder, TextSink, Verdict};
 use serde_json::{json, Value};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+use wiremock::{Request, Respond, ResponseTemplate};
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/export")
@@ -253,23 +254,14 @@ impl Respond for Stub {
             "writer" => REPLY.to_owned(),
             _ => "覚えておくこと: いろいろ".to_owned(),
         };
-        ResponseTemplate::new(200).set_body_json(json!({
-            "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 10}
-        }))
+        common::completion(&text)
     }
 }
 
 #[tokio::test]
 async fn with_an_llm_stub_replies_land_in_the_right_threads_at_the_right_times() {
-    let server = MockServer::start().await;
     let eve_thread = "1767609060.000800";
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(Stub { thread: eve_thread })
-        .mount(&server)
-        .await;
-    let base = format!("{}/v1", server.uri());
+    let (server, base) = common::llm_stub(Stub { thread: eve_thread }).await;
     let rec = replay_example(
         &[],
         &[
@@ -393,10 +385,7 @@ impl Respond for Echo {
             _ if prompt.contains(SECRET) => format!("- 2026-01-06 the {SECRET} plan"),
             _ => "- 2026-01-06 いろいろ".to_owned(),
         };
-        ResponseTemplate::new(200).set_body_json(json!({
-            "choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 10}
-        }))
+        common::completion(&text)
     }
 }
 
@@ -404,13 +393,7 @@ impl Respond for Echo {
 async fn a_private_channel_of_the_export_stays_in_its_own_prompts() {
     // groups.json lists #bob-surprise, private: its plan must never reach
     // a prompt of #general, #random or #dev, nor the workspace memory.
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(Echo)
-        .mount(&server)
-        .await;
-    let base = format!("{}/v1", server.uri());
+    let (server, base) = common::llm_stub(Echo).await;
     let rec = replay_example(
         &[],
         &[
