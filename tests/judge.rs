@@ -93,6 +93,13 @@ async fn a_reply_in_the_bots_thread_within_the_window_is_answered_at_once() {
         .await;
     assert!(!answered_at_once(&outcome), "{outcome:?}");
 
+    // Its own top-level message counts as speaking in its thread.
+    let own = ts(-30);
+    bed.seed(&[message(GENERAL, BOT, own, None, "lunch is at noon")])
+        .await;
+    let outcome = bed.deliver(said(BOB, ts(2), Some(own), "thanks!")).await;
+    assert!(answered_at_once(&outcome), "{outcome:?}");
+
     // Past the window, a reply waits for its judgment like any other.
     bed.clock.advance(Duration::seconds(400));
     let outcome = bed
@@ -203,7 +210,12 @@ async fn a_conversation_that_keeps_talking_is_judged_within_max_wait() {
         bed.clock.advance(Duration::seconds(120));
     }
     assert_eq!(due(&bed), Some(start + Duration::seconds(900)));
-    bed.clock.set(start + Duration::seconds(900));
+    // The judgment runs late (EventBridge's minute): a message after the
+    // ceiling is judged at once, not given a window of its own.
+    bed.clock.set(start + Duration::seconds(905));
+    bed.deliver(said(BOB, Ts::from_datetime(bed.now()), None, "still here"))
+        .await;
+    assert_eq!(due(&bed), Some(bed.now()));
     let ran = bed.run_due().await;
     assert!(
         ran.iter()
@@ -356,6 +368,17 @@ async fn mentions_only_in_a_channel_schedules_no_judgment() {
         }
     );
     assert!(bed.board.scheduled().is_empty());
+    // Nor is talking on in a thread where the bot answered a mention.
+    let root = ts(-100);
+    bed.seed(&[
+        message(GENERAL, ALICE, root, None, "<@UBOT> what time is it?"),
+        message(GENERAL, BOT, ts(-90), Some(root), "three o'clock"),
+    ])
+    .await;
+    let outcome = bed
+        .deliver(said(BOB, ts(0), Some(root), "thanks, lunch then"))
+        .await;
+    assert!(!answered_at_once(&outcome), "{outcome:?}");
     bed.seed(&[message(GENERAL, ALICE, ts(1), None, "anyone?")])
         .await;
     assert_eq!(
@@ -431,4 +454,24 @@ async fn a_name_call_and_a_direct_message_are_answered_without_a_judgment_wait()
     assert!(answered_at_once(&outcome), "{outcome:?}");
     assert!(bed.board.scheduled().is_empty(), "no judgment wait");
     assert_eq!(bed.board.queued().len(), 2);
+}
+
+#[tokio::test]
+async fn the_askers_own_details_in_the_thread_do_not_drop_the_answer() {
+    let bed = bed(|_| {}).await;
+    seed_question(&bed, -900, -300).await;
+    let JudgmentOutcome::Sure { at, .. } = judge(&bed, &judgment(None, ts(-300))).await else {
+        panic!("the question is answered");
+    };
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(1),
+        Some(ts(-300)),
+        "it is the nightly one",
+    )])
+    .await;
+    bed.clock.set(at);
+    bed.run_due().await;
+    assert_eq!(bed.posts().await.len(), 1, "still waiting for an answer");
 }

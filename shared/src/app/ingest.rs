@@ -303,14 +303,24 @@ impl Ingest {
         let (Some(bot), Some(root)) = (bot, message.thread_ts) else {
             return Ok(None);
         };
-        if settings.engagement_window_seconds == 0 || message.user == *bot || message.is_bot {
+        if settings.engagement_window_seconds == 0
+            || message.user == *bot
+            || message.is_bot
+            || settings.thresholds_in(&message.channel).is_none()
+        {
+            // Where only mentions are answered, talking on in its thread is
+            // not calling it.
             return Ok(None);
         }
         let thread = Conversation::thread(message.channel.clone(), root);
-        let recent = self
+        let mut recent = self
             .store
             .conversation_messages(&thread, ENGAGEMENT_LOOKBACK)
             .await?;
+        // The bot may have written the root (a top-level answer).
+        if let Some(root) = self.store.get_message(&message.channel, root).await? {
+            recent.push(root);
+        }
         let window = Duration::seconds(i64::from(settings.engagement_window_seconds));
         Ok(engaged(message, &recent, bot, window).then_some(Addressed::Engaged))
     }
@@ -327,10 +337,21 @@ impl Ingest {
     ) -> Result<DateTime<Utc>, PortError> {
         let key = limits::judgment_window(name.as_str());
         let latest = now + Duration::seconds(i64::from(settings.max_wait_seconds));
-        if self.store.claim(&key, latest).await? {
+        // The claim outlives the ceiling, so that a message arriving after
+        // it (the judgment is running late) still finds the window and is
+        // judged at once, rather than opening a window of its own.
+        if self
+            .store
+            .claim(&key, latest + limits::WINDOW_GRACE)
+            .await?
+        {
             return Ok(latest);
         }
-        Ok(self.store.held_until(&key).await?.unwrap_or(latest))
+        Ok(self
+            .store
+            .held_until(&key)
+            .await?
+            .map_or(latest, |until| until - limits::WINDOW_GRACE))
     }
 
     async fn new_message(
@@ -372,6 +393,11 @@ impl Ingest {
                 // not move back to this older one.
                 let routing = self.catch_up(routing, &message).await?;
                 let routing = self.within_ceiling(settings, routing, now).await?;
+                if addressed.is_some() {
+                    self.store
+                        .release(&limits::backoff_claim(&message.channel))
+                        .await?;
+                }
                 self.make_job(&routing).await?;
                 self.store.mark_routed(&message.channel, message.ts).await?;
                 return Ok(Outcome::Stored { routed: routing });

@@ -137,7 +137,18 @@ pub async fn run(
             settings.jitter_ratio,
             svc.random.unit(),
         );
-        let at = (person.to_datetime() + wait).max(now);
+        // Not past the window's ceiling (`max_wait_seconds`), which this
+        // judgment did not close.
+        let ceiling = svc
+            .store
+            .held_until(&limits::judgment_window(name.as_str()))
+            .await?
+            .map(|until| until - limits::WINDOW_GRACE);
+        let at = ceiling
+            .map_or(person.to_datetime() + wait, |c| {
+                (person.to_datetime() + wait).min(c)
+            })
+            .max(now);
         let job = Job::Judgment {
             channel: channel.clone(),
             thread_ts,
@@ -370,7 +381,9 @@ impl Answer {
     }
 }
 
-/// Makes the conversation's judgment again, at `at` (or just after now).
+/// Makes the conversation's judgment again, at `at` (or just after now),
+/// unless a person has spoken since: their message made a judgment of its
+/// own, which this must not move.
 async fn judge_again(
     svc: &Services,
     name: &ScheduleName,
@@ -379,6 +392,12 @@ async fn judge_again(
     at: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> Result<(), PortError> {
+    if recent(svc, conversation, newest_ts)
+        .await?
+        .is_some_and(|r| r.newest_person.is_some())
+    {
+        return Ok(());
+    }
     let job = Job::Judgment {
         channel: conversation.channel.clone(),
         thread_ts: conversation.thread_ts,

@@ -37,6 +37,10 @@ pub enum ResponseOutcome {
 }
 
 /// Runs a response job.
+/// How many replies under an answered top-level message are read to tell
+/// whether someone else answered it first.
+const RECENT_REPLIES: usize = 20;
+
 pub async fn run(
     svc: &Services,
     channel: &ChannelId,
@@ -84,16 +88,20 @@ pub async fn run(
                 return Ok(ResponseOutcome::Stale);
             }
         }
-        // An answer at the top level is late too once someone has replied
-        // in the thread of the message it answers.
+        // An answer at the top level is late too once someone else has
+        // replied in the thread of the message it answers (its author
+        // adding details is still waiting for one).
         if thread_ts.is_none() {
-            let under = Conversation::thread(channel.clone(), newest_ts);
-            if recent(svc, &under, newest_ts)
-                .await?
-                .is_some_and(|r| r.person_after)
-            {
-                tracing::info!(job = %newest_ts, "stale response job: answered in its thread");
-                return Ok(ResponseOutcome::Stale);
+            if let Some(answered) = svc.store.get_message(channel, newest_ts).await? {
+                let under = Conversation::thread(channel.clone(), newest_ts);
+                let replies = svc
+                    .store
+                    .conversation_messages(&under, RECENT_REPLIES)
+                    .await?;
+                if replies.iter().any(|m| m.user != answered.user) {
+                    tracing::info!(job = %newest_ts, "stale response job: answered in its thread");
+                    return Ok(ResponseOutcome::Stale);
+                }
             }
         }
     }

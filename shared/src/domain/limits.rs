@@ -123,14 +123,19 @@ pub fn declines(channel: &ChannelId, since: Option<Ts>, now: DateTime<Utc>) -> C
     }
 }
 
+/// How long a judgment window outlives its ceiling: a judgment that runs
+/// late still finds it; one that never runs frees it then.
+pub const WINDOW_GRACE: Duration = Duration::minutes(15);
+
 /// The claim that backs off `channel`'s judgments until it expires.
 pub fn backoff_claim(channel: &ChannelId) -> String {
     format!("backoff#{channel}")
 }
 
 /// The claim that holds a conversation's judgment window open: it expires
-/// when the pending judgment must run at the latest (`max_wait_seconds`
-/// after the window's first message).
+/// [`WINDOW_GRACE`] after the pending judgment must run at the latest
+/// (`max_wait_seconds` after the window's first message), and the judgment
+/// releases it when it runs.
 pub fn judgment_window(conversation: &str) -> String {
     format!("window#{conversation}")
 }
