@@ -566,3 +566,60 @@ fn the_slack_manifest_subscribes_to_what_privacy_needs() {
         assert!(scopes.iter().any(|s| s == scope), "no {scope}: {scopes:?}");
     }
 }
+
+/// Zero-ops means being told: every queue and every function has an alarm,
+/// and the alarms tell the optional `AlarmEmail` (no address: no topic).
+#[test]
+fn every_queue_and_function_has_an_alarm_and_the_email_is_optional() {
+    let t = template();
+    let all = resources(&t);
+    let alarms: Vec<&Value> = all
+        .iter()
+        .filter(|(_, r)| resource_type(r) == "AWS::CloudWatch::Alarm")
+        .map(|(_, r)| *r)
+        .collect();
+    let watched = |id: &str| {
+        alarms.iter().any(|alarm| {
+            let mut names = Vec::new();
+            if let Some(dimensions) = at(alarm, &["Properties", "Dimensions"]) {
+                strings(dimensions, &mut names);
+            }
+            names
+                .iter()
+                .any(|n| n == id || n.starts_with(&format!("{id}.")))
+        })
+    };
+    let mut problems = Vec::new();
+    for (id, resource) in &all {
+        if (resource_type(resource) == "AWS::SQS::Queue" || is_function(resource)) && !watched(id) {
+            problems.push(format!("{id} has no alarm"));
+        }
+    }
+    for alarm in &alarms {
+        let condition = at(alarm, &["Properties", "AlarmActions"])
+            .map(untag)
+            .and_then(|v| v.as_sequence())
+            .and_then(|s| s.first())
+            .and_then(text);
+        if condition.as_deref() != Some("HasAlarmEmail") {
+            problems.push(format!(
+                "an alarm acts without the email condition: {condition:?}"
+            ));
+        }
+    }
+    let email = at(&t, &["Parameters", "AlarmEmail", "Default"]).and_then(text);
+    if email.as_deref() != Some("") {
+        problems.push(format!("AlarmEmail must default to empty, not {email:?}"));
+    }
+    let topic = all
+        .iter()
+        .find(|(_, r)| resource_type(r) == "AWS::SNS::Topic");
+    match topic
+        .and_then(|(_, r)| field(r, "Condition"))
+        .and_then(text)
+    {
+        Some(c) if c == "HasAlarmEmail" => {}
+        other => problems.push(format!("the alarm topic's condition is {other:?}")),
+    }
+    fail_if_any(&problems, "alarms");
+}
