@@ -393,21 +393,10 @@ impl Ingest {
                 // not move back to this older one.
                 let routing = self.catch_up(routing, &message).await?;
                 let routing = self.within_ceiling(settings, routing, now).await?;
-                if addressed.is_some() {
-                    self.store
-                        .release(&limits::backoff_claim(&message.channel))
-                        .await?;
-                }
                 self.make_job(&routing).await?;
                 self.store.mark_routed(&message.channel, message.ts).await?;
                 return Ok(Outcome::Stored { routed: routing });
             }
-        }
-        if addressed.is_some() {
-            // Being called ends a backoff of the channel's judgments.
-            self.store
-                .release(&limits::backoff_claim(&message.channel))
-                .await?;
         }
         let routing = self.within_ceiling(settings, routing, now).await?;
         if needs_job {

@@ -179,10 +179,7 @@ pub async fn run(
         thresholds: settings.thresholds_in(channel),
         bot_last_spoke: bot.as_ref().and_then(|b| scene.bot_last_spoke(b)),
         cooldown: Duration::seconds(i64::from(settings.cooldown_seconds)),
-        backoff_until: svc
-            .store
-            .held_until(&limits::backoff_claim(channel))
-            .await?,
+        backoff_until: backoff_until(svc, &settings, channel, since).await?,
     };
     if let Some(gate) = rules::closed_gate(&facts) {
         tracing::info!(gate = gate.name(), "judgment held by a gate");
@@ -381,6 +378,27 @@ impl Answer {
     }
 }
 
+/// Until when the channel's judgments are backed off: not at all once the
+/// bot was called (or spoke) after the backoff began. Read here, not ended
+/// by ingest, so that a call costs ingest no extra write.
+async fn backoff_until(
+    svc: &Services,
+    settings: &Settings,
+    channel: &ChannelId,
+    last_call: Option<Ts>,
+) -> Result<Option<DateTime<Utc>>, PortError> {
+    let Some(until) = svc
+        .store
+        .held_until(&limits::backoff_claim(channel))
+        .await?
+    else {
+        return Ok(None);
+    };
+    let began = until - Duration::seconds(i64::from(settings.backoff_seconds));
+    let called_since = last_call.is_some_and(|t| t.to_datetime() >= began);
+    Ok((!called_since).then_some(until))
+}
+
 /// Makes the conversation's judgment again, at `at` (or just after now),
 /// unless a person has spoken since: their message made a judgment of its
 /// own, which this must not move.
@@ -458,9 +476,10 @@ async fn note_decline(
         .await?
     {
         let until = now + Duration::seconds(i64::from(settings.backoff_seconds));
-        svc.store
-            .claim(&limits::backoff_claim(channel), until)
-            .await?;
+        // An older backoff, which a call ended, gives way to this one.
+        let key = limits::backoff_claim(channel);
+        svc.store.release(&key).await?;
+        svc.store.claim(&key, until).await?;
         tracing::info!(
             backoff_seconds = settings.backoff_seconds,
             "judgments of the channel backed off after declines"
