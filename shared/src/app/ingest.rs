@@ -200,11 +200,7 @@ impl Ingest {
                 app_mention,
                 direct,
             } => {
-                let addressed =
-                    match addressed(&message, bot.as_ref(), app_mention, direct, &settings) {
-                        None => self.engaged(&settings, bot.as_ref(), &message).await?,
-                        called => called,
-                    };
+                let addressed = addressed(&message, bot.as_ref(), app_mention, direct, &settings);
                 self.new_message(&settings, bot.as_ref(), message, addressed, now)
                     .await?
             }
@@ -289,6 +285,27 @@ impl Ingest {
             .record_forget(forget, memory_retention(settings, now))
             .await?;
         self.queue.send(&Job::Forget, 0).await
+    }
+
+    /// A judgment turned into an answer now when the message replies in a
+    /// thread where the bot just spoke. Asked only of a message stored now
+    /// (never of a duplicate delivery), and only when it would be judged:
+    /// being engaged changes which job it makes, never whether it makes one.
+    async fn engaged_routing(
+        &self,
+        settings: &Settings,
+        bot: Option<&UserId>,
+        message: &Message,
+        routing: Route,
+        now: DateTime<Utc>,
+    ) -> Result<Route, PortError> {
+        if !matches!(routing, Route::JudgeAt { .. }) {
+            return Ok(routing);
+        }
+        Ok(match self.engaged(settings, bot, message).await? {
+            Some(_) => route(message, bot, true, settings, now, self.random.unit()),
+            None => routing,
+        })
     }
 
     /// Whether a reply in a thread is addressed to the bot because the bot
@@ -391,6 +408,9 @@ impl Ingest {
                 // finish the routing now. A newer message of the same
                 // conversation may have been routed meanwhile; the job must
                 // not move back to this older one.
+                let routing = self
+                    .engaged_routing(settings, bot, &message, routing, now)
+                    .await?;
                 let routing = self.catch_up(routing, &message).await?;
                 let routing = self.within_ceiling(settings, routing, now).await?;
                 self.make_job(&routing).await?;
@@ -398,6 +418,9 @@ impl Ingest {
                 return Ok(Outcome::Stored { routed: routing });
             }
         }
+        let routing = self
+            .engaged_routing(settings, bot, &message, routing, now)
+            .await?;
         let routing = self.within_ceiling(settings, routing, now).await?;
         if needs_job {
             self.make_job(&routing).await?;
