@@ -39,6 +39,7 @@ use myao::adapters::aws::dynamodb::DynamoStore;
 use myao::adapters::aws::scheduler::EventBridgeScheduler;
 use myao::adapters::aws::ssm::{SsmSecrets, SsmSettingsSource};
 use myao::adapters::system::{ManualClock, SystemClock};
+use myao::domain::Reply;
 use myao::domain::{
     Channel, ChannelId, ChannelKind, Conversation, Forget, Job, Memory, MemoryKind, MemoryScope,
     Message, ScheduleName, Settings, Ts, User, UserId, Visibility, VisibilityChange,
@@ -115,6 +116,7 @@ fn response(newest: &str) -> Job {
         thread_ts: None,
         newest_ts: ts(newest),
         mention: true,
+        reply: Reply::Full,
     }
 }
 

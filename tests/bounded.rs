@@ -7,6 +7,7 @@
 
 use chrono::Duration;
 use myao::domain::budget::estimate_tokens;
+use myao::domain::Reply;
 use myao::domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
 use myao::ports::Store;
 use myao_tests::stubs::{at, channel, message, ts, verdict, Bed, PromptKind, ALICE, BOB, GENERAL};
@@ -159,6 +160,7 @@ async fn huge_messages_and_many_channels_still_fit_every_prompt_budget() {
         thread_ts: None,
         newest_ts: ts(-100),
         mention: true,
+        reply: Reply::Full,
     })
     .await;
     let reply = &bed.llm_calls_of(PromptKind::Response).await[0].system;

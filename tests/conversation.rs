@@ -23,6 +23,7 @@ use myao::app::jobs::JobOutcome;
 use myao::app::judgment::JudgmentOutcome;
 use myao::app::response::ResponseOutcome;
 use myao::domain::rules::Gate;
+use myao::domain::Reply;
 use myao::domain::{Conversation, Job, JobKind, Memory, MemoryKind, MemoryScope, ScheduleName};
 use myao::ports::{Clock, ScheduledJob, Store};
 use myao_tests::stubs::{
@@ -47,6 +48,7 @@ fn response(thread: Option<i64>, newest: i64, mention: bool) -> Job {
         thread_ts: thread.map(ts),
         newest_ts: ts(newest),
         mention,
+        reply: Reply::Full,
     }
 }
 

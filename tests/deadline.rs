@@ -15,6 +15,7 @@ use lambda_runtime::{Context, LambdaEvent};
 use myao::app::jobs::JobOutcome;
 use myao::app::response::ResponseOutcome;
 use myao::domain::Job;
+use myao::domain::Reply;
 use myao_tests::stubs::{channel, completion, message, ts, Bed, ALICE, BOB, GENERAL};
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
@@ -26,6 +27,7 @@ fn mention(newest: i64) -> Job {
         thread_ts: None,
         newest_ts: ts(newest),
         mention: true,
+        reply: Reply::Full,
     }
 }
 

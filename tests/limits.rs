@@ -17,6 +17,7 @@ use myao::app::jobs::JobOutcome;
 use myao::app::judgment::JudgmentOutcome;
 use myao::app::response::ResponseOutcome;
 use myao::domain::limits::{self, Limit, LIMIT_NOTICE};
+use myao::domain::Reply;
 use myao::domain::{Job, MemoryKind, MemoryScope, Ts};
 use myao::ports::Store;
 use myao_tests::stubs::{
@@ -31,6 +32,7 @@ fn mention(ch: &str, newest: Ts, thread: Option<Ts>) -> Job {
         thread_ts: thread,
         newest_ts: newest,
         mention: true,
+        reply: Reply::Full,
     }
 }
 
@@ -40,6 +42,7 @@ fn unprompted(ch: &str, root: i64, newest: i64) -> Job {
         thread_ts: Some(ts(root)),
         newest_ts: ts(newest),
         mention: false,
+        reply: Reply::Full,
     }
 }
 

@@ -14,6 +14,7 @@ use chrono::Duration;
 use myao::app::jobs::JobOutcome;
 use myao::app::judgment::JudgmentOutcome;
 use myao::app::memory::MemoryReport;
+use myao::domain::Reply;
 use myao::domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
 use myao::ports::Store;
 use myao_tests::stubs::{
@@ -306,6 +307,7 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
             thread_ts: None,
             newest_ts: ts(-10),
             mention: true,
+            reply: Reply::Full,
         })
         .await;
     assert!(matches!(outcome, JobOutcome::Response(_)), "{outcome:?}");
@@ -502,6 +504,7 @@ async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
         thread_ts: None,
         newest_ts: ts(3_680),
         mention: true,
+        reply: Reply::Full,
     })
     .await;
 

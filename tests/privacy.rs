@@ -18,6 +18,7 @@ use std::collections::BTreeSet;
 
 use myao::adapters::aws::dynamodb::DynamoStore;
 use myao::app::ingest::Outcome;
+use myao::domain::Reply;
 use myao::domain::{Job, MemoryKind, MemoryScope};
 use myao::ports::Store;
 use myao_tests::stubs::{
@@ -424,6 +425,7 @@ async fn a_deleted_message_is_forgotten_by_every_memory_that_covered_it() {
             thread_ts: None,
             newest_ts: ts(3_650),
             mention: true,
+            reply: Reply::Full,
         })
         .await;
         bed.run(&Job::Judgment {

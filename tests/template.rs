@@ -567,6 +567,72 @@ fn the_slack_manifest_subscribes_to_what_privacy_needs() {
     }
 }
 
+/// The scopes each Slack Web API method the bot calls needs (any one of a
+/// list will do). A method the adapter starts calling fails the test below
+/// until its scope is named here and asked for in the manifest.
+const METHOD_SCOPES: &[(&str, &[&str])] = &[
+    ("auth.test", &[]),
+    ("chat.postMessage", &["chat:write"]),
+    (
+        "conversations.info",
+        &["channels:read", "groups:read", "im:read", "mpim:read"],
+    ),
+    ("emoji.list", &["emoji:read"]),
+    ("reactions.add", &["reactions:write"]),
+    ("users.info", &["users:read"]),
+];
+
+/// The manifest asks for the scope of every method the Slack adapter calls,
+/// and the README's permission table lists exactly the manifest's scopes.
+#[test]
+fn the_manifest_and_the_readme_ask_for_what_is_called() {
+    let adapter = std::fs::read_to_string(workspace_root().join("shared/src/adapters/slack.rs"))
+        .expect("the Slack adapter");
+    let called: Vec<&str> = adapter
+        .split("const METHOD: &str = \"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert!(called.contains(&"reactions.add"), "{called:?}");
+    let text = std::fs::read_to_string(workspace_root().join("infra/slack-app-manifest.yaml"))
+        .expect("the manifest");
+    let manifest: Value = serde_yaml::from_str(&text).expect("YAML");
+    let scopes: Vec<&str> = manifest["oauth_config"]["scopes"]["bot"]
+        .as_sequence()
+        .expect("bot scopes")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for method in &called {
+        let Some((_, needs)) = METHOD_SCOPES.iter().find(|(m, _)| m == method) else {
+            panic!("{method}: which scope does it need? (METHOD_SCOPES)");
+        };
+        assert!(
+            needs.is_empty() || needs.iter().any(|n| scopes.contains(n)),
+            "{method} needs one of {needs:?}; the manifest asks for {scopes:?}"
+        );
+    }
+
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).expect("README");
+    let table = readme
+        .split("| Scope | Used for |")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .expect("the README's permission table");
+    let listed: Vec<&str> = table
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|w| w.contains(':') && !w.contains('.'))
+        .collect();
+    let mut listed_sorted = listed.clone();
+    listed_sorted.sort_unstable();
+    listed_sorted.dedup();
+    let mut wanted = scopes.clone();
+    wanted.sort_unstable();
+    assert_eq!(listed_sorted, wanted, "README table vs manifest");
+}
+
 /// Zero-ops means being told: every queue and every function has an alarm,
 /// and the alarms tell the optional `AlarmEmail` (no address: no topic).
 #[test]

@@ -13,10 +13,10 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use myao::adapters::system::{FixedRandom, ManualClock};
 use myao::app::{context, Services};
 use myao::domain::{
-    Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Settings, Ts, User,
-    UserId, Visibility,
+    Channel, ChannelId, Conversation, EmojiName, Memory, MemoryKind, MemoryScope, Message,
+    Settings, Ts, User, UserId, Visibility,
 };
-use myao::ports::{Clock, Llm, LlmReply, LlmRequest, PortError, SlackApi, Store};
+use myao::ports::{Clock, Llm, LlmReply, LlmRequest, PortError, Reacted, SlackApi, Store};
 use myao::prompts::{fitted, judgment_prompt, ContextView};
 use myao::wire::Twins;
 
@@ -48,6 +48,17 @@ impl SlackApi for Slack {
     }
     async fn auth_test(&self) -> Result<UserId, PortError> {
         UserId::parse("UBOT").map_err(|e| PortError::refused("slack", e))
+    }
+    async fn add_reaction(
+        &self,
+        _channel: &ChannelId,
+        _ts: Ts,
+        _emoji: &EmojiName,
+    ) -> Result<Reacted, PortError> {
+        Err(PortError::refused("slack", "not in a benchmark"))
+    }
+    async fn emoji_names(&self) -> Result<Arc<BTreeSet<String>>, PortError> {
+        Err(PortError::refused("slack", "not in a benchmark"))
     }
 }
 

@@ -2,14 +2,15 @@
 //! them for AWS and for HTTP services; in-process twins implement them for
 //! tests and the local mode. No SDK type crosses a port.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::domain::{
-    Channel, ChannelId, Conversation, Forget, Job, Memory, MemoryKind, MemoryScope, Message,
-    ScheduleName, Settings, Ts, User, UserId, VisibilityChange,
+    Channel, ChannelId, Conversation, EmojiName, Forget, Job, Memory, MemoryKind, MemoryScope,
+    Message, ScheduleName, Settings, Ts, User, UserId, VisibilityChange,
 };
 
 /// The error underneath a [`PortError`]: an SDK, HTTP or decoding error,
@@ -197,6 +198,14 @@ pub trait Store: Send + Sync {
         expires_at: DateTime<Utc>,
     ) -> Result<(), PortError>;
     async fn get_message(&self, channel: &ChannelId, ts: Ts) -> Result<Option<Message>, PortError>;
+    /// Records the bot's reaction on a stored message (nothing for one not
+    /// stored, deleted or expired), so that later judgments see it.
+    async fn set_bot_reaction(
+        &self,
+        channel: &ChannelId,
+        ts: Ts,
+        emoji: &EmojiName,
+    ) -> Result<(), PortError>;
     /// The newest `limit` messages of a channel (all conversations), oldest
     /// first: those after none.
     async fn recent_messages(
@@ -410,6 +419,8 @@ pub struct LlmRequest {
     pub system: String,
     /// Ask for a JSON object as the answer.
     pub json: bool,
+    /// A lower limit on the answer's tokens than the role's `max_tokens`.
+    pub max_tokens: Option<u32>,
 }
 
 /// An LLM's answer and what it cost.
@@ -440,4 +451,24 @@ pub trait SlackApi: Send + Sync {
     async fn channel_info(&self, channel: &ChannelId) -> Result<Channel, PortError>;
     /// The bot's own user id.
     async fn auth_test(&self) -> Result<UserId, PortError>;
+    /// Adds the bot's `emoji` reaction to a message (`reactions.add`).
+    async fn add_reaction(
+        &self,
+        channel: &ChannelId,
+        ts: Ts,
+        emoji: &EmojiName,
+    ) -> Result<Reacted, PortError>;
+    /// The emoji names a reaction may use: the workspace's custom emoji
+    /// and the standard ones (`emoji.list`, kept for a while).
+    async fn emoji_names(&self) -> Result<Arc<BTreeSet<String>>, PortError>;
+}
+
+/// What adding a reaction came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reacted {
+    Added,
+    /// The bot had already reacted so (`already_reacted`): done all the same.
+    AlreadyThere,
+    /// Slack knows no emoji by that name (`invalid_name`): nothing added.
+    UnknownEmoji,
 }

@@ -125,6 +125,8 @@ pub struct MessageView {
     pub time: String,
     pub user: String,
     pub text: String,
+    /// The emoji the bot reacted to it with, if it did.
+    pub reaction: Option<String>,
 }
 
 impl MessageView {
@@ -144,6 +146,7 @@ impl MessageView {
                 .cloned()
                 .unwrap_or_else(|| message.user.to_string()),
             text: render_slack_text(&message.text, name_of),
+            reaction: message.bot_reaction.as_ref().map(ToString::to_string),
         }
     }
 }
@@ -193,6 +196,8 @@ pub struct ContextView {
     /// when known) or the top level, at most `message_limit` newest.
     pub target_messages: Vec<MessageView>,
     pub current_time: String,
+    /// The reply is to be one short sentence.
+    pub short: bool,
 }
 
 /// How times are shown: `2024-03-01 10:00:00` in the configured zone.
@@ -279,6 +284,7 @@ impl ContextView {
             target_thread_ts: target_thread_ts.map(|t| t.to_string()),
             target_messages: target,
             current_time: format_now(now, tz),
+            short: false,
         }
     }
 }
@@ -471,6 +477,8 @@ pub enum ContextPrompt {
     /// The reply (design 08), over the answered conversation
     /// ([`ContextView::for_reply`]).
     Response,
+    /// A reply of one short sentence, held to `short_max_tokens`.
+    ShortResponse,
 }
 
 impl ContextPrompt {
@@ -496,9 +504,12 @@ impl ContextPrompt {
                 settings.judgment_prompt_max_tokens,
                 judgment_prompt,
             ),
-            ContextPrompt::Response => (
+            ContextPrompt::Response | ContextPrompt::ShortResponse => (
                 LlmRole::Response,
-                view.for_reply(),
+                ContextView {
+                    short: self == ContextPrompt::ShortResponse,
+                    ..view.for_reply()
+                },
                 settings.response_prompt_max_tokens,
                 response_prompt,
             ),
@@ -507,6 +518,7 @@ impl ContextPrompt {
             role,
             system: fitted(view, settings.max_message_chars, max_tokens, render)?,
             json: self == ContextPrompt::Judgment,
+            max_tokens: (self == ContextPrompt::ShortResponse).then_some(settings.short_max_tokens),
         })
     }
 }

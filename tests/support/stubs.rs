@@ -64,6 +64,12 @@ const CHANNELS: &[(&str, &str, bool, bool)] = &[
     (PARTNERS, "partners", false, true),
 ];
 
+/// The emoji `emoji.list` knows: the workspace's custom ones, and the
+/// standard ones (`include_categories=true`). `reactions.add` refuses
+/// any other name with `invalid_name`.
+pub const CUSTOM_EMOJI: &[&str] = &["party-parrot"];
+pub const STANDARD_EMOJI: &[&str] = &["+1", "eyes", "pray", "tada", "wave"];
+
 /// A word starting with this, in a message, is repeated by every memory the
 /// LLM stub writes from it: the tests follow facts through the memories.
 pub const MARK_PREFIX: &str = "MARK-";
@@ -75,6 +81,20 @@ pub const RESPONSE_MARK: &str = "上記の情報をもとに、現在の会話�
 
 /// The reply the LLM stub writes unless told otherwise.
 pub const DEFAULT_REPLY: &str = "それなら依存のバージョンを確認してみるといいにゃ";
+
+/// A judgment answer of the given form (`reaction`, `short`, `full`,
+/// `none`), with an emoji for a reaction.
+pub fn verdict_of(response_type: &str, emoji: Option<&str>) -> String {
+    json!({
+        "should_respond": response_type != "none",
+        "response_type": response_type,
+        "emoji": emoji,
+        "reason": "テスト用の判断",
+        "confidence": 0.9,
+        "delay_seconds": 0,
+    })
+    .to_string()
+}
 
 /// A judgment answer as the LLM would write it.
 pub fn verdict(should_respond: bool, delay_seconds: Option<u32>) -> String {
@@ -272,6 +292,54 @@ impl Respond for PostResponder {
     }
 }
 
+/// Answers `reactions.add` as Slack does: `invalid_name` for an emoji
+/// it does not know, `already_reacted` for the same reaction twice.
+#[derive(Default)]
+struct ReactionResponder {
+    added: Mutex<Vec<(String, String, String)>>,
+}
+
+impl Respond for ReactionResponder {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let body: Value = request.body_json().unwrap_or(Value::Null);
+        let field = |k: &str| body[k].as_str().unwrap_or_default().to_owned();
+        let (name, reaction) = (
+            field("name"),
+            (field("channel"), field("timestamp"), field("name")),
+        );
+        let refuse = |code: &str| {
+            ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": code}))
+        };
+        if !CUSTOM_EMOJI.contains(&name.as_str()) && !STANDARD_EMOJI.contains(&name.as_str()) {
+            return refuse("invalid_name");
+        }
+        let mut added = lock(&self.added);
+        if added.contains(&reaction) {
+            return refuse("already_reacted");
+        }
+        added.push(reaction);
+        ResponseTemplate::new(200).set_body_json(json!({"ok": true}))
+    }
+}
+
+fn emoji_list(_: &Request) -> ResponseTemplate {
+    let custom: serde_json::Map<String, Value> = CUSTOM_EMOJI
+        .iter()
+        .map(|n| {
+            (
+                (*n).to_owned(),
+                json!(format!("https://emoji.example/{n}.png")),
+            )
+        })
+        .collect();
+    ResponseTemplate::new(200).set_body_json(json!({
+        "ok": true,
+        "emoji": custom,
+        "categories_version": "5",
+        "categories": [{"name": "all", "emoji_names": STANDARD_EMOJI}]
+    }))
+}
+
 fn query<'a>(request: &'a Request, name: &str) -> Option<std::borrow::Cow<'a, str>> {
     request
         .url
@@ -462,6 +530,16 @@ impl<S: Store + 'static> Bed<S> {
             .respond_with(conversations_info)
             .mount(&slack_server)
             .await;
+        Mock::given(method("POST"))
+            .and(path("/api/reactions.add"))
+            .respond_with(ReactionResponder::default())
+            .mount(&slack_server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/api/emoji.list"))
+            .respond_with(emoji_list)
+            .mount(&slack_server)
+            .await;
         Mock::given(method("GET"))
             .and(path("/api/auth.test"))
             .respond_with(
@@ -630,6 +708,15 @@ impl<S: Store + 'static> Bed<S> {
             .unwrap_or_default()
             .into_iter()
             .filter(|r| r.url.path() == wanted)
+            .collect()
+    }
+
+    /// The bodies of every `reactions.add` the Slack stub received.
+    pub async fn reactions(&self) -> Vec<Value> {
+        self.slack_requests("reactions.add")
+            .await
+            .iter()
+            .map(|r| r.body_json().unwrap_or(Value::Null))
             .collect()
     }
 

@@ -32,7 +32,7 @@ use myao::deadline::{job_budget, Deadline};
 use myao::domain::slack_event::{Envelope, SlackEvent};
 use myao::domain::text::render_slack_text;
 use myao::domain::{
-    Channel, ChannelId, Job, MemoryKind, MemoryScope, Settings, Ts, UserId, Visibility,
+    Channel, ChannelId, Job, MemoryKind, MemoryScope, Reply, Settings, Ts, UserId, Visibility,
 };
 use myao::ports::{Clock, Llm, Store};
 use myao::wire::Twins;
@@ -508,6 +508,7 @@ impl Engine<'_> {
                     reply_thread: self.reply_thread(channel, at),
                     reason: result.reason,
                     confidence: result.confidence,
+                    form: result.response_type.name(),
                 };
                 (verdict, Some(ruling))
             }
@@ -584,13 +585,41 @@ impl Engine<'_> {
                         },
                     )
                 };
+                let short = matches!(
+                    job,
+                    Job::Response {
+                        reply: Reply::Short,
+                        ..
+                    }
+                );
                 let (counted, kind) = match outcome {
                     ResponseOutcome::Posted { ts, text } => {
                         self.summary.replies += 1;
+                        self.summary.short_replies += usize::from(short);
                         if mention {
                             self.summary.mention_replies += 1;
                         }
-                        (None, EventKind::Reply { ts, text, mention })
+                        let kind = EventKind::Reply {
+                            ts,
+                            text,
+                            mention,
+                            short,
+                        };
+                        (None, kind)
+                    }
+                    ResponseOutcome::Reacted { ts, emoji } => {
+                        self.summary.reactions += 1;
+                        let author = match &channel {
+                            Some(c) => self.services.store.get_message(c, ts).await?,
+                            None => None,
+                        };
+                        let kind = EventKind::Reaction {
+                            on: ts,
+                            user_name: author.map(|m| self.user_name(&m.user)),
+                            emoji: emoji.to_string(),
+                            mention,
+                        };
+                        (None, kind)
                     }
                     ResponseOutcome::NoReply { .. } if self.dry_run => {
                         let (_, kind) = no_reply("dry run");

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 use myao::adapters::system::ManualClock;
-use myao::domain::{Channel, ChannelId, Ts, User, UserId};
-use myao::ports::{Clock, Llm, LlmReply, LlmRequest, LlmRole, PortError, SlackApi};
+use myao::domain::{Channel, ChannelId, EmojiName, Ts, User, UserId};
+use myao::ports::{Clock, Llm, LlmReply, LlmRequest, LlmRole, PortError, Reacted, SlackApi};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -36,6 +36,8 @@ pub struct ReplaySlack {
     /// Every `ts` in use per channel: the export's and the posts'.
     taken: Mutex<HashMap<ChannelId, BTreeSet<Ts>>>,
     posts: Mutex<Vec<Post>>,
+    /// The reactions added: channel, message, emoji.
+    reactions: Mutex<Vec<(ChannelId, Ts, EmojiName)>>,
 }
 
 impl ReplaySlack {
@@ -57,6 +59,7 @@ impl ReplaySlack {
             channels: channels.iter().map(|c| (c.id.clone(), c.clone())).collect(),
             taken: Mutex::new(used),
             posts: Mutex::new(Vec::new()),
+            reactions: Mutex::new(Vec::new()),
         }
     }
 
@@ -109,6 +112,29 @@ impl SlackApi for ReplaySlack {
 
     async fn auth_test(&self) -> Result<UserId, PortError> {
         Ok(self.bot.clone())
+    }
+
+    async fn add_reaction(
+        &self,
+        channel: &ChannelId,
+        ts: Ts,
+        emoji: &EmojiName,
+    ) -> Result<Reacted, PortError> {
+        let mut reactions = lock(&self.reactions);
+        let key = (channel.clone(), ts, emoji.clone());
+        if reactions.contains(&key) {
+            return Ok(Reacted::AlreadyThere);
+        }
+        reactions.push(key);
+        Ok(Reacted::Added)
+    }
+
+    /// An export holds no emoji list: every valid name is tried as it is.
+    async fn emoji_names(&self) -> Result<Arc<BTreeSet<String>>, PortError> {
+        Err(PortError::refused(
+            "slack",
+            "emoji.list: not in a workspace export",
+        ))
     }
 }
 
@@ -271,6 +297,7 @@ mod tests {
             role: LlmRole::Judgment,
             system: "prompt".into(),
             json: true,
+            max_tokens: None,
         };
         let e = llm.complete(&request).await.unwrap_err();
         assert!(e.to_string().contains(DRY_RUN));

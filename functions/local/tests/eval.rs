@@ -201,3 +201,45 @@ async fn with_an_llm_the_ambiguous_band_is_judged_by_it() {
         }
     }
 }
+
+/// Judges every conversation worth a reaction.
+struct Reacts;
+
+impl Respond for Reacts {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let body: Value = serde_json::from_slice(&request.body).expect("json");
+        let text = match body["model"].as_str().expect("a model") {
+            "judge" => json!({"should_respond": true, "response_type": "reaction",
+                              "emoji": "eyes", "delay_seconds": 0, "reason": "seen"})
+            .to_string(),
+            "writer" => "にゃ".to_owned(),
+            _ => "- いろいろ".to_owned(),
+        };
+        common::completion(&text)
+    }
+}
+
+#[tokio::test]
+async fn reactions_are_counted_apart_from_posts() {
+    let (_server, base) = common::llm_stub(Reacts).await;
+    let report = eval_example(&[
+        ("MYAO_LLM_BASE_URL", &base),
+        ("MYAO_JUDGMENT_MODEL", "judge"),
+        ("MYAO_RESPONSE_MODEL", "writer"),
+        ("MYAO_MEMORY_MODEL", "memo"),
+        ("MYAO_LLM_MAX_RETRIES", "0"),
+    ])
+    .await;
+    let chatty = report.levels.last().expect("chatty");
+    assert!(chatty.total.reactions >= 1, "{:?}", chatty.total);
+    // What the LLM answered with a reaction is no post; the posts left are
+    // the rule stage's sure answers and the mentions.
+    let asked = chatty.total.llm_calls;
+    assert!(asked >= 1);
+    assert!(
+        chatty.total.reactions <= asked + chatty.total.spared,
+        "{:?}",
+        chatty.total
+    );
+    assert_eq!(chatty.total.short_posts, 0);
+}

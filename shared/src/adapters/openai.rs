@@ -196,7 +196,9 @@ impl Llm for OpenAiLlm {
                 content: &request.system,
             }],
             temperature: model.temperature,
-            max_tokens: model.max_tokens,
+            max_tokens: request
+                .max_tokens
+                .map_or(model.max_tokens, |cap| cap.min(model.max_tokens)),
             response_format: request.json.then_some(ResponseFormat {
                 kind: "json_object",
             }),
@@ -482,6 +484,7 @@ mod tests {
             role,
             system: "You are myao. Say hello.".to_owned(),
             json,
+            max_tokens: None,
         }
     }
 
@@ -573,6 +576,15 @@ mod tests {
         assert_eq!(body["model"], json!(response.model));
         assert_eq!(body["temperature"], json!(response.temperature));
         assert_eq!(body["max_tokens"], json!(response.max_tokens));
+
+        // A request's own lower cap (a short answer) wins over the role's.
+        let short = LlmRequest {
+            max_tokens: Some(40),
+            ..request(LlmRole::Response, false)
+        };
+        llm(&server).complete(&short).await.expect("reply");
+        let body: Value = requests(&server).await[1].body_json().expect("json");
+        assert_eq!(body["max_tokens"], json!(40));
         assert!(body.get("response_format").is_none(), "{body}");
     }
 

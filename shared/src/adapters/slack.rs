@@ -1,9 +1,9 @@
 //! Slack Web API.
 //!
 //! `{slack_api_base_url}/{method}` with the bot token as a bearer header.
-//! `chat.postMessage` sends a JSON body; the reads (`users.info`,
-//! `conversations.info`, `auth.test`) are GETs with query parameters, as
-//! Slack accepts for every method.
+//! `chat.postMessage` and `reactions.add` send a JSON body; the reads
+//! (`users.info`, `conversations.info`, `auth.test`, `emoji.list`) are GETs
+//! with query parameters, as Slack accepts for every method.
 //!
 //! Failures:
 //! - HTTP 429, or `ok: false` with `ratelimited`: Slack did nothing. Wait
@@ -25,6 +25,7 @@
 //! `Unavailable`: nothing was sent), and a wait that leaves no attempt after
 //! it is not waited: the call gives up as if out of retries.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -42,8 +43,8 @@ use super::http::{
 use crate::deadline::CallBudget;
 use crate::domain::settings::SLACK_ATTEMPT_TIMEOUT_SECONDS;
 use crate::domain::text::UserNames;
-use crate::domain::{Channel, ChannelId, Ts, User, UserId, Visibility};
-use crate::ports::{PortError, Secrets, SettingsProvider, SlackApi};
+use crate::domain::{Channel, ChannelId, EmojiName, Ts, User, UserId, Visibility};
+use crate::ports::{PortError, Reacted, Secrets, SettingsProvider, SlackApi};
 
 const SERVICE: &str = "slack";
 /// The first backoff after a transport error or a 5xx; each later one doubles it.
@@ -67,11 +68,17 @@ pub const SLACK_BUDGET: CallBudget = CallBudget {
 /// Error details quote at most this many characters of an answer.
 const DETAIL_CHARS: usize = 200;
 
+/// How long the workspace's emoji names are kept before `emoji.list` is
+/// asked again (a custom emoji added since is used after at most this).
+const EMOJI_TTL: Duration = Duration::from_secs(3_600);
+
 /// A [`SlackApi`] over Slack's Web API.
 pub struct SlackWebApi {
     /// Its secret is the bot token.
     client: ServiceClient,
     timeout: Duration,
+    /// The emoji names `emoji.list` gave, and when.
+    emoji: std::sync::Mutex<Option<(Instant, Arc<BTreeSet<String>>)>>,
 }
 
 impl fmt::Debug for SlackWebApi {
@@ -134,6 +141,7 @@ impl SlackWebApi {
         SlackWebApi {
             client: ServiceClient::new(http, settings, secrets, token_name, DEFAULT_BACKOFF),
             timeout: DEFAULT_TIMEOUT,
+            emoji: std::sync::Mutex::new(None),
         }
     }
 
@@ -407,6 +415,63 @@ impl SlackApi for SlackWebApi {
         })
     }
 
+    async fn add_reaction(
+        &self,
+        channel: &ChannelId,
+        ts: Ts,
+        emoji: &EmojiName,
+    ) -> Result<Reacted, PortError> {
+        const METHOD: &str = "reactions.add";
+        let body = json!({
+            "channel": channel.as_str(),
+            "timestamp": ts.to_string(),
+            "name": emoji.as_str(),
+        });
+        // Safe to send again: a second time answers `already_reacted`.
+        match self.call(METHOD, Args::Json(body), Replay::Safe).await {
+            Ok(_) => Ok(Reacted::Added),
+            Err(error) if refused_for(&error, METHOD, "already_reacted") => {
+                Ok(Reacted::AlreadyThere)
+            }
+            Err(error) if refused_for(&error, METHOD, "invalid_name") => Ok(Reacted::UnknownEmoji),
+            Err(error) => Err(error),
+        }
+    }
+
+    async fn emoji_names(&self) -> Result<Arc<BTreeSet<String>>, PortError> {
+        const METHOD: &str = "emoji.list";
+        let cached = lock(&self.emoji)
+            .as_ref()
+            .filter(|(at, _)| at.elapsed() < EMOJI_TTL)
+            .map(|(_, names)| names.clone());
+        if let Some(names) = cached {
+            return Ok(names);
+        }
+        let answer = self
+            .call(
+                METHOD,
+                Args::Query(&[("include_categories", "true")]),
+                Replay::Safe,
+            )
+            .await?;
+        let custom = answer
+            .get("emoji")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|m| m.keys().cloned());
+        let standard = answer
+            .get("categories")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.get("emoji_names").and_then(Value::as_array))
+            .flatten()
+            .filter_map(|n| n.as_str().map(str::to_owned));
+        let names: Arc<BTreeSet<String>> = Arc::new(custom.chain(standard).collect());
+        *lock(&self.emoji) = Some((Instant::now(), names.clone()));
+        Ok(names)
+    }
+
     async fn auth_test(&self) -> Result<UserId, PortError> {
         const METHOD: &str = "auth.test";
         let answer = self.call(METHOD, Args::Query(&[]), Replay::Safe).await?;
@@ -448,6 +513,20 @@ impl SlackUser {
         }
         .shown()
     }
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Whether `error` is Slack's refusal of `method` with the error `code`.
+fn refused_for(error: &PortError, method: &str, code: &str) -> bool {
+    matches!(error, PortError::Refused { .. })
+        && error
+            .detail()
+            .strip_prefix(method)
+            .and_then(|rest| rest.strip_prefix(": "))
+            == Some(code)
 }
 
 fn unavailable(detail: String) -> PortError {
@@ -597,6 +676,78 @@ mod tests {
             .expect("posted");
 
         assert_eq!(new_ts, ts("1712345679.000100"));
+    }
+
+    fn refusal(code: &str) -> ResponseTemplate {
+        ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": code}))
+    }
+
+    #[tokio::test]
+    async fn a_reaction_is_added_and_a_repeat_or_an_unknown_name_is_told_apart() {
+        let server = MockServer::start().await;
+        let sequence = Sequence {
+            responses: vec![
+                ResponseTemplate::new(200).set_body_json(json!({"ok": true})),
+                refusal("already_reacted"),
+                refusal("invalid_name"),
+                refusal("message_not_found"),
+            ],
+            arrivals: Arc::new(Mutex::new(Vec::new())),
+        };
+        Mock::given(method("POST"))
+            .and(path("/api/reactions.add"))
+            .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+            .and(body_json(json!({
+                "channel": "C0123ABC", "timestamp": "1712345678.123456", "name": "tada"
+            })))
+            .respond_with(sequence)
+            .expect(4)
+            .mount(&server)
+            .await;
+        let api = slack(&server);
+        let tada = EmojiName::parse("tada").expect("emoji");
+        let on = channel();
+        let react = || api.add_reaction(&on, ts("1712345678.123456"), &tada);
+
+        assert_eq!(react().await, Ok(Reacted::Added));
+        assert_eq!(react().await, Ok(Reacted::AlreadyThere));
+        assert_eq!(react().await, Ok(Reacted::UnknownEmoji));
+        assert_eq!(
+            react().await,
+            Err(PortError::refused(
+                SERVICE,
+                "reactions.add: message_not_found"
+            ))
+        );
+    }
+
+    #[tokio::test]
+    async fn emoji_names_are_the_custom_and_the_standard_ones_asked_once() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/api/emoji.list"))
+            .and(query_param("include_categories", "true"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "ok": true,
+                "emoji": {"party-parrot": "https://emoji.example/pp.gif", "yay": "alias:tada"},
+                "categories": [
+                    {"name": "smileys_and_people", "emoji_names": ["grinning", "wave"]},
+                    {"name": "activity", "emoji_names": ["tada"]}
+                ]
+            })))
+            .expect(1)
+            .mount(&server)
+            .await;
+        let api = slack(&server);
+
+        let names = api.emoji_names().await.expect("names");
+        let again = api.emoji_names().await.expect("cached");
+
+        let expected: BTreeSet<String> = ["grinning", "party-parrot", "tada", "wave", "yay"]
+            .map(str::to_owned)
+            .into();
+        assert_eq!(*names, expected);
+        assert_eq!(again, names);
     }
 
     #[tokio::test]

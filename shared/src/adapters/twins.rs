@@ -11,8 +11,8 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::domain::{
-    Channel, ChannelId, Conversation, Forget, Job, Memory, MemoryKind, MemoryScope, Message,
-    ScheduleName, Ts, User, UserId, VisibilityChange,
+    Channel, ChannelId, Conversation, EmojiName, Forget, Job, Memory, MemoryKind, MemoryScope,
+    Message, ScheduleName, Ts, User, UserId, VisibilityChange,
 };
 use crate::ports::{
     sort_forgets, ChannelRecord, Clock, Edit, Insert, PortError, Queue, ScheduledJob, Scheduler,
@@ -311,6 +311,26 @@ impl Store for MemoryStore {
                 expires_at,
             },
         );
+        Ok(())
+    }
+
+    async fn set_bot_reaction(
+        &self,
+        channel: &ChannelId,
+        ts: Ts,
+        emoji: &EmojiName,
+    ) -> Result<(), PortError> {
+        let now = self.clock.now();
+        let mut inner = self.write()?;
+        if let Some(StoredMessage {
+            stored: Stored::Message { message, .. },
+            expires_at,
+        }) = inner.messages.get_mut(&(channel.clone(), ts))
+        {
+            if *expires_at > now {
+                message.bot_reaction = Some(emoji.clone());
+            }
+        }
         Ok(())
     }
 

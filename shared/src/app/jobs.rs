@@ -75,6 +75,9 @@ impl JobOutcome {
                         text.chars().count()
                     )
                 }
+                ResponseOutcome::Reacted { ts, emoji } => {
+                    format!("response reacted ts={ts} emoji={emoji}")
+                }
             },
             JobOutcome::Memory(report) => format!(
                 "memory written={} llm_calls={} queued={}",
@@ -92,8 +95,9 @@ fn verdict(result: &JudgmentResult) -> String {
         .delay_seconds
         .map_or_else(|| "none".to_owned(), |d| d.to_string());
     format!(
-        "should_respond={} confidence={} delay_seconds={delay} reason_chars={}",
+        "should_respond={} response_type={} confidence={} delay_seconds={delay} reason_chars={}",
         result.should_respond,
+        result.response_type.name(),
         result.confidence,
         result.reason.chars().count()
     )
@@ -125,7 +129,8 @@ pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
                 thread_ts,
                 newest_ts,
                 mention,
-            } => response::run(svc, channel, *thread_ts, *newest_ts, *mention)
+                reply,
+            } => response::run(svc, channel, *thread_ts, *newest_ts, *mention, reply)
                 .await
                 .map(JobOutcome::Response),
             Job::ThreadMemory { channel, thread_ts } => {
@@ -239,6 +244,7 @@ async fn run_accepted(svc: &Services, accepted: &[JobKind], job: &Job) -> Result
 mod tests {
     use super::*;
     use crate::app::judgment::Ruling;
+    use crate::domain::judgment::ResponseType;
     use crate::domain::{MemoryKind, MemoryScope, Ts};
 
     const WORDS: &str = "the secret plan of the cat";
@@ -262,6 +268,12 @@ mod tests {
             reason: format!("because {WORDS}"),
             confidence: 0.8,
             delay_seconds: Some(30),
+            response_type: if should_respond {
+                ResponseType::Full
+            } else {
+                ResponseType::None
+            },
+            emoji: None,
         }
     }
 
@@ -308,11 +320,19 @@ mod tests {
             posted.summary(),
             "response posted ts=1767600001.000100 reply_chars=5"
         );
+        let reacted = JobOutcome::Response(ResponseOutcome::Reacted {
+            ts: Ts::parse("1767600001.000100").unwrap(),
+            emoji: crate::domain::EmojiName::wave(),
+        });
+        assert_eq!(
+            reacted.summary(),
+            "response reacted ts=1767600001.000100 emoji=wave"
+        );
         let declined = JobOutcome::Judgment(JudgmentOutcome::Declined(ruling(), result(false)));
         assert_eq!(
             declined.summary(),
             "judgment declined ask score=30 [20..50) unanswered_question(+60) two_people(-10) \
-             should_respond=false confidence=0.8 delay_seconds=30 reason_chars=34"
+             should_respond=false response_type=none confidence=0.8 delay_seconds=30 reason_chars=34"
         );
         let memory = JobOutcome::Memory(MemoryReport {
             written: vec![(MemoryScope::Workspace, MemoryKind::Long)],

@@ -10,7 +10,7 @@ use crate::domain::limits;
 use crate::domain::routing::{addressed, jittered_wait};
 use crate::domain::rules::{self, Decision, Facts, Gate, Scene, Score, Thresholds};
 use crate::domain::{
-    ChannelId, Conversation, Job, JobKind, JudgmentResult, MemoryKind, MemoryScope, Message,
+    ChannelId, Conversation, Job, JobKind, JudgmentResult, MemoryKind, MemoryScope, Message, Reply,
     ScheduleName, Settings, Ts, UserId,
 };
 use crate::ports::PortError;
@@ -196,23 +196,54 @@ pub async fn run(
         // score against (Slack unreachable): silence.
         return Ok(JudgmentOutcome::Held(Gate::MentionsOnly));
     };
-    let score = rules::score(&Scene {
+    let rule_scene = Scene {
         conversation: &scene.conversation,
         top_level: thread_ts.is_none(),
         channel: &scene.channel,
         bot: &bot,
         now,
         interests: &settings.interest_keywords,
-    });
+    };
+    let score = rules::score(&rule_scene);
+    let closing = rules::thanks_to_bot(&rule_scene, &settings.names());
     let ruling = Ruling {
-        decision: rules::decide(&score, thresholds),
+        decision: match closing {
+            Some(_) => Decision::React,
+            None => rules::decide(&score, thresholds),
+        },
         score,
         thresholds,
     };
     tracing::info!(ruling = %ruling.explain(), "rule stage");
-    let answer = Answer::of(&conversation, &scene.conversation, &ruling, newest_ts);
+    let answer = |reply: Reply| {
+        Answer::of(
+            &conversation,
+            &scene.conversation,
+            &ruling,
+            newest_ts,
+            reply,
+        )
+    };
     match ruling.decision {
         Decision::Silent => Ok(JudgmentOutcome::Quiet(ruling)),
+        Decision::React => {
+            if refused_unprompted(svc, &settings, channel, now)
+                .await?
+                .is_some()
+            {
+                return Ok(JudgmentOutcome::Capped(ruling));
+            }
+            let emoji = closing.map_or_else(
+                || settings.default_reaction.clone(),
+                |(kind, _)| kind.emoji(&settings.default_reaction),
+            );
+            let (low, high) = SURE_DELAY_SECONDS;
+            let delay = low + ((high - low) as f64 * svc.random.unit().clamp(0.0, 1.0)) as u32;
+            let at = answer(Reply::Reaction { emoji })
+                .send(svc, delay, now)
+                .await?;
+            Ok(JudgmentOutcome::Sure { ruling, at })
+        }
         Decision::Respond => {
             if let Some(next_hour) = refused_unprompted(svc, &settings, channel, now).await? {
                 // A question still waiting when the next hour's replies are
@@ -225,7 +256,7 @@ pub async fn run(
             }
             let (low, high) = SURE_DELAY_SECONDS;
             let delay = low + ((high - low) as f64 * svc.random.unit().clamp(0.0, 1.0)) as u32;
-            let at = answer.send(svc, delay, now).await?;
+            let at = answer(Reply::Full).send(svc, delay, now).await?;
             Ok(JudgmentOutcome::Sure { ruling, at })
         }
         Decision::Ask => {
@@ -252,17 +283,17 @@ pub async fn run(
                 "judged"
             );
             tracing::debug!(reason = %result.reason, "the judgment's reason");
-            if !result.should_respond {
+            let Some(reply) = result.reply(&settings.default_reaction) else {
                 note_decline(svc, &settings, channel, since, now).await?;
                 return Ok(JudgmentOutcome::Declined(ruling, result));
-            }
+            };
             if refused_unprompted(svc, &settings, channel, now)
                 .await?
                 .is_some()
             {
                 return Ok(JudgmentOutcome::Capped(ruling));
             }
-            let at = answer.send(svc, result.delay(), now).await?;
+            let at = answer(reply).send(svc, result.delay(), now).await?;
             Ok(JudgmentOutcome::Respond { ruling, result, at })
         }
     }
@@ -330,13 +361,33 @@ struct Answer {
 impl Answer {
     /// The answer to what the ruling names: in the thread of an earlier
     /// top-level message when others came after it, else in the judged
-    /// conversation.
+    /// conversation. A reaction goes on the newest person's message, in
+    /// the judged conversation.
     fn of(
         conversation: &Conversation,
         messages: &[Message],
         ruling: &Ruling,
         newest_ts: Ts,
+        reply: Reply,
     ) -> Answer {
+        if let Reply::Reaction { .. } = reply {
+            let on = messages
+                .iter()
+                .rev()
+                .find(|m| !m.is_bot && conversation.contains(m))
+                .map_or(newest_ts, |m| m.ts);
+            let job = Job::Response {
+                channel: conversation.channel.clone(),
+                thread_ts: conversation.thread_ts,
+                newest_ts: on,
+                mention: false,
+                reply,
+            };
+            return Answer {
+                job,
+                name: ScheduleName::for_conversation(JobKind::Response, conversation),
+            };
+        }
         let answers = ruling.score.answers.unwrap_or(newest_ts);
         let thread_ts = rules::reply_thread(conversation.thread_ts, messages, answers);
         let (thread_ts, newest_ts) = match (conversation.thread_ts, thread_ts) {
@@ -350,6 +401,7 @@ impl Answer {
             thread_ts,
             newest_ts,
             mention: false,
+            reply,
         };
         let answered = Conversation {
             channel: conversation.channel.clone(),

@@ -198,6 +198,7 @@ async fn refuse(
         thread_ts,
         newest_ts,
         mention,
+        ..
     } = job
     else {
         return ResponseOutcome::Limited {
@@ -284,6 +285,7 @@ mod tests {
             role,
             system: String::new(),
             json: false,
+            max_tokens: None,
         }
     }
 

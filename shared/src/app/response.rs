@@ -4,9 +4,10 @@ use chrono::Duration;
 
 use super::context::{recent, touch, Recent};
 use super::{context, retention, Services};
+use crate::domain::reply::pick_emoji;
 use crate::domain::text::{clean_reply, escape};
-use crate::domain::{ChannelId, Conversation, Job, Message, Settings, Ts};
-use crate::ports::PortError;
+use crate::domain::{ChannelId, Conversation, EmojiName, Job, Message, Reply, Settings, Ts};
+use crate::ports::{PortError, Reacted};
 use crate::prompts::{ContextPrompt, PromptError};
 
 /// How long a job claim is kept: longer than any redelivery.
@@ -28,6 +29,8 @@ pub enum ResponseOutcome {
     PostFailed { reason: String },
     /// Posted.
     Posted { ts: Ts, text: String },
+    /// Reacted with `emoji` on the message `ts` (or had already).
+    Reacted { ts: Ts, emoji: EmojiName },
     /// A spend limit refused it before any LLM call (`notice`: the notice
     /// posted for a mention, if one was).
     Limited {
@@ -47,6 +50,7 @@ pub async fn run(
     thread_ts: Option<Ts>,
     newest_ts: Ts,
     mention: bool,
+    reply: &Reply,
 ) -> Result<ResponseOutcome, PortError> {
     let settings = svc.settings.current().await?;
     let conversation = Conversation {
@@ -110,6 +114,7 @@ pub async fn run(
         thread_ts,
         newest_ts,
         mention,
+        reply: reply.clone(),
     };
     let now = svc.clock.now();
     // One claim per job: a job made twice (a retried delivery, a mention seen
@@ -138,6 +143,12 @@ pub async fn run(
         Ok(Some(refused)) => return Ok(refused),
         Err(error) => return give_back(error).await,
     }
+    if let Reply::Reaction { emoji } = reply {
+        return match react(svc, &settings, channel, newest_ts, emoji).await {
+            Ok(outcome) => Ok(outcome),
+            Err(error) => give_back(error).await,
+        };
+    }
     let prepared = async {
         let bot = svc.bot_user_id(&settings).await?;
         let ch = context::channel(svc, &settings, channel, now).await?;
@@ -149,7 +160,11 @@ pub async fn run(
         Ok(prepared) => prepared,
         Err(error) => return give_back(error).await,
     };
-    let text = match write_reply(svc, &settings, &context, now).await {
+    let prompt = match reply {
+        Reply::Short => ContextPrompt::ShortResponse,
+        _ => ContextPrompt::Response,
+    };
+    let text = match write_reply(svc, &settings, prompt, &context, now).await {
         Ok(t) => t,
         Err(WriteError::Retryable(error)) => {
             tracing::warn!(%error, "no reply written yet; the job will be redelivered");
@@ -198,6 +213,66 @@ pub async fn run(
     Ok(ResponseOutcome::Posted { ts, text })
 }
 
+/// Reacts to the message `ts` with `chosen`, or with `default_reaction`
+/// when the workspace has no such emoji: once per message (a message the
+/// bot reacted to is done), without any LLM call. The error is one a
+/// redelivery may mend (the claim is given back).
+async fn react(
+    svc: &Services,
+    settings: &Settings,
+    channel: &ChannelId,
+    ts: Ts,
+    chosen: &EmojiName,
+) -> Result<ResponseOutcome, PortError> {
+    let Some(message) = svc.store.get_message(channel, ts).await? else {
+        tracing::info!(%ts, "the message to react to is gone");
+        return Ok(ResponseOutcome::Stale);
+    };
+    if message.bot_reaction.is_some() {
+        tracing::info!(%ts, "already reacted to the message");
+        return Ok(ResponseOutcome::AlreadyDone);
+    }
+    let fallback = &settings.default_reaction;
+    let known = match svc.slack.emoji_names().await {
+        Ok(names) => Some(names),
+        Err(error) => {
+            // Without `emoji:read`: try the name, Slack refuses an unknown one.
+            tracing::warn!(%error, "emoji.list failed; trying the emoji as chosen");
+            None
+        }
+    };
+    let mut emoji = pick_emoji(chosen, known.as_deref(), fallback);
+    let mut reacted = svc.slack.add_reaction(channel, ts, &emoji).await;
+    if matches!(reacted, Ok(Reacted::UnknownEmoji)) && emoji != *fallback {
+        emoji = fallback.clone();
+        reacted = svc.slack.add_reaction(channel, ts, &emoji).await;
+    }
+    match reacted {
+        Ok(Reacted::Added | Reacted::AlreadyThere) => {}
+        Ok(Reacted::UnknownEmoji) => {
+            tracing::error!(emoji = %emoji, "Slack knows no such emoji: check default_reaction");
+            return Ok(ResponseOutcome::PostFailed {
+                reason: format!("reactions.add: invalid_name {emoji}"),
+            });
+        }
+        Err(error) if error.is_retryable() => {
+            tracing::warn!(%error, "reactions.add not done; the job will be redelivered");
+            return Err(error);
+        }
+        Err(error) => {
+            tracing::error!(%error, "reactions.add failed");
+            return Ok(ResponseOutcome::PostFailed {
+                reason: error.to_string(),
+            });
+        }
+    }
+    if let Err(error) = svc.store.set_bot_reaction(channel, ts, &emoji).await {
+        tracing::warn!(%error, "reacted, but could not record the reaction");
+    }
+    tracing::info!(%ts, emoji = %emoji, "reacted");
+    Ok(ResponseOutcome::Reacted { ts, emoji })
+}
+
 /// Why no reply was written.
 enum WriteError {
     /// The LLM was unavailable after its retries: worth a redelivery.
@@ -224,10 +299,11 @@ enum UnusableReply {
 async fn write_reply(
     svc: &Services,
     settings: &Settings,
+    prompt: ContextPrompt,
     context: &crate::domain::Context,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Result<String, WriteError> {
-    let request = ContextPrompt::Response
+    let request = prompt
         .request(context, settings, now)
         .map_err(|e| WriteError::Unusable(e.into()))?;
     let reply = match svc.llm.complete(&request).await {

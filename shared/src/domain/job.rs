@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ids::{ChannelId, Ts};
 use super::message::Conversation;
+use super::reply::Reply;
 
 /// One unit of deferred work. Serialised as the input of a schedule or the
 /// body of a queue message.
@@ -26,6 +27,10 @@ pub enum Job {
         newest_ts: Ts,
         /// A reply to a mention is never stale.
         mention: bool,
+        /// Its form: a full reply (the default, and what a job made before
+        /// forms existed holds), a short one, or a reaction on `newest_ts`.
+        #[serde(default, skip_serializing_if = "Reply::is_full")]
+        reply: Reply,
     },
     /// Refresh the memory of one thread.
     ThreadMemory { channel: ChannelId, thread_ts: Ts },
@@ -277,13 +282,31 @@ mod tests {
             thread_ts: None,
             newest_ts: Ts::parse("5.0").unwrap(),
             mention: true,
+            reply: Reply::Full,
         };
         let json = serde_json::to_value(&job).unwrap();
+        // A full reply is written as jobs were before forms existed, so
+        // either version of the code reads the other's jobs.
         assert_eq!(
             json,
             serde_json::json!({"kind": "response", "channel": "C1", "thread_ts": null, "newest_ts": "5.000000", "mention": true})
         );
         assert_eq!(serde_json::from_value::<Job>(json).unwrap(), job);
+        let reaction = Job::Response {
+            channel: ChannelId::parse("C1").unwrap(),
+            thread_ts: None,
+            newest_ts: Ts::parse("5.0").unwrap(),
+            mention: false,
+            reply: Reply::Reaction {
+                emoji: crate::domain::EmojiName::wave(),
+            },
+        };
+        let json = serde_json::to_value(&reaction).unwrap();
+        assert_eq!(
+            json["reply"],
+            serde_json::json!({"reaction": {"emoji": "wave"}})
+        );
+        assert_eq!(serde_json::from_value::<Job>(json).unwrap(), reaction);
         assert_eq!(
             serde_json::from_str::<Job>(r#"{"kind":"memory_sweep"}"#).unwrap(),
             Job::MemorySweep
@@ -292,12 +315,19 @@ mod tests {
 
     #[test]
     fn the_same_job_made_twice_has_one_claim_key() {
-        let make = || Job::Response {
+        let make = |reply| Job::Response {
             channel: ChannelId::parse("C1").unwrap(),
             thread_ts: Some(Ts::parse("1.0").unwrap()),
             newest_ts: Ts::parse("5.0").unwrap(),
             mention: true,
+            reply,
         };
+        // Whatever its form: one answer per message.
+        assert_eq!(
+            make(Reply::Full).claim_key(),
+            make(Reply::Short).claim_key()
+        );
+        let make = || make(Reply::Full);
         assert_eq!(make().claim_key(), make().claim_key());
         assert_eq!(make().claim_key(), "response:C1:1.000000:5.000000");
     }

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ids::{ChannelId, Ts, UserId};
 use super::privacy::Visibility;
+use super::reply::EmojiName;
 
 /// A message of a channel, as the bot remembers it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,6 +18,9 @@ pub struct Message {
     pub thread_ts: Option<Ts>,
     /// Whether a bot (this one or another) wrote it.
     pub is_bot: bool,
+    /// The emoji this bot reacted to it with, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot_reaction: Option<EmojiName>,
 }
 
 impl Message {
@@ -37,6 +41,7 @@ impl Message {
             ts,
             thread_ts: thread_ts.filter(|t| *t != ts),
             is_bot,
+            bot_reaction: None,
         }
     }
 

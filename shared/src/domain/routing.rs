@@ -5,6 +5,7 @@ use chrono::{DateTime, Duration, Utc};
 use super::ids::UserId;
 use super::job::Job;
 use super::message::Message;
+use super::reply::{closing, Reply};
 use super::settings::Settings;
 
 /// The wait before judging: `min_wait` varied by +-`jitter_ratio`, with
@@ -105,6 +106,18 @@ pub fn engaged(message: &Message, thread: &[Message], bot: &UserId, window: Dura
         })
 }
 
+/// The form of the answer to a message addressed to the bot: words (the
+/// reply model decides how many), unless the message only thanks or greets
+/// it, which earns a reaction.
+pub fn addressed_reply(text: &str, settings: &Settings) -> Reply {
+    match closing(text, &settings.names()) {
+        Some(kind) => Reply::Reaction {
+            emoji: kind.emoji(&settings.default_reaction),
+        },
+        None => Reply::Full,
+    }
+}
+
 /// The routing of a new message.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Route {
@@ -137,6 +150,7 @@ pub fn route(
             thread_ts: message.thread_ts,
             newest_ts: message.ts,
             mention: true,
+            reply: addressed_reply(&message.text, settings),
         });
     }
     if settings.thresholds_in(&message.channel).is_none() {
@@ -256,7 +270,8 @@ mod tests {
                 channel: m.channel.clone(),
                 thread_ts: m.thread_ts,
                 newest_ts: m.ts,
-                mention: true
+                mention: true,
+                reply: Reply::Full,
             })
         );
         let labelled = message("U1", "<@UBOT|myao> hi", None);
@@ -276,6 +291,35 @@ mod tests {
             route(&app_mention, None, true, &Settings::default(), now(), 0.5),
             Route::RespondNow(_)
         ));
+    }
+
+    #[test]
+    fn a_plain_thanks_or_greeting_to_the_bot_earns_a_reaction_not_words() {
+        let settings = Settings::default();
+        let reply = |text: &str| match route(
+            &message("U1", text, None),
+            Some(&bot()),
+            false,
+            &settings,
+            now(),
+            0.5,
+        ) {
+            Route::RespondNow(Job::Response { reply, .. }) => reply,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            reply("<@UBOT> thanks!"),
+            Reply::Reaction {
+                emoji: settings.default_reaction.clone()
+            }
+        );
+        assert_eq!(
+            reply("おはよう <@UBOT>"),
+            Reply::Reaction {
+                emoji: crate::domain::EmojiName::wave()
+            }
+        );
+        assert_eq!(reply("<@UBOT> thanks, and one more thing?"), Reply::Full);
     }
 
     #[test]

@@ -23,6 +23,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::ids::{Ts, UserId};
 use super::message::Message;
+use super::reply::{closing, Closing};
 use super::routing::mentions;
 
 /// How readily the bot speaks unprompted: the thresholds of the rule stage.
@@ -199,6 +200,9 @@ pub enum Decision {
     Ask,
     /// At or above the high threshold: answer without asking.
     Respond,
+    /// A plain thanks or greeting to the bot ([`thanks_to_bot`]): an emoji
+    /// reaction, whatever the score, without asking.
+    React,
 }
 
 impl Decision {
@@ -207,6 +211,7 @@ impl Decision {
             Decision::Silent => "silent",
             Decision::Ask => "ask",
             Decision::Respond => "respond",
+            Decision::React => "react",
         }
     }
 }
@@ -220,6 +225,25 @@ pub fn decide(score: &Score, thresholds: Thresholds) -> Decision {
     } else {
         Decision::Ask
     }
+}
+
+/// The newest person's message when it only thanks or greets the bot: it
+/// follows the bot's own message in the conversation, with nothing but the
+/// same person's thanks or greetings in between. It earns a reaction, not
+/// a reply. `names` are the bot's names, which such a message may hold.
+pub fn thanks_to_bot(scene: &Scene<'_>, names: &[&str]) -> Option<(Closing, Ts)> {
+    let mut messages = scene.conversation.iter().rev();
+    let newest = messages.next().filter(|m| person(m))?;
+    let kind = closing(&newest.text, names)?;
+    for m in messages {
+        if m.user == *scene.bot {
+            return Some((kind, newest.ts));
+        }
+        if m.user != newest.user || closing(&m.text, names).is_none() {
+            return None;
+        }
+    }
+    None
 }
 
 /// Whether `text` is a question: a "?" (or "？") and at least three words,
@@ -404,7 +428,7 @@ pub struct Facts<'a> {
 /// A gate that keeps a judgment from going on, before any score or LLM call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Gate {
-    /// The bot spoke last: nothing to add.
+    /// The bot spoke last, or reacted to the newest message: nothing to add.
     BotSpokeLast,
     /// The newest message is older than `max_message_age_seconds`.
     TooOld,
@@ -430,7 +454,8 @@ impl Gate {
 
 fn bot_spoke_last(f: &Facts<'_>) -> bool {
     // A message from an unknown bot counts as ours when our id is unknown.
-    f.newest.is_bot && f.bot.is_none_or(|b| *b == f.newest.user)
+    (f.newest.is_bot && f.bot.is_none_or(|b| *b == f.newest.user))
+        || f.newest.bot_reaction.is_some()
 }
 
 fn too_old(f: &Facts<'_>) -> bool {
@@ -510,6 +535,51 @@ mod tests {
             now: at(now),
             interests,
         })
+    }
+
+    fn thanked(conversation: &[Message]) -> Option<(Closing, Ts)> {
+        let bot = UserId::parse(BOT).expect("id");
+        thanks_to_bot(
+            &Scene {
+                conversation,
+                top_level: true,
+                channel: conversation,
+                bot: &bot,
+                now: at(600),
+                interests: &[],
+            },
+            &["myao"],
+        )
+    }
+
+    #[test]
+    fn a_thanks_right_after_the_bot_is_to_the_bot() {
+        let answer = msg(BOT, 0, "try clearing the cache", None);
+        let thanks = msg("UA", 60, "thanks myao!", None);
+        let again = msg("UA", 70, "really, thank you", None);
+        assert_eq!(
+            thanked(&[answer.clone(), thanks.clone()]),
+            Some((Closing::Thanks, thanks.ts))
+        );
+        assert_eq!(
+            thanked(&[answer.clone(), thanks.clone(), again.clone()]),
+            Some((Closing::Thanks, again.ts))
+        );
+        // Someone else spoke in between: the thanks may be theirs.
+        let other = msg("UB", 30, "or restart it", None);
+        assert_eq!(thanked(&[answer.clone(), other, thanks.clone()]), None);
+        // More than a thanks, or no bot before it: not a closing to the bot.
+        let more = msg("UA", 60, "thanks, but it still fails", None);
+        assert_eq!(thanked(&[answer.clone(), more]), None);
+        assert_eq!(thanked(std::slice::from_ref(&thanks)), None);
+    }
+
+    #[test]
+    fn a_message_the_bot_reacted_to_closes_the_bot_spoke_last_gate() {
+        let mut person = msg("UA", 0, "shipped it", None);
+        assert_eq!(closed_gate(&facts(&person)), None);
+        person.bot_reaction = Some(crate::domain::EmojiName::wave());
+        assert_eq!(closed_gate(&facts(&person)), Some(Gate::BotSpokeLast));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use std::fmt;
 use chrono_tz::Tz;
 
 use super::ids::{ChannelId, IdError, UserId};
+use super::reply::EmojiName;
 use super::rules::{Chattiness, Thresholds};
 
 /// The persona's default system prompt.
@@ -106,6 +107,11 @@ pub struct Settings {
     /// are skipped for `backoff_seconds` (0: never).
     pub backoff_after_declines: u32,
     pub backoff_seconds: u32,
+    /// The emoji of a reaction whose own emoji the workspace does not have,
+    /// and of the reaction to a thanks.
+    pub default_reaction: EmojiName,
+    /// The most tokens a short answer ("nice!") may take.
+    pub short_max_tokens: u32,
     /// Replies (mentions and unprompted) one channel gets in an hour, at most.
     pub max_replies_per_channel_per_hour: u32,
     /// Mentions of one person answered in an hour, at most.
@@ -175,6 +181,8 @@ impl Default for Settings {
             max_unprompted_per_channel_hour: 4,
             backoff_after_declines: 3,
             backoff_seconds: 1_800,
+            default_reaction: EmojiName::parse("+1").expect("a valid emoji name"),
+            short_max_tokens: 80,
             max_replies_per_channel_per_hour: 30,
             max_mentions_per_user_per_hour: 20,
             max_llm_calls_per_day: 2_000,
@@ -241,6 +249,8 @@ pub const SETTING_NAMES: &[&str] = &[
     "max_unprompted_per_channel_hour",
     "backoff_after_declines",
     "backoff_seconds",
+    "default_reaction",
+    "short_max_tokens",
     "max_replies_per_channel_per_hour",
     "max_mentions_per_user_per_hour",
     "max_llm_calls_per_day",
@@ -324,6 +334,8 @@ pub enum SettingError {
     NotAChannelLevel,
     #[error("not two whole numbers LOW,HIGH with LOW <= HIGH")]
     NotThresholds,
+    #[error("not an emoji name (lower-case letters, digits, _ - + ')")]
+    NotAnEmojiName,
     #[error(transparent)]
     BadUserId(#[from] IdError),
 }
@@ -434,6 +446,14 @@ impl Settings {
         }
     }
 
+    /// The bot's names: `persona_name` and `name_aliases`.
+    pub fn names(&self) -> Vec<&str> {
+        std::iter::once(&self.persona_name)
+            .chain(&self.name_aliases)
+            .map(String::as_str)
+            .collect()
+    }
+
     /// The rule stage's thresholds in `channel`: `None` when only mentions
     /// are answered there.
     pub fn thresholds_in(&self, channel: &ChannelId) -> Option<Thresholds> {
@@ -485,6 +505,11 @@ impl Settings {
             }
             "backoff_after_declines" => self.backoff_after_declines = int(value, 0, 1_000)?,
             "backoff_seconds" => self.backoff_seconds = int(value, 0, 7 * DAY)?,
+            "default_reaction" => {
+                self.default_reaction =
+                    EmojiName::parse(value).map_err(|_| SettingError::NotAnEmojiName)?
+            }
+            "short_max_tokens" => self.short_max_tokens = int(value, 10, 1_000)?,
             "max_replies_per_channel_per_hour" => {
                 self.max_replies_per_channel_per_hour = int(value, 1, 10_000)?
             }
@@ -680,6 +705,8 @@ impl Settings {
                 d.backoff_after_declines.to_string(),
             ),
             ("backoff_seconds", d.backoff_seconds.to_string()),
+            ("default_reaction", d.default_reaction.to_string()),
+            ("short_max_tokens", d.short_max_tokens.to_string()),
             (
                 "max_replies_per_channel_per_hour",
                 d.max_replies_per_channel_per_hour.to_string(),

@@ -8,6 +8,9 @@ use super::message::Message;
 use super::privacy::VisibilityChange;
 
 /// A request body from the Events API.
+// One per request, never held in bulk: boxing the event would only add an
+// allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Envelope {
     /// Slack checking the request URL: answer with the challenge.

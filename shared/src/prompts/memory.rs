@@ -165,6 +165,7 @@ impl MemoryPrompt<'_> {
             role: LlmRole::Memory,
             system: self.fitted(task)?,
             json: false,
+            max_tokens: None,
         })
     }
 

@@ -116,6 +116,57 @@ fn judgment_of_the_top_level_matches_the_seed_example() {
     insta::assert_snapshot!("judgment_top_level", prompt);
 }
 
+#[test]
+fn a_message_the_bot_reacted_to_says_so_in_the_judgment() {
+    let general = ChannelId::parse("C001").expect("channel");
+    let mut shipped = message(
+        &general,
+        "UALICE",
+        at(2024, 3, 1, 11, 50),
+        "リリースできた！",
+        None,
+    );
+    shipped.bot_reaction = Some(crate::domain::EmojiName::parse("tada").expect("emoji"));
+    let context = Context::new(
+        Persona {
+            name: "みゃお".into(),
+            system_prompt: "あなたは「みゃお」です。".into(),
+        },
+        ChannelMessages::new(general, "general", vec![shipped]),
+    )
+    .with_user_names(names(&[("UALICE", "alice")]));
+    let view = ContextView::new(&context, seed_now(), Tz::UTC, 20);
+    let prompt = judgment_prompt(&view).expect("renders");
+    insta::assert_snapshot!("judgment_reacted", prompt);
+    let at = positions(
+        &prompt,
+        &["リリースできた！", "（あなたが :tada: でリアクション済み）"],
+    );
+    assert!(at[0] < at[1], "the note follows its message");
+}
+
+#[test]
+fn a_short_answer_asks_for_one_sentence_within_its_token_limit() {
+    let settings = Settings {
+        short_max_tokens: 42,
+        ..Settings::default()
+    };
+    let context = seed_full_memory_context();
+    let short = ContextPrompt::ShortResponse
+        .request(&context, &settings, seed_now())
+        .expect("renders");
+    let full = ContextPrompt::Response
+        .request(&context, &settings, seed_now())
+        .expect("renders");
+    assert_eq!(short.max_tokens, Some(42));
+    assert_eq!(full.max_tokens, None);
+    assert!(short
+        .system
+        .contains("一言だけ、短い一文で返答してください"));
+    assert!(!full.system.contains("一言だけ、短い一文で返答してください"));
+    insta::assert_snapshot!("response_short", short.system);
+}
+
 /// The "完全な記憶あり" example of design 08.
 fn seed_full_memory_context() -> Context {
     let general = ChannelId::parse("C001").expect("channel");
@@ -500,11 +551,13 @@ fn memory_messages() -> Vec<MessageView> {
             time: "2024-03-01 10:10:00".into(),
             user: "alice".into(),
             text: "今日のタスク確認しよう".into(),
+            reaction: None,
         },
         MessageView {
             time: "2024-03-01 10:15:00".into(),
             user: "bob".into(),
             text: "了解、リスト共有するね".into(),
+            reaction: None,
         },
     ]
 }

@@ -53,6 +53,10 @@ pub struct Counts {
     pub ambiguous: usize,
     /// Posts of the bot, unprompted or not.
     pub posts: usize,
+    /// Of the posts, the short ones ("nice!").
+    pub short_posts: usize,
+    /// Emoji reactions of the bot (not posts: they answer nothing).
+    pub reactions: usize,
 }
 
 impl Counts {
@@ -72,6 +76,8 @@ impl Counts {
         self.spared += other.spared;
         self.ambiguous += other.ambiguous;
         self.posts += other.posts;
+        self.short_posts += other.short_posts;
+        self.reactions += other.reactions;
     }
 
     /// The counts and the rates, as JSON.
@@ -196,8 +202,9 @@ impl Tally {
                 c.llm_calls += 1;
             }
             Some(Decision::Silent) => c.spared += 1,
-            // A sure answer the hourly cap stopped was decided alone too.
-            Some(Decision::Respond) => c.spared += 1,
+            // A sure answer (or reaction) the hourly cap stopped was
+            // decided alone too.
+            Some(Decision::Respond | Decision::React) => c.spared += 1,
             None => {}
         }
     }
@@ -274,12 +281,20 @@ impl Sink for Tally {
                 let decision = ruling.as_ref().map(|r| r.decision);
                 self.judged(channel, verdict, decision);
             }
-            EventKind::Reply { ts, mention, .. } => self.posts.push(Post {
-                channel: channel.clone(),
-                ts: *ts,
-                thread_ts: e.thread_ts,
-                unprompted: !mention,
-            }),
+            EventKind::Reply {
+                ts, mention, short, ..
+            } => {
+                self.posts.push(Post {
+                    channel: channel.clone(),
+                    ts: *ts,
+                    thread_ts: e.thread_ts,
+                    unprompted: !mention,
+                });
+                self.counts.entry(channel.clone()).or_default().short_posts += usize::from(*short);
+            }
+            EventKind::Reaction { .. } => {
+                self.counts.entry(channel.clone()).or_default().reactions += 1;
+            }
             _ => {}
         }
         Ok(())
@@ -326,6 +341,8 @@ const ROWS: &[Row] = &[
         format!("{:.2}", c.figures.per_hour())
     }),
     ("posts (all)", |c| c.posts.to_string()),
+    ("short posts", |c| c.short_posts.to_string()),
+    ("reactions", |c| c.reactions.to_string()),
     ("judgments (baseline)", |c| {
         format!("{} ({})", c.judgments, c.baseline)
     }),

@@ -109,7 +109,9 @@ pub fn event_json(e: &Event) -> Value {
                     reply_thread,
                     reason,
                     confidence,
+                    form,
                 } => {
+                    j["form"] = json!(form);
                     j["delay_seconds"] = json!(delay_seconds);
                     j["reply_at"] = json!(time(*reply_at));
                     j["reply_thread_ts"] = json!(reply_thread);
@@ -134,9 +136,21 @@ pub fn event_json(e: &Event) -> Value {
             }
             j
         }
-        EventKind::Reply { ts, text, mention } => {
-            json!({"type": "reply", "ts": ts, "text": text, "mention": mention})
+        EventKind::Reply {
+            ts,
+            text,
+            mention,
+            short,
+        } => {
+            json!({"type": "reply", "ts": ts, "text": text, "mention": mention, "short": short})
         }
+        EventKind::Reaction {
+            on,
+            user_name,
+            emoji,
+            mention,
+        } => json!({"type": "reaction", "on": on, "user_name": user_name, "emoji": emoji,
+                     "mention": mention}),
         EventKind::NoReply {
             mention,
             reason,
@@ -193,6 +207,8 @@ pub fn summary_json(s: &Summary) -> Value {
         "judgments": s.judgments,
         "replies": s.replies,
         "mention_replies": s.mention_replies,
+        "short_replies": s.short_replies,
+        "reactions": s.reactions,
         "no_replies": s.no_replies,
         "memories": s.memories,
         "llm": llm,

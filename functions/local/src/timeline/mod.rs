@@ -66,6 +66,8 @@ pub enum Verdict {
         reply_thread: Option<Ts>,
         reason: String,
         confidence: f64,
+        /// The answer's form: `reaction`, `short` or `full`.
+        form: &'static str,
     },
     /// The LLM, asked in the ambiguous band, declined.
     Declined { reason: String, confidence: f64 },
@@ -176,6 +178,15 @@ pub enum EventKind {
         ts: Ts,
         text: String,
         mention: bool,
+        /// One short sentence ("nice!").
+        short: bool,
+    },
+    /// The bot reacted to a message (`user_name`'s, of `on`).
+    Reaction {
+        on: Ts,
+        user_name: Option<String>,
+        emoji: String,
+        mention: bool,
     },
     /// A response job that posted nothing.
     NoReply {
@@ -227,6 +238,9 @@ pub struct Summary {
     pub judgments: BTreeMap<&'static str, usize>,
     pub replies: usize,
     pub mention_replies: usize,
+    /// Reactions the bot added, short replies among the replies.
+    pub reactions: usize,
+    pub short_replies: usize,
     /// Response jobs that posted nothing, by reason.
     pub no_replies: BTreeMap<String, usize>,
     /// Memories written, by `scope kind` (`channel short`).

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use myao::domain::rules::Gate;
+use myao::domain::rules::{Decision, Gate};
 use myao::domain::Ts;
 use myao::prompts::format_time;
 
@@ -242,7 +242,9 @@ impl<W: Write> Sink for TextSink<W> {
                 _ => "a message not in the replay was deleted".to_owned(),
             },
             EventKind::Skipped { reason } => format!("skipped: {reason}"),
-            EventKind::Judgment { verdict, .. } => {
+            EventKind::Judgment {
+                verdict, ruling, ..
+            } => {
                 let reply = |delay_seconds: i64, thread: Option<Ts>, verb: &str| {
                     let when = if delay_seconds <= 0 {
                         format!("{verb} now")
@@ -262,9 +264,15 @@ impl<W: Write> Sink for TextSink<W> {
                         reply_thread,
                         reason,
                         confidence,
+                        form,
                         ..
                     } => {
-                        let when = reply(*delay_seconds, *reply_thread, "respond");
+                        let verb = match *form {
+                            "reaction" => "react",
+                            "short" => "respond briefly",
+                            _ => "respond",
+                        };
+                        let when = reply(*delay_seconds, *reply_thread, verb);
                         format!("{when} — {reason} (confidence {confidence:.2})")
                     }
                     Verdict::Sure {
@@ -272,7 +280,11 @@ impl<W: Write> Sink for TextSink<W> {
                         reply_thread,
                         ..
                     } => {
-                        let when = reply(*delay_seconds, *reply_thread, "reply");
+                        let reacts = ruling
+                            .as_ref()
+                            .is_some_and(|r| r.decision == Decision::React);
+                        let verb = if reacts { "react" } else { "reply" };
+                        let when = reply(*delay_seconds, *reply_thread, verb);
                         format!("sure, {when}, without asking the LLM")
                     }
                     Verdict::Declined { reason, confidence } => {
@@ -302,13 +314,30 @@ impl<W: Write> Sink for TextSink<W> {
                 };
                 format!("judgment{top}: {what}")
             }
-            EventKind::Reply { text, mention, .. } => {
-                let what = if *mention {
-                    "answered the mention"
-                } else {
-                    "replied"
+            EventKind::Reply {
+                text,
+                mention,
+                short,
+                ..
+            } => {
+                let what = match (*mention, *short) {
+                    (true, _) => "answered the mention",
+                    (false, true) => "replied briefly",
+                    (false, false) => "replied",
                 };
                 format!("{} {what}: {}", self.bot_name, Self::flow(text))
+            }
+            EventKind::Reaction {
+                on,
+                user_name,
+                emoji,
+                ..
+            } => {
+                let whose = user_name
+                    .as_deref()
+                    .map_or_else(|| "a message".to_owned(), |n| format!("{n}'s"));
+                let at = on.to_datetime().with_timezone(&self.tz).format("%H:%M");
+                format!("{} added reaction :{emoji}: on {whose} {at}", self.bot_name)
             }
             EventKind::NoReply {
                 mention,
@@ -406,9 +435,11 @@ impl<W: Write> Sink for TextSink<W> {
         )?;
         writeln!(
             self.out,
-            "replies       {} ({} to mentions){}",
+            "replies       {} ({} to mentions, {} short), {} reactions{}",
             s.replies,
             s.mention_replies,
+            s.short_replies,
+            s.reactions,
             counts(&s.no_replies, "; no reply: ", "")
         )?;
         writeln!(
@@ -539,6 +570,34 @@ mod tests {
             Signal::AfterSilence.points()
         );
         assert!(text.contains(&expected), "{text}");
+    }
+
+    #[test]
+    fn a_reaction_names_its_emoji_and_the_message_it_is_on() {
+        let on = Ts::parse("1767603780.000100").unwrap();
+        let mut out = Vec::new();
+        TextSink::new(&mut out)
+            .event(&Event {
+                at: on.to_datetime() + chrono::Duration::seconds(20),
+                channel: Some(Channel {
+                    id: ChannelId::parse("C1").unwrap(),
+                    name: "general".into(),
+                    visibility: Visibility::PUBLIC,
+                }),
+                thread_ts: None,
+                kind: EventKind::Reaction {
+                    on,
+                    user_name: Some("alice".into()),
+                    emoji: "tada".into(),
+                    mention: false,
+                },
+            })
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("the bot added reaction :tada: on alice's 09:03\n"),
+            "{text}"
+        );
     }
 
     #[test]

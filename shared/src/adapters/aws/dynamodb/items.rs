@@ -211,14 +211,16 @@ impl FromItem for MessageRow {
         let message = if deleted || (pending_text.is_some() && r.opt_s("user")?.is_none()) {
             None
         } else {
-            Some(Message::new(
+            let mut message = Message::new(
                 r.parse("channel")?,
                 r.parse("user")?,
                 r.s("text")?,
                 r.parse("ts")?,
                 r.opt_parse("thread_ts")?,
                 r.bool("is_bot")?,
-            ))
+            );
+            message.bot_reaction = r.opt_parse("bot_reaction")?;
+            Some(message)
         };
         Ok(MessageRow {
             routed: r.opt_bool("routed")?.unwrap_or(false),
@@ -239,6 +241,9 @@ pub(super) fn message_item(message: &Message, routed: bool, expires_at: DateTime
         item.insert("thread_ts".into(), s(root.to_string()));
     }
     item.insert("is_bot".into(), b(message.is_bot));
+    if let Some(emoji) = &message.bot_reaction {
+        item.insert("bot_reaction".into(), s(emoji.as_str()));
+    }
     item.insert("routed".into(), b(routed));
     item.insert(
         GSI1_PK.into(),

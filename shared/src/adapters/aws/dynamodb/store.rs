@@ -21,8 +21,8 @@ use super::schema::{
 use super::{DynamoStore, SERVICE};
 use crate::adapters::aws::{expecting, port_error};
 use crate::domain::{
-    Channel, ChannelId, ChannelKind, Conversation, Forget, Memory, MemoryKind, MemoryScope,
-    Message, Ts, User, UserId, VisibilityChange,
+    Channel, ChannelId, ChannelKind, Conversation, EmojiName, Forget, Memory, MemoryKind,
+    MemoryScope, Message, Ts, User, UserId, VisibilityChange,
 };
 use crate::ports::{sort_forgets, ChannelRecord, Edit, Insert, PortError, Store};
 
@@ -409,6 +409,33 @@ impl Store for DynamoStore {
             .send()
             .await
             .map_err(|e| port_error(SERVICE, "UpdateItem", e))?;
+        Ok(())
+    }
+
+    async fn set_bot_reaction(
+        &self,
+        channel: &ChannelId,
+        ts: Ts,
+        emoji: &EmojiName,
+    ) -> Result<(), PortError> {
+        let update = self
+            .update(Key::message(channel, ts))
+            .update_expression("SET #reaction = :emoji")
+            .condition_expression(
+                "attribute_exists(#user) AND attribute_not_exists(#deleted) AND #exp > :now",
+            )
+            .expression_attribute_names("#reaction", "bot_reaction")
+            .expression_attribute_names("#user", "user")
+            .expression_attribute_names("#deleted", "deleted")
+            .expression_attribute_names("#exp", TTL_ATTRIBUTE)
+            .expression_attribute_values(":emoji", s(emoji.as_str()))
+            .expression_attribute_values(":now", n(self.now()))
+            .send()
+            .await;
+        if !written("UpdateItem", update)?.made() {
+            // Not stored, deleted or expired: nothing to remember it on.
+            tracing::debug!(%channel, %ts, "set_bot_reaction on no live message");
+        }
         Ok(())
     }
 
