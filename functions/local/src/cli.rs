@@ -1,5 +1,6 @@
-//! The command line: `myao replay <export>`, `myao eval <export>` and
-//! `myao serve`, parsed by hand.
+//! The command line: `myao replay <export>`, `myao eval <export>`,
+//! `myao serve`, and for a deployed stack `myao doctor` and `myao redrive`,
+//! parsed by hand.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -15,20 +16,23 @@ use myao::domain::{IdError, UserId};
 use myao::ports::Llm;
 
 use crate::config::{self, ConfigError, LocalConfig, LLM_API_KEY};
-use crate::eval;
 use crate::export::{self, Filter};
 use crate::replay::{self, Options, DEFAULT_BOT_USER_ID};
 use crate::serve::{self, DEFAULT_ADDR};
+use crate::stack::{Stack, SETTINGS_PATH};
 use crate::timeline::{JsonSink, Sink, TextSink};
+use crate::{doctor, eval, redrive};
 
 /// The text of `myao --help`.
 pub const HELP: &str = "\
-myao on one machine, without AWS
+myao on one machine, without AWS; and checks of a deployed stack
 
 USAGE:
     myao replay <slack-export> [OPTIONS]
     myao eval <slack-export> [OPTIONS]
     myao serve [OPTIONS]
+    myao doctor --stack <file> [OPTIONS]
+    myao redrive --stack <file> [--dry-run] [OPTIONS]
     myao help | --help
 
 myao replay <slack-export>
@@ -69,6 +73,32 @@ myao serve
     --addr <host:port>      where to listen (default 127.0.0.1:3000: this machine
                             only, for a tunnel; 0.0.0.0:3000 behind a TLS proxy)
 
+myao doctor
+    Checks a deployed stack with your AWS credentials (AWS_REGION, AWS_PROFILE,
+    ...): every setting exists and parses; the secret parameters exist; the bot
+    token works and has the manifest's scopes; the Function URL answers a
+    signed url_verification; each model answers a one-token request; the
+    table and schedule group exist; the failure queues are empty. One line per
+    check, with the fix of each failure; exit code 1 if any failed.
+
+    --stack <file>          the stack's description: the JSON of
+                            `aws cloudformation describe-stacks --stack-name NAME`
+                            or `sam list stack-outputs --stack-name NAME --output json`
+                            (- reads it from standard input)
+    --settings-path <path>  the settings' path, e.g. /myao/prod/ (SettingsPath)
+    --set <KEY>=<value>     a stack output or parameter, over the file's, e.g.
+                            --set TableName=... or --set SlackBotTokenParameter=...
+                            (secrets default to <settings path>secrets/<name>)
+
+myao redrive
+    Sends the jobs kept in the failure and dead-letter queues back to the
+    queue their function reads (response or memory), deleting each only once
+    it is sent; judgment jobs and what is not a job stay. Lists message ids
+    and job kinds, never a message's contents.
+
+    --stack <file>, --set <KEY>=<value>   as for doctor
+    --dry-run               list what would be moved, and move nothing
+
 SETTINGS
     The names of the SSM parameters (min_wait_seconds, jitter_ratio,
     llm_base_url, persona_name, ...), from --config and from the environment
@@ -81,9 +111,9 @@ SETTINGS
 /// A command line that makes no sense: exit code 2.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UsageError {
-    #[error("no command given: replay, eval or serve")]
+    #[error("no command given: replay, eval, serve, doctor or redrive")]
     NoCommand,
-    #[error("unknown command {0:?}: replay, eval or serve")]
+    #[error("unknown command {0:?}: replay, eval, serve, doctor or redrive")]
     UnknownCommand(String),
     #[error("unknown option {option} for {command}")]
     UnknownOption {
@@ -92,6 +122,10 @@ pub enum UsageError {
     },
     #[error("unknown argument {0} for serve")]
     UnknownServeArgument(String),
+    #[error("unknown argument {arg} for {command}")]
+    UnknownArgument { command: &'static str, arg: String },
+    #[error("--set wants KEY=VALUE, like --set TableName=myao-Table-X, not {0:?}")]
+    NotAKeyValue(String),
     /// The flag, given last or followed by another flag.
     #[error("{0} needs a value")]
     NeedsValue(String),
@@ -143,6 +177,22 @@ pub struct ServeArgs {
     pub addr: SocketAddr,
 }
 
+/// Where `myao doctor` and `myao redrive` learn the stack's names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StackArgs {
+    /// `--stack`: the stack's description (`-`: standard input).
+    pub description: Option<PathBuf>,
+    /// `--set` and `--settings-path`, by output or parameter key, in order.
+    pub names: Vec<(String, String)>,
+}
+
+/// `myao redrive`'s arguments.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RedriveArgs {
+    pub stack: StackArgs,
+    pub dry_run: bool,
+}
+
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
@@ -150,6 +200,8 @@ pub enum Command {
     Replay(ReplayArgs),
     Eval(ReplayArgs),
     Serve(ServeArgs),
+    Doctor(StackArgs),
+    Redrive(RedriveArgs),
 }
 
 /// Splits `--name=value` and takes the value of `--name value`.
@@ -260,6 +312,8 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         "replay" => parse_replay(args, "replay", Command::Replay),
         "eval" => parse_replay(args, "eval", Command::Eval),
         "serve" => parse_serve(args),
+        "doctor" => parse_stack(args, "doctor"),
+        "redrive" => parse_stack(args, "redrive"),
         other => Err(UsageError::UnknownCommand(other.to_owned())),
     }
 }
@@ -354,6 +408,51 @@ fn parse_serve(mut args: Args<'_>) -> Result<Command, UsageError> {
         }
     }
     Ok(Command::Serve(s))
+}
+
+/// The arguments of `doctor` or `redrive` (which alone takes `--dry-run`).
+fn parse_stack(mut args: Args<'_>, command: &'static str) -> Result<Command, UsageError> {
+    let mut r = RedriveArgs::default();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--help" | "-h" => return Ok(Command::Help),
+            "--stack" => r.stack.description = Some(args.value(&arg)?.into()),
+            "--settings-path" => {
+                let path = args.value(&arg)?;
+                r.stack.names.push((SETTINGS_PATH.to_owned(), path));
+            }
+            "--set" => {
+                let v = args.value(&arg)?;
+                match v.split_once('=') {
+                    Some((key, value)) if !key.trim().is_empty() => r
+                        .stack
+                        .names
+                        .push((key.trim().to_owned(), value.to_owned())),
+                    _ => return Err(UsageError::NotAKeyValue(v)),
+                }
+            }
+            "--dry-run" if command == "redrive" => {
+                args.no_value(&arg)?;
+                r.dry_run = true;
+            }
+            flag if flag.starts_with('-') && flag != "-" => {
+                return Err(UsageError::UnknownOption {
+                    command,
+                    option: flag.to_owned(),
+                })
+            }
+            other => {
+                return Err(UsageError::UnknownArgument {
+                    command,
+                    arg: other.to_owned(),
+                })
+            }
+        }
+    }
+    Ok(match command {
+        "doctor" => Command::Doctor(r.stack),
+        _ => Command::Redrive(r),
+    })
 }
 
 /// The process environment, as `(name, value)` pairs.
@@ -485,6 +584,81 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
         .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
+/// The stack's names: the description given by `--stack` (a file, or `-`
+/// for standard input), then the flags.
+pub fn stack(args: &StackArgs) -> anyhow::Result<Stack> {
+    let mut stack = match &args.description {
+        None => Stack::default(),
+        Some(path) => {
+            let text = if path.as_os_str() == "-" {
+                std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?
+            } else {
+                std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read {}", path.display()))?
+            };
+            Stack::from_json(&text)
+                .with_context(|| format!("{} is not a stack's description", path.display()))?
+        }
+    };
+    for (key, value) in &args.names {
+        stack.set(key.as_str(), value.as_str());
+    }
+    Ok(stack)
+}
+
+/// The AWS configuration of doctor and redrive: the caller's, which must
+/// name a region.
+async fn aws_config() -> anyhow::Result<aws_config::SdkConfig> {
+    let config = myao::adapters::aws::sdk_config().await;
+    if config.region().is_none() {
+        anyhow::bail!(
+            "no AWS region: set AWS_REGION (or AWS_DEFAULT_REGION) to the stack's region"
+        );
+    }
+    Ok(config)
+}
+
+/// Runs `myao doctor`: one line per check on stdout; an error when any failed.
+pub async fn doctor(args: StackArgs) -> anyhow::Result<()> {
+    let stack = stack(&args)?;
+    let aws = doctor::Clients::new(&aws_config().await?);
+    let http = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(40))
+        .build()
+        .context("cannot make an HTTP client")?;
+    let checks = doctor::run(&aws, &http, &stack).await;
+    let mut out = std::io::stdout().lock();
+    for check in &checks {
+        writeln!(out, "{check}")?;
+    }
+    let failed = checks.iter().filter(|c| !c.passed()).count();
+    if failed > 0 {
+        anyhow::bail!("{failed} of {} checks failed", checks.len());
+    }
+    writeln!(out, "all {} checks passed", checks.len())?;
+    Ok(())
+}
+
+/// Runs `myao redrive`: one line per message and a count on stdout; an
+/// error when a move failed.
+pub async fn redrive(args: RedriveArgs) -> anyhow::Result<()> {
+    let stack = stack(&args.stack)?;
+    let sqs = aws_sdk_sqs::Client::new(&aws_config().await?);
+    let report = redrive::run(&sqs, &stack, args.dry_run).await?;
+    let mut out = std::io::stdout().lock();
+    for entry in &report.entries {
+        writeln!(out, "{entry}")?;
+    }
+    for error in &report.errors {
+        writeln!(out, "FAILED      {error}")?;
+    }
+    writeln!(out, "{}", report.summary(args.dry_run))?;
+    if !report.succeeded() {
+        anyhow::bail!("some jobs were not moved: run it again once the cause is fixed");
+    }
+    Ok(())
+}
+
 /// Runs `myao serve` until Ctrl-C.
 pub async fn serve(args: ServeArgs, env: &[(String, String)]) -> anyhow::Result<()> {
     let config = config::load(args.config.as_deref(), env, &[])?;
@@ -574,6 +748,12 @@ mod tests {
             ("replay a --to -262143-01-01", "0001-01-01 to 9999-12-31"),
             ("serve --addr nowhere", "host:port"),
             ("serve extra", "unknown argument"),
+            ("doctor --set TableName", "KEY=VALUE"),
+            ("doctor --set =x", "KEY=VALUE"),
+            ("doctor --dry-run", "unknown option --dry-run for doctor"),
+            ("doctor extra", "unknown argument extra for doctor"),
+            ("redrive --stack", "needs a value"),
+            ("redrive --dry-run=yes", "takes no value"),
         ] {
             let e = parse(&args(line)).unwrap_err();
             assert!(e.to_string().contains(needle), "{line:?}: {e}");
@@ -596,6 +776,36 @@ mod tests {
         assert_eq!(r.config, Some(PathBuf::from("c.toml")));
         assert_eq!(r.prompts_dir, None);
         assert_eq!(parse(&args("eval --help")).unwrap(), Command::Help);
+    }
+
+    #[test]
+    fn doctor_and_redrive_take_a_stack_and_names() {
+        let Command::Doctor(d) = parse(&args(
+            "doctor --stack s.json --settings-path /myao/dev/ --set TableName=t --set=K=a=b",
+        ))
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(d.description, Some(PathBuf::from("s.json")));
+        let names: Vec<(&str, &str)> = d
+            .names
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("SettingsPath", "/myao/dev/"),
+                ("TableName", "t"),
+                ("K", "a=b")
+            ]
+        );
+        let Command::Redrive(r) = parse(&args("redrive --stack - --dry-run")).unwrap() else {
+            panic!()
+        };
+        assert!(r.dry_run);
+        assert_eq!(r.stack.description, Some(PathBuf::from("-")));
+        assert_eq!(parse(&args("doctor --help")).unwrap(), Command::Help);
     }
 
     #[test]

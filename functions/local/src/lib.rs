@@ -8,13 +8,18 @@
 //! - [`eval`]: the replay at each chattiness level, measured.
 //! - [`twins`]: the replay's Slack and LLM stand-ins.
 //! - [`serve`]: the four functions in one process behind a local HTTP server.
+//! - [`doctor`], [`redrive`]: a deployed stack checked, and its failed jobs
+//!   sent back, with the caller's AWS credentials; [`stack`] its names.
 //! - [`cli`]: the command line.
 
 pub mod cli;
 pub mod config;
+pub mod doctor;
 pub mod eval;
 pub mod export;
+pub mod redrive;
 pub mod replay;
 pub mod serve;
+pub mod stack;
 pub mod timeline;
 pub mod twins;

@@ -1,4 +1,5 @@
-//! `myao`: replay or evaluate a Slack export, or serve the bot, on one machine.
+//! `myao`: replay or evaluate a Slack export, or serve the bot, on one
+//! machine; check a deployed stack, or redrive its failed jobs.
 
 use std::process::ExitCode;
 
@@ -48,6 +49,8 @@ fn main() -> ExitCode {
             Command::Replay(args) => cli::replay(args, &env).await,
             Command::Eval(args) => cli::eval(args, &env).await,
             Command::Serve(args) => cli::serve(args, &env).await,
+            Command::Doctor(args) => cli::doctor(args).await,
+            Command::Redrive(args) => cli::redrive(args).await,
         }
     });
     match result {

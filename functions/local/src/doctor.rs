@@ -1,0 +1,805 @@
+//! `myao doctor`: checks a deployed stack from the outside, with the
+//! caller's AWS credentials, and says how to fix what is broken. One
+//! function per check, each returning a [`Check`]:
+//!
+//! - [`settings`]: every setting the stack creates is there, and all parse
+//!   (with the functions' own parser, `Settings::from_pairs`);
+//! - [`secret`]: each secret parameter exists, is a SecureString, and looks
+//!   like what it should hold;
+//! - [`slack`]: the bot token works (`auth.test`) and has every bot scope of
+//!   the app manifest (Slack lists the token's in `x-oauth-scopes`);
+//! - [`function_url`]: the ingest function answers a `url_verification`
+//!   signed with the signing secret as Slack signs it;
+//! - [`llm`]: each configured model answers a one-token request;
+//! - [`table`], [`schedule_group`]: they exist and are active;
+//! - [`queue`]: each queue exists, and the failure queues are empty.
+//!
+//! Secret values are never printed: the report is scrubbed of them before
+//! it is returned.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use aws_sdk_sqs::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
+use aws_sdk_sqs::types::QueueAttributeName;
+use aws_sdk_ssm::types::ParameterType;
+use myao::adapters::aws::ssm::SsmSettingsSource;
+use myao::adapters::openai::OpenAiLlm;
+use myao::adapters::system::{FixedSettings, StaticSecrets};
+use myao::domain::settings::ModelSettings;
+use myao::domain::signature;
+use myao::domain::Settings;
+use myao::ports::{Llm, LlmRequest, LlmRole, SettingsSource};
+use serde_json::{json, Value};
+
+use crate::stack::{QueueId, Secret, Stack, FUNCTION_URL, SCHEDULE_GROUP, SETTINGS_PATH, TABLE};
+
+/// The Slack app manifest: the token must have every bot scope it asks for.
+const MANIFEST: &str = include_str!("../../../infra/slack-app-manifest.yaml");
+/// The longest one LLM check waits for its answer.
+const LLM_TIMEOUT_SECONDS: u32 = 30;
+/// A secret shorter than this is not looked for in the report (it would
+/// match ordinary words).
+const MIN_REDACTED_LEN: usize = 6;
+
+/// One line of the report: what was checked, what was found, and for a
+/// failure what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub name: String,
+    /// What was found (`Ok`), or what is wrong (`Err`).
+    pub result: Result<String, String>,
+    /// What to do about a failure; empty for a pass.
+    pub fix: String,
+}
+
+impl Check {
+    fn ok(name: impl Into<String>, found: impl Into<String>) -> Check {
+        Check {
+            name: name.into(),
+            result: Ok(found.into()),
+            fix: String::new(),
+        }
+    }
+
+    fn fail(name: impl Into<String>, problem: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check {
+            name: name.into(),
+            result: Err(problem.into()),
+            fix: fix.into(),
+        }
+    }
+
+    pub fn passed(&self) -> bool {
+        self.result.is_ok()
+    }
+
+    /// Replaces every occurrence of `secret` in what the check says.
+    fn redact(&mut self, secret: &str) {
+        let scrub = |text: &mut String| {
+            if text.contains(secret) {
+                *text = text.replace(secret, "[redacted]");
+            }
+        };
+        match &mut self.result {
+            Ok(text) | Err(text) => scrub(text),
+        }
+        scrub(&mut self.fix);
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.result {
+            Ok(found) => write!(f, "ok    {}: {found}", self.name),
+            Err(problem) => write!(f, "FAIL  {}: {problem} -- fix: {}", self.name, self.fix),
+        }
+    }
+}
+
+/// The AWS clients the checks use, from one SDK configuration.
+#[derive(Debug, Clone)]
+pub struct Clients {
+    pub ssm: aws_sdk_ssm::Client,
+    pub dynamodb: aws_sdk_dynamodb::Client,
+    pub scheduler: aws_sdk_scheduler::Client,
+    pub sqs: aws_sdk_sqs::Client,
+}
+
+impl Clients {
+    pub fn new(config: &aws_config::SdkConfig) -> Clients {
+        Clients {
+            ssm: aws_sdk_ssm::Client::new(config),
+            dynamodb: aws_sdk_dynamodb::Client::new(config),
+            scheduler: aws_sdk_scheduler::Client::new(config),
+            sqs: aws_sdk_sqs::Client::new(config),
+        }
+    }
+}
+
+/// Runs every check on `stack`, in order: settings, secrets, Slack, the
+/// Function URL, the LLM, the table, the schedule group, the queues.
+pub async fn run(aws: &Clients, http: &reqwest::Client, stack: &Stack) -> Vec<Check> {
+    let stack_name = stack.name().unwrap_or("<stack>");
+    let (check, loaded) = settings(&aws.ssm, stack.get(SETTINGS_PATH)).await;
+    let mut checks = vec![check];
+    let settings = loaded.unwrap_or_default();
+    let mut values = BTreeMap::new();
+    for kind in Secret::ALL {
+        let name = stack.secret_parameter(kind);
+        let (check, value) = secret(&aws.ssm, kind, name.as_deref()).await;
+        checks.push(check);
+        if let (Some(name), Some(value)) = (name, value) {
+            values.insert(kind.leaf(), (name, value));
+        }
+    }
+    let known = |kind: Secret| {
+        values
+            .get(kind.leaf())
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+    };
+
+    checks.push(slack(http, &settings, known(Secret::BotToken)).await);
+    checks.push(
+        function_url(
+            http,
+            stack.get(FUNCTION_URL),
+            known(Secret::SigningSecret),
+            stack_name,
+        )
+        .await,
+    );
+    checks.extend(
+        llm(
+            http,
+            &settings,
+            stack.get(SETTINGS_PATH),
+            known(Secret::LlmApiKey),
+        )
+        .await,
+    );
+    checks.push(table(&aws.dynamodb, stack.get(TABLE)).await);
+    checks.push(schedule_group(&aws.scheduler, stack.get(SCHEDULE_GROUP)).await);
+    for queue_id in QueueId::ALL {
+        checks.push(queue(&aws.sqs, queue_id, stack.queue_url(queue_id), stack_name).await);
+    }
+
+    for (_, value) in values.values() {
+        let value = value.trim();
+        if value.len() >= MIN_REDACTED_LEN {
+            checks.iter_mut().for_each(|c| c.redact(value));
+        }
+    }
+    checks
+}
+
+/// An AWS error as `Code: message`, or the SDK's own account of it.
+pub(crate) fn aws_error<E>(error: &SdkError<E>) -> String
+where
+    E: ProvideErrorMetadata + std::error::Error + 'static,
+{
+    match (error.code(), error.message()) {
+        (Some(code), Some(message)) => format!("{code}: {message}"),
+        (Some(code), None) => code.to_owned(),
+        _ => DisplayErrorContext(error).to_string(),
+    }
+}
+
+/// The fix of an AWS call that failed other than by a missing resource.
+const AWS_FIX: &str = "check your AWS credentials (`aws sts get-caller-identity`), that they \
+                       may read this stack's resources, and AWS_REGION (the stack's region)";
+
+/// Whether the service answered with one of `codes`.
+fn has_code<E: ProvideErrorMetadata>(error: &SdkError<E>, codes: &[&str]) -> bool {
+    error.code().is_some_and(|c| codes.contains(&c))
+}
+
+/// Every setting the stack creates exists under the settings path, and
+/// every parameter there parses. Returns the settings read (for the Slack
+/// and LLM checks) when they could be read at all.
+pub async fn settings(ssm: &aws_sdk_ssm::Client, path: Option<&str>) -> (Check, Option<Settings>) {
+    const NAME: &str = "settings";
+    let Some(path) = path else {
+        let fix = "give --stack (the stack's description) or --settings-path /myao/prod/";
+        return (Check::fail(NAME, "no settings path", fix), None);
+    };
+    let source = SsmSettingsSource {
+        client: ssm.clone(),
+        path: path.to_owned(),
+    };
+    let pairs = match source.load().await {
+        Ok(pairs) => pairs,
+        Err(error) => {
+            let fix = format!(
+                "is {path} the stack's SettingsPath output, in this region? `sam deploy` creates \
+                 every setting; else {AWS_FIX}"
+            );
+            return (Check::fail(NAME, error.to_string(), fix), None);
+        }
+    };
+    let (settings, issues) =
+        Settings::from_pairs(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+    let present: BTreeSet<&str> = pairs.iter().map(|(n, _)| n.as_str()).collect();
+    let missing: Vec<String> = Settings::default_pairs()
+        .into_iter()
+        .filter(|(name, _)| !present.contains(name))
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    if missing.is_empty() && issues.is_empty() {
+        let found = format!("{} under {path}, all valid", pairs.len());
+        return (Check::ok(NAME, found), Some(settings));
+    }
+    let mut problems = Vec::new();
+    if !missing.is_empty() {
+        problems.push(format!("missing {}", missing.join(", ")));
+    }
+    // The problem only: a value may be long (a persona), and an unknown
+    // name may be a secret stored in the wrong place.
+    problems.extend(
+        issues
+            .iter()
+            .map(|i| format!("{} is not valid ({})", i.name, i.problem)),
+    );
+    let prefix = format!("{}/", path.trim_end_matches('/'));
+    let fix = format!(
+        "`sam deploy` puts missing settings back (or `aws ssm put-parameter --type String --name \
+         {prefix}NAME --value VALUE`); correct an invalid one with `aws ssm put-parameter \
+         --overwrite --type String --name {prefix}NAME --value VALUE` (the README's settings \
+         table), and delete an unknown one"
+    );
+    (Check::fail(NAME, problems.join("; "), fix), Some(settings))
+}
+
+/// A secret's parameter exists, is a SecureString, and holds something
+/// like what it should. Returns its value for the checks that use it.
+pub async fn secret(
+    ssm: &aws_sdk_ssm::Client,
+    kind: Secret,
+    name: Option<&str>,
+) -> (Check, Option<String>) {
+    let check = format!("secret {}", kind.leaf());
+    let Some(name) = name else {
+        let fix = format!(
+            "give --stack, --settings-path or --set {}=NAME",
+            kind.stack_parameter()
+        );
+        return (
+            Check::fail(check, "its parameter name is unknown", fix),
+            None,
+        );
+    };
+    let put = |overwrite: &str, value: &str| {
+        format!(
+            "aws ssm put-parameter{overwrite} --type SecureString --name {name} --value '{value}'"
+        )
+    };
+    let answer = ssm
+        .get_parameter()
+        .name(name)
+        .with_decryption(true)
+        .send()
+        .await;
+    let parameter = match answer {
+        Ok(out) => out.parameter,
+        Err(e) if has_code(&e, &["ParameterNotFound"]) => {
+            let mut fix = format!("create it: {} (README, step 3)", put("", "..."));
+            if kind == Secret::LlmApiKey {
+                fix.push_str("; for an endpoint that takes no key, store any value, e.g. none");
+            }
+            return (
+                Check::fail(check, format!("{name} does not exist"), fix),
+                None,
+            );
+        }
+        Err(e) => {
+            let fix = format!("{AWS_FIX}; reading it needs ssm:GetParameter and kms:Decrypt");
+            return (
+                Check::fail(check, format!("{name}: {}", aws_error(&e)), fix),
+                None,
+            );
+        }
+    };
+    let kind_of = parameter.as_ref().and_then(|p| p.r#type().cloned());
+    let value = parameter
+        .and_then(|p| p.value)
+        .map(|v| v.trim().to_owned())
+        .unwrap_or_default();
+    let problem = if kind_of != Some(ParameterType::SecureString) {
+        Some((
+            format!("{name} is not a SecureString"),
+            format!(
+                "store it encrypted: `aws ssm delete-parameter --name {name}`, then {}",
+                put("", "...")
+            ),
+        ))
+    } else if value.is_empty() {
+        Some((format!("{name} is empty"), put(" --overwrite", "...")))
+    } else if kind == Secret::BotToken && !value.starts_with("xoxb-") {
+        Some((
+            format!("{name} does not hold a bot token (xoxb-...)"),
+            format!(
+                "copy the Bot User OAuth Token from the app's OAuth & Permissions page: {}",
+                put(" --overwrite", "xoxb-...")
+            ),
+        ))
+    } else {
+        None
+    };
+    match problem {
+        Some((problem, fix)) => (Check::fail(check, problem, fix), None),
+        None => (Check::ok(check, format!("{name} is set")), Some(value)),
+    }
+}
+
+/// The bot scopes the app manifest asks for.
+pub fn required_scopes() -> Result<Vec<String>, serde_yaml::Error> {
+    let manifest: serde_yaml::Value = serde_yaml::from_str(MANIFEST)?;
+    Ok(manifest["oauth_config"]["scopes"]["bot"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.as_str().map(str::to_owned))
+        .collect())
+}
+
+/// The Slack error codes that mean the token itself is no good.
+const BAD_TOKEN: &[&str] = &[
+    "invalid_auth",
+    "not_authed",
+    "token_revoked",
+    "token_expired",
+    "account_inactive",
+];
+
+/// The bot token works (`auth.test`), has every scope of the manifest, and
+/// belongs to the workspace and bot the settings name, if they name one.
+/// `token` is the secret's parameter name and value.
+pub async fn slack(
+    http: &reqwest::Client,
+    settings: &Settings,
+    token: Option<(&str, &str)>,
+) -> Check {
+    const NAME: &str = "slack";
+    let Some((parameter, token)) = token else {
+        return Check::fail(
+            NAME,
+            "not checked: no bot token",
+            "fix secret slack_bot_token first",
+        );
+    };
+    let base = settings.slack_api_base_url.trim_end_matches('/');
+    let reached = format!("is slack_api_base_url ({base}) right and reachable?");
+    let response = match http
+        .get(format!("{base}/auth.test"))
+        .bearer_auth(token)
+        .send()
+        .await
+    {
+        Ok(r) => r,
+        Err(e) => return Check::fail(NAME, format!("auth.test: {}", e.without_url()), reached),
+    };
+    let status = response.status();
+    let granted: Option<BTreeSet<String>> = response
+        .headers()
+        .get("x-oauth-scopes")
+        .and_then(|h| h.to_str().ok())
+        .map(|h| {
+            h.split(',')
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect()
+        });
+    let body: Value = response.json().await.unwrap_or(Value::Null);
+    let text = |key: &str| {
+        body.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    if !status.is_success() {
+        return Check::fail(
+            NAME,
+            format!("auth.test answered HTTP {}", status.as_u16()),
+            reached,
+        );
+    }
+    if body.get("ok").and_then(Value::as_bool) != Some(true) {
+        let code = match text("error") {
+            c if c.is_empty() => "no answer".to_owned(),
+            c => c.chars().take(80).collect(),
+        };
+        let fix = if BAD_TOKEN.contains(&code.as_str()) {
+            format!(
+                "the token was revoked or the app uninstalled: reinstall the app (Install App), \
+                 copy its Bot User OAuth Token, and `aws ssm put-parameter --overwrite --type \
+                 SecureString --name {parameter} --value 'xoxb-...'`"
+            )
+        } else {
+            reached
+        };
+        return Check::fail(NAME, format!("auth.test: {code}"), fix);
+    }
+    let required = match required_scopes() {
+        Ok(scopes) => scopes,
+        Err(e) => {
+            return Check::fail(
+                NAME,
+                format!("the app manifest: {e}"),
+                "fix infra/slack-app-manifest.yaml",
+            )
+        }
+    };
+    let Some(granted) = granted else {
+        return Check::fail(
+            NAME,
+            "auth.test sent no x-oauth-scopes header: the token's scopes are unknown",
+            reached,
+        );
+    };
+    let missing: Vec<&str> = required
+        .iter()
+        .map(String::as_str)
+        .filter(|s| !granted.contains(*s))
+        .collect();
+    if !missing.is_empty() {
+        let fix = "add them on the app's OAuth & Permissions page (or paste \
+                   infra/slack-app-manifest.yaml in App Manifest), then reinstall the app to the \
+                   workspace";
+        return Check::fail(
+            NAME,
+            format!("the token lacks the scope(s) {}", missing.join(", ")),
+            fix,
+        );
+    }
+    let (team_id, user_id) = (text("team_id"), text("user_id"));
+    if let Some(configured) = settings.slack_team_id.as_deref().filter(|t| *t != team_id) {
+        let fix =
+            format!("set slack_team_id to {team_id}, or store the token of workspace {configured}");
+        return Check::fail(
+            NAME,
+            format!("the token is for workspace {team_id}, slack_team_id is {configured}: every event is dropped"),
+            fix,
+        );
+    }
+    if let Some(configured) = settings
+        .bot_user_id
+        .as_ref()
+        .filter(|b| b.as_str() != user_id)
+    {
+        return Check::fail(
+            NAME,
+            format!("the token is bot {user_id}'s, bot_user_id is {configured}"),
+            format!("set bot_user_id to {user_id}, or delete it (the functions ask auth.test)"),
+        );
+    }
+    Check::ok(
+        NAME,
+        format!(
+            "auth.test: bot {user_id} in {} ({team_id}), with the manifest's {} scopes",
+            text("team"),
+            required.len()
+        ),
+    )
+}
+
+/// The ingest function's URL answers a `url_verification` signed with the
+/// signing secret (parameter name and value) exactly as Slack signs it.
+pub async fn function_url(
+    http: &reqwest::Client,
+    url: Option<&str>,
+    secret: Option<(&str, &str)>,
+    stack_name: &str,
+) -> Check {
+    const NAME: &str = "function url";
+    let Some(url) = url else {
+        let fix = format!("give --stack, or --set {FUNCTION_URL}=URL");
+        return Check::fail(NAME, "its URL is unknown", fix);
+    };
+    let Some((parameter, secret)) = secret else {
+        return Check::fail(
+            NAME,
+            "not checked: no signing secret",
+            "fix secret slack_signing_secret first",
+        );
+    };
+    let now = chrono::Utc::now();
+    let challenge = format!(
+        "myao-doctor-{}",
+        now.timestamp_nanos_opt().unwrap_or_default()
+    );
+    let body = json!({"token": "myao-doctor", "challenge": challenge, "type": "url_verification"})
+        .to_string();
+    let timestamp = now.timestamp().to_string();
+    let signed = signature::sign(secret.as_bytes(), &timestamp, body.as_bytes());
+    let sent = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("x-slack-request-timestamp", &timestamp)
+        .header("x-slack-signature", signed)
+        .body(body)
+        .send()
+        .await;
+    let response = match sent {
+        Ok(r) => r,
+        Err(e) => {
+            let fix = format!("is {url} the stack's {FUNCTION_URL} output?");
+            return Check::fail(NAME, format!("{url}: {}", e.without_url()), fix);
+        }
+    };
+    let status = response.status().as_u16();
+    let answer = response.text().await.unwrap_or_default();
+    let logs = format!(
+        "read why in the ingest logs: `sam logs --stack-name {stack_name} -n IngestFunction \
+         --start-time '10 minutes ago'`"
+    );
+    match status {
+        200 if answer.trim() == challenge => {
+            Check::ok(NAME, format!("{url} answered a signed url_verification"))
+        }
+        200 => Check::fail(
+            NAME,
+            format!("{url} answered 200 without the challenge"),
+            logs,
+        ),
+        401 => Check::fail(
+            NAME,
+            format!("{url} refused the signature (HTTP 401)"),
+            format!(
+                "the signing secret in {parameter} is not this app's: copy Basic Information > \
+                 Signing Secret into it (`aws ssm put-parameter --overwrite --type SecureString \
+                 --name {parameter} --value '...'`); the function reads it again within 5 minutes"
+            ),
+        ),
+        _ => Check::fail(NAME, format!("{url} answered HTTP {status}"), logs),
+    }
+}
+
+/// Each model of the settings answers a one-token request. `key` is the
+/// API key's parameter name and value; `path` the settings path, for the
+/// fixes.
+pub async fn llm(
+    http: &reqwest::Client,
+    settings: &Settings,
+    path: Option<&str>,
+    key: Option<(&str, &str)>,
+) -> Vec<Check> {
+    let mut models: BTreeMap<&str, Vec<LlmRole>> = BTreeMap::new();
+    for role in [LlmRole::Judgment, LlmRole::Response, LlmRole::Memory] {
+        models
+            .entry(&model_of(settings, role).model)
+            .or_default()
+            .push(role);
+    }
+    let Some((parameter, key)) = key else {
+        return vec![Check::fail(
+            "llm",
+            "not checked: no API key",
+            "fix secret llm_api_key first",
+        )];
+    };
+    let mut checks = Vec::new();
+    for (model, roles) in models {
+        let name = format!("llm {model}");
+        let role_names: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
+        let role = roles.first().copied().unwrap_or(LlmRole::Judgment);
+        // One attempt, a bounded wait: the configured call otherwise.
+        let mut once = settings.clone();
+        once.llm_max_retries = 0;
+        once.llm_timeout_seconds = once.llm_timeout_seconds.min(LLM_TIMEOUT_SECONDS);
+        let llm = OpenAiLlm::new(
+            http.clone(),
+            Arc::new(FixedSettings::new(once)),
+            Arc::new(StaticSecrets::new().with(parameter, key)),
+            parameter,
+        )
+        .with_backoff(Duration::from_millis(100));
+        let request = LlmRequest {
+            role,
+            system: "Answer with one word: ok".to_owned(),
+            json: false,
+            max_tokens: Some(1),
+        };
+        let base = &settings.llm_base_url;
+        checks.push(match llm.complete(&request).await {
+            Ok(_) => Check::ok(
+                name,
+                format!("answered at {base} ({})", role_names.join(", ")),
+            ),
+            Err(error) => {
+                let detail = error.to_string();
+                let prefix = format!("{}/", path.unwrap_or("/myao/prod").trim_end_matches('/'));
+                let fix = if detail.contains("HTTP 401") || detail.contains("HTTP 403") {
+                    format!(
+                        "the key in {parameter} is wrong or expired: `aws ssm put-parameter \
+                         --overwrite --type SecureString --name {parameter} --value '...'`"
+                    )
+                } else if detail.contains("HTTP 404") {
+                    format!(
+                        "no model {model} at {base}: set {}_model (`aws ssm put-parameter \
+                         --overwrite --type String --name {prefix}{}_model --value MODEL`), or \
+                         llm_base_url",
+                        role.as_str(),
+                        role.as_str()
+                    )
+                } else if detail.contains("HTTP 429") {
+                    "rate limited or out of credit: see the provider's limits and billing"
+                        .to_owned()
+                } else {
+                    format!("is llm_base_url ({base}) right and reachable?")
+                };
+                Check::fail(name, detail, fix)
+            }
+        });
+    }
+    checks
+}
+
+fn model_of(settings: &Settings, role: LlmRole) -> &ModelSettings {
+    match role {
+        LlmRole::Judgment => &settings.judgment,
+        LlmRole::Response => &settings.response,
+        LlmRole::Memory => &settings.memory,
+    }
+}
+
+/// The DynamoDB table exists and is active.
+pub async fn table(dynamodb: &aws_sdk_dynamodb::Client, name: Option<&str>) -> Check {
+    const NAME: &str = "table";
+    let Some(name) = name else {
+        return Check::fail(
+            NAME,
+            "its name is unknown",
+            format!("give --stack, or --set {TABLE}=NAME"),
+        );
+    };
+    match dynamodb.describe_table().table_name(name).send().await {
+        Ok(out) => {
+            let status = out
+                .table()
+                .and_then(|t| t.table_status())
+                .map(|s| s.as_str().to_owned());
+            match status.as_deref() {
+                Some("ACTIVE") => Check::ok(NAME, format!("{name} is active")),
+                other => Check::fail(
+                    NAME,
+                    format!("{name} is {}", other.unwrap_or("in no known state")),
+                    "wait a minute and run doctor again; see the table in the DynamoDB console",
+                ),
+            }
+        }
+        Err(e) if has_code(&e, &["ResourceNotFoundException"]) => Check::fail(
+            NAME,
+            format!("{name} does not exist"),
+            format!(
+                "is it the stack's {TABLE} output, in this region? A table deleted by hand is not \
+                 made again by `sam deploy`: restore it from its point-in-time backup under that \
+                 name, or delete the stack and deploy it again"
+            ),
+        ),
+        Err(e) => Check::fail(NAME, format!("{name}: {}", aws_error(&e)), AWS_FIX),
+    }
+}
+
+/// The EventBridge Scheduler schedule group exists and is active.
+pub async fn schedule_group(scheduler: &aws_sdk_scheduler::Client, name: Option<&str>) -> Check {
+    const NAME: &str = "schedule group";
+    let Some(name) = name else {
+        let fix = format!("give --stack, or --set {SCHEDULE_GROUP}=NAME (the stack's name)");
+        return Check::fail(NAME, "its name is unknown", fix);
+    };
+    match scheduler.get_schedule_group().name(name).send().await {
+        Ok(out) => match out.state().map(|s| s.as_str()) {
+            Some("ACTIVE") | None => Check::ok(NAME, format!("{name} is active")),
+            Some(state) => Check::fail(
+                NAME,
+                format!("{name} is {state}"),
+                "it is being deleted: deploy the stack again (`sam deploy`)",
+            ),
+        },
+        Err(e) if has_code(&e, &["ResourceNotFoundException"]) => Check::fail(
+            NAME,
+            format!("{name} does not exist"),
+            "`sam deploy` makes it again (it is named after the stack)",
+        ),
+        Err(e) => Check::fail(NAME, format!("{name}: {}", aws_error(&e)), AWS_FIX),
+    }
+}
+
+/// A queue exists; a failure queue holds no message.
+pub async fn queue(
+    sqs: &aws_sdk_sqs::Client,
+    queue: QueueId,
+    url: Option<&str>,
+    stack_name: &str,
+) -> Check {
+    let name = format!("queue {}", queue.logical_id());
+    let Some(url) = url else {
+        let fix = format!(
+            "deploy this version (`sam build && sam deploy`) for the output, and describe the \
+             stack again; or give --set {}=URL",
+            queue.output()
+        );
+        return Check::fail(
+            name,
+            format!("no {} in the stack's description", queue.output()),
+            fix,
+        );
+    };
+    let answer = sqs
+        .get_queue_attributes()
+        .queue_url(url)
+        .attribute_names(QueueAttributeName::ApproximateNumberOfMessages)
+        .attribute_names(QueueAttributeName::ApproximateNumberOfMessagesNotVisible)
+        .attribute_names(QueueAttributeName::ApproximateNumberOfMessagesDelayed)
+        .send()
+        .await;
+    let attributes = match answer {
+        Ok(out) => out.attributes.unwrap_or_default(),
+        Err(e)
+            if has_code(
+                &e,
+                &[
+                    "AWS.SimpleQueueService.NonExistentQueue",
+                    "QueueDoesNotExist",
+                ],
+            ) =>
+        {
+            let fix = format!(
+                "is it the stack's {} output, in this region?",
+                queue.output()
+            );
+            return Check::fail(name, format!("{url} does not exist"), fix);
+        }
+        Err(e) => return Check::fail(name, aws_error(&e), AWS_FIX),
+    };
+    let count: u64 = attributes
+        .values()
+        .filter_map(|v| v.trim().parse::<u64>().ok())
+        .sum();
+    if !QueueId::FAILURES.contains(&queue) {
+        return Check::ok(name, format!("{count} job(s) waiting"));
+    }
+    if count == 0 {
+        return Check::ok(name, "empty");
+    }
+    Check::fail(
+        name,
+        format!("{count} failed job(s) kept"),
+        format!(
+            "read why in the logs (`sam logs --stack-name {stack_name} --filter ERROR --start-time \
+             '1 day ago'`), fix the cause, then `myao redrive --stack FILE` (--dry-run first)"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_manifest_scopes_are_read() {
+        let scopes = required_scopes().unwrap();
+        for scope in ["chat:write", "channels:history", "users:read"] {
+            assert!(scopes.iter().any(|s| s == scope), "{scope} in {scopes:?}");
+        }
+    }
+
+    #[test]
+    fn a_line_per_check_with_the_fix_of_a_failure_and_no_secret() {
+        let ok = Check::ok("table", "t is active");
+        assert_eq!(ok.to_string(), "ok    table: t is active");
+        let mut bad = Check::fail(
+            "llm gpt",
+            "HTTP 401: key sk-abcdef123 refused",
+            "store sk-abcdef123 again",
+        );
+        bad.redact("sk-abcdef123");
+        assert!(!bad.passed());
+        assert_eq!(
+            bad.to_string(),
+            "FAIL  llm gpt: HTTP 401: key [redacted] refused -- fix: store [redacted] again"
+        );
+    }
+}

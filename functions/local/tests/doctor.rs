@@ -1,0 +1,811 @@
+//! `myao doctor` and `myao redrive`, run as the binary against a stack made
+//! on the AWS emulator (moto at `MYAO_TEST_AWS_ENDPOINT`, reached through
+//! `AWS_ENDPOINT_URL` as a user's stack is through their credentials), the
+//! Slack Web API and the LLM as wiremock stubs behind the settings'
+//! `slack_api_base_url` and `llm_base_url`, and `myao serve`'s ingest (the
+//! real signature check) standing in for the Function URL.
+//!
+//! - `doctor_passes_a_healthy_stack`: every line ok, exit 0, and what the
+//!   stubs were sent.
+//! - `doctor_*`: one broken part each (a missing secret, a revoked token, a
+//!   missing scope, an LLM refusing its key, a missing table, a failed job
+//!   kept, a wrong signing secret, a missing or bad setting) fails its own
+//!   line only, with its fix, and exits 1.
+//! - `redrive_*`: failed jobs go back to their queue, and stay where a send
+//!   failed; a dry run moves nothing.
+//! - `the_template_declares_*`: the names doctor reads are the template's.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+use aws_sdk_ssm::types::ParameterType;
+use myao::adapters::aws::scheduler::ensure_group;
+use myao::adapters::aws::sqs::create_queue;
+use myao::domain::Settings;
+use myao_local::config;
+use myao_local::doctor::required_scopes;
+use myao_local::serve::{self, EVENTS_PATH};
+use myao_local::stack::{QueueId, Secret, FUNCTION_URL, SCHEDULE_GROUP, SETTINGS_PATH, TABLE};
+use myao_tests::{
+    create_table, dynamodb_client, emulator_endpoint, scheduler_client, sqs_client, ssm_client,
+    unique, REGION,
+};
+use serde_json::{json, Value};
+use wiremock::matchers::{header, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const SIGNING_SECRET: &str = "0123456789abcdef0123456789abcdef";
+const BOT_TOKEN: &str = "xoxb-1111-2222-doctortoken";
+const LLM_KEY: &str = "sk-doctor-test-key-0001";
+
+/// Every check, in the order doctor prints them, on default settings.
+const CHECKS: &[&str] = &[
+    "settings",
+    "secret slack_signing_secret",
+    "secret slack_bot_token",
+    "secret llm_api_key",
+    "slack",
+    "function url",
+    "llm gpt-4.1",
+    "llm gpt-4.1-mini",
+    "table",
+    "schedule group",
+    "queue ResponseQueue",
+    "queue MemoryQueue",
+    "queue ResponseDeadLetterQueue",
+    "queue MemoryDeadLetterQueue",
+    "queue ScheduleDeadLetterQueue",
+    "queue AsyncFailureQueue",
+];
+
+// ---- the bed ------------------------------------------------------------------
+
+/// A stack's queues on the emulator, and the description that names them.
+struct Queues {
+    sqs: aws_sdk_sqs::Client,
+    urls: Vec<(QueueId, String)>,
+    dir: tempfile::TempDir,
+    outputs: Vec<(String, String)>,
+}
+
+impl Queues {
+    async fn new() -> Queues {
+        let sqs = sqs_client().await;
+        let mut urls = Vec::new();
+        for queue in QueueId::ALL {
+            let url = create_queue(&sqs, &unique("doctor-q"))
+                .await
+                .expect("a queue");
+            urls.push((queue, url));
+        }
+        let outputs = urls
+            .iter()
+            .map(|(q, url)| (q.output().to_owned(), url.clone()))
+            .collect();
+        Queues {
+            sqs,
+            urls,
+            dir: tempfile::tempdir().expect("a temporary folder"),
+            outputs,
+        }
+    }
+
+    fn url(&self, queue: QueueId) -> &str {
+        let (_, url) = self
+            .urls
+            .iter()
+            .find(|(q, _)| *q == queue)
+            .expect("every queue is made");
+        url
+    }
+
+    /// Sends `body`; returns the message id.
+    async fn send(&self, queue: QueueId, body: &str) -> String {
+        let out = self
+            .sqs
+            .send_message()
+            .queue_url(self.url(queue))
+            .message_body(body)
+            .send()
+            .await
+            .expect("SendMessage");
+        out.message_id.expect("a message id")
+    }
+
+    /// The bodies `queue` holds and shows now (each is hidden a while after).
+    async fn bodies(&self, queue: QueueId) -> Vec<String> {
+        let out = self
+            .sqs
+            .receive_message()
+            .queue_url(self.url(queue))
+            .max_number_of_messages(10)
+            .wait_time_seconds(1)
+            .send()
+            .await
+            .expect("ReceiveMessage");
+        let mut bodies: Vec<String> = out
+            .messages
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|m| m.body)
+            .collect();
+        bodies.sort();
+        bodies
+    }
+
+    /// Writes the stack's description (as `describe-stacks` prints it)
+    /// with `outputs` besides the queues'; returns its path.
+    fn describe(&self, outputs: &[(&str, &str)]) -> PathBuf {
+        let all: Vec<Value> = self
+            .outputs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .chain(outputs.iter().copied())
+            .map(|(k, v)| json!({"OutputKey": k, "OutputValue": v, "Description": "d"}))
+            .collect();
+        let description = json!({"Stacks": [{
+            "StackName": "myao-doctor-test",
+            "Parameters": [{"ParameterKey": "Stage", "ParameterValue": "test"}],
+            "Outputs": all,
+        }]});
+        let file = self.dir.path().join("stack.json");
+        std::fs::write(&file, description.to_string()).expect("the description written");
+        file
+    }
+}
+
+/// A healthy stack: settings and secrets in SSM, a table, a schedule group,
+/// empty queues, a Slack stub whose token has the manifest's scopes, an
+/// LLM stub that answers, and an ingest that checks signatures.
+struct Bed {
+    queues: Queues,
+    ssm: aws_sdk_ssm::Client,
+    path: String,
+    table: String,
+    group: String,
+    slack: MockServer,
+    llm: MockServer,
+    function_url: String,
+    _stop_ingest: tokio::sync::oneshot::Sender<()>,
+}
+
+fn auth_test_answer(scopes: &[String]) -> ResponseTemplate {
+    ResponseTemplate::new(200)
+        .insert_header("x-oauth-scopes", scopes.join(","))
+        .set_body_json(json!({
+            "ok": true, "url": "https://acme.slack.com/", "team": "Acme", "user": "myao",
+            "team_id": "T0ACME", "user_id": "UMYAO", "bot_id": "B0MYAO"
+        }))
+}
+
+async fn slack_stub() -> MockServer {
+    let slack = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/api/auth.test"))
+        .and(header(
+            "authorization",
+            format!("Bearer {BOT_TOKEN}").as_str(),
+        ))
+        .respond_with(auth_test_answer(
+            &required_scopes().expect("the manifest's scopes"),
+        ))
+        .mount(&slack)
+        .await;
+    slack
+}
+
+impl Bed {
+    async fn new() -> Bed {
+        let ssm = ssm_client().await;
+        let path = format!("/{}/", unique("doctor"));
+        let slack = slack_stub().await;
+        let (llm, llm_base) = common::llm_stub(common::completion("ok")).await;
+        for (name, default) in Settings::default_pairs() {
+            let value = match name {
+                "slack_api_base_url" => format!("{}/api", slack.uri()),
+                "llm_base_url" => llm_base.clone(),
+                _ => default,
+            };
+            put(
+                &ssm,
+                &format!("{path}{name}"),
+                &value,
+                ParameterType::String,
+            )
+            .await;
+        }
+        for (secret, value) in [
+            (Secret::SigningSecret, SIGNING_SECRET),
+            (Secret::BotToken, BOT_TOKEN),
+            (Secret::LlmApiKey, LLM_KEY),
+        ] {
+            let name = format!("{path}secrets/{}", secret.leaf());
+            put(&ssm, &name, value, ParameterType::SecureString).await;
+        }
+        let table = unique("doctor");
+        create_table(&dynamodb_client().await, &table)
+            .await
+            .expect("a table");
+        let group = unique("doctor");
+        ensure_group(&scheduler_client().await, &group)
+            .await
+            .expect("a schedule group");
+        let (function_url, stop) = ingest().await;
+        Bed {
+            queues: Queues::new().await,
+            ssm,
+            path,
+            table,
+            group,
+            slack,
+            llm,
+            function_url,
+            _stop_ingest: stop,
+        }
+    }
+
+    fn describe(&self) -> PathBuf {
+        self.queues.describe(&[
+            (SETTINGS_PATH, &self.path),
+            (TABLE, &self.table),
+            (SCHEDULE_GROUP, &self.group),
+            (FUNCTION_URL, &self.function_url),
+        ])
+    }
+
+    fn secret_name(&self, secret: Secret) -> String {
+        format!("{}secrets/{}", self.path, secret.leaf())
+    }
+
+    async fn doctor(&self) -> Run {
+        myao(vec![
+            "doctor".into(),
+            "--stack".into(),
+            self.describe().display().to_string(),
+        ])
+        .await
+    }
+}
+
+async fn put(ssm: &aws_sdk_ssm::Client, name: &str, value: &str, kind: ParameterType) {
+    ssm.put_parameter()
+        .name(name)
+        .value(value)
+        .r#type(kind)
+        .overwrite(true)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("put {name}: {e:?}"));
+}
+
+/// `myao serve`'s ingest (signature checked as on Lambda), with its own
+/// Slack stub for the `auth.test` it makes at start; returns its URL.
+async fn ingest() -> (String, tokio::sync::oneshot::Sender<()>) {
+    let slack = slack_stub().await;
+    let env: Vec<(String, String)> = [
+        ("MYAO_SLACK_API_BASE_URL", format!("{}/api", slack.uri())),
+        ("MYAO_SLACK_BOT_TOKEN", BOT_TOKEN.to_owned()),
+        ("MYAO_SLACK_SIGNING_SECRET", SIGNING_SECRET.to_owned()),
+        ("MYAO_LLM_BASE_URL", "http://127.0.0.1:9/v1".to_owned()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    let config = config::load(None, &env, &[]).expect("a configuration");
+    let any_port = "127.0.0.1:0".parse().expect("an address");
+    let server = serve::bind(config, any_port).await.expect("serving");
+    let addr = server.local_addr().expect("an address");
+    let url = format!("http://{addr}{EVENTS_PATH}");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let _slack = slack;
+        server
+            .run(async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    (url, stop)
+}
+
+/// What one run of the binary printed, and its exit code.
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// The names of the checks on lines starting with `status`.
+    fn named(&self, status: &str) -> Vec<String> {
+        self.stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix(status))
+            .filter_map(|l| l.trim_start().split_once(": "))
+            .map(|(name, _)| name.to_owned())
+            .collect()
+    }
+
+    fn failed(&self) -> Vec<String> {
+        self.named("FAIL")
+    }
+
+    /// The line of check `name`.
+    fn line(&self, name: &str) -> &str {
+        let is_of = |line: &str| {
+            ["ok", "FAIL"].iter().any(|status| {
+                line.strip_prefix(status)
+                    .and_then(|rest| rest.trim_start().split_once(": "))
+                    .is_some_and(|(n, _)| n == name)
+            })
+        };
+        self.stdout
+            .lines()
+            .find(|l| is_of(l))
+            .unwrap_or_else(|| panic!("no line for {name} in:\n{}", self.stdout))
+    }
+
+    /// Checks that exactly `names` failed, with exit code 1, and that no
+    /// secret was printed.
+    fn assert_failed(&self, names: &[&str]) {
+        assert_eq!(self.failed(), names, "{}", self.stdout);
+        let mut all = self.named("ok");
+        all.extend(self.failed());
+        assert_eq!(
+            all.len(),
+            CHECKS.len(),
+            "one line per check:\n{}",
+            self.stdout
+        );
+        assert_eq!(self.code, Some(1), "{}\n{}", self.stdout, self.stderr);
+        let summary = format!("{} of {} checks failed", names.len(), CHECKS.len());
+        assert!(self.stderr.contains(&summary), "{}", self.stderr);
+        self.assert_no_secret();
+    }
+
+    fn assert_no_secret(&self) {
+        for secret in [SIGNING_SECRET, BOT_TOKEN, LLM_KEY] {
+            assert!(!self.stdout.contains(secret), "{}", self.stdout);
+            assert!(!self.stderr.contains(secret), "{}", self.stderr);
+        }
+    }
+}
+
+/// Runs the `myao` binary with the emulator as its AWS, and nothing of the
+/// developer's own AWS or myao environment.
+async fn myao(args: Vec<String>) -> Run {
+    let endpoint = emulator_endpoint();
+    tokio::task::spawn_blocking(move || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_myao"));
+        command.args(&args);
+        for (name, _) in std::env::vars() {
+            if name.starts_with("MYAO_") || name.starts_with("AWS_") || name == "RUST_LOG" {
+                command.env_remove(name);
+            }
+        }
+        let out = command
+            .env("AWS_ENDPOINT_URL", endpoint)
+            .env("AWS_REGION", REGION)
+            .env("AWS_ACCESS_KEY_ID", "test")
+            .env("AWS_SECRET_ACCESS_KEY", "test")
+            .env("AWS_EC2_METADATA_DISABLED", "true")
+            .env("AWS_CONFIG_FILE", "/dev/null")
+            .env("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+            .output()
+            .expect("the myao binary runs");
+        Run {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    })
+    .await
+    .expect("the run finished")
+}
+
+// ---- doctor -------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_passes_a_healthy_stack() {
+    let bed = Bed::new().await;
+    let run = bed.doctor().await;
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.named("ok"), CHECKS, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .ends_with(&format!("all {} checks passed\n", CHECKS.len())),
+        "{}",
+        run.stdout
+    );
+    run.assert_no_secret();
+    assert!(
+        run.line("slack").contains("bot UMYAO in Acme (T0ACME)"),
+        "{}",
+        run.stdout
+    );
+    assert!(run
+        .line("queue ResponseDeadLetterQueue")
+        .ends_with(": empty"));
+
+    // The token went to auth.test; each model got one one-token request.
+    let auth = bed.slack.received_requests().await.unwrap();
+    assert_eq!(auth.len(), 1);
+    let mut models = BTreeSet::new();
+    for request in bed.llm.received_requests().await.unwrap() {
+        assert_eq!(
+            request.headers.get("authorization").unwrap(),
+            format!("Bearer {LLM_KEY}").as_str()
+        );
+        let body: Value = request.body_json().unwrap();
+        assert_eq!(body["max_tokens"], 1, "{body}");
+        models.insert(body["model"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(
+        models,
+        BTreeSet::from(["gpt-4.1".to_owned(), "gpt-4.1-mini".to_owned()])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_names_a_missing_secret_parameter() {
+    let bed = Bed::new().await;
+    let name = bed.secret_name(Secret::BotToken);
+    bed.ssm.delete_parameter().name(&name).send().await.unwrap();
+    let run = bed.doctor().await;
+    // The Slack check cannot run without the token: it says so.
+    run.assert_failed(&["secret slack_bot_token", "slack"]);
+    let line = run.line("secret slack_bot_token");
+    assert!(line.contains(&format!("{name} does not exist")), "{line}");
+    assert!(
+        line.contains(&format!(
+            "aws ssm put-parameter --type SecureString --name {name}"
+        )),
+        "{line}"
+    );
+    assert!(run.line("slack").contains("not checked"), "{}", run.stdout);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_names_a_revoked_token() {
+    let bed = Bed::new().await;
+    Mock::given(method("GET"))
+        .and(path("/api/auth.test"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": "invalid_auth"})),
+        )
+        .with_priority(1)
+        .mount(&bed.slack)
+        .await;
+    let run = bed.doctor().await;
+    run.assert_failed(&["slack"]);
+    let line = run.line("slack");
+    assert!(line.contains("auth.test: invalid_auth"), "{line}");
+    assert!(line.contains("reinstall the app"), "{line}");
+    assert!(line.contains(&bed.secret_name(Secret::BotToken)), "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_names_a_missing_scope() {
+    let bed = Bed::new().await;
+    let scopes: Vec<String> = required_scopes()
+        .unwrap()
+        .into_iter()
+        .filter(|s| s != "chat:write")
+        .collect();
+    Mock::given(method("GET"))
+        .and(path("/api/auth.test"))
+        .respond_with(auth_test_answer(&scopes))
+        .with_priority(1)
+        .mount(&bed.slack)
+        .await;
+    let run = bed.doctor().await;
+    run.assert_failed(&["slack"]);
+    let line = run.line("slack");
+    assert!(line.contains("lacks the scope(s) chat:write --"), "{line}");
+    assert!(line.contains("reinstall the app"), "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_names_an_llm_that_refuses_its_key() {
+    let bed = Bed::new().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(401).set_body_json(json!({
+            "error": {"message": format!("Incorrect API key provided: {LLM_KEY}"), "code": "invalid_api_key"}
+        })))
+        .with_priority(1)
+        .mount(&bed.llm)
+        .await;
+    let run = bed.doctor().await;
+    run.assert_failed(&["llm gpt-4.1", "llm gpt-4.1-mini"]);
+    let line = run.line("llm gpt-4.1-mini");
+    assert!(line.contains("HTTP 401"), "{line}");
+    let name = bed.secret_name(Secret::LlmApiKey);
+    assert!(
+        line.contains(&format!("the key in {name} is wrong or expired")),
+        "{line}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_names_a_missing_table() {
+    let bed = Bed::new().await;
+    let dynamodb = dynamodb_client().await;
+    dynamodb
+        .delete_table()
+        .table_name(&bed.table)
+        .send()
+        .await
+        .unwrap();
+    let run = bed.doctor().await;
+    run.assert_failed(&["table"]);
+    let line = run.line("table");
+    assert!(
+        line.contains(&format!("{} does not exist", bed.table)),
+        "{line}"
+    );
+    assert!(line.contains("point-in-time"), "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_names_a_dead_letter_queue_that_holds_a_job() {
+    let bed = Bed::new().await;
+    let job = r#"{"kind":"thread_memory","channel":"C1","thread_ts":"1767600000.000100"}"#;
+    bed.queues.send(QueueId::MemoryDeadLetter, job).await;
+    let run = bed.doctor().await;
+    run.assert_failed(&["queue MemoryDeadLetterQueue"]);
+    let line = run.line("queue MemoryDeadLetterQueue");
+    assert!(line.contains("1 failed job(s) kept"), "{line}");
+    assert!(
+        line.contains("sam logs --stack-name myao-doctor-test"),
+        "{line}"
+    );
+    assert!(line.contains("myao redrive --stack FILE"), "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_names_a_wrong_signing_secret() {
+    let bed = Bed::new().await;
+    let name = bed.secret_name(Secret::SigningSecret);
+    put(
+        &bed.ssm,
+        &name,
+        "fedcba9876543210fedcba9876543210",
+        ParameterType::SecureString,
+    )
+    .await;
+    let run = bed.doctor().await;
+    run.assert_failed(&["function url"]);
+    let line = run.line("function url");
+    assert!(line.contains("refused the signature (HTTP 401)"), "{line}");
+    assert!(
+        line.contains(&format!("the signing secret in {name} is not this app's")),
+        "{line}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_names_missing_and_bad_settings() {
+    let bed = Bed::new().await;
+    let cooldown = format!("{}cooldown_seconds", bed.path);
+    bed.ssm
+        .delete_parameter()
+        .name(&cooldown)
+        .send()
+        .await
+        .unwrap();
+    put(
+        &bed.ssm,
+        &format!("{}chattiness", bed.path),
+        "loud",
+        ParameterType::String,
+    )
+    .await;
+    let run = bed.doctor().await;
+    run.assert_failed(&["settings"]);
+    let line = run.line("settings");
+    assert!(line.contains("missing cooldown_seconds"), "{line}");
+    assert!(line.contains("chattiness is not valid"), "{line}");
+    assert!(!line.contains("loud"), "values are not repeated: {line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_without_a_stack_says_what_it_needs() {
+    let run = myao(vec!["doctor".into()]).await;
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(
+        run.line("settings").contains("--settings-path"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.line("table").contains("--set TableName=NAME"),
+        "{}",
+        run.stdout
+    );
+}
+
+// ---- redrive ------------------------------------------------------------------
+
+const RESPONSE_JOB: &str = r#"{"kind":"response","channel":"C1","thread_ts":null,"newest_ts":"1767600000.000100","mention":true}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redrive_sends_failed_jobs_back_to_their_queues_and_leaves_the_rest() {
+    let queues = Queues::new().await;
+    let response = queues.send(QueueId::ResponseDeadLetter, RESPONSE_JOB).await;
+    // Lambda's record of a scheduled job that failed after its retries.
+    let record = json!({
+        "version": "1.0",
+        "requestContext": {"condition": "RetriesExhausted", "approximateInvokeCount": 3},
+        "requestPayload": {"kind": "memory_sweep"},
+        "responsePayload": {"errorType": "Retryable", "errorMessage": "llm unavailable"}
+    });
+    let sweep = queues
+        .send(QueueId::AsyncFailure, &record.to_string())
+        .await;
+    let judgment =
+        r#"{"kind":"judgment","channel":"C1","thread_ts":null,"newest_ts":"1767600000.000100"}"#;
+    let judgment = queues.send(QueueId::ScheduleDeadLetter, judgment).await;
+    let stray = queues
+        .send(QueueId::MemoryDeadLetter, "PRIVATE words of a person")
+        .await;
+    let stack = queues.describe(&[]).display().to_string();
+
+    let run = myao(vec!["redrive".into(), "--stack".into(), stack]).await;
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    for line in [
+        format!("moved       {response} response: ResponseDeadLetterQueue -> ResponseQueue"),
+        format!("moved       {sweep} memory-sweep: AsyncFailureQueue -> MemoryQueue"),
+        format!("left        {judgment} judgment: in ScheduleDeadLetterQueue"),
+        format!("left        {stray} not a job: in MemoryDeadLetterQueue"),
+    ] {
+        assert!(run.stdout.contains(&line), "{line} in:\n{}", run.stdout);
+    }
+    assert!(
+        run.stdout.ends_with("2 job(s) moved, 2 left, 0 failed\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("PRIVATE"), "{}", run.stdout);
+
+    assert_eq!(queues.bodies(QueueId::Response).await, [RESPONSE_JOB]);
+    assert_eq!(
+        queues.bodies(QueueId::Memory).await,
+        [r#"{"kind":"memory_sweep"}"#]
+    );
+    assert!(queues.bodies(QueueId::ResponseDeadLetter).await.is_empty());
+    assert!(queues.bodies(QueueId::AsyncFailure).await.is_empty());
+    // What stays is in view again at once, for the console or a later run.
+    assert_eq!(queues.bodies(QueueId::ScheduleDeadLetter).await.len(), 1);
+    assert_eq!(
+        queues.bodies(QueueId::MemoryDeadLetter).await,
+        ["PRIVATE words of a person"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redrive_dry_run_lists_and_moves_nothing() {
+    let queues = Queues::new().await;
+    let id = queues.send(QueueId::ResponseDeadLetter, RESPONSE_JOB).await;
+    let stack = queues.describe(&[]).display().to_string();
+
+    let run = myao(vec![
+        "redrive".into(),
+        "--stack".into(),
+        stack,
+        "--dry-run".into(),
+    ])
+    .await;
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let line = format!("would move  {id} response: ResponseDeadLetterQueue -> ResponseQueue");
+    assert!(run.stdout.contains(&line), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .ends_with("dry run: 1 job(s) would be moved, 0 left; nothing was changed\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(queues.bodies(QueueId::Response).await.is_empty());
+    assert_eq!(
+        queues.bodies(QueueId::ResponseDeadLetter).await,
+        [RESPONSE_JOB]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redrive_keeps_a_job_it_could_not_send() {
+    let queues = Queues::new().await;
+    let id = queues.send(QueueId::ResponseDeadLetter, RESPONSE_JOB).await;
+    let gone = create_queue(&queues.sqs, &unique("doctor-gone"))
+        .await
+        .unwrap();
+    queues
+        .sqs
+        .delete_queue()
+        .queue_url(&gone)
+        .send()
+        .await
+        .unwrap();
+    let stack = queues.describe(&[]).display().to_string();
+    let set = format!("{}={gone}", QueueId::Response.output());
+
+    let run = myao(vec![
+        "redrive".into(),
+        "--stack".into(),
+        stack,
+        "--set".into(),
+        set,
+    ])
+    .await;
+    assert_eq!(run.code, Some(1), "{}\n{}", run.stdout, run.stderr);
+    let line =
+        format!("FAILED      {id} response: in ResponseDeadLetterQueue: not sent to ResponseQueue");
+    assert!(run.stdout.contains(&line), "{}", run.stdout);
+    assert!(
+        run.stdout.ends_with("0 job(s) moved, 0 left, 1 failed\n"),
+        "{}",
+        run.stdout
+    );
+    // Deleted only after a send: it is still there, and in view.
+    assert_eq!(
+        queues.bodies(QueueId::ResponseDeadLetter).await,
+        [RESPONSE_JOB]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redrive_refuses_a_stack_whose_queues_it_does_not_know() {
+    let run = myao(vec![
+        "redrive".into(),
+        "--settings-path".into(),
+        "/myao/prod/".into(),
+    ])
+    .await;
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr
+            .contains("no ResponseQueueUrl in the stack's description"),
+        "{}",
+        run.stderr
+    );
+}
+
+// ---- the template -------------------------------------------------------------
+
+#[test]
+fn the_template_declares_every_output_and_parameter_doctor_reads() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../template.yaml");
+    let template: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let target = |value: &serde_yaml::Value| match value {
+        serde_yaml::Value::Tagged(t) => t.value.as_str().map(str::to_owned),
+        other => other.as_str().map(str::to_owned),
+    };
+    for key in [FUNCTION_URL, TABLE, SETTINGS_PATH, SCHEDULE_GROUP] {
+        assert!(
+            template["Outputs"][key]["Value"] != serde_yaml::Value::Null,
+            "output {key}"
+        );
+    }
+    for queue in QueueId::ALL {
+        let value = &template["Outputs"][queue.output()]["Value"];
+        assert_eq!(
+            target(value).as_deref(),
+            Some(queue.logical_id()),
+            "{}",
+            queue.output()
+        );
+    }
+    // The secrets' default names are what doctor derives for /myao/prod/.
+    let stack = myao_local::stack::Stack::from_json(
+        r#"[{"OutputKey": "SettingsPath", "OutputValue": "/myao/prod/"}]"#,
+    )
+    .unwrap();
+    for secret in Secret::ALL {
+        let default = &template["Parameters"][secret.stack_parameter()]["Default"];
+        assert_eq!(default.as_str(), stack.secret_parameter(secret).as_deref());
+    }
+}
