@@ -25,6 +25,7 @@ use myao::adapters::aws::dynamodb::DynamoStore;
 use myao::adapters::aws::scheduler::{self as eb, EventBridgeScheduler};
 use myao::adapters::aws::sqs::SqsQueue;
 use myao::adapters::aws::ssm::SsmSecrets;
+use myao::adapters::metrics::NoMetrics;
 use myao::adapters::system::{FixedRandom, ManualClock};
 use myao::app::ingest::Ingest;
 use myao::app::{Ports, Services};
@@ -88,6 +89,7 @@ async fn bed() -> Result<Bed> {
         clock: clock.clone(),
         random: Arc::new(FixedRandom(0.9)),
         settings: ssm_settings(ssm.clone(), settings_path.clone(), clock.clone()),
+        metrics: Arc::new(NoMetrics),
     };
     let ingest = Ingest::new(
         ports,

@@ -689,3 +689,103 @@ fn every_queue_and_function_has_an_alarm_and_the_email_is_optional() {
     }
     fail_if_any(&problems, "alarms");
 }
+
+/// The functions' metrics reach the alarms and the dashboard: every function
+/// writes them in `myao/<stack>` (`MYAO_METRICS_NAMESPACE`), an alarm
+/// watches a refused Slack token and an LLM failing with no success in that
+/// namespace, under the names the code counts, and the dashboard (valid
+/// JSON once substituted) shows every metric.
+#[test]
+fn the_metrics_feed_the_alarms_and_the_dashboard() {
+    use myao::domain::metrics;
+    let t = template();
+    let namespace = at(
+        &t,
+        &[
+            "Globals",
+            "Function",
+            "Environment",
+            "Variables",
+            env::METRICS_NAMESPACE,
+        ],
+    )
+    .and_then(text)
+    .expect("the functions' metrics namespace");
+    assert_eq!(namespace, "myao/${AWS::StackName}");
+
+    let all = resources(&t);
+    let alarm = |id: &str| {
+        all.iter()
+            .find(|(i, _)| i == id)
+            .map(|(_, r)| *r)
+            .unwrap_or_else(|| panic!("no {id}"))
+    };
+    let slack = alarm("SlackAuthAlarm");
+    assert_eq!(
+        at(slack, &["Properties", "MetricName"])
+            .and_then(text)
+            .as_deref(),
+        Some(metrics::SLACK_AUTH_ERRORS)
+    );
+    assert_eq!(
+        at(slack, &["Properties", "Namespace"]).and_then(text),
+        Some(namespace.clone())
+    );
+    let llm = alarm("LlmFailingAlarm");
+    let watched: Vec<(String, String)> = at(llm, &["Properties", "Metrics"])
+        .and_then(|m| untag(m).as_sequence())
+        .expect("metric math")
+        .iter()
+        .filter_map(|q| {
+            let metric = at(q, &["MetricStat", "Metric"])?;
+            Some((
+                at(metric, &["Namespace"]).and_then(text)?,
+                at(metric, &["MetricName"]).and_then(text)?,
+            ))
+        })
+        .collect();
+    assert_eq!(
+        watched,
+        vec![
+            (namespace.clone(), metrics::LLM_FAILURES.to_owned()),
+            (namespace.clone(), metrics::LLM_SUCCESSES.to_owned()),
+        ]
+    );
+    for alarm in [slack, llm] {
+        assert!(
+            at(alarm, &["Properties", "AlarmActions"]).is_some(),
+            "the alarm tells the AlarmEmail topic"
+        );
+    }
+
+    let body = at(alarm("Dashboard"), &["Properties", "DashboardBody"])
+        .and_then(text)
+        .expect("a dashboard body");
+    // `${...}` substituted by something, as CloudFormation will.
+    let mut substituted = String::new();
+    let mut rest = body.as_str();
+    while let Some(i) = rest.find("${") {
+        substituted.push_str(&rest[..i]);
+        substituted.push('X');
+        rest = rest[i..].split_once('}').map_or("", |(_, after)| after);
+    }
+    substituted.push_str(rest);
+    let json: serde_json::Value = serde_json::from_str(&substituted).expect("the body is JSON");
+    assert!(json["widgets"].as_array().is_some_and(|w| !w.is_empty()));
+    for name in [
+        metrics::EVENTS,
+        metrics::JUDGMENTS,
+        metrics::ANSWERS,
+        metrics::LIMIT_REFUSALS,
+        metrics::LLM_CALLS,
+        metrics::LLM_FAILURES,
+        metrics::LLM_TOKENS_IN,
+        metrics::LLM_TOKENS_OUT,
+        metrics::LLM_LATENCY,
+        metrics::SLACK_ERRORS,
+        metrics::SLACK_RATE_LIMITED,
+        metrics::SLACK_AUTH_ERRORS,
+    ] {
+        assert!(body.contains(name), "the dashboard lacks {name}");
+    }
+}

@@ -28,6 +28,9 @@ pub const RESPONSE_QUEUE_URL: &str = "MYAO_RESPONSE_QUEUE_URL";
 /// Queue of memory jobs, read by the memory function.
 pub const MEMORY_QUEUE_URL: &str = "MYAO_MEMORY_QUEUE_URL";
 
+/// The CloudWatch namespace of the functions' metrics (`myao/<stack>`).
+pub const METRICS_NAMESPACE: &str = "MYAO_METRICS_NAMESPACE";
+
 /// Which Lambda function a process is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Function {
@@ -45,6 +48,17 @@ impl Function {
         Function::Response,
         Function::Memory,
     ];
+
+    /// `ingest`, `judgment`, `response` or `memory`: its name in logs and
+    /// metrics.
+    pub fn name(self) -> &'static str {
+        match self {
+            Function::Ingest => "ingest",
+            Function::Judgment => "judgment",
+            Function::Response => "response",
+            Function::Memory => "memory",
+        }
+    }
 
     /// The logical id of the function in `template.yaml`.
     pub fn logical_id(self) -> &'static str {
@@ -65,6 +79,7 @@ pub fn required(function: Function) -> &'static [&'static str] {
         Function::Ingest => &[
             SETTINGS_PATH,
             TABLE,
+            METRICS_NAMESPACE,
             SLACK_SIGNING_SECRET_PARAM,
             SCHEDULE_GROUP,
             SCHEDULER_ROLE_ARN,
@@ -78,6 +93,7 @@ pub fn required(function: Function) -> &'static [&'static str] {
         Function::Judgment => &[
             SETTINGS_PATH,
             TABLE,
+            METRICS_NAMESPACE,
             SLACK_BOT_TOKEN_PARAM,
             LLM_API_KEY_PARAM,
             SCHEDULE_GROUP,
@@ -92,6 +108,7 @@ pub fn required(function: Function) -> &'static [&'static str] {
         Function::Response => &[
             SETTINGS_PATH,
             TABLE,
+            METRICS_NAMESPACE,
             SLACK_BOT_TOKEN_PARAM,
             LLM_API_KEY_PARAM,
             MEMORY_QUEUE_URL,
@@ -101,6 +118,7 @@ pub fn required(function: Function) -> &'static [&'static str] {
         Function::Memory => &[
             SETTINGS_PATH,
             TABLE,
+            METRICS_NAMESPACE,
             SLACK_BOT_TOKEN_PARAM,
             LLM_API_KEY_PARAM,
             MEMORY_QUEUE_URL,

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use crate::domain::metrics::Datum;
 use crate::domain::{
     Channel, ChannelId, Conversation, EmojiName, Forget, Job, Memory, MemoryKind, MemoryScope,
     Message, ScheduleName, Settings, Ts, User, UserId, VisibilityChange,
@@ -461,6 +462,12 @@ pub trait SlackApi: Send + Sync {
     /// The emoji names a reaction may use: the workspace's custom emoji
     /// and the standard ones (`emoji.list`, kept for a while).
     async fn emoji_names(&self) -> Result<Arc<BTreeSet<String>>, PortError>;
+}
+
+/// Where counts go (CloudWatch, through EMF log lines, on AWS). Writing
+/// one never fails the work it counts.
+pub trait Metrics: Send + Sync {
+    fn put(&self, datum: Datum);
 }
 
 /// What adding a reaction came to.

@@ -22,7 +22,7 @@ use myao::adapters::aws::dynamodb::DynamoStore;
 use myao::adapters::openai::OpenAiLlm;
 use myao::adapters::slack::SlackWebApi;
 use myao::adapters::system::{FixedRandom, ManualClock, StaticSecrets};
-use myao::adapters::twins::{JobBoard, MemoryStore};
+use myao::adapters::twins::{JobBoard, MemoryStore, RecordedMetrics};
 use myao::app::ingest::{Ingest, Outcome};
 use myao::app::jobs::{self, JobOutcome};
 use myao::app::Services;
@@ -466,6 +466,8 @@ pub struct Bed<S = MemoryStore> {
     pub clock: Arc<ManualClock>,
     pub store: Arc<S>,
     pub board: Arc<JobBoard>,
+    /// What the services counted (the twin of the EMF metrics).
+    pub metrics: Arc<RecordedMetrics>,
     pub settings: Settings,
     pub script: Arc<LlmScript>,
     pub llm_server: MockServer,
@@ -571,24 +573,28 @@ impl<S: Store + 'static> Bed<S> {
             secrets.clone(),
             "llm_api_key",
         )
-        .with_backoff(StdDuration::from_millis(1));
+        .with_backoff(StdDuration::from_millis(1))
+        .with_metrics(ports.metrics.clone());
         let slack = SlackWebApi::new(
             reqwest::Client::new(),
             ports.settings.clone(),
             secrets,
             "slack_bot_token",
         )
-        .with_backoff(StdDuration::from_millis(1));
+        .with_backoff(StdDuration::from_millis(1))
+        .with_metrics(ports.metrics.clone());
         let services = Services::new(ports, Arc::new(llm), Arc::new(slack));
         let Twins {
             clock,
             store,
             board,
+            metrics,
         } = twins;
         Bed {
             clock,
             store,
             board,
+            metrics,
             settings,
             script,
             llm_server,

@@ -128,6 +128,7 @@ pub async fn run(
         clock,
         store,
         board,
+        ..
     } = twins;
     let dry_run = options.llm.is_none();
     let inner: Arc<dyn Llm> = options.llm.clone().unwrap_or_else(|| Arc::new(DryRunLlm));

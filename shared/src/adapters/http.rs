@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use reqwest::header::{AsHeaderName, HeaderMap};
 
-use crate::ports::{PortError, Secrets, SettingsProvider};
+use super::metrics::NoMetrics;
+use crate::ports::{Metrics, PortError, Secrets, SettingsProvider};
 
 /// The common part of an adapter over one HTTP service: the client, where
 /// its settings come from, the secret it authenticates with (read on every
@@ -21,6 +22,8 @@ pub(crate) struct ServiceClient {
     pub(crate) secret_name: String,
     /// The first retry's wait.
     pub(crate) backoff: Duration,
+    /// Where the calls are counted.
+    pub(crate) metrics: Arc<dyn Metrics>,
 }
 
 impl fmt::Debug for ServiceClient {
@@ -48,7 +51,13 @@ impl ServiceClient {
             secrets,
             secret_name: secret_name.into(),
             backoff,
+            metrics: Arc::new(NoMetrics),
         }
+    }
+
+    /// Counts the calls in `metrics`.
+    pub(crate) fn with_metrics(self, metrics: Arc<dyn Metrics>) -> ServiceClient {
+        ServiceClient { metrics, ..self }
     }
 
     /// Sets the first retry's wait.

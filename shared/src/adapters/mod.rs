@@ -4,6 +4,7 @@
 #[cfg(feature = "aws")]
 pub mod aws;
 pub(crate) mod http;
+pub mod metrics;
 pub mod openai;
 pub mod slack;
 pub mod system;

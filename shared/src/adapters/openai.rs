@@ -43,9 +43,12 @@ use super::http::{
     ServiceClient,
 };
 use crate::deadline::CallBudget;
+use crate::domain::metrics::{self, Datum};
 use crate::domain::settings::ModelSettings;
 use crate::domain::Settings;
-use crate::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError, Secrets, SettingsProvider};
+use crate::ports::{
+    Llm, LlmReply, LlmRequest, LlmRole, Metrics, PortError, Secrets, SettingsProvider,
+};
 
 const SERVICE: &str = "llm";
 /// The first retry's wait; each later one doubles it.
@@ -92,6 +95,33 @@ impl OpenAiLlm {
         OpenAiLlm {
             client: ServiceClient::new(http, settings, secrets, key_name, DEFAULT_BACKOFF),
             max_wait: DEFAULT_MAX_WAIT,
+        }
+    }
+
+    /// Counts its calls, tokens and latency per role in `metrics`.
+    pub fn with_metrics(self, metrics: Arc<dyn Metrics>) -> OpenAiLlm {
+        OpenAiLlm {
+            client: self.client.with_metrics(metrics),
+            ..self
+        }
+    }
+
+    /// Counts a finished call: its role, its tokens and time when it
+    /// answered, a failure (for the expired-key alarm) when not.
+    fn count(&self, role: &'static str, latency_ms: u64, reply: Option<&LlmReply>) {
+        let m = &self.client.metrics;
+        m.put(Datum::count(metrics::LLM_CALLS).by("Role", role));
+        m.put(Datum::millis(metrics::LLM_LATENCY, latency_ms).by("Role", role));
+        match reply {
+            Some(reply) => {
+                m.put(Datum::count(metrics::LLM_SUCCESSES));
+                m.put(Datum::counted(metrics::LLM_TOKENS_IN, reply.prompt_tokens).by("Role", role));
+                m.put(
+                    Datum::counted(metrics::LLM_TOKENS_OUT, reply.completion_tokens)
+                        .by("Role", role),
+                );
+            }
+            None => m.put(Datum::count(metrics::LLM_FAILURES)),
         }
     }
 
@@ -228,6 +258,7 @@ impl Llm for OpenAiLlm {
                     error = %error,
                     "llm call stopped: no time left before the deadline"
                 );
+                self.count(role, millis(started.elapsed()), None);
                 return Err(error);
             };
             attempts += 1;
@@ -244,6 +275,7 @@ impl Llm for OpenAiLlm {
                         attempts,
                         "llm call done"
                     );
+                    self.count(role, latency_ms, Some(&reply));
                     return Ok(reply);
                 }
                 Attempt::Retry(error, retry_after) if attempts <= settings.llm_max_retries => {
@@ -279,6 +311,7 @@ impl Llm for OpenAiLlm {
                 error = %error,
                 "llm call failed"
             );
+            self.count(role, latency_ms, None);
             return Err(error);
         }
     }

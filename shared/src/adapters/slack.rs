@@ -41,10 +41,11 @@ use super::http::{
     ServiceClient,
 };
 use crate::deadline::CallBudget;
+use crate::domain::metrics::{self, Datum, SLACK_AUTH_CODES};
 use crate::domain::settings::SLACK_ATTEMPT_TIMEOUT_SECONDS;
 use crate::domain::text::UserNames;
 use crate::domain::{Channel, ChannelId, EmojiName, Ts, User, UserId, Visibility};
-use crate::ports::{PortError, Reacted, Secrets, SettingsProvider, SlackApi};
+use crate::ports::{Metrics, PortError, Reacted, Secrets, SettingsProvider, SlackApi};
 
 const SERVICE: &str = "slack";
 /// The first backoff after a transport error or a 5xx; each later one doubles it.
@@ -145,6 +146,33 @@ impl SlackWebApi {
         }
     }
 
+    /// Counts the calls that failed in `metrics` (and those a revoked token
+    /// failed, for the alarm).
+    pub fn with_metrics(self, metrics: Arc<dyn Metrics>) -> SlackWebApi {
+        SlackWebApi {
+            client: self.client.with_metrics(metrics),
+            ..self
+        }
+    }
+
+    /// Logs and counts a call's final failure, and returns it. Slack's
+    /// answer that the bot already reacted is no failure worth counting.
+    fn give_up(&self, method: &str, attempts: u32, latency_ms: u64, error: PortError) -> PortError {
+        if !refused_for(&error, method, "already_reacted") {
+            let m = &self.client.metrics;
+            m.put(Datum::count(metrics::SLACK_ERRORS).by("Method", method));
+            if SLACK_AUTH_CODES
+                .iter()
+                .any(|code| refused_for(&error, method, code))
+            {
+                tracing::error!(method, error = %error, "the Slack token was refused");
+                m.put(Datum::count(metrics::SLACK_AUTH_ERRORS));
+            }
+        }
+        tracing::warn!(method, attempts, latency_ms, error = %error, "slack call failed");
+        error
+    }
+
     /// Sets the first backoff after a transport error or a 5xx (default
     /// 500 ms). `Retry-After` waits are not affected.
     pub fn with_backoff(self, base: Duration) -> SlackWebApi {
@@ -203,7 +231,7 @@ impl SlackWebApi {
                 // Nothing was sent by this attempt: a redelivery may do it.
                 let detail = last_detail.unwrap_or_else(|| format!("{method}: not sent"));
                 let error = unavailable(format!("{detail} (no time left before the deadline)"));
-                return Err(give_up(method, attempts, elapsed_ms(), error));
+                return Err(self.give_up(method, attempts, elapsed_ms(), error));
             };
             attempts += 1;
             let outcome = self.attempt(method, &url, &args, &token, timeout).await;
@@ -222,29 +250,32 @@ impl SlackWebApi {
                     (self.backoff(attempts - 1), detail)
                 }
                 Attempt::RateLimited(wait) => {
+                    self.client
+                        .metrics
+                        .put(Datum::count(metrics::SLACK_RATE_LIMITED).by("Method", method));
                     let detail = format!(
                         "{method}: rate limited (asked to wait {} s)",
                         wait.as_secs()
                     );
-                    return Err(give_up(method, attempts, latency_ms, unavailable(detail)));
+                    return Err(self.give_up(method, attempts, latency_ms, unavailable(detail)));
                 }
                 Attempt::MaybeDone(detail) if replay == Replay::OnlyIfUnsent => {
                     let detail = format!("{detail} (Slack may have acted on it: not retried)");
                     let error = PortError::uncertain(SERVICE, detail);
-                    return Err(give_up(method, attempts, latency_ms, error));
+                    return Err(self.give_up(method, attempts, latency_ms, error));
                 }
                 Attempt::Unsent(detail) | Attempt::MaybeDone(detail) => {
-                    return Err(give_up(method, attempts, latency_ms, unavailable(detail)));
+                    return Err(self.give_up(method, attempts, latency_ms, unavailable(detail)));
                 }
                 Attempt::Refused(detail) => {
                     let error = PortError::refused(SERVICE, detail);
-                    return Err(give_up(method, attempts, latency_ms, error));
+                    return Err(self.give_up(method, attempts, latency_ms, error));
                 }
             };
             if !SLACK_BUDGET.can_wait(wait) {
                 // Only what surely did not act, or a read, gets here.
                 let detail = format!("{detail} (no time left before the deadline for a retry)");
-                return Err(give_up(method, attempts, latency_ms, unavailable(detail)));
+                return Err(self.give_up(method, attempts, latency_ms, unavailable(detail)));
             }
             tracing::warn!(
                 method,
@@ -531,12 +562,6 @@ fn refused_for(error: &PortError, method: &str, code: &str) -> bool {
 
 fn unavailable(detail: String) -> PortError {
     PortError::unavailable(SERVICE, detail)
-}
-
-/// Logs a call's final failure and returns it.
-fn give_up(method: &str, attempts: u32, latency_ms: u64, error: PortError) -> PortError {
-    tracing::warn!(method, attempts, latency_ms, error = %error, "slack call failed");
-    error
 }
 
 /// A failure before a status arrived, or while reading the body.

@@ -11,6 +11,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::{memory_retention, retention, Ports};
 use crate::domain::limits;
+use crate::domain::metrics::{self, Datum};
 use crate::domain::routing::{addressed, engaged, route, Addressed, Route};
 use crate::domain::signature::verify;
 use crate::domain::slack_event::{parse_envelope, Envelope, SlackEvent};
@@ -76,6 +77,21 @@ pub enum Outcome {
     Ignored(String),
 }
 
+impl Outcome {
+    /// The event's kind, as the `EventsIngested` metric names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Outcome::Challenge => "challenge",
+            Outcome::Stored { .. } => "message",
+            Outcome::Duplicate => "duplicate",
+            Outcome::Edited => "edited",
+            Outcome::Deleted => "deleted",
+            Outcome::VisibilityChanged => "visibility",
+            Outcome::Ignored(_) => "ignored",
+        }
+    }
+}
+
 /// The ingest service.
 pub struct Ingest {
     pub ports: Ports,
@@ -138,25 +154,35 @@ impl Ingest {
             now.timestamp(),
         ) {
             tracing::warn!(%reason, "refused an unverified request");
+            self.counted("refused");
             return IngestResponse::text(401, "");
         }
         let envelope = match parse_envelope(request.body) {
             Ok(e) => e,
             Err(error) => {
                 tracing::warn!(%error, "refused a malformed event");
+                self.counted("malformed");
                 return IngestResponse::text(400, "malformed event");
             }
         };
         match self.process(envelope, now).await {
             Ok((outcome, response)) => {
                 tracing::info!(?outcome, retry = request.retry_num, "event handled");
+                self.counted(outcome.kind());
                 response
             }
             Err(error) => {
                 tracing::error!(%error, retry = request.retry_num, "event not handled; Slack will retry");
+                self.counted("failed");
                 IngestResponse::retry_later()
             }
         }
+    }
+
+    /// Counts one request of `kind` (`EventsIngested`).
+    fn counted(&self, kind: &'static str) {
+        self.metrics
+            .put(Datum::count(metrics::EVENTS).by("Kind", kind));
     }
 
     /// Acts on a verified, parsed envelope.

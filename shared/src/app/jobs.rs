@@ -9,7 +9,9 @@ use super::judgment::JudgmentOutcome;
 use super::memory::MemoryReport;
 use super::response::ResponseOutcome;
 use super::{judgment, memory, response, Services};
-use crate::domain::{Job, JobKind, JudgmentResult};
+use crate::domain::metrics::{self, Datum};
+use crate::domain::rules::{Decision, Gate};
+use crate::domain::{Job, JobKind, JudgmentResult, Reply};
 use crate::ports::PortError;
 
 /// What running a job came to.
@@ -89,6 +91,49 @@ impl JobOutcome {
     }
 }
 
+impl JobOutcome {
+    /// What the outcome counts for (the metrics of `domain::metrics`):
+    /// a judgment's outcome, an answer's form, a spend limit's refusal.
+    pub fn metric(&self, job: &Job) -> Option<Datum> {
+        let judged = |outcome: &str| Some(Datum::count(metrics::JUDGMENTS).by("Outcome", outcome));
+        match self {
+            JobOutcome::Judgment(outcome) => match outcome {
+                JudgmentOutcome::Stale => judged("stale"),
+                JudgmentOutcome::Empty => judged("empty"),
+                JudgmentOutcome::Held(Gate::TooOld) => judged("too_old"),
+                JudgmentOutcome::Held(_) => judged("held"),
+                JudgmentOutcome::Quiet(_) => judged("rule_silent"),
+                JudgmentOutcome::Capped(_) => judged("limited"),
+                JudgmentOutcome::Silent { .. } => judged("unusable"),
+                JudgmentOutcome::Declined(..) => judged("llm_no"),
+                JudgmentOutcome::Respond { .. } => judged("llm_yes"),
+                JudgmentOutcome::Sure { ruling, .. } if ruling.decision == Decision::React => {
+                    judged("rule_react")
+                }
+                JudgmentOutcome::Sure { .. } => judged("rule_yes"),
+            },
+            JobOutcome::Response(outcome) => {
+                let answered = |form: &str| Some(Datum::count(metrics::ANSWERS).by("Form", form));
+                match outcome {
+                    ResponseOutcome::Posted { .. } => match job {
+                        Job::Response {
+                            reply: Reply::Short,
+                            ..
+                        } => answered("short"),
+                        _ => answered("full"),
+                    },
+                    ResponseOutcome::Reacted { .. } => answered("reaction"),
+                    ResponseOutcome::Limited { limit, .. } => {
+                        Some(Datum::count(metrics::LIMIT_REFUSALS).by("Limit", limit.setting()))
+                    }
+                    _ => None,
+                }
+            }
+            JobOutcome::Memory(_) => None,
+        }
+    }
+}
+
 /// A judgment's verdict without its reason's words.
 fn verdict(result: &JudgmentResult) -> String {
     let delay = result
@@ -148,6 +193,11 @@ pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
     }
     .instrument(span)
     .await
+    .inspect(|outcome| {
+        if let Some(datum) = outcome.metric(job) {
+            svc.metrics.put(datum);
+        }
+    })
 }
 
 /// Why a Lambda payload was not run.

@@ -18,7 +18,8 @@ use tokio::sync::OnceCell;
 
 use crate::domain::{Settings, UserId};
 use crate::ports::{
-    Clock, Llm, PortError, Queue, RandomSource, Scheduler, SettingsProvider, SlackApi, Store,
+    Clock, Llm, Metrics, PortError, Queue, RandomSource, Scheduler, SettingsProvider, SlackApi,
+    Store,
 };
 
 /// The ports every function uses: the store, the scheduler and the queue
@@ -34,6 +35,7 @@ pub struct Ports {
     pub clock: Arc<dyn Clock>,
     pub random: Arc<dyn RandomSource>,
     pub settings: Arc<dyn SettingsProvider>,
+    pub metrics: Arc<dyn Metrics>,
 }
 
 /// Everything the judgment, response and memory services use: the

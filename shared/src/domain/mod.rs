@@ -9,6 +9,7 @@ pub mod judgment;
 pub mod limits;
 pub mod memory;
 pub mod message;
+pub mod metrics;
 pub mod privacy;
 pub mod reply;
 pub mod routing;

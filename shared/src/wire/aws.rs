@@ -10,12 +10,13 @@ use crate::adapters::aws::scheduler::EventBridgeScheduler;
 use crate::adapters::aws::sqs::SqsQueue;
 use crate::adapters::aws::ssm::{SsmSecrets, SsmSettingsSource};
 use crate::adapters::aws::{sdk_config, sdk_config_with_timeout};
+use crate::adapters::metrics::EmfLog;
 use crate::adapters::system::{SplitMix, SystemClock};
 use crate::app::ingest::Ingest;
 use crate::app::settings::{CachedSettings, DEFAULT_TTL_SECONDS};
 use crate::app::{Ports, Services};
 use crate::env::{self, Function};
-use crate::ports::{Clock, Queue, Scheduler, SettingsProvider};
+use crate::ports::{Clock, Metrics, Queue, Scheduler, SettingsProvider};
 use crate::wire::http_services;
 
 /// The longest an AWS call of the ingest function may take, retries included.
@@ -66,6 +67,7 @@ struct Common {
     settings: Arc<dyn SettingsProvider>,
     secrets: Arc<SsmSecrets>,
     store: Arc<DynamoStore>,
+    metrics: Arc<dyn Metrics>,
 }
 
 impl Common {
@@ -78,6 +80,7 @@ impl Common {
             clock: self.clock.clone(),
             random: Arc::new(SplitMix::from_entropy()),
             settings: self.settings.clone(),
+            metrics: self.metrics.clone(),
         }
     }
 }
@@ -96,7 +99,12 @@ async fn common(function: Function) -> Result<Common, MissingEnv> {
         var(env::TABLE)?,
         clock.clone(),
     ));
+    let metrics = Arc::new(EmfLog {
+        namespace: var(env::METRICS_NAMESPACE)?,
+        function: function.name(),
+    });
     Ok(Common {
+        metrics,
         secrets: Arc::new(SsmSecrets::new(ssm)),
         config,
         clock,

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use crate::adapters::openai::OpenAiLlm;
 use crate::adapters::slack::SlackWebApi;
 use crate::adapters::system::{FixedSettings, ManualClock};
-use crate::adapters::twins::{JobBoard, MemoryStore};
+use crate::adapters::twins::{JobBoard, MemoryStore, RecordedMetrics};
 use crate::app::{Ports, Services};
 use crate::domain::Settings;
 use crate::ports::{Clock, RandomSource, Secrets, Store};
@@ -38,8 +38,10 @@ pub fn http_services(
         ports.settings.clone(),
         secrets.clone(),
         llm_key_name,
-    );
-    let slack = SlackWebApi::new(http, ports.settings.clone(), secrets, slack_token_name);
+    )
+    .with_metrics(ports.metrics.clone());
+    let slack = SlackWebApi::new(http, ports.settings.clone(), secrets, slack_token_name)
+        .with_metrics(ports.metrics.clone());
     Services::new(ports, Arc::new(llm), Arc::new(slack))
 }
 
@@ -51,6 +53,8 @@ pub struct Twins<C = ManualClock, S = MemoryStore> {
     pub clock: Arc<C>,
     pub store: Arc<S>,
     pub board: Arc<JobBoard>,
+    /// What the services counted.
+    pub metrics: Arc<RecordedMetrics>,
 }
 
 impl<C: Clock + 'static> Twins<C> {
@@ -69,6 +73,7 @@ impl<C: Clock + 'static, S: Store + 'static> Twins<C, S> {
             board: Arc::new(JobBoard::new(clock.clone())),
             clock,
             store,
+            metrics: Arc::new(RecordedMetrics::default()),
         }
     }
 
@@ -83,6 +88,7 @@ impl<C: Clock + 'static, S: Store + 'static> Twins<C, S> {
             clock: self.clock.clone(),
             random: Arc::new(random),
             settings: Arc::new(FixedSettings::new(settings)),
+            metrics: self.metrics.clone(),
         }
     }
 }
