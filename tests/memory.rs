@@ -123,6 +123,7 @@ async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_show
                 written: vec![(thread_scope(GENERAL, -900), MemoryKind::Short)],
                 llm_calls: 1,
                 queued: 0,
+                facts: vec![],
             },
             "{answer}"
         );
@@ -235,6 +236,7 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
             ],
             llm_calls: 7,
             queued: 3,
+            facts: vec![],
         }
     );
     let calls = bed.llm_calls().await;

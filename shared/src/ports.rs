@@ -8,7 +8,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use crate::domain::facts::Fact;
 use crate::domain::metrics::Datum;
+use crate::domain::people::{Profile, ProfileDelta};
 use crate::domain::{
     Channel, ChannelId, Conversation, EmojiName, Forget, Job, Memory, MemoryKind, MemoryScope,
     Message, ScheduleName, Settings, Ts, User, UserId, VisibilityChange,
@@ -299,6 +301,26 @@ pub trait Store: Send + Sync {
     async fn forgets(&self) -> Result<Vec<Forget>, PortError>;
     /// Marks one handled.
     async fn clear_forget(&self, forget: &Forget) -> Result<(), PortError>;
+
+    /// The facts of `channel` (outdated ones too), in no order.
+    async fn facts(&self, channel: &ChannelId) -> Result<Vec<Fact>, PortError>;
+    /// Stores a fact (replacing one of the same channel and id) until
+    /// `expires_at`.
+    async fn put_fact(&self, fact: &Fact, expires_at: DateTime<Utc>) -> Result<(), PortError>;
+    async fn delete_fact(&self, channel: &ChannelId, id: &str) -> Result<(), PortError>;
+    /// What the bot knows of `user`, if anything.
+    async fn profile(&self, user: &UserId) -> Result<Option<Profile>, PortError>;
+    /// Adds `delta` to `user`'s profile (made when there is none), at once,
+    /// whoever else adds at the same time; it lives until `expires_at`.
+    async fn add_to_profile(
+        &self,
+        user: &UserId,
+        delta: &ProfileDelta,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError>;
+    /// Replaces `user`'s recent topics (nothing without a profile).
+    async fn set_topics(&self, user: &UserId, topics: &[String]) -> Result<(), PortError>;
+    async fn delete_profile(&self, user: &UserId) -> Result<(), PortError>;
 
     /// Claims a job execution once (a conditional write): true for the first
     /// caller, false for every later one until `expires_at`.

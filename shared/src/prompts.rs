@@ -34,6 +34,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/memory_system.j2"),
     ),
     (
+        "reflection_system.j2",
+        include_str!("../../templates/reflection_system.j2"),
+    ),
+    (
         "memory_thread_short.j2",
         include_str!("../../templates/memory_thread_short.j2"),
     ),
@@ -198,6 +202,17 @@ pub struct ContextView {
     pub current_time: String,
     /// The reply is to be one short sentence.
     pub short: bool,
+    /// The people of the conversation: name, familiarity, recent topics.
+    pub people: Vec<PersonView>,
+    /// Facts recalled for the conversation.
+    pub facts: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PersonView {
+    pub name: String,
+    pub familiarity: String,
+    pub topics: Vec<String>,
 }
 
 /// How times are shown: `2024-03-01 10:00:00` in the configured zone.
@@ -285,6 +300,16 @@ impl ContextView {
             target_messages: target,
             current_time: format_now(now, tz),
             short: false,
+            people: context
+                .people()
+                .iter()
+                .map(|p| PersonView {
+                    name: p.name.clone(),
+                    familiarity: p.familiarity.clone(),
+                    topics: p.topics.clone(),
+                })
+                .collect(),
+            facts: context.facts().to_vec(),
         }
     }
 }

@@ -74,6 +74,9 @@ pub const STANDARD_EMOJI: &[&str] = &["+1", "eyes", "pray", "tada", "wave"];
 /// LLM stub writes from it: the tests follow facts through the memories.
 pub const MARK_PREFIX: &str = "MARK-";
 
+/// The heading of the reflection prompt (the facts of a conversation).
+pub const REFLECTION_MARK: &str = "## 課題: 覚えておくべき事実";
+
 /// The line that ends every judgment prompt's instructions.
 pub const JUDGMENT_MARK: &str = "応答すべきかを判断してください";
 /// The line that ends every response prompt.
@@ -157,10 +160,14 @@ pub enum PromptKind {
     Judgment,
     Response,
     Memory(MemoryTask),
+    Reflection,
 }
 
 /// The kind of a system prompt, by the instructions only its template holds.
 pub fn classify(system: &str) -> Option<PromptKind> {
+    if system.contains(REFLECTION_MARK) {
+        return Some(PromptKind::Reflection);
+    }
     if let Some((task, _, _)) = MemoryTask::ALL.iter().find(|(_, h, _)| system.contains(h)) {
         return Some(PromptKind::Memory(*task));
     }
@@ -178,6 +185,7 @@ pub fn classify(system: &str) -> Option<PromptKind> {
 pub struct LlmScript {
     judgment: Mutex<String>,
     reply: Mutex<String>,
+    reflection: Mutex<String>,
     memories: Mutex<BTreeMap<MemoryTask, u32>>,
 }
 
@@ -186,6 +194,7 @@ impl Default for LlmScript {
         LlmScript {
             judgment: Mutex::new(verdict(true, Some(0))),
             reply: Mutex::new(DEFAULT_REPLY.to_owned()),
+            reflection: Mutex::new(r#"{"facts": []}"#.to_owned()),
             memories: Mutex::new(BTreeMap::new()),
         }
     }
@@ -199,6 +208,11 @@ impl LlmScript {
     /// The text answered to judgment prompts (normally a [`verdict`]).
     pub fn set_judgment(&self, answer: impl Into<String>) {
         *lock(&self.judgment) = answer.into();
+    }
+
+    /// The text answered to reflection prompts (`{"facts": []}` unless told).
+    pub fn set_reflection(&self, answer: impl Into<String>) {
+        *lock(&self.reflection) = answer.into();
     }
 
     /// The text answered to response prompts.
@@ -260,6 +274,7 @@ impl Respond for LlmResponder {
         match kind {
             Some(PromptKind::Judgment) => completion(&lock(&self.0.judgment)),
             Some(PromptKind::Response) => completion(&self.0.reply()),
+            Some(PromptKind::Reflection) => completion(&lock(&self.0.reflection)),
             Some(PromptKind::Memory(task)) => {
                 completion(&self.0.memory(task, &system_of(request).unwrap_or_default()))
             }

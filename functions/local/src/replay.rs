@@ -224,6 +224,18 @@ pub async fn run(
     }
 
     let mut summary = engine.summary;
+    for id in &engine.channels_seen {
+        let name = engine
+            .channels
+            .get(id)
+            .map_or_else(|| id.to_string(), |c| c.name.clone());
+        let mut facts = engine.services.store.facts(id).await?;
+        facts.retain(|f| !f.outdated);
+        facts.sort_by(|a, b| a.id.cmp(&b.id));
+        summary
+            .learnt
+            .extend(facts.into_iter().map(|f| (name.clone(), f.text)));
+    }
     summary.threads = engine.threads.len();
     summary.channels = engine.channels_seen.len();
     summary.llm = engine.llm.stats();
@@ -667,7 +679,7 @@ impl Engine<'_> {
                     self.changed_since_sweep = false;
                 }
                 let repeat = sweep && self.sweep_repeats;
-                if report.written.is_empty() && report.llm_calls == 0 {
+                if report.written.is_empty() && report.llm_calls == 0 && report.facts.is_empty() {
                     return Ok(());
                 }
                 let written: Vec<MemoryNote> = report
@@ -682,6 +694,7 @@ impl Engine<'_> {
                 EventKind::Memory {
                     sweep,
                     written,
+                    facts: report.facts,
                     llm_calls: report.llm_calls,
                     prompts,
                     repeat,

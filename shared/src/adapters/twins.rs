@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use crate::domain::facts::Fact;
 use crate::domain::metrics::Datum;
+use crate::domain::people::{Profile, ProfileDelta};
 use crate::domain::{
     Channel, ChannelId, Conversation, EmojiName, Forget, Job, Memory, MemoryKind, MemoryScope,
     Message, ScheduleName, Ts, User, UserId, VisibilityChange,
@@ -81,6 +83,8 @@ struct StoreInner {
     forgets: BTreeMap<(ChannelId, Ts), Expiring<Forget>>,
     claims: HashMap<String, DateTime<Utc>>,
     counters: HashMap<String, Expiring<u64>>,
+    facts: BTreeMap<(ChannelId, String), Expiring<Fact>>,
+    profiles: BTreeMap<UserId, Expiring<Profile>>,
 }
 
 /// Counts of the calls a store received, by reads and writes.
@@ -537,6 +541,80 @@ impl Store for MemoryStore {
             .collect();
         sort_forgets(&mut all);
         Ok(all)
+    }
+
+    async fn facts(&self, channel: &ChannelId) -> Result<Vec<Fact>, PortError> {
+        let now = self.clock.now();
+        Ok(self
+            .read()
+            .facts
+            .iter()
+            .filter(|((c, _), _)| c == channel)
+            .filter_map(|(_, f)| f.live(now).cloned())
+            .collect())
+    }
+
+    async fn put_fact(&self, fact: &Fact, expires_at: DateTime<Utc>) -> Result<(), PortError> {
+        self.write()?.facts.insert(
+            (fact.channel.clone(), fact.id.clone()),
+            Expiring::new(fact.clone(), expires_at),
+        );
+        Ok(())
+    }
+
+    async fn delete_fact(&self, channel: &ChannelId, id: &str) -> Result<(), PortError> {
+        self.write()?
+            .facts
+            .remove(&(channel.clone(), id.to_owned()));
+        Ok(())
+    }
+
+    async fn profile(&self, user: &UserId) -> Result<Option<Profile>, PortError> {
+        let now = self.clock.now();
+        Ok(self
+            .read()
+            .profiles
+            .get(user)
+            .and_then(|p| p.live(now).cloned()))
+    }
+
+    async fn add_to_profile(
+        &self,
+        user: &UserId,
+        delta: &ProfileDelta,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        let now = self.clock.now();
+        let mut inner = self.write()?;
+        let old = inner.profiles.get(user).and_then(|p| p.live(now).cloned());
+        let first = delta.first.to_datetime();
+        let mut profile = old.unwrap_or(Profile {
+            user: user.clone(),
+            messages: 0,
+            interactions: 0,
+            first_seen: first,
+            last_seen: first,
+            topics: Vec::new(),
+        });
+        profile.messages += delta.messages;
+        profile.interactions += delta.interactions;
+        profile.last_seen = delta.last.to_datetime();
+        inner
+            .profiles
+            .insert(user.clone(), Expiring::new(profile, expires_at));
+        Ok(())
+    }
+
+    async fn set_topics(&self, user: &UserId, topics: &[String]) -> Result<(), PortError> {
+        if let Some(p) = self.write()?.profiles.get_mut(user) {
+            p.value.topics = topics.to_vec();
+        }
+        Ok(())
+    }
+
+    async fn delete_profile(&self, user: &UserId) -> Result<(), PortError> {
+        self.write()?.profiles.remove(user);
+        Ok(())
     }
 
     async fn clear_forget(&self, forget: &Forget) -> Result<(), PortError> {

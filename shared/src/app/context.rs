@@ -5,11 +5,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, Duration, Utc};
 
 use super::{memory_retention, Services};
+use crate::domain::facts;
+use crate::domain::people::Familiarity;
 use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::text::named_users;
 use crate::domain::{
     Channel, ChannelId, ChannelMemory, ChannelMessages, Context, Conversation, Forget, Job, Memory,
-    MemoryKind, MemoryScope, Message, Persona, Settings, Ts, User, UserId, Visibility,
+    MemoryKind, MemoryScope, Message, Person, Persona, Settings, Ts, User, UserId, Visibility,
 };
 use crate::ports::{ChannelRecord, PortError};
 
@@ -309,6 +311,13 @@ pub async fn build(
         .collect();
 
     let names = prompt_names(svc, settings, history.get_all_messages().into_iter(), now).await?;
+    let talk: Vec<&Message> = history
+        .get_all_messages()
+        .into_iter()
+        .filter(|m| conversation.contains(m))
+        .collect();
+    let people = people(svc, settings, &talk, &names).await?;
+    let facts = recalled(svc, settings, &channel.id, &talk, &people, &pending, now).await?;
 
     Ok(Context::new(
         Persona {
@@ -324,7 +333,92 @@ pub async fn build(
     .with_channel_memories(channel_memories)
     .with_thread_memories(thread_memories)
     .with_target_thread(conversation.thread_ts)
-    .with_user_names(names))
+    .with_user_names(names)
+    .with_people(people)
+    .with_facts(facts))
+}
+
+/// How many people of a conversation a prompt introduces at most.
+const MAX_PEOPLE: usize = 8;
+/// How many of a conversation's newest people's messages recall reads.
+const RECALL_MESSAGES: usize = 5;
+/// Recall's floor and size.
+const RECALL_FLOOR: f64 = 0.04;
+const RECALL_TOP: usize = 3;
+
+/// The people of a conversation (its newest speakers first, not the bot),
+/// with what the bot knows of them.
+async fn people(
+    svc: &Services,
+    settings: &Settings,
+    talk: &[&Message],
+    names: &BTreeMap<UserId, String>,
+) -> Result<Vec<Person>, PortError> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for m in talk.iter().rev().filter(|m| !m.is_bot) {
+        if out.len() == MAX_PEOPLE || !seen.insert(m.user.clone()) {
+            continue;
+        }
+        let profile = svc.store.profile(&m.user).await?;
+        let interactions = profile.as_ref().map_or(0, |p| p.interactions);
+        out.push(Person {
+            name: names
+                .get(&m.user)
+                .cloned()
+                .unwrap_or_else(|| m.user.to_string()),
+            familiarity: Familiarity::of(interactions, settings.familiarity_thresholds)
+                .shown()
+                .to_owned(),
+            topics: profile.map(|p| p.topics).unwrap_or_default(),
+        });
+    }
+    Ok(out)
+}
+
+/// The channel's facts that the conversation's newest words call up (none
+/// from a message whose deletion or edit is still being forgotten).
+async fn recalled(
+    svc: &Services,
+    settings: &Settings,
+    channel: &ChannelId,
+    talk: &[&Message],
+    people: &[Person],
+    pending: &[Forget],
+    now: DateTime<Utc>,
+) -> Result<Vec<String>, PortError> {
+    let words: Vec<&str> = talk
+        .iter()
+        .rev()
+        .filter(|m| !m.is_bot)
+        .take(RECALL_MESSAGES)
+        .map(|m| m.text.as_str())
+        .collect();
+    if words.is_empty() {
+        return Ok(Vec::new());
+    }
+    let text = words.join("\n");
+    let mut all = svc.store.facts(channel).await?;
+    all.retain(|f| {
+        !pending
+            .iter()
+            .any(|p| p.channel == *channel && f.sources.contains(&p.ts))
+    });
+    let names: Vec<&str> = people.iter().map(|p| p.name.as_str()).collect();
+    let how = facts::Recall {
+        half_life: super::reflection::half_life(settings),
+        floor: RECALL_FLOOR,
+        top: RECALL_TOP,
+    };
+    let found = facts::recall(
+        &all,
+        &facts::tokens(&text),
+        &facts::proper_nouns(&text, &names),
+        now,
+        how,
+    );
+    tracing::debug!(recalled = found.len(), "facts recalled");
+    Ok(found.into_iter().map(|(f, _)| f.text.clone()).collect())
 }
 
 /// How many of a conversation's newest messages are read to tell whether

@@ -82,10 +82,11 @@ impl JobOutcome {
                 }
             },
             JobOutcome::Memory(report) => format!(
-                "memory written={} llm_calls={} queued={}",
+                "memory written={} llm_calls={} queued={} facts={}",
                 report.written.len(),
                 report.llm_calls,
-                report.queued
+                report.queued,
+                report.facts.len()
             ),
         }
     }
@@ -388,8 +389,13 @@ mod tests {
             written: vec![(MemoryScope::Workspace, MemoryKind::Long)],
             llm_calls: 2,
             queued: 0,
+            facts: vec![format!("Bob said {WORDS}")],
         });
-        assert_eq!(memory.summary(), "memory written=1 llm_calls=2 queued=0");
+        // The facts are conversation: their count only.
+        assert_eq!(
+            memory.summary(),
+            "memory written=1 llm_calls=2 queued=0 facts=1"
+        );
         assert_eq!(
             JobOutcome::Judgment(JudgmentOutcome::Stale).summary(),
             "judgment stale"

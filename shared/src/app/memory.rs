@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Duration, Utc};
 
 use super::context::prompt_names;
+use super::reflection::{clean_facts, reflect};
 use super::{memory_retention, Services};
 use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::{
@@ -44,6 +45,8 @@ pub struct MemoryReport {
     pub llm_calls: usize,
     /// Jobs queued (the recurring run fans out one job per channel).
     pub queued: usize,
+    /// The facts reflection wrote.
+    pub facts: Vec<String>,
 }
 
 impl MemoryReport {
@@ -52,6 +55,7 @@ impl MemoryReport {
         self.written.extend(other.written);
         self.llm_calls += other.llm_calls;
         self.queued += other.queued;
+        self.facts.extend(other.facts);
     }
 }
 
@@ -232,15 +236,16 @@ async fn refresh_thread(
     if covers(previous.as_ref(), newest) {
         return Ok(report);
     }
+    let after = previous.as_ref().and_then(|m| m.newest_ts);
     let now = svc.clock.now();
     let ch = super::context::channel(svc, settings, channel, now).await?;
     let task = ThreadTask {
-        channel_name: ch.name,
+        channel_name: ch.name.clone(),
         thread_ts: thread_ts.to_string(),
         previous: previous.map(|m| m.content),
         messages: views(svc, settings, &messages, now).await?,
     };
-    write(
+    let written = write(
         svc,
         settings,
         &mut report,
@@ -252,6 +257,24 @@ async fn refresh_thread(
         read_at,
     )
     .await?;
+    // Each message once: only what this memory newly covers.
+    if written && !rebuild {
+        // The root is the top level's: reflected with the channel.
+        let replies: Vec<Message> = messages
+            .into_iter()
+            .filter(|m| m.thread_ts.is_some())
+            .collect();
+        reflect(
+            svc,
+            settings,
+            channel,
+            &ch.name,
+            &replies,
+            after,
+            &mut report,
+        )
+        .await?;
+    }
     Ok(report)
 }
 
@@ -303,7 +326,33 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
         .store
         .messages_after(&channel.id, Some(window_start), WINDOW_MESSAGES)
         .await?;
+    let scope = MemoryScope::Channel {
+        channel: channel.id.clone(),
+    };
+    let covered = |m: Option<Memory>| m.and_then(|m| m.newest_ts);
+    let before = covered(svc.store.get_memory(&scope, MemoryKind::Short).await?);
     let mut report = channel_memories(svc, &settings, &channel, &messages, now).await?;
+    let after = covered(svc.store.get_memory(&scope, MemoryKind::Short).await?);
+    if after > before {
+        // The top level's new messages (threads are reflected with their
+        // own memory).
+        let top: Vec<Message> = messages
+            .iter()
+            .filter(|m| m.thread_ts.is_none() && after.is_some_and(|a| m.ts <= a))
+            .cloned()
+            .collect();
+        reflect(
+            svc,
+            &settings,
+            &channel.id,
+            &channel.name,
+            &top,
+            before,
+            &mut report,
+        )
+        .await?;
+    }
+    clean_facts(svc, &settings, &channel.id, now).await?;
     let mut threads: Vec<Ts> = messages.iter().filter_map(|m| m.thread_ts).collect();
     threads.sort();
     threads.dedup();
@@ -441,7 +490,15 @@ async fn forget(
             .is_some_and(|m| fs.iter().any(|f| f.may_be_in(m)))
     };
 
-    // 1. Remove.
+    // 1. Remove: the facts that came from a deleted or edited message
+    // (`forget_facts_from` reads the channel's facts once per message), then
+    // the memories that may hold it.
+    for f in forgets.iter().filter(|f| !f.is_whole_channel()) {
+        let gone = super::reflection::forget_facts_from(svc, &f.channel, f.ts).await?;
+        if gone > 0 {
+            tracing::info!(channel = %f.channel, facts = gone, "facts of a deleted or edited message forgotten");
+        }
+    }
     let mut stale_threads = Vec::new();
     for ((channel, root), fs) in &threads {
         let scope = MemoryScope::Thread {

@@ -3,7 +3,9 @@
 use chrono::Duration;
 
 use super::context::{recent, touch, Recent};
+use super::reflection::forget_person;
 use super::{context, retention, Services};
+use crate::domain::people::{forget_me, FORGOTTEN_NOTICE};
 use crate::domain::reply::pick_emoji;
 use crate::domain::text::{clean_reply, escape};
 use crate::domain::{ChannelId, Conversation, EmojiName, Job, Message, Reply, Settings, Ts};
@@ -136,6 +138,15 @@ pub async fn run(
         }
         Err(error)
     };
+    // "Forget me": no LLM call and no limit, the person's profile and facts
+    // go, and a fixed line says so.
+    if mention {
+        match forget_on_request(svc, &settings, channel, thread_ts, newest_ts, now).await {
+            Ok(Some(outcome)) => return Ok(outcome),
+            Ok(None) => {}
+            Err(error) => return give_back(error).await,
+        }
+    }
     // Spend limits: after the claim (a duplicate is not counted twice),
     // before the LLM (a refused job costs no call; its claim is kept).
     match super::limits::admit_reply(svc, &settings, &job, now).await {
@@ -211,6 +222,45 @@ pub async fn run(
     }
     tracing::info!(ts = %ts, chars = text.chars().count(), "replied");
     Ok(ResponseOutcome::Posted { ts, text })
+}
+
+/// When the mention `newest_ts` asks the bot to forget its author: forgets
+/// their profile and the facts they said or that are about them, and says
+/// so in the mention's thread.
+async fn forget_on_request(
+    svc: &Services,
+    settings: &Settings,
+    channel: &ChannelId,
+    thread_ts: Option<Ts>,
+    newest_ts: Ts,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<ResponseOutcome>, PortError> {
+    let Some(asked) = svc.store.get_message(channel, newest_ts).await? else {
+        return Ok(None);
+    };
+    if !forget_me(&asked.text) {
+        return Ok(None);
+    }
+    let ids = std::collections::BTreeSet::from([asked.user.clone()]);
+    let names: Vec<String> = context::user_names(svc, settings, &ids, now)
+        .await?
+        .into_values()
+        .collect();
+    let facts = forget_person(svc, &asked.user, &names).await?;
+    tracing::info!(facts, "forgot a person on their request");
+    let text = escape(FORGOTTEN_NOTICE);
+    Ok(Some(
+        match svc
+            .slack
+            .post_message(channel, Some(thread_ts.unwrap_or(newest_ts)), &text)
+            .await
+        {
+            Ok(ts) => ResponseOutcome::Posted { ts, text },
+            Err(error) => ResponseOutcome::PostFailed {
+                reason: error.to_string(),
+            },
+        },
+    ))
 }
 
 /// Reacts to the message `ts` with `chosen`, or with `default_reaction`

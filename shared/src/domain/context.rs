@@ -33,6 +33,17 @@ pub struct Context {
     thread_memories: BTreeMap<Ts, String>,
     target_thread_ts: Option<Ts>,
     user_names: BTreeMap<UserId, String>,
+    people: Vec<Person>,
+    facts: Vec<String>,
+}
+
+/// Someone in the conversation, as the prompts introduce them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Person {
+    pub name: String,
+    /// How well the bot knows them ([`Familiarity::shown`](super::people::Familiarity::shown)).
+    pub familiarity: String,
+    pub topics: Vec<String>,
 }
 
 impl Context {
@@ -47,7 +58,29 @@ impl Context {
             thread_memories: BTreeMap::new(),
             target_thread_ts: None,
             user_names: BTreeMap::new(),
+            people: Vec::new(),
+            facts: Vec::new(),
         }
+    }
+
+    /// The people of the conversation, in the order they are shown.
+    pub fn with_people(mut self, people: Vec<Person>) -> Self {
+        self.people = people;
+        self
+    }
+
+    /// The facts recalled for the conversation, the best first.
+    pub fn with_facts(mut self, facts: Vec<String>) -> Self {
+        self.facts = facts;
+        self
+    }
+
+    pub fn people(&self) -> &[Person] {
+        &self.people
+    }
+
+    pub fn facts(&self) -> &[String] {
+        &self.facts
     }
 
     /// Sets the workspace memories (`None` or blank: none).

@@ -3,6 +3,7 @@
 pub mod budget;
 pub mod channel_messages;
 pub mod context;
+pub mod facts;
 pub mod ids;
 pub mod job;
 pub mod judgment;
@@ -10,6 +11,7 @@ pub mod limits;
 pub mod memory;
 pub mod message;
 pub mod metrics;
+pub mod people;
 pub mod privacy;
 pub mod reply;
 pub mod routing;
@@ -20,7 +22,7 @@ pub mod slack_event;
 pub mod text;
 
 pub use channel_messages::ChannelMessages;
-pub use context::{Context, Persona};
+pub use context::{Context, Person, Persona};
 pub use ids::{ChannelId, IdError, Ts, UserId};
 pub use job::{Job, JobKind, ScheduleName};
 pub use judgment::JudgmentResult;

@@ -12,6 +12,7 @@ use std::fmt;
 use chrono_tz::Tz;
 
 use super::ids::{ChannelId, IdError, UserId};
+use super::people::FamiliarityThresholds;
 use super::reply::EmojiName;
 use super::rules::{Chattiness, Thresholds};
 
@@ -112,6 +113,15 @@ pub struct Settings {
     pub default_reaction: EmojiName,
     /// The most tokens a short answer ("nice!") may take.
     pub short_max_tokens: u32,
+    /// A fact's strength halves every this many days.
+    pub fact_half_life_days: u32,
+    /// Facts one channel keeps, at most (the strongest).
+    pub max_facts_per_channel: u32,
+    /// New human messages a quiet conversation needs for a reflection
+    /// (one LLM call that writes facts); 0: no reflection.
+    pub reflection_min_messages: u32,
+    /// Interactions from which someone is an acquaintance, a friend, close.
+    pub familiarity_thresholds: FamiliarityThresholds,
     /// Replies (mentions and unprompted) one channel gets in an hour, at most.
     pub max_replies_per_channel_per_hour: u32,
     /// Mentions of one person answered in an hour, at most.
@@ -183,6 +193,10 @@ impl Default for Settings {
             backoff_seconds: 1_800,
             default_reaction: EmojiName::parse("+1").expect("a valid emoji name"),
             short_max_tokens: 80,
+            fact_half_life_days: 30,
+            max_facts_per_channel: 100,
+            reflection_min_messages: 3,
+            familiarity_thresholds: FamiliarityThresholds::default(),
             max_replies_per_channel_per_hour: 30,
             max_mentions_per_user_per_hour: 20,
             max_llm_calls_per_day: 2_000,
@@ -251,6 +265,10 @@ pub const SETTING_NAMES: &[&str] = &[
     "backoff_seconds",
     "default_reaction",
     "short_max_tokens",
+    "fact_half_life_days",
+    "max_facts_per_channel",
+    "reflection_min_messages",
+    "familiarity_thresholds",
     "max_replies_per_channel_per_hour",
     "max_mentions_per_user_per_hour",
     "max_llm_calls_per_day",
@@ -336,6 +354,8 @@ pub enum SettingError {
     NotThresholds,
     #[error("not an emoji name (lower-case letters, digits, _ - + ')")]
     NotAnEmojiName,
+    #[error("not three whole numbers ACQUAINTANCE,FRIEND,CLOSE in order")]
+    NotFamiliarity,
     #[error(transparent)]
     BadUserId(#[from] IdError),
 }
@@ -435,6 +455,22 @@ fn thresholds(value: &str) -> Result<Thresholds, SettingError> {
     Ok(Thresholds { low, high })
 }
 
+fn familiarity(value: &str) -> Result<FamiliarityThresholds, SettingError> {
+    let n: Vec<u64> = value
+        .split(',')
+        .map(|v| v.trim().parse::<u64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| SettingError::NotFamiliarity)?;
+    match n[..] {
+        [a, f, c] if a <= f && f <= c => Ok(FamiliarityThresholds {
+            acquaintance: a,
+            friend: f,
+            close: c,
+        }),
+        _ => Err(SettingError::NotFamiliarity),
+    }
+}
+
 impl Settings {
     /// The chattiness in `channel`: its own level if it has one, else
     /// `mentions_only` when `autonomous_replies` is off, else `chattiness`.
@@ -510,6 +546,10 @@ impl Settings {
                     EmojiName::parse(value).map_err(|_| SettingError::NotAnEmojiName)?
             }
             "short_max_tokens" => self.short_max_tokens = int(value, 10, 1_000)?,
+            "fact_half_life_days" => self.fact_half_life_days = int(value, 1, 3_650)?,
+            "max_facts_per_channel" => self.max_facts_per_channel = int(value, 0, 10_000)?,
+            "reflection_min_messages" => self.reflection_min_messages = int(value, 0, 1_000)?,
+            "familiarity_thresholds" => self.familiarity_thresholds = familiarity(value)?,
             "max_replies_per_channel_per_hour" => {
                 self.max_replies_per_channel_per_hour = int(value, 1, 10_000)?
             }
@@ -707,6 +747,21 @@ impl Settings {
             ("backoff_seconds", d.backoff_seconds.to_string()),
             ("default_reaction", d.default_reaction.to_string()),
             ("short_max_tokens", d.short_max_tokens.to_string()),
+            ("fact_half_life_days", d.fact_half_life_days.to_string()),
+            ("max_facts_per_channel", d.max_facts_per_channel.to_string()),
+            (
+                "reflection_min_messages",
+                d.reflection_min_messages.to_string(),
+            ),
+            (
+                "familiarity_thresholds",
+                format!(
+                    "{},{},{}",
+                    d.familiarity_thresholds.acquaintance,
+                    d.familiarity_thresholds.friend,
+                    d.familiarity_thresholds.close
+                ),
+            ),
             (
                 "max_replies_per_channel_per_hour",
                 d.max_replies_per_channel_per_hour.to_string(),

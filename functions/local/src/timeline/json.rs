@@ -160,6 +160,7 @@ pub fn event_json(e: &Event) -> Value {
         EventKind::Memory {
             sweep,
             written,
+            facts,
             llm_calls,
             prompts,
             repeat,
@@ -167,6 +168,7 @@ pub fn event_json(e: &Event) -> Value {
             "type": "memory",
             "job": if *sweep { "sweep" } else { "thread" },
             "repeat": repeat,
+            "facts": facts,
             "written": written.iter().map(|n| json!({"scope": n.scope, "label": n.label, "kind": n.kind.as_str()})).collect::<Vec<_>>(),
             "llm_calls": llm_calls,
             "prompts": prompts_json(prompts),
@@ -215,6 +217,7 @@ pub fn summary_json(s: &Summary) -> Value {
         "prompts_written": s.prompts_written,
         "jobs_run": s.jobs_run,
         "sweeps": s.sweeps,
+        "learnt": s.learnt.iter().map(|(c, f)| json!({"channel": c, "fact": f})).collect::<Vec<_>>(),
         "job_failures": s.job_failures,
         "jobs_left": s.jobs_left,
         "first": s.first.map(time),

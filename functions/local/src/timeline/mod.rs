@@ -198,6 +198,8 @@ pub enum EventKind {
     Memory {
         sweep: bool,
         written: Vec<MemoryNote>,
+        /// The facts reflection wrote.
+        facts: Vec<String>,
         llm_calls: usize,
         prompts: Vec<Prompt>,
         /// A dry-run sweep with nothing new since the previous one: it only
@@ -241,6 +243,8 @@ pub struct Summary {
     /// Reactions the bot added, short replies among the replies.
     pub reactions: usize,
     pub short_replies: usize,
+    /// What the bot remembers at the end: channel name and fact.
+    pub learnt: Vec<(String, String)>,
     /// Response jobs that posted nothing, by reason.
     pub no_replies: BTreeMap<String, usize>,
     /// Memories written, by `scope kind` (`channel short`).

@@ -358,12 +358,19 @@ impl<W: Write> Sink for TextSink<W> {
             EventKind::Memory {
                 sweep,
                 written,
+                facts,
                 llm_calls,
                 prompts,
                 ..
             } => {
                 let what = if *sweep { "memory sweep" } else { "memory" };
-                if written.is_empty() {
+                let learnt: String = facts
+                    .iter()
+                    .map(|f| format!("\n{INDENT}learnt: {}", Self::flow(f)))
+                    .collect();
+                if written.is_empty() && !facts.is_empty() {
+                    format!("{what}: {llm_calls} LLM call(s){learnt}")
+                } else if written.is_empty() {
                     if self.dry_run {
                         format!(
                             "{what}: dry run, {}, nothing written",
@@ -377,7 +384,7 @@ impl<W: Write> Sink for TextSink<W> {
                         .iter()
                         .map(|n| format!("{} {}", n.label, n.kind.as_str()))
                         .collect();
-                    format!("{what}: wrote {}", notes.join(", "))
+                    format!("{what}: wrote {}{learnt}", notes.join(", "))
                 }
             }
             EventKind::JobFailed { job, error } => format!("{job} job failed: {error}"),
@@ -448,6 +455,12 @@ impl<W: Write> Sink for TextSink<W> {
             s.memory_count(),
             counts(&s.memories, " (", ")")
         )?;
+        if !s.learnt.is_empty() {
+            writeln!(self.out, "learnt        {} facts", s.learnt.len())?;
+            for (channel, fact) in &s.learnt {
+                writeln!(self.out, "{INDENT}#{channel}: {}", Self::flow(fact))?;
+            }
+        }
         let calls: Vec<String> = s
             .llm
             .iter()

@@ -13,6 +13,8 @@ use super::schema::{
     TTL_ATTRIBUTE,
 };
 use super::SERVICE;
+use crate::domain::facts::Fact;
+use crate::domain::people::Profile;
 use crate::domain::{
     Channel, ChannelId, ChannelKind, Forget, Memory, MemoryKind, MemoryScope, Message, Ts, User,
     Visibility,
@@ -412,6 +414,47 @@ pub(super) fn forget_item(forget: &Forget, expires_at: DateTime<Utc>) -> Item {
     }
     item.insert("at".into(), s(time_text(forget.at)));
     item
+}
+
+// ---- facts and profiles -------------------------------------------------------------
+
+/// A fact: its JSON in one attribute (it is read and written whole).
+pub(super) fn fact_item(fact: &Fact, expires_at: DateTime<Utc>) -> Result<Item, PortError> {
+    let mut item = expiring(Key::fact(&fact.channel, &fact.id), expires_at);
+    let body = serde_json::to_string(fact).map_err(|e| PortError::refused_by(SERVICE, e))?;
+    item.insert("fact".into(), s(body));
+    Ok(item)
+}
+
+impl FromItem for Fact {
+    fn from_item(item: &Item) -> Result<Fact, PortError> {
+        let r = Reader::new(item);
+        serde_json::from_str(r.s("fact")?).map_err(|e| r.corrupt("fact", e.to_string()))
+    }
+}
+
+impl FromItem for Profile {
+    fn from_item(item: &Item) -> Result<Profile, PortError> {
+        let r = Reader::new(item);
+        let count = |attr: &str| -> Result<u64, PortError> {
+            Ok(r.opt_i64(attr)?
+                .map_or(0, |v| u64::try_from(v).unwrap_or(0)))
+        };
+        let topics = match r.opt_s("topics")? {
+            Some(json) => {
+                serde_json::from_str(json).map_err(|e| r.corrupt("topics", e.to_string()))?
+            }
+            None => Vec::new(),
+        };
+        Ok(Profile {
+            user: r.parse("user")?,
+            messages: count("messages")?,
+            interactions: count("interactions")?,
+            first_seen: r.time("first_seen")?,
+            last_seen: r.time("last_seen")?,
+            topics,
+        })
+    }
 }
 
 // ---- claims and counters ------------------------------------------------------------

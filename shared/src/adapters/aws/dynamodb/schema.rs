@@ -22,6 +22,10 @@ pub(super) const COUNT_ATTRIBUTE: &str = "n";
 /// The partition of the channel records.
 pub(super) const CHANNELS_PK: &str = "CHANNELS";
 const USERS_PK: &str = "USERS";
+/// The partition of the people's profiles.
+const PEOPLE_PK: &str = "PEOPLE";
+/// What the partition of a channel's facts starts with.
+const FACTS_PK_PREFIX: &str = "FACTS#";
 const MEMORY_PK: &str = "MEM";
 /// The partition of the pending deletions and edits.
 pub(super) const FORGET_PK: &str = "FORGET";
@@ -73,6 +77,16 @@ impl Key {
         }
     }
 
+    /// A person's profile.
+    pub fn profile(id: &UserId) -> Key {
+        Key::new(PEOPLE_PK, format!("P#{id}"))
+    }
+
+    /// A fact of a channel.
+    pub fn fact(channel: &ChannelId, id: &str) -> Key {
+        Key::new(facts_pk(channel), format!("F#{id}"))
+    }
+
     /// A pending deletion or edit of a message.
     pub fn forget(channel: &ChannelId, ts: Ts) -> Key {
         Key::new(FORGET_PK, format!("{channel}#{}", ts.sort_key()))
@@ -90,6 +104,11 @@ impl Key {
 }
 
 /// The partition of a channel's messages.
+/// The partition of a channel's facts.
+pub(super) fn facts_pk(channel: &ChannelId) -> String {
+    format!("{FACTS_PK_PREFIX}{channel}")
+}
+
 pub(super) fn channel_pk(channel: &ChannelId) -> String {
     format!("CH#{channel}")
 }

@@ -11,15 +11,18 @@ use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 use chrono::{DateTime, Utc};
 
 use super::items::{
-    b, channel_item, claim_item, counter_item, expired, expires_at, forget_item, memory_item,
-    message_item, n, pending_edit_item, s, time_text, user_item, FromItem, Item, MessageRow,
+    b, channel_item, claim_item, counter_item, expired, expires_at, fact_item, forget_item,
+    memory_item, message_item, n, pending_edit_item, s, time_text, user_item, FromItem, Item,
+    MessageRow,
 };
 use super::schema::{
-    channel_pk, conversation_pk, message_sk, thread_memory_pk, Key, CHANNELS_PK, COUNT_ATTRIBUTE,
-    FORGET_PK, GSI1, MESSAGE_SK_PREFIX, TTL_ATTRIBUTE,
+    channel_pk, conversation_pk, facts_pk, message_sk, thread_memory_pk, Key, CHANNELS_PK,
+    COUNT_ATTRIBUTE, FORGET_PK, GSI1, MESSAGE_SK_PREFIX, TTL_ATTRIBUTE,
 };
 use super::{DynamoStore, SERVICE};
 use crate::adapters::aws::{expecting, port_error};
+use crate::domain::facts::Fact;
+use crate::domain::people::{Profile, ProfileDelta};
 use crate::domain::{
     Channel, ChannelId, ChannelKind, Conversation, EmojiName, Forget, Memory, MemoryKind,
     MemoryScope, Message, Ts, User, UserId, VisibilityChange,
@@ -673,6 +676,74 @@ impl Store for DynamoStore {
             .await;
         written("DeleteItem", delete)?;
         Ok(())
+    }
+
+    async fn facts(&self, channel: &ChannelId) -> Result<Vec<Fact>, PortError> {
+        let query = self
+            .query()
+            .key_condition_expression("pk = :pk")
+            .expression_attribute_values(":pk", s(facts_pk(channel)));
+        self.query_live(query).await
+    }
+
+    async fn put_fact(&self, fact: &Fact, expires_at: DateTime<Utc>) -> Result<(), PortError> {
+        self.put_item(fact_item(fact, expires_at)?).await
+    }
+
+    async fn delete_fact(&self, channel: &ChannelId, id: &str) -> Result<(), PortError> {
+        self.delete_item(Key::fact(channel, id)).await
+    }
+
+    async fn profile(&self, user: &UserId) -> Result<Option<Profile>, PortError> {
+        match self.get_item(Key::profile(user)).await? {
+            Some(item) if !expired(&item, self.now()) => Ok(Some(Profile::from_item(&item)?)),
+            _ => Ok(None),
+        }
+    }
+
+    async fn add_to_profile(
+        &self,
+        user: &UserId,
+        delta: &ProfileDelta,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        let m = i64::try_from(delta.messages).unwrap_or(i64::MAX);
+        let i = i64::try_from(delta.interactions).unwrap_or(i64::MAX);
+        self.update(Key::profile(user))
+            .update_expression(
+                "ADD messages :m, interactions :i \
+                 SET #user = if_not_exists(#user, :user), \
+                 first_seen = if_not_exists(first_seen, :first), last_seen = :last, #exp = :exp",
+            )
+            .expression_attribute_names("#user", "user")
+            .expression_attribute_names("#exp", TTL_ATTRIBUTE)
+            .expression_attribute_values(":m", n(m))
+            .expression_attribute_values(":i", n(i))
+            .expression_attribute_values(":user", s(user.as_str()))
+            .expression_attribute_values(":first", s(time_text(delta.first.to_datetime())))
+            .expression_attribute_values(":last", s(time_text(delta.last.to_datetime())))
+            .expression_attribute_values(":exp", n(expires_at.timestamp()))
+            .send()
+            .await
+            .map_err(|e| port_error(SERVICE, "UpdateItem", e))?;
+        Ok(())
+    }
+
+    async fn set_topics(&self, user: &UserId, topics: &[String]) -> Result<(), PortError> {
+        let json = serde_json::to_string(topics).map_err(|e| PortError::refused_by(SERVICE, e))?;
+        let update = self
+            .update(Key::profile(user))
+            .update_expression("SET topics = :t")
+            .condition_expression("attribute_exists(pk)")
+            .expression_attribute_values(":t", s(json))
+            .send()
+            .await;
+        written("UpdateItem", update)?;
+        Ok(())
+    }
+
+    async fn delete_profile(&self, user: &UserId) -> Result<(), PortError> {
+        self.delete_item(Key::profile(user)).await
     }
 
     async fn claim(&self, key: &str, expires_at: DateTime<Utc>) -> Result<bool, PortError> {

@@ -1,0 +1,235 @@
+//! After a lull: what the new messages of a conversation add to the
+//! people's profiles (counted, no LLM call), and the facts worth
+//! remembering in them (one LLM call, the memory model, JSON). Run by the
+//! memory jobs once a conversation's memory was written, so each message
+//! is counted and reflected upon once; ingest does none of it.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+
+use super::context::prompt_names;
+use super::memory::MemoryReport;
+use super::Services;
+use crate::domain::budget::cap_chars;
+use crate::domain::facts::{self, parse_reflection, superseded, Fact};
+use crate::domain::people::{tally, MAX_TOPICS};
+use crate::domain::text::mentions;
+use crate::domain::{ChannelId, Message, Settings, Ts, UserId};
+use crate::ports::{LlmRequest, LlmRole, PortError};
+use crate::prompts::{format_now, render, MessageView, PersonaView};
+
+/// How long a profile lives after its last update.
+const PROFILE_DAYS: i64 = 365;
+/// The newest messages a reflection reads at most.
+const REFLECTION_MESSAGES: usize = 60;
+/// A fact lives for this many half-lives: its strength is then below the
+/// cleanup floor, whatever its importance.
+const FACT_HALF_LIVES: i32 = 5;
+/// The strength under which a fact is forgotten (the design's 0.05).
+pub const FACT_FLOOR: f64 = 0.05;
+
+#[derive(Serialize)]
+struct ReflectionView<'a> {
+    persona: PersonaView,
+    channel_name: &'a str,
+    current_time: String,
+    messages: Vec<MessageView>,
+}
+
+/// The half-life of facts in `settings`.
+pub fn half_life(settings: &Settings) -> Duration {
+    Duration::days(i64::from(settings.fact_half_life_days.max(1)))
+}
+
+/// Counts the messages of `conversation` (oldest first) newer than `after`
+/// in their authors' profiles and, with at least `reflection_min_messages`
+/// of them from people, asks for the facts in them.
+pub async fn reflect(
+    svc: &Services,
+    settings: &Settings,
+    channel: &ChannelId,
+    channel_name: &str,
+    conversation: &[Message],
+    after: Option<Ts>,
+    report: &mut MemoryReport,
+) -> Result<(), PortError> {
+    let now = svc.clock.now();
+    let Ok(bot) = svc.bot_user_id(settings).await else {
+        // Without its own id the bot cannot tell people from itself.
+        return Ok(());
+    };
+    for (user, delta) in tally(conversation, after, &bot, &settings.names()) {
+        svc.store
+            .add_to_profile(&user, &delta, now + Duration::days(PROFILE_DAYS))
+            .await?;
+    }
+    let new: Vec<&Message> = conversation
+        .iter()
+        .filter(|m| after.is_none_or(|a| m.ts > a) && !m.is_bot && m.user != bot)
+        .collect();
+    let min = settings.reflection_min_messages as usize;
+    if min == 0 || new.len() < min {
+        return Ok(());
+    }
+    let shown: Vec<&Message> = new[new.len().saturating_sub(REFLECTION_MESSAGES)..].to_vec();
+    let names = prompt_names(svc, settings, shown.iter().copied(), now).await?;
+    let view = ReflectionView {
+        persona: PersonaView {
+            name: settings.persona_name.clone(),
+            system_prompt: settings.persona_system_prompt.clone(),
+        },
+        channel_name,
+        current_time: format_now(now, settings.timezone),
+        messages: shown
+            .iter()
+            .map(|m| {
+                let mut v = MessageView::new(m, &names, settings.timezone);
+                v.text = cap_chars(&v.text, settings.max_message_chars as usize);
+                v
+            })
+            .collect(),
+    };
+    let system = match render("reflection_system.j2", &view) {
+        Ok(system) => system,
+        Err(error) => {
+            tracing::error!(%error, "reflection prompt failed to render");
+            return Ok(());
+        }
+    };
+    report.llm_calls += 1;
+    let request = LlmRequest {
+        role: LlmRole::Memory,
+        system,
+        json: true,
+        max_tokens: None,
+    };
+    let answer = match svc.llm.complete(&request).await {
+        Ok(reply) => reply.text,
+        Err(error) => {
+            tracing::warn!(%error, "reflection: LLM failed; no facts written");
+            return Ok(());
+        }
+    };
+    let numbered: Vec<(Ts, UserId)> = shown.iter().map(|m| (m.ts, m.user.clone())).collect();
+    let found = match parse_reflection(&answer, &numbered) {
+        Ok(found) => found,
+        Err(error) => {
+            // The answer may quote the conversation: its length only.
+            tracing::warn!(%error, answer_chars = answer.chars().count(), "reflection unusable; no facts written");
+            return Ok(());
+        }
+    };
+    let mut existing = svc.store.facts(channel).await?;
+    let expires = now + half_life(settings) * FACT_HALF_LIVES;
+    for (i, new_fact) in found.into_iter().enumerate() {
+        if let Some(old) = superseded(&existing, &new_fact) {
+            let outdated = Fact {
+                outdated: true,
+                ..old.clone()
+            };
+            svc.store.put_fact(&outdated, expires).await?;
+            if let Some(slot) = existing.iter_mut().find(|f| f.id == outdated.id) {
+                *slot = outdated;
+            }
+        }
+        let newest = new_fact
+            .sources
+            .iter()
+            .max()
+            .copied()
+            .unwrap_or_else(|| Ts::from_datetime(now));
+        let id = format!("{}-{i}", newest.sort_key());
+        let fact = new_fact.stored(id, channel.clone(), now);
+        svc.store.put_fact(&fact, expires).await?;
+        note_topics(svc, &fact).await?;
+        report.facts.push(fact.text.clone());
+        existing.push(fact);
+    }
+    Ok(())
+}
+
+/// Puts a fact's first keywords at the front of its speakers' topics.
+async fn note_topics(svc: &Services, fact: &Fact) -> Result<(), PortError> {
+    for user in &fact.speakers {
+        let Some(profile) = svc.store.profile(user).await? else {
+            continue;
+        };
+        let mut topics: Vec<String> = fact.keywords.iter().take(2).cloned().collect();
+        topics.extend(
+            profile
+                .topics
+                .into_iter()
+                .filter(|t| !fact.keywords.contains(t)),
+        );
+        topics.truncate(MAX_TOPICS);
+        svc.store.set_topics(user, &topics).await?;
+    }
+    Ok(())
+}
+
+/// Forgets the facts of `channel` that came from the message `ts` (deleted,
+/// or edited since).
+pub async fn forget_facts_from(
+    svc: &Services,
+    channel: &ChannelId,
+    ts: Ts,
+) -> Result<usize, PortError> {
+    let mut gone = 0;
+    for fact in svc.store.facts(channel).await? {
+        if fact.sources.contains(&ts) {
+            svc.store.delete_fact(channel, &fact.id).await?;
+            gone += 1;
+        }
+    }
+    Ok(gone)
+}
+
+/// Removes the facts of `channel` that faded below [`FACT_FLOOR`], and the
+/// weakest over `max_facts_per_channel`.
+pub async fn clean_facts(
+    svc: &Services,
+    settings: &Settings,
+    channel: &ChannelId,
+    now: DateTime<Utc>,
+) -> Result<(), PortError> {
+    let all = svc.store.facts(channel).await?;
+    let gone = facts::cleanup(
+        &all,
+        now,
+        half_life(settings),
+        FACT_FLOOR,
+        settings.max_facts_per_channel as usize,
+    );
+    for id in &gone {
+        svc.store.delete_fact(channel, id).await?;
+    }
+    if !gone.is_empty() {
+        tracing::info!(%channel, facts = gone.len(), "faded facts forgotten");
+    }
+    Ok(())
+}
+
+/// Forgets `user`: their profile, and every fact they said or that is
+/// about them (its subject is one of their `names`), in every channel.
+pub async fn forget_person(
+    svc: &Services,
+    user: &UserId,
+    names: &[String],
+) -> Result<usize, PortError> {
+    svc.store.delete_profile(user).await?;
+    let mut gone = 0;
+    for record in svc.store.channels().await? {
+        let channel = record.channel.id;
+        for fact in svc.store.facts(&channel).await? {
+            let about = names
+                .iter()
+                .any(|n| !n.is_empty() && fact.subject.trim().eq_ignore_ascii_case(n.trim()))
+                || mentions(&fact.text).any(|u| u == *user);
+            if about || fact.speakers.contains(user) {
+                svc.store.delete_fact(&channel, &fact.id).await?;
+                gone += 1;
+            }
+        }
+    }
+    Ok(gone)
+}

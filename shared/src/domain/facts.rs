@@ -1,0 +1,617 @@
+//! Facts: what the bot remembers in detail, one sentence each, written by
+//! reflection after a conversation goes quiet, and recalled when a later
+//! conversation's words match (the Discord design's fact memory: keyword
+//! Jaccard x decay with a 30-day half-life, dropped below 0.05).
+//!
+//! A fact belongs to the channel it was said in, and is recalled there only.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::ids::{ChannelId, Ts, UserId};
+
+/// A remembered fact.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fact {
+    /// Unique in its channel: the newest source message's `ts` and an index.
+    pub id: String,
+    pub channel: ChannelId,
+    /// Who or what it is about ("Bob", "the deploy job").
+    pub subject: String,
+    /// The fact, in one sentence.
+    pub text: String,
+    /// Its keywords, lower case.
+    pub keywords: Vec<String>,
+    /// 1 (trivia) to 5 (matters a lot).
+    pub importance: u8,
+    /// Whether it may be told outside the conversation it came from.
+    pub shareable: bool,
+    /// The messages it came from: deleting one forgets the fact.
+    pub sources: Vec<Ts>,
+    /// Who said them.
+    pub speakers: Vec<UserId>,
+    pub written_at: DateTime<Utc>,
+    /// A newer fact on the same subject replaced it: kept, marked, not
+    /// recalled.
+    pub outdated: bool,
+}
+
+/// The importance a fact may have at most.
+pub const MAX_IMPORTANCE: u8 = 5;
+
+/// How much a fact still counts, from 0 to 1: its importance (normalised)
+/// times its decay, halving every `half_life`. Below the cleanup floor it
+/// is forgotten.
+pub fn strength(fact: &Fact, now: DateTime<Utc>, half_life: Duration) -> f64 {
+    let age = (now - fact.written_at).num_seconds().max(0) as f64;
+    let half = half_life.num_seconds().max(1) as f64;
+    let decay = (-std::f64::consts::LN_2 * age / half).exp();
+    decay * f64::from(fact.importance.clamp(1, MAX_IMPORTANCE)) / f64::from(MAX_IMPORTANCE)
+}
+
+/// Whether `c` is written without spaces between words (CJK).
+fn wide(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF   // hiragana, katakana
+        | 0x3400..=0x4DBF // CJK extension A
+        | 0x4E00..=0x9FFF // CJK ideographs
+        | 0xF900..=0xFAFF
+        | 0xAC00..=0xD7AF // hangul
+        | 0xFF66..=0xFF9F) // half-width katakana
+}
+
+/// Latin words too common to tell facts apart.
+const STOPWORDS: &[&str] = &[
+    "is", "it", "to", "of", "in", "on", "at", "an", "be", "do", "my", "me", "we", "he", "so", "or",
+    "if", "as", "by", "up", "no", "us", "am", "hi", "ok", "the", "and", "for", "are", "but", "not",
+    "you", "all", "any", "can", "had", "her", "was", "one", "our", "out", "has", "him", "his",
+    "how", "its", "who", "did", "yes", "get", "got", "she", "too", "use", "that", "with", "have",
+    "this", "will", "your", "from", "they", "know", "want", "been", "good", "much", "some", "time",
+    "very", "when", "come", "here", "just", "like", "long", "make", "many", "more", "only", "over",
+    "such", "take", "than", "them", "well", "were", "what", "about", "there", "their", "would",
+    "could", "should", "which", "into", "also", "then", "does", "doing", "done", "it's", "i'm",
+    "don't",
+];
+
+/// The words of `text` for matching: Latin words of two letters or more
+/// (lower case, without the commonest), and for Japanese and other scripts
+/// without spaces, the character bigrams of each run (a lone character as
+/// itself). Slack's `<...>` marks are left out.
+pub fn tokens(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut clean = String::with_capacity(text.len());
+    let mut in_mark = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_mark = true,
+            '>' if in_mark => {
+                in_mark = false;
+                clean.push(' ');
+            }
+            _ if in_mark => {}
+            c => clean.push(c),
+        }
+    }
+    let mut run: Vec<char> = Vec::new();
+    let mut word = String::new();
+    let flush_word = |word: &mut String, out: &mut BTreeSet<String>| {
+        let w = word.to_lowercase();
+        if w.chars().count() >= 2 && !STOPWORDS.contains(&w.as_str()) {
+            out.insert(w);
+        }
+        word.clear();
+    };
+    let flush_run = |run: &mut Vec<char>, out: &mut BTreeSet<String>| {
+        match run.len() {
+            0 => {}
+            1 => {
+                out.insert(run[0].to_string());
+            }
+            _ => {
+                for pair in run.windows(2) {
+                    out.insert(pair.iter().collect());
+                }
+            }
+        }
+        run.clear();
+    };
+    for c in clean.chars() {
+        if wide(c) {
+            flush_word(&mut word, &mut out);
+            run.push(c);
+        } else if c.is_alphanumeric() || c == '\'' {
+            flush_run(&mut run, &mut out);
+            word.push(c);
+        } else {
+            flush_word(&mut word, &mut out);
+            flush_run(&mut run, &mut out);
+        }
+    }
+    flush_word(&mut word, &mut out);
+    flush_run(&mut run, &mut out);
+    out
+}
+
+/// The words of `text` that are names: capitalised Latin words not at the
+/// start of a sentence, and `names` (the people of the conversation), lower
+/// case, as [`tokens`] writes them.
+pub fn proper_nouns(text: &str, names: &[&str]) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = names.iter().flat_map(|n| tokens(n)).collect();
+    let mut sentence_start = true;
+    for word in text.split_whitespace() {
+        let bare: String = word.chars().filter(|c| c.is_alphanumeric()).collect();
+        if !sentence_start && bare.chars().next().is_some_and(char::is_uppercase) {
+            out.extend(tokens(&bare));
+        }
+        sentence_start = word.ends_with(['.', '!', '?', '。', '！', '？']);
+    }
+    out
+}
+
+/// How much a name counts in a match, against 1 for another word.
+pub const NAME_WEIGHT: f64 = 2.0;
+
+/// The weighted Jaccard similarity of two word sets: the weight of the
+/// words they share over the weight of all their words, a name weighing
+/// [`NAME_WEIGHT`].
+pub fn similarity(a: &BTreeSet<String>, b: &BTreeSet<String>, names: &BTreeSet<String>) -> f64 {
+    let weight = |w: &String| if names.contains(w) { NAME_WEIGHT } else { 1.0 };
+    let shared: f64 = a.intersection(b).map(weight).sum();
+    let all: f64 = a.union(b).map(weight).sum();
+    if all == 0.0 {
+        0.0
+    } else {
+        shared / all
+    }
+}
+
+/// The words a fact is matched by: its keywords, subject and sentence.
+pub fn fact_words(fact: &Fact) -> BTreeSet<String> {
+    let mut words = tokens(&fact.subject);
+    words.extend(tokens(&fact.text));
+    for k in &fact.keywords {
+        words.extend(tokens(k));
+    }
+    words
+}
+
+/// How recall scores and chooses facts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Recall {
+    pub half_life: Duration,
+    /// The least score a recalled fact has.
+    pub floor: f64,
+    /// How many facts a prompt gets at most.
+    pub top: usize,
+}
+
+/// The facts worth recalling for a conversation whose words are `query`
+/// (and names `names`), best first: similarity x strength, at least
+/// `floor`, at most `top`; outdated facts never.
+pub fn recall<'a>(
+    facts: &'a [Fact],
+    query: &BTreeSet<String>,
+    names: &BTreeSet<String>,
+    now: DateTime<Utc>,
+    how: Recall,
+) -> Vec<(&'a Fact, f64)> {
+    let mut scored: Vec<(&Fact, f64)> = facts
+        .iter()
+        .filter(|f| !f.outdated)
+        .map(|f| {
+            let s = similarity(query, &fact_words(f), names) * strength(f, now, how.half_life);
+            (f, s)
+        })
+        .filter(|(_, s)| *s >= how.floor && *s > 0.0)
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
+    scored.truncate(how.top);
+    scored
+}
+
+/// The facts a channel keeps: those at or above the cleanup `floor` of
+/// strength, the `max` strongest (outdated ones first to go). The ids of
+/// those to delete.
+pub fn cleanup(
+    facts: &[Fact],
+    now: DateTime<Utc>,
+    half_life: Duration,
+    floor: f64,
+    max: usize,
+) -> Vec<String> {
+    let mut kept: Vec<(&Fact, f64)> = Vec::new();
+    let mut gone = Vec::new();
+    for f in facts {
+        let s = strength(f, now, half_life);
+        if s < floor {
+            gone.push(f.id.clone());
+        } else {
+            kept.push((f, if f.outdated { s / 10.0 } else { s }));
+        }
+    }
+    kept.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
+    gone.extend(kept.iter().skip(max).map(|(f, _)| f.id.clone()));
+    gone
+}
+
+/// How alike two facts' keywords must be, on the same subject, for the
+/// newer to replace the older.
+pub const SAME_FACT: f64 = 0.5;
+
+/// The live fact that `new` updates: same subject (case aside) and
+/// keywords at least [`SAME_FACT`] alike.
+pub fn superseded<'a>(existing: &'a [Fact], new: &NewFact) -> Option<&'a Fact> {
+    let words: BTreeSet<String> = new.keywords.iter().flat_map(|k| tokens(k)).collect();
+    existing
+        .iter()
+        .filter(|f| !f.outdated && f.subject.trim().eq_ignore_ascii_case(new.subject.trim()))
+        .map(|f| {
+            let theirs: BTreeSet<String> = f.keywords.iter().flat_map(|k| tokens(k)).collect();
+            (f, similarity(&words, &theirs, &BTreeSet::new()))
+        })
+        .filter(|(_, s)| *s >= SAME_FACT)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(f, _)| f)
+}
+
+/// A fact as reflection writes it, before it is stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewFact {
+    pub subject: String,
+    pub text: String,
+    pub keywords: Vec<String>,
+    pub importance: u8,
+    pub shareable: bool,
+    pub sources: Vec<Ts>,
+    pub speakers: Vec<UserId>,
+}
+
+impl NewFact {
+    /// The fact, stored in `channel` as `id` at `now`.
+    pub fn stored(self, id: String, channel: ChannelId, now: DateTime<Utc>) -> Fact {
+        Fact {
+            id,
+            channel,
+            subject: self.subject,
+            text: self.text,
+            keywords: self.keywords,
+            importance: self.importance,
+            shareable: self.shareable,
+            sources: self.sources,
+            speakers: self.speakers,
+            written_at: now,
+            outdated: false,
+        }
+    }
+}
+
+/// Why a reflection's answer wrote nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReflectionError {
+    #[error("the answer is not a JSON object with a `facts` list")]
+    NotFacts,
+    #[error("fact {0}: {1}")]
+    BadFact(usize, &'static str),
+}
+
+/// The most facts one reflection may write.
+pub const MAX_FACTS_PER_REFLECTION: usize = 10;
+/// The longest fact sentence kept, in characters.
+const MAX_FACT_CHARS: usize = 300;
+
+/// Reads a reflection's answer, strictly: `{"facts": [{"subject", "fact",
+/// "keywords", "importance", "shareable", "sources"}]}`, where each source is
+/// the number of a message shown to it (`messages`, from 1). Anything out
+/// of shape refuses the whole answer: a half-understood answer writes
+/// nothing. Speakers are those of the sources, not what the model says.
+pub fn parse_reflection(
+    answer: &str,
+    messages: &[(Ts, UserId)],
+) -> Result<Vec<NewFact>, ReflectionError> {
+    let start = answer.find('{').ok_or(ReflectionError::NotFacts)?;
+    let end = answer.rfind('}').ok_or(ReflectionError::NotFacts)?;
+    let value: Value =
+        serde_json::from_str(answer.get(start..=end).ok_or(ReflectionError::NotFacts)?)
+            .map_err(|_| ReflectionError::NotFacts)?;
+    let list = value
+        .get("facts")
+        .and_then(Value::as_array)
+        .ok_or(ReflectionError::NotFacts)?;
+    if list.len() > MAX_FACTS_PER_REFLECTION {
+        return Err(ReflectionError::BadFact(
+            MAX_FACTS_PER_REFLECTION + 1,
+            "too many facts",
+        ));
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, f)| one_fact(i + 1, f, messages))
+        .collect()
+}
+
+fn one_fact(n: usize, f: &Value, messages: &[(Ts, UserId)]) -> Result<NewFact, ReflectionError> {
+    let bad = |why| ReflectionError::BadFact(n, why);
+    let text_of = |key: &str| {
+        f.get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    };
+    let subject = text_of("subject").ok_or(bad("no subject"))?;
+    let text = text_of("fact").ok_or(bad("no fact"))?;
+    if text.chars().count() > MAX_FACT_CHARS {
+        return Err(bad("fact too long"));
+    }
+    let keywords: Vec<String> = f
+        .get("keywords")
+        .and_then(Value::as_array)
+        .ok_or(bad("no keywords"))?
+        .iter()
+        .map(|k| k.as_str().map(|k| k.trim().to_lowercase()))
+        .collect::<Option<Vec<_>>>()
+        .ok_or(bad("a keyword is not text"))?
+        .into_iter()
+        .filter(|k| !k.is_empty())
+        .collect();
+    if keywords.is_empty() {
+        return Err(bad("no keywords"));
+    }
+    let importance = f
+        .get("importance")
+        .and_then(Value::as_u64)
+        .filter(|i| (1..=u64::from(MAX_IMPORTANCE)).contains(i))
+        .ok_or(bad("importance is not 1 to 5"))? as u8;
+    let shareable = f
+        .get("shareable")
+        .and_then(Value::as_bool)
+        .ok_or(bad("shareable is not a boolean"))?;
+    let numbers = f
+        .get("sources")
+        .and_then(Value::as_array)
+        .filter(|s| !s.is_empty())
+        .ok_or(bad("no sources"))?;
+    let mut sources = BTreeMap::new();
+    for number in numbers {
+        let i = number
+            .as_u64()
+            .and_then(|i| usize::try_from(i).ok())
+            .filter(|i| (1..=messages.len()).contains(i))
+            .ok_or(bad("a source is not a shown message's number"))?;
+        let (ts, user) = &messages[i - 1];
+        sources.insert(*ts, user.clone());
+    }
+    let mut speakers: Vec<UserId> = sources.values().cloned().collect();
+    speakers.sort();
+    speakers.dedup();
+    Ok(NewFact {
+        subject: subject.to_owned(),
+        text: text.to_owned(),
+        keywords,
+        importance,
+        shareable,
+        sources: sources.into_keys().collect(),
+        speakers,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(days: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_767_600_000 + days * 86_400, 0).expect("time")
+    }
+
+    fn fact(id: &str, subject: &str, text: &str, keywords: &[&str], importance: u8) -> Fact {
+        Fact {
+            id: id.into(),
+            channel: ChannelId::parse("C1").unwrap(),
+            subject: subject.into(),
+            text: text.into(),
+            keywords: keywords.iter().map(|k| (*k).to_owned()).collect(),
+            importance,
+            shareable: false,
+            sources: vec![Ts::parse("1767600000.000100").unwrap()],
+            speakers: vec![UserId::parse("UBOB").unwrap()],
+            written_at: at(0),
+            outdated: false,
+        }
+    }
+
+    fn set(words: &[&str]) -> BTreeSet<String> {
+        words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn latin_words_and_japanese_bigrams() {
+        assert_eq!(
+            tokens("Bob moved to Osaka, <@U1> the city!"),
+            set(&["bob", "moved", "osaka", "city"])
+        );
+        assert_eq!(
+            tokens("大阪に引っ越した"),
+            set(&["大阪", "阪に", "に引", "引っ", "っ越", "越し", "した"])
+        );
+        assert_eq!(tokens("猫 と Rust"), set(&["猫", "と", "rust"]));
+    }
+
+    #[test]
+    fn decay_halves_every_half_life_and_importance_scales_it() {
+        let f = fact("1", "Bob", "Bob moved to Osaka", &["osaka"], 5);
+        let half = Duration::days(30);
+        assert!((strength(&f, at(0), half) - 1.0).abs() < 1e-9);
+        assert!((strength(&f, at(30), half) - 0.5).abs() < 1e-9);
+        assert!((strength(&f, at(60), half) - 0.25).abs() < 1e-9);
+        let trivia = fact("2", "Bob", "Bob likes tea", &["tea"], 1);
+        assert!((strength(&trivia, at(0), half) - 0.2).abs() < 1e-9);
+    }
+
+    #[test]
+    fn similarity_is_jaccard_with_names_weighing_more() {
+        let a = set(&["bob", "osaka", "move"]);
+        let b = set(&["osaka", "move", "apartment"]);
+        assert!((similarity(&a, &b, &BTreeSet::new()) - 0.5).abs() < 1e-9);
+        let names = set(&["osaka"]);
+        // shared: osaka 2 + move 1 = 3; all: 2 + 1 + 1 + 1 = 5.
+        assert!((similarity(&a, &b, &names) - 0.6).abs() < 1e-9);
+        assert_eq!(similarity(&BTreeSet::new(), &BTreeSet::new(), &names), 0.0);
+    }
+
+    #[test]
+    fn recall_finds_the_matching_fact_in_english_and_japanese() {
+        let facts = vec![
+            fact(
+                "1",
+                "Bob",
+                "Bob moved to Osaka last month",
+                &["osaka", "move"],
+                4,
+            ),
+            fact(
+                "2",
+                "Alice",
+                "Alice's cat is called Mochi",
+                &["cat", "mochi"],
+                3,
+            ),
+            fact(
+                "3",
+                "ボブ",
+                "ボブは大阪に引っ越した",
+                &["大阪", "引っ越し"],
+                4,
+            ),
+        ];
+        let how = Recall {
+            half_life: Duration::days(30),
+            floor: 0.02,
+            top: 3,
+        };
+        let q = tokens("how is Osaka treating you, Bob?");
+        let names = proper_nouns("how is Osaka treating you, Bob?", &["Bob"]);
+        let found = recall(&facts, &q, &names, at(10), how);
+        assert_eq!(found.first().map(|(f, _)| f.id.as_str()), Some("1"));
+        assert!(found.iter().all(|(f, _)| f.id != "2"), "{found:?}");
+
+        let q = tokens("大阪の生活はどう？");
+        let found = recall(&facts, &q, &BTreeSet::new(), at(10), how);
+        assert_eq!(found.first().map(|(f, _)| f.id.as_str()), Some("3"));
+
+        let unrelated = tokens("the build is red again");
+        assert!(recall(&facts, &unrelated, &BTreeSet::new(), at(10), how).is_empty());
+    }
+
+    #[test]
+    fn recall_skips_outdated_facts_and_keeps_the_top_few() {
+        let mut old = fact("1", "Bob", "Bob lives in Tokyo", &["bob", "lives"], 4);
+        old.outdated = true;
+        let facts = vec![
+            old,
+            fact("2", "Bob", "Bob lives in Osaka", &["bob", "lives"], 4),
+        ];
+        let how = Recall {
+            half_life: Duration::days(30),
+            floor: 0.0,
+            top: 1,
+        };
+        let found = recall(
+            &facts,
+            &tokens("where does bob live"),
+            &BTreeSet::new(),
+            at(1),
+            how,
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0.id, "2");
+    }
+
+    #[test]
+    fn cleanup_drops_the_faded_and_caps_the_rest() {
+        let strong = fact("a", "x", "x", &["x"], 5);
+        let weak = fact("b", "y", "y", &["y"], 1);
+        let mid = fact("c", "z", "z", &["z"], 3);
+        let half = Duration::days(30);
+        // At 60 days: strong 0.25, mid 0.15, weak 0.05 (kept: not below).
+        assert!(cleanup(
+            &[strong.clone(), weak.clone(), mid.clone()],
+            at(60),
+            half,
+            0.05,
+            10
+        )
+        .is_empty());
+        // At 90 days weak is 0.025: gone.
+        assert_eq!(
+            cleanup(&[strong.clone(), weak.clone()], at(90), half, 0.05, 10),
+            vec!["b"]
+        );
+        // The cap keeps the strongest.
+        assert_eq!(
+            cleanup(&[strong, weak, mid], at(0), half, 0.05, 2),
+            vec!["b"]
+        );
+    }
+
+    #[test]
+    fn a_new_fact_on_the_same_subject_and_words_supersedes_the_old() {
+        let old = fact(
+            "1",
+            "Bob",
+            "Bob lives in Tokyo",
+            &["bob", "home", "lives"],
+            4,
+        );
+        let other = fact("2", "Bob", "Bob likes tea", &["tea"], 2);
+        let new = NewFact {
+            subject: "bob".into(),
+            text: "Bob moved to Osaka".into(),
+            keywords: vec!["bob".into(), "home".into(), "osaka".into()],
+            importance: 4,
+            shareable: false,
+            sources: vec![],
+            speakers: vec![],
+        };
+        let existing = [old, other];
+        assert_eq!(
+            superseded(&existing, &new).map(|f| f.id.as_str()),
+            Some("1")
+        );
+        let unrelated = NewFact {
+            keywords: vec!["guitar".into()],
+            ..new
+        };
+        assert_eq!(superseded(&existing, &unrelated), None);
+    }
+
+    #[test]
+    fn a_reflection_is_read_strictly() {
+        let bob = UserId::parse("UBOB").unwrap();
+        let alice = UserId::parse("UALICE").unwrap();
+        let t1 = Ts::parse("1767600000.000100").unwrap();
+        let t2 = Ts::parse("1767600060.000100").unwrap();
+        let shown = vec![(t1, bob.clone()), (t2, alice.clone())];
+        let answer = r#"Here you go: {"facts": [{"subject": "Bob", "fact": "Bob moved to Osaka.",
+            "keywords": ["Osaka", "move"], "importance": 4, "shareable": true, "sources": [1, 2]}]}"#;
+        let facts = parse_reflection(answer, &shown).unwrap();
+        assert_eq!(facts.len(), 1);
+        assert_eq!(facts[0].keywords, vec!["osaka", "move"]);
+        assert_eq!(facts[0].sources, vec![t1, t2]);
+        assert_eq!(facts[0].speakers, vec![alice, bob]);
+        assert_eq!(parse_reflection(r#"{"facts": []}"#, &shown), Ok(vec![]));
+
+        for bad in [
+            "nothing to remember",
+            r#"{"facts": "none"}"#,
+            r#"{"facts": [{"subject": "Bob", "fact": "x", "keywords": ["a"], "importance": 9, "shareable": true, "sources": [1]}]}"#,
+            r#"{"facts": [{"subject": "Bob", "fact": "x", "keywords": ["a"], "importance": 3, "shareable": "yes", "sources": [1]}]}"#,
+            r#"{"facts": [{"subject": "Bob", "fact": "x", "keywords": ["a"], "importance": 3, "shareable": true, "sources": [7]}]}"#,
+            r#"{"facts": [{"subject": "", "fact": "x", "keywords": ["a"], "importance": 3, "shareable": true, "sources": [1]}]}"#,
+            r#"{"facts": [{"subject": "Bob", "fact": "x", "keywords": [], "importance": 3, "shareable": true, "sources": [1]}]}"#,
+        ] {
+            assert!(parse_reflection(bad, &shown).is_err(), "{bad}");
+        }
+    }
+}

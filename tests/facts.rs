@@ -1,0 +1,301 @@
+//! Knowing the people and remembering what matters: profiles counted from
+//! the conversations the memory jobs read, facts written by one reflection
+//! when a conversation goes quiet, recalled by a later conversation's
+//! words, and forgotten with their message or on request. Over the real
+//! memory, judgment and response code, DynamoDB on the emulator, and the
+//! LLM and Slack stubs.
+
+use myao::adapters::aws::dynamodb::DynamoStore;
+use myao::app::jobs::JobOutcome;
+use myao::app::response::ResponseOutcome;
+use myao::domain::people::{FamiliarityThresholds, FORGOTTEN_NOTICE};
+use myao::domain::{Job, Reply, Settings, Ts};
+use myao::ports::Store;
+use myao_tests::stubs::{
+    assert_in_order, channel, message, ts, user, Bed, PromptKind, ALICE, BOB, BOT, GENERAL,
+};
+use serde_json::json;
+
+async fn bed(tweak: impl FnOnce(&mut Settings)) -> Bed<DynamoStore> {
+    Bed::on_emulator(tweak).await
+}
+
+const MOVED: &str = "I moved to Osaka last month, the new flat is near Namba";
+
+/// A thread where Bob tells of his move: Alice's root and three replies.
+async fn seed_move(bed: &Bed<DynamoStore>) -> Ts {
+    let root = ts(-900);
+    bed.seed(&[
+        message(GENERAL, ALICE, root, None, "how was everyone's weekend?"),
+        message(GENERAL, BOB, ts(-880), Some(root), MOVED),
+        message(
+            GENERAL,
+            ALICE,
+            ts(-860),
+            Some(root),
+            "wow, congrats on the move!",
+        ),
+        message(
+            GENERAL,
+            BOB,
+            ts(-840),
+            Some(root),
+            "thanks, still unpacking boxes",
+        ),
+    ])
+    .await;
+    root
+}
+
+/// What the reflection stub answers: one fact from Bob's message (the first
+/// shown, number 1).
+fn the_move() -> String {
+    json!({"facts": [{
+        "subject": "Bob", "fact": "Bob moved to Osaka last month, near Namba.",
+        "keywords": ["osaka", "namba", "move"], "importance": 4, "shareable": true,
+        "sources": [1]
+    }]})
+    .to_string()
+}
+
+async fn reflect_on_the_move(bed: &Bed<DynamoStore>) {
+    let root = seed_move(bed).await;
+    bed.script.set_reflection(the_move());
+    bed.run(&Job::ThreadMemory {
+        channel: channel(GENERAL),
+        thread_ts: root,
+    })
+    .await;
+}
+
+fn judgment(newest_ts: Ts) -> Job {
+    Job::Judgment {
+        channel: channel(GENERAL),
+        thread_ts: None,
+        newest_ts,
+    }
+}
+
+#[tokio::test]
+async fn a_quiet_thread_makes_one_reflection_that_writes_facts() {
+    let bed = bed(|_| {}).await;
+    reflect_on_the_move(&bed).await;
+
+    let reflections = bed.llm_calls_of(PromptKind::Reflection).await;
+    assert_eq!(reflections.len(), 1);
+    assert_eq!(
+        reflections[0].body["response_format"]["type"],
+        "json_object"
+    );
+    assert!(
+        reflections[0].system.contains(MOVED),
+        "the new messages are shown"
+    );
+    let facts = bed.store.facts(&channel(GENERAL)).await.expect("facts");
+    assert_eq!(facts.len(), 1, "{facts:?}");
+    assert_eq!(facts[0].sources, vec![ts(-880)], "message 1 is Bob's");
+    assert_eq!(facts[0].speakers, vec![user(BOB)]);
+
+    // Nothing new since: no second reflection.
+    bed.run(&Job::ThreadMemory {
+        channel: channel(GENERAL),
+        thread_ts: ts(-900),
+    })
+    .await;
+    assert_eq!(bed.llm_calls_of(PromptKind::Reflection).await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_garbled_reflection_writes_nothing() {
+    let bed = bed(|_| {}).await;
+    let root = seed_move(&bed).await;
+    bed.script
+        .set_reflection(r#"{"facts": [{"subject": "Bob", "fact": "moved", "sources": [9]}]}"#);
+    bed.run(&Job::ThreadMemory {
+        channel: channel(GENERAL),
+        thread_ts: root,
+    })
+    .await;
+    assert_eq!(bed.llm_calls_of(PromptKind::Reflection).await.len(), 1);
+    assert!(bed
+        .store
+        .facts(&channel(GENERAL))
+        .await
+        .expect("facts")
+        .is_empty());
+}
+
+#[tokio::test]
+async fn a_later_conversation_with_matching_words_recalls_the_fact() {
+    let bed = bed(|_| {}).await;
+    reflect_on_the_move(&bed).await;
+
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(-100),
+        None,
+        "Bob, is Osaka treating you well?",
+    )])
+    .await;
+    bed.run(&judgment(ts(-100))).await;
+    let prompt = &bed.llm_calls_of(PromptKind::Judgment).await[0].system;
+    assert_in_order(
+        prompt,
+        &[
+            "## 覚えていること",
+            "Bob moved to Osaka last month, near Namba.",
+        ],
+    );
+
+    // An unrelated conversation: the fact stays out.
+    let bed = self::bed(|_| {}).await;
+    reflect_on_the_move(&bed).await;
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(-100),
+        None,
+        "the build is red again",
+    )])
+    .await;
+    bed.run(&judgment(ts(-100))).await;
+    let prompt = &bed.llm_calls_of(PromptKind::Judgment).await[0].system;
+    assert!(!prompt.contains("## 覚えていること"), "{prompt}");
+}
+
+#[tokio::test]
+async fn a_deleted_source_message_removes_its_fact() {
+    let bed = bed(|_| {}).await;
+    reflect_on_the_move(&bed).await;
+    assert_eq!(
+        bed.store
+            .facts(&channel(GENERAL))
+            .await
+            .expect("facts")
+            .len(),
+        1
+    );
+
+    bed.deliver(
+        json!({"type": "message", "subtype": "message_deleted", "channel": GENERAL,
+                       "ts": ts(0).to_string(), "deleted_ts": ts(-880).to_string()}),
+    )
+    .await;
+    let done = bed.run_due().await;
+    assert!(done.iter().any(|(job, _)| *job == Job::Forget), "{done:?}");
+    assert!(bed
+        .store
+        .facts(&channel(GENERAL))
+        .await
+        .expect("facts")
+        .is_empty());
+}
+
+#[tokio::test]
+async fn forget_me_removes_the_profile_and_the_facts_and_says_so() {
+    let bed = bed(|_| {}).await;
+    reflect_on_the_move(&bed).await;
+    assert!(bed.store.profile(&user(BOB)).await.expect("read").is_some());
+
+    bed.seed(&[message(
+        GENERAL,
+        BOB,
+        ts(0),
+        None,
+        &format!("<@{BOT}> forget me"),
+    )])
+    .await;
+    let outcome = bed
+        .run(&Job::Response {
+            channel: channel(GENERAL),
+            thread_ts: None,
+            newest_ts: ts(0),
+            mention: true,
+            reply: Reply::Full,
+        })
+        .await;
+
+    assert!(
+        matches!(&outcome, JobOutcome::Response(ResponseOutcome::Posted { text, .. }) if text == FORGOTTEN_NOTICE),
+        "{outcome:?}"
+    );
+    assert!(bed.store.profile(&user(BOB)).await.expect("read").is_none());
+    assert!(bed
+        .store
+        .facts(&channel(GENERAL))
+        .await
+        .expect("facts")
+        .is_empty());
+    assert!(
+        bed.llm_calls_of(PromptKind::Response).await.is_empty(),
+        "no LLM call"
+    );
+    assert_eq!(bed.posts().await[0]["thread_ts"], ts(0).to_string());
+    // Alice's profile stays.
+    assert!(bed
+        .store
+        .profile(&user(ALICE))
+        .await
+        .expect("read")
+        .is_some());
+}
+
+#[tokio::test]
+async fn profiles_count_interactions_and_the_prompt_shows_familiarity() {
+    let bed = bed(|s| {
+        s.familiarity_thresholds = FamiliarityThresholds {
+            acquaintance: 1,
+            friend: 2,
+            close: 3,
+        }
+    })
+    .await;
+    let root = ts(-900);
+    bed.seed(&[
+        message(GENERAL, ALICE, root, None, "anyone know why grub fails?"),
+        message(GENERAL, ALICE, ts(-880), Some(root), "myao, any idea?"),
+        message(GENERAL, BOT, ts(-870), Some(root), "try update-grub"),
+        message(GENERAL, ALICE, ts(-860), Some(root), "that fixed it"),
+        message(GENERAL, BOB, ts(-850), Some(root), "nice"),
+    ])
+    .await;
+    bed.run(&Job::ThreadMemory {
+        channel: channel(GENERAL),
+        thread_ts: root,
+    })
+    .await;
+
+    let alice = bed
+        .store
+        .profile(&user(ALICE))
+        .await
+        .expect("read")
+        .expect("alice");
+    // Her two replies (the root is the top level's, counted with the
+    // channel): calling it by name, being answered, answering it.
+    assert_eq!((alice.messages, alice.interactions), (2, 3));
+    let bob = bed
+        .store
+        .profile(&user(BOB))
+        .await
+        .expect("read")
+        .expect("bob");
+    assert_eq!((bob.messages, bob.interactions), (1, 0));
+
+    bed.seed(&[
+        message(GENERAL, BOB, ts(-200), None, "lunch anyone?"),
+        message(GENERAL, ALICE, ts(-100), None, "sure, where?"),
+    ])
+    .await;
+    bed.run(&judgment(ts(-100))).await;
+    let prompt = &bed.llm_calls_of(PromptKind::Judgment).await[0].system;
+    assert_in_order(
+        prompt,
+        &[
+            "## ここにいる人",
+            "- alice: 親しい友達",
+            "- bob: 初対面に近い",
+        ],
+    );
+}
