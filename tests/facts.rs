@@ -61,11 +61,18 @@ fn the_move() -> String {
 async fn reflect_on_the_move(bed: &Bed<DynamoStore>) {
     let root = seed_move(bed).await;
     bed.script.set_reflection(the_move());
-    bed.run(&Job::ThreadMemory {
+    bed.run(&thread_memory(root)).await;
+}
+
+async fn facts(bed: &Bed<DynamoStore>) -> Vec<myao::domain::facts::Fact> {
+    bed.store.facts(&channel(GENERAL)).await.expect("facts")
+}
+
+fn thread_memory(root: Ts) -> Job {
+    Job::ThreadMemory {
         channel: channel(GENERAL),
         thread_ts: root,
-    })
-    .await;
+    }
 }
 
 fn judgment(newest_ts: Ts) -> Job {
@@ -91,17 +98,13 @@ async fn a_quiet_thread_makes_one_reflection_that_writes_facts() {
         reflections[0].system.contains(MOVED),
         "the new messages are shown"
     );
-    let facts = bed.store.facts(&channel(GENERAL)).await.expect("facts");
-    assert_eq!(facts.len(), 1, "{facts:?}");
-    assert_eq!(facts[0].sources, vec![ts(-880)], "message 1 is Bob's");
-    assert_eq!(facts[0].speakers, vec![user(BOB)]);
+    let written = facts(&bed).await;
+    assert_eq!(written.len(), 1, "{written:?}");
+    assert_eq!(written[0].sources, vec![ts(-880)], "message 1 is Bob's");
+    assert_eq!(written[0].speakers, vec![user(BOB)]);
 
     // Nothing new since: no second reflection.
-    bed.run(&Job::ThreadMemory {
-        channel: channel(GENERAL),
-        thread_ts: ts(-900),
-    })
-    .await;
+    bed.run(&thread_memory(ts(-900))).await;
     assert_eq!(bed.llm_calls_of(PromptKind::Reflection).await.len(), 1);
 }
 
@@ -111,18 +114,9 @@ async fn a_garbled_reflection_writes_nothing() {
     let root = seed_move(&bed).await;
     bed.script
         .set_reflection(r#"{"facts": [{"subject": "Bob", "fact": "moved", "sources": [9]}]}"#);
-    bed.run(&Job::ThreadMemory {
-        channel: channel(GENERAL),
-        thread_ts: root,
-    })
-    .await;
+    bed.run(&thread_memory(root)).await;
     assert_eq!(bed.llm_calls_of(PromptKind::Reflection).await.len(), 1);
-    assert!(bed
-        .store
-        .facts(&channel(GENERAL))
-        .await
-        .expect("facts")
-        .is_empty());
+    assert!(facts(&bed).await.is_empty());
 }
 
 #[tokio::test]
@@ -168,14 +162,7 @@ async fn a_later_conversation_with_matching_words_recalls_the_fact() {
 async fn a_deleted_source_message_removes_its_fact() {
     let bed = bed(|_| {}).await;
     reflect_on_the_move(&bed).await;
-    assert_eq!(
-        bed.store
-            .facts(&channel(GENERAL))
-            .await
-            .expect("facts")
-            .len(),
-        1
-    );
+    assert_eq!(facts(&bed).await.len(), 1);
 
     bed.deliver(
         json!({"type": "message", "subtype": "message_deleted", "channel": GENERAL,
@@ -184,12 +171,7 @@ async fn a_deleted_source_message_removes_its_fact() {
     .await;
     let done = bed.run_due().await;
     assert!(done.iter().any(|(job, _)| *job == Job::Forget), "{done:?}");
-    assert!(bed
-        .store
-        .facts(&channel(GENERAL))
-        .await
-        .expect("facts")
-        .is_empty());
+    assert!(facts(&bed).await.is_empty());
 }
 
 #[tokio::test]
@@ -221,12 +203,7 @@ async fn forget_me_removes_the_profile_and_the_facts_and_says_so() {
         "{outcome:?}"
     );
     assert!(bed.store.profile(&user(BOB)).await.expect("read").is_none());
-    assert!(bed
-        .store
-        .facts(&channel(GENERAL))
-        .await
-        .expect("facts")
-        .is_empty());
+    assert!(facts(&bed).await.is_empty());
     assert!(
         bed.llm_calls_of(PromptKind::Response).await.is_empty(),
         "no LLM call"
@@ -260,11 +237,7 @@ async fn profiles_count_interactions_and_the_prompt_shows_familiarity() {
         message(GENERAL, BOB, ts(-850), Some(root), "nice"),
     ])
     .await;
-    bed.run(&Job::ThreadMemory {
-        channel: channel(GENERAL),
-        thread_ts: root,
-    })
-    .await;
+    bed.run(&thread_memory(root)).await;
 
     let alice = bed
         .store

@@ -31,15 +31,13 @@ fn mention_reply() -> Job {
     }
 }
 
-#[tokio::test]
-async fn a_revoked_token_makes_the_metric_its_alarm_watches() {
+/// A bed whose Slack refuses `chat.postMessage` with `code`, after a
+/// mention's reply job ran there.
+async fn refused_post(code: &str) -> (Bed, JobOutcome) {
     let bed = Bed::new().await;
     Mock::given(method("POST"))
         .and(path("/api/chat.postMessage"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(json!({"ok": false, "error": "token_revoked"})),
-        )
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": code})))
         .with_priority(1)
         .mount(&bed.slack_server)
         .await;
@@ -51,8 +49,13 @@ async fn a_revoked_token_makes_the_metric_its_alarm_watches() {
         "<@UBOT> how do I deploy?",
     )])
     .await;
-
     let outcome = bed.run(&mention_reply()).await;
+    (bed, outcome)
+}
+
+#[tokio::test]
+async fn a_revoked_token_makes_the_metric_its_alarm_watches() {
+    let (bed, outcome) = refused_post("token_revoked").await;
 
     assert!(
         matches!(
@@ -72,25 +75,7 @@ async fn a_revoked_token_makes_the_metric_its_alarm_watches() {
 
 #[tokio::test]
 async fn another_slack_refusal_is_an_error_but_not_a_token_problem() {
-    let bed = Bed::new().await;
-    Mock::given(method("POST"))
-        .and(path("/api/chat.postMessage"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(json!({"ok": false, "error": "channel_not_found"})),
-        )
-        .with_priority(1)
-        .mount(&bed.slack_server)
-        .await;
-    bed.seed(&[message(
-        GENERAL,
-        ALICE,
-        ts(0),
-        None,
-        "<@UBOT> how do I deploy?",
-    )])
-    .await;
-    bed.run(&mention_reply()).await;
+    let (bed, _) = refused_post("channel_not_found").await;
     assert_eq!(bed.metrics.total(SLACK_ERRORS, None), 1.0);
     assert_eq!(bed.metrics.total(SLACK_AUTH_ERRORS, None), 0.0);
 }

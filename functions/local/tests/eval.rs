@@ -147,16 +147,15 @@ async fn the_json_has_the_four_levels_per_channel_and_in_total() {
     }
 }
 
-/// Judges "yes" to every conversation it is asked about; writes a short reply.
-struct Yes;
+/// Judges every conversation it is asked about with its verdict; writes a
+/// short reply.
+struct Judges(Value);
 
-impl Respond for Yes {
+impl Respond for Judges {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let body: Value = serde_json::from_slice(&request.body).expect("json");
         let text = match body["model"].as_str().expect("a model") {
-            "judge" => json!({"should_respond": true, "delay_seconds": 0, "confidence": 0.9,
-                              "reason": "why not"})
-            .to_string(),
+            "judge" => self.0.to_string(),
             "writer" => "にゃ".to_owned(),
             _ => "- いろいろ".to_owned(),
         };
@@ -164,9 +163,9 @@ impl Respond for Yes {
     }
 }
 
-#[tokio::test]
-async fn with_an_llm_the_ambiguous_band_is_judged_by_it() {
-    let (server, base) = common::llm_stub(Yes).await;
+/// An LLM stub judging with `verdict`, as the eval's settings name it.
+async fn eval_judged_by(verdict: Value) -> (wiremock::MockServer, Report) {
+    let (server, base) = common::llm_stub(Judges(verdict)).await;
     let report = eval_example(&[
         ("MYAO_LLM_BASE_URL", &base),
         ("MYAO_JUDGMENT_MODEL", "judge"),
@@ -174,6 +173,14 @@ async fn with_an_llm_the_ambiguous_band_is_judged_by_it() {
         ("MYAO_MEMORY_MODEL", "memo"),
         ("MYAO_LLM_MAX_RETRIES", "0"),
     ])
+    .await;
+    (server, report)
+}
+
+#[tokio::test]
+async fn with_an_llm_the_ambiguous_band_is_judged_by_it() {
+    let (server, report) = eval_judged_by(json!({"should_respond": true, "delay_seconds": 0,
+                                                 "confidence": 0.9, "reason": "why not"}))
     .await;
     assert!(!report.offline);
     assert!(report.llm.is_some());
@@ -202,33 +209,10 @@ async fn with_an_llm_the_ambiguous_band_is_judged_by_it() {
     }
 }
 
-/// Judges every conversation worth a reaction.
-struct Reacts;
-
-impl Respond for Reacts {
-    fn respond(&self, request: &Request) -> ResponseTemplate {
-        let body: Value = serde_json::from_slice(&request.body).expect("json");
-        let text = match body["model"].as_str().expect("a model") {
-            "judge" => json!({"should_respond": true, "response_type": "reaction",
-                              "emoji": "eyes", "delay_seconds": 0, "reason": "seen"})
-            .to_string(),
-            "writer" => "にゃ".to_owned(),
-            _ => "- いろいろ".to_owned(),
-        };
-        common::completion(&text)
-    }
-}
-
 #[tokio::test]
 async fn reactions_are_counted_apart_from_posts() {
-    let (_server, base) = common::llm_stub(Reacts).await;
-    let report = eval_example(&[
-        ("MYAO_LLM_BASE_URL", &base),
-        ("MYAO_JUDGMENT_MODEL", "judge"),
-        ("MYAO_RESPONSE_MODEL", "writer"),
-        ("MYAO_MEMORY_MODEL", "memo"),
-        ("MYAO_LLM_MAX_RETRIES", "0"),
-    ])
+    let (_server, report) = eval_judged_by(json!({"should_respond": true,
+        "response_type": "reaction", "emoji": "eyes", "delay_seconds": 0, "reason": "seen"}))
     .await;
     let chatty = report.levels.last().expect("chatty");
     assert!(chatty.total.reactions >= 1, "{:?}", chatty.total);
