@@ -124,6 +124,7 @@ async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_show
                 llm_calls: 1,
                 queued: 0,
                 facts: vec![],
+                proactive: vec![],
             },
             "{answer}"
         );
@@ -237,6 +238,7 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
             llm_calls: 7,
             queued: 3,
             facts: vec![],
+            proactive: vec![],
         }
     );
     let calls = bed.llm_calls().await;

@@ -105,7 +105,7 @@ impl Deadline {
 /// timeout, so that it is cut where production would cut it.
 pub fn job_budget(kind: JobKind) -> Duration {
     let seconds = match kind {
-        JobKind::Judgment => JUDGMENT_FUNCTION_TIMEOUT_SECONDS,
+        JobKind::Judgment | JobKind::Proactive => JUDGMENT_FUNCTION_TIMEOUT_SECONDS,
         JobKind::Response => RESPONSE_FUNCTION_TIMEOUT_SECONDS,
         JobKind::ThreadMemory
         | JobKind::MemorySweep

@@ -113,8 +113,8 @@ pub fn required(function: Function) -> &'static [&'static str] {
             LLM_API_KEY_PARAM,
             MEMORY_QUEUE_URL,
         ],
-        // The memory function writes memories and fans the recurring run out on
-        // the memory queue.
+        // The memory function writes memories, fans the recurring run out on
+        // the memory queue, and schedules proactive judgments (issue 17).
         Function::Memory => &[
             SETTINGS_PATH,
             TABLE,
@@ -122,6 +122,10 @@ pub fn required(function: Function) -> &'static [&'static str] {
             SLACK_BOT_TOKEN_PARAM,
             LLM_API_KEY_PARAM,
             MEMORY_QUEUE_URL,
+            SCHEDULE_GROUP,
+            SCHEDULER_ROLE_ARN,
+            SCHEDULE_DLQ_ARN,
+            JUDGMENT_FUNCTION_ARN,
         ],
     }
 }

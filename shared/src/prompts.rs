@@ -34,6 +34,18 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/memory_system.j2"),
     ),
     (
+        "_proactive.j2",
+        include_str!("../../templates/_proactive.j2"),
+    ),
+    (
+        "proactive_system.j2",
+        include_str!("../../templates/proactive_system.j2"),
+    ),
+    (
+        "opener_system.j2",
+        include_str!("../../templates/opener_system.j2"),
+    ),
+    (
         "reflection_system.j2",
         include_str!("../../templates/reflection_system.j2"),
     ),
@@ -545,6 +557,88 @@ impl ContextPrompt {
             json: self == ContextPrompt::Judgment,
             max_tokens: (self == ContextPrompt::ShortResponse).then_some(settings.short_max_tokens),
         })
+    }
+}
+
+/// What the two proactive prompts show (`templates/_proactive.j2`): the
+/// persona and, of the one channel, its own memories, its people, the facts
+/// that may be told outside their conversation and its last messages.
+/// Nothing of any other channel and no workspace memory: a topic the bot
+/// opens unasked draws on that channel alone.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProactiveView {
+    pub persona: PersonaView,
+    pub channel_name: String,
+    pub long_term: Option<String>,
+    pub short_term: Option<String>,
+    pub people: Vec<PersonView>,
+    /// Shareable facts of the channel, strongest first.
+    pub facts: Vec<String>,
+    /// The channel's last messages, oldest first.
+    pub recent_messages: Vec<MessageView>,
+    /// How long the channel has been silent, in whole hours.
+    pub silent_hours: i64,
+    pub current_time: String,
+    /// The topic to open with: the post's prompt only.
+    pub topic: Option<String>,
+}
+
+impl ProactiveView {
+    /// The proactive judgment's request (the judgment model, a JSON answer
+    /// `{"open": bool, "topic": "..."}`), fitted to `judgment_prompt_max_tokens`.
+    pub fn judgment_request(mut self, settings: &Settings) -> Result<LlmRequest, PromptError> {
+        self.topic = None;
+        Ok(LlmRequest {
+            role: LlmRole::Judgment,
+            system: self.fit(
+                "proactive_system.j2",
+                settings.max_message_chars,
+                settings.judgment_prompt_max_tokens,
+            )?,
+            json: true,
+            max_tokens: None,
+        })
+    }
+
+    /// The opening post's request (the reply model), about `topic`, fitted
+    /// to `response_prompt_max_tokens`.
+    pub fn post_request(
+        mut self,
+        topic: &str,
+        settings: &Settings,
+    ) -> Result<LlmRequest, PromptError> {
+        self.topic = Some(topic.to_owned());
+        Ok(LlmRequest {
+            role: LlmRole::Response,
+            system: self.fit(
+                "opener_system.j2",
+                settings.max_message_chars,
+                settings.response_prompt_max_tokens,
+            )?,
+            json: false,
+            max_tokens: None,
+        })
+    }
+
+    /// Renders `template` with each message capped at `max_chars`, leaving
+    /// out the oldest messages while over `max_tokens` (the memories, the
+    /// people and the facts are short and kept).
+    fn fit(
+        &mut self,
+        template: &'static str,
+        max_chars: u32,
+        max_tokens: u32,
+    ) -> Result<String, PromptError> {
+        for m in &mut self.recent_messages {
+            m.text = cap_chars(&m.text, max_chars as usize);
+        }
+        loop {
+            let prompt = render(template, self)?;
+            if estimate_tokens(&prompt) <= max_tokens as usize || self.recent_messages.is_empty() {
+                return Ok(prompt);
+            }
+            self.recent_messages.remove(0);
+        }
     }
 }
 

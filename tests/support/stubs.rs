@@ -82,6 +82,16 @@ pub const JUDGMENT_MARK: &str = "応答すべきかを判断してください";
 /// The line that ends every response prompt.
 pub const RESPONSE_MARK: &str = "上記の情報をもとに、現在の会話に返答してください";
 
+/// The line of the proactive judgment's prompt (whether to open a topic).
+pub const PROACTIVE_MARK: &str = "自分から新しい話題を切り出すべきかを判断してください";
+/// The line of the opening post's prompt.
+pub const OPENER_MARK: &str = "に新しい話題を切り出す投稿を書いてください";
+
+/// A proactive judgment's answer: open with `topic`, or (`None`) not.
+pub fn opening(topic: Option<&str>) -> String {
+    json!({"open": topic.is_some(), "topic": topic.unwrap_or("")}).to_string()
+}
+
 /// The reply the LLM stub writes unless told otherwise.
 pub const DEFAULT_REPLY: &str = "それなら依存のバージョンを確認してみるといいにゃ";
 
@@ -161,12 +171,22 @@ pub enum PromptKind {
     Response,
     Memory(MemoryTask),
     Reflection,
+    /// Whether to open a topic in a quiet channel.
+    Proactive,
+    /// The post opening that topic.
+    Opener,
 }
 
 /// The kind of a system prompt, by the instructions only its template holds.
 pub fn classify(system: &str) -> Option<PromptKind> {
     if system.contains(REFLECTION_MARK) {
         return Some(PromptKind::Reflection);
+    }
+    if system.contains(PROACTIVE_MARK) {
+        return Some(PromptKind::Proactive);
+    }
+    if system.contains(OPENER_MARK) {
+        return Some(PromptKind::Opener);
     }
     if let Some((task, _, _)) = MemoryTask::ALL.iter().find(|(_, h, _)| system.contains(h)) {
         return Some(PromptKind::Memory(*task));
@@ -186,6 +206,7 @@ pub struct LlmScript {
     judgment: Mutex<String>,
     reply: Mutex<String>,
     reflection: Mutex<String>,
+    proactive: Mutex<String>,
     memories: Mutex<BTreeMap<MemoryTask, u32>>,
 }
 
@@ -195,6 +216,8 @@ impl Default for LlmScript {
             judgment: Mutex::new(verdict(true, Some(0))),
             reply: Mutex::new(DEFAULT_REPLY.to_owned()),
             reflection: Mutex::new(r#"{"facts": []}"#.to_owned()),
+            // Most of the time, nothing worth opening with.
+            proactive: Mutex::new(opening(None)),
             memories: Mutex::new(BTreeMap::new()),
         }
     }
@@ -213,6 +236,12 @@ impl LlmScript {
     /// The text answered to reflection prompts (`{"facts": []}` unless told).
     pub fn set_reflection(&self, answer: impl Into<String>) {
         *lock(&self.reflection) = answer.into();
+    }
+
+    /// The text answered to proactive judgment prompts (normally an
+    /// [`opening`]).
+    pub fn set_proactive(&self, answer: impl Into<String>) {
+        *lock(&self.proactive) = answer.into();
     }
 
     /// The text answered to response prompts.
@@ -275,6 +304,8 @@ impl Respond for LlmResponder {
             Some(PromptKind::Judgment) => completion(&lock(&self.0.judgment)),
             Some(PromptKind::Response) => completion(&self.0.reply()),
             Some(PromptKind::Reflection) => completion(&lock(&self.0.reflection)),
+            Some(PromptKind::Proactive) => completion(&lock(&self.0.proactive)),
+            Some(PromptKind::Opener) => completion(&self.0.reply()),
             Some(PromptKind::Memory(task)) => {
                 completion(&self.0.memory(task, &system_of(request).unwrap_or_default()))
             }

@@ -10,8 +10,9 @@ use myao::domain::JobKind;
 use myao::env::Function;
 use serde_json::Value;
 
-/// The kinds the judgment function runs (its schedules).
-pub const JUDGMENT: &[JobKind] = &[JobKind::Judgment];
+/// The kinds the judgment function runs (its schedules): a conversation's
+/// judgment, and a proactive one (whether to open a topic).
+pub const JUDGMENT: &[JobKind] = &[JobKind::Judgment, JobKind::Proactive];
 
 /// The kinds the response function runs (its schedules and queue).
 pub const RESPONSE: &[JobKind] = &[JobKind::Response];

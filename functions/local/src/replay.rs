@@ -26,6 +26,7 @@ use myao::adapters::twins::{JobBoard, MemoryStore};
 use myao::app::ingest::{Ingest, Outcome};
 use myao::app::jobs::{self, JobOutcome};
 use myao::app::judgment::{JudgmentOutcome, Ruling};
+use myao::app::proactive::ProactiveOutcome;
 use myao::app::response::ResponseOutcome;
 use myao::app::Services;
 use myao::deadline::{job_budget, Deadline};
@@ -605,6 +606,13 @@ impl Engine<'_> {
                         ..
                     }
                 );
+                let opener = matches!(
+                    job,
+                    Job::Response {
+                        reply: Reply::Opener { .. },
+                        ..
+                    }
+                );
                 let (counted, kind) = match outcome {
                     ResponseOutcome::Posted { ts, text } => {
                         self.summary.replies += 1;
@@ -612,11 +620,18 @@ impl Engine<'_> {
                         if mention {
                             self.summary.mention_replies += 1;
                         }
+                        if opener {
+                            let name = channel
+                                .as_ref()
+                                .map_or_else(String::new, |c| self.channel(c).name);
+                            *self.summary.openers.entry(name).or_insert(0) += 1;
+                        }
                         let kind = EventKind::Reply {
                             ts,
                             text,
                             mention,
                             short,
+                            opener,
                         };
                         (None, kind)
                     }
@@ -678,10 +693,20 @@ impl Engine<'_> {
                     self.sweep_repeats = self.dry_run && !self.changed_since_sweep;
                     self.changed_since_sweep = false;
                 }
-                let repeat = sweep && self.sweep_repeats;
-                if report.written.is_empty() && report.llm_calls == 0 && report.facts.is_empty() {
+                // A sweep that planned proactive judgments is news, repeat or not.
+                let repeat = sweep && self.sweep_repeats && report.proactive.is_empty();
+                if report.written.is_empty()
+                    && report.llm_calls == 0
+                    && report.facts.is_empty()
+                    && report.proactive.is_empty()
+                {
                     return Ok(());
                 }
+                let proactive = report
+                    .proactive
+                    .iter()
+                    .map(|(c, at)| (self.channel(c).name, *at))
+                    .collect();
                 let written: Vec<MemoryNote> = report
                     .written
                     .iter()
@@ -698,6 +723,30 @@ impl Engine<'_> {
                     llm_calls: report.llm_calls,
                     prompts,
                     repeat,
+                    proactive,
+                }
+            }
+            Ok(JobOutcome::Proactive(outcome)) => {
+                let (name, topic, reason) = match outcome {
+                    ProactiveOutcome::Open { topic, .. } => ("open".to_owned(), Some(topic), None),
+                    ProactiveOutcome::Declined => ("declined".to_owned(), None, None),
+                    // No LLM: the prompt is all there is.
+                    ProactiveOutcome::Silent { .. } if self.dry_run => {
+                        ("dry run".to_owned(), None, None)
+                    }
+                    ProactiveOutcome::Silent { reason } => {
+                        ("no verdict".to_owned(), None, Some(reason))
+                    }
+                    ProactiveOutcome::Stale => ("stale".to_owned(), None, None),
+                    ProactiveOutcome::AlreadyDone => ("already done".to_owned(), None, None),
+                    ProactiveOutcome::Held(hold) => (format!("held: {}", hold.name()), None, None),
+                };
+                *self.summary.proactive.entry(name.clone()).or_insert(0) += 1;
+                EventKind::Proactive {
+                    outcome: name,
+                    topic,
+                    reason,
+                    prompts,
                 }
             }
             Err(error) => {
@@ -827,6 +876,62 @@ mod tests {
         // The sweep fans out first; its channel's job then runs in turn
         // with the judgment made before it.
         assert_eq!(kinds, ["judgment", "sweep"]);
+    }
+
+    #[tokio::test]
+    async fn a_quiet_listed_channel_gets_proactive_judgments_inside_working_hours() {
+        // Monday 2026-01-05 09:00 UTC, then Thursday 09:00: two quiet days.
+        let base = 1_767_603_600u64;
+        let e = at_seconds(&[base, base + 3 * 86_400]);
+        let mut settings = no_jitter();
+        for (name, value) in [
+            ("proactive", "true"),
+            ("proactive_channels", "C1"),
+            ("proactive_after_hours", "24"),
+        ] {
+            settings.apply(name, value).unwrap();
+        }
+        let mut rec = Recorder::default();
+        let s = run(&e, Options::dry_run(settings.clone()), &mut rec)
+            .await
+            .unwrap();
+        // Tuesday's and Wednesday's, each made by a sweep and judged in the
+        // dry run (no LLM: the prompt is all there is); Thursday's, made on
+        // Wednesday evening, is stale once Thursday's message comes.
+        assert_eq!(s.proactive.get("dry run"), Some(&2), "{:?}", s.proactive);
+        assert_eq!(s.proactive.get("stale"), Some(&1), "{:?}", s.proactive);
+        assert_eq!(s.proactive_count(), 3, "{:?}", s.proactive);
+        assert!(s.openers.is_empty());
+        for e in &rec.events {
+            if let EventKind::Proactive {
+                prompts, outcome, ..
+            } = &e.kind
+            {
+                if outcome != "dry run" {
+                    continue;
+                }
+                assert!(myao::domain::proactive::within(
+                    e.at,
+                    settings.timezone,
+                    settings.proactive_hours,
+                    settings.proactive_days
+                ));
+                assert_eq!(prompts.len(), 1);
+            }
+        }
+        let scheduled = rec
+            .events
+            .iter()
+            .filter(
+                |e| matches!(&e.kind, EventKind::Memory { proactive, .. } if !proactive.is_empty()),
+            )
+            .count();
+        assert_eq!(scheduled, 3);
+        // Off: none.
+        let s = run(&e, Options::dry_run(no_jitter()), &mut Recorder::default())
+            .await
+            .unwrap();
+        assert!(s.proactive.is_empty());
     }
 
     #[tokio::test]

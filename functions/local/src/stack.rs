@@ -83,7 +83,7 @@ impl QueueId {
             | JobKind::ChannelMemory
             | JobKind::WorkspaceMemory
             | JobKind::Forget => Some(QueueId::Memory),
-            JobKind::Judgment => None,
+            JobKind::Judgment | JobKind::Proactive => None,
         }
     }
 }

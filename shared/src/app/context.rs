@@ -348,7 +348,7 @@ const RECALL_TOP: usize = 3;
 
 /// The people of a conversation (its newest speakers first, not the bot),
 /// with what the bot knows of them.
-async fn people(
+pub(crate) async fn people(
     svc: &Services,
     settings: &Settings,
     talk: &[&Message],

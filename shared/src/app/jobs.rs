@@ -7,8 +7,9 @@ use tracing::Instrument;
 
 use super::judgment::JudgmentOutcome;
 use super::memory::MemoryReport;
+use super::proactive::ProactiveOutcome;
 use super::response::ResponseOutcome;
-use super::{judgment, memory, response, Services};
+use super::{judgment, memory, proactive, response, Services};
 use crate::domain::metrics::{self, Datum};
 use crate::domain::rules::{Decision, Gate};
 use crate::domain::{Job, JobKind, JudgmentResult, Reply};
@@ -20,6 +21,7 @@ pub enum JobOutcome {
     Judgment(JudgmentOutcome),
     Response(ResponseOutcome),
     Memory(MemoryReport),
+    Proactive(ProactiveOutcome),
 }
 
 impl JobOutcome {
@@ -82,12 +84,28 @@ impl JobOutcome {
                 }
             },
             JobOutcome::Memory(report) => format!(
-                "memory written={} llm_calls={} queued={} facts={}",
+                "memory written={} llm_calls={} queued={} facts={} proactive={}",
                 report.written.len(),
                 report.llm_calls,
                 report.queued,
-                report.facts.len()
+                report.facts.len(),
+                report.proactive.len()
             ),
+            // The topic and an unusable answer are the LLM's words: counts only.
+            JobOutcome::Proactive(outcome) => match outcome {
+                ProactiveOutcome::Stale => "proactive stale".to_owned(),
+                ProactiveOutcome::AlreadyDone => "proactive already_done".to_owned(),
+                ProactiveOutcome::Held(hold) => format!("proactive held hold={}", hold.name()),
+                ProactiveOutcome::Silent { reason } => {
+                    format!("proactive silent reason_chars={}", reason.chars().count())
+                }
+                ProactiveOutcome::Declined => "proactive declined".to_owned(),
+                ProactiveOutcome::Open { topic, at } => format!(
+                    "proactive open at={} topic_chars={}",
+                    at.to_rfc3339(),
+                    topic.chars().count()
+                ),
+            },
         }
     }
 }
@@ -121,6 +139,10 @@ impl JobOutcome {
                             reply: Reply::Short,
                             ..
                         } => answered("short"),
+                        Job::Response {
+                            reply: Reply::Opener { .. },
+                            ..
+                        } => answered("opener"),
                         _ => answered("full"),
                     },
                     ResponseOutcome::Reacted { .. } => answered("reaction"),
@@ -131,6 +153,17 @@ impl JobOutcome {
                 }
             }
             JobOutcome::Memory(_) => None,
+            JobOutcome::Proactive(outcome) => {
+                let outcome = match outcome {
+                    ProactiveOutcome::Stale => "stale",
+                    ProactiveOutcome::AlreadyDone => "already_done",
+                    ProactiveOutcome::Held(hold) => hold.name(),
+                    ProactiveOutcome::Silent { .. } => "unusable",
+                    ProactiveOutcome::Declined => "declined",
+                    ProactiveOutcome::Open { .. } => "open",
+                };
+                Some(Datum::count(metrics::PROACTIVE_JUDGMENTS).by("Outcome", outcome))
+            }
         }
     }
 }
@@ -190,6 +223,9 @@ pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
                 .map(JobOutcome::Memory),
             Job::WorkspaceMemory => memory::workspace_memory(svc).await.map(JobOutcome::Memory),
             Job::Forget => memory::forget_now(svc).await.map(JobOutcome::Memory),
+            Job::Proactive { channel, made_at } => proactive::run(svc, channel, *made_at)
+                .await
+                .map(JobOutcome::Proactive),
         }
     }
     .instrument(span)
@@ -353,6 +389,15 @@ mod tests {
                 text: format!("meow, {WORDS}"),
             }),
         ];
+        let outcomes = outcomes.into_iter().chain([
+            JobOutcome::Proactive(ProactiveOutcome::Open {
+                topic: format!("ask about {WORDS}"),
+                at,
+            }),
+            JobOutcome::Proactive(ProactiveOutcome::Silent {
+                reason: format!("no JSON object in the answer: {WORDS:?}"),
+            }),
+        ]);
         for outcome in outcomes {
             let summary = outcome.summary();
             assert!(format!("{outcome:?}").contains("secret plan"));
@@ -390,11 +435,12 @@ mod tests {
             llm_calls: 2,
             queued: 0,
             facts: vec![format!("Bob said {WORDS}")],
+            proactive: vec![],
         });
         // The facts are conversation: their count only.
         assert_eq!(
             memory.summary(),
-            "memory written=1 llm_calls=2 queued=0 facts=1"
+            "memory written=1 llm_calls=2 queued=0 facts=1 proactive=0"
         );
         assert_eq!(
             JobOutcome::Judgment(JudgmentOutcome::Stale).summary(),

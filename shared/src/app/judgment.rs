@@ -479,7 +479,7 @@ async fn judge_again(
 
 /// Counts one unprompted reply of `channel` against its hourly cap: `None`
 /// when admitted, else when the cap's hour ends (nothing counted).
-async fn refused_unprompted(
+pub(crate) async fn refused_unprompted(
     svc: &Services,
     settings: &Settings,
     channel: &ChannelId,

@@ -47,6 +47,8 @@ pub struct MemoryReport {
     pub queued: usize,
     /// The facts reflection wrote.
     pub facts: Vec<String>,
+    /// The proactive judgments the recurring run scheduled: channel, when.
+    pub proactive: Vec<(ChannelId, DateTime<Utc>)>,
 }
 
 impl MemoryReport {
@@ -56,6 +58,7 @@ impl MemoryReport {
         self.llm_calls += other.llm_calls;
         self.queued += other.queued;
         self.facts.extend(other.facts);
+        self.proactive.extend(other.proactive);
     }
 }
 
@@ -286,16 +289,17 @@ pub const WORKSPACE_AFTER_SECONDS: u32 = 300;
 /// one, then fans out: one [`Job::ChannelMemory`] per channel active within
 /// `active_channel_days`, and a [`Job::WorkspaceMemory`] after them, on the
 /// memory queue. So a workspace of any size finishes: each job is one
-/// channel's work.
+/// channel's work. With `proactive` on, it also schedules a proactive
+/// judgment for each channel gone quiet that qualifies
+/// ([`super::proactive::plan`]).
 pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
     let settings = svc.settings.current().await?;
     let now = svc.clock.now();
     let mut report = forget_now(svc).await?;
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
-    let mut channels: Vec<ChannelId> = svc
-        .store
-        .channels()
-        .await?
+    let records = svc.store.channels().await?;
+    report.proactive = super::proactive::plan(svc, &settings, &records, now).await;
+    let mut channels: Vec<ChannelId> = records
         .into_iter()
         .filter(|r| r.last_active >= active_since)
         .map(|r| r.channel.id)

@@ -7,6 +7,7 @@ pub mod jobs;
 pub mod judgment;
 pub mod limits;
 pub mod memory;
+pub mod proactive;
 pub mod reflection;
 pub mod response;
 pub mod settings;

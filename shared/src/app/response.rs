@@ -94,10 +94,23 @@ pub async fn run(
                 return Ok(ResponseOutcome::Stale);
             }
         }
+        // An opening is stale after any message in the channel, in a
+        // thread too: the silence it would break is over.
+        if let Reply::Opener { .. } = reply {
+            if !svc
+                .store
+                .messages_after(channel, Some(newest_ts), 1)
+                .await?
+                .is_empty()
+            {
+                tracing::info!(job = %newest_ts, "stale opening: the channel spoke since");
+                return Ok(ResponseOutcome::Stale);
+            }
+        }
         // An answer at the top level is late too once someone else has
         // replied in the thread of the message it answers (its author
-        // adding details is still waiting for one).
-        if thread_ts.is_none() {
+        // adding details is still waiting for one). An opening answers none.
+        if thread_ts.is_none() && !matches!(reply, Reply::Opener { .. }) {
             if let Some(answered) = svc.store.get_message(channel, newest_ts).await? {
                 let under = Conversation::thread(channel.clone(), newest_ts);
                 let replies = svc
@@ -163,19 +176,29 @@ pub async fn run(
     let prepared = async {
         let bot = svc.bot_user_id(&settings).await?;
         let ch = context::channel(svc, &settings, channel, now).await?;
-        let context = context::build(svc, &settings, &conversation, Some(newest_ts)).await?;
-        Ok::<_, PortError>((bot, ch, context))
+        let request = match reply {
+            // An opening draws on its channel alone, as its judgment did.
+            Reply::Opener { topic } => super::proactive::view(svc, &settings, &ch, now)
+                .await?
+                .post_request(topic, &settings),
+            _ => {
+                let context =
+                    context::build(svc, &settings, &conversation, Some(newest_ts)).await?;
+                let prompt = match reply {
+                    Reply::Short => ContextPrompt::ShortResponse,
+                    _ => ContextPrompt::Response,
+                };
+                prompt.request(&context, &settings, now)
+            }
+        };
+        Ok::<_, PortError>((bot, ch, request))
     }
     .await;
-    let (bot, ch, context) = match prepared {
+    let (bot, ch, request) = match prepared {
         Ok(prepared) => prepared,
         Err(error) => return give_back(error).await,
     };
-    let prompt = match reply {
-        Reply::Short => ContextPrompt::ShortResponse,
-        _ => ContextPrompt::Response,
-    };
-    let text = match write_reply(svc, &settings, prompt, &context, now).await {
+    let text = match write_reply(svc, &settings, request).await {
         Ok(t) => t,
         Err(WriteError::Retryable(error)) => {
             tracing::warn!(%error, "no reply written yet; the job will be redelivered");
@@ -349,13 +372,9 @@ enum UnusableReply {
 async fn write_reply(
     svc: &Services,
     settings: &Settings,
-    prompt: ContextPrompt,
-    context: &crate::domain::Context,
-    now: chrono::DateTime<chrono::Utc>,
+    request: Result<crate::ports::LlmRequest, PromptError>,
 ) -> Result<String, WriteError> {
-    let request = prompt
-        .request(context, settings, now)
-        .map_err(|e| WriteError::Unusable(e.into()))?;
+    let request = request.map_err(|e| WriteError::Unusable(e.into()))?;
     let reply = match svc.llm.complete(&request).await {
         Ok(reply) => reply,
         Err(error) if error.is_retryable() => return Err(WriteError::Retryable(error)),

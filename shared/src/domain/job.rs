@@ -45,6 +45,13 @@ pub enum Job {
     /// Forget what was deleted or edited, or what a channel that became
     /// less visible said, at once (the recurring run does it too).
     Forget,
+    /// Decide whether to open a topic in a channel gone quiet (made by the
+    /// recurring run, run by the judgment function; `domain::proactive`).
+    Proactive {
+        channel: ChannelId,
+        /// When it was made: any message after it makes it stale.
+        made_at: Ts,
+    },
 }
 
 /// What a job is, for names and logs.
@@ -57,6 +64,7 @@ pub enum JobKind {
     ChannelMemory,
     WorkspaceMemory,
     Forget,
+    Proactive,
 }
 
 impl JobKind {
@@ -69,6 +77,7 @@ impl JobKind {
             JobKind::ChannelMemory => "channel-memory",
             JobKind::WorkspaceMemory => "workspace-memory",
             JobKind::Forget => "forget",
+            JobKind::Proactive => "proactive",
         }
     }
 }
@@ -89,6 +98,7 @@ impl Job {
             Job::ChannelMemory { .. } => JobKind::ChannelMemory,
             Job::WorkspaceMemory => JobKind::WorkspaceMemory,
             Job::Forget => JobKind::Forget,
+            Job::Proactive { .. } => JobKind::Proactive,
         }
     }
 
@@ -107,6 +117,11 @@ impl Job {
             Job::ThreadMemory { channel, thread_ts } => {
                 Some(Conversation::thread(channel.clone(), *thread_ts))
             }
+            // Where it would open a topic: the channel's top level.
+            Job::Proactive { channel, .. } => Some(Conversation {
+                channel: channel.clone(),
+                thread_ts: None,
+            }),
             Job::MemorySweep | Job::ChannelMemory { .. } | Job::WorkspaceMemory | Job::Forget => {
                 None
             }
@@ -144,6 +159,9 @@ impl Job {
                 format!("{}:{}:{}", self.kind(), channel, thread_ts)
             }
             Job::ChannelMemory { channel } => format!("{}:{}", self.kind(), channel),
+            Job::Proactive { channel, made_at } => {
+                format!("{}:{}:{}", self.kind(), channel, made_at)
+            }
             Job::MemorySweep | Job::WorkspaceMemory | Job::Forget => self.kind().to_string(),
         }
     }
@@ -310,6 +328,22 @@ mod tests {
         assert_eq!(
             serde_json::from_str::<Job>(r#"{"kind":"memory_sweep"}"#).unwrap(),
             Job::MemorySweep
+        );
+        let proactive = Job::Proactive {
+            channel: ChannelId::parse("C1").unwrap(),
+            made_at: Ts::parse("5.0").unwrap(),
+        };
+        let json = serde_json::to_value(&proactive).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"kind": "proactive", "channel": "C1", "made_at": "5.000000"})
+        );
+        assert_eq!(serde_json::from_value::<Job>(json).unwrap(), proactive);
+        assert_eq!(proactive.claim_key(), "proactive:C1:5.000000");
+        assert_eq!(
+            ScheduleName::for_conversation(JobKind::Proactive, &proactive.conversation().unwrap())
+                .as_str(),
+            "proactive-C1-top"
         );
     }
 

@@ -71,7 +71,7 @@ pub enum JudgmentParseError {
 }
 
 /// Finds the first balanced `{...}` in `text`, ignoring braces inside strings.
-fn first_object(text: &str) -> Option<&str> {
+pub(crate) fn first_object(text: &str) -> Option<&str> {
     let start = text.find('{')?;
     let mut depth = 0usize;
     let mut in_string = false;

@@ -13,8 +13,14 @@ pub const EVENTS: &str = "EventsIngested";
 /// `llm_yes`, `llm_no`, `unusable`, `stale`, `too_old`, `held`, `limited`,
 /// `empty`.
 pub const JUDGMENTS: &str = "Judgments";
-/// Answers posted or added, by `Form`: `full`, `short`, `reaction`.
+/// Answers posted or added, by `Form`: `full`, `short`, `reaction`,
+/// `opener` (a topic the bot opened unasked).
 pub const ANSWERS: &str = "Answers";
+/// Proactive judgments (whether to open a topic in a quiet channel), by
+/// `Outcome`: `open`, `declined`, `unusable`, `stale`, `already_done`, or
+/// the hold that stopped it before the LLM (`outside_hours`, `week_full`,
+/// `bot_spoke_last`, ...).
+pub const PROACTIVE_JUDGMENTS: &str = "ProactiveJudgments";
 /// LLM calls, by `Role`.
 pub const LLM_CALLS: &str = "LlmCalls";
 /// LLM calls that failed after their retries (an expired key, an outage):

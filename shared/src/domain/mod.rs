@@ -13,6 +13,7 @@ pub mod message;
 pub mod metrics;
 pub mod people;
 pub mod privacy;
+pub mod proactive;
 pub mod reply;
 pub mod routing;
 pub mod rules;

@@ -100,6 +100,11 @@ pub enum Reply {
     Short,
     /// An emoji reaction on the answered message; no reply model call.
     Reaction { emoji: EmojiName },
+    /// A new top-level post about `topic`, opening a conversation in a
+    /// channel gone quiet (a proactive judgment's yes; `domain::proactive`).
+    /// The job's `newest_ts` is when the judgment was made: any message
+    /// after it makes the post stale.
+    Opener { topic: String },
 }
 
 impl Reply {
@@ -107,12 +112,13 @@ impl Reply {
         matches!(self, Reply::Full)
     }
 
-    /// `full`, `short` or `reaction`, for logs and reports.
+    /// `full`, `short`, `reaction` or `opener`, for logs and reports.
     pub fn name(&self) -> &'static str {
         match self {
             Reply::Full => "full",
             Reply::Short => "short",
             Reply::Reaction { .. } => "reaction",
+            Reply::Opener { .. } => "opener",
         }
     }
 }

@@ -13,6 +13,7 @@ use chrono_tz::Tz;
 
 use super::ids::{ChannelId, IdError, UserId};
 use super::people::FamiliarityThresholds;
+use super::proactive::{ProactiveChannels, WorkingDays, WorkingHours};
 use super::reply::EmojiName;
 use super::rules::{Chattiness, Thresholds};
 
@@ -122,6 +123,19 @@ pub struct Settings {
     pub reflection_min_messages: u32,
     /// Interactions from which someone is an acquaintance, a friend, close.
     pub familiarity_thresholds: FamiliarityThresholds,
+    /// Whether the bot now and then opens a topic in a channel gone quiet
+    /// (`domain::proactive`).
+    pub proactive: bool,
+    /// The channels it may open a topic in: ids, and `public` for every
+    /// public channel not shared outside. Empty: none.
+    pub proactive_channels: ProactiveChannels,
+    /// Hours of silence in a channel before the bot may open a topic there.
+    pub proactive_after_hours: u32,
+    /// The hours (in `timezone`) and days in which it may.
+    pub proactive_hours: WorkingHours,
+    pub proactive_days: WorkingDays,
+    /// Topics it opens in one channel in a (UTC, ISO) week, at most.
+    pub max_proactive_per_channel_week: u32,
     /// Replies (mentions and unprompted) one channel gets in an hour, at most.
     pub max_replies_per_channel_per_hour: u32,
     /// Mentions of one person answered in an hour, at most.
@@ -197,6 +211,12 @@ impl Default for Settings {
             max_facts_per_channel: 100,
             reflection_min_messages: 3,
             familiarity_thresholds: FamiliarityThresholds::default(),
+            proactive: false,
+            proactive_channels: ProactiveChannels::default(),
+            proactive_after_hours: 24,
+            proactive_hours: WorkingHours::default(),
+            proactive_days: WorkingDays::default(),
+            max_proactive_per_channel_week: 1,
             max_replies_per_channel_per_hour: 30,
             max_mentions_per_user_per_hour: 20,
             max_llm_calls_per_day: 2_000,
@@ -269,6 +289,12 @@ pub const SETTING_NAMES: &[&str] = &[
     "max_facts_per_channel",
     "reflection_min_messages",
     "familiarity_thresholds",
+    "proactive",
+    "proactive_channels",
+    "proactive_after_hours",
+    "proactive_hours",
+    "proactive_days",
+    "max_proactive_per_channel_week",
     "max_replies_per_channel_per_hour",
     "max_mentions_per_user_per_hour",
     "max_llm_calls_per_day",
@@ -356,6 +382,12 @@ pub enum SettingError {
     NotAnEmojiName,
     #[error("not three whole numbers ACQUAINTANCE,FRIEND,CLOSE in order")]
     NotFamiliarity,
+    #[error("not channel ids and `public`, comma-separated (e.g. public,G123)")]
+    NotProactiveChannels,
+    #[error("not whole hours START-END with 0 <= START < END <= 24 (e.g. 10-18)")]
+    NotHours,
+    #[error("not days or ranges of days, comma-separated (e.g. mon-fri, or mon,wed,fri)")]
+    NotDays,
     #[error(transparent)]
     BadUserId(#[from] IdError),
 }
@@ -550,6 +582,21 @@ impl Settings {
             "max_facts_per_channel" => self.max_facts_per_channel = int(value, 0, 10_000)?,
             "reflection_min_messages" => self.reflection_min_messages = int(value, 0, 1_000)?,
             "familiarity_thresholds" => self.familiarity_thresholds = familiarity(value)?,
+            "proactive" => self.proactive = boolean(value)?,
+            "proactive_channels" => {
+                self.proactive_channels = ProactiveChannels::parse(value)
+                    .map_err(|_| SettingError::NotProactiveChannels)?
+            }
+            "proactive_after_hours" => self.proactive_after_hours = int(value, 1, 24 * 90)?,
+            "proactive_hours" => {
+                self.proactive_hours = WorkingHours::parse(value).ok_or(SettingError::NotHours)?
+            }
+            "proactive_days" => {
+                self.proactive_days = WorkingDays::parse(value).ok_or(SettingError::NotDays)?
+            }
+            "max_proactive_per_channel_week" => {
+                self.max_proactive_per_channel_week = int(value, 0, 7)?
+            }
             "max_replies_per_channel_per_hour" => {
                 self.max_replies_per_channel_per_hour = int(value, 1, 10_000)?
             }
@@ -682,8 +729,9 @@ impl Settings {
 
     /// The default of each setting as text, as SSM would hold it.
     /// `bot_user_id`, `slack_app_id`, `slack_team_id`, `name_aliases`,
-    /// `channel_chattiness`, `rule_thresholds` and `interest_keywords` have
-    /// none (an SSM parameter cannot be empty) and are left out.
+    /// `channel_chattiness`, `rule_thresholds`, `interest_keywords` and
+    /// `proactive_channels` have none (an SSM parameter cannot be empty)
+    /// and are left out.
     pub fn default_pairs() -> Vec<(&'static str, String)> {
         let d = Settings::default();
         let f = |x: f64| format!("{x}");
@@ -761,6 +809,14 @@ impl Settings {
                     d.familiarity_thresholds.friend,
                     d.familiarity_thresholds.close
                 ),
+            ),
+            ("proactive", d.proactive.to_string()),
+            ("proactive_after_hours", d.proactive_after_hours.to_string()),
+            ("proactive_hours", d.proactive_hours.to_string()),
+            ("proactive_days", d.proactive_days.to_string()),
+            (
+                "max_proactive_per_channel_week",
+                d.max_proactive_per_channel_week.to_string(),
             ),
             (
                 "max_replies_per_channel_per_hour",
@@ -996,10 +1052,10 @@ mod tests {
             assert!(SETTING_NAMES.contains(name), "{name} is not listed");
         }
         assert_eq!(
-            pairs.len() + 7,
+            pairs.len() + 8,
             SETTING_NAMES.len(),
             "only bot_user_id, slack_app_id, slack_team_id, name_aliases, channel_chattiness, \
-             rule_thresholds and interest_keywords have no default"
+             rule_thresholds, interest_keywords and proactive_channels have no default"
         );
     }
 
@@ -1104,5 +1160,43 @@ mod tests {
         }
         let (s, _) = Settings::from_pairs([("interest_keywords", "Cats, ramen ,")]);
         assert_eq!(s.interest_keywords, vec!["cats", "ramen"]);
+    }
+
+    #[test]
+    fn proactive_talk_is_off_and_bounded_by_default() {
+        let d = Settings::default();
+        assert!(!d.proactive);
+        assert!(d.proactive_channels.is_empty());
+        assert_eq!(d.proactive_after_hours, 24);
+        assert_eq!(d.proactive_hours.to_string(), "10-18");
+        assert_eq!(d.proactive_days.to_string(), "mon-fri");
+        assert_eq!(d.max_proactive_per_channel_week, 1);
+        let (s, issues) = Settings::from_pairs([
+            ("proactive", "on"),
+            ("proactive_channels", "public, G123"),
+            ("proactive_after_hours", "48"),
+            ("proactive_hours", "9-17"),
+            ("proactive_days", "mon,wed,fri"),
+            ("max_proactive_per_channel_week", "2"),
+        ]);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert!(s.proactive && s.proactive_channels.public);
+        assert_eq!(s.proactive_channels.to_string(), "public,G123");
+        assert_eq!(s.proactive_after_hours, 48);
+        assert_eq!(s.proactive_hours.to_string(), "9-17");
+        assert_eq!(s.proactive_days.to_string(), "mon,wed,fri");
+        assert_eq!(s.max_proactive_per_channel_week, 2);
+        for (name, value) in [
+            ("proactive", "sometimes"),
+            ("proactive_channels", "general"),
+            ("proactive_after_hours", "0"),
+            ("proactive_hours", "18-10"),
+            ("proactive_days", "weekdays"),
+            ("max_proactive_per_channel_week", "8"),
+        ] {
+            let (s, issues) = Settings::from_pairs([(name, value)]);
+            assert_eq!(issues.len(), 1, "{name}={value}");
+            assert_eq!(s, Settings::default(), "{name}={value} keeps the default");
+        }
     }
 }

@@ -653,3 +653,102 @@ fn memory_prompts_are_snapshotted() {
         insta::assert_snapshot!(name, prompt);
     }
 }
+
+/// The proactive prompts over one quiet channel: its memories, its people,
+/// its shareable facts and its last messages.
+fn proactive_view() -> ProactiveView {
+    let general = ChannelId::parse("C001").expect("channel");
+    let names = names(&[("UALICE", "alice"), ("UBOB", "bob")]);
+    let tz = Tz::Asia__Tokyo;
+    ProactiveView {
+        persona: PersonaView {
+            name: "みゃお".into(),
+            system_prompt: "あなたは「みゃお」という名前の猫キャラクターです。".into(),
+        },
+        channel_name: "general".into(),
+        long_term: Some("- 2024-02 ボブが大阪への引っ越しを決めた".into()),
+        short_term: None,
+        people: vec![PersonView {
+            name: "bob".into(),
+            familiarity: "友達".into(),
+            topics: vec!["引っ越し".into()],
+        }],
+        facts: vec!["ボブは3月に大阪へ引っ越す".into()],
+        recent_messages: vec![
+            MessageView::new(
+                &message(
+                    &general,
+                    "UBOB",
+                    at(2024, 3, 1, 10, 0),
+                    "来週引っ越しです",
+                    None,
+                ),
+                &names,
+                tz,
+            ),
+            MessageView::new(
+                &message(
+                    &general,
+                    "UALICE",
+                    at(2024, 3, 1, 10, 5),
+                    "がんばって！",
+                    None,
+                ),
+                &names,
+                tz,
+            ),
+        ],
+        silent_hours: 50,
+        current_time: format_now(at(2024, 3, 3, 3, 0), tz),
+        topic: None,
+    }
+}
+
+#[test]
+fn proactive_judgment_and_opener() {
+    let settings = Settings::default();
+    let judged = proactive_view()
+        .judgment_request(&settings)
+        .expect("renders");
+    assert_eq!(judged.role, LlmRole::Judgment);
+    assert!(judged.json);
+    insta::assert_snapshot!("proactive_judgment", judged.system);
+    let post = proactive_view()
+        .post_request("ボブの引っ越しがどうだったか", &settings)
+        .expect("renders");
+    assert_eq!(post.role, LlmRole::Response);
+    assert!(!post.json);
+    insta::assert_snapshot!("proactive_opener", post.system);
+}
+
+#[test]
+fn a_proactive_prompt_over_budget_drops_the_oldest_messages_first() {
+    let mut view = proactive_view();
+    let general = ChannelId::parse("C001").expect("channel");
+    let names = names(&[("UBOB", "bob")]);
+    for i in 0..200 {
+        view.recent_messages.push(MessageView::new(
+            &message(
+                &general,
+                "UBOB",
+                at(2024, 3, 1, 11, 0) + chrono::Duration::seconds(i),
+                &format!("msg-{i:03} {}", "あ".repeat(100)),
+                None,
+            ),
+            &names,
+            Tz::UTC,
+        ));
+    }
+    let settings = Settings {
+        judgment_prompt_max_tokens: 2_000,
+        ..Settings::default()
+    };
+    let system = view.judgment_request(&settings).expect("renders").system;
+    assert!(crate::domain::budget::estimate_tokens(&system) <= 2_000);
+    assert!(system.contains("msg-199"), "the newest stays");
+    assert!(!system.contains("msg-000"), "the oldest goes");
+    assert!(
+        system.contains("ボブは3月に大阪へ引っ越す"),
+        "the facts stay"
+    );
+}

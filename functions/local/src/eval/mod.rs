@@ -57,6 +57,11 @@ pub struct Counts {
     pub short_posts: usize,
     /// Emoji reactions of the bot (not posts: they answer nothing).
     pub reactions: usize,
+    /// Proactive judgments (whether to open a topic in a quiet channel).
+    pub proactive_judgments: usize,
+    /// Topics the bot opened unasked: posts too, but kept out of the
+    /// figures (they answer no question and intrude on no exchange).
+    pub openers: usize,
 }
 
 impl Counts {
@@ -69,6 +74,15 @@ impl Counts {
         }
     }
 
+    /// Topics opened per channel-week (168 channel-hours).
+    pub fn openers_per_week(&self) -> f64 {
+        if self.figures.hours > 0.0 {
+            self.openers as f64 * 168.0 / self.figures.hours
+        } else {
+            0.0
+        }
+    }
+
     fn add(&mut self, other: &Counts) {
         self.judgments += other.judgments;
         self.baseline += other.baseline;
@@ -78,6 +92,8 @@ impl Counts {
         self.posts += other.posts;
         self.short_posts += other.short_posts;
         self.reactions += other.reactions;
+        self.proactive_judgments += other.proactive_judgments;
+        self.openers += other.openers;
     }
 
     /// The counts and the rates, as JSON.
@@ -89,6 +105,7 @@ impl Counts {
         v["precision"] = json!(f.precision());
         v["unprompted_per_hour"] = json!(f.per_hour());
         v["spared_rate"] = json!(self.spared_rate());
+        v["openers_per_channel_week"] = json!(self.openers_per_week());
         v
     }
 }
@@ -281,6 +298,15 @@ impl Sink for Tally {
                 let decision = ruling.as_ref().map(|r| r.decision);
                 self.judged(channel, verdict, decision);
             }
+            EventKind::Reply { opener: true, .. } => {
+                self.counts.entry(channel.clone()).or_default().openers += 1;
+            }
+            EventKind::Proactive { .. } => {
+                self.counts
+                    .entry(channel.clone())
+                    .or_default()
+                    .proactive_judgments += 1;
+            }
             EventKind::Reply {
                 ts, mention, short, ..
             } => {
@@ -343,6 +369,10 @@ const ROWS: &[Row] = &[
     ("posts (all)", |c| c.posts.to_string()),
     ("short posts", |c| c.short_posts.to_string()),
     ("reactions", |c| c.reactions.to_string()),
+    ("proactive judgments", |c| c.proactive_judgments.to_string()),
+    ("topics opened (/channel-week)", |c| {
+        format!("{} ({:.2})", c.openers, c.openers_per_week())
+    }),
     ("judgments (baseline)", |c| {
         format!("{} ({})", c.judgments, c.baseline)
     }),

@@ -141,8 +141,10 @@ pub fn event_json(e: &Event) -> Value {
             text,
             mention,
             short,
+            opener,
         } => {
-            json!({"type": "reply", "ts": ts, "text": text, "mention": mention, "short": short})
+            json!({"type": "reply", "ts": ts, "text": text, "mention": mention, "short": short,
+                   "opener": opener})
         }
         EventKind::Reaction {
             on,
@@ -164,8 +166,10 @@ pub fn event_json(e: &Event) -> Value {
             llm_calls,
             prompts,
             repeat,
+            proactive,
         } => json!({
             "type": "memory",
+            "proactive": proactive.iter().map(|(c, at)| json!({"channel_name": c, "at": time(*at)})).collect::<Vec<_>>(),
             "job": if *sweep { "sweep" } else { "thread" },
             "repeat": repeat,
             "facts": facts,
@@ -173,6 +177,13 @@ pub fn event_json(e: &Event) -> Value {
             "llm_calls": llm_calls,
             "prompts": prompts_json(prompts),
         }),
+        EventKind::Proactive {
+            outcome,
+            topic,
+            reason,
+            prompts,
+        } => json!({"type": "proactive", "outcome": outcome, "topic": topic, "reason": reason,
+                     "prompts": prompts_json(prompts)}),
         EventKind::JobFailed { job, error } => {
             json!({"type": "job_failed", "job": job, "error": error})
         }
@@ -211,6 +222,9 @@ pub fn summary_json(s: &Summary) -> Value {
         "mention_replies": s.mention_replies,
         "short_replies": s.short_replies,
         "reactions": s.reactions,
+        "proactive": s.proactive,
+        "openers": s.openers,
+        "openers_per_channel_week": s.openers.iter().map(|(c, n)| (c.clone(), json!(*n as f64 / s.weeks().max(f64::EPSILON)))).collect::<serde_json::Map<String, Value>>(),
         "no_replies": s.no_replies,
         "memories": s.memories,
         "llm": llm,

@@ -180,6 +180,8 @@ pub enum EventKind {
         mention: bool,
         /// One short sentence ("nice!").
         short: bool,
+        /// A topic it opened unasked, after a silence (proactive talk).
+        opener: bool,
     },
     /// The bot reacted to a message (`user_name`'s, of `on`).
     Reaction {
@@ -205,6 +207,19 @@ pub enum EventKind {
         /// A dry-run sweep with nothing new since the previous one: it only
         /// asks again for what no LLM answered (the text shows none of these).
         repeat: bool,
+        /// The proactive judgments the sweep scheduled: channel name, when.
+        proactive: Vec<(String, DateTime<Utc>)>,
+    },
+    /// A proactive judgment: whether to open a topic in a quiet channel.
+    Proactive {
+        /// `open`, `declined`, `no verdict`, `dry run`, `stale`, or the
+        /// hold that stopped it before the LLM (`held: outside_hours`...).
+        outcome: String,
+        /// The topic, when it opens one.
+        topic: Option<String>,
+        /// Why there was no verdict (the LLM failed, or its answer).
+        reason: Option<String>,
+        prompts: Vec<Prompt>,
     },
     JobFailed {
         job: String,
@@ -243,6 +258,10 @@ pub struct Summary {
     /// Reactions the bot added, short replies among the replies.
     pub reactions: usize,
     pub short_replies: usize,
+    /// Proactive judgments by outcome, and the topics opened (posts, among
+    /// the replies) by channel name.
+    pub proactive: BTreeMap<String, usize>,
+    pub openers: BTreeMap<String, usize>,
     /// What the bot remembers at the end: channel name and fact.
     pub learnt: Vec<(String, String)>,
     /// Response jobs that posted nothing, by reason.
@@ -272,6 +291,19 @@ impl Summary {
     }
     pub fn memory_count(&self) -> usize {
         self.memories.values().sum()
+    }
+    pub fn proactive_count(&self) -> usize {
+        self.proactive.values().sum()
+    }
+    /// The weeks of virtual time the replay covered (at least a day's worth,
+    /// so that a short replay does not read as a huge rate).
+    pub fn weeks(&self) -> f64 {
+        match (self.first, self.last) {
+            (Some(first), Some(last)) => {
+                ((last - first).num_seconds().max(86_400)) as f64 / 604_800.0
+            }
+            _ => 0.0,
+        }
     }
 }
 

@@ -318,12 +318,14 @@ impl<W: Write> Sink for TextSink<W> {
                 text,
                 mention,
                 short,
+                opener,
                 ..
             } => {
-                let what = match (*mention, *short) {
-                    (true, _) => "answered the mention",
-                    (false, true) => "replied briefly",
-                    (false, false) => "replied",
+                let what = match (*mention, *short, *opener) {
+                    (true, _, _) => "answered the mention",
+                    (false, _, true) => "opened a topic",
+                    (false, true, false) => "replied briefly",
+                    (false, false, false) => "replied",
                 };
                 format!("{} {what}: {}", self.bot_name, Self::flow(text))
             }
@@ -361,14 +363,26 @@ impl<W: Write> Sink for TextSink<W> {
                 facts,
                 llm_calls,
                 prompts,
+                proactive,
                 ..
             } => {
                 let what = if *sweep { "memory sweep" } else { "memory" };
                 let learnt: String = facts
                     .iter()
                     .map(|f| format!("\n{INDENT}learnt: {}", Self::flow(f)))
+                    .chain(proactive.iter().map(|(channel, at)| {
+                        format!(
+                            "\n{INDENT}proactive judgment of #{channel} scheduled at {}",
+                            self.time(*at)
+                        )
+                    }))
                     .collect();
-                if written.is_empty() && !facts.is_empty() {
+                if written.is_empty() && facts.is_empty() && *llm_calls == 0 {
+                    format!(
+                        "{what}: {} proactive judgment(s) planned{learnt}",
+                        proactive.len()
+                    )
+                } else if written.is_empty() && (!facts.is_empty() || !proactive.is_empty()) {
                     format!("{what}: {llm_calls} LLM call(s){learnt}")
                 } else if written.is_empty() {
                     if self.dry_run {
@@ -386,6 +400,22 @@ impl<W: Write> Sink for TextSink<W> {
                         .collect();
                     format!("{what}: wrote {}{learnt}", notes.join(", "))
                 }
+            }
+            EventKind::Proactive {
+                outcome,
+                topic,
+                reason,
+                ..
+            } => {
+                let what = match (outcome.as_str(), topic, reason) {
+                    ("open", Some(topic), _) => format!("open a topic — {}", Self::flow(topic)),
+                    ("declined", _, _) => "nothing worth opening with, silent".to_owned(),
+                    ("dry run", _, _) => "dry run, no verdict".to_owned(),
+                    ("stale", _, _) => "stale, the channel spoke since".to_owned(),
+                    (other, _, Some(reason)) => format!("{other}, silent — {reason}"),
+                    (other, _, None) => other.to_owned(),
+                };
+                format!("proactive judgment: {what}")
             }
             EventKind::JobFailed { job, error } => format!("{job} job failed: {error}"),
         };
@@ -406,7 +436,9 @@ impl<W: Write> Sink for TextSink<W> {
             )?;
         }
         match &e.kind {
-            EventKind::Judgment { prompts, .. } | EventKind::NoReply { prompts, .. } => {
+            EventKind::Judgment { prompts, .. }
+            | EventKind::NoReply { prompts, .. }
+            | EventKind::Proactive { prompts, .. } => {
                 let full = self.dry_run;
                 self.prompts(prompts, full)?;
             }
@@ -449,6 +481,31 @@ impl<W: Write> Sink for TextSink<W> {
             s.reactions,
             counts(&s.no_replies, "; no reply: ", "")
         )?;
+        if s.proactive_count() > 0 {
+            let openers: usize = s.openers.values().sum();
+            let weeks = s.weeks();
+            let per_week: Vec<String> = s
+                .openers
+                .iter()
+                .map(|(channel, n)| {
+                    format!(
+                        "#{channel} {n} ({:.1}/week)",
+                        *n as f64 / weeks.max(f64::EPSILON)
+                    )
+                })
+                .collect();
+            writeln!(
+                self.out,
+                "proactive     {} judgment(s){}; {openers} topic(s) opened{}",
+                s.proactive_count(),
+                counts(&s.proactive, " (", ")"),
+                if per_week.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {} over {weeks:.1} week(s)", per_week.join(", "))
+                }
+            )?;
+        }
         writeln!(
             self.out,
             "memories      {}{}",

@@ -153,7 +153,8 @@ struct Spec {
 impl EventBridgeScheduler {
     fn target_arn(&self, kind: JobKind) -> Result<&str, PortError> {
         let arn = match kind {
-            JobKind::Judgment => &self.judgment_target_arn,
+            // A proactive judgment is the judgment function's.
+            JobKind::Judgment | JobKind::Proactive => &self.judgment_target_arn,
             JobKind::Response => &self.response_target_arn,
             JobKind::ThreadMemory
             | JobKind::MemorySweep
@@ -397,6 +398,7 @@ mod tests {
     fn the_job_kind_picks_the_target() {
         let s = scheduler(None);
         assert_eq!(s.target_arn(JobKind::Judgment), Ok("arn:judgment"));
+        assert_eq!(s.target_arn(JobKind::Proactive), Ok("arn:judgment"));
         assert_eq!(s.target_arn(JobKind::Response), Ok("arn:response"));
         let refused = s
             .target_arn(JobKind::MemorySweep)

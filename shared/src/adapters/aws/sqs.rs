@@ -45,7 +45,7 @@ impl SqsQueue {
                 .memory_queue_url
                 .as_deref()
                 .ok_or_else(|| PortError::refused(SERVICE, format!("no queue for {kind} jobs"))),
-            JobKind::Judgment => Err(PortError::refused(
+            JobKind::Judgment | JobKind::Proactive => Err(PortError::refused(
                 SERVICE,
                 "no queue for judgment jobs: they are scheduled",
             )),
@@ -113,6 +113,7 @@ mod tests {
             assert_eq!(q.queue_url(kind), Ok("https://q/memory"), "{kind}");
         }
         assert!(q.queue_url(JobKind::Judgment).is_err());
+        assert!(q.queue_url(JobKind::Proactive).is_err());
         assert!(queue(None).queue_url(JobKind::MemorySweep).is_err());
     }
 
