@@ -190,7 +190,11 @@ pub struct Recall {
 
 /// The facts worth recalling for a conversation whose words are `query`
 /// (and names `names`), best first: similarity x strength, at least
-/// `floor`, at most `top`; outdated facts never.
+/// `floor`, at most `top`; outdated facts never. A fact's keywords in
+/// Japanese (and other scripts without spaces) weigh as names in its match:
+/// reflection picks keywords as names, places and things, and those scripts
+/// have no capitals for [`proper_nouns`] to tell a name by. Latin keywords
+/// do not ("red", "move" would call facts up from any chatter).
 pub fn recall<'a>(
     facts: &'a [Fact],
     query: &BTreeSet<String>,
@@ -202,7 +206,14 @@ pub fn recall<'a>(
         .iter()
         .filter(|f| !f.outdated)
         .map(|f| {
-            let s = similarity(query, &fact_words(f), names) * strength(f, now, how.half_life);
+            let mut weighty = names.clone();
+            weighty.extend(
+                f.keywords
+                    .iter()
+                    .flat_map(|k| tokens(k))
+                    .filter(|t| t.chars().any(wide)),
+            );
+            let s = similarity(query, &fact_words(f), &weighty) * strength(f, now, how.half_life);
             (f, s)
         })
         .filter(|(_, s)| *s >= how.floor && *s > 0.0)
@@ -502,6 +513,48 @@ mod tests {
 
         let unrelated = tokens("the build is red again");
         assert!(recall(&facts, &unrelated, &BTreeSet::new(), at(10), how).is_empty());
+    }
+
+    /// The recall benchmark's miss: a Japanese allusion sharing the
+    /// keyword 盆栽 fell under the floor, its one keyword weighing no more
+    /// than a particle's bigram (no capitals to make it a name). A Latin
+    /// keyword keeps its weight of 1.
+    #[test]
+    fn a_facts_keywords_weigh_as_names_in_japanese_too() {
+        let facts = vec![fact(
+            "1",
+            "Ken",
+            "ケンはベランダで盆栽を育てている。",
+            &["盆栽"],
+            3,
+        )];
+        let how = Recall {
+            half_life: Duration::days(30),
+            floor: 0.04,
+            top: 3,
+        };
+        let q = tokens("ケンさん、盆栽の手入れって難しい？\nうん、楽しみ");
+        let found = recall(&facts, &q, &BTreeSet::new(), at(3), how);
+        assert_eq!(found.len(), 1, "{found:?}");
+        // shared: ケン 1 + 盆栽 2; all: 29 words of weight 1 + 盆栽 2 (before,
+        // 2 / 30 of the strength: under the floor).
+        let expected = 3.0 / 31.0 * strength(&facts[0], at(3), how.half_life);
+        assert!((found[0].1 - expected).abs() < 1e-9, "{found:?}");
+        let unrelated = tokens("ビルドが落ちてる、レビューお願いします");
+        assert!(recall(&facts, &unrelated, &BTreeSet::new(), at(3), how).is_empty());
+
+        let red = [fact(
+            "2",
+            "Bob",
+            "Bob is colour blind",
+            &["red", "green"],
+            4,
+        )];
+        let chatter = tokens("the build is red again");
+        let found = recall(&red, &chatter, &BTreeSet::new(), at(0), how);
+        // shared: red, 1 of 7 words of weight 1, as before.
+        let expected = 1.0 / 7.0 * strength(&red[0], at(0), how.half_life);
+        assert!((found[0].1 - expected).abs() < 1e-9, "{found:?}");
     }
 
     #[test]
