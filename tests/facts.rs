@@ -272,3 +272,41 @@ async fn profiles_count_interactions_and_the_prompt_shows_familiarity() {
         ],
     );
 }
+
+#[tokio::test]
+async fn a_memory_written_midway_leaves_its_messages_for_the_reflection() {
+    let bed = bed(|_| {}).await;
+    let root = ts(-900);
+    // The hourly run writes the thread's memory after two replies: too few
+    // for a reflection.
+    bed.seed(&[
+        message(GENERAL, ALICE, root, None, "how was everyone's weekend?"),
+        message(GENERAL, BOB, ts(-880), Some(root), MOVED),
+        message(GENERAL, ALICE, ts(-860), Some(root), "wow, congrats!"),
+    ])
+    .await;
+    bed.run(&thread_memory(root)).await;
+    assert!(bed.llm_calls_of(PromptKind::Reflection).await.is_empty());
+
+    // Two more: four unread in all, the first two included.
+    bed.seed(&[
+        message(
+            GENERAL,
+            BOB,
+            ts(-840),
+            Some(root),
+            "thanks, still unpacking",
+        ),
+        message(GENERAL, ALICE, ts(-820), Some(root), "send pictures"),
+    ])
+    .await;
+    bed.script.set_reflection(the_move());
+    bed.run(&thread_memory(root)).await;
+    let reflections = bed.llm_calls_of(PromptKind::Reflection).await;
+    assert_eq!(reflections.len(), 1);
+    assert!(
+        reflections[0].system.contains(MOVED),
+        "the early reply is read"
+    );
+    assert_eq!(facts(&bed).await[0].sources, vec![ts(-880)]);
+}

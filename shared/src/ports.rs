@@ -308,6 +308,16 @@ pub trait Store: Send + Sync {
     /// `expires_at`.
     async fn put_fact(&self, fact: &Fact, expires_at: DateTime<Utc>) -> Result<(), PortError>;
     async fn delete_fact(&self, channel: &ChannelId, id: &str) -> Result<(), PortError>;
+    /// The newest message of `conversation` a reflection has read.
+    async fn reflected(&self, conversation: &Conversation) -> Result<Option<Ts>, PortError>;
+    /// Records that reflection read `conversation` up to `ts` (kept until
+    /// `expires_at`).
+    async fn set_reflected(
+        &self,
+        conversation: &Conversation,
+        ts: Ts,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError>;
     /// What the bot knows of `user`, if anything.
     async fn profile(&self, user: &UserId) -> Result<Option<Profile>, PortError>;
     /// Adds `delta` to `user`'s profile (made when there is none), at once,

@@ -84,6 +84,7 @@ struct StoreInner {
     claims: HashMap<String, DateTime<Utc>>,
     counters: HashMap<String, Expiring<u64>>,
     facts: BTreeMap<(ChannelId, String), Expiring<Fact>>,
+    reflected: BTreeMap<Conversation, Expiring<Ts>>,
     profiles: BTreeMap<UserId, Expiring<Profile>>,
 }
 
@@ -566,6 +567,27 @@ impl Store for MemoryStore {
         self.write()?
             .facts
             .remove(&(channel.clone(), id.to_owned()));
+        Ok(())
+    }
+
+    async fn reflected(&self, conversation: &Conversation) -> Result<Option<Ts>, PortError> {
+        let now = self.clock.now();
+        Ok(self
+            .read()
+            .reflected
+            .get(conversation)
+            .and_then(|m| m.live(now).copied()))
+    }
+
+    async fn set_reflected(
+        &self,
+        conversation: &Conversation,
+        ts: Ts,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        self.write()?
+            .reflected
+            .insert(conversation.clone(), Expiring::new(ts, expires_at));
         Ok(())
     }
 

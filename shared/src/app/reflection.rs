@@ -14,7 +14,7 @@ use crate::domain::budget::cap_chars;
 use crate::domain::facts::{self, parse_reflection, superseded, Fact};
 use crate::domain::people::{tally, MAX_TOPICS};
 use crate::domain::text::mentions;
-use crate::domain::{ChannelId, Message, Settings, Ts, UserId};
+use crate::domain::{ChannelId, Conversation, Message, Settings, Ts, UserId};
 use crate::ports::{LlmRequest, LlmRole, PortError};
 use crate::prompts::{format_now, render, MessageView, PersonaView};
 
@@ -42,12 +42,18 @@ pub fn half_life(settings: &Settings) -> Duration {
 }
 
 /// Counts the messages of `conversation` (oldest first) newer than `after`
-/// in their authors' profiles and, with at least `reflection_min_messages`
-/// of them from people, asks for the facts in them.
+/// (what the previous memory covered) in their authors' profiles and, once
+/// at least `reflection_min_messages` messages from people came after what
+/// reflection last read there, asks for the facts in them. The two marks
+/// differ: a memory written in the middle of a conversation (the hourly
+/// run) counts its first messages, and leaves them for reflection until
+/// enough follow.
+#[allow(clippy::too_many_arguments)]
 pub async fn reflect(
     svc: &Services,
     settings: &Settings,
     channel: &ChannelId,
+    thread_ts: Option<Ts>,
     channel_name: &str,
     conversation: &[Message],
     after: Option<Ts>,
@@ -63,14 +69,25 @@ pub async fn reflect(
             .add_to_profile(&user, &delta, now + Duration::days(PROFILE_DAYS))
             .await?;
     }
-    let new: Vec<&Message> = conversation
-        .iter()
-        .filter(|m| after.is_none_or(|a| m.ts > a) && !m.is_bot && m.user != bot)
-        .collect();
     let min = settings.reflection_min_messages as usize;
-    if min == 0 || new.len() < min {
+    if min == 0 {
         return Ok(());
     }
+    let place = Conversation {
+        channel: channel.clone(),
+        thread_ts,
+    };
+    let read = svc.store.reflected(&place).await?;
+    let new: Vec<&Message> = conversation
+        .iter()
+        .filter(|m| read.is_none_or(|r| m.ts > r) && !m.is_bot && m.user != bot)
+        .collect();
+    if new.len() < min {
+        return Ok(());
+    }
+    let Some(newest) = new.iter().map(|m| m.ts).max() else {
+        return Ok(());
+    };
     let shown: Vec<&Message> = new[new.len().saturating_sub(REFLECTION_MESSAGES)..].to_vec();
     let names = prompt_names(svc, settings, shown.iter().copied(), now).await?;
     let view = ReflectionView {
@@ -106,10 +123,15 @@ pub async fn reflect(
     let answer = match svc.llm.complete(&request).await {
         Ok(reply) => reply.text,
         Err(error) => {
+            // Unread: the next memory of the conversation tries again.
             tracing::warn!(%error, "reflection: LLM failed; no facts written");
             return Ok(());
         }
     };
+    // Read, whatever the answer: a garbled one is not asked again.
+    svc.store
+        .set_reflected(&place, newest, now + Duration::days(PROFILE_DAYS))
+        .await?;
     let numbered: Vec<(Ts, UserId)> = shown.iter().map(|m| (m.ts, m.user.clone())).collect();
     let found = match parse_reflection(&answer, &numbered) {
         Ok(found) => found,

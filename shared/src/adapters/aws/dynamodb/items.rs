@@ -457,6 +457,25 @@ impl FromItem for Profile {
     }
 }
 
+/// A mark: how far something read (reflection, in a conversation).
+pub(super) fn mark_item(key: Key, ts: Ts, expires_at: DateTime<Utc>) -> Item {
+    let mut item = expiring(key, expires_at);
+    item.insert("ts".into(), s(ts.to_string()));
+    item
+}
+
+pub(super) struct MarkRow {
+    pub ts: Ts,
+}
+
+impl FromItem for MarkRow {
+    fn from_item(item: &Item) -> Result<MarkRow, PortError> {
+        Ok(MarkRow {
+            ts: Reader::new(item).parse("ts")?,
+        })
+    }
+}
+
 // ---- claims and counters ------------------------------------------------------------
 
 pub(super) fn claim_item(key: &str, expires_at: DateTime<Utc>) -> Item {

@@ -22,6 +22,8 @@ pub(super) const COUNT_ATTRIBUTE: &str = "n";
 /// The partition of the channel records.
 pub(super) const CHANNELS_PK: &str = "CHANNELS";
 const USERS_PK: &str = "USERS";
+/// The partition of how far reflection read each conversation.
+const REFLECTED_PK: &str = "REFLECTED";
 /// The partition of the people's profiles.
 const PEOPLE_PK: &str = "PEOPLE";
 /// What the partition of a channel's facts starts with.
@@ -75,6 +77,12 @@ impl Key {
                 format!("T#{}#{kind}", thread_ts.sort_key()),
             ),
         }
+    }
+
+    /// How far reflection read a conversation.
+    pub fn reflected(channel: &ChannelId, thread_ts: Option<Ts>) -> Key {
+        let at = thread_ts.map_or_else(|| "top".to_owned(), |t| t.sort_key());
+        Key::new(REFLECTED_PK, format!("{channel}#{at}"))
     }
 
     /// A person's profile.

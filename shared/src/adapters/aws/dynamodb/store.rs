@@ -12,8 +12,8 @@ use chrono::{DateTime, Utc};
 
 use super::items::{
     b, channel_item, claim_item, counter_item, expired, expires_at, fact_item, forget_item,
-    memory_item, message_item, n, pending_edit_item, s, time_text, user_item, FromItem, Item,
-    MessageRow,
+    mark_item, memory_item, message_item, n, pending_edit_item, s, time_text, user_item, FromItem,
+    Item, MarkRow, MessageRow,
 };
 use super::schema::{
     channel_pk, conversation_pk, facts_pk, message_sk, thread_memory_pk, Key, CHANNELS_PK,
@@ -692,6 +692,24 @@ impl Store for DynamoStore {
 
     async fn delete_fact(&self, channel: &ChannelId, id: &str) -> Result<(), PortError> {
         self.delete_item(Key::fact(channel, id)).await
+    }
+
+    async fn reflected(&self, conversation: &Conversation) -> Result<Option<Ts>, PortError> {
+        let key = Key::reflected(&conversation.channel, conversation.thread_ts);
+        match self.get_item(key).await? {
+            Some(item) if !expired(&item, self.now()) => Ok(Some(MarkRow::from_item(&item)?.ts)),
+            _ => Ok(None),
+        }
+    }
+
+    async fn set_reflected(
+        &self,
+        conversation: &Conversation,
+        ts: Ts,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        let key = Key::reflected(&conversation.channel, conversation.thread_ts);
+        self.put_item(mark_item(key, ts, expires_at)).await
     }
 
     async fn profile(&self, user: &UserId) -> Result<Option<Profile>, PortError> {
