@@ -7,7 +7,7 @@
 //! - [`app`]: ingest, judgment, response and memory, written against the ports.
 //! - [`adapters`]: AWS (feature `aws`), OpenAI-compatible LLM, Slack Web API,
 //!   and the in-process twins.
-//! - [`prompts`]: the minijinja templates of `templates/`.
+//! - [`prompts`]: the minijinja templates of `templates/` (feature `jobs`).
 //! - [`deadline`]: the invocation's deadline, which the LLM and Slack
 //!   adapters size their attempts and retries to.
 //! - [`wire`]: the composition root, where the adapters are plugged into the
@@ -22,6 +22,7 @@ pub mod deadline;
 pub mod domain;
 pub mod env;
 pub mod ports;
+#[cfg(feature = "jobs")]
 pub mod prompts;
 pub mod telemetry;
 pub mod wire;

@@ -39,12 +39,14 @@ pub fn emulator_endpoint() -> String {
 }
 
 /// SDK configuration for the emulator: its endpoint, dummy credentials
-/// (test/test), us-east-1, and nothing from the host's environment.
+/// (test/test), us-east-1, nothing from the host's environment, and the
+/// functions' own HTTP client.
 pub async fn aws_config() -> SdkConfig {
     let credentials =
         aws_sdk_dynamodb::config::Credentials::new("test", "test", None, None, "myao-tests");
     aws_config::defaults(BehaviorVersion::latest())
         .empty_test_environment()
+        .http_client(myao::adapters::aws::http_client())
         .endpoint_url(emulator_endpoint())
         .region(Region::new(REGION))
         .credentials_provider(credentials)

@@ -1,13 +1,14 @@
-use lambda_http::{run, service_fn, Error, Request};
-use myao_ingest::handler;
+use lambda_http::{run, service_fn, Error};
+use myao::env::Function;
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     myao::telemetry::init(myao::telemetry::lambda_wants_json());
-    let ingest = myao::wire::aws::ingest().await?;
-    let ingest = &ingest;
-    run(service_fn(move |request: Request| {
-        handler::handle(ingest, request)
-    }))
-    .await
+    // A missing variable still fails the cold start itself.
+    myao::wire::aws::check_env(Function::Ingest)?;
+    // Not awaited: the service is built and its secret and settings read
+    // while the runtime asks for the first event (the init ends at that
+    // request), on another worker thread.
+    tokio::spawn(myao_ingest::start());
+    run(service_fn(myao_ingest::handle)).await
 }

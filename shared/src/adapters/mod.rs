@@ -3,9 +3,14 @@
 
 #[cfg(feature = "aws")]
 pub mod aws;
+#[cfg(feature = "jobs")]
 pub(crate) mod http;
 pub mod metrics;
+#[cfg(feature = "jobs")]
 pub mod openai;
+#[cfg(feature = "jobs")]
 pub mod slack;
 pub mod system;
+#[cfg(any(feature = "aws", feature = "jobs"))]
+pub mod tls;
 pub mod twins;

@@ -1,27 +1,38 @@
 //! Application services: what the functions do, written against the ports.
 //! The Lambda functions and the local mode run exactly this code.
 
+// The job functions' services (feature `jobs`); ingest needs none of them.
+#[cfg(feature = "jobs")]
 pub mod context;
 pub mod ingest;
+#[cfg(feature = "jobs")]
 pub mod jobs;
+#[cfg(feature = "jobs")]
 pub mod judgment;
+#[cfg(feature = "jobs")]
 pub mod limits;
+#[cfg(feature = "jobs")]
 pub mod memory;
+#[cfg(feature = "jobs")]
 pub mod proactive;
+#[cfg(feature = "jobs")]
 pub mod reflection;
+#[cfg(feature = "jobs")]
 pub mod response;
 pub mod settings;
 
-use std::ops::Deref;
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
-use tokio::sync::OnceCell;
 
-use crate::domain::{Settings, UserId};
-use crate::ports::{
-    Clock, Llm, Metrics, PortError, Queue, RandomSource, Scheduler, SettingsProvider, SlackApi,
-    Store,
+use crate::domain::Settings;
+use crate::ports::{Clock, Metrics, Queue, RandomSource, Scheduler, SettingsProvider, Store};
+#[cfg(feature = "jobs")]
+use {
+    crate::domain::UserId,
+    crate::ports::{Llm, PortError, SlackApi},
+    std::ops::Deref,
+    tokio::sync::OnceCell,
 };
 
 /// The ports every function uses: the store, the scheduler and the queue
@@ -42,6 +53,7 @@ pub struct Ports {
 
 /// Everything the judgment, response and memory services use: the
 /// [`Ports`], the LLM and Slack.
+#[cfg(feature = "jobs")]
 pub struct Services {
     pub ports: Ports,
     pub llm: Arc<dyn Llm>,
@@ -49,6 +61,7 @@ pub struct Services {
     bot_user_id: OnceCell<UserId>,
 }
 
+#[cfg(feature = "jobs")]
 impl Services {
     /// The services over these ports. `llm` is put behind the workspace's
     /// daily cap ([`limits::CappedLlm`]), so that no assembly of the
@@ -81,6 +94,7 @@ impl Services {
     }
 }
 
+#[cfg(feature = "jobs")]
 impl Deref for Services {
     type Target = Ports;
 

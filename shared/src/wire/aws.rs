@@ -14,9 +14,12 @@ use crate::adapters::metrics::EmfLog;
 use crate::adapters::system::{SplitMix, SystemClock};
 use crate::app::ingest::Ingest;
 use crate::app::settings::{CachedSettings, DEFAULT_TTL_SECONDS};
-use crate::app::{Ports, Services};
+use crate::app::Ports;
+#[cfg(feature = "jobs")]
+use crate::app::Services;
 use crate::env::{self, Function};
 use crate::ports::{Clock, Metrics, Queue, Scheduler, SettingsProvider};
+#[cfg(feature = "jobs")]
 use crate::wire::http_services;
 
 /// The longest an AWS call of the ingest function may take, retries included.
@@ -146,6 +149,7 @@ pub async fn ingest() -> Result<Ingest, MissingEnv> {
 }
 
 /// The services of the judgment, response and memory functions.
+#[cfg(feature = "jobs")]
 pub async fn services(function: Function) -> Result<Services, MissingEnv> {
     let c = common(function).await?;
     // Functions that make no schedule or queue message get the ports all the

@@ -14,25 +14,33 @@ pub mod aws;
 
 use std::sync::Arc;
 
+#[cfg(feature = "jobs")]
 use crate::adapters::openai::OpenAiLlm;
+#[cfg(feature = "jobs")]
 use crate::adapters::slack::SlackWebApi;
 use crate::adapters::system::{FixedSettings, ManualClock};
 use crate::adapters::twins::{JobBoard, MemoryStore, RecordedMetrics};
-use crate::app::{Ports, Services};
+use crate::app::Ports;
+#[cfg(feature = "jobs")]
+use crate::app::Services;
 use crate::domain::Settings;
-use crate::ports::{Clock, RandomSource, Secrets, Store};
+#[cfg(feature = "jobs")]
+use crate::ports::Secrets;
+use crate::ports::{Clock, RandomSource, Store};
 
 /// The services over `ports`, with the OpenAI-compatible LLM and the Slack
 /// Web API (one HTTP client for both), which read the settings of `ports`
 /// and find their key and token in `secrets` under `llm_key_name` and
-/// `slack_token_name`.
+/// `slack_token_name`. The client trusts the compiled-in roots
+/// ([`crate::adapters::tls`]).
+#[cfg(feature = "jobs")]
 pub fn http_services(
     ports: Ports,
     secrets: Arc<dyn Secrets>,
     llm_key_name: impl Into<String>,
     slack_token_name: impl Into<String>,
 ) -> Services {
-    let http = reqwest::Client::new();
+    let http = crate::adapters::tls::http_client();
     let llm = OpenAiLlm::new(
         http.clone(),
         ports.settings.clone(),

@@ -97,6 +97,10 @@ impl SettingsSource for SsmSettingsSource {
 pub struct SsmSecrets {
     client: Client,
     cache: Mutex<HashMap<String, (String, Instant)>>,
+    /// Held while a parameter is read: a caller that finds the cache empty
+    /// while another reads waits for that read (ingest's first event for the
+    /// one its cold start began) instead of making a second call.
+    reading: tokio::sync::Mutex<()>,
     ttl: Duration,
 }
 
@@ -125,6 +129,7 @@ impl SsmSecrets {
         SsmSecrets {
             client,
             cache: Mutex::new(HashMap::new()),
+            reading: tokio::sync::Mutex::new(()),
             ttl,
         }
     }
@@ -141,6 +146,10 @@ impl SsmSecrets {
 #[async_trait]
 impl Secrets for SsmSecrets {
     async fn get(&self, name: &str) -> Result<String, PortError> {
+        if let Some(value) = self.cached(name) {
+            return Ok(value);
+        }
+        let _reading = self.reading.lock().await;
         if let Some(value) = self.cached(name) {
             return Ok(value);
         }

@@ -1,0 +1,119 @@
+//! The root certificates every TLS client of the functions trusts: Mozilla's
+//! list as `webpki-root-certs` ships it, compiled into the binary.
+//!
+//! The clients' default is the system's store, which rustls-native-certs
+//! reads from disk when the first client is built: on a cold start, a bundle
+//! and then a directory of single certificates (on this project's Debian
+//! machine, 145 files), parsed before the first event. Compiled in, the roots
+//! cost no file system access, and they are the same on every host, Lambda's
+//! Amazon Linux 2023 included. Every endpoint the functions call (AWS, Slack,
+//! the hosted LLM APIs) chains to one of them; verification itself is the
+//! TLS library's own, unchanged.
+
+/// The trusted roots, DER-encoded.
+pub fn roots_der() -> impl Iterator<Item = &'static [u8]> {
+    webpki_root_certs::TLS_SERVER_ROOT_CERTS
+        .iter()
+        .map(|cert| cert.as_ref())
+}
+
+/// The trusted roots as one PEM bundle: the AWS SDK's HTTP client takes its
+/// roots as PEM.
+#[cfg(feature = "aws")]
+pub(crate) fn pem_bundle() -> Vec<u8> {
+    let mut pem = Vec::with_capacity(256 * 1024);
+    for der in roots_der() {
+        pem.extend_from_slice(b"-----BEGIN CERTIFICATE-----\n");
+        for line in base64(der).chunks(64) {
+            pem.extend_from_slice(line);
+            pem.push(b'\n');
+        }
+        pem.extend_from_slice(b"-----END CERTIFICATE-----\n");
+    }
+    pem
+}
+
+/// `bytes` in standard base64, padded.
+#[cfg(feature = "aws")]
+fn base64(bytes: &[u8]) -> Vec<u8> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]);
+            } else {
+                out.push(b'=');
+            }
+        }
+    }
+    out
+}
+
+/// The HTTP client of the LLM and Slack adapters, trusting the compiled-in
+/// roots only. Should the roots be refused (they are not), the client falls
+/// back to reqwest's default, the system's store: verified all the same.
+#[cfg(feature = "jobs")]
+pub fn http_client() -> reqwest::Client {
+    let roots = roots_der().filter_map(|der| reqwest::Certificate::from_der(der).ok());
+    reqwest::Client::builder()
+        .tls_certs_only(roots)
+        .build()
+        .unwrap_or_else(|error| {
+            tracing::error!(%error, "compiled-in roots refused; using the system's store");
+            reqwest::Client::new()
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn there_are_roots() {
+        assert!(roots_der().count() > 100);
+    }
+
+    #[cfg(feature = "aws")]
+    #[test]
+    fn base64_matches_the_standard_vectors() {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(plain.as_bytes()), encoded.as_bytes(), "{plain}");
+        }
+        assert_eq!(base64(&[0xfb, 0xff, 0xbf]), b"+/+/");
+    }
+
+    #[cfg(feature = "aws")]
+    #[test]
+    fn the_pem_bundle_holds_every_root() {
+        let pem = String::from_utf8(pem_bundle()).expect("ASCII");
+        assert_eq!(
+            pem.matches("-----BEGIN CERTIFICATE-----").count(),
+            roots_der().count()
+        );
+        assert!(pem.lines().all(|line| line.len() <= 64), "lines of 64");
+    }
+
+    #[cfg(feature = "jobs")]
+    #[test]
+    fn the_http_client_takes_the_roots() {
+        for der in roots_der() {
+            assert!(reqwest::Certificate::from_der(der).is_ok());
+        }
+        let _client = http_client();
+    }
+}
