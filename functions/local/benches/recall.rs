@@ -38,6 +38,9 @@ use myao_local::replay::{self, Options};
 use myao_local::timeline::Recorder;
 use serde_json::json;
 
+mod common;
+use common::Lcg;
+
 /// One fact: who states it, how, what reflection writes of it, and how it
 /// is alluded to later.
 struct Spec {
@@ -170,20 +173,12 @@ const CHATTER: &[&str] = &[
     "会議室どこですか",
 ];
 
-/// A small deterministic generator.
-struct Lcg(u64);
+/// Picks one of `from`.
+trait Pick {
+    fn pick<'a, T>(&mut self, from: &'a [T]) -> &'a T;
+}
 
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
+impl Pick for Lcg {
     fn pick<'a, T>(&mut self, from: &'a [T]) -> &'a T {
         &from[self.below(from.len() as u64) as usize]
     }

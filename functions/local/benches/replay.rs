@@ -22,6 +22,9 @@ use myao_local::replay::{self, Options};
 use myao_local::timeline::Recorder;
 use serde_json::json;
 
+mod common;
+use common::Lcg;
+
 /// Answers like a model would, deterministically: speaks in about one
 /// conversation in four, replies and memories are short.
 struct StubLlm;
@@ -50,22 +53,6 @@ fn fnv(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
-}
-
-/// A small deterministic generator (no dependency needed for this).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// `count` messages over five channels and twelve people: bursts of 1-8
