@@ -271,3 +271,21 @@ async fn a_thanks_after_the_bots_answer_earns_a_reaction_from_the_rule_stage() {
     assert!(bed.llm_calls().await.is_empty(), "no LLM call");
     assert!(bed.posts().await.is_empty());
 }
+
+#[tokio::test]
+async fn a_reaction_counts_for_the_cooldown_like_a_reply() {
+    let bed = bed(|s| s.cooldown_seconds = 120).await;
+    let mut reacted = message(GENERAL, ALICE, ts(-100), None, NEWS);
+    reacted.bot_reaction = EmojiName::parse("tada").ok();
+    bed.seed(&[
+        reacted,
+        message(GENERAL, BOB, ts(-50), None, "anyone up for lunch?"),
+    ])
+    .await;
+    // 100 s after the message the bot reacted to: within the cooldown.
+    let outcome = bed.run(&judgment(ts(-50))).await;
+    assert_eq!(
+        outcome,
+        JobOutcome::Judgment(JudgmentOutcome::Held(Gate::Cooldown))
+    );
+}
