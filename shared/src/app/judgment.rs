@@ -332,8 +332,9 @@ impl Scenery {
         })
     }
 
-    /// When the bot last spoke in the channel. A reaction counts as speaking, at the time of the message it is on
-    /// (the reaction's own time is not kept: it comes seconds later).
+    /// When the bot last spoke in the channel. A reaction counts as
+    /// speaking, at the time of the message it is on (the reaction's own
+    /// time is not kept: it comes seconds later).
     fn bot_last_spoke(&self, bot: &UserId) -> Option<DateTime<Utc>> {
         self.channel
             .iter()
