@@ -12,7 +12,7 @@ use myao::domain::people::{FamiliarityThresholds, FORGOTTEN_NOTICE};
 use myao::domain::{Job, Reply, Settings, Ts};
 use myao::ports::Store;
 use myao_tests::stubs::{
-    assert_in_order, channel, message, ts, user, Bed, PromptKind, ALICE, BOB, BOT, GENERAL,
+    assert_in_order, channel, message, ts, user, Bed, PromptKind, ALICE, BOB, BOT, GENERAL, SECRET,
 };
 use serde_json::json;
 
@@ -24,19 +24,24 @@ const MOVED: &str = "I moved to Osaka last month, the new flat is near Namba";
 
 /// A thread where Bob tells of his move: Alice's root and three replies.
 async fn seed_move(bed: &Bed<DynamoStore>) -> Ts {
+    seed_move_in(bed, GENERAL).await
+}
+
+/// The same thread in channel `ch`.
+async fn seed_move_in(bed: &Bed<DynamoStore>, ch: &str) -> Ts {
     let root = ts(-900);
     bed.seed(&[
-        message(GENERAL, ALICE, root, None, "how was everyone's weekend?"),
-        message(GENERAL, BOB, ts(-880), Some(root), MOVED),
+        message(ch, ALICE, root, None, "how was everyone's weekend?"),
+        message(ch, BOB, ts(-880), Some(root), MOVED),
         message(
-            GENERAL,
+            ch,
             ALICE,
             ts(-860),
             Some(root),
             "wow, congrats on the move!",
         ),
         message(
-            GENERAL,
+            ch,
             BOB,
             ts(-840),
             Some(root),
@@ -309,4 +314,44 @@ async fn a_memory_written_midway_leaves_its_messages_for_the_reflection() {
         "the early reply is read"
     );
     assert_eq!(facts(&bed).await[0].sources, vec![ts(-880)]);
+}
+
+#[tokio::test]
+async fn only_shareable_facts_of_open_channels_become_topics_shown_everywhere() {
+    // A profile is shown in every channel: a private channel's fact stays
+    // out of its topics.
+    let bed = bed(|_| {}).await;
+    let root = seed_move_in(&bed, SECRET).await;
+    bed.script.set_reflection(the_move());
+    bed.run(&Job::ThreadMemory {
+        channel: channel(SECRET),
+        thread_ts: root,
+    })
+    .await;
+    assert_eq!(
+        bed.store
+            .facts(&channel(SECRET))
+            .await
+            .expect("facts")
+            .len(),
+        1
+    );
+    let bob = bed
+        .store
+        .profile(&user(BOB))
+        .await
+        .expect("read")
+        .expect("bob");
+    assert!(bob.topics.is_empty(), "{:?}", bob.topics);
+
+    // The same shareable fact in a public channel gives topics.
+    let bed = self::bed(|_| {}).await;
+    reflect_on_the_move(&bed).await;
+    let bob = bed
+        .store
+        .profile(&user(BOB))
+        .await
+        .expect("read")
+        .expect("bob");
+    assert_eq!(bob.topics, vec!["osaka", "namba"]);
 }

@@ -141,6 +141,13 @@ pub async fn reflect(
             return Ok(());
         }
     };
+    // A profile is shown in every channel's prompts: its topics come only
+    // from shareable facts of channels whose talk may be repeated anywhere.
+    let open = svc
+        .store
+        .get_channel(channel)
+        .await?
+        .is_some_and(|r| r.channel.visibility.is_open());
     let mut existing = svc.store.facts(channel).await?;
     let expires = now + half_life(settings) * FACT_HALF_LIVES;
     for (i, new_fact) in found.into_iter().enumerate() {
@@ -163,14 +170,17 @@ pub async fn reflect(
         let id = format!("{}-{i}", newest.sort_key());
         let fact = new_fact.stored(id, channel.clone(), now);
         svc.store.put_fact(&fact, expires).await?;
-        note_topics(svc, &fact).await?;
+        if open && fact.shareable {
+            note_topics(svc, &fact).await?;
+        }
         report.facts.push(fact.text.clone());
         existing.push(fact);
     }
     Ok(())
 }
 
-/// Puts a fact's first keywords at the front of its speakers' topics.
+/// Puts a fact's first keywords at the front of its speakers' topics (only
+/// for a shareable fact of an open channel: profiles travel).
 async fn note_topics(svc: &Services, fact: &Fact) -> Result<(), PortError> {
     for user in &fact.speakers {
         let Some(profile) = svc.store.profile(user).await? else {
