@@ -585,7 +585,13 @@ async fn services(
         false,
     )
     .await?;
-    put(&b.settings_path, "secrets/llm_api_key", "sk-test-key", true).await?;
+    put(
+        &b.settings_path,
+        "secrets/llm_api_key",
+        "fake-llm-key",
+        true,
+    )
+    .await?;
     put(
         &b.settings_path,
         "secrets/slack_bot_token",

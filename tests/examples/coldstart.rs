@@ -329,7 +329,7 @@ async fn environment() -> Result<HashMap<&'static str, String>> {
         ("jitter_ratio", "0", false),
         ("secrets/slack_signing_secret", SECRET, true),
         ("secrets/slack_bot_token", "xoxb-coldstart", true),
-        ("secrets/llm_api_key", "sk-coldstart", true),
+        ("secrets/llm_api_key", "fake-llm-key-coldstart", true),
     ] {
         let kind = if secure {
             aws_sdk_ssm::types::ParameterType::SecureString

@@ -610,7 +610,7 @@ impl<S: Store + 'static> Bed<S> {
         let ports = twins.ports(FixedRandom(0.5), settings.clone());
         let secrets = Arc::new(
             StaticSecrets::new()
-                .with("llm_api_key", "sk-test")
+                .with("llm_api_key", "fake-llm-key")
                 .with("slack_bot_token", "xoxb-test"),
         );
         let llm = OpenAiLlm::new(

@@ -792,10 +792,10 @@ mod tests {
         assert_eq!(ok.to_string(), "ok    table: t is active");
         let mut bad = Check::fail(
             "llm gpt",
-            "HTTP 401: key sk-abcdef123 refused",
-            "store sk-abcdef123 again",
+            "HTTP 401: key fake-key-abc refused",
+            "store fake-key-abc again",
         );
-        bad.redact("sk-abcdef123");
+        bad.redact("fake-key-abc");
         assert!(!bad.passed());
         assert_eq!(
             bad.to_string(),

@@ -38,8 +38,8 @@ use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const SIGNING_SECRET: &str = "0123456789abcdef0123456789abcdef";
-const BOT_TOKEN: &str = "xoxb-1111-2222-doctortoken";
-const LLM_KEY: &str = "sk-doctor-test-key-0001";
+const BOT_TOKEN: &str = "xoxb-fake-doctor-token";
+const LLM_KEY: &str = "fake-llm-key-doctor";
 
 /// Every check, in the order doctor prints them, on default settings.
 const CHECKS: &[&str] = &[

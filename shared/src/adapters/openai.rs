@@ -484,7 +484,7 @@ mod tests {
     use crate::adapters::system::{FixedSettings, StaticSecrets};
     use crate::deadline::Deadline;
 
-    const KEY: &str = "sk-test-0123456789secret";
+    const KEY: &str = "fake-llm-key-for-tests";
 
     fn settings(base_url: String) -> Settings {
         Settings {
