@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ids::{ChannelId, Ts, UserId};
+use super::text::without_marks;
 
 /// A remembered fact.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -82,19 +83,7 @@ const STOPWORDS: &[&str] = &[
 /// itself). Slack's `<...>` marks are left out.
 pub fn tokens(text: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    let mut clean = String::with_capacity(text.len());
-    let mut in_mark = false;
-    for c in text.chars() {
-        match c {
-            '<' => in_mark = true,
-            '>' if in_mark => {
-                in_mark = false;
-                clean.push(' ');
-            }
-            _ if in_mark => {}
-            c => clean.push(c),
-        }
-    }
+    let clean = without_marks(text);
     let mut run: Vec<char> = Vec::new();
     let mut word = String::new();
     let flush_word = |word: &mut String, out: &mut BTreeSet<String>| {

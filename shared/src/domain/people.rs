@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::ids::{Ts, UserId};
 use super::message::Message;
 use super::routing::mentions;
+use super::text::without_marks;
 
 /// What the bot knows of one person.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -96,17 +97,7 @@ pub const FORGOTTEN_NOTICE: &str =
 /// Whether `text`, said to the bot, asks it to forget the speaker: "forget
 /// me", "forget about me", "私のことを忘れて" (mentions aside).
 pub fn forget_me(text: &str) -> bool {
-    let mut plain = String::new();
-    let mut in_mark = false;
-    for c in text.chars() {
-        match c {
-            '<' => in_mark = true,
-            '>' if in_mark => in_mark = false,
-            _ if in_mark => {}
-            c => plain.push(c),
-        }
-    }
-    let lower = plain.to_lowercase();
+    let lower = without_marks(text).to_lowercase();
     if [
         "don't forget",
         "dont forget",

@@ -7,6 +7,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::text::without_marks;
+
 /// The longest emoji name accepted (Slack's own limit is lower).
 const MAX_EMOJI_CHARS: usize = 100;
 
@@ -277,34 +279,26 @@ pub fn closing(text: &str, names: &[&str]) -> Option<Closing> {
 
 /// `text` without Slack's marks: `<...>` (mentions, links) and `:emoji:`.
 fn strip_marks(text: &str) -> String {
+    let text = without_marks(text);
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
+    let mut chars = text.chars();
     while let Some(c) = chars.next() {
-        match c {
-            '<' => {
-                for d in chars.by_ref() {
-                    if d == '>' {
-                        break;
-                    }
-                }
-                out.push(' ');
-            }
-            ':' => {
-                // An emoji code is `:name:` with no space inside.
-                let code: String = chars
-                    .clone()
-                    .take_while(|d| *d != ':' && !d.is_whitespace())
-                    .collect();
-                let closed = chars.clone().nth(code.chars().count()) == Some(':');
-                if !code.is_empty() && closed {
-                    for _ in 0..=code.chars().count() {
-                        chars.next();
-                    }
-                }
-                out.push(' ');
-            }
-            c => out.push(c),
+        if c != ':' {
+            out.push(c);
+            continue;
         }
+        // An emoji code is `:name:` with no space inside.
+        let code: String = chars
+            .clone()
+            .take_while(|d| *d != ':' && !d.is_whitespace())
+            .collect();
+        let closed = chars.clone().nth(code.chars().count()) == Some(':');
+        if !code.is_empty() && closed {
+            for _ in 0..=code.chars().count() {
+                chars.next();
+            }
+        }
+        out.push(' ');
     }
     out
 }

@@ -65,8 +65,9 @@ pub fn addressed(
     if message.text.contains("<@") {
         return None;
     }
-    std::iter::once(&settings.persona_name)
-        .chain(&settings.name_aliases)
+    settings
+        .names()
+        .into_iter()
         .any(|name| names(&message.text, name))
         .then_some(Addressed::Name)
 }

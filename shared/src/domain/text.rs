@@ -8,6 +8,25 @@ use std::collections::BTreeSet;
 use super::ids::UserId;
 use super::message::Message;
 
+/// `text` without Slack's `<...>` marks (mentions, channels, links), each
+/// left as a space: what a person typed around them.
+pub fn without_marks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_mark = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_mark = true,
+            '>' if in_mark => {
+                in_mark = false;
+                out.push(' ');
+            }
+            _ if in_mark => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Renders Slack markup readably: `<@U123>` becomes `@name` (through
 /// `name_of`), `<#C123|general>` becomes `#general`, `<https://x|label>`
 /// becomes `label (https://x)`, and `&amp; &lt; &gt;` are unescaped.
@@ -167,6 +186,12 @@ impl<'a> UserNames<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marks_are_left_out_as_spaces() {
+        assert_eq!(without_marks("<@U1> thanks<#C2|general>!"), "  thanks !");
+        assert_eq!(without_marks("a < b"), "a ");
+    }
     use crate::domain::{ChannelId, Ts};
 
     fn names(id: &str) -> Option<String> {
