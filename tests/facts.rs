@@ -12,7 +12,8 @@ use myao::domain::people::{FamiliarityThresholds, FORGOTTEN_NOTICE};
 use myao::domain::{Job, Reply, Settings, Ts};
 use myao::ports::Store;
 use myao_tests::stubs::{
-    assert_in_order, channel, message, ts, user, Bed, PromptKind, ALICE, BOB, BOT, GENERAL, SECRET,
+    assert_in_order, channel, message, ts, user, Bed, PromptKind, ALICE, BOB, BOT, GENERAL,
+    PARTNERS, SECRET,
 };
 use serde_json::json;
 
@@ -354,4 +355,28 @@ async fn only_shareable_facts_of_open_channels_become_topics_shown_everywhere() 
         .expect("read")
         .expect("bob");
     assert_eq!(bob.topics, vec!["osaka", "namba"]);
+
+    // Shown where the open channels may be heard, not in a channel shared
+    // with another organisation.
+    for ch in [GENERAL, PARTNERS] {
+        bed.seed(&[message(ch, BOB, ts(-100), None, "lunch anyone?")])
+            .await;
+        bed.run(&Job::Judgment {
+            channel: channel(ch),
+            thread_ts: None,
+            newest_ts: ts(-100),
+        })
+        .await;
+    }
+    let prompts = bed.llm_calls_of(PromptKind::Judgment).await;
+    assert_eq!(prompts.len(), 2);
+    assert!(prompts[0]
+        .system
+        .contains("- bob: 初対面に近い（最近の話題: osaka、namba）"));
+    assert!(
+        prompts[1].system.contains("- bob: 初対面に近い\n"),
+        "{}",
+        prompts[1].system
+    );
+    assert!(!prompts[1].system.contains("osaka"));
 }

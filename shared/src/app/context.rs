@@ -316,7 +316,7 @@ pub async fn build(
         .into_iter()
         .filter(|m| conversation.contains(m))
         .collect();
-    let people = people(svc, settings, &talk, &names).await?;
+    let people = people(svc, settings, &talk, &names, audience).await?;
     let facts = recalled(svc, settings, &channel.id, &talk, &people, &pending, now).await?;
 
     Ok(Context::new(
@@ -347,13 +347,17 @@ const RECALL_FLOOR: f64 = 0.04;
 const RECALL_TOP: usize = 3;
 
 /// The people of a conversation (its newest speakers first, not the bot),
-/// with what the bot knows of them.
+/// with what the bot knows of them. Their topics come from open channels'
+/// facts: shown only to an `audience` that may hear the open channels (not
+/// one shared with another organisation).
 pub(crate) async fn people(
     svc: &Services,
     settings: &Settings,
     talk: &[&Message],
     names: &BTreeMap<UserId, String>,
+    audience: Audience<'_>,
 ) -> Result<Vec<Person>, PortError> {
+    let topics = may_use(audience, Source::WorkspaceMemory);
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for m in talk.iter().rev().filter(|m| !m.is_bot) {
@@ -370,7 +374,10 @@ pub(crate) async fn people(
             familiarity: Familiarity::of(interactions, settings.familiarity_thresholds)
                 .shown()
                 .to_owned(),
-            topics: profile.map(|p| p.topics).unwrap_or_default(),
+            topics: profile
+                .filter(|_| topics)
+                .map(|p| p.topics)
+                .unwrap_or_default(),
         });
     }
     Ok(out)

@@ -27,6 +27,7 @@ use super::context::{self, prompt_names};
 use super::judgment::refused_unprompted;
 use super::Services;
 use crate::domain::facts::strength;
+use crate::domain::privacy::Audience;
 use crate::domain::proactive::{
     day_claim, parse_opening, silent_for, slot, week_slot, within, OpeningParseError,
 };
@@ -436,7 +437,7 @@ pub(crate) async fn view(
 
     let names = prompt_names(svc, settings, messages.iter(), now).await?;
     let talk: Vec<&crate::domain::Message> = messages.iter().collect();
-    let people = context::people(svc, settings, &talk, &names).await?;
+    let people = context::people(svc, settings, &talk, &names, Audience::Channel(channel)).await?;
 
     let half_life = super::reflection::half_life(settings);
     let mut facts: Vec<_> = svc
