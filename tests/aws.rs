@@ -45,7 +45,7 @@ use myao::domain::{
     Message, ScheduleName, Settings, Ts, User, UserId, Visibility, VisibilityChange,
 };
 use myao::ports::{
-    ChannelRecord, Clock, Edit, Insert, Queue, Scheduler, Secrets, SettingsSource, Store,
+    ChannelRecord, Claim, Clock, Edit, Insert, Queue, Scheduler, Secrets, SettingsSource, Store,
 };
 use myao_tests::{
     aws_config, create_table, dynamodb_client, fresh_queues, fresh_scheduler, fresh_store,
@@ -664,6 +664,31 @@ async fn store_grants_a_claim_once_until_released_or_expired() -> Result<()> {
     );
     assert!(!store.claim(key, until).await?);
     store.release("never:claimed").await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_refused_claim_says_until_when_it_is_held_in_the_same_call() -> Result<()> {
+    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let store = fresh_store_with_clock(clock.clone()).await;
+    let until = clock.now() + Duration::minutes(10);
+    let key = "window:judgment-C1-top";
+    assert_eq!(store.claim_or_holder(key, until).await?, Claim::Made);
+    let later = until + Duration::minutes(5);
+    assert_eq!(
+        store.claim_or_holder(key, later).await?,
+        Claim::Held {
+            until: Some(DateTime::from_timestamp(until.timestamp(), 0).expect("time"))
+        },
+        "the first claim's end, not the refused one's"
+    );
+    clock.advance(Duration::minutes(11));
+    assert_eq!(
+        store.claim_or_holder(key, later).await?,
+        Claim::Made,
+        "an expired claim is free"
+    );
+    assert!(!store.claim(key, later).await?);
     Ok(())
 }
 

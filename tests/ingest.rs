@@ -879,3 +879,188 @@ async fn a_cold_start_without_settings_fails_the_invocation_and_stores_nothing()
     assert_eq!(all_items(&b).await?, 0);
     Ok(())
 }
+
+/// Records the name of every AWS operation its clients start (an SDK
+/// interceptor: the requests still go to the emulator).
+#[derive(Debug, Clone, Default)]
+struct Operations(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Operations {
+    /// The operations since the last call, in order.
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().expect("lock"))
+    }
+}
+
+impl aws_sdk_dynamodb::config::Intercept for Operations {
+    fn name(&self) -> &'static str {
+        "operations"
+    }
+
+    // (Not `read_before_execution`: a client's interceptors see that
+    // before the operation's name is in the bag.)
+    fn read_before_serialization(
+        &self,
+        _: &aws_sdk_dynamodb::config::interceptors::BeforeSerializationInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> std::result::Result<(), aws_sdk_dynamodb::error::BoxError> {
+        if let Some(op) = cfg.load::<aws_smithy_runtime_api::client::orchestrator::Metadata>() {
+            self.0.lock().expect("lock").push(op.name().to_owned());
+        }
+        Ok(())
+    }
+}
+
+/// Ingest on `b`'s table, schedule group and queues, through clients that
+/// record their operations in `ops`.
+async fn recorded(b: &mut Bed, ops: &Operations) {
+    let config = myao_tests::aws_config().await;
+    let dynamodb = aws_sdk_dynamodb::config::Builder::from(&config)
+        .interceptor(ops.clone())
+        .build();
+    let scheduler = aws_sdk_scheduler::config::Builder::from(&config)
+        .interceptor(ops.clone())
+        .build();
+    let sqs = aws_sdk_sqs::config::Builder::from(&config)
+        .interceptor(ops.clone())
+        .build();
+    let ports = &mut b.ingest.ports;
+    ports.store = Arc::new(DynamoStore::new(
+        aws_sdk_dynamodb::Client::from_conf(dynamodb),
+        b.store.table(),
+        b.clock.clone(),
+    ));
+    ports.scheduler = Arc::new(EventBridgeScheduler {
+        client: aws_sdk_scheduler::Client::from_conf(scheduler),
+        ..(*b.scheduler).clone()
+    });
+    ports.queue = Arc::new(SqsQueue {
+        client: aws_sdk_sqs::Client::from_conf(sqs),
+        ..(*b.queues).clone()
+    });
+}
+
+/// The AWS calls each kind of message costs ingest (README, "Costs and
+/// limits", and `cargo bench -p myao --bench ingest`), as the emulator
+/// receives them. Settings and the signing secret are cached by then.
+#[tokio::test]
+async fn the_aws_calls_of_each_kind_of_message() -> Result<()> {
+    let mut b = bed().await?;
+    let ops = Operations::default();
+    recorded(&mut b, &ops).await;
+    // Warm the settings and secret caches.
+    b.deliver(&event("message", "1767590000.000001", None, "warming up"))
+        .await;
+    b.clock.advance(Duration::seconds(1));
+    ops.take();
+
+    let mut costs = Vec::new();
+    let mut deliver = async |what: &'static str, e: Value| {
+        assert_eq!(b.deliver(&e).await, 200, "{what}");
+        costs.push((what, ops.take()));
+    };
+    let root = "1767599000.000001";
+    deliver(
+        "a thread reply, the conversation's first",
+        event(
+            "message",
+            "1767600000.000100",
+            Some(root),
+            "why is the build red?",
+        ),
+    )
+    .await;
+    deliver(
+        "a thread reply inside its open window",
+        event(
+            "message",
+            "1767600000.000200",
+            Some(root),
+            "it was green at noon",
+        ),
+    )
+    .await;
+    deliver(
+        "a thread reply that mentions a person",
+        event(
+            "message",
+            "1767600000.000300",
+            Some(root),
+            "<@UBOB> did you push?",
+        ),
+    )
+    .await;
+    deliver(
+        "the same delivery again",
+        event(
+            "message",
+            "1767600000.000300",
+            Some(root),
+            "<@UBOB> did you push?",
+        ),
+    )
+    .await;
+    deliver(
+        "a mention",
+        event(
+            "message",
+            "1767600000.000400",
+            None,
+            "<@UBOT> can you look?",
+        ),
+    )
+    .await;
+    deliver(
+        "its app_mention event",
+        event(
+            "app_mention",
+            "1767600000.000400",
+            None,
+            "<@UBOT> can you look?",
+        ),
+    )
+    .await;
+    let ops_of = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+    assert_eq!(
+        costs,
+        vec![
+            (
+                "a thread reply, the conversation's first",
+                // message, thread read (did the bot speak lately; the root is
+                // older than the engagement window: not read), window claim,
+                // schedule (created), routing record
+                ops_of(&[
+                    "PutItem",
+                    "Query",
+                    "PutItem",
+                    "UpdateSchedule",
+                    "CreateSchedule",
+                    "UpdateItem"
+                ])
+            ),
+            (
+                "a thread reply inside its open window",
+                // the refused window claim brings the window's end back
+                ops_of(&[
+                    "PutItem",
+                    "Query",
+                    "PutItem",
+                    "UpdateSchedule",
+                    "UpdateItem"
+                ])
+            ),
+            (
+                "a thread reply that mentions a person",
+                ops_of(&["PutItem", "PutItem", "UpdateSchedule", "UpdateItem"])
+            ),
+            ("the same delivery again", ops_of(&["PutItem"])),
+            (
+                "a mention",
+                ops_of(&["PutItem", "SendMessage", "UpdateItem"])
+            ),
+            ("its app_mention event", ops_of(&["PutItem"])),
+        ]
+    );
+    Ok(())
+}

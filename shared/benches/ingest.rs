@@ -65,27 +65,79 @@ async fn deliver(bed: &Bed, body: &[u8]) -> u16 {
         .status
 }
 
+fn event(ts: &str, thread: Option<&str>, kind: &str, text: &str) -> Vec<u8> {
+    let mut e = json!({"type": kind, "channel": "C1", "user": "U1", "text": text, "ts": ts});
+    if let Some(t) = thread {
+        e["thread_ts"] = json!(t);
+    }
+    serde_json::to_vec(&json!({
+        "type": "event_callback", "event_id": format!("Ev{kind}{ts}"),
+        "authorizations": [{"user_id": "UBOT", "is_bot": true}], "event": e
+    }))
+    .expect("json")
+}
+
+/// Prints the store, scheduler and queue calls each kind of event costs
+/// (the emulator test `the_aws_calls_of_each_kind_of_message` names the
+/// AWS operations behind them).
 fn report_calls(rt: &tokio::runtime::Runtime) {
     let b = bed();
-    let msg = body(1, "hello there, a normal message of a normal length");
+    let root = Some("1767500000.000001");
+    let kinds: [(&str, Vec<u8>); 6] = [
+        (
+            "new thread reply",
+            event(
+                "1767600000.000001",
+                root,
+                "message",
+                "why is the build red?",
+            ),
+        ),
+        (
+            "reply in open window",
+            event("1767600000.000002", root, "message", "it was green at noon"),
+        ),
+        (
+            "reply mentioning a person",
+            event("1767600000.000003", root, "message", "<@U2> did you push?"),
+        ),
+        (
+            "duplicate delivery",
+            event("1767600000.000003", root, "message", "<@U2> did you push?"),
+        ),
+        (
+            "mention",
+            event(
+                "1767600000.000004",
+                None,
+                "message",
+                "<@UBOT> can you look?",
+            ),
+        ),
+        (
+            "its app_mention",
+            event(
+                "1767600000.000004",
+                None,
+                "app_mention",
+                "<@UBOT> can you look?",
+            ),
+        ),
+    ];
     rt.block_on(async {
-        deliver(&b, &msg).await;
-        let (sched, queue) = b.board.call_counts();
-        println!(
-            "new message: store writes {}, store reads {}, scheduler calls {sched}, queue calls {queue}",
-            b.store.counts().writes(),
-            b.store.counts().reads()
-        );
-        b.store.counts().reset();
-        deliver(&b, &msg).await;
-        let (sched2, queue2) = b.board.call_counts();
-        println!(
-            "duplicate:   store writes {}, store reads {}, scheduler calls {}, queue calls {}",
-            b.store.counts().writes(),
-            b.store.counts().reads(),
-            sched2 - sched,
-            queue2 - queue
-        );
+        for (kind, body) in kinds {
+            b.store.counts().reset();
+            let before = b.board.call_counts();
+            deliver(&b, &body).await;
+            let after = b.board.call_counts();
+            println!(
+                "{kind:<26} store writes {}, store reads {}, scheduler calls {}, queue calls {}",
+                b.store.counts().writes(),
+                b.store.counts().reads(),
+                after.0 - before.0,
+                after.1 - before.1
+            );
+        }
     });
 }
 

@@ -144,6 +144,15 @@ pub enum Insert {
     Deleted,
 }
 
+/// What claiming a key came to, when the holder matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// This call claimed it.
+    Made,
+    /// A live claim holds it, until `until` (`None`: it ended meanwhile).
+    Held { until: Option<DateTime<Utc>> },
+}
+
 /// The result of editing a stored message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Edit {
@@ -335,6 +344,14 @@ pub trait Store: Send + Sync {
     /// Claims a job execution once (a conditional write): true for the first
     /// caller, false for every later one until `expires_at`.
     async fn claim(&self, key: &str, expires_at: DateTime<Utc>) -> Result<bool, PortError>;
+    /// Claims `key` as [`claim`](Store::claim) does and, when a live claim
+    /// holds it already, says until when: one conditional write, where a
+    /// claim and then [`held_until`](Store::held_until) are two calls.
+    async fn claim_or_holder(
+        &self,
+        key: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<Claim, PortError>;
     /// Gives a claim back, so that a redelivery may try again.
     async fn release(&self, key: &str) -> Result<(), PortError>;
     /// Until when a live claim holds `key` (`None`: no live claim).

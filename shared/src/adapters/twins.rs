@@ -18,8 +18,8 @@ use crate::domain::{
     Message, ScheduleName, Ts, User, UserId, VisibilityChange,
 };
 use crate::ports::{
-    sort_forgets, ChannelRecord, Clock, Edit, Insert, Metrics, PortError, Queue, ScheduledJob,
-    Scheduler, Store, MAX_QUEUE_DELAY_SECONDS,
+    sort_forgets, ChannelRecord, Claim, Clock, Edit, Insert, Metrics, PortError, Queue,
+    ScheduledJob, Scheduler, Store, MAX_QUEUE_DELAY_SECONDS,
 };
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -654,13 +654,23 @@ impl Store for MemoryStore {
     }
 
     async fn claim(&self, key: &str, expires_at: DateTime<Utc>) -> Result<bool, PortError> {
+        Ok(self.claim_or_holder(key, expires_at).await? == Claim::Made)
+    }
+
+    async fn claim_or_holder(
+        &self,
+        key: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<Claim, PortError> {
         let now = self.clock.now();
         let mut inner = self.write()?;
         match inner.claims.get(key) {
-            Some(until) if *until > now => Ok(false),
+            Some(until) if *until > now => Ok(Claim::Held {
+                until: Some(*until),
+            }),
             _ => {
                 inner.claims.insert(key.to_owned(), expires_at);
-                Ok(true)
+                Ok(Claim::Made)
             }
         }
     }
@@ -673,7 +683,7 @@ impl Store for MemoryStore {
     async fn held_until(&self, key: &str) -> Result<Option<DateTime<Utc>>, PortError> {
         let now = self.clock.now();
         Ok(self
-            .write()?
+            .read()
             .claims
             .get(key)
             .copied()

@@ -12,13 +12,15 @@ use chrono::{DateTime, Duration, Utc};
 use super::{memory_retention, retention, Ports};
 use crate::domain::limits;
 use crate::domain::metrics::{self, Datum};
-use crate::domain::routing::{addressed, engaged, route, Addressed, Route};
+use crate::domain::routing::{
+    addressed, engaged, may_be_engaged, route, spoke_within, Addressed, Route,
+};
 use crate::domain::signature::verify;
 use crate::domain::slack_event::{parse_envelope, Envelope, SlackEvent};
 use crate::domain::{
     ChannelId, Conversation, Forget, Job, JobKind, Message, ScheduleName, Settings, Ts, UserId,
 };
-use crate::ports::{Edit, Insert, PortError, Secrets};
+use crate::ports::{Claim, Edit, Insert, PortError, Secrets};
 
 /// How many of a thread's newest messages are read to tell whether the bot
 /// spoke there lately.
@@ -335,8 +337,9 @@ impl Ingest {
     }
 
     /// Whether a reply in a thread is addressed to the bot because the bot
-    /// spoke there within `engagement_window_seconds` (one read, for thread
-    /// replies only).
+    /// spoke there within `engagement_window_seconds`: for thread replies
+    /// that mention nobody, one read, and a second for the thread's root
+    /// when the root itself is that recent.
     async fn engaged(
         &self,
         settings: &Settings,
@@ -350,21 +353,29 @@ impl Ingest {
             || message.user == *bot
             || message.is_bot
             || settings.thresholds_in(&message.channel).is_none()
+            || !may_be_engaged(message)
         {
             // Where only mentions are answered, talking on in its thread is
             // not calling it.
             return Ok(None);
         }
+        let window = Duration::seconds(i64::from(settings.engagement_window_seconds));
         let thread = Conversation::thread(message.channel.clone(), root);
         let mut recent = self
             .store
             .conversation_messages(&thread, ENGAGEMENT_LOOKBACK)
             .await?;
-        // The bot may have written the root (a top-level answer).
+        if engaged(message, &recent, bot, window) {
+            return Ok(Some(Addressed::Engaged));
+        }
+        // The bot may have written the root (a top-level answer): read it
+        // only when it is recent enough to count.
+        if !spoke_within(root, message, window) {
+            return Ok(None);
+        }
         if let Some(root) = self.store.get_message(&message.channel, root).await? {
             recent.push(root);
         }
-        let window = Duration::seconds(i64::from(settings.engagement_window_seconds));
         Ok(engaged(message, &recent, bot, window).then_some(Addressed::Engaged))
     }
 
@@ -383,18 +394,16 @@ impl Ingest {
         // The claim outlives the ceiling, so that a message arriving after
         // it (the judgment is running late) still finds the window and is
         // judged at once, rather than opening a window of its own.
-        if self
-            .store
-            .claim(&key, latest + limits::WINDOW_GRACE)
-            .await?
-        {
-            return Ok(latest);
-        }
-        Ok(self
-            .store
-            .held_until(&key)
-            .await?
-            .map_or(latest, |until| until - limits::WINDOW_GRACE))
+        Ok(
+            match self
+                .store
+                .claim_or_holder(&key, latest + limits::WINDOW_GRACE)
+                .await?
+            {
+                Claim::Made | Claim::Held { until: None } => latest,
+                Claim::Held { until: Some(until) } => until - limits::WINDOW_GRACE,
+            },
+        )
     }
 
     async fn new_message(
@@ -450,6 +459,10 @@ impl Ingest {
         let routing = self.within_ceiling(settings, routing, now).await?;
         if needs_job {
             self.make_job(&routing).await?;
+            // Also after a reply job, which its claim would keep from
+            // answering twice: a mention comes as two events (`message` and
+            // `app_mention`), and without the mark the second would queue a
+            // second job, a Lambda invocation that finds the claim taken.
             self.store.mark_routed(&message.channel, message.ts).await?;
         }
         Ok(Outcome::Stored { routed: routing })
@@ -538,7 +551,7 @@ mod tests {
     use crate::ports::Clock;
     use crate::wire::Twins;
     use chrono::Duration;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     const SECRET: &str = "test-signing-secret";
 
@@ -669,6 +682,82 @@ mod tests {
         let queued = b.board.queued();
         assert_eq!(queued.len(), 1);
         assert!(matches!(queued[0].1, Job::Response { mention: true, .. }));
+    }
+
+    /// A top-level message the bot wrote at `ts`.
+    fn bot_message(ts: &str) -> Vec<u8> {
+        let mut body: Value =
+            serde_json::from_slice(&message_event(ts, None, "an answer", "message")).unwrap();
+        body["event"]["user"] = json!("UBOT");
+        serde_json::to_vec(&body).unwrap()
+    }
+
+    /// The store reads ingest made for `body`.
+    async fn reads_for(b: &Bed, body: &[u8]) -> u64 {
+        b.store.counts().reset();
+        assert_eq!(send(b, body).await.status, 200);
+        b.store.counts().reads()
+    }
+
+    #[tokio::test]
+    async fn a_thread_reply_reads_its_root_only_when_the_root_is_recent_enough_to_count() {
+        let b = bed();
+        // The bot answered at the top level two minutes ago (the engagement
+        // window is five): the thread and its root are read, and the reply
+        // is answered at once.
+        let recent = "1767599880.000100";
+        send(&b, &bot_message(recent)).await;
+        let reply = message_event(
+            "1767600000.000200",
+            Some(recent),
+            "thanks, and why?",
+            "message",
+        );
+        assert_eq!(reads_for(&b, &reply).await, 2);
+        assert_eq!(
+            b.board.queued().len(),
+            1,
+            "engaged: answered like a mention"
+        );
+
+        // A root older than the window cannot make a reply engaged: only
+        // the thread is read.
+        let old = "1767599000.000100";
+        send(&b, &bot_message(old)).await;
+        let reply = message_event("1767600000.000300", Some(old), "and this?", "message");
+        assert_eq!(reads_for(&b, &reply).await, 1);
+        assert_eq!(b.board.queued().len(), 1, "judged later, not answered now");
+
+        // A reply that @-mentions a person is addressed to them: nothing read.
+        let reply = message_event(
+            "1767600000.000400",
+            Some(recent),
+            "<@U2> over to you",
+            "message",
+        );
+        assert_eq!(reads_for(&b, &reply).await, 0);
+    }
+
+    #[tokio::test]
+    async fn a_message_inside_an_open_window_costs_one_write_for_the_window() {
+        let b = bed();
+        send(
+            &b,
+            &message_event("1767600000.000100", None, "first", "message"),
+        )
+        .await;
+        b.store.counts().reset();
+        send(
+            &b,
+            &message_event("1767600000.000200", None, "second", "message"),
+        )
+        .await;
+        // The message, the refused window claim (which brings the window's
+        // end back), the routing record; nothing read.
+        assert_eq!(
+            (b.store.counts().writes(), b.store.counts().reads()),
+            (3, 0)
+        );
     }
 
     /// A body in a channel other than C1, with `channel_type`.

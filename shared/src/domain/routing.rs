@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::ids::UserId;
+use super::ids::{Ts, UserId};
 use super::job::Job;
 use super::message::Message;
 use super::reply::{closing, Reply};
@@ -98,13 +98,23 @@ pub fn names(text: &str, name: &str) -> bool {
 /// `bot` spoke within `window` before it: `thread` holds that thread's
 /// recent messages. A message that @-mentions someone is addressed to them.
 pub fn engaged(message: &Message, thread: &[Message], bot: &UserId, window: Duration) -> bool {
-    message.thread_ts.is_some()
-        && !message.text.contains("<@")
-        && thread.iter().any(|m| {
-            m.user == *bot
-                && m.ts < message.ts
-                && message.ts.to_datetime() - m.ts.to_datetime() <= window
-        })
+    may_be_engaged(message)
+        && thread
+            .iter()
+            .any(|m| m.user == *bot && spoke_within(m.ts, message, window))
+}
+
+/// Whether [`engaged`] could hold for `message` at all: a thread reply that
+/// @-mentions nobody. Else its thread need not be read.
+pub fn may_be_engaged(message: &Message) -> bool {
+    message.thread_ts.is_some() && !message.text.contains("<@")
+}
+
+/// Whether a message written at `ts` came within `window` before `message`.
+/// A thread's root older than that cannot make the reply engaged, whoever
+/// wrote it: it need not be read.
+pub fn spoke_within(ts: Ts, message: &Message, window: Duration) -> bool {
+    ts < message.ts && message.ts.to_datetime() - window <= ts.to_datetime()
 }
 
 /// The form of the answer to a message addressed to the bot: words (the

@@ -27,7 +27,7 @@ use crate::domain::{
     Channel, ChannelId, ChannelKind, Conversation, EmojiName, Forget, Memory, MemoryKind,
     MemoryScope, Message, Ts, User, UserId, VisibilityChange,
 };
-use crate::ports::{sort_forgets, ChannelRecord, Edit, Insert, PortError, Store};
+use crate::ports::{sort_forgets, ChannelRecord, Claim, Edit, Insert, PortError, Store};
 
 /// The error of a write whose condition failed.
 const CONDITION_FAILED: &str = "ConditionalCheckFailedException";
@@ -770,6 +770,31 @@ impl Store for DynamoStore {
             .send()
             .await;
         Ok(written("PutItem", put)?.made())
+    }
+
+    async fn claim_or_holder(
+        &self,
+        key: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<Claim, PortError> {
+        let now = self.now();
+        let put = self
+            .put_if(claim_item(key, expires_at), NO_LIVE_ITEM, now)
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .send()
+            .await;
+        let sent = match written("PutItem", put)? {
+            Written::Made => return Ok(Claim::Made),
+            Written::Refused(sent) => sent,
+        };
+        // The claim that refused this one comes back with the refusal; read
+        // only from an endpoint that does not send it.
+        let holder = self.refused_over(sent, Key::claim(key)).await?;
+        Ok(Claim::Held {
+            until: holder
+                .filter(|item| !expired(item, now))
+                .and_then(|item| super::items::expires_at(&item)),
+        })
     }
 
     async fn release(&self, key: &str) -> Result<(), PortError> {
