@@ -159,7 +159,23 @@ impl Ingest {
             self.counted("refused");
             return IngestResponse::text(401, "");
         }
-        let envelope = match parse_envelope(request.body) {
+        self.accept(request.body, request.retry_num, now).await
+    }
+
+    /// Handles an event whose sender is known already: a request whose
+    /// signature was verified, or an envelope of Slack's Socket Mode
+    /// connection (authenticated by its token). `retry` is Slack's count of
+    /// earlier deliveries, for the logs.
+    pub async fn accept(
+        &self,
+        body: &[u8],
+        retry: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> IngestResponse {
+        if body.len() > MAX_BODY_BYTES {
+            return IngestResponse::text(413, "payload too large");
+        }
+        let envelope = match parse_envelope(body) {
             Ok(e) => e,
             Err(error) => {
                 tracing::warn!(%error, "refused a malformed event");
@@ -169,12 +185,12 @@ impl Ingest {
         };
         match self.process(envelope, now).await {
             Ok((outcome, response)) => {
-                tracing::info!(?outcome, retry = request.retry_num, "event handled");
+                tracing::info!(?outcome, retry, "event handled");
                 self.counted(outcome.kind());
                 response
             }
             Err(error) => {
-                tracing::error!(%error, retry = request.retry_num, "event not handled; Slack will retry");
+                tracing::error!(%error, retry, "event not handled; Slack will retry");
                 self.counted("failed");
                 IngestResponse::retry_later()
             }
@@ -697,6 +713,30 @@ mod tests {
         b.store.counts().reset();
         assert_eq!(send(b, body).await.status, 200);
         b.store.counts().reads()
+    }
+
+    #[tokio::test]
+    async fn an_event_of_a_known_sender_is_accepted_and_counted_without_a_signature() {
+        let twins = Twins::new(Arc::new(ManualClock::new(
+            Ts::parse("1767600000.0").unwrap().to_datetime(),
+        )));
+        // No signing secret at all: `accept` never asks for one.
+        let ingest = Ingest::new(
+            twins.ports(FixedRandom(0.5), Settings::default()),
+            Arc::new(StaticSecrets::new()),
+            "none",
+        );
+        let now = twins.clock.now();
+        let body = message_event("1767600000.000100", None, "hello", "message");
+        assert_eq!(ingest.accept(&body, None, now).await.status, 200);
+        assert_eq!(ingest.accept(&body, Some("1"), now).await.status, 200);
+        assert_eq!(ingest.accept(b"{", None, now).await.status, 400);
+        assert_eq!(twins.store.all_messages().len(), 1);
+        let events = |kind| twins.metrics.total(metrics::EVENTS, Some(("Kind", kind)));
+        assert_eq!(
+            (events("message"), events("duplicate"), events("malformed")),
+            (1.0, 1.0, 1.0)
+        );
     }
 
     #[tokio::test]
