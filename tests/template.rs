@@ -13,6 +13,9 @@
 //! - `every_function_builds_its_own_binary`: SAM's cargo-lambda build metadata
 //! - `job_functions_have_the_timeouts_the_settings_are_checked_against`:
 //!   `JUDGMENT_FUNCTION_TIMEOUT_SECONDS` and its kin
+//! - `bedrock_is_invoked_only_on_the_configured_models_by_the_llm_functions`:
+//!   the Bedrock IAM policies, evaluated for given stack parameters
+//!   ([`Stack`], a small evaluator of the intrinsic functions they use)
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -378,7 +381,13 @@ fn every_setting_has_a_parameter_holding_its_default() {
         if kind != "String" {
             problems.push(format!("{id}: Type {kind}, expected String"));
         }
-        match at(resource, &["Properties", "Value"]).map(untag) {
+        // A stack parameter may hold the default (`Value: !Ref LlmProvider`).
+        let value = at(resource, &["Properties", "Value"]);
+        let value = match value.and_then(|v| intrinsic(v, "Ref")).and_then(text) {
+            Some(parameter) => at(&t, &["Parameters", &parameter, "Default"]),
+            None => value,
+        };
+        match value.map(untag) {
             Some(Value::String(value)) if *value == default => {}
             Some(Value::String(value)) => problems.push(format!(
                 "{id}: Value {value:?}, but the default of {setting} is {default:?}"
@@ -787,5 +796,391 @@ fn the_metrics_feed_the_alarms_and_the_dashboard() {
         metrics::SLACK_AUTH_ERRORS,
     ] {
         assert!(body.contains(name), "the dashboard lacks {name}");
+    }
+}
+
+/// `value` as the intrinsic function `name` (`Ref`, `Sub`, `If` ...), in
+/// its short form (`!Sub x`) or its long one (`Fn::Sub: x`): its argument.
+fn intrinsic<'a>(value: &'a Value, name: &str) -> Option<&'a Value> {
+    match value {
+        Value::Tagged(tagged) if tagged.tag == name => Some(&tagged.value),
+        Value::Mapping(map) if map.len() == 1 => {
+            let long = if name == "Ref" || name == "Condition" {
+                name.to_owned()
+            } else {
+                format!("Fn::{name}")
+            };
+            map.get(long.as_str())
+        }
+        _ => None,
+    }
+}
+
+/// A stack as CloudFormation would see it with the given parameters: the
+/// template's conditions, and the values of the intrinsic functions the
+/// Bedrock policies use (`Ref`, `Sub`, `If`, `Equals`, `Not`, `And`, `Or`,
+/// `Condition`), with a `Fn::ForEach` loop variable. Anything else fails
+/// the test, so that a template change cannot pass unevaluated.
+struct Stack<'a> {
+    template: &'a Value,
+    parameters: Vec<(&'static str, serde_json::Value)>,
+    loop_variable: Option<(String, String)>,
+}
+
+const ACCOUNT: &str = "123456789012";
+const REGION: &str = "us-east-1";
+
+impl Stack<'_> {
+    fn lookup(&self, name: &str) -> Option<serde_json::Value> {
+        let pseudo = match name {
+            "AWS::Partition" => Some("aws"),
+            "AWS::Region" => Some(REGION),
+            "AWS::AccountId" => Some(ACCOUNT),
+            "AWS::StackName" => Some("myao"),
+            _ => None,
+        };
+        if let Some(value) = pseudo {
+            return Some(value.into());
+        }
+        if let Some((variable, value)) = &self.loop_variable {
+            if variable == name {
+                return Some(value.as_str().into());
+            }
+        }
+        if let Some((_, value)) = self.parameters.iter().find(|(n, _)| *n == name) {
+            return Some(value.clone());
+        }
+        let default = at(self.template, &["Parameters", name, "Default"]).and_then(text)?;
+        Some(default.into())
+    }
+
+    fn condition(&self, name: &str) -> bool {
+        let definition = at(self.template, &["Conditions", name])
+            .unwrap_or_else(|| panic!("no condition {name}"));
+        self.truth(definition)
+    }
+
+    fn truth(&self, value: &Value) -> bool {
+        let list = |v: &Value| v.as_sequence().cloned().unwrap_or_default();
+        if let Some(args) = intrinsic(value, "Equals") {
+            let args = list(args);
+            assert_eq!(args.len(), 2, "Equals takes two values");
+            return self.eval(&args[0]) == self.eval(&args[1]);
+        }
+        if let Some(args) = intrinsic(value, "Not") {
+            return !self.truth(list(args).first().expect("Not takes one condition"));
+        }
+        if let Some(args) = intrinsic(value, "And") {
+            return list(args).iter().all(|c| self.truth(c));
+        }
+        if let Some(args) = intrinsic(value, "Or") {
+            return list(args).iter().any(|c| self.truth(c));
+        }
+        if let Some(name) = intrinsic(value, "Condition").and_then(text) {
+            return self.condition(&name);
+        }
+        panic!("not a condition: {value:?}")
+    }
+
+    /// The value of `value`; `None` for `AWS::NoValue`. A resource's `Ref`
+    /// is `ref:<logical id>`, its `GetAtt` `getatt:<id>.<attribute>`.
+    fn eval(&self, value: &Value) -> Option<serde_json::Value> {
+        if let Some(name) = intrinsic(value, "Ref").and_then(text) {
+            if name == "AWS::NoValue" {
+                return None;
+            }
+            return Some(
+                self.lookup(&name)
+                    .unwrap_or_else(|| format!("ref:{name}").into()),
+            );
+        }
+        if let Some(template) = intrinsic(value, "Sub") {
+            let template = match untag(template) {
+                Value::String(s) => s.clone(),
+                other => panic!("only the one-string form of Sub is evaluated: {other:?}"),
+            };
+            let mut out = String::new();
+            let mut rest = template.as_str();
+            while let Some(start) = rest.find("${") {
+                out.push_str(&rest[..start]);
+                let (name, after) = rest[start + 2..]
+                    .split_once('}')
+                    .unwrap_or_else(|| panic!("unclosed ${{ in {template}"));
+                match self.lookup(name) {
+                    Some(serde_json::Value::String(v)) => out.push_str(&v),
+                    // A resource's attribute (`${Table.Arn}`) stays a name.
+                    None => out.push_str(&format!("<{name}>")),
+                    other => panic!("${{{name}}} in {template} is {other:?}"),
+                }
+                rest = after;
+            }
+            out.push_str(rest);
+            return Some(out.into());
+        }
+        if let Some(target) = intrinsic(value, "GetAtt").and_then(text) {
+            return Some(format!("getatt:{target}").into());
+        }
+        if let Some(args) = intrinsic(value, "If") {
+            let args = args.as_sequence().cloned().unwrap_or_default();
+            assert_eq!(args.len(), 3, "If takes a condition and two values");
+            let name = text(&args[0]).expect("a condition name");
+            let chosen = if self.condition(&name) {
+                &args[1]
+            } else {
+                &args[2]
+            };
+            return self.eval(chosen);
+        }
+        match value {
+            Value::Tagged(tagged) => panic!("{} is not evaluated here", tagged.tag),
+            Value::Mapping(map) => {
+                if let Some(key) = map
+                    .keys()
+                    .filter_map(Value::as_str)
+                    .find(|k| k.starts_with("Fn::"))
+                {
+                    panic!("{key} is not evaluated here");
+                }
+                Some(serde_json::Value::Object(
+                    map.iter()
+                        .filter_map(|(k, v)| Some((text(k)?, self.eval(v)?)))
+                        .collect(),
+                ))
+            }
+            Value::Sequence(items) => Some(serde_json::Value::Array(
+                items.iter().filter_map(|v| self.eval(v)).collect(),
+            )),
+            Value::String(s) => Some(s.as_str().into()),
+            Value::Bool(b) => Some((*b).into()),
+            Value::Number(n) => serde_json::to_value(n.as_f64()).ok(),
+            Value::Null => Some(serde_json::Value::Null),
+        }
+    }
+
+    /// The resources that `Fn::ForEach::<name>` in Resources makes, by
+    /// logical id, with each one's `Condition` applied.
+    fn for_each(&self, name: &str) -> Vec<(String, serde_json::Value)> {
+        let key = format!("Fn::ForEach::{name}");
+        let the_loop = at(self.template, &["Resources", &key])
+            .and_then(|v| untag(v).as_sequence())
+            .unwrap_or_else(|| panic!("no {key} in Resources"));
+        let [variable, collection, fragment] = &the_loop[..] else {
+            panic!("{key} is not [identifier, collection, fragment]");
+        };
+        let variable = text(variable).expect("an identifier");
+        let items = match self.eval(collection) {
+            Some(serde_json::Value::Array(items)) => items,
+            other => panic!("{key}'s collection is {other:?}"),
+        };
+        let Value::Mapping(fragment) = untag(fragment) else {
+            panic!("{key}'s fragment is not a mapping");
+        };
+        let mut made = Vec::new();
+        for item in items {
+            let item = item.as_str().expect("a string item").to_owned();
+            let inner = Stack {
+                template: self.template,
+                parameters: self.parameters.clone(),
+                loop_variable: Some((variable.clone(), item.clone())),
+            };
+            let alphanumeric: String = item.chars().filter(char::is_ascii_alphanumeric).collect();
+            for (id, resource) in fragment {
+                let id = text(id)
+                    .expect("a logical id")
+                    .replace(&format!("&{{{variable}}}"), &alphanumeric)
+                    .replace(&format!("${{{variable}}}"), &item);
+                let created = field(resource, "Condition")
+                    .and_then(text)
+                    .is_none_or(|c| inner.condition(&c));
+                if created {
+                    made.push((id, inner.eval(resource).expect("a resource")));
+                }
+            }
+        }
+        made
+    }
+}
+
+const HAIKU: &str = "anthropic.claude-haiku-4-5-20251001-v1:0";
+const NOVA: &str = "amazon.nova-lite-v1:0";
+
+/// The Bedrock policies of a stack deployed with `provider`, the models
+/// `HAIKU` and `NOVA`, and `geography`: `(logical id, policy)`.
+fn bedrock_policies(
+    template: &Value,
+    provider: &str,
+    geography: &str,
+) -> Vec<(String, serde_json::Value)> {
+    let stack = Stack {
+        template,
+        parameters: vec![
+            ("LlmProvider", provider.into()),
+            ("BedrockModelIds", serde_json::json!([HAIKU, NOVA])),
+            ("BedrockGeography", geography.into()),
+        ],
+        loop_variable: None,
+    };
+    stack.for_each("BedrockModels")
+}
+
+/// bedrock:InvokeModel (the Converse API's action) on the configured models
+/// only, by the functions that call the LLM only: in this Region without a
+/// geography; with one, the inference profile here and the foundation model
+/// in the profile's destination Regions (any Region, through that profile
+/// only). Nothing when the provider is OpenAI's.
+#[test]
+fn bedrock_is_invoked_only_on_the_configured_models_by_the_llm_functions() {
+    let t = template();
+    assert_eq!(
+        at(&t, &["Parameters", "LlmProvider", "Default"]).and_then(text),
+        Some("openai".to_owned())
+    );
+    assert!(bedrock_policies(&t, "openai", "us").is_empty());
+
+    let profile =
+        |id: &str| format!("arn:aws:bedrock:{REGION}:{ACCOUNT}:inference-profile/us.{id}");
+    let cases = [
+        (
+            "none",
+            vec![
+                format!("arn:aws:bedrock:{REGION}::foundation-model/{HAIKU}"),
+                format!("arn:aws:bedrock:{REGION}::foundation-model/{NOVA}"),
+            ],
+        ),
+        (
+            "us",
+            vec![
+                profile(HAIKU),
+                format!("arn:aws:bedrock:*::foundation-model/{HAIKU}"),
+                profile(NOVA),
+                format!("arn:aws:bedrock:*::foundation-model/{NOVA}"),
+            ],
+        ),
+    ];
+    for (geography, expected) in cases {
+        let policies = bedrock_policies(&t, "bedrock", geography);
+        assert_eq!(policies.len(), 2, "one policy per model: {policies:?}");
+        let mut granted = Vec::new();
+        for (id, policy) in &policies {
+            assert_eq!(policy["Type"], "AWS::IAM::ManagedPolicy", "{id}");
+            let properties = &policy["Properties"];
+            assert_eq!(
+                properties["Roles"],
+                serde_json::json!([
+                    "ref:JudgmentFunctionRole",
+                    "ref:ResponseFunctionRole",
+                    "ref:MemoryFunctionRole"
+                ]),
+                "{id}: the functions that call the LLM, and only they"
+            );
+            let statements = properties["PolicyDocument"]["Statement"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            for statement in statements {
+                assert_eq!(statement["Effect"], "Allow", "{statement}");
+                assert_eq!(statement["Action"], "bedrock:InvokeModel", "{statement}");
+                let resource = statement["Resource"].as_str().expect("one ARN").to_owned();
+                let model = resource.rsplit('/').next().unwrap_or_default();
+                assert!(
+                    !model.contains('*') && !model.is_empty(),
+                    "a wildcard model: {resource}"
+                );
+                // A foundation model in every Region only through its profile.
+                if resource.contains(":bedrock:*:") {
+                    let through =
+                        &statement["Condition"]["StringEquals"]["bedrock:InferenceProfileArn"];
+                    assert_eq!(*through, serde_json::json!(profile(model)), "{statement}");
+                } else {
+                    assert!(statement.get("Condition").is_none(), "{statement}");
+                }
+                granted.push(resource);
+            }
+        }
+        assert_eq!(granted, expected, "geography {geography}");
+    }
+
+    // No other statement grants anything of Bedrock (ingest above all).
+    let mut problems = Vec::new();
+    for (id, resource) in resources(&t) {
+        if id.starts_with("Fn::ForEach::") {
+            continue;
+        }
+        let mut found = Vec::new();
+        strings(resource, &mut found);
+        if found.iter().any(|s| s.starts_with("bedrock:")) {
+            problems.push(id);
+        }
+    }
+    fail_if_any(
+        &problems,
+        "Bedrock permissions outside the Bedrock policies",
+    );
+}
+
+/// With Amazon Bedrock no LLM key is needed: the key's parameter may be
+/// left empty, and then no function is told a name or may read one.
+#[test]
+fn the_llm_key_is_optional() {
+    let t = template();
+    let pattern = at(&t, &["Parameters", "LlmApiKeyParameter", "AllowedPattern"])
+        .and_then(text)
+        .unwrap_or_default();
+    assert!(
+        pattern.starts_with("^$|"),
+        "an empty name is allowed: {pattern}"
+    );
+    assert!(
+        !env::required(Function::Judgment).contains(&env::LLM_API_KEY_PARAM),
+        "the functions start without it"
+    );
+    for function in [Function::Judgment, Function::Response, Function::Memory] {
+        let id = function.logical_id();
+        for empty in [false, true] {
+            let key = if empty {
+                ""
+            } else {
+                "/myao/prod/secrets/llm_api_key"
+            };
+            let stack = Stack {
+                template: &t,
+                parameters: vec![("LlmApiKeyParameter", key.into())],
+                loop_variable: None,
+            };
+            let variable = at(
+                &t,
+                &[
+                    "Resources",
+                    id,
+                    "Properties",
+                    "Environment",
+                    "Variables",
+                    env::LLM_API_KEY_PARAM,
+                ],
+            )
+            .unwrap_or_else(|| panic!("{id}: no {}", env::LLM_API_KEY_PARAM));
+            assert_eq!(
+                stack.eval(variable),
+                (!empty).then(|| key.into()),
+                "{id}, key {key:?}"
+            );
+            let statements = at(&t, &["Resources", id, "Properties", "Policies"])
+                .and_then(|p| untag(p).as_sequence())
+                .and_then(|p| p.first())
+                .and_then(|p| field(p, "Statement"))
+                .and_then(|s| stack.eval(s))
+                .unwrap_or_default();
+            let secrets: Vec<_> = statements
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|s| s["Sid"] == "Secrets")
+                .flat_map(|s| s["Resource"].as_array().cloned().unwrap_or_default())
+                .collect();
+            let reads_key = secrets
+                .iter()
+                .any(|r| r.as_str().is_some_and(|r| r.ends_with("llm_api_key")));
+            assert_eq!(reads_key, !empty, "{id}, key {key:?}: {secrets:?}");
+        }
     }
 }

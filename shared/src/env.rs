@@ -11,7 +11,10 @@ pub const TABLE: &str = "MYAO_TABLE";
 pub const SLACK_SIGNING_SECRET_PARAM: &str = "MYAO_SLACK_SIGNING_SECRET_PARAM";
 /// Name of the SSM SecureString holding the Slack bot token (`xoxb-...`).
 pub const SLACK_BOT_TOKEN_PARAM: &str = "MYAO_SLACK_BOT_TOKEN_PARAM";
-/// Name of the SSM SecureString holding the LLM API key.
+/// Name of the SSM SecureString holding the LLM API key of the
+/// OpenAI-compatible provider. Optional (the job functions read it, but
+/// start without it): unset or empty, no key is sent, as Amazon Bedrock
+/// (reached with the function's role) and a local endpoint need none.
 pub const LLM_API_KEY_PARAM: &str = "MYAO_LLM_API_KEY_PARAM";
 /// The EventBridge Scheduler schedule group of this stage.
 pub const SCHEDULE_GROUP: &str = "MYAO_SCHEDULE_GROUP";
@@ -71,7 +74,7 @@ impl Function {
     }
 }
 
-/// The environment variables `function` reads at start.
+/// The environment variables `function` needs at start.
 pub fn required(function: Function) -> &'static [&'static str] {
     match function {
         // Ingest stores, schedules judgments, queues mention replies and
@@ -95,7 +98,6 @@ pub fn required(function: Function) -> &'static [&'static str] {
             TABLE,
             METRICS_NAMESPACE,
             SLACK_BOT_TOKEN_PARAM,
-            LLM_API_KEY_PARAM,
             SCHEDULE_GROUP,
             SCHEDULER_ROLE_ARN,
             SCHEDULE_DLQ_ARN,
@@ -110,7 +112,6 @@ pub fn required(function: Function) -> &'static [&'static str] {
             TABLE,
             METRICS_NAMESPACE,
             SLACK_BOT_TOKEN_PARAM,
-            LLM_API_KEY_PARAM,
             MEMORY_QUEUE_URL,
         ],
         // The memory function writes memories, fans the recurring run out on
@@ -120,7 +121,6 @@ pub fn required(function: Function) -> &'static [&'static str] {
             TABLE,
             METRICS_NAMESPACE,
             SLACK_BOT_TOKEN_PARAM,
-            LLM_API_KEY_PARAM,
             MEMORY_QUEUE_URL,
             SCHEDULE_GROUP,
             SCHEDULER_ROLE_ARN,

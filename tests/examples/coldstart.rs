@@ -419,6 +419,7 @@ fn lambda_env(name: &str, vars: &HashMap<&'static str, String>) -> Vec<(String, 
             env::SCHEDULE_DLQ_ARN,
             env::JUDGMENT_FUNCTION_ARN,
             env::RESPONSE_FUNCTION_ARN,
+            env::LLM_API_KEY_PARAM,
         ] {
             if let Some(value) = vars.get(var) {
                 out.push((var.to_owned(), value.clone()));

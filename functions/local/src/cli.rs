@@ -21,7 +21,7 @@ use crate::replay::{self, Options, DEFAULT_BOT_USER_ID};
 use crate::serve::{self, DEFAULT_ADDR};
 use crate::stack::{Stack, SETTINGS_PATH};
 use crate::timeline::{JsonSink, Sink, TextSink};
-use crate::{doctor, eval, redrive};
+use crate::{doctor, eval, redrive, socket};
 
 /// The text of `myao --help`.
 pub const HELP: &str = "\
@@ -31,6 +31,7 @@ USAGE:
     myao replay <slack-export> [OPTIONS]
     myao eval <slack-export> [OPTIONS]
     myao serve [OPTIONS]
+    myao serve --socket-mode [OPTIONS]
     myao doctor --stack <file> [OPTIONS]
     myao redrive --stack <file> [--dry-run] [OPTIONS]
     myao help | --help
@@ -72,6 +73,12 @@ myao serve
     --config <file>         settings, as for replay
     --addr <host:port>      where to listen (default 127.0.0.1:3000: this machine
                             only, for a tunnel; 0.0.0.0:3000 behind a TLS proxy)
+    --socket-mode           take Slack's events over Socket Mode instead: a
+                            WebSocket myao opens with the app-level token
+                            (MYAO_SLACK_APP_TOKEN: xapp-..., connections:write);
+                            no public URL, no signing secret; not with --addr
+    --debug-reconnects      with --socket-mode: ask Slack for short-lived
+                            connections, to see the reconnects
 
 myao doctor
     Checks a deployed stack with your AWS credentials (AWS_REGION, AWS_PROFILE,
@@ -103,8 +110,9 @@ SETTINGS
     The names of the SSM parameters (min_wait_seconds, jitter_ratio,
     llm_base_url, persona_name, ...), from --config and from the environment
     as MYAO_<NAME> (MYAO_MIN_WAIT_SECONDS=30), the environment winning.
-    Secrets: MYAO_LLM_API_KEY, MYAO_SLACK_SIGNING_SECRET, MYAO_SLACK_BOT_TOKEN
-    (or llm_api_key, slack_signing_secret, slack_bot_token in the file).
+    Secrets: MYAO_LLM_API_KEY, MYAO_SLACK_SIGNING_SECRET, MYAO_SLACK_BOT_TOKEN,
+    MYAO_SLACK_APP_TOKEN (or llm_api_key, slack_signing_secret, slack_bot_token,
+    slack_app_token in the file).
     A bad value is reported and its default kept.
 ";
 
@@ -152,6 +160,10 @@ pub enum UsageError {
     NotASeed(String),
     #[error("--addr wants host:port like 127.0.0.1:3000, not {0:?}")]
     NotAnAddress(String),
+    #[error("--addr has no use with --socket-mode: nothing listens, myao connects to Slack")]
+    AddrWithSocketMode,
+    #[error("--debug-reconnects is for --socket-mode")]
+    DebugReconnectsWithoutSocketMode,
 }
 
 /// `myao replay`'s arguments, and `myao eval`'s (no `prompts_dir`).
@@ -174,7 +186,12 @@ pub struct ReplayArgs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServeArgs {
     pub config: Option<PathBuf>,
+    /// Where HTTP serve listens (not used with `socket_mode`).
     pub addr: SocketAddr,
+    /// `--socket-mode`: events over Slack's Socket Mode instead of HTTP.
+    pub socket_mode: bool,
+    /// `--debug-reconnects`: Slack's short-lived connections (Socket Mode).
+    pub debug_reconnects: bool,
 }
 
 /// Where `myao doctor` and `myao redrive` learn the stack's names.
@@ -395,7 +412,10 @@ fn parse_serve(mut args: Args<'_>) -> Result<Command, UsageError> {
         addr: DEFAULT_ADDR
             .parse()
             .unwrap_or_else(|_| unreachable!("a valid address")),
+        socket_mode: false,
+        debug_reconnects: false,
     };
+    let mut addr_given = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--help" | "-h" => return Ok(Command::Help),
@@ -403,9 +423,26 @@ fn parse_serve(mut args: Args<'_>) -> Result<Command, UsageError> {
             "--addr" => {
                 let v = args.value(&arg)?;
                 s.addr = v.parse().map_err(|_| UsageError::NotAnAddress(v))?;
+                addr_given = true;
+            }
+            "--socket-mode" => {
+                args.no_value(&arg)?;
+                s.socket_mode = true;
+            }
+            "--debug-reconnects" => {
+                args.no_value(&arg)?;
+                s.debug_reconnects = true;
             }
             other => return Err(UsageError::UnknownServeArgument(other.to_owned())),
         }
+    }
+    // Refused rather than ignored: whoever gave an address expects Slack to
+    // post there, and Socket Mode takes the app's events off its Request URL.
+    if s.socket_mode && addr_given {
+        return Err(UsageError::AddrWithSocketMode);
+    }
+    if s.debug_reconnects && !s.socket_mode {
+        return Err(UsageError::DebugReconnectsWithoutSocketMode);
     }
     Ok(Command::Serve(s))
 }
@@ -490,6 +527,17 @@ pub fn replay_config(
 /// What to read of the export and how to replay it. The LLM is the
 /// configured endpoint when `llm_base_url` was given, else none (a dry run).
 pub fn replay_plan(args: &ReplayArgs, config: &LocalConfig) -> Result<(Filter, Options), IdError> {
+    replay_plan_with(args, config, None)
+}
+
+/// The same, with `bedrock` answering the roles whose provider is Amazon
+/// Bedrock ([`crate::llm::bedrock_if_asked`]): an LLM is then configured
+/// even without `llm_base_url` (the roles left on OpenAI stay dry).
+pub fn replay_plan_with(
+    args: &ReplayArgs,
+    config: &LocalConfig,
+    bedrock: Option<Arc<dyn Llm>>,
+) -> Result<(Filter, Options), IdError> {
     let settings = config.settings.clone();
     let bot_user_id = match &settings.bot_user_id {
         Some(id) => id.clone(),
@@ -499,21 +547,23 @@ pub fn replay_plan(args: &ReplayArgs, config: &LocalConfig) -> Result<(Filter, O
         tz: Some(settings.timezone),
         ..args.filter.clone()
     };
-    let (llm, llm_label) = if config.llm_base_url_set {
+    let (llm, llm_label) = if config.llm_base_url_set || bedrock.is_some() {
         let provider = Arc::new(FixedSettings::new(settings.clone()));
-        let llm = OpenAiLlm::new(
-            reqwest::Client::new(),
-            provider,
-            Arc::new(config.secrets.clone()),
-            LLM_API_KEY,
-        );
-        let label = format!(
-            "{} (judgment {}, response {}, memory {})",
-            settings.llm_base_url,
-            settings.judgment.model,
-            settings.response.model,
-            settings.memory.model
-        );
+        let openai: Arc<dyn Llm> = if config.llm_base_url_set {
+            Arc::new(OpenAiLlm::new(
+                reqwest::Client::new(),
+                provider.clone(),
+                Arc::new(config.secrets.clone()),
+                LLM_API_KEY,
+            ))
+        } else {
+            Arc::new(crate::twins::DryRunLlm)
+        };
+        let mut llm = myao::adapters::llm::LlmRouter::new(provider, openai);
+        if let Some(bedrock) = bedrock {
+            llm = llm.with_bedrock(bedrock);
+        }
+        let label = crate::llm::label(&settings);
         (Some(Arc::new(llm) as Arc<dyn Llm>), Some(label))
     } else {
         (None, None)
@@ -530,11 +580,18 @@ pub fn replay_plan(args: &ReplayArgs, config: &LocalConfig) -> Result<(Filter, O
     Ok((filter, options))
 }
 
+/// [`replay_plan_with`] Bedrock when the settings send a role there.
+async fn planned(args: &ReplayArgs, config: &LocalConfig) -> anyhow::Result<(Filter, Options)> {
+    let provider = Arc::new(FixedSettings::new(config.settings.clone()));
+    let bedrock = crate::llm::bedrock_if_asked(&config.settings, provider).await?;
+    Ok(replay_plan_with(args, config, bedrock)?)
+}
+
 /// Runs `myao replay`, writing to stdout.
 pub async fn replay(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Result<()> {
     let config = replay_config(&args, env)?;
     warn_issues(&config);
-    let (filter, options) = replay_plan(&args, &config)?;
+    let (filter, options) = planned(&args, &config).await?;
     let export = export::read(&args.export, &filter)?;
     let out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut sink: Box<dyn Sink> = if args.json {
@@ -554,7 +611,7 @@ pub async fn replay(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Resul
 pub async fn eval(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Result<()> {
     let config = replay_config(&args, env)?;
     warn_issues(&config);
-    let (filter, options) = replay_plan(&args, &config)?;
+    let (filter, options) = planned(&args, &config).await?;
     for name in eval::set_aside(&options.settings) {
         eprintln!(
             "warning: setting {name} is set aside: eval sets each chattiness level everywhere"
@@ -663,6 +720,9 @@ pub async fn redrive(args: RedriveArgs) -> anyhow::Result<()> {
 pub async fn serve(args: ServeArgs, env: &[(String, String)]) -> anyhow::Result<()> {
     let config = config::load(args.config.as_deref(), env, &[])?;
     warn_issues(&config);
+    if args.socket_mode {
+        return serve_socket_mode(config, args.debug_reconnects).await;
+    }
     let server = serve::bind(config, args.addr).await?;
     let addr = server.local_addr()?;
     let mut err = std::io::stderr();
@@ -678,6 +738,23 @@ pub async fn serve(args: ServeArgs, env: &[(String, String)]) -> anyhow::Result<
         })
         .await
         .context("the server stopped")
+}
+
+/// Runs `myao serve --socket-mode` until Ctrl-C, or until Slack refuses it.
+async fn serve_socket_mode(config: LocalConfig, debug_reconnects: bool) -> anyhow::Result<()> {
+    let socket = socket::prepare(config, debug_reconnects).await?;
+    let mut err = std::io::stderr();
+    let _ = writeln!(
+        err,
+        "myao serving as {} over Slack's Socket Mode (Ctrl-C stops)",
+        socket.bot_user_id()
+    );
+    socket
+        .run(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .context("Socket Mode stopped")
 }
 
 #[cfg(test)]
@@ -748,6 +825,16 @@ mod tests {
             ("replay a --to -262143-01-01", "0001-01-01 to 9999-12-31"),
             ("serve --addr nowhere", "host:port"),
             ("serve extra", "unknown argument"),
+            (
+                "serve --socket-mode --addr 127.0.0.1:3000",
+                "no use with --socket-mode",
+            ),
+            (
+                "serve --addr=0.0.0.0:3000 --socket-mode",
+                "no use with --socket-mode",
+            ),
+            ("serve --debug-reconnects", "for --socket-mode"),
+            ("serve --socket-mode=yes", "takes no value"),
             ("doctor --set TableName", "KEY=VALUE"),
             ("doctor --set =x", "KEY=VALUE"),
             ("doctor --dry-run", "unknown option --dry-run for doctor"),
@@ -816,6 +903,19 @@ mod tests {
             panic!()
         };
         assert_eq!(s.addr.to_string(), DEFAULT_ADDR);
+        assert!(!s.socket_mode && !s.debug_reconnects);
+        let Command::Serve(s) = parse(&args(
+            "serve --socket-mode --debug-reconnects --config c.toml",
+        ))
+        .unwrap() else {
+            panic!()
+        };
+        assert!(s.socket_mode && s.debug_reconnects);
+        assert_eq!(s.config, Some(PathBuf::from("c.toml")));
+        assert_eq!(
+            parse(&args("serve --socket-mode --help")).unwrap(),
+            Command::Help
+        );
         assert_eq!(interval("off").unwrap(), None);
         assert_eq!(interval("90").unwrap(), Some(Duration::seconds(90)));
         assert_eq!(interval("2h").unwrap(), Some(Duration::hours(2)));

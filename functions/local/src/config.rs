@@ -18,8 +18,16 @@ pub const LLM_API_KEY: &str = "llm_api_key";
 pub const SLACK_SIGNING_SECRET: &str = "slack_signing_secret";
 /// The secret holding the Slack bot token (`MYAO_SLACK_BOT_TOKEN`).
 pub const SLACK_BOT_TOKEN: &str = "slack_bot_token";
+/// The secret holding the Slack app-level token of Socket Mode
+/// (`MYAO_SLACK_APP_TOKEN`, `xapp-...`).
+pub const SLACK_APP_TOKEN: &str = "slack_app_token";
 /// Every secret name, lower-case as in the TOML file.
-pub const SECRET_NAMES: &[&str] = &[LLM_API_KEY, SLACK_SIGNING_SECRET, SLACK_BOT_TOKEN];
+pub const SECRET_NAMES: &[&str] = &[
+    LLM_API_KEY,
+    SLACK_SIGNING_SECRET,
+    SLACK_BOT_TOKEN,
+    SLACK_APP_TOKEN,
+];
 
 /// Where a value came from, for the warnings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -207,7 +215,8 @@ mod tests {
         std::fs::write(
             &path,
             "min_wait_seconds = 60\njitter_ratio = 0.1\nautonomous_replies = false\n\
-             persona_name = \"tama\"\nslack_bot_token = \"xoxb-file\"\n",
+             persona_name = \"tama\"\nslack_bot_token = \"xoxb-file\"\n\
+             slack_app_token = \"xapp-file\"\n",
         )
         .unwrap();
         let c = load(
@@ -227,6 +236,9 @@ mod tests {
         assert_eq!(c.settings.persona_name, "tama");
         assert_eq!(c.secrets.get(SLACK_BOT_TOKEN).await.unwrap(), "xoxb-env");
         assert!(c.has_secret(SLACK_BOT_TOKEN));
+        // Socket Mode's token is a secret like the others, not a setting.
+        assert_eq!(c.secrets.get(SLACK_APP_TOKEN).await.unwrap(), "xapp-file");
+        assert!(c.has_secret(SLACK_APP_TOKEN));
         assert!(!c.has_secret(LLM_API_KEY));
         assert!(!c.llm_base_url_set);
     }

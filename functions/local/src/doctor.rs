@@ -10,7 +10,8 @@
 //!   the app manifest (Slack lists the token's in `x-oauth-scopes`);
 //! - [`function_url`]: the ingest function answers a `url_verification`
 //!   signed with the signing secret as Slack signs it;
-//! - [`llm`]: each configured model answers a one-token request;
+//! - [`llm`]: each configured model answers a one-token request, through
+//!   its roles' provider (the OpenAI-compatible endpoint, or Amazon Bedrock);
 //! - [`table`], [`schedule_group`]: they exist and are active;
 //! - [`queue`]: each queue exists, and the failure queues are empty.
 //!
@@ -25,13 +26,15 @@ use std::time::Duration;
 use aws_sdk_sqs::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_sqs::types::QueueAttributeName;
 use aws_sdk_ssm::types::ParameterType;
+use myao::adapters::aws::bedrock::BedrockLlm;
 use myao::adapters::aws::ssm::SsmSettingsSource;
+use myao::adapters::llm::{model_settings, provider, LlmRouter};
 use myao::adapters::openai::OpenAiLlm;
 use myao::adapters::system::{FixedSettings, StaticSecrets};
-use myao::domain::settings::ModelSettings;
+use myao::domain::settings::LlmProvider;
 use myao::domain::signature;
 use myao::domain::Settings;
-use myao::ports::{Llm, LlmRequest, LlmRole, SettingsSource};
+use myao::ports::{Llm, LlmRequest, LlmRole, SettingsProvider, SettingsSource};
 use serde_json::{json, Value};
 
 use crate::stack::{QueueId, Secret, Stack, FUNCTION_URL, SCHEDULE_GROUP, SETTINGS_PATH, TABLE};
@@ -102,6 +105,8 @@ impl fmt::Display for Check {
 /// The AWS clients the checks use, from one SDK configuration.
 #[derive(Debug, Clone)]
 pub struct Clients {
+    /// The configuration they were made from, for the Bedrock check.
+    pub config: aws_config::SdkConfig,
     pub ssm: aws_sdk_ssm::Client,
     pub dynamodb: aws_sdk_dynamodb::Client,
     pub scheduler: aws_sdk_scheduler::Client,
@@ -111,6 +116,7 @@ pub struct Clients {
 impl Clients {
     pub fn new(config: &aws_config::SdkConfig) -> Clients {
         Clients {
+            config: config.clone(),
             ssm: aws_sdk_ssm::Client::new(config),
             dynamodb: aws_sdk_dynamodb::Client::new(config),
             scheduler: aws_sdk_scheduler::Client::new(config),
@@ -128,6 +134,13 @@ pub async fn run(aws: &Clients, http: &reqwest::Client, stack: &Stack) -> Vec<Ch
     let settings = loaded.unwrap_or_default();
     let mut values = BTreeMap::new();
     for kind in Secret::ALL {
+        if kind == Secret::LlmApiKey && !crate::llm::uses_openai(&settings) {
+            checks.push(Check::ok(
+                format!("secret {}", kind.leaf()),
+                "not needed: every role's provider is bedrock",
+            ));
+            continue;
+        }
         let name = stack.secret_parameter(kind);
         let (check, value) = secret(&aws.ssm, kind, name.as_deref()).await;
         checks.push(check);
@@ -154,6 +167,7 @@ pub async fn run(aws: &Clients, http: &reqwest::Client, stack: &Stack) -> Vec<Ch
     checks.extend(
         llm(
             http,
+            &aws.config,
             &settings,
             stack.get(SETTINGS_PATH),
             known(Secret::LlmApiKey),
@@ -556,45 +570,61 @@ pub async fn function_url(
     }
 }
 
-/// Each model of the settings answers a one-token request. `key` is the
-/// API key's parameter name and value; `path` the settings path, for the
-/// fixes.
+/// Each model of the settings answers a one-token request, through the
+/// router the functions use: on the OpenAI-compatible endpoint with the API
+/// key (`key`: its parameter name and value), or on Amazon Bedrock with
+/// `aws`'s Region and credentials. `path` is the settings path, for the fixes.
 pub async fn llm(
     http: &reqwest::Client,
+    aws: &aws_config::SdkConfig,
     settings: &Settings,
     path: Option<&str>,
     key: Option<(&str, &str)>,
 ) -> Vec<Check> {
-    let mut models: BTreeMap<&str, Vec<LlmRole>> = BTreeMap::new();
-    for role in [LlmRole::Judgment, LlmRole::Response, LlmRole::Memory] {
+    let mut models: BTreeMap<(&str, &str), Vec<LlmRole>> = BTreeMap::new();
+    for role in crate::llm::ROLES {
         models
-            .entry(&model_of(settings, role).model)
+            .entry((
+                provider(settings, role).as_str(),
+                &model_settings(settings, role).model,
+            ))
             .or_default()
             .push(role);
     }
-    let Some((parameter, key)) = key else {
-        return vec![Check::fail(
+    let mut checks = Vec::new();
+    if key.is_none() && crate::llm::uses_openai(settings) {
+        checks.push(Check::fail(
             "llm",
             "not checked: no API key",
             "fix secret llm_api_key first",
-        )];
-    };
-    let mut checks = Vec::new();
-    for (model, roles) in models {
+        ));
+    }
+    // One attempt, a bounded wait: the configured call otherwise.
+    let mut once = settings.clone();
+    once.llm_max_retries = 0;
+    once.llm_timeout_seconds = once.llm_timeout_seconds.min(LLM_TIMEOUT_SECONDS);
+    let once: Arc<dyn SettingsProvider> = Arc::new(FixedSettings::new(once));
+    let (parameter, key) = key.unwrap_or_default();
+    let openai = OpenAiLlm::new(
+        http.clone(),
+        once.clone(),
+        Arc::new(StaticSecrets::new().with(parameter, key)),
+        parameter,
+    )
+    .with_backoff(Duration::from_millis(100));
+    let bedrock = BedrockLlm::new(aws, once.clone()).with_backoff(Duration::from_millis(100));
+    let router = LlmRouter::new(once, Arc::new(openai)).with_bedrock(Arc::new(bedrock));
+    let region = aws
+        .region()
+        .map_or("(no region)".to_owned(), |r| r.to_string());
+    for ((provider, model), roles) in models {
+        let bedrock = provider == LlmProvider::Bedrock.as_str();
+        if !bedrock && key.is_empty() {
+            continue;
+        }
         let name = format!("llm {model}");
         let role_names: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
         let role = roles.first().copied().unwrap_or(LlmRole::Judgment);
-        // One attempt, a bounded wait: the configured call otherwise.
-        let mut once = settings.clone();
-        once.llm_max_retries = 0;
-        once.llm_timeout_seconds = once.llm_timeout_seconds.min(LLM_TIMEOUT_SECONDS);
-        let llm = OpenAiLlm::new(
-            http.clone(),
-            Arc::new(FixedSettings::new(once)),
-            Arc::new(StaticSecrets::new().with(parameter, key)),
-            parameter,
-        )
-        .with_backoff(Duration::from_millis(100));
         let request = LlmRequest {
             role,
             system: "Answer with one word: ok".to_owned(),
@@ -602,27 +632,34 @@ pub async fn llm(
             max_tokens: Some(1),
         };
         let base = &settings.llm_base_url;
-        checks.push(match llm.complete(&request).await {
+        let place = if bedrock {
+            format!("on Amazon Bedrock in {region}")
+        } else {
+            format!("at {base}")
+        };
+        checks.push(match router.complete(&request).await {
             Ok(_) => Check::ok(
                 name,
-                format!("answered at {base} ({})", role_names.join(", ")),
+                format!("answered {place} ({})", role_names.join(", ")),
             ),
             Err(error) => {
                 let detail = error.to_string();
                 let prefix = format!("{}/", path.unwrap_or("/myao/prod").trim_end_matches('/'));
-                let fix = if detail.contains("HTTP 401") || detail.contains("HTTP 403") {
+                let set_model = format!(
+                    "set {}_model (`aws ssm put-parameter --overwrite --type String --name \
+                     {prefix}{}_model --value MODEL`)",
+                    role.as_str(),
+                    role.as_str()
+                );
+                let fix = if bedrock {
+                    bedrock_fix(&detail, model, &region, &set_model)
+                } else if detail.contains("HTTP 401") || detail.contains("HTTP 403") {
                     format!(
                         "the key in {parameter} is wrong or expired: `aws ssm put-parameter \
                          --overwrite --type SecureString --name {parameter} --value '...'`"
                     )
                 } else if detail.contains("HTTP 404") {
-                    format!(
-                        "no model {model} at {base}: set {}_model (`aws ssm put-parameter \
-                         --overwrite --type String --name {prefix}{}_model --value MODEL`), or \
-                         llm_base_url",
-                        role.as_str(),
-                        role.as_str()
-                    )
+                    format!("no model {model} at {base}: {set_model}, or llm_base_url")
                 } else if detail.contains("HTTP 429") {
                     "rate limited or out of credit: see the provider's limits and billing"
                         .to_owned()
@@ -636,11 +673,25 @@ pub async fn llm(
     checks
 }
 
-fn model_of(settings: &Settings, role: LlmRole) -> &ModelSettings {
-    match role {
-        LlmRole::Judgment => &settings.judgment,
-        LlmRole::Response => &settings.response,
-        LlmRole::Memory => &settings.memory,
+/// What to do about a Bedrock model that did not answer.
+fn bedrock_fix(detail: &str, model: &str, region: &str, set_model: &str) -> String {
+    if detail.contains("AccessDeniedException") {
+        format!(
+            "no access to {model}: enable model access to it in the Bedrock console \
+             ({region}); the functions may invoke only the models of the stack's \
+             BedrockModelIds (ids without the geography prefix): add it and deploy again; \
+             your own credentials need bedrock:InvokeModel on it too"
+        )
+    } else if detail.contains("ValidationException") || detail.contains("ResourceNotFound") {
+        format!(
+            "no model {model} in {region}: {set_model} to a model id or inference profile id \
+             Bedrock has there (`aws bedrock list-inference-profiles`, `aws bedrock \
+             list-foundation-models`)"
+        )
+    } else if detail.contains("ThrottlingException") {
+        "rate limited: see the account's Bedrock quotas for the model".to_owned()
+    } else {
+        format!("is Amazon Bedrock reachable in {region} (AWS_REGION), with your credentials?")
     }
 }
 

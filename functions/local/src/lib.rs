@@ -7,9 +7,12 @@
 //! - [`replay`]: the replay engine; [`timeline`] what it reports.
 //! - [`eval`]: the replay at each chattiness level, measured.
 //! - [`twins`]: the replay's Slack and LLM stand-ins.
-//! - [`serve`]: the four functions in one process behind a local HTTP server.
+//! - [`serve`]: the four functions in one process behind a local HTTP server;
+//!   [`socket`] the same over Slack's Socket Mode.
 //! - [`doctor`], [`redrive`]: a deployed stack checked, and its failed jobs
 //!   sent back, with the caller's AWS credentials; [`stack`] its names.
+//! - [`llm`]: the LLM of every command, routed per role to its provider
+//!   (an OpenAI-compatible endpoint, or Amazon Bedrock).
 //! - [`cli`]: the command line.
 
 pub mod cli;
@@ -17,9 +20,11 @@ pub mod config;
 pub mod doctor;
 pub mod eval;
 pub mod export;
+pub mod llm;
 pub mod redrive;
 pub mod replay;
 pub mod serve;
+pub mod socket;
 pub mod stack;
 pub mod timeline;
 pub mod twins;

@@ -2,6 +2,10 @@
 //! `/slack/events` and get exactly the ingest function's answers (signature
 //! check included); the job board runs judgment, response and memory jobs
 //! in real time; Slack and the LLM are the real services from the settings.
+//!
+//! [`assemble`] builds what does not depend on how the events arrive (the
+//! [`Bot`]); [`bind`] puts the HTTP front door before it, and
+//! [`crate::socket`] Socket Mode's.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -41,6 +45,12 @@ const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 /// A bound server, ready to run.
 pub struct Server {
     listener: TcpListener,
+    bot: Bot,
+}
+
+/// The bot, whatever brings it Slack's events: ingest, and the services
+/// and the job board on the in-process twins, with the real Slack and LLM.
+pub struct Bot {
     ingest: Arc<Ingest>,
     services: Arc<Services>,
     board: Arc<JobBoard>,
@@ -50,18 +60,30 @@ pub struct Server {
 /// Checks the secrets, finds the bot's user id with `auth.test`, and binds
 /// `addr` (port 0 picks a free one).
 pub async fn bind(config: LocalConfig, addr: SocketAddr) -> anyhow::Result<Server> {
-    for (name, what) in [
-        (SLACK_BOT_TOKEN, "Slack bot token (xoxb-...)"),
-        (SLACK_SIGNING_SECRET, "Slack signing secret"),
-    ] {
-        if !config.has_secret(name) {
-            bail!(
-                "no {what}: set {} (or {name} in the --config file)",
-                env_var(name)
-            );
-        }
+    require(&config, SLACK_SIGNING_SECRET, "Slack signing secret")?;
+    let bot = assemble(config).await?;
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    Ok(Server { listener, bot })
+}
+
+/// Refuses to go on without the secret `name` (`what` it is, for people).
+pub(crate) fn require(config: &LocalConfig, name: &str, what: &str) -> anyhow::Result<()> {
+    if !config.has_secret(name) {
+        bail!(
+            "no {what}: set {} (or {name} in the --config file)",
+            env_var(name)
+        );
     }
-    if !config.has_secret(LLM_API_KEY) {
+    Ok(())
+}
+
+/// Checks the bot token, finds the bot's user id with `auth.test`, and
+/// builds the [`Bot`].
+pub async fn assemble(config: LocalConfig) -> anyhow::Result<Bot> {
+    require(&config, SLACK_BOT_TOKEN, "Slack bot token (xoxb-...)")?;
+    if !config.has_secret(LLM_API_KEY) && crate::llm::uses_openai(&config.settings) {
         tracing::warn!(
             "no LLM API key ({}): LLM calls go without Authorization",
             env_var(LLM_API_KEY)
@@ -93,19 +115,67 @@ pub async fn bind(config: LocalConfig, addr: SocketAddr) -> anyhow::Result<Serve
     }
     let twins = Twins::new(Arc::new(SystemClock));
     let ports = twins.ports(SplitMix::from_entropy(), settings);
-    let llm = OpenAiLlm::new(http, ports.settings.clone(), secrets.clone(), LLM_API_KEY);
+    let openai = OpenAiLlm::new(http, ports.settings.clone(), secrets.clone(), LLM_API_KEY);
+    // Bedrock too, with the caller's AWS configuration, when a role asks.
+    let llm = crate::llm::router(ports.settings.clone(), Arc::new(openai)).await?;
     let ingest = Ingest::new(ports.clone(), secrets, SLACK_SIGNING_SECRET);
     let services = Services::new(ports, Arc::new(llm), slack);
-    let listener = TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr}"))?;
-    Ok(Server {
-        listener,
+    Ok(Bot {
         ingest: Arc::new(ingest),
         services: Arc::new(services),
         board: twins.board,
         bot: bot.to_string(),
     })
+}
+
+impl Bot {
+    /// The bot's user id, from `auth.test`.
+    pub fn bot_user_id(&self) -> &str {
+        &self.bot
+    }
+
+    /// Ingest, for the events that arrive otherwise than over HTTP.
+    pub fn ingest(&self) -> &Arc<Ingest> {
+        &self.ingest
+    }
+
+    /// Starts the job runner, which runs judgment, response and memory jobs
+    /// as they fall due until [`JobRunner::stop`].
+    pub async fn start_jobs(&self) -> anyhow::Result<JobRunner> {
+        let (stop, mut stopped) = watch::channel(false);
+        // Production runs the memory sweep every hour (an EventBridge
+        // schedule); here the sweep re-arms itself after each run.
+        arm_sweep(&self.services).await?;
+        let services = self.services.clone();
+        let task = tokio::spawn(self.board.clone().run(
+            move |job| {
+                let services = services.clone();
+                async move {
+                    // Each job on its own task, as each Lambda invocation is
+                    // its own: a slow LLM call holds up no other job.
+                    tokio::spawn(async move { run_job(&services, job).await });
+                }
+            },
+            async move {
+                let _ = stopped.wait_for(|s| *s).await;
+            },
+        ));
+        Ok(JobRunner { stop, task })
+    }
+}
+
+/// The job board's runner, started by [`Bot::start_jobs`].
+pub struct JobRunner {
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl JobRunner {
+    /// Stops it: no job starts after this returns.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        let _ = self.task.await;
+    }
 }
 
 impl Server {
@@ -116,32 +186,14 @@ impl Server {
 
     /// The bot's user id, from `auth.test`.
     pub fn bot_user_id(&self) -> &str {
-        &self.bot
+        self.bot.bot_user_id()
     }
 
     /// Serves until `shutdown` resolves, then lets open requests finish
     /// (a few seconds at most) and stops the job runner.
     pub async fn run(self, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
+        let jobs = self.bot.start_jobs().await?;
         let (stop_tx, stop_rx) = watch::channel(false);
-        // Production runs the memory sweep every hour (an EventBridge
-        // schedule); here the sweep re-arms itself after each run.
-        arm_sweep(&self.services).await?;
-        let services = self.services.clone();
-        let mut stop_jobs = stop_rx.clone();
-        let runner = tokio::spawn(self.board.clone().run(
-            move |job| {
-                let services = services.clone();
-                async move {
-                    // Each job on its own task, as each Lambda invocation is
-                    // its own: a slow LLM call holds up no other job.
-                    tokio::spawn(async move { run_job(&services, job).await });
-                }
-            },
-            async move {
-                let _ = stop_jobs.wait_for(|s| *s).await;
-            },
-        ));
-
         let mut connections = tokio::task::JoinSet::new();
         tokio::pin!(shutdown);
         loop {
@@ -155,7 +207,7 @@ impl Server {
                     }
                 },
             };
-            let ingest = self.ingest.clone();
+            let ingest = self.bot.ingest.clone();
             let mut stop = stop_rx.clone();
             connections.spawn(async move {
                 let service = service_fn(move |request| {
@@ -187,7 +239,7 @@ impl Server {
         })
         .await;
         connections.abort_all();
-        let _ = runner.await;
+        jobs.stop().await;
         Ok(())
     }
 }

@@ -27,6 +27,7 @@ fn usage_errors_exit_2_with_a_clear_message() {
         &["replay"][..],
         &["replay", "examples/export", "--seed", "many"][..],
         &["serve", "--addr"][..],
+        &["serve", "--socket-mode", "--addr", "127.0.0.1:3000"][..],
         &["dance"][..],
     ] {
         let out = myao(args);
@@ -103,6 +104,8 @@ fn help_exits_0() {
     let help = text(&out.stdout);
     assert!(help.contains("myao replay <slack-export>"));
     assert!(help.contains("MYAO_SLACK_BOT_TOKEN"));
+    assert!(help.contains("myao serve --socket-mode"));
+    assert!(help.contains("MYAO_SLACK_APP_TOKEN"));
 }
 
 #[test]

@@ -11,6 +11,9 @@
 //!   missing scope, an LLM refusing its key, a missing table, a failed job
 //!   kept, a wrong signing secret, a missing or bad setting) fails its own
 //!   line only, with its fix, and exits 1.
+//! - `doctor_asks_bedrock_models_through_the_router_and_needs_no_key`: the
+//!   roles on Amazon Bedrock (a Converse stub behind
+//!   `AWS_ENDPOINT_URL_BEDROCK_RUNTIME`), a model without access named.
 //! - `redrive_*`: failed jobs go back to their queue, and stay where a send
 //!   failed; a dry run moves nothing.
 //! - `the_template_declares_*`: the names doctor reads are the template's.
@@ -377,6 +380,11 @@ impl Run {
 /// Runs the `myao` binary with the emulator as its AWS, and nothing of the
 /// developer's own AWS or myao environment.
 async fn myao(args: Vec<String>) -> Run {
+    myao_with(args, Vec::new()).await
+}
+
+/// The same, with the environment variables `extra` besides.
+async fn myao_with(args: Vec<String>, extra: Vec<(&'static str, String)>) -> Run {
     let endpoint = emulator_endpoint();
     tokio::task::spawn_blocking(move || {
         let mut command = Command::new(env!("CARGO_BIN_EXE_myao"));
@@ -386,6 +394,7 @@ async fn myao(args: Vec<String>) -> Run {
                 command.env_remove(name);
             }
         }
+        command.envs(extra);
         let out = command
             .env("AWS_ENDPOINT_URL", endpoint)
             .env("AWS_REGION", REGION)
@@ -528,6 +537,89 @@ async fn doctor_names_an_llm_that_refuses_its_key() {
         line.contains(&format!("the key in {name} is wrong or expired")),
         "{line}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_asks_bedrock_models_through_the_router_and_needs_no_key() {
+    const JUDGE: &str = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
+    const WRITER: &str = "amazon.nova-lite-v1:0";
+    let bed = Bed::new().await;
+    for (name, value) in [
+        ("llm_provider", "bedrock"),
+        ("judgment_model", JUDGE),
+        ("response_model", WRITER),
+        ("memory_model", WRITER),
+    ] {
+        put(
+            &bed.ssm,
+            &format!("{}{name}", bed.path),
+            value,
+            ParameterType::String,
+        )
+        .await;
+    }
+    let key = bed.secret_name(Secret::LlmApiKey);
+    bed.ssm.delete_parameter().name(&key).send().await.unwrap();
+    let bedrock = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path(
+            "/model/us.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse",
+        ))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "output": {"message": {"role": "assistant", "content": [{"text": "ok"}]}},
+            "stopReason": "max_tokens",
+            "usage": {"inputTokens": 12, "outputTokens": 1, "totalTokens": 13}
+        })))
+        .mount(&bedrock)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/model/amazon.nova-lite-v1%3A0/converse"))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .insert_header("x-amzn-errortype", "AccessDeniedException")
+                .set_body_json(json!({
+                    "message": "You don't have access to the model with the specified model ID."
+                })),
+        )
+        .mount(&bedrock)
+        .await;
+
+    let args = vec![
+        "doctor".into(),
+        "--stack".into(),
+        bed.describe().display().to_string(),
+    ];
+    let run = myao_with(
+        args,
+        vec![("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", bedrock.uri())],
+    )
+    .await;
+
+    run.assert_failed(&[&format!("llm {WRITER}")]);
+    assert!(
+        run.line("secret llm_api_key").contains("not needed"),
+        "{}",
+        run.stdout
+    );
+    let judge = run.line(&format!("llm {JUDGE}"));
+    assert!(
+        judge.contains(&format!(
+            "answered on Amazon Bedrock in {REGION} (judgment)"
+        )),
+        "{judge}"
+    );
+    let writer = run.line(&format!("llm {WRITER}"));
+    assert!(writer.contains("AccessDeniedException"), "{writer}");
+    assert!(writer.contains("enable model access"), "{writer}");
+    assert!(writer.contains("BedrockModelIds"), "{writer}");
+    // One one-token request per model; nothing to the OpenAI-compatible stub.
+    let sent = bedrock.received_requests().await.unwrap();
+    assert_eq!(sent.len(), 2);
+    for request in &sent {
+        let body: Value = request.body_json().unwrap();
+        assert_eq!(body["inferenceConfig"]["maxTokens"], 1, "{body}");
+    }
+    assert!(bed.llm.received_requests().await.unwrap().is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

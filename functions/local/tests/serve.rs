@@ -1,95 +1,29 @@
 //! `myao serve` in process, against Slack and LLM stubs (wiremock):
 //! a signed mention is answered in Slack; a forged request is refused.
 
+mod common;
+mod serving;
+
 use std::time::Duration;
 
 use myao::domain::signature::sign;
 use myao_local::config;
 use myao_local::serve::{self, EVENTS_PATH};
-use serde_json::{json, Value};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use serde_json::Value;
+use serving::{llm_stub, slack_stub, wait_for_post, CHANNEL, REPLY};
+use wiremock::MockServer;
 
 const SECRET: &str = "local-signing-secret";
-const REPLY: &str = "カレーに一票だにゃ";
 
-async fn slack_stub() -> MockServer {
-    let slack = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/api/auth.test"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(json!({"ok": true, "user_id": "UMYAO"})),
-        )
-        .mount(&slack)
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/api/users.info"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(
-            json!({"ok": true, "user": {"id": "U0CHIKA", "name": "chika", "profile": {"display_name": "ちか"}}}),
-        ))
-        .mount(&slack)
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/api/conversations.info"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(
-                json!({"ok": true, "channel": {"id": "C0RANDOM", "name": "random"}}),
-            ),
-        )
-        .mount(&slack)
-        .await;
-    Mock::given(method("POST"))
-        .and(path("/api/chat.postMessage"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(
-                json!({"ok": true, "channel": "C0RANDOM", "ts": "1767616201.000100"}),
-            ),
-        )
-        .mount(&slack)
-        .await;
-    slack
-}
-
-async fn llm_stub() -> MockServer {
-    let llm = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "choices": [{"message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 50, "completion_tokens": 5}
-        })))
-        .mount(&llm)
-        .await;
-    llm
-}
-
-fn env(slack: &MockServer, llm: &MockServer) -> Vec<(String, String)> {
-    [
-        ("MYAO_SLACK_API_BASE_URL", format!("{}/api", slack.uri())),
-        ("MYAO_LLM_BASE_URL", format!("{}/v1", llm.uri())),
-        ("MYAO_SLACK_BOT_TOKEN", "xoxb-test".to_owned()),
-        ("MYAO_SLACK_SIGNING_SECRET", SECRET.to_owned()),
-        ("MYAO_SLACK_MAX_RETRIES", "0".to_owned()),
-        ("MYAO_LLM_MAX_RETRIES", "0".to_owned()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v))
-    .collect()
+/// The settings of [`serving::env`] and the signing secret.
+fn env(slack: &MockServer, llm_base: &str) -> Vec<(String, String)> {
+    let mut env = serving::env(slack, llm_base);
+    env.push(("MYAO_SLACK_SIGNING_SECRET".to_owned(), SECRET.to_owned()));
+    env
 }
 
 fn mention_body(ts: &str) -> Vec<u8> {
-    serde_json::to_vec(&json!({
-        "type": "event_callback",
-        "team_id": "T0ACME",
-        "event_id": "Ev0MENTION",
-        "event_time": 1767616200,
-        "authorizations": [{"user_id": "UMYAO", "is_bot": true}],
-        "event": {
-            "type": "app_mention", "channel": "C0RANDOM", "user": "U0CHIKA",
-            "text": "<@UMYAO> ランチどうしよう？", "ts": ts, "event_ts": ts
-        }
-    }))
-    .expect("json")
+    serde_json::to_vec(&serving::mention(CHANNEL, ts)).expect("json")
 }
 
 async fn post(
@@ -113,8 +47,8 @@ async fn post(
 
 #[tokio::test]
 async fn a_signed_mention_is_answered_in_slack_and_a_forged_one_refused() {
-    let (slack, llm) = (slack_stub().await, llm_stub().await);
-    let cfg = config::load(None, &env(&slack, &llm), &[]).unwrap();
+    let (slack, (llm, llm_base)) = (slack_stub().await, llm_stub().await);
+    let cfg = config::load(None, &env(&slack, &llm_base), &[]).unwrap();
     assert!(cfg.issues.is_empty(), "{:?}", cfg.issues);
     let server = serve::bind(cfg, "127.0.0.1:0".parse().unwrap())
         .await
@@ -155,14 +89,9 @@ async fn a_signed_mention_is_answered_in_slack_and_a_forged_one_refused() {
 
     // A real mention, just sent (an older one would be dropped by
     // mention_max_age_seconds): 200 at once, then a reply posted in Slack.
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let r = post(&client, &url, mention_body(&format!("{now}.002000")), None).await;
+    let r = post(&client, &url, mention_body(&serving::now_ts(2000)), None).await;
     assert_eq!(r.status(), 200);
-    let posted = wait_for_post(&slack).await;
-    assert_eq!(posted["channel"], "C0RANDOM");
+    let posted = wait_for_post(&slack, CHANNEL).await;
     assert_eq!(posted["text"], REPLY);
     assert!(
         posted.get("thread_ts").is_none(),
@@ -188,28 +117,10 @@ async fn a_signed_mention_is_answered_in_slack_and_a_forged_one_refused() {
         .unwrap();
 }
 
-async fn wait_for_post(slack: &MockServer) -> Value {
-    for _ in 0..200 {
-        let requests = slack.received_requests().await.expect("recorded");
-        if let Some(r) = requests
-            .iter()
-            .find(|r| r.url.path() == "/api/chat.postMessage")
-        {
-            assert_eq!(
-                r.headers.get("authorization").and_then(|v| v.to_str().ok()),
-                Some("Bearer xoxb-test")
-            );
-            return serde_json::from_slice(&r.body).expect("a JSON body");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("no chat.postMessage within 10 s");
-}
-
 #[tokio::test]
 async fn an_oversized_body_gets_413() {
-    let (slack, llm) = (slack_stub().await, llm_stub().await);
-    let cfg = config::load(None, &env(&slack, &llm), &[]).unwrap();
+    let (slack, (_llm, llm_base)) = (slack_stub().await, llm_stub().await);
+    let cfg = config::load(None, &env(&slack, &llm_base), &[]).unwrap();
     let server = serve::bind(cfg, "127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
@@ -233,8 +144,8 @@ async fn an_oversized_body_gets_413() {
 
 #[tokio::test]
 async fn serve_refuses_to_start_without_its_secrets() {
-    let (slack, llm) = (slack_stub().await, llm_stub().await);
-    let vars: Vec<(String, String)> = env(&slack, &llm)
+    let (slack, (_llm, llm_base)) = (slack_stub().await, llm_stub().await);
+    let vars: Vec<(String, String)> = env(&slack, &llm_base)
         .into_iter()
         .filter(|(k, _)| k != "MYAO_SLACK_BOT_TOKEN")
         .collect();
@@ -246,7 +157,7 @@ async fn serve_refuses_to_start_without_its_secrets() {
         .to_string();
     assert!(e.contains("MYAO_SLACK_BOT_TOKEN"), "{e}");
 
-    let vars: Vec<(String, String)> = env(&slack, &llm)
+    let vars: Vec<(String, String)> = env(&slack, &llm_base)
         .into_iter()
         .filter(|(k, _)| k != "MYAO_SLACK_SIGNING_SECRET")
         .collect();

@@ -69,7 +69,7 @@ impl ServiceClient {
     /// retry): the first retry's wait, doubled for each later one, never
     /// more than `cap`.
     pub(crate) fn backoff(&self, retry: u32, cap: Duration) -> Duration {
-        self.backoff.saturating_mul(1u32 << retry.min(16)).min(cap)
+        exponential_backoff(self.backoff, retry, cap)
     }
 
     /// The secret, trimmed; `None` when it is blank. An error of the secrets
@@ -80,6 +80,12 @@ impl ServiceClient {
         let value = value.trim();
         Ok((!value.is_empty()).then(|| value.to_owned()))
     }
+}
+
+/// The wait before retry number `retry` (0 for the first): `first`,
+/// doubled for each later retry, never more than `cap`.
+pub(crate) fn exponential_backoff(first: Duration, retry: u32, cap: Duration) -> Duration {
+    first.saturating_mul(1u32 << retry.min(16)).min(cap)
 }
 
 /// `path` under the base URL `base`, whether or not `base` ends with `/`.
@@ -121,9 +127,15 @@ pub(crate) fn is_permanent(error: &reqwest::Error) -> bool {
 /// A transport error with its causes, without the URL (which may carry a
 /// token in a query), cut to `max` characters.
 pub(crate) fn transport_detail(error: reqwest::Error, max: usize) -> String {
-    let error = error.without_url();
+    error_chain(&error.without_url(), max)
+}
+
+/// An error and its causes, each as it displays itself (never as it
+/// debugs itself, which may show a request or a response whole), cut to
+/// `max` characters.
+pub(crate) fn error_chain(error: &dyn std::error::Error, max: usize) -> String {
     let mut detail = error.to_string();
-    let mut source = std::error::Error::source(&error);
+    let mut source = error.source();
     while let Some(cause) = source {
         detail.push_str(": ");
         detail.push_str(&cause.to_string());

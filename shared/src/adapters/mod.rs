@@ -5,6 +5,8 @@
 pub mod aws;
 #[cfg(feature = "jobs")]
 pub(crate) mod http;
+#[cfg(feature = "jobs")]
+pub mod llm;
 pub mod metrics;
 #[cfg(feature = "jobs")]
 pub mod openai;

@@ -26,11 +26,12 @@
 //! an attempt that would get less than its shortest useful time is not
 //! started, and a retry whose wait leaves no such attempt after it is not
 //! made: the call returns its last failure (`Unavailable`) in time for the
-//! job to give its claim back.
+//! job to give its claim back. That loop, its logs and its metrics are the
+//! ones every LLM adapter shares ([`super::llm`]).
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
@@ -39,31 +40,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::http::{
-    endpoint, header_number, is_permanent, millis, transport_detail, truncate, wait_at_most,
-    ServiceClient,
+    endpoint, header_number, is_permanent, transport_detail, truncate, wait_at_most, ServiceClient,
 };
-use crate::deadline::CallBudget;
-use crate::domain::metrics::{self, Datum};
-use crate::domain::settings::ModelSettings;
-use crate::domain::Settings;
-use crate::ports::{
-    Llm, LlmReply, LlmRequest, LlmRole, Metrics, PortError, Secrets, SettingsProvider,
-};
+pub use super::llm::LLM_BUDGET;
+use super::llm::{self, model_settings, Attempt, Call, DEFAULT_BACKOFF, DEFAULT_MAX_WAIT, SERVICE};
+use crate::domain::settings::LlmProvider;
+use crate::ports::{Llm, LlmReply, LlmRequest, Metrics, PortError, Secrets, SettingsProvider};
 
-const SERVICE: &str = "llm";
-/// The first retry's wait; each later one doubles it.
-const DEFAULT_BACKOFF: Duration = Duration::from_millis(500);
-/// No wait between attempts is longer than this, whatever `Retry-After` says.
-const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(20);
 /// Error details quote at most this many characters of an answer.
 const DETAIL_CHARS: usize = 300;
-/// How an LLM call spends the time left before the deadline: it keeps 2 s
-/// for what follows (giving a claim back, or the Slack post), and starts no
-/// attempt shorter than 2 s (no completion comes back sooner).
-pub const LLM_BUDGET: CallBudget = CallBudget {
-    margin: Duration::from_secs(2),
-    min_attempt: Duration::from_secs(2),
-};
 
 /// An [`Llm`] over any OpenAI-compatible chat-completions endpoint.
 pub struct OpenAiLlm {
@@ -103,25 +88,6 @@ impl OpenAiLlm {
         OpenAiLlm {
             client: self.client.with_metrics(metrics),
             ..self
-        }
-    }
-
-    /// Counts a finished call: its role, its tokens and time when it
-    /// answered, a failure (for the expired-key alarm) when not.
-    fn count(&self, role: &'static str, latency_ms: u64, reply: Option<&LlmReply>) {
-        let m = &self.client.metrics;
-        m.put(Datum::count(metrics::LLM_CALLS).by("Role", role));
-        m.put(Datum::millis(metrics::LLM_LATENCY, latency_ms).by("Role", role));
-        match reply {
-            Some(reply) => {
-                m.put(Datum::count(metrics::LLM_SUCCESSES));
-                m.put(Datum::counted(metrics::LLM_TOKENS_IN, reply.prompt_tokens).by("Role", role));
-                m.put(
-                    Datum::counted(metrics::LLM_TOKENS_OUT, reply.completion_tokens)
-                        .by("Role", role),
-                );
-            }
-            None => m.put(Datum::count(metrics::LLM_FAILURES)),
         }
     }
 
@@ -218,7 +184,6 @@ impl Llm for OpenAiLlm {
         let settings = self.client.settings.current().await?;
         let model = model_settings(&settings, request.role);
         let url = endpoint(&settings.llm_base_url, "chat/completions");
-        let timeout = Duration::from_secs(u64::from(settings.llm_timeout_seconds.max(1)));
         let body = ChatRequest {
             model: &model.model,
             messages: [ChatMessage {
@@ -234,94 +199,19 @@ impl Llm for OpenAiLlm {
             }),
         };
         let key = self.api_key().await?;
-        let role = request.role.as_str();
-        tracing::debug!(
-            role,
-            model = %model.model,
-            prompt_chars = request.system.chars().count(),
-            json = request.json,
-            "llm call"
-        );
-
-        let started = Instant::now();
-        let mut attempts = 0u32;
-        let mut last_error = None;
-        loop {
-            let Some(attempt_timeout) = LLM_BUDGET.attempt_timeout(timeout) else {
-                let error = last_error.unwrap_or_else(|| {
-                    PortError::unavailable(SERVICE, "no time left before the deadline")
-                });
-                tracing::warn!(
-                    role,
-                    model = %model.model,
-                    attempts,
-                    error = %error,
-                    "llm call stopped: no time left before the deadline"
-                );
-                self.count(role, millis(started.elapsed()), None);
-                return Err(error);
-            };
-            attempts += 1;
-            let outcome = self.attempt(&url, &body, &key, attempt_timeout).await;
-            let latency_ms = millis(started.elapsed());
-            let error = match outcome {
-                Attempt::Done(reply) => {
-                    tracing::info!(
-                        role,
-                        model = %model.model,
-                        prompt_tokens = reply.prompt_tokens,
-                        completion_tokens = reply.completion_tokens,
-                        latency_ms,
-                        attempts,
-                        "llm call done"
-                    );
-                    self.count(role, latency_ms, Some(&reply));
-                    return Ok(reply);
-                }
-                Attempt::Retry(error, retry_after) if attempts <= settings.llm_max_retries => {
-                    let wait = self.wait(attempts - 1, retry_after);
-                    let wait_ms = millis(wait);
-                    if LLM_BUDGET.can_wait(wait) {
-                        tracing::warn!(
-                            role,
-                            model = %model.model,
-                            attempts,
-                            wait_ms,
-                            error = %error,
-                            "llm call failed; retrying"
-                        );
-                        last_error = Some(error);
-                        tokio::time::sleep(wait).await;
-                        continue;
-                    }
-                    tracing::warn!(
-                        role,
-                        wait_ms,
-                        "no time left before the deadline for a retry"
-                    );
-                    error
-                }
-                Attempt::Retry(error, _) | Attempt::Fail(error) => error,
-            };
-            tracing::warn!(
-                role,
-                model = %model.model,
-                latency_ms,
-                attempts,
-                error = %error,
-                "llm call failed"
-            );
-            self.count(role, latency_ms, None);
-            return Err(error);
-        }
-    }
-}
-
-fn model_settings(settings: &Settings, role: LlmRole) -> &ModelSettings {
-    match role {
-        LlmRole::Judgment => &settings.judgment,
-        LlmRole::Response => &settings.response,
-        LlmRole::Memory => &settings.memory,
+        let call = Call {
+            request,
+            provider: LlmProvider::OpenAi,
+            model: &model.model,
+            settings: &settings,
+            metrics: self.client.metrics.as_ref(),
+        };
+        llm::call(
+            call,
+            |retry, retry_after| self.wait(retry, retry_after),
+            |timeout| self.attempt(&url, &body, &key, timeout),
+        )
+        .await
     }
 }
 
@@ -329,14 +219,6 @@ fn model_settings(settings: &Settings, role: LlmRole) -> &ModelSettings {
 enum ApiKey {
     Bearer(String),
     None(&'static str),
-}
-
-/// What one attempt came to.
-enum Attempt {
-    Done(LlmReply),
-    /// Worth another attempt, after `Retry-After` seconds when given.
-    Retry(PortError, Option<f64>),
-    Fail(PortError),
 }
 
 #[derive(Serialize)]
@@ -475,6 +357,7 @@ fn redact(text: &str, key: &ApiKey) -> String {
 #[cfg(test)]
 mod tests {
     use std::net::TcpListener;
+    use std::time::Instant;
 
     use serde_json::json;
     use wiremock::matchers::{method, path};
@@ -483,6 +366,8 @@ mod tests {
     use super::*;
     use crate::adapters::system::{FixedSettings, StaticSecrets};
     use crate::deadline::Deadline;
+    use crate::domain::Settings;
+    use crate::ports::LlmRole;
 
     const KEY: &str = "fake-llm-key-for-tests";
 

@@ -643,6 +643,9 @@ mod tests {
         assert_eq!(facts[0].sources, vec![t1, t2]);
         assert_eq!(facts[0].speakers, vec![alice, bob]);
         assert_eq!(parse_reflection(r#"{"facts": []}"#, &shown), Ok(vec![]));
+        // A model without a JSON mode (Bedrock's Converse) may fence it.
+        let fenced = format!("```json\n{}\n```", &answer[answer.find('{').unwrap_or(0)..]);
+        assert_eq!(parse_reflection(&fenced, &shown), Ok(facts.clone()));
 
         for bad in [
             "nothing to remember",

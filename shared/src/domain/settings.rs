@@ -35,12 +35,52 @@ pub const SLACK_ATTEMPT_TIMEOUT_SECONDS: u32 = 10;
 /// LLM call and one Slack call: the store, the settings, giving a claim back.
 pub const JOB_MARGIN_SECONDS: u32 = 10;
 
+/// The service an LLM call goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LlmProvider {
+    /// An OpenAI-compatible chat-completions endpoint (`llm_base_url`),
+    /// with the API key of the LLM key parameter.
+    #[default]
+    OpenAi,
+    /// Amazon Bedrock's Converse API in the functions' region, with their
+    /// IAM role: no API key.
+    Bedrock,
+}
+
+impl LlmProvider {
+    /// `openai` or `bedrock` (any case, trimmed).
+    pub fn parse(value: &str) -> Option<LlmProvider> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "openai" => Some(LlmProvider::OpenAi),
+            "bedrock" => Some(LlmProvider::Bedrock),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LlmProvider::OpenAi => "openai",
+            LlmProvider::Bedrock => "bedrock",
+        }
+    }
+}
+
+impl fmt::Display for LlmProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One model role's parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelSettings {
+    /// The model's name at its provider: for Bedrock a model id or an
+    /// inference profile id (`us.anthropic.claude-haiku-4-5-20251001-v1:0`).
     pub model: String,
     pub temperature: f64,
     pub max_tokens: u32,
+    /// The role's own provider (`judgment_provider`, ...); `None`: `llm_provider`.
+    pub provider: Option<LlmProvider>,
 }
 
 /// All settings. Construct with [`Settings::default`] or [`Settings::from_pairs`].
@@ -151,6 +191,8 @@ pub struct Settings {
     pub persona_system_prompt: String,
     /// Time zone of the times shown in prompts.
     pub timezone: Tz,
+    /// Where the LLM calls go, unless a role has a provider of its own.
+    pub llm_provider: LlmProvider,
     /// An OpenAI-compatible chat-completions base URL (ending before `/chat/completions`).
     pub llm_base_url: String,
     pub judgment: ModelSettings,
@@ -225,21 +267,25 @@ impl Default for Settings {
             name_aliases: Vec::new(),
             persona_system_prompt: DEFAULT_PERSONA_PROMPT.to_owned(),
             timezone: Tz::UTC,
+            llm_provider: LlmProvider::OpenAi,
             llm_base_url: "https://api.openai.com/v1".to_owned(),
             judgment: ModelSettings {
                 model: "gpt-4.1-mini".to_owned(),
                 temperature: 0.3,
                 max_tokens: 500,
+                provider: None,
             },
             response: ModelSettings {
                 model: "gpt-4.1".to_owned(),
                 temperature: 0.7,
                 max_tokens: 1000,
+                provider: None,
             },
             memory: ModelSettings {
                 model: "gpt-4.1-mini".to_owned(),
                 temperature: 0.5,
                 max_tokens: 800,
+                provider: None,
             },
             llm_timeout_seconds: 30,
             llm_max_retries: 2,
@@ -303,14 +349,18 @@ pub const SETTING_NAMES: &[&str] = &[
     "name_aliases",
     "persona_system_prompt",
     "timezone",
+    "llm_provider",
     "llm_base_url",
     "judgment_model",
+    "judgment_provider",
     "judgment_temperature",
     "judgment_max_tokens",
     "response_model",
+    "response_provider",
     "response_temperature",
     "response_max_tokens",
     "memory_model",
+    "memory_provider",
     "memory_temperature",
     "memory_max_tokens",
     "llm_timeout_seconds",
@@ -388,6 +438,8 @@ pub enum SettingError {
     NotHours,
     #[error("not days or ranges of days, comma-separated (e.g. mon-fri, or mon,wed,fri)")]
     NotDays,
+    #[error("not openai or bedrock")]
+    NotAProvider,
     #[error(transparent)]
     BadUserId(#[from] IdError),
 }
@@ -452,6 +504,18 @@ fn boolean(value: &str) -> Result<bool, SettingError> {
 /// The non-empty items of a comma-separated list, trimmed.
 fn list(value: &str) -> impl Iterator<Item = &str> {
     value.split(',').map(str::trim).filter(|n| !n.is_empty())
+}
+
+fn provider(value: &str) -> Result<LlmProvider, SettingError> {
+    LlmProvider::parse(value).ok_or(SettingError::NotAProvider)
+}
+
+/// A role's own provider: blank is none (the role follows `llm_provider`).
+fn role_provider(value: &str) -> Result<Option<LlmProvider>, SettingError> {
+    if value.trim().is_empty() {
+        return Ok(None);
+    }
+    provider(value).map(Some)
 }
 
 fn chattiness(value: &str) -> Result<Chattiness, SettingError> {
@@ -614,14 +678,18 @@ impl Settings {
                     .parse::<Tz>()
                     .map_err(|_| SettingError::NotATimeZone)?
             }
+            "llm_provider" => self.llm_provider = provider(value)?,
             "llm_base_url" => self.llm_base_url = url(value)?,
             "judgment_model" => self.judgment.model = text(value)?,
+            "judgment_provider" => self.judgment.provider = role_provider(value)?,
             "judgment_temperature" => self.judgment.temperature = float(value, 0.0, 2.0)?,
             "judgment_max_tokens" => self.judgment.max_tokens = int(value, 16, 32_000)?,
             "response_model" => self.response.model = text(value)?,
+            "response_provider" => self.response.provider = role_provider(value)?,
             "response_temperature" => self.response.temperature = float(value, 0.0, 2.0)?,
             "response_max_tokens" => self.response.max_tokens = int(value, 16, 32_000)?,
             "memory_model" => self.memory.model = text(value)?,
+            "memory_provider" => self.memory.provider = role_provider(value)?,
             "memory_temperature" => self.memory.temperature = float(value, 0.0, 2.0)?,
             "memory_max_tokens" => self.memory.max_tokens = int(value, 16, 32_000)?,
             "llm_timeout_seconds" => self.llm_timeout_seconds = int(value, 1, 120)?,
@@ -729,9 +797,10 @@ impl Settings {
 
     /// The default of each setting as text, as SSM would hold it.
     /// `bot_user_id`, `slack_app_id`, `slack_team_id`, `name_aliases`,
-    /// `channel_chattiness`, `rule_thresholds`, `interest_keywords` and
-    /// `proactive_channels` have none (an SSM parameter cannot be empty)
-    /// and are left out.
+    /// `channel_chattiness`, `rule_thresholds`, `interest_keywords`,
+    /// `proactive_channels` and the roles' own providers (`judgment_provider`,
+    /// `response_provider`, `memory_provider`) have none (an SSM parameter
+    /// cannot be empty) and are left out.
     pub fn default_pairs() -> Vec<(&'static str, String)> {
         let d = Settings::default();
         let f = |x: f64| format!("{x}");
@@ -831,6 +900,7 @@ impl Settings {
             ("persona_name", d.persona_name.clone()),
             ("persona_system_prompt", d.persona_system_prompt.clone()),
             ("timezone", d.timezone.name().to_owned()),
+            ("llm_provider", d.llm_provider.to_string()),
             ("llm_base_url", d.llm_base_url.clone()),
             ("judgment_model", d.judgment.model.clone()),
             ("judgment_temperature", f(d.judgment.temperature)),
@@ -1052,10 +1122,11 @@ mod tests {
             assert!(SETTING_NAMES.contains(name), "{name} is not listed");
         }
         assert_eq!(
-            pairs.len() + 8,
+            pairs.len() + 11,
             SETTING_NAMES.len(),
             "only bot_user_id, slack_app_id, slack_team_id, name_aliases, channel_chattiness, \
-             rule_thresholds, interest_keywords and proactive_channels have no default"
+             rule_thresholds, interest_keywords, proactive_channels and the three roles' \
+             providers have no default"
         );
     }
 
@@ -1160,6 +1231,59 @@ mod tests {
         }
         let (s, _) = Settings::from_pairs([("interest_keywords", "Cats, ramen ,")]);
         assert_eq!(s.interest_keywords, vec!["cats", "ramen"]);
+    }
+
+    #[test]
+    fn the_llm_provider_is_openai_unless_set_and_a_role_may_have_its_own() {
+        let d = Settings::default();
+        assert_eq!(d.llm_provider, LlmProvider::OpenAi);
+        assert_eq!(
+            [d.judgment.provider, d.response.provider, d.memory.provider],
+            [None, None, None]
+        );
+        let (s, issues) = Settings::from_pairs([
+            ("llm_provider", " Bedrock "),
+            (
+                "judgment_model",
+                "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+            ),
+            ("response_provider", "openai"),
+            ("memory_provider", "bedrock"),
+        ]);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(s.llm_provider, LlmProvider::Bedrock);
+        assert_eq!(
+            s.judgment.model,
+            "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+        );
+        assert_eq!(s.judgment.provider, None);
+        assert_eq!(s.response.provider, Some(LlmProvider::OpenAi));
+        assert_eq!(s.memory.provider, Some(LlmProvider::Bedrock));
+        // A blank role provider follows llm_provider; a blank llm_provider
+        // is no provider at all.
+        let (s, issues) = Settings::from_pairs([("judgment_provider", "  ")]);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(s.judgment.provider, None);
+        let mut s = Settings::default();
+        for (name, value) in [
+            ("llm_provider", "anthropic"),
+            ("llm_provider", ""),
+            ("judgment_provider", "azure"),
+            ("response_provider", "bedrock-us"),
+            ("memory_provider", "open ai"),
+        ] {
+            assert_eq!(
+                s.apply(name, value),
+                Err(SettingError::NotAProvider),
+                "{name}={value:?}"
+            );
+        }
+        assert_eq!(s, Settings::default(), "nothing was applied");
+        assert_eq!(
+            SettingError::NotAProvider.to_string(),
+            "not openai or bedrock"
+        );
+        assert_eq!(LlmProvider::Bedrock.to_string(), "bedrock");
     }
 
     #[test]

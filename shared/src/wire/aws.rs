@@ -20,7 +20,7 @@ use crate::app::Services;
 use crate::env::{self, Function};
 use crate::ports::{Clock, Metrics, Queue, Scheduler, SettingsProvider};
 #[cfg(feature = "jobs")]
-use crate::wire::http_services;
+use crate::wire::http_services_with;
 
 /// The longest an AWS call of the ingest function may take, retries included.
 const INGEST_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(2500);
@@ -168,10 +168,22 @@ pub async fn services(function: Function) -> Result<Services, MissingEnv> {
         response_queue_url: optional(env::RESPONSE_QUEUE_URL).unwrap_or_default(),
         memory_queue_url: optional(env::MEMORY_QUEUE_URL),
     };
-    Ok(http_services(
+    // Always built (it makes no call until asked): `llm_provider` and the
+    // roles' providers may turn to Bedrock without a restart.
+    #[cfg(feature = "bedrock")]
+    let bedrock: Option<Arc<dyn crate::ports::Llm>> = Some(Arc::new(
+        crate::adapters::aws::bedrock::BedrockLlm::new(&c.config, c.settings.clone())
+            .with_metrics(c.metrics.clone()),
+    ));
+    #[cfg(not(feature = "bedrock"))]
+    let bedrock = None;
+    let slack_token = var(env::SLACK_BOT_TOKEN_PARAM)?;
+    Ok(http_services_with(
         c.ports(scheduler, queue),
         c.secrets,
-        var(env::LLM_API_KEY_PARAM)?,
-        var(env::SLACK_BOT_TOKEN_PARAM)?,
+        // Bedrock needs no key: without the variable, none is sent.
+        optional(env::LLM_API_KEY_PARAM).unwrap_or_default(),
+        slack_token,
+        bedrock,
     ))
 }

@@ -7,13 +7,15 @@
 //! - [`Twins`]: in process, on the twins of the AWS services; the local
 //!   mode, the tests and the benchmarks.
 //! - [`http_services`]: the services over any ports, with the real LLM and
-//!   Slack clients.
+//!   Slack clients ([`http_services_with`]: Amazon Bedrock's LLM besides).
 
 #[cfg(feature = "aws")]
 pub mod aws;
 
 use std::sync::Arc;
 
+#[cfg(feature = "jobs")]
+use crate::adapters::llm::LlmRouter;
 #[cfg(feature = "jobs")]
 use crate::adapters::openai::OpenAiLlm;
 #[cfg(feature = "jobs")]
@@ -24,15 +26,15 @@ use crate::app::Ports;
 #[cfg(feature = "jobs")]
 use crate::app::Services;
 use crate::domain::Settings;
-#[cfg(feature = "jobs")]
-use crate::ports::Secrets;
 use crate::ports::{Clock, RandomSource, Store};
+#[cfg(feature = "jobs")]
+use crate::ports::{Llm, Secrets};
 
 /// The services over `ports`, with the OpenAI-compatible LLM and the Slack
 /// Web API (one HTTP client for both), which read the settings of `ports`
-/// and find their key and token in `secrets` under `llm_key_name` and
-/// `slack_token_name`. The client trusts the compiled-in roots
-/// ([`crate::adapters::tls`]).
+/// and find their key and token in `secrets` under `llm_key_name` (empty:
+/// no key is sent) and `slack_token_name`. The client trusts the
+/// compiled-in roots ([`crate::adapters::tls`]).
 #[cfg(feature = "jobs")]
 pub fn http_services(
     ports: Ports,
@@ -40,14 +42,32 @@ pub fn http_services(
     llm_key_name: impl Into<String>,
     slack_token_name: impl Into<String>,
 ) -> Services {
+    http_services_with(ports, secrets, llm_key_name, slack_token_name, None)
+}
+
+/// The same, where `bedrock` (when given) answers the LLM calls of the
+/// roles whose provider is `bedrock` ([`LlmRouter`]); without it, those
+/// calls are refused.
+#[cfg(feature = "jobs")]
+pub fn http_services_with(
+    ports: Ports,
+    secrets: Arc<dyn Secrets>,
+    llm_key_name: impl Into<String>,
+    slack_token_name: impl Into<String>,
+    bedrock: Option<Arc<dyn Llm>>,
+) -> Services {
     let http = crate::adapters::tls::http_client();
-    let llm = OpenAiLlm::new(
+    let openai = OpenAiLlm::new(
         http.clone(),
         ports.settings.clone(),
         secrets.clone(),
         llm_key_name,
     )
     .with_metrics(ports.metrics.clone());
+    let mut llm = LlmRouter::new(ports.settings.clone(), Arc::new(openai));
+    if let Some(bedrock) = bedrock {
+        llm = llm.with_bedrock(bedrock);
+    }
     let slack = SlackWebApi::new(http, ports.settings.clone(), secrets, slack_token_name)
         .with_metrics(ports.metrics.clone());
     Services::new(ports, Arc::new(llm), Arc::new(slack))

@@ -190,7 +190,8 @@ impl<W: Write> Sink for TextSink<W> {
             Some(llm) => writeln!(self.out, "  LLM: {llm}")?,
             None => writeln!(
                 self.out,
-                "  DRY RUN: no LLM configured (llm_base_url, MYAO_LLM_BASE_URL or --llm-base-url).\n  \
+                "  DRY RUN: no LLM configured (llm_base_url, MYAO_LLM_BASE_URL or --llm-base-url;\n  \
+                 or llm_provider = bedrock).\n  \
                  The rule stage still decides alone where it is sure (sure, quiet); in its\n  \
                  ambiguous band each prompt is shown; no verdict, reply or memory is invented."
             )?,

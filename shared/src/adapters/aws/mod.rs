@@ -1,8 +1,11 @@
-//! The AWS adapters: DynamoDB, EventBridge Scheduler, SQS and SSM.
+//! The AWS adapters: DynamoDB, EventBridge Scheduler, SQS and SSM, and
+//! with the feature `bedrock` the Bedrock Runtime LLM.
 //!
 //! Each adapter owns its SDK client and turns every SDK error into a
 //! [`PortError`] here: no SDK type crosses a port.
 
+#[cfg(feature = "bedrock")]
+pub mod bedrock;
 pub mod dynamodb;
 pub mod scheduler;
 pub mod sqs;
@@ -77,7 +80,7 @@ pub async fn sdk_config_with_timeout(operation: std::time::Duration) -> aws_conf
         .await
 }
 
-/// Error codes that mean "slow down" or "try later", across the four services.
+/// Error codes that mean "slow down" or "try later", across the services.
 const RETRYABLE_CODES: &[&str] = &[
     "ThrottlingException",
     "Throttling",
@@ -96,6 +99,9 @@ const RETRYABLE_CODES: &[&str] = &[
     "ServiceUnavailableException",
     "RequestTimeout",
     "RequestTimeoutException",
+    // Bedrock Runtime: a model still loading, or slower than its own limit.
+    "ModelNotReadyException",
+    "ModelTimeoutException",
 ];
 
 /// Maps an SDK error to a [`PortError`]: throttling, 5xx answers, timeouts
@@ -134,7 +140,9 @@ where
     }
 }
 
-fn is_retryable<E>(err: &SdkError<E>) -> bool
+/// Whether a retry may succeed where `err` failed: a timeout, the network,
+/// throttling, a 5xx or 429 answer.
+pub(crate) fn is_retryable<E>(err: &SdkError<E>) -> bool
 where
     E: ProvideErrorMetadata,
 {
