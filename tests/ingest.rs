@@ -955,72 +955,41 @@ async fn the_aws_calls_of_each_kind_of_message() -> Result<()> {
     b.clock.advance(Duration::seconds(1));
     ops.take();
 
+    let root = Some("1767599000.000001");
+    let reply_to_bob = event(
+        "message",
+        "1767600000.000300",
+        root,
+        "<@UBOB> did you push?",
+    );
+    let mention = |kind| event(kind, "1767600000.000400", None, "<@UBOT> can you look?");
+    let deliveries = [
+        (
+            "a thread reply, the conversation's first",
+            event(
+                "message",
+                "1767600000.000100",
+                root,
+                "why is the build red?",
+            ),
+        ),
+        (
+            "a thread reply inside its open window",
+            event("message", "1767600000.000200", root, "it was green at noon"),
+        ),
+        (
+            "a thread reply that mentions a person",
+            reply_to_bob.clone(),
+        ),
+        ("the same delivery again", reply_to_bob),
+        ("a mention", mention("message")),
+        ("its app_mention event", mention("app_mention")),
+    ];
     let mut costs = Vec::new();
-    let mut deliver = async |what: &'static str, e: Value| {
+    for (what, e) in deliveries {
         assert_eq!(b.deliver(&e).await, 200, "{what}");
         costs.push((what, ops.take()));
-    };
-    let root = "1767599000.000001";
-    deliver(
-        "a thread reply, the conversation's first",
-        event(
-            "message",
-            "1767600000.000100",
-            Some(root),
-            "why is the build red?",
-        ),
-    )
-    .await;
-    deliver(
-        "a thread reply inside its open window",
-        event(
-            "message",
-            "1767600000.000200",
-            Some(root),
-            "it was green at noon",
-        ),
-    )
-    .await;
-    deliver(
-        "a thread reply that mentions a person",
-        event(
-            "message",
-            "1767600000.000300",
-            Some(root),
-            "<@UBOB> did you push?",
-        ),
-    )
-    .await;
-    deliver(
-        "the same delivery again",
-        event(
-            "message",
-            "1767600000.000300",
-            Some(root),
-            "<@UBOB> did you push?",
-        ),
-    )
-    .await;
-    deliver(
-        "a mention",
-        event(
-            "message",
-            "1767600000.000400",
-            None,
-            "<@UBOT> can you look?",
-        ),
-    )
-    .await;
-    deliver(
-        "its app_mention event",
-        event(
-            "app_mention",
-            "1767600000.000400",
-            None,
-            "<@UBOT> can you look?",
-        ),
-    )
-    .await;
+    }
     let ops_of = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
     assert_eq!(
         costs,
