@@ -24,7 +24,7 @@ use myao::domain::metrics;
 use myao::domain::settings::LlmProvider;
 use myao::domain::{Job, Settings};
 use myao::wire::http_services_with;
-use myao_tests::stubs::{channel, classify, message, ts, verdict, Bed, PromptKind, ALICE, GENERAL};
+use myao_tests::stubs::{channel, classify, ts, verdict, Bed, PromptKind, GENERAL};
 use serde_json::{json, Value};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -113,14 +113,7 @@ async fn on_bedrock(judgment: ResponseTemplate) -> (Bed, MockServer) {
 
 /// A question at the top level of #general, 5 minutes old, and its judgment.
 async fn judge(bed: &Bed) -> JudgmentOutcome {
-    bed.seed(&[message(
-        GENERAL,
-        ALICE,
-        ts(-300),
-        None,
-        "誰か Rust の非同期でおすすめの本知ってる?",
-    )])
-    .await;
+    bed.seed_top_level_question().await;
     let job = Job::Judgment {
         channel: channel(GENERAL),
         thread_ts: None,

@@ -66,18 +66,6 @@ fn responded(outcome: JobOutcome) -> ResponseOutcome {
     }
 }
 
-/// A question at the top level of #general, 5 minutes old.
-async fn seed_top_level_question(bed: &Bed) {
-    bed.seed(&[message(
-        GENERAL,
-        ALICE,
-        ts(-300),
-        None,
-        "誰か Rust の非同期でおすすめの本知ってる?",
-    )])
-    .await;
-}
-
 /// Nothing posted, nothing scheduled or queued.
 async fn assert_nothing_done(bed: &Bed) {
     assert!(
@@ -261,7 +249,7 @@ async fn a_judged_yes_without_delay_replies_once_in_its_thread_after_a_prompt_in
 async fn a_judged_yes_with_a_delay_of_120_s_is_scheduled_under_the_conversation_name() {
     let bed = Bed::new().await;
     bed.script.set_judgment(verdict(true, Some(120)));
-    seed_top_level_question(&bed).await;
+    bed.seed_top_level_question().await;
     let t0 = bed.now();
 
     let outcome = judged(bed.run(&judgment(None, -300)).await);
@@ -309,7 +297,7 @@ async fn a_judged_yes_with_a_delay_of_120_s_is_scheduled_under_the_conversation_
 async fn a_judgment_that_declines_posts_nothing_and_makes_no_job() {
     let bed = Bed::new().await;
     bed.script.set_judgment(verdict(false, None));
-    seed_top_level_question(&bed).await;
+    bed.seed_top_level_question().await;
 
     let outcome = judged(bed.run(&judgment(None, -300)).await);
 
@@ -330,7 +318,7 @@ async fn an_unreadable_verdict_is_silence() {
     ] {
         let bed = Bed::new().await;
         bed.script.set_judgment(answer);
-        seed_top_level_question(&bed).await;
+        bed.seed_top_level_question().await;
 
         let outcome = judged(bed.run(&judgment(None, -300)).await);
 
@@ -351,7 +339,7 @@ async fn an_llm_500_during_judgment_is_silence_after_the_retries() {
         .with_priority(1)
         .mount(&bed.llm_server)
         .await;
-    seed_top_level_question(&bed).await;
+    bed.seed_top_level_question().await;
 
     let outcome = judged(bed.run(&judgment(None, -300)).await);
 
@@ -379,7 +367,7 @@ async fn an_llm_timeout_during_judgment_is_silence() {
         .with_priority(1)
         .mount(&bed.llm_server)
         .await;
-    seed_top_level_question(&bed).await;
+    bed.seed_top_level_question().await;
 
     let started = Instant::now();
     let outcome = judged(bed.run(&judgment(None, -300)).await);
@@ -550,7 +538,7 @@ async fn the_same_response_job_run_twice_at_once_posts_once() {
     // Both copies pass the staleness check before either has posted: only
     // the claim keeps the second from answering too.
     let bed = Bed::new().await;
-    seed_top_level_question(&bed).await;
+    bed.seed_top_level_question().await;
     let job = response(None, -300, false);
 
     let (a, b) = tokio::join!(bed.run(&job), bed.run(&job));

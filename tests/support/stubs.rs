@@ -688,6 +688,18 @@ impl<S: Store + 'static> Bed<S> {
         }
     }
 
+    /// Seeds a question at the top level of #general, 5 minutes old.
+    pub async fn seed_top_level_question(&self) {
+        self.seed(&[message(
+            GENERAL,
+            ALICE,
+            ts(-300),
+            None,
+            "誰か Rust の非同期でおすすめの本知ってる?",
+        )])
+        .await;
+    }
+
     /// Runs one job as the functions do. A memory sweep also runs the
     /// channel and workspace jobs it fanned out, as the memory queue would
     /// (the workspace's last), and returns their reports merged into its own.
