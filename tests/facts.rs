@@ -74,6 +74,11 @@ async fn facts(bed: &Bed<DynamoStore>) -> Vec<myao::domain::facts::Fact> {
     bed.store.facts(&channel(GENERAL)).await.expect("facts")
 }
 
+/// `who`'s profile, if there is one.
+async fn profile(bed: &Bed<DynamoStore>, who: &str) -> Option<myao::domain::people::Profile> {
+    bed.store.profile(&user(who)).await.expect("read")
+}
+
 fn thread_memory(root: Ts) -> Job {
     Job::ThreadMemory {
         channel: channel(GENERAL),
@@ -184,7 +189,7 @@ async fn a_deleted_source_message_removes_its_fact() {
 async fn forget_me_removes_the_profile_and_the_facts_and_says_so() {
     let bed = bed(|_| {}).await;
     reflect_on_the_move(&bed).await;
-    assert!(bed.store.profile(&user(BOB)).await.expect("read").is_some());
+    assert!(profile(&bed, BOB).await.is_some());
 
     bed.seed(&[message(
         GENERAL,
@@ -208,7 +213,7 @@ async fn forget_me_removes_the_profile_and_the_facts_and_says_so() {
         matches!(&outcome, JobOutcome::Response(ResponseOutcome::Posted { text, .. }) if text == FORGOTTEN_NOTICE),
         "{outcome:?}"
     );
-    assert!(bed.store.profile(&user(BOB)).await.expect("read").is_none());
+    assert!(profile(&bed, BOB).await.is_none());
     assert!(facts(&bed).await.is_empty());
     assert!(
         bed.llm_calls_of(PromptKind::Response).await.is_empty(),
@@ -216,12 +221,7 @@ async fn forget_me_removes_the_profile_and_the_facts_and_says_so() {
     );
     assert_eq!(bed.posts().await[0]["thread_ts"], ts(0).to_string());
     // Alice's profile stays.
-    assert!(bed
-        .store
-        .profile(&user(ALICE))
-        .await
-        .expect("read")
-        .is_some());
+    assert!(profile(&bed, ALICE).await.is_some());
 }
 
 #[tokio::test]
@@ -245,21 +245,11 @@ async fn profiles_count_interactions_and_the_prompt_shows_familiarity() {
     .await;
     bed.run(&thread_memory(root)).await;
 
-    let alice = bed
-        .store
-        .profile(&user(ALICE))
-        .await
-        .expect("read")
-        .expect("alice");
+    let alice = profile(&bed, ALICE).await.expect("alice");
     // Her two replies (the root is the top level's, counted with the
     // channel): calling it by name, being answered, answering it.
     assert_eq!((alice.messages, alice.interactions), (2, 3));
-    let bob = bed
-        .store
-        .profile(&user(BOB))
-        .await
-        .expect("read")
-        .expect("bob");
+    let bob = profile(&bed, BOB).await.expect("bob");
     assert_eq!((bob.messages, bob.interactions), (1, 0));
 
     bed.seed(&[
@@ -337,23 +327,13 @@ async fn only_shareable_facts_of_open_channels_become_topics_shown_everywhere() 
             .len(),
         1
     );
-    let bob = bed
-        .store
-        .profile(&user(BOB))
-        .await
-        .expect("read")
-        .expect("bob");
+    let bob = profile(&bed, BOB).await.expect("bob");
     assert!(bob.topics.is_empty(), "{:?}", bob.topics);
 
     // The same shareable fact in a public channel gives topics.
     let bed = self::bed(|_| {}).await;
     reflect_on_the_move(&bed).await;
-    let bob = bed
-        .store
-        .profile(&user(BOB))
-        .await
-        .expect("read")
-        .expect("bob");
+    let bob = profile(&bed, BOB).await.expect("bob");
     assert_eq!(bob.topics, vec!["osaka", "namba"]);
 
     // Shown where the open channels may be heard, not in a channel shared
