@@ -31,7 +31,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use myao::domain::{Channel, ChannelId, Settings, Ts, User, UserId, Visibility};
+use myao::domain::{ChannelId, Settings, Ts, UserId};
 use myao::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError};
 use myao_local::export::{Entry, Export};
 use myao_local::replay::{self, Options};
@@ -39,7 +39,7 @@ use myao_local::timeline::Recorder;
 use serde_json::json;
 
 mod common;
-use common::Lcg;
+use common::{people, public_channels, Lcg};
 
 /// One fact: who states it, how, what reflection writes of it, and how it
 /// is alluded to later.
@@ -257,24 +257,8 @@ impl Writer {
 }
 
 fn workspace(seed: u64) -> Workspace {
-    let channels: Vec<Channel> = CHANNELS
-        .iter()
-        .enumerate()
-        .map(|(i, n)| Channel {
-            id: ChannelId::parse(&format!("C{i:04}")).expect("id"),
-            name: (*n).to_owned(),
-            visibility: Visibility::PUBLIC,
-        })
-        .collect();
-    let users: Vec<User> = PEOPLE
-        .iter()
-        .enumerate()
-        .map(|(i, n)| User {
-            id: UserId::parse(&format!("U{i:04}")).expect("id"),
-            name: (*n).to_owned(),
-            is_bot: false,
-        })
-        .collect();
+    let channels = public_channels(CHANNELS.iter().copied());
+    let users = people(PEOPLE.iter().map(|n| (*n).to_owned()));
     let mut w = Writer {
         rng: Lcg(seed),
         now: 1_767_603_600, // 2026-01-05 09:00 UTC

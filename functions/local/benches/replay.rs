@@ -23,7 +23,7 @@ use myao_local::timeline::Recorder;
 use serde_json::json;
 
 mod common;
-use common::Lcg;
+use common::{people, public_channels, Lcg};
 
 /// Answers like a model would, deterministically: speaks in about one
 /// conversation in four, replies and memories are short.
@@ -61,22 +61,8 @@ fn fnv(bytes: &[u8]) -> u64 {
 fn generated(count: usize) -> Export {
     let mut rng = Lcg(7);
     let names = ["general", "random", "dev", "design", "support"];
-    let channels: Vec<Channel> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| Channel {
-            id: ChannelId::parse(&format!("C{i:04}")).expect("id"),
-            name: (*n).to_owned(),
-            visibility: Visibility::PUBLIC,
-        })
-        .collect();
-    let users: Vec<User> = (0..12)
-        .map(|i| User {
-            id: UserId::parse(&format!("U{i:04}")).expect("id"),
-            name: format!("user{i}"),
-            is_bot: false,
-        })
-        .collect();
+    let channels = public_channels(names);
+    let users = people((0..12).map(|i| format!("user{i}")));
     let words = [
         "build",
         "deploy",
