@@ -614,7 +614,7 @@ impl<S: Store + 'static> Bed<S> {
                 .with("slack_bot_token", "xoxb-test"),
         );
         let llm = OpenAiLlm::new(
-            reqwest::Client::new(),
+            myao::adapters::tls::http_client(),
             ports.settings.clone(),
             secrets.clone(),
             "llm_api_key",
@@ -622,7 +622,7 @@ impl<S: Store + 'static> Bed<S> {
         .with_backoff(StdDuration::from_millis(1))
         .with_metrics(ports.metrics.clone());
         let slack = SlackWebApi::new(
-            reqwest::Client::new(),
+            myao::adapters::tls::http_client(),
             ports.settings.clone(),
             secrets,
             "slack_bot_token",

@@ -551,7 +551,7 @@ pub fn replay_plan_with(
         let provider = Arc::new(FixedSettings::new(settings.clone()));
         let openai: Arc<dyn Llm> = if config.llm_base_url_set {
             Arc::new(OpenAiLlm::new(
-                reqwest::Client::new(),
+                myao::adapters::tls::http_client(),
                 provider.clone(),
                 Arc::new(config.secrets.clone()),
                 LLM_API_KEY,
@@ -679,7 +679,7 @@ async fn aws_config() -> anyhow::Result<aws_config::SdkConfig> {
 pub async fn doctor(args: StackArgs) -> anyhow::Result<()> {
     let stack = stack(&args)?;
     let aws = doctor::Clients::new(&aws_config().await?);
-    let http = reqwest::Client::builder()
+    let http = myao::adapters::tls::http_client_builder()
         .timeout(std::time::Duration::from_secs(40))
         .build()
         .context("cannot make an HTTP client")?;

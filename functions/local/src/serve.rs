@@ -90,7 +90,7 @@ pub async fn assemble(config: LocalConfig) -> anyhow::Result<Bot> {
         );
     }
     let secrets = Arc::new(config.secrets.clone());
-    let http = reqwest::Client::new();
+    let http = myao::adapters::tls::http_client();
     let mut settings = config.settings.clone();
     // One Slack client for auth.test and the jobs. It reads only
     // slack_api_base_url and slack_max_retries from its settings, which

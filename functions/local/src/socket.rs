@@ -315,22 +315,6 @@ pub fn read_open_answer(
     Ok(url)
 }
 
-/// The client configuration of `wss://`: rustls on ring, trusting the
-/// roots compiled in (as every other client of the bot does).
-pub fn tls_config() -> anyhow::Result<Arc<rustls::ClientConfig>> {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add_parsable_certificates(
-        myao::adapters::tls::roots_der().map(rustls::pki_types::CertificateDer::from),
-    );
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .context("no TLS protocol version to offer")?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    Ok(Arc::new(config))
-}
-
 /// The app-level token. Never shown.
 struct AppToken(String);
 
@@ -430,11 +414,11 @@ pub async fn prepare(config: LocalConfig, debug_reconnects: bool) -> anyhow::Res
     }
     let base = config.settings.slack_api_base_url.trim_end_matches('/');
     let opener = Opener {
-        http: reqwest::Client::new(),
+        http: myao::adapters::tls::http_client(),
         endpoint: format!("{base}/{OPEN_METHOD}"),
         token: AppToken(token),
         debug_reconnects,
-        tls: tls_config()?,
+        tls: myao::adapters::tls::client_config(),
     };
     let bot = serve::assemble(config).await?;
     Ok(SocketMode {
@@ -961,12 +945,6 @@ mod tests {
             assert!(!error.is_retryable(), "{status}: {error}");
             assert!(error.to_string().contains(OPEN_METHOD), "{error}");
         }
-    }
-
-    #[test]
-    fn the_tls_configuration_is_built_with_the_compiled_in_roots() {
-        let config = tls_config().unwrap();
-        assert!(config.crypto_provider().cipher_suites.len() > 1);
     }
 
     #[test]

@@ -60,7 +60,7 @@ async fn a_signed_mention_is_answered_in_slack_and_a_forged_one_refused() {
         let _ = stopped.await;
     }));
     let url = format!("http://{addr}{EVENTS_PATH}");
-    let client = reqwest::Client::new();
+    let client = myao::adapters::tls::http_client();
 
     // Slack's URL check.
     let challenge = br#"{"type":"url_verification","challenge":"c-123","token":"x"}"#.to_vec();
@@ -131,7 +131,7 @@ async fn an_oversized_body_gets_413() {
     }));
     let big = vec![b' '; myao::app::ingest::MAX_BODY_BYTES + 10];
     let r = post(
-        &reqwest::Client::new(),
+        &myao::adapters::tls::http_client(),
         &format!("http://{addr}{EVENTS_PATH}"),
         big,
         None,

@@ -157,7 +157,7 @@ mod tests {
 
     fn client(secrets: StaticSecrets, secret_name: &str) -> ServiceClient {
         ServiceClient::new(
-            reqwest::Client::new(),
+            crate::adapters::tls::http_client(),
             Arc::new(FixedSettings::new(Settings::default())),
             Arc::new(secrets),
             secret_name,

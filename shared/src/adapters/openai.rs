@@ -382,7 +382,7 @@ mod tests {
 
     fn llm_with(settings: Settings, secrets: StaticSecrets) -> OpenAiLlm {
         OpenAiLlm::new(
-            reqwest::Client::new(),
+            crate::adapters::tls::http_client(),
             Arc::new(FixedSettings::new(settings)),
             Arc::new(secrets),
             "llm_api_key",
@@ -862,7 +862,7 @@ mod tests {
     #[test]
     fn backoff_doubles_and_is_capped() {
         let llm = OpenAiLlm::new(
-            reqwest::Client::new(),
+            crate::adapters::tls::http_client(),
             Arc::new(FixedSettings::new(Settings::default())),
             Arc::new(StaticSecrets::new()),
             "k",

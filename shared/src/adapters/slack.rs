@@ -620,7 +620,7 @@ mod tests {
             ..Settings::default()
         };
         SlackWebApi::new(
-            reqwest::Client::new(),
+            crate::adapters::tls::http_client(),
             Arc::new(FixedSettings::new(settings)),
             Arc::new(StaticSecrets::new().with("slack_bot_token", TOKEN)),
             "slack_bot_token",

@@ -1,74 +1,71 @@
-//! The root certificates every TLS client of the functions trusts: Mozilla's
-//! list as `webpki-root-certs` ships it, compiled into the binary.
+//! The one TLS client configuration of the bot: rustls on ring, trusting
+//! Mozilla's roots as `webpki-roots` ships them, compiled into the binary as
+//! trust anchors (subject, key and name constraints, parsed when the crate
+//! was built).
 //!
-//! The clients' default is the system's store, which rustls-native-certs
-//! reads from disk when the first client is built: on a cold start, a bundle
-//! and then a directory of single certificates (on this project's Debian
-//! machine, 145 files), parsed before the first event. Compiled in, the roots
-//! cost no file system access, and they are the same on every host, Lambda's
+//! The clients' defaults would read the system's store from disk when the
+//! first client is built (on a cold start, a bundle and then a directory of
+//! single certificates: on this project's Debian machine, 145 files) and
+//! parse every certificate before the first event; the AWS SDK's own client
+//! takes roots only as PEM, which it decodes and parses again. Compiled-in
+//! anchors cost neither, and they are the same on every host, Lambda's
 //! Amazon Linux 2023 included. Every endpoint the functions call (AWS, Slack,
-//! the hosted LLM APIs) chains to one of them; verification itself is the
-//! TLS library's own, unchanged.
+//! the hosted LLM APIs) chains to one of them; verification itself is
+//! rustls's own, unchanged.
+//!
+//! The configuration is built once per process and shared: by the AWS SDK's
+//! HTTP client ([`crate::adapters::aws::http_client`]), by the LLM and Slack
+//! clients ([`http_client`]) and by Socket Mode's WebSocket.
 
-/// The trusted roots, DER-encoded.
-pub fn roots_der() -> impl Iterator<Item = &'static [u8]> {
-    webpki_root_certs::TLS_SERVER_ROOT_CERTS
-        .iter()
-        .map(|cert| cert.as_ref())
-}
+use std::sync::{Arc, OnceLock};
 
-/// The trusted roots as one PEM bundle: the AWS SDK's HTTP client takes its
-/// roots as PEM.
-#[cfg(feature = "aws")]
-pub(crate) fn pem_bundle() -> Vec<u8> {
-    let mut pem = Vec::with_capacity(256 * 1024);
-    for der in roots_der() {
-        pem.extend_from_slice(b"-----BEGIN CERTIFICATE-----\n");
-        for line in base64(der).chunks(64) {
-            pem.extend_from_slice(line);
-            pem.push(b'\n');
-        }
-        pem.extend_from_slice(b"-----END CERTIFICATE-----\n");
+/// The trusted roots.
+pub fn roots() -> rustls::RootCertStore {
+    rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
     }
-    pem
 }
 
-/// `bytes` in standard base64, padded. Written in place, four characters
-/// for three bytes: the roots are some 200 KB, encoded on the way to a cold
-/// start's first request (a call per character cost 10 M instructions).
-#[cfg(feature = "aws")]
-fn base64(bytes: &[u8]) -> Vec<u8> {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let char_at = |n: u32, shift: u32| ALPHABET[((n >> shift) & 63) as usize];
-    let mut out = vec![b'='; bytes.len().div_ceil(3) * 4];
-    for (src, dst) in bytes.chunks(3).zip(out.chunks_exact_mut(4)) {
-        let byte = |i: usize| u32::from(src.get(i).copied().unwrap_or(0));
-        let n = (byte(0) << 16) | (byte(1) << 8) | byte(2);
-        dst[0] = char_at(n, 18);
-        dst[1] = char_at(n, 12);
-        if src.len() > 1 {
-            dst[2] = char_at(n, 6);
-        }
-        if src.len() > 2 {
-            dst[3] = char_at(n, 0);
-        }
-    }
-    out
+/// The client configuration every TLS connection of the bot uses: the
+/// compiled-in roots, ring's cryptography, rustls's safe defaults (TLS 1.2
+/// and 1.3), no client certificate. Built on the first call.
+pub fn client_config() -> Arc<rustls::ClientConfig> {
+    static CONFIG: OnceLock<Arc<rustls::ClientConfig>> = OnceLock::new();
+    CONFIG
+        .get_or_init(|| Arc::new(client_config_with(roots())))
+        .clone()
 }
 
-/// The HTTP client of the LLM and Slack adapters, trusting the compiled-in
-/// roots only. Should the roots be refused (they are not), the client falls
-/// back to reqwest's default, the system's store: verified all the same.
+/// A client configuration like [`client_config`]'s, trusting `roots`
+/// instead (tests give their own certificate authority).
+pub fn client_config_with(roots: rustls::RootCertStore) -> rustls::ClientConfig {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(rustls::DEFAULT_VERSIONS)
+        .expect("ring supports TLS 1.2 and 1.3")
+        .with_root_certificates(roots)
+        .with_no_client_auth()
+}
+
+/// The HTTP client of the LLM and Slack adapters, over [`client_config`].
+/// Should reqwest refuse the configuration (it does not: a test builds it),
+/// the client falls back to reqwest's own TLS setup, which verifies against
+/// the system's store, over ring all the same.
 #[cfg(feature = "jobs")]
 pub fn http_client() -> reqwest::Client {
-    let roots = roots_der().filter_map(|der| reqwest::Certificate::from_der(der).ok());
-    reqwest::Client::builder()
-        .tls_certs_only(roots)
-        .build()
-        .unwrap_or_else(|error| {
-            tracing::error!(%error, "compiled-in roots refused; using the system's store");
-            reqwest::Client::new()
-        })
+    http_client_builder().build().unwrap_or_else(|error| {
+        tracing::error!(%error, "the TLS configuration was refused; using reqwest's default");
+        // reqwest's default needs a process-wide provider: ring, ours.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        reqwest::Client::new()
+    })
+}
+
+/// A builder of [`http_client`]'s kind, for a client with settings of its
+/// own (a timeout, say).
+#[cfg(feature = "jobs")]
+pub fn http_client_builder() -> reqwest::ClientBuilder {
+    reqwest::Client::builder().tls_backend_preconfigured((*client_config()).clone())
 }
 
 #[cfg(test)]
@@ -76,44 +73,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn there_are_roots() {
-        assert!(roots_der().count() > 100);
-    }
-
-    #[cfg(feature = "aws")]
-    #[test]
-    fn base64_matches_the_standard_vectors() {
-        for (plain, encoded) in [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ] {
-            assert_eq!(base64(plain.as_bytes()), encoded.as_bytes(), "{plain}");
+    fn mozillas_roots_are_trusted() {
+        let roots = roots();
+        assert!(roots.len() > 100, "{} roots", roots.len());
+        // Among them the roots AWS's endpoints chain to (Amazon Root CA 1)
+        // and Slack's (e.g. DigiCert Global Root G2).
+        let subjects: Vec<String> = roots
+            .roots
+            .iter()
+            .map(|anchor| String::from_utf8_lossy(anchor.subject.as_ref()).into_owned())
+            .collect();
+        for name in ["Amazon Root CA 1", "DigiCert Global Root G2"] {
+            assert!(subjects.iter().any(|s| s.contains(name)), "{name}");
         }
-        assert_eq!(base64(&[0xfb, 0xff, 0xbf]), b"+/+/");
     }
 
-    #[cfg(feature = "aws")]
     #[test]
-    fn the_pem_bundle_holds_every_root() {
-        let pem = String::from_utf8(pem_bundle()).expect("ASCII");
+    fn one_configuration_is_built_and_shared() {
+        let first = client_config();
+        assert!(Arc::ptr_eq(&first, &client_config()));
         assert_eq!(
-            pem.matches("-----BEGIN CERTIFICATE-----").count(),
-            roots_der().count()
+            first.crypto_provider().cipher_suites,
+            rustls::crypto::ring::default_provider().cipher_suites,
+            "ring, with its default suites"
         );
-        assert!(pem.lines().all(|line| line.len() <= 64), "lines of 64");
     }
 
     #[cfg(feature = "jobs")]
     #[test]
-    fn the_http_client_takes_the_roots() {
-        for der in roots_der() {
-            assert!(reqwest::Certificate::from_der(der).is_ok());
-        }
-        let _client = http_client();
+    fn the_http_client_takes_the_configuration() {
+        http_client_builder()
+            .build()
+            .expect("reqwest takes a rustls configuration");
     }
 }

@@ -7,6 +7,7 @@
 #[cfg(feature = "bedrock")]
 pub mod bedrock;
 pub mod dynamodb;
+pub mod http;
 pub mod scheduler;
 pub mod sqs;
 pub mod ssm;
@@ -14,46 +15,11 @@ pub mod ssm;
 use aws_config::BehaviorVersion;
 // The four SDKs re-export one and the same smithy error type and error
 // metadata trait; any one of them names it.
-use aws_sdk_dynamodb::config::SharedHttpClient;
 use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
-use aws_smithy_http_client::tls::{rustls_provider::CryptoMode, Provider, TlsContext, TrustStore};
-use aws_smithy_http_client::Connector;
+
+pub use http::http_client;
 
 use crate::ports::PortError;
-
-/// The HTTP client of every SDK client: hyper over rustls on ring, trusting
-/// the compiled-in roots of [`crate::adapters::tls`] and nothing read from
-/// disk. Its connectors (and their root store) are built when the first
-/// request needs one, not with the client: a cold start makes its first
-/// request after the runtime asked for an event. Each call of this function
-/// makes a new client, with pools of its own (a tokio runtime's connections
-/// stay in it).
-pub fn http_client() -> SharedHttpClient {
-    aws_smithy_http_client::Builder::new().build_with_connector_fn(|settings, components| {
-        let mut connector = Connector::builder();
-        connector.set_connector_settings(settings.cloned());
-        if let Some(components) = components {
-            connector.set_sleep_impl(components.sleep_impl());
-        }
-        connector
-            .tls_provider(Provider::Rustls(CryptoMode::Ring))
-            .tls_context(tls_context())
-            .build()
-    })
-}
-
-/// The TLS context of [`http_client`]'s connectors: the compiled-in roots.
-fn tls_context() -> TlsContext {
-    let roots = TrustStore::empty()
-        .with_native_roots(false)
-        .with_pem_certificate(crate::adapters::tls::pem_bundle());
-    // Building a context cannot fail today; were it to, the default context
-    // (the system's store) still verifies.
-    TlsContext::builder()
-        .with_trust_store(roots)
-        .build()
-        .unwrap_or_default()
-}
 
 /// The SDK configuration from the environment (region, credentials, and
 /// `AWS_ENDPOINT_URL`, through which tests and the local tools reach the
