@@ -5,9 +5,9 @@
 # profile but its symbols (profile `profiling`), each started with a Lambda
 # Runtime API address that refuses, so that it runs its start, fails its
 # first request for an event, and exits. Ingest's start includes what its
-# worker thread does beside that request: the SDK's clients and the first
-# connector, with its TLS root store. Prints each total and the heaviest
-# parts of ingest's.
+# worker thread does beside that request: the SDK's configuration, clients
+# and first connector (the TLS configuration with its compiled-in roots).
+# Prints each total and the heaviest parts of ingest's.
 #
 # Usage: bash infra/initcost.sh
 set -euo pipefail
@@ -54,7 +54,7 @@ count() { # name binary
 count hello "$bin/examples/hello"
 count ingest "$bin/myao-ingest"
 echo
-echo "ingest's TLS root store (inclusive): the roots encoded to PEM (tls.rs), decoded by the SDK (pem::read)"
+echo "ingest's heaviest parts (inclusive, beyond the start of any process and thread):"
 callgrind_annotate --inclusive=yes "$out/ingest.out" 2>/dev/null |
-  grep -E '^ *[0-9,]+ .*(rustls_pki_types::pem::read |adapters/tls.rs:)' | grep -v '=>' |
-  head -4 | cut -c1-160
+  grep -E '^ *[0-9,]+ ' | grep -v -E '=>|PROGRAM TOTALS|\?\?\?|_start|__libc_start|std::rt::|std::sys::|core::ops::function|clone3?|start_thread|main |tokio::|once.rs|closure}} \[/'  |
+  head -12 | cut -c1-150 || true
