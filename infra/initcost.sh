@@ -7,7 +7,8 @@
 # first request for an event, and exits. Ingest's start includes what its
 # worker thread does beside that request: the SDK's configuration, clients
 # and first connector (the TLS configuration with its compiled-in roots).
-# Prints each total and the heaviest parts of ingest's.
+# Prints each total, per thread too (the main thread first), and the
+# heaviest parts of ingest's.
 #
 # Usage: bash infra/initcost.sh
 set -euo pipefail
@@ -47,8 +48,15 @@ count() { # name binary
     grep MissingEnv "$out/$1.log" >&2
     exit 1
   fi
-  printf '%-7s %s instructions\n' "$1" \
-    "$(callgrind_annotate "$out/$1.out" 2>/dev/null | awk '/PROGRAM TOTALS/ {print $1}')"
+  # The same start again, counted per thread (the first is the main thread).
+  env -i "${lambda_env[@]}" valgrind --tool=callgrind --separate-threads=yes \
+    --callgrind-out-file="$out/$1-threads.out" "$2" >/dev/null 2>&1 || true
+  local threads=""
+  for f in $(ls "$out/$1-threads.out"-* | sort); do
+    threads="$threads $(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ {print $1}')"
+  done
+  printf '%-7s %s instructions; per thread:%s\n' "$1" \
+    "$(callgrind_annotate "$out/$1.out" 2>/dev/null | awk '/PROGRAM TOTALS/ {print $1}')" "$threads"
 }
 
 count hello "$bin/examples/hello"
