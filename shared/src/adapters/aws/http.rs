@@ -482,6 +482,16 @@ mod tests {
         TimeoutConfig::disabled()
     }
 
+    /// The connector's error in `error`, which must be a dispatch failure.
+    fn dispatch_failure<E: std::fmt::Debug>(error: &SdkError<E>) -> &ConnectorError {
+        match error {
+            SdkError::DispatchFailure(failure) => {
+                failure.as_connector_error().expect("a connector error")
+            }
+            other => panic!("not a dispatch failure: {other:?}"),
+        }
+    }
+
     #[tokio::test]
     async fn calls_go_over_tls_and_share_one_connection() {
         let server = tls_server(&[Reply::Tables]).await;
@@ -504,10 +514,7 @@ mod tests {
         // The compiled-in roots: the test's authority is not among them.
         let client = dynamodb(http_client(), server.addr, 1, no_timeouts());
         let error = client.list_tables().send().await.expect_err("not trusted");
-        match &error {
-            SdkError::DispatchFailure(failure) => assert!(failure.is_io(), "{error:?}"),
-            other => panic!("not a dispatch failure: {other:?}"),
-        }
+        assert!(dispatch_failure(&error).is_io(), "{error:?}");
         assert!(
             format!("{:?}", error).contains("UnknownIssuer"),
             "the certificate's issuer is unknown: {error:?}"
@@ -531,10 +538,7 @@ mod tests {
             .build();
         let client = dynamodb(http_client(), addr, 1, timeouts);
         let error = client.list_tables().send().await.expect_err("no handshake");
-        match &error {
-            SdkError::DispatchFailure(failure) => assert!(failure.is_timeout(), "{error:?}"),
-            other => panic!("not a dispatch failure: {other:?}"),
-        }
+        assert!(dispatch_failure(&error).is_timeout(), "{error:?}");
         assert!(crate::adapters::aws::is_retryable(&error));
     }
 
@@ -546,16 +550,14 @@ mod tests {
             .build();
         let client = dynamodb(trusting(&server), server.addr, 1, timeouts);
         let error = client.list_tables().send().await.expect_err("no answer");
-        match &error {
-            SdkError::DispatchFailure(failure) => assert!(failure.is_timeout(), "{error:?}"),
-            other => panic!("not a dispatch failure: {other:?}"),
-        }
+        assert!(dispatch_failure(&error).is_timeout(), "{error:?}");
         assert_eq!(server.requests.load(Ordering::SeqCst), 1);
     }
 
-    #[tokio::test]
-    async fn a_response_cut_short_is_retried_on_a_new_connection() {
-        let server = tls_server(&[Reply::Cut, Reply::Tables]).await;
+    /// `replies` to two attempts end in the second one's answer, on a
+    /// second connection.
+    async fn answered_by_a_retry_on_a_new_connection(replies: &'static [Reply]) {
+        let server = tls_server(replies).await;
         let client = dynamodb(trusting(&server), server.addr, 2, no_timeouts());
         let tables = client
             .list_tables()
@@ -568,19 +570,15 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_response_cut_short_is_retried_on_a_new_connection() {
+        answered_by_a_retry_on_a_new_connection(&[Reply::Cut, Reply::Tables]).await;
+    }
+
+    #[tokio::test]
     async fn a_connection_that_answered_an_error_is_not_used_again() {
         // The server keeps the connection open after its 500; the SDK
         // poisons it, and the retry connects anew.
-        let server = tls_server(&[Reply::Fails, Reply::Tables]).await;
-        let client = dynamodb(trusting(&server), server.addr, 2, no_timeouts());
-        let tables = client
-            .list_tables()
-            .send()
-            .await
-            .expect("the retry's answer");
-        assert_eq!(tables.table_names(), ["over-tls"]);
-        assert_eq!(server.requests.load(Ordering::SeqCst), 2);
-        assert_eq!(server.connections.load(Ordering::SeqCst), 2, "poisoned");
+        answered_by_a_retry_on_a_new_connection(&[Reply::Fails, Reply::Tables]).await;
     }
 
     #[test]
