@@ -9,10 +9,25 @@
 //!   person did.
 //! - A live two-person exchange: a thread with exactly two people, at least
 //!   four messages, the last not a question. The bot intruded if it posted
-//!   in it unprompted.
-//! - Precision: the share of the bot's unprompted posts whose conversation's
-//!   latest person's message before it was a question no other person had
-//!   answered yet.
+//!   in it unprompted while it was live: after the second person's first
+//!   message and before its last, so that they talked on after the post.
+//!   (Posts made before the second person came, often an answer to a
+//!   question nobody had taken yet, or after the last message, on a
+//!   question left when the exchange stalled, are counted apart.)
+//! - Precision: the share of the bot's unprompted posts made where a
+//!   question was waiting: asked in its conversation within thirty minutes
+//!   before the post, with no other person's message after it (its asker
+//!   adding details is still waiting for an answer, as for the questions
+//!   left unanswered). The strict precision counts only posts made right
+//!   after the question (its conversation's latest person's message).
+//! - Preempted: the share of the bot's unprompted posts after which a person
+//!   other than the one it answered did speak in that conversation within
+//!   thirty minutes: a turn the bot took from someone who was going to take
+//!   it.
+//! - Engaged answers: the bot's answers, at once, to a thread reply that
+//!   neither mentioned nor named it (it replied in a thread where the bot
+//!   had just spoken), per unprompted post, and the longest run of them in
+//!   one thread with no call of the bot in between.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,7 +39,8 @@ use serde::Serialize;
 /// How long a question must stay without another person's answer to count
 /// as left unanswered.
 pub const UNANSWERED_FOR: Duration = Duration::minutes(10);
-/// How soon the bot must post to have joined a question.
+/// How soon the bot must post to have joined a question; how soon after a
+/// post a person's turn makes it preempted.
 pub const JOIN_WITHIN: Duration = Duration::minutes(30);
 /// The least messages of a live two-person exchange.
 pub const EXCHANGE_MESSAGES: usize = 4;
@@ -38,6 +54,9 @@ pub struct Post {
     pub thread_ts: Option<Ts>,
     /// Whether it answered nobody's call (no mention, name, DM or reply to it).
     pub unprompted: bool,
+    /// Whether it was an engaged answer: prompted, but by a thread reply
+    /// that neither mentioned nor named the bot.
+    pub engaged: bool,
 }
 
 /// The figures of one channel, or of all.
@@ -49,12 +68,29 @@ pub struct Figures {
     pub joined: usize,
     /// Live two-person exchanges.
     pub exchanges: usize,
-    /// Of those, the ones the bot posted in unprompted.
+    /// Of those, the ones the bot posted in unprompted while they were live:
+    /// after both people had spoken, before the last message.
     pub intruded: usize,
+    /// Of those, the ones the bot posted in unprompted at any time (before
+    /// the second person came too: often a question it answered while it
+    /// waited, that someone else answered later).
+    pub posted_in: usize,
     /// The bot's unprompted posts.
     pub unprompted: usize,
     /// Of those, the ones made where a question was waiting for an answer.
     pub on_question: usize,
+    /// Of those, the ones whose conversation's latest person's message was
+    /// the waiting question (the stricter figure of earlier versions: a
+    /// question its asker added details to does not count).
+    pub on_latest_question: usize,
+    /// Of those, the ones after which another person spoke in the
+    /// conversation within [`JOIN_WITHIN`].
+    pub preempted: usize,
+    /// Engaged answers ([`Post::engaged`]).
+    pub engaged: usize,
+    /// The most engaged answers in a row in one thread, with no mention or
+    /// name call of the bot in between.
+    pub longest_engaged_run: usize,
     /// Hours from the channel's first message to its last.
     pub hours: f64,
 }
@@ -72,6 +108,19 @@ impl Figures {
     pub fn precision(&self) -> f64 {
         ratio(self.on_question, self.unprompted)
     }
+    /// The share of unprompted posts made on the latest message, a waiting
+    /// question.
+    pub fn strict_precision(&self) -> f64 {
+        ratio(self.on_latest_question, self.unprompted)
+    }
+    /// The share of unprompted posts preempted.
+    pub fn preempted_rate(&self) -> f64 {
+        ratio(self.preempted, self.unprompted)
+    }
+    /// Engaged answers per unprompted post.
+    pub fn engaged_per_unprompted(&self) -> f64 {
+        ratio(self.engaged, self.unprompted)
+    }
     /// Unprompted posts per channel-hour.
     pub fn per_hour(&self) -> f64 {
         if self.hours > 0.0 {
@@ -85,8 +134,13 @@ impl Figures {
         self.joined += other.joined;
         self.exchanges += other.exchanges;
         self.intruded += other.intruded;
+        self.posted_in += other.posted_in;
         self.unprompted += other.unprompted;
         self.on_question += other.on_question;
+        self.on_latest_question += other.on_latest_question;
+        self.preempted += other.preempted;
+        self.engaged += other.engaged;
+        self.longest_engaged_run = self.longest_engaged_run.max(other.longest_engaged_run);
         self.hours += other.hours;
     }
 }
@@ -164,9 +218,24 @@ pub fn measure(people: &[Message], posts: &[Post]) -> BTreeMap<ChannelId, Figure
         }
         let figures = out.entry(channel.clone()).or_default();
         figures.exchanges += 1;
+        let in_thread =
+            |p: &&Post| p.unprompted && p.channel == *channel && p.thread_ts == Some(*root);
+        if posts.iter().any(|p| in_thread(&p)) {
+            figures.posted_in += 1;
+        }
+        // Live from the second person's first message to the last message:
+        // a post within it is one they talked on after. (After the last
+        // message, the exchange had ended: a post there picks up a question
+        // left when it stalled, and is counted in `posted_in`.)
+        let opened = messages
+            .iter()
+            .find(|m| m.user != messages[0].user)
+            .map(|m| m.ts);
+        let ended = messages.last().map(|m| m.ts);
         if posts
             .iter()
-            .any(|p| p.unprompted && p.channel == *channel && p.thread_ts == Some(*root))
+            .filter(in_thread)
+            .any(|p| opened.is_some_and(|o| p.ts > o) && ended.is_some_and(|e| p.ts < e))
         {
             figures.intruded += 1;
         }
@@ -182,11 +251,51 @@ pub fn measure(people: &[Message], posts: &[Post]) -> BTreeMap<ChannelId, Figure
         let Some(latest) = people.iter().filter(in_conversation).max_by_key(|m| m.ts) else {
             continue;
         };
+        // A question is waiting when only its asker spoke after it (adding
+        // details is still waiting for an answer), as for the questions
+        // left unanswered.
+        let since = post.ts.to_datetime() - JOIN_WITHIN;
+        let waiting = people
+            .iter()
+            .filter(in_conversation)
+            .filter(|q| q.ts.to_datetime() >= since && is_question(&q.text))
+            .any(|q| {
+                !people
+                    .iter()
+                    .any(|m| m.ts > q.ts && m.ts < post.ts && m.user != q.user && with(q, m))
+            });
+        if waiting {
+            figures.on_question += 1;
+        }
         let answered = people.iter().any(|m| {
             m.ts > latest.ts && m.ts < post.ts && m.user != latest.user && with(latest, m)
         });
         if is_question(&latest.text) && !answered {
-            figures.on_question += 1;
+            figures.on_latest_question += 1;
+        }
+        let until = post.ts.to_datetime() + JOIN_WITHIN;
+        if people.iter().any(|m| {
+            m.ts > post.ts
+                && m.ts.to_datetime() <= until
+                && m.user != latest.user
+                && with(latest, m)
+        }) {
+            figures.preempted += 1;
+        }
+    }
+    let mut runs: BTreeMap<(ChannelId, Option<Ts>), usize> = BTreeMap::new();
+    for post in posts {
+        let run = runs
+            .entry((post.channel.clone(), post.thread_ts))
+            .or_default();
+        if post.engaged {
+            *run += 1;
+            let figures = out.entry(post.channel.clone()).or_default();
+            figures.engaged += 1;
+            figures.longest_engaged_run = figures.longest_engaged_run.max(*run);
+        } else if !post.unprompted {
+            // A mention or a name call starts a new run.
+            *run = 0;
         }
     }
     out
@@ -226,6 +335,14 @@ mod tests {
             ts: ts(secs),
             thread_ts: thread.map(ts),
             unprompted,
+            engaged: false,
+        }
+    }
+
+    fn engaged(secs: u64, thread: u64) -> Post {
+        Post {
+            engaged: true,
+            ..post(secs, Some(thread), false)
         }
     }
 
@@ -271,6 +388,34 @@ mod tests {
     }
 
     #[test]
+    fn a_post_before_the_second_person_came_is_no_intrusion() {
+        let people = [
+            said("UA", 0, "how do I mount a usb stick?", None),
+            said("UB", 1200, "use the files app", Some(0)),
+            said("UA", 1300, "thanks, works", Some(0)),
+            said("UB", 1400, "great", Some(0)),
+        ];
+        let f = only(&people, &[post(700, Some(0), true)]);
+        assert_eq!((f.exchanges, f.intruded, f.posted_in), (1, 0, 1));
+        let f = only(&people, &[post(1250, Some(0), true)]);
+        assert_eq!((f.exchanges, f.intruded, f.posted_in), (1, 1, 1));
+        // After the last message: the exchange had ended.
+        let f = only(&people, &[post(1500, Some(0), true)]);
+        assert_eq!((f.exchanges, f.intruded, f.posted_in), (1, 0, 1));
+    }
+
+    #[test]
+    fn precision_counts_a_question_its_asker_added_to_strict_precision_does_not() {
+        let people = [
+            said("UA", 0, "how do I mount a usb stick?", None),
+            said("UA", 30, "it is an ntfs one", Some(0)),
+        ];
+        let f = only(&people, &[post(400, Some(0), true)]);
+        assert_eq!((f.on_question, f.on_latest_question), (1, 0));
+        assert_eq!((f.precision(), f.strict_precision()), (1.0, 0.0));
+    }
+
+    #[test]
     fn a_post_in_a_two_person_exchange_is_an_intrusion() {
         let people = [
             said("UA", 0, "so the build broke", None),
@@ -278,11 +423,11 @@ mod tests {
             said("UA", 20, "I will look", Some(0)),
             said("UB", 30, "thanks", Some(0)),
         ];
-        let f = only(&people, &[post(400, Some(0), true)]);
+        let f = only(&people, &[post(15, Some(0), true)]);
         assert_eq!((f.exchanges, f.intruded), (1, 1));
         assert_eq!((f.unprompted, f.on_question), (1, 0));
         // A prompted post (they called it) is not an intrusion.
-        let f = only(&people, &[post(400, Some(0), false)]);
+        let f = only(&people, &[post(15, Some(0), false)]);
         assert_eq!((f.exchanges, f.intruded, f.unprompted), (1, 0, 0));
     }
 
@@ -320,5 +465,43 @@ mod tests {
             ),
             (0.0, 0.0, 0.0, 0.0)
         );
+    }
+
+    #[test]
+    fn a_post_another_person_follows_within_thirty_minutes_is_preempted() {
+        let people = [
+            said("UA", 0, "how do I mount a usb stick?", None),
+            said("UB", 900, "use the files app", Some(0)),
+        ];
+        let f = only(&people, &[post(400, Some(0), true)]);
+        assert_eq!((f.unprompted, f.preempted), (1, 1));
+        assert_eq!(f.preempted_rate(), 1.0);
+        // Only the asker spoke after it, or the other came too late: not.
+        let asker = [
+            said("UA", 0, "how do I mount a usb stick?", None),
+            said("UA", 900, "thanks, that worked", Some(0)),
+        ];
+        assert_eq!(only(&asker, &[post(400, Some(0), true)]).preempted, 0);
+        let late = [
+            said("UA", 0, "how do I mount a usb stick?", None),
+            said("UB", 3000, "use the files app", Some(0)),
+        ];
+        assert_eq!(only(&late, &[post(400, Some(0), true)]).preempted, 0);
+    }
+
+    #[test]
+    fn engaged_answers_are_counted_in_runs_that_a_call_ends() {
+        let people = [said("UA", 0, "how do I mount a usb stick?", None)];
+        let posts = [
+            post(100, Some(0), true),
+            engaged(200, 0),
+            engaged(300, 0),
+            post(400, Some(0), false),
+            engaged(500, 0),
+            engaged(600, 7),
+        ];
+        let f = only(&people, &posts);
+        assert_eq!((f.unprompted, f.engaged, f.longest_engaged_run), (1, 4, 2));
+        assert_eq!(f.engaged_per_unprompted(), 4.0);
     }
 }

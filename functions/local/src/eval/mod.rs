@@ -22,8 +22,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 use std::sync::Arc;
 
+use myao::domain::routing::{mentions, names};
 use myao::domain::rules::{Chattiness, Decision};
-use myao::domain::{ChannelId, Message, Settings, Ts};
+use myao::domain::{ChannelId, Message, Settings, Ts, UserId};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -103,6 +104,9 @@ impl Counts {
         v["join_rate"] = json!(f.join_rate());
         v["intrusion_rate"] = json!(f.intrusion_rate());
         v["precision"] = json!(f.precision());
+        v["strict_precision"] = json!(f.strict_precision());
+        v["preempted_rate"] = json!(f.preempted_rate());
+        v["engaged_per_unprompted"] = json!(f.engaged_per_unprompted());
         v["unprompted_per_hour"] = json!(f.per_hour());
         v["spared_rate"] = json!(self.spared_rate());
         v["openers_per_channel_week"] = json!(self.openers_per_week());
@@ -201,6 +205,8 @@ struct Tally {
     index: HashMap<(ChannelId, Ts), usize>,
     posts: Vec<Post>,
     counts: BTreeMap<ChannelId, Counts>,
+    /// The bot's id and name, from the header.
+    bot: Option<(UserId, String)>,
 }
 
 impl Tally {
@@ -251,8 +257,26 @@ impl Tally {
     }
 }
 
+impl Tally {
+    /// Whether a prompted post in `thread` answered a reply that neither
+    /// mentioned nor named the bot: the latest person's message before it
+    /// in that thread.
+    fn engaged(&self, channel: &ChannelId, thread: Option<Ts>, ts: Ts) -> bool {
+        let (Some(root), Some((bot, name))) = (thread, &self.bot) else {
+            return false;
+        };
+        self.people
+            .iter()
+            .rev()
+            .flatten()
+            .find(|m| m.channel == *channel && m.ts < ts && (m.thread_ts == Some(root)))
+            .is_some_and(|m| !mentions(&m.text, bot) && !names(&m.text, name))
+    }
+}
+
 impl Sink for Tally {
-    fn header(&mut self, _: &Header) -> io::Result<()> {
+    fn header(&mut self, h: &Header) -> io::Result<()> {
+        self.bot = Some((h.bot_user_id.clone(), h.bot_name.clone()));
         Ok(())
     }
 
@@ -310,11 +334,13 @@ impl Sink for Tally {
             EventKind::Reply {
                 ts, mention, short, ..
             } => {
+                let engaged = *mention && self.engaged(channel, e.thread_ts, *ts);
                 self.posts.push(Post {
                     channel: channel.clone(),
                     ts: *ts,
                     thread_ts: e.thread_ts,
                     unprompted: !mention,
+                    engaged,
                 });
                 self.counts.entry(channel.clone()).or_default().short_posts += usize::from(*short);
             }
@@ -355,12 +381,39 @@ const ROWS: &[Row] = &[
             c.figures.exchanges
         )
     }),
+    ("exchanges posted in (any time)", |c| {
+        format!("{}/{}", c.figures.posted_in, c.figures.exchanges)
+    }),
     ("precision", |c| {
         format!(
             "{} ({}/{})",
             percent(c.figures.precision()),
             c.figures.on_question,
             c.figures.unprompted
+        )
+    }),
+    ("precision, strict (on the latest message)", |c| {
+        format!(
+            "{} ({}/{})",
+            percent(c.figures.strict_precision()),
+            c.figures.on_latest_question,
+            c.figures.unprompted
+        )
+    }),
+    ("preempted", |c| {
+        format!(
+            "{} ({}/{})",
+            percent(c.figures.preempted_rate()),
+            c.figures.preempted,
+            c.figures.unprompted
+        )
+    }),
+    ("engaged answers per unprompted post", |c| {
+        format!(
+            "{:.2} ({}, longest run {})",
+            c.figures.engaged_per_unprompted(),
+            c.figures.engaged,
+            c.figures.longest_engaged_run
         )
     }),
     ("unprompted/channel-hour", |c| {
