@@ -80,16 +80,29 @@ async fn a_reply_in_the_bots_thread_within_the_window_is_answered_at_once() {
         message(GENERAL, BOT, ts(-200), Some(root), "looks like the cache"),
     ])
     .await;
-    // 200 s after the bot spoke (window 300 s): addressed, on the queue now.
+    // Alice, whom the bot answered, 200 s after it spoke (window 300 s):
+    // addressed, on the queue now.
     let outcome = bed
-        .deliver(said(BOB, ts(0), Some(root), "you mean the npm cache"))
+        .deliver(said(ALICE, ts(0), Some(root), "you mean the npm cache"))
         .await;
     assert!(answered_at_once(&outcome), "{outcome:?}");
     assert!(bed.board.scheduled().is_empty(), "no judgment wait");
 
     // One that @-mentions someone else is theirs, even inside the window.
     let outcome = bed
-        .deliver(said(BOB, ts(1), Some(root), "<@UALICE> can you clear it"))
+        .deliver(said(ALICE, ts(1), Some(root), "<@UBOB> can you clear it"))
+        .await;
+    assert!(!answered_at_once(&outcome), "{outcome:?}");
+    // Bob, a third person replying under the bot's answer to Alice, is
+    // judged.
+    let other = ts(-500);
+    bed.seed(&[
+        message(GENERAL, ALICE, other, None, "the deploy is slow"),
+        message(GENERAL, BOT, ts(-100), Some(other), "the cache again?"),
+    ])
+    .await;
+    let outcome = bed
+        .deliver(said(BOB, ts(3), Some(other), "I can clear it"))
         .await;
     assert!(!answered_at_once(&outcome), "{outcome:?}");
 
@@ -434,23 +447,40 @@ async fn a_name_call_and_a_direct_message_are_answered_without_a_judgment_wait()
 
 /// The posts made when, after the rule stage decided to answer Alice's
 /// top-level question and before the answer went out, `who` replied in
-/// the question's thread.
-async fn posts_after_a_reply_in_its_thread(who: &str) -> usize {
+/// the question's thread (delivered: the reply makes a judgment of the
+/// thread), once everything due within the hour has run.
+async fn posts_after_a_reply_in_its_thread(who: &str) -> Vec<Value> {
     let bed = bed(|_| {}).await;
     seed_question(&bed, -900, -300).await;
     let JudgmentOutcome::Sure { at, .. } = judge(&bed, &judgment(None, ts(-300))).await else {
         panic!("the question is answered");
     };
-    bed.seed(&[message(GENERAL, who, ts(1), Some(ts(-300)), "about that")])
-        .await;
+    bed.deliver(said(
+        who,
+        Ts::from_datetime(bed.now()),
+        Some(ts(-300)),
+        "about that",
+    ))
+    .await;
     bed.clock.set(at);
     bed.run_due().await;
-    bed.posts().await.len()
+    assert!(
+        bed.posts().await.is_empty(),
+        "the top-level answer stood down"
+    );
+    for _ in 0..6 {
+        bed.clock.advance(Duration::minutes(10));
+        bed.run_due().await;
+    }
+    bed.posts().await
 }
 
 #[tokio::test]
-async fn a_top_level_answer_is_dropped_once_someone_else_answers_in_its_thread() {
-    assert_eq!(posts_after_a_reply_in_its_thread(BOB).await, 0);
-    // The asker adding details is still waiting for an answer.
-    assert_eq!(posts_after_a_reply_in_its_thread(ALICE).await, 1);
+async fn a_top_level_answer_stands_down_once_its_question_has_a_thread() {
+    // Someone else answered there: nothing more to say.
+    assert!(posts_after_a_reply_in_its_thread(BOB).await.is_empty());
+    // The asker added details there: it is answered once, in the thread.
+    let posts = posts_after_a_reply_in_its_thread(ALICE).await;
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert_eq!(posts[0]["thread_ts"], json!(ts(-300).to_string()));
 }

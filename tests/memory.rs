@@ -162,8 +162,16 @@ async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_show
         bed.board.take_due(bed.now());
         bed.script.set_judgment(verdict(false, None));
         bed.clock.advance(Duration::seconds(60));
-        bed.seed(&[message(GENERAL, BOB, ts(30), None, "ところでお昼どうする?")])
-            .await;
+        // (Not a question: one asked a minute ago waits for the channel's
+        // pace before anyone judges it.)
+        bed.seed(&[message(
+            GENERAL,
+            BOB,
+            ts(30),
+            None,
+            "ところでお昼はカレーにしよう",
+        )])
+        .await;
         let outcome = bed
             .run(&Job::Judgment {
                 channel: channel(GENERAL),
@@ -184,7 +192,7 @@ async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_show
                 &format!("### スレッド: {}", ts(-900)),
                 &stored.content,
                 "## 現在の会話",
-                "ところでお昼どうする?",
+                "ところでお昼はカレーにしよう",
             ],
         );
     }

@@ -183,7 +183,9 @@ async fn every_prompt_holds_only_what_its_audience_may_read() {
             ALICE,
             ts(3_500 + offset),
             Some(ts(-900 + offset)),
-            "ところで最近どう?",
+            // (Not a question: one asked a moment ago waits for the
+            // conversation's pace before anyone judges it.)
+            "ところで最近忙しくて",
         )])
         .await;
     }

@@ -49,7 +49,9 @@ pub enum JudgmentOutcome {
     Empty,
     /// A gate closed before any score or LLM call ([`rules::GATES`]).
     Held(Gate),
-    /// The rule stage scored below the low threshold: silent, no LLM call.
+    /// The rule stage scored below the low threshold, or its waiting
+    /// question is not left to the room yet (judged again then,
+    /// [`Score::again`]): silent, no LLM call.
     Quiet(Ruling),
     /// The channel had its `max_unprompted_per_channel_hour` replies.
     Capped(Ruling),
@@ -209,6 +211,8 @@ pub async fn run(
     let ruling = Ruling {
         decision: match closing {
             Some(_) => Decision::React,
+            // A question not yet left to the room: silent for now.
+            None if score.again.is_some() => Decision::Silent,
             None => rules::decide(&score, thresholds),
         },
         score,
@@ -224,6 +228,13 @@ pub async fn run(
             reply,
         )
     };
+    if let (Decision::Silent, Some(at)) = (ruling.decision, ruling.score.again) {
+        // A question not yet left to the room (its conversation's pace, or
+        // an exchange that may still go on): judged again when it would be,
+        // unless a person speaks first. No LLM call before then.
+        judge_again(svc, &name, &conversation, newest_ts, at, now).await?;
+        return Ok(JudgmentOutcome::Quiet(ruling));
+    }
     match ruling.decision {
         Decision::Silent => Ok(JudgmentOutcome::Quiet(ruling)),
         Decision::React => {

@@ -107,9 +107,10 @@ pub async fn run(
                 return Ok(ResponseOutcome::Stale);
             }
         }
-        // An answer at the top level is late too once someone else has
-        // replied in the thread of the message it answers (its author
-        // adding details is still waiting for one). An opening answers none.
+        // An answer at the top level is late too once the message it
+        // answers has a thread: that thread is where it is judged and
+        // answered (its author's words there made a judgment of their own),
+        // so it is answered once. An opening answers none.
         if thread_ts.is_none() && !matches!(reply, Reply::Opener { .. }) {
             if let Some(answered) = svc.store.get_message(channel, newest_ts).await? {
                 let under = Conversation::thread(channel.clone(), newest_ts);
@@ -117,7 +118,7 @@ pub async fn run(
                     .store
                     .conversation_messages(&under, RECENT_REPLIES)
                     .await?;
-                if replies.iter().any(|m| m.user != answered.user) {
+                if replies.iter().any(|m| m.ts > answered.ts) {
                     tracing::info!(job = %newest_ts, "stale response job: answered in its thread");
                     return Ok(ResponseOutcome::Stale);
                 }

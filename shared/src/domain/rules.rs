@@ -18,13 +18,24 @@
 //! - "ends with ?" (+20) becomes a question nobody has answered yet: a
 //!   question someone already answered does not call for the bot, and one
 //!   left hanging is the clearest moment for a member to speak up.
+//!
+//! A question is left to the room only when the room had its time: its
+//! conversation's own pace ([`pace`]) sets how long people there take to
+//! answer each other, and a question inside a live exchange of two or three
+//! people, answering the other's last message, is theirs until it stalls
+//! ([`their_exchange`]). Until then the question weighs nothing
+//! ([`Signal::NotLeftYet`], [`Signal::TheirExchange`]) and the judgment
+//! runs again when it would ([`Score::again`]). A question its asker
+//! answered himself, or followed with his own thinking, waits for nobody
+//! ([`moved_on`]); a top-level question with a thread is judged in that
+//! thread, not at the top level too.
 
 use chrono::{DateTime, Duration, Utc};
 
 use super::ids::{Ts, UserId};
 use super::message::Message;
 use super::reply::{closing, Closing};
-use super::routing::mentions;
+use super::routing::{mentions, names};
 
 /// How readily the bot speaks unprompted: the thresholds of the rule stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -109,6 +120,13 @@ pub enum Signal {
     Burst,
     /// The bot spoke in this channel not long ago.
     BotRecent,
+    /// The waiting question is younger than its conversation's pace lets a
+    /// person take to answer ([`pace_wait`]): not left to the room yet.
+    NotLeftYet,
+    /// The waiting question answers the other person's last message in a
+    /// live exchange of two or three people and is not put to the room, or
+    /// it @-mentions someone else, and it has not stalled: it is theirs.
+    TheirExchange,
 }
 
 impl Signal {
@@ -122,6 +140,8 @@ impl Signal {
             Signal::TwoPeople => -10,
             Signal::Burst => -5,
             Signal::BotRecent => -10,
+            Signal::NotLeftYet => -60,
+            Signal::TheirExchange => -60,
         }
     }
 
@@ -135,6 +155,8 @@ impl Signal {
             Signal::TwoPeople => "two_people",
             Signal::Burst => "burst",
             Signal::BotRecent => "bot_recent",
+            Signal::NotLeftYet => "not_left_yet",
+            Signal::TheirExchange => "their_exchange",
         }
     }
 }
@@ -151,6 +173,26 @@ pub const BOT_RECENT: Duration = Duration::minutes(10);
 pub const DIALOGUE_MESSAGES: usize = 4;
 /// A question older than this is no longer waiting for an answer.
 pub const QUESTION_MAX_AGE: Duration = Duration::minutes(30);
+/// [`pace_wait`]: a question is left to the room after this many of its
+/// conversation's usual waits for an answer...
+pub const PACE_FACTOR: i32 = 3;
+/// ...but never later than this after it was asked.
+pub const PACE_CAP: Duration = Duration::minutes(15);
+/// [`pace`]: the turns (one person's message, then another's) it is read
+/// from, newest first, and the least of them it needs.
+pub const PACE_TURNS: usize = 12;
+pub const PACE_MIN_TURNS: usize = 2;
+/// [`their_exchange`]: an exchange is live when the other person's message
+/// came within this before the question...
+pub const EXCHANGE_LIVE: Duration = Duration::minutes(60);
+/// ...and of at most this many people, among its last
+/// [`EXCHANGE_MESSAGES`] messages of people.
+pub const EXCHANGE_PEOPLE: usize = 3;
+pub const EXCHANGE_MESSAGES: usize = 6;
+/// An exchange has stalled when the question waited this many of its
+/// usual waits, and at least [`STALL_MIN`].
+pub const STALL_FACTOR: i32 = 6;
+pub const STALL_MIN: Duration = Duration::minutes(20);
 
 /// What the rule stage looks at.
 #[derive(Debug, Clone, Copy)]
@@ -178,6 +220,10 @@ pub struct Score {
     /// The message the bot would answer: the latest unanswered question, or
     /// else the latest person's message.
     pub answers: Option<Ts>,
+    /// When the waiting question would be left to the room (its pace's
+    /// wait is over, or its exchange would have stalled), if it is not yet:
+    /// the conversation is judged again then, unless a person speaks first.
+    pub again: Option<DateTime<Utc>>,
 }
 
 impl Score {
@@ -246,11 +292,41 @@ pub fn thanks_to_bot(scene: &Scene<'_>, names: &[&str]) -> Option<(Closing, Ts)>
     None
 }
 
-/// Whether `text` is a question: a "?" (or "？") and at least three words,
-/// where a run of Japanese counts a word per three characters (it has no
-/// spaces between words).
+/// Whether `text` is a question: a "?" (or "？") in its prose and at least
+/// three words, where a run of Japanese counts a word per three characters
+/// (it has no spaces between words). A "?" in code (`` `link-target?` ``, a
+/// code block) or in a link's address is no question mark.
 pub fn is_question(text: &str) -> bool {
-    (text.contains('?') || text.contains('？')) && words(text) >= 3
+    let prose = prose(text);
+    (prose.contains('?') || prose.contains('？')) && words(text) >= 3
+}
+
+/// `text` without its code (between backticks: spans and blocks) and the
+/// addresses of its links (`<https://...>`, as Slack writes them).
+fn prose(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(['`', '<']) {
+        out.push_str(&rest[..i]);
+        let after = &rest[i..];
+        let (open, close) = if after.starts_with("```") {
+            ("```", "```")
+        } else if after.starts_with('`') {
+            ("`", "`")
+        } else {
+            ("<", ">")
+        };
+        match after[open.len()..].find(close) {
+            Some(end) => rest = &after[open.len() + end + close.len()..],
+            // Unclosed: the rest is prose.
+            None => {
+                out.push_str(after);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn words(text: &str) -> usize {
@@ -279,7 +355,9 @@ fn person(message: &Message) -> bool {
 
 /// The latest question in the conversation that a person asked and no one
 /// else (person or bot) has answered, in the conversation or, for a
-/// top-level question, in its thread: its asker may have said more since.
+/// top-level question, in its thread: its asker may have said more since,
+/// unless he moved on ([`moved_on`]). At the top level, a question that has
+/// a thread is that thread's to judge: it is not waiting here too.
 fn unanswered_question<'a>(scene: &Scene<'a>) -> Option<&'a Message> {
     let oldest = scene.now - QUESTION_MAX_AGE;
     scene
@@ -288,28 +366,226 @@ fn unanswered_question<'a>(scene: &Scene<'a>) -> Option<&'a Message> {
         .rev()
         .filter(|m| person(m) && m.ts.to_datetime() >= oldest && is_question(&m.text))
         .find(|q| {
-            let later_in_conversation = scene.conversation.iter().filter(|m| m.ts > q.ts).chain(
-                scene
-                    .channel
-                    .iter()
-                    .filter(|m| scene.top_level && m.thread_ts == Some(q.ts)),
-            );
-            !later_in_conversation
-                .into_iter()
+            let in_thread = |m: &&Message| scene.top_level && m.thread_ts == Some(q.ts);
+            if scene.channel.iter().any(|m| in_thread(&m)) {
+                return false;
+            }
+            let later: Vec<&Message> = scene.conversation.iter().filter(|m| m.ts > q.ts).collect();
+            !later
+                .iter()
                 .any(|m| m.user != q.user || m.user == *scene.bot)
+                && !moved_on(q, &later)
         })
+}
+
+/// Words that put a question to the room rather than to one person.
+const TO_THE_ROOM: &[&str] = &[
+    "anyone",
+    "anybody",
+    "someone",
+    "somebody",
+    "everyone",
+    "everybody",
+    "any idea",
+    "any ideas",
+    "any thoughts",
+    "folks",
+    "y'all",
+    "誰か",
+    "だれか",
+    "どなたか",
+    "皆さん",
+    "みなさん",
+    "みんな",
+];
+
+/// Words with which an asker says he has his answer.
+const RESOLVED: &[&str] = &[
+    "nvm",
+    "never mind",
+    "nevermind",
+    "got it",
+    "figured it out",
+    "figured out",
+    "solved",
+    "fixed",
+    "found it",
+    "works now",
+    "working now",
+    "turns out",
+    "nope",
+    "解決",
+    "できました",
+    "わかりました",
+    "分かりました",
+];
+
+/// Words that make a question a guess the asker thinks aloud.
+const GUESSING: &[&str] = &[
+    "probably",
+    "maybe",
+    "perhaps",
+    "i guess",
+    "i suppose",
+    "i wonder",
+    "might be",
+    "たぶん",
+    "多分",
+    "かな",
+];
+
+fn has_any(text: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| names(text, w))
+}
+
+/// Words alone with which a person sees it ("OH….", "ah!", "i see").
+const REALISED: &[&str] = &["oh", "ohh", "ah", "ahh", "aha", "i see", "なるほど"];
+
+/// Whether `text` is only a word of seeing it: a short message made of one
+/// of [`REALISED`].
+fn realised(text: &str) -> bool {
+    let plain: String = text
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || c.is_whitespace() || !c.is_ascii())
+        .filter(|c| !matches!(c, '…' | '！' | '。'))
+        .collect();
+    let plain = plain.split_whitespace().collect::<Vec<_>>().join(" ");
+    REALISED.contains(&plain.as_str())
+}
+
+/// Whether `text` puts its question to the room ("anyone?", "does someone
+/// know"), not to one person.
+pub fn to_the_room(text: &str) -> bool {
+    has_any(text, TO_THE_ROOM)
+}
+
+/// Whether the asker of `question` moved on in `later` (the conversation's
+/// messages after it, all his own): he said he has his answer ("nvm, got
+/// it", "nope, it was the lockfile"), or his question was a guess
+/// ("probably the flaky test again?") that he followed with more of his own
+/// thinking rather than a plea. Adding details to a real question ("it
+/// says error 17") keeps it waiting.
+pub fn moved_on(question: &Message, later: &[&Message]) -> bool {
+    let own = || later.iter().filter(|m| m.user == question.user);
+    own().any(|m| has_any(&m.text, RESOLVED) || realised(&m.text))
+        || (has_any(&question.text, GUESSING)
+            && own().any(|m| !is_question(&m.text) && !to_the_room(&m.text)))
+}
+
+/// The conversation's pace: the median wait, over its latest turns (a
+/// person's message, then another person's), from one to the next; from
+/// the channel's conversations when it has too few turns of its own.
+/// `None` when neither has [`PACE_MIN_TURNS`].
+pub fn pace(conversation: &[Message], channel: &[Message]) -> Option<Duration> {
+    fn turns<'a>(messages: impl Iterator<Item = &'a Message>) -> Vec<Duration> {
+        let people: Vec<&Message> = messages.filter(|m| person(m)).collect();
+        people
+            .windows(2)
+            .filter(|w| w[0].user != w[1].user)
+            .map(|w| w[1].ts.to_datetime() - w[0].ts.to_datetime())
+            .collect()
+    }
+    let mut gaps = turns(conversation.iter());
+    if gaps.len() < PACE_MIN_TURNS {
+        // The channel's conversations, each on its own: the top level and
+        // every thread.
+        let mut threads: Vec<Option<Ts>> = channel.iter().map(|m| m.thread_ts).collect();
+        threads.sort();
+        threads.dedup();
+        gaps = threads
+            .into_iter()
+            .flat_map(|t| turns(channel.iter().filter(move |m| m.thread_ts == t)))
+            .collect();
+    }
+    if gaps.len() < PACE_MIN_TURNS {
+        return None;
+    }
+    let start = gaps.len().saturating_sub(PACE_TURNS);
+    let mut latest = gaps.split_off(start);
+    latest.sort();
+    Some(latest[latest.len() / 2])
+}
+
+/// How long a question waits before it is left to the room:
+/// [`PACE_FACTOR`] times the pace, at most [`PACE_CAP`]; nothing beyond the
+/// judgment's own wait (`min_wait_seconds`) without a pace.
+pub fn pace_wait(pace: Option<Duration>) -> Duration {
+    pace.map_or(Duration::zero(), |p| (p * PACE_FACTOR).min(PACE_CAP))
+}
+
+/// When a question inside an exchange stalls: [`STALL_FACTOR`] times the
+/// pace, at least [`STALL_MIN`].
+pub fn stall_wait(pace: Option<Duration>) -> Duration {
+    pace.map_or(STALL_MIN, |p| (p * STALL_FACTOR).max(STALL_MIN))
+}
+
+/// Whether `question` belongs to a live exchange of two or three people in
+/// `conversation`: it answers another person's message (that person's last
+/// message before it, within [`EXCHANGE_LIVE`]; the asker may have said
+/// more in between), whose author is already
+/// talking with the asker (the asker spoke before in the conversation, or
+/// replies in a thread that person opened), among at most
+/// [`EXCHANGE_PEOPLE`] people, and it is not put to the room.
+pub fn their_exchange(conversation: &[Message], question: &Message) -> bool {
+    if to_the_room(&question.text) {
+        return false;
+    }
+    let before: Vec<&Message> = conversation
+        .iter()
+        .filter(|m| person(m) && m.ts < question.ts)
+        .collect();
+    // The other person's last message: the asker may have said more since.
+    let Some(other) = before.iter().rev().find(|m| m.user != question.user) else {
+        return false;
+    };
+    if question.ts.to_datetime() - other.ts.to_datetime() > EXCHANGE_LIVE {
+        return false;
+    }
+    let their_thread = question.thread_ts.is_some()
+        && conversation
+            .first()
+            .is_some_and(|root| root.thread_ts.is_none() && root.user == other.user);
+    let talking = before.iter().any(|m| m.user == question.user);
+    let mut people: Vec<&UserId> = before
+        .iter()
+        .rev()
+        .take(EXCHANGE_MESSAGES - 1)
+        .map(|m| &m.user)
+        .chain([&question.user])
+        .collect();
+    people.sort();
+    people.dedup();
+    (talking || their_thread) && people.len() <= EXCHANGE_PEOPLE
 }
 
 /// Scores the scene.
 pub fn score(scene: &Scene<'_>) -> Score {
     let mut signals = Vec::new();
+    let mut again = None;
     let question = unanswered_question(scene);
     if let Some(q) = question {
         signals.push(Signal::UnansweredQuestion);
         if mentions_other(&q.text, scene.bot) {
             signals.push(Signal::AskedSomeoneElse);
         }
+        let pace = pace(scene.conversation, scene.channel);
+        let asked = q.ts.to_datetime();
+        let left = asked + pace_wait(pace);
+        let stalled = asked + stall_wait(pace);
+        if scene.now < left {
+            signals.push(Signal::NotLeftYet);
+            again = Some(left);
+        } else if scene.now < stalled
+            && (their_exchange(scene.conversation, q) || mentions_other(&q.text, scene.bot))
+        {
+            signals.push(Signal::TheirExchange);
+            again = Some(stalled);
+        }
     }
+    // Not past the question's age: it is no longer waiting then.
+    let again =
+        again.filter(|at| question.is_some_and(|q| *at - q.ts.to_datetime() < QUESTION_MAX_AGE));
     let latest_person = scene.conversation.iter().rev().find(|m| person(m));
     if let Some(latest) = latest_person {
         let before = scene
@@ -383,6 +659,7 @@ pub fn score(scene: &Scene<'_>) -> Score {
         total: signals.iter().map(|s| s.points()).sum(),
         answers: question.or(latest_person).map(|m| m.ts),
         signals,
+        again,
     }
 }
 
@@ -589,6 +866,14 @@ mod tests {
         assert!(!is_question("really?"));
         assert!(!is_question("<@U1> why?"));
         assert!(!is_question("how do I mount a usb stick"));
+        // A "?" in code or in a link is none.
+        assert!(!is_question("I had to add `#:link-target? #f` to fix it"));
+        assert!(!is_question("see ```(if (null? x) 1 2)``` for the fix"));
+        assert!(!is_question(
+            "results at <https://example.com/search?q=racket> here"
+        ));
+        assert!(is_question("does `null?` work on vectors?"));
+        assert!(is_question("an unclosed `span, does it still ask?"));
     }
 
     #[test]
@@ -643,10 +928,16 @@ mod tests {
             vec![
                 Signal::UnansweredQuestion,
                 Signal::AskedSomeoneElse,
+                Signal::TheirExchange,
                 Signal::AfterSilence
             ]
         );
+        assert_eq!(s.total, 60 - 20 - 60 + 10);
+        // Theirs until it stalls; then only the mention weighs against it.
+        assert_eq!(s.again, Some(at(0) + STALL_MIN));
+        let s = scored(std::slice::from_ref(&q), std::slice::from_ref(&q), 1500);
         assert_eq!(s.total, 60 - 20 + 10);
+        assert_eq!(s.again, None);
     }
 
     #[test]
@@ -731,6 +1022,7 @@ mod tests {
             total,
             signals: vec![],
             answers: None,
+            again: None,
         };
         assert_eq!(decide(&score(t.low - 1), t), Decision::Silent);
         assert_eq!(decide(&score(t.low), t), Decision::Ask);
@@ -834,5 +1126,180 @@ mod tests {
             ..facts(&person)
         };
         assert_eq!(closed_gate(&over), None);
+    }
+
+    #[test]
+    fn a_top_level_question_with_a_thread_is_judged_in_the_thread_only() {
+        let q = msg("UA", 0, "anyone know how to mount a usb disk?", None);
+        let more = msg("UA", 30, "still stuck", Some(0));
+        // At the top level: the thread holds it.
+        let s = scored(std::slice::from_ref(&q), &[q.clone(), more.clone()], 400);
+        assert!(!s.signals.contains(&Signal::UnansweredQuestion));
+        // In its thread (root first): it waits there.
+        let thread = [q.clone(), more.clone()];
+        let bot = UserId::parse(BOT).expect("id");
+        let s = score(&Scene {
+            conversation: &thread,
+            top_level: false,
+            channel: &thread,
+            bot: &bot,
+            now: at(400),
+            interests: &[],
+        });
+        assert!(s.signals.contains(&Signal::UnansweredQuestion));
+        assert_eq!(s.answers, Some(q.ts));
+    }
+
+    #[test]
+    fn a_question_its_asker_answered_or_thought_on_is_not_waiting() {
+        let q = msg("UA", 0, "how do I mount a usb disk?", None);
+        let nvm = msg("UA", 60, "nvm, got it working", None);
+        assert!(moved_on(&q, &[&nvm]));
+        let s = scored(&[q.clone(), nvm.clone()], &[q.clone(), nvm], 400);
+        assert!(!s.signals.contains(&Signal::UnansweredQuestion));
+        // A guess followed by more of his own thinking.
+        let guess = msg(
+            "UB",
+            0,
+            "looking. probably the flaky payments test again?",
+            None,
+        );
+        let on = msg("UB", 60, "the lockfile was regenerated, fixing", None);
+        assert!(moved_on(&guess, &[&on]));
+        // A real question followed by details, or a plea: still waiting.
+        let details = msg("UA", 60, "it says error 17", None);
+        let plea = msg("UA", 60, "still stuck, anyone?", None);
+        assert!(!moved_on(&q, &[&details]));
+        assert!(!moved_on(&guess, &[&plea]));
+        // A word of seeing it is moving on; one with more words is not.
+        let oh = msg("UA", 60, "OH….", None);
+        assert!(moved_on(&q, &[&oh]));
+        let more = msg("UA", 60, "oh, and it says error 17", None);
+        assert!(!moved_on(&q, &[&more]));
+        // Someone else's words are not the asker's answer.
+        let other = msg("UC", 60, "nvm that", None);
+        assert!(!moved_on(&q, &[&other]));
+    }
+
+    #[test]
+    fn the_pace_is_the_median_wait_between_turns() {
+        let c = [
+            msg("UA", 0, "so", Some(-10)),
+            msg("UB", 60, "yes", Some(-10)),
+            msg("UB", 70, "and", Some(-10)),
+            msg("UA", 370, "ok", Some(-10)),
+            msg("UB", 490, "right", Some(-10)),
+        ];
+        // Turns: 60, 300, 120 s; the same person's second line is no turn.
+        assert_eq!(pace(&c, &[]), Some(Duration::seconds(120)));
+        // Too few turns of its own: the channel's conversations, each apart.
+        let one = [msg("UA", 0, "hi", None), msg("UB", 30, "hi", None)];
+        let channel = [
+            msg("UC", 0, "a", Some(-5)),
+            msg("UD", 10, "b", None),
+            msg("UE", 20, "c", Some(-5)),
+            msg("UC", 50, "d", Some(-5)),
+        ];
+        assert_eq!(pace(&one, &channel), Some(Duration::seconds(30)));
+        assert_eq!(pace(&one, &one), None);
+        assert_eq!(pace_wait(None), Duration::zero());
+        assert_eq!(
+            pace_wait(Some(Duration::seconds(100))),
+            Duration::seconds(300)
+        );
+        assert_eq!(pace_wait(Some(Duration::hours(1))), PACE_CAP);
+        assert_eq!(stall_wait(None), STALL_MIN);
+        assert_eq!(
+            stall_wait(Some(Duration::minutes(5))),
+            Duration::minutes(30)
+        );
+    }
+
+    /// A slow two-person thread: Bob opened it, Alice answered, and they
+    /// take minutes to answer each other.
+    fn slow_exchange(question: &str) -> Vec<Message> {
+        vec![
+            msg("UB", 0, "trying the new testing library", None),
+            msg("UA", 240, "which one?", Some(0)),
+            msg("UB", 480, "rackunit-chk, it is nice", Some(0)),
+            msg("UA", 720, question, Some(0)),
+        ]
+    }
+
+    fn thread_score(c: &[Message], now: i64) -> Score {
+        let bot = UserId::parse(BOT).expect("id");
+        score(&Scene {
+            conversation: c,
+            top_level: false,
+            channel: c,
+            bot: &bot,
+            now: at(now),
+            interests: &[],
+        })
+    }
+
+    #[test]
+    fn a_question_is_left_to_the_room_only_after_its_conversations_pace() {
+        let c = slow_exchange("does it work with typed code?");
+        // Pace 240 s: not left before 720 s after it was asked.
+        let s = thread_score(&c, 720 + 300);
+        assert!(s.signals.contains(&Signal::NotLeftYet), "{:?}", s.signals);
+        assert_eq!(s.again, Some(at(720 + 720)));
+        assert!(s.total < Chattiness::Chatty.thresholds().expect("t").low);
+    }
+
+    #[test]
+    fn a_question_inside_a_live_exchange_is_theirs_until_it_stalls() {
+        let c = slow_exchange("does it work with typed code?");
+        assert!(their_exchange(&c, &c[3]));
+        let s = thread_score(&c, 720 + 800);
+        assert!(
+            s.signals.contains(&Signal::TheirExchange),
+            "{:?}",
+            s.signals
+        );
+        // Stalled at six times the pace (24 min).
+        assert_eq!(s.again, Some(at(720 + 1440)));
+        let s = thread_score(&c, 720 + 1500);
+        assert!(s.signals.contains(&Signal::UnansweredQuestion));
+        assert!(!s.signals.contains(&Signal::TheirExchange));
+        // Put to the room, it is anyone's once the pace has passed.
+        let c = slow_exchange("does anyone know if it works with typed code?");
+        assert!(!their_exchange(&c, &c[3]));
+        let s = thread_score(&c, 720 + 800);
+        assert!(!s.signals.contains(&Signal::TheirExchange));
+        assert!(s.signals.contains(&Signal::UnansweredQuestion));
+        // A newcomer's question at the top level, or one to a room of
+        // four, is not theirs.
+        let c = [
+            msg("UB", 0, "trying the new testing library", None),
+            msg("UA", 240, "which one?", None),
+            msg("UC", 480, "does it work with typed code?", None),
+        ];
+        assert!(!their_exchange(&c, &c[2]));
+        let c = [
+            msg("UB", 0, "trying the new testing library", None),
+            msg("UC", 60, "nice", Some(0)),
+            msg("UD", 120, "which one?", Some(0)),
+            msg("UA", 180, "cool", Some(0)),
+            msg("UB", 240, "rackunit-chk", Some(0)),
+            msg("UA", 300, "does it work with typed code?", Some(0)),
+        ];
+        assert!(!their_exchange(&c, &c[5]));
+    }
+
+    #[test]
+    fn a_reply_asking_in_someone_elses_thread_is_to_them() {
+        let c = [
+            msg("UB", 0, "released v2 of the parser today", None),
+            msg("UA", 60, "does it handle unicode now?", Some(0)),
+        ];
+        assert!(their_exchange(&c, &c[1]));
+        // An old message is no live exchange.
+        let c = [
+            msg("UB", 0, "released v2 of the parser today", None),
+            msg("UA", 7200, "does it handle unicode now?", Some(0)),
+        ];
+        assert!(!their_exchange(&c, &c[1]));
     }
 }

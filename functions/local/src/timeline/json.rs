@@ -316,6 +316,7 @@ mod tests {
                 total: 30,
                 signals: vec![Signal::UnansweredQuestion, Signal::TwoPeople],
                 answers: None,
+                again: None,
             },
             thresholds: Thresholds { low: 20, high: 50 },
             decision: Decision::Ask,

@@ -619,6 +619,7 @@ mod tests {
                             total: 60,
                             signals: vec![Signal::UnansweredQuestion, Signal::AfterSilence],
                             answers: Some(question),
+                            again: None,
                         },
                         thresholds: Thresholds { low: 20, high: 50 },
                         decision: Decision::Respond,
