@@ -13,7 +13,7 @@ use super::{memory_retention, retention, Ports};
 use crate::domain::limits;
 use crate::domain::metrics::{self, Datum};
 use crate::domain::routing::{
-    addressed, engaged, may_be_engaged, route, spoke_within, Addressed, Route,
+    addressed, engaged, may_be_engaged, route, spoke_within, Addressed, Engagement, Route,
 };
 use crate::domain::signature::verify;
 use crate::domain::slack_event::{parse_envelope, Envelope, SlackEvent};
@@ -352,10 +352,11 @@ impl Ingest {
         })
     }
 
-    /// Whether a reply in a thread is addressed to the bot because the bot
-    /// spoke there within `engagement_window_seconds`: for thread replies
-    /// that mention nobody, one read, and a second for the thread's root
-    /// when the root itself is that recent.
+    /// Whether a reply in a thread is addressed to the bot because it
+    /// answers the bot, which spoke there within `engagement_window_seconds`
+    /// ([`engaged`]): for thread replies that mention nobody, one read; when
+    /// the bot did speak there that recently, a second for the thread's root
+    /// (whose author is one of the thread's people), and only then.
     async fn engaged(
         &self,
         settings: &Settings,
@@ -381,18 +382,26 @@ impl Ingest {
             .store
             .conversation_messages(&thread, ENGAGEMENT_LOOKBACK)
             .await?;
-        if engaged(message, &recent, bot, window) {
-            return Ok(Some(Addressed::Engaged));
-        }
-        // The bot may have written the root (a top-level answer): read it
-        // only when it is recent enough to count.
-        if !spoke_within(root, message, window) {
+        // The bot may have written the root (a top-level answer), which
+        // counts only when it is that recent.
+        let bot_spoke = recent
+            .iter()
+            .any(|m| m.user == *bot && spoke_within(m.ts, message, window))
+            || spoke_within(root, message, window);
+        if !bot_spoke {
             return Ok(None);
         }
         if let Some(root) = self.store.get_message(&message.channel, root).await? {
-            recent.push(root);
+            recent.insert(0, root);
         }
-        Ok(engaged(message, &recent, bot, window).then_some(Addressed::Engaged))
+        let names = settings.names();
+        let engagement = Engagement {
+            bot,
+            window,
+            names: &names,
+            run_limit: settings.max_engaged_answers,
+        };
+        Ok(engaged(message, &recent, &engagement).then_some(Addressed::Engaged))
     }
 
     /// The latest a judgment of the conversation may run: `max_wait_seconds`

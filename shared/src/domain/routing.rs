@@ -94,14 +94,92 @@ pub fn names(text: &str, name: &str) -> bool {
     })
 }
 
-/// Whether `message`, not otherwise addressed, replies in a thread where
-/// `bot` spoke within `window` before it: `thread` holds that thread's
-/// recent messages. A message that @-mentions someone is addressed to them.
-pub fn engaged(message: &Message, thread: &[Message], bot: &UserId, window: Duration) -> bool {
-    may_be_engaged(message)
-        && thread
-            .iter()
-            .any(|m| m.user == *bot && spoke_within(m.ts, message, window))
+/// What makes a thread reply an answer to the bot ([`engaged`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Engagement<'a> {
+    pub bot: &'a UserId,
+    /// `engagement_window_seconds`: the bot spoke this recently.
+    pub window: Duration,
+    /// The bot's names (`persona_name`, `name_aliases`): a message naming
+    /// it calls it, and a call starts a new run.
+    pub names: &'a [&'a str],
+    /// `max_engaged_answers`: the bot answers this many replies in a row in
+    /// one thread without being called again.
+    pub run_limit: u32,
+}
+
+/// Whether `message`, not otherwise addressed, answers the bot: a reply in
+/// a thread where the bot spoke within the window (`thread` holds the
+/// thread's recent messages, its root among them when it was read), that
+///
+/// - comes from the person the bot answered (the last person before the
+///   bot's message), or from the thread's only person besides the bot;
+/// - follows the bot's message with no other person's message between;
+/// - is not addressed to someone else: no @-mention, no quote of another
+///   person's words;
+/// - is within the run: the bot has written at most `run_limit` messages
+///   in the thread since it was last mentioned or named there (the first
+///   of them the one that opened the run).
+///
+/// People who talk to each other under the bot's message are not talking
+/// to it: their replies are judged like any other message.
+pub fn engaged(message: &Message, thread: &[Message], e: &Engagement<'_>) -> bool {
+    if !may_be_engaged(message) {
+        return false;
+    }
+    let mut before: Vec<&Message> = thread.iter().filter(|m| m.ts < message.ts).collect();
+    before.sort_by_key(|m| m.ts);
+    before.dedup_by_key(|m| m.ts);
+    let Some(spoke) = before.iter().rposition(|m| m.user == *e.bot) else {
+        return false;
+    };
+    if !spoke_within(before[spoke].ts, message, e.window) {
+        return false;
+    }
+    let person = |m: &&&Message| !m.is_bot && m.user != *e.bot;
+    if before[spoke + 1..]
+        .iter()
+        .filter(person)
+        .any(|m| m.user != message.user)
+    {
+        return false;
+    }
+    let answered = before[..spoke].iter().rev().find(person);
+    let only_other = before.iter().filter(person).all(|m| m.user == message.user);
+    if !(only_other || answered.is_some_and(|a| a.user == message.user)) {
+        return false;
+    }
+    if quotes_another(message, &before, e.bot) {
+        return false;
+    }
+    let calls = |m: &&Message| {
+        !m.is_bot && (mentions(&m.text, e.bot) || e.names.iter().any(|n| names(&m.text, n)))
+    };
+    let run_start = before.iter().rposition(calls).map_or(0, |i| i + 1);
+    let answers = before[run_start..]
+        .iter()
+        .filter(|m| m.user == *e.bot)
+        .count();
+    answers <= e.run_limit as usize
+}
+
+/// Whether `message` quotes (a `>` line, as Slack writes it: `&gt;`) words
+/// of a person other than its author and the bot, among `before`.
+fn quotes_another(message: &Message, before: &[&Message], bot: &UserId) -> bool {
+    message
+        .text
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            l.strip_prefix("&gt;").or_else(|| l.strip_prefix('>'))
+        })
+        .map(str::trim)
+        .filter(|q| !q.is_empty())
+        .any(|q| {
+            before
+                .iter()
+                .any(|m| m.user != message.user && m.user != *bot && m.text.contains(q))
+        })
 }
 
 /// Whether [`engaged`] could hold for `message` at all: a thread reply that
@@ -397,5 +475,113 @@ mod tests {
         assert!(mentions("<@UBOT>", &bot()));
         assert!(!mentions("<@UBOT2>", &bot()));
         assert!(!mentions("@UBOT", &bot()));
+    }
+
+    fn said(user: &str, secs: i64, text: &str) -> Message {
+        Message::new(
+            ChannelId::parse("C1").unwrap(),
+            UserId::parse(user).unwrap(),
+            text,
+            Ts::from_parts(1_000 + secs as u64, 0),
+            Some(Ts::from_parts(1_000, 0)),
+            user == "UBOT",
+        )
+    }
+
+    fn answers_bot(thread: &[Message], reply: &Message, run_limit: u32) -> bool {
+        let b = bot();
+        engaged(
+            reply,
+            thread,
+            &Engagement {
+                bot: &b,
+                window: Duration::seconds(300),
+                names: &["myao"],
+                run_limit,
+            },
+        )
+    }
+
+    #[test]
+    fn a_reply_answers_the_bot_when_it_comes_from_the_person_it_answered() {
+        let mut root = said("UA", 0, "anyone know how to mount a usb disk?");
+        root.thread_ts = None;
+        let thread = [root, said("UBOT", 60, "try udisksctl mount")];
+        assert!(answers_bot(
+            &thread,
+            &said("UA", 120, "it says not authorized"),
+            3
+        ));
+        // A third person is talking to the asker, not to the bot.
+        assert!(!answers_bot(
+            &thread,
+            &said("UC", 120, "you need polkit"),
+            3
+        ));
+        // Someone else spoke in between: the reply may be to them.
+        let busy = [
+            thread[0].clone(),
+            thread[1].clone(),
+            said("UC", 90, "or use the gui"),
+        ];
+        assert!(!answers_bot(&busy, &said("UA", 120, "which one"), 3));
+        // Addressed to someone else: a mention, or a quote of their words.
+        assert!(!answers_bot(&thread, &said("UA", 120, "<@UC> did you?"), 3));
+        let quoting = said("UA", 120, "&gt; anyone know how\nnot me");
+        assert!(answers_bot(&thread, &quoting, 3), "quoting himself");
+        let mut asked = [
+            thread[0].clone(),
+            said("UC", 20, "use the gui"),
+            said("UA", 30, "which gui?"),
+            said("UBOT", 60, "the files app"),
+        ];
+        asked[0].thread_ts = None;
+        assert!(answers_bot(&asked, &said("UA", 120, "where is it?"), 3));
+        let quoting = said("UA", 120, "&gt; use the gui\nwhere is it?");
+        assert!(!answers_bot(&asked, &quoting, 3), "quotes another");
+        // Past the window, or the bot never spoke: judged.
+        assert!(!answers_bot(&thread, &said("UA", 400, "still there?"), 3));
+        assert!(!answers_bot(&thread[..1], &said("UA", 120, "hello?"), 3));
+    }
+
+    #[test]
+    fn the_threads_only_other_person_answers_the_bots_own_thread() {
+        let mut own = said("UBOT", 0, "lunch is at noon");
+        own.thread_ts = None;
+        assert!(answers_bot(
+            std::slice::from_ref(&own),
+            &said("UB", 60, "thanks!"),
+            3
+        ));
+        let thread = [
+            own,
+            said("UB", 60, "thanks!"),
+            said("UBOT", 70, "you're welcome"),
+        ];
+        assert!(!answers_bot(&thread, &said("UC", 90, "where?"), 3));
+    }
+
+    #[test]
+    fn a_run_of_engaged_answers_stops_at_the_limit_until_the_bot_is_called() {
+        let mut root = said("UA", 0, "how do I rebase?");
+        root.thread_ts = None;
+        // The bot's first post opened the run; two engaged answers since.
+        let mut thread = vec![
+            root,
+            said("UBOT", 10, "like this"),
+            said("UA", 20, "and then?"),
+            said("UBOT", 30, "then this"),
+            said("UA", 40, "and then?"),
+            said("UBOT", 50, "then this"),
+        ];
+        assert!(answers_bot(&thread, &said("UA", 60, "and then?"), 3));
+        assert!(!answers_bot(&thread, &said("UA", 60, "and then?"), 2));
+        thread.push(said("UA", 60, "and then?"));
+        thread.push(said("UBOT", 70, "then this"));
+        assert!(!answers_bot(&thread, &said("UA", 80, "and then?"), 3));
+        // A name call starts a new run.
+        thread.push(said("UA", 85, "myao, one more thing"));
+        thread.push(said("UBOT", 88, "sure"));
+        assert!(answers_bot(&thread, &said("UA", 95, "great, and?"), 3));
     }
 }

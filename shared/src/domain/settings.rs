@@ -135,8 +135,12 @@ pub struct Settings {
     /// higher (lower case).
     pub interest_keywords: Vec<String>,
     /// A reply in a thread where the bot spoke within this many seconds is
-    /// addressed to it, like a mention.
+    /// addressed to it, like a mention, when it answers the bot
+    /// ([`super::routing::engaged`]).
     pub engagement_window_seconds: u32,
+    /// The most such replies the bot answers in a row in one thread, until
+    /// someone mentions or names it again.
+    pub max_engaged_answers: u32,
     /// A conversation that keeps talking is judged no later than this after
     /// the first message its pending judgment covers.
     pub max_wait_seconds: u32,
@@ -242,6 +246,7 @@ impl Default for Settings {
             rule_thresholds: None,
             interest_keywords: Vec::new(),
             engagement_window_seconds: 300,
+            max_engaged_answers: 3,
             max_wait_seconds: 900,
             cooldown_seconds: 120,
             max_unprompted_per_channel_hour: 4,
@@ -324,6 +329,7 @@ pub const SETTING_NAMES: &[&str] = &[
     "rule_thresholds",
     "interest_keywords",
     "engagement_window_seconds",
+    "max_engaged_answers",
     "max_wait_seconds",
     "cooldown_seconds",
     "max_unprompted_per_channel_hour",
@@ -630,6 +636,7 @@ impl Settings {
                 self.interest_keywords = list(value).map(|k| k.to_lowercase()).collect()
             }
             "engagement_window_seconds" => self.engagement_window_seconds = int(value, 0, DAY)?,
+            "max_engaged_answers" => self.max_engaged_answers = int(value, 0, 1_000)?,
             "max_wait_seconds" => self.max_wait_seconds = int(value, 60, DAY)?,
             "cooldown_seconds" => self.cooldown_seconds = int(value, 0, DAY)?,
             "max_unprompted_per_channel_hour" => {
@@ -851,6 +858,7 @@ impl Settings {
                 "engagement_window_seconds",
                 d.engagement_window_seconds.to_string(),
             ),
+            ("max_engaged_answers", d.max_engaged_answers.to_string()),
             ("max_wait_seconds", d.max_wait_seconds.to_string()),
             ("cooldown_seconds", d.cooldown_seconds.to_string()),
             (
