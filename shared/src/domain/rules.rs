@@ -1182,6 +1182,15 @@ mod tests {
     }
 
     #[test]
+    fn a_question_is_put_to_the_room_by_its_words() {
+        assert!(to_the_room("does anyone know how to mount it?"));
+        assert!(to_the_room("Any idea why it hangs?"));
+        assert!(to_the_room("誰か知ってる?"));
+        assert!(!to_the_room("did you try the new kernel?"));
+        assert!(!to_the_room("someones-lib is broken?"), "a whole word only");
+    }
+
+    #[test]
     fn the_pace_is_the_median_wait_between_turns() {
         let c = [
             msg("UA", 0, "so", Some(-10)),
