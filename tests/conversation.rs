@@ -12,6 +12,10 @@
 //! - a mention is answered without judgment and remembered: `a_mention_*`
 //! - a job run twice posts once: `the_same_response_job_*`; a job that
 //!   failed before posting is answered on redelivery: `a_response_that_fails_*`
+//! - a reply that fails comes back within its quick delay, through SQS on
+//!   the emulator, and ends in the dead-letter queue when it never
+//!   succeeds: `a_mention_whose_reply_fails_once_*`,
+//!   `a_reply_that_always_fails_*`
 //! - Slack's 429 is waited out: `a_slack_429_*`
 //! - the bot having spoken last: `no_llm_call_when_the_bot_spoke_last`
 //! - display names in prompts: `prompts_show_display_names_*`
@@ -828,4 +832,203 @@ async fn a_reply_cannot_notify_the_channel() {
         posts[0]["text"],
         "&lt;!channel&gt; みんな見て &lt;@UALICE&gt; &amp; co"
     );
+}
+
+// ---- A failed reply comes back soon (SQS on the emulator) ---------------------
+
+/// The response queue on the emulator, as the template makes it: messages
+/// come back after `visibility` seconds, and go to a dead-letter queue
+/// (its URL second) once received `max_receives` times. The bed's queue
+/// port is put on it.
+async fn response_queue_on_sqs(
+    bed: &mut Bed,
+    visibility: u32,
+    max_receives: u32,
+) -> (myao::adapters::aws::sqs::SqsQueue, String) {
+    use aws_sdk_sqs::types::QueueAttributeName;
+    let client = myao_tests::sqs_client().await;
+    let dlq = myao::adapters::aws::sqs::create_queue(&client, &myao_tests::unique("myao-dlq"))
+        .await
+        .expect("a dead-letter queue");
+    let dlq_arn = client
+        .get_queue_attributes()
+        .queue_url(&dlq)
+        .attribute_names(QueueAttributeName::QueueArn)
+        .send()
+        .await
+        .expect("its attributes")
+        .attributes
+        .and_then(|a| a.get(&QueueAttributeName::QueueArn).cloned())
+        .expect("its ARN");
+    let url = client
+        .create_queue()
+        .queue_name(myao_tests::unique("myao-response"))
+        .attributes(
+            QueueAttributeName::VisibilityTimeout,
+            visibility.to_string(),
+        )
+        .attributes(
+            QueueAttributeName::RedrivePolicy,
+            json!({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": max_receives}).to_string(),
+        )
+        .send()
+        .await
+        .expect("a response queue")
+        .queue_url
+        .expect("its URL");
+    let queue = myao::adapters::aws::sqs::SqsQueue {
+        client,
+        response_queue_url: url,
+        memory_queue_url: None,
+    };
+    bed.services.ports.queue = std::sync::Arc::new(queue.clone());
+    (queue, dlq)
+}
+
+/// What Lambda's event source mapping does once: receives a message
+/// (waiting up to `wait_seconds`), hands it to the response function's
+/// handler as an SQS event, and deletes it unless it is reported in
+/// `batchItemFailures`. Returns its receive count and whether it failed,
+/// or `None` when nothing came.
+async fn poll_once(
+    bed: &Bed,
+    queue: &myao::adapters::aws::sqs::SqsQueue,
+    wait_seconds: i32,
+) -> Option<(u32, bool)> {
+    use aws_sdk_sqs::types::MessageSystemAttributeName;
+    let received = queue
+        .client
+        .receive_message()
+        .queue_url(&queue.response_queue_url)
+        .max_number_of_messages(1)
+        .wait_time_seconds(wait_seconds)
+        .message_system_attribute_names(MessageSystemAttributeName::ApproximateReceiveCount)
+        .send()
+        .await
+        .expect("received");
+    let message = received.messages.unwrap_or_default().into_iter().next()?;
+    let count = message
+        .attributes()
+        .and_then(|a| a.get(&MessageSystemAttributeName::ApproximateReceiveCount))
+        .cloned()
+        .unwrap_or_else(|| "1".to_owned());
+    let id = message.message_id().expect("an id").to_owned();
+    let receipt = message.receipt_handle().expect("a receipt").to_owned();
+    let event = json!({"Records": [{
+        "messageId": id,
+        "receiptHandle": receipt,
+        "body": message.body().expect("a body"),
+        "attributes": {"ApproximateReceiveCount": count},
+        "eventSource": "aws:sqs",
+    }]});
+    let answer = myao::app::jobs::handle_payload(&bed.services, &[JobKind::Response], event)
+        .await
+        .expect("handled");
+    let failed = answer["batchItemFailures"]
+        .as_array()
+        .is_some_and(|f| !f.is_empty());
+    if !failed {
+        queue
+            .client
+            .delete_message()
+            .queue_url(&queue.response_queue_url)
+            .receipt_handle(&receipt)
+            .send()
+            .await
+            .expect("deleted");
+    }
+    Some((count.parse().expect("a count"), failed))
+}
+
+/// Alice's mention, stored, and its reply job on the queue.
+async fn a_mention_on_the_queue(bed: &Bed, queue: &myao::adapters::aws::sqs::SqsQueue) {
+    use myao::ports::Queue;
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(0),
+        None,
+        "<@UBOT> are you there?",
+    )])
+    .await;
+    queue
+        .send(&response(None, 0, true), 0)
+        .await
+        .expect("queued");
+}
+
+#[tokio::test]
+async fn a_mention_whose_reply_fails_once_comes_back_within_its_first_delay_and_is_posted_once() {
+    // The queue's own redelivery would take 60 s; the first quick delay is 2.
+    let mut bed = Bed::with_settings(|s| {
+        s.llm_max_retries = 0;
+        s.retry_delays_seconds = vec![2, 4];
+    })
+    .await;
+    let (queue, _) = response_queue_on_sqs(&mut bed, 60, 5).await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500).set_body_string("a moment's outage"))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&bed.llm_server)
+        .await;
+    a_mention_on_the_queue(&bed, &queue).await;
+
+    assert_eq!(poll_once(&bed, &queue, 1).await, Some((1, true)), "the 500");
+    let failed_at = Instant::now();
+    // Not at once: it waits out its delay...
+    assert_eq!(poll_once(&bed, &queue, 0).await, None);
+    // ...and comes back then, far sooner than the queue's 60 s.
+    assert_eq!(poll_once(&bed, &queue, 10).await, Some((2, false)));
+    assert!(failed_at.elapsed() < StdDuration::from_secs(30));
+    assert_eq!(bed.posts().await.len(), 1);
+    assert_eq!(poll_once(&bed, &queue, 1).await, None, "done: deleted");
+
+    // The same job delivered twice more still posts once.
+    use myao::ports::Queue;
+    for _ in 0..2 {
+        queue
+            .send(&response(None, 0, true), 0)
+            .await
+            .expect("queued");
+    }
+    assert_eq!(poll_once(&bed, &queue, 1).await, Some((1, false)));
+    assert_eq!(poll_once(&bed, &queue, 1).await, Some((1, false)));
+    assert_eq!(bed.posts().await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_reply_that_always_fails_ends_in_the_dead_letter_queue_after_its_tries() {
+    let mut bed = Bed::with_settings(|s| {
+        s.llm_max_retries = 0;
+        s.retry_delays_seconds = vec![1, 1];
+    })
+    .await;
+    // Three receives: two quick delays, then the queue's own 2 s.
+    let (queue, dlq) = response_queue_on_sqs(&mut bed, 2, 3).await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500).set_body_string("down"))
+        .with_priority(1)
+        .mount(&bed.llm_server)
+        .await;
+    a_mention_on_the_queue(&bed, &queue).await;
+
+    let mut tries = Vec::new();
+    while let Some(try_) = poll_once(&bed, &queue, 5).await {
+        tries.push(try_);
+        assert!(tries.len() <= 3, "past maxReceiveCount: {tries:?}");
+    }
+    assert_eq!(tries, [(1, true), (2, true), (3, true)]);
+    let dead = queue
+        .client
+        .receive_message()
+        .queue_url(&dlq)
+        .wait_time_seconds(2)
+        .send()
+        .await
+        .expect("received")
+        .messages
+        .unwrap_or_default();
+    assert_eq!(dead.len(), 1, "in the dead-letter queue");
+    assert!(bed.posts().await.is_empty());
 }

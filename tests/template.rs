@@ -532,6 +532,81 @@ fn scheduled_functions_keep_their_failed_jobs() {
     fail_if_any(&problems, "scheduled functions drop failed jobs");
 }
 
+/// A failed reply comes back sooner than the response queue's visibility
+/// timeout because its handler changes that message's visibility, with the
+/// permission Lambda's queue poller needs anyway: a function may change
+/// visibility on the queue it reads and no other, and the response queue
+/// lets every quick try of `retry_delays_seconds` through before its
+/// dead-letter queue.
+#[test]
+fn a_function_changes_visibility_only_on_the_queue_it_reads() {
+    let t = template();
+    let mut grants = Vec::new();
+    for (id, resource) in resources(&t).into_iter().filter(|(_, r)| is_function(r)) {
+        let Some(policies) = at(resource, &["Properties", "Policies"]) else {
+            continue;
+        };
+        let mut found = Vec::new();
+        collect_grants(policies, "sqs:ChangeMessageVisibility", &mut found);
+        grants.extend(found.into_iter().map(|r| (id.clone(), untag(&r).clone())));
+    }
+    let arn = |queue: &str| {
+        untag(&serde_yaml::from_str::<Value>(&format!("!GetAtt {queue}.Arn")).expect("yaml"))
+            .clone()
+    };
+    assert_eq!(
+        grants,
+        [
+            (
+                Function::Response.logical_id().to_owned(),
+                arn("ResponseQueue")
+            ),
+            (Function::Memory.logical_id().to_owned(), arn("MemoryQueue")),
+        ]
+    );
+    let max_receives = at(
+        &t,
+        &[
+            "Resources",
+            "ResponseQueue",
+            "Properties",
+            "RedrivePolicy",
+            "maxReceiveCount",
+        ],
+    )
+    .and_then(Value::as_u64)
+    .expect("a maxReceiveCount");
+    let quick = Settings::default().retry_delays_seconds.len() as u64;
+    assert!(
+        max_receives > quick,
+        "{max_receives} receives for {quick} quick tries"
+    );
+}
+
+/// The resources of every statement under `value` that grants `action`.
+fn collect_grants(value: &Value, action: &str, out: &mut Vec<Value>) {
+    match untag(value) {
+        Value::Mapping(map) => {
+            if let (Some(actions), Some(resource)) = (map.get("Action"), map.get("Resource")) {
+                let mut names = Vec::new();
+                strings(actions, &mut names);
+                if names.iter().any(|a| a == action) {
+                    out.push(resource.clone());
+                }
+            }
+            for v in map.values() {
+                collect_grants(v, action, out);
+            }
+        }
+        Value::Sequence(items) => {
+            for v in items {
+                collect_grants(v, action, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The Slack app asks for what the bot reads: every message of public and
 /// private channels, direct and group messages (the Messages tab open for
 /// writing), and the events that say who can read a channel.

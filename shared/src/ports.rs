@@ -409,6 +409,18 @@ pub trait Queue: Send + Sync {
     /// Sends `job`, to be delivered after `delay_seconds` (at most
     /// [`MAX_QUEUE_DELAY_SECONDS`]; longer delays are refused).
     async fn send(&self, job: &Job, delay_seconds: u32) -> Result<(), PortError>;
+
+    /// Brings `job`, which just failed, back in `delay_seconds`. `receipt`
+    /// names the delivery it came in (an SQS receipt handle): that message
+    /// is made visible again then, instead of after its queue's visibility
+    /// timeout, and its receive count goes on towards the dead-letter
+    /// queue. Without one (the local job board) the job is put back.
+    async fn redeliver(
+        &self,
+        job: &Job,
+        receipt: Option<&str>,
+        delay_seconds: u32,
+    ) -> Result<(), PortError>;
 }
 
 /// The time. Injected so that a replay runs on a virtual clock.

@@ -7,10 +7,11 @@
 //! [`Bot`]); [`bind`] puts the HTTP front door before it, and
 //! [`crate::socket`] Socket Mode's.
 
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context as _};
 use chrono::Duration;
@@ -27,7 +28,8 @@ use myao::adapters::twins::JobBoard;
 use myao::app::ingest::{Ingest, IngestRequest, MAX_BODY_BYTES};
 use myao::app::{jobs, Services};
 use myao::deadline::{job_budget, Deadline};
-use myao::domain::{Job, ScheduleName};
+use myao::domain::job::retry_delay;
+use myao::domain::{Job, ScheduleName, Settings};
 use myao::ports::SlackApi;
 use myao::wire::Twins;
 use tokio::net::TcpListener;
@@ -147,13 +149,15 @@ impl Bot {
         // schedule); here the sweep re-arms itself after each run.
         arm_sweep(&self.services).await?;
         let services = self.services.clone();
+        let tries = Arc::new(Tries::default());
         let task = tokio::spawn(self.board.clone().run(
             move |job| {
                 let services = services.clone();
+                let tries = tries.clone();
                 async move {
                     // Each job on its own task, as each Lambda invocation is
                     // its own: a slow LLM call holds up no other job.
-                    tokio::spawn(async move { run_job(&services, job).await });
+                    tokio::spawn(async move { run_job(&services, &tries, job).await });
                 }
             },
             async move {
@@ -247,11 +251,35 @@ impl Server {
 /// The name of the recurring sweep on the job board.
 const SWEEP_SCHEDULE: &str = "memory-sweep-hourly";
 
+/// How many times each job that failed has been tried, by its claim key:
+/// what a queue's receive count is on Lambda.
+#[derive(Default)]
+struct Tries(Mutex<HashMap<String, u32>>);
+
+impl Tries {
+    /// Counts a failed try of `job`; returns its tries so far.
+    fn failed(&self, job: &Job) -> u32 {
+        let mut tries = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let n = tries.entry(job.claim_key()).or_insert(0);
+        *n += 1;
+        *n
+    }
+
+    fn forget(&self, job: &Job) {
+        let mut tries = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        tries.remove(&job.claim_key());
+    }
+}
+
 /// Runs one job with the core's runner, [`jobs::run`], as a Lambda would,
 /// and logs what it came to. What serve adds besides the log: a memory
 /// sweep first arms the next one (standing in for production's hourly
-/// EventBridge schedule), so a failing sweep does not stop the next.
-async fn run_job(services: &Services, job: Job) {
+/// EventBridge schedule), so a failing sweep does not stop the next; and a
+/// job that failed retryably goes back on the board after
+/// `retry_delays_seconds`, one delay per try, as a queue redelivers on
+/// Lambda (a mention still goes unanswered past `mention_max_age_seconds`,
+/// and its claim still makes it post once).
+async fn run_job(services: &Services, tries: &Tries, job: Job) {
     if job == Job::MemorySweep {
         if let Err(error) = arm_sweep(services).await {
             tracing::error!(%error, "could not schedule the next memory sweep");
@@ -263,9 +291,27 @@ async fn run_job(services: &Services, job: Job) {
     let deadline = Deadline::after(job_budget(kind));
     match Deadline::scope(Some(deadline), jobs::run(services, &job)).await {
         Ok(outcome) => {
+            tries.forget(&job);
             // The outcome may hold conversation: its words at DEBUG only.
             tracing::info!(%kind, outcome = %outcome.summary(), "job done");
             tracing::debug!(?outcome, "job outcome");
+        }
+        Err(error) if error.is_retryable() => {
+            let n = tries.failed(&job);
+            // The settings may be what failed: the default delays then.
+            let delays = match services.settings.current().await {
+                Ok(settings) => settings.retry_delays_seconds.clone(),
+                Err(_) => Settings::default().retry_delays_seconds,
+            };
+            let Some(delay) = retry_delay(n, &delays) else {
+                tries.forget(&job);
+                tracing::error!(%kind, %error, tries = n, "job failed for good");
+                return;
+            };
+            tracing::warn!(%kind, %error, tries = n, delay_seconds = delay, "job failed; it comes back");
+            if let Err(error) = services.queue.redeliver(&job, None, delay).await {
+                tracing::error!(%kind, %error, "could not put the job back");
+            }
         }
         Err(error) => tracing::error!(%kind, %error, "job failed"),
     }

@@ -1,5 +1,6 @@
 //! `myao serve` in process, against Slack and LLM stubs (wiremock):
-//! a signed mention is answered in Slack; a forged request is refused.
+//! a signed mention is answered in Slack; a forged request is refused; a
+//! mention made while the LLM is down for a moment is answered after it.
 
 mod common;
 mod serving;
@@ -138,6 +139,55 @@ async fn an_oversized_body_gets_413() {
     )
     .await;
     assert_eq!(r.status(), 413);
+    stop.send(()).unwrap();
+    running.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn a_mention_during_a_short_llm_outage_is_answered_once_after_it() {
+    let (slack, (llm, llm_base)) = (slack_stub().await, llm_stub().await);
+    // The LLM fails the first two tries (no retries of its own), then
+    // answers; the job comes back after 1 s, then 2 s.
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(wiremock::ResponseTemplate::new(500).set_body_string("overloaded"))
+        .up_to_n_times(2)
+        .with_priority(1)
+        .mount(&llm)
+        .await;
+    let mut vars = env(&slack, &llm_base);
+    vars.push(("MYAO_RETRY_DELAYS_SECONDS".to_owned(), "1,2".to_owned()));
+    let cfg = config::load(None, &vars, &[]).unwrap();
+    assert!(cfg.issues.is_empty(), "{:?}", cfg.issues);
+    let server = serve::bind(cfg, "127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let addr = server.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(server.run(async {
+        let _ = stopped.await;
+    }));
+    let client = myao::adapters::tls::http_client();
+    let url = format!("http://{addr}{EVENTS_PATH}");
+    let r = post(&client, &url, mention_body(&serving::now_ts(3000)), None).await;
+    assert_eq!(r.status(), 200);
+
+    let posted = wait_for_post(&slack, CHANNEL).await;
+    assert_eq!(posted["text"], REPLY);
+    assert_eq!(
+        llm.received_requests().await.unwrap().len(),
+        3,
+        "two failures, then the answer"
+    );
+    // Once: nothing more comes.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let posts = slack
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.url.path() == "/api/chat.postMessage")
+        .count();
+    assert_eq!(posts, 1);
     stop.send(()).unwrap();
     running.await.unwrap().unwrap();
 }

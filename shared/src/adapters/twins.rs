@@ -931,15 +931,9 @@ impl Scheduler for JobBoard {
     }
 }
 
-#[async_trait]
-impl Queue for JobBoard {
-    async fn send(&self, job: &Job, delay_seconds: u32) -> Result<(), PortError> {
-        if delay_seconds > MAX_QUEUE_DELAY_SECONDS {
-            return Err(PortError::refused(
-                "queue",
-                format!("delay {delay_seconds} s is over {MAX_QUEUE_DELAY_SECONDS} s"),
-            ));
-        }
+impl JobBoard {
+    /// Puts `job` on the board's queue, due in `delay_seconds`.
+    fn put(&self, job: &Job, delay_seconds: u32) {
         {
             let mut b = lock(&self.board);
             b.queue_calls += 1;
@@ -949,6 +943,31 @@ impl Queue for JobBoard {
             b.queued.push((at, seq, job.clone()));
         }
         self.wake.notify_one();
+    }
+}
+
+#[async_trait]
+impl Queue for JobBoard {
+    async fn send(&self, job: &Job, delay_seconds: u32) -> Result<(), PortError> {
+        if delay_seconds > MAX_QUEUE_DELAY_SECONDS {
+            return Err(PortError::refused(
+                "queue",
+                format!("delay {delay_seconds} s is over {MAX_QUEUE_DELAY_SECONDS} s"),
+            ));
+        }
+        self.put(job, delay_seconds);
+        Ok(())
+    }
+
+    /// The board has no deliveries to make visible again: the job is put
+    /// back on it, due in `delay_seconds` (any delay: nothing caps it here).
+    async fn redeliver(
+        &self,
+        job: &Job,
+        _receipt: Option<&str>,
+        delay_seconds: u32,
+    ) -> Result<(), PortError> {
+        self.put(job, delay_seconds);
         Ok(())
     }
 }

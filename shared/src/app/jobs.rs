@@ -10,9 +10,10 @@ use super::memory::MemoryReport;
 use super::proactive::ProactiveOutcome;
 use super::response::ResponseOutcome;
 use super::{judgment, memory, proactive, response, Services};
+use crate::domain::job::retry_delay;
 use crate::domain::metrics::{self, Datum};
 use crate::domain::rules::{Decision, Gate};
-use crate::domain::{Job, JobKind, JudgmentResult, Reply};
+use crate::domain::{Job, JobKind, JudgmentResult, Reply, Settings};
 use crate::ports::PortError;
 
 /// What running a job came to.
@@ -249,7 +250,19 @@ pub enum PayloadError {
 struct SqsRecord {
     #[serde(rename = "messageId")]
     message_id: String,
+    /// Names this delivery of the message, to make it visible again sooner.
+    #[serde(rename = "receiptHandle", default)]
+    receipt_handle: Option<String>,
+    #[serde(default)]
+    attributes: SqsAttributes,
     body: String,
+}
+
+#[derive(Deserialize, Default)]
+struct SqsAttributes {
+    /// How many times the message was received, this time included.
+    #[serde(rename = "ApproximateReceiveCount", default)]
+    approximate_receive_count: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -278,8 +291,16 @@ pub async fn handle_payload(
         };
         let mut failures = Vec::new();
         for record in event.records {
-            if let Err(error) = run_text(svc, accepted, &record.body).await {
+            let job = match serde_json::from_str::<Job>(&record.body) {
+                Ok(job) => job,
+                Err(error) => {
+                    tracing::error!(%error, "a queue message that is not a job; dropped");
+                    continue;
+                }
+            };
+            if let Err(error) = run_accepted(svc, accepted, &job).await {
                 tracing::error!(%error, message_id = %record.message_id, "job failed; it will be redelivered");
+                come_back_soon(svc, &job, &record).await;
                 failures.push(json!({ "itemIdentifier": record.message_id }));
             }
         }
@@ -298,13 +319,36 @@ pub async fn handle_payload(
     Ok(json!({}))
 }
 
-async fn run_text(svc: &Services, accepted: &[JobKind], body: &str) -> Result<(), PortError> {
-    match serde_json::from_str::<Job>(body) {
-        Ok(job) => run_accepted(svc, accepted, &job).await,
-        Err(error) => {
-            tracing::error!(%error, "a queue message that is not a job; dropped");
-            Ok(())
-        }
+/// Has a job that failed come back after a short, growing delay
+/// (`retry_delays_seconds`, by its delivery's receive count) instead of
+/// its queue's visibility timeout, when it is one that a person waits for
+/// ([`Job::retries_quickly`]) and has quick tries left. If that fails too,
+/// the queue's timeout still brings it back.
+async fn come_back_soon(svc: &Services, job: &Job, record: &SqsRecord) {
+    let Some(receipt) = record.receipt_handle.as_deref() else {
+        return;
+    };
+    if !job.retries_quickly() {
+        return;
+    }
+    let tries = record
+        .attributes
+        .approximate_receive_count
+        .as_deref()
+        .and_then(|n| n.trim().parse::<u32>().ok())
+        .unwrap_or(1);
+    // The settings may be what failed: the default delays then.
+    let delays = match svc.settings.current().await {
+        Ok(settings) => settings.retry_delays_seconds.clone(),
+        Err(_) => Settings::default().retry_delays_seconds,
+    };
+    let Some(delay) = retry_delay(tries, &delays) else {
+        tracing::info!(tries, "no quick tries left: the queue's own redelivery");
+        return;
+    };
+    match svc.queue.redeliver(job, Some(receipt), delay).await {
+        Ok(()) => tracing::info!(tries, delay_seconds = delay, "the job comes back soon"),
+        Err(error) => tracing::warn!(%error, "could not bring the job back sooner"),
     }
 }
 

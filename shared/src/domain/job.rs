@@ -128,6 +128,14 @@ impl Job {
         }
     }
 
+    /// Whether a retryable failure brings this job back after a short,
+    /// growing delay ([`retry_delay`]) rather than its queue's visibility
+    /// timeout: a reply, which a person is waiting for. (A judgment is
+    /// retried by Lambda within minutes already; a memory job can wait.)
+    pub fn retries_quickly(&self) -> bool {
+        matches!(self, Job::Response { .. })
+    }
+
     /// The key that identifies one execution of this job: the same job made
     /// twice (a retried delivery, a mention seen as `message` and
     /// `app_mention`) has the same key, so claiming it once is enough to
@@ -233,6 +241,16 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
+}
+
+/// When a job whose `tries`-th try (1 for the first) just failed comes
+/// back: after the `tries`-th of `delays` (the setting
+/// `retry_delays_seconds`), or `None` past them, when the queue's own
+/// redelivery takes over (and, after its `maxReceiveCount`, its dead-letter
+/// queue).
+pub fn retry_delay(tries: u32, delays: &[u32]) -> Option<u32> {
+    let index = usize::try_from(tries).ok()?.checked_sub(1)?;
+    delays.get(index).copied()
 }
 
 #[cfg(test)]
@@ -364,5 +382,14 @@ mod tests {
         let make = || make(Reply::Full);
         assert_eq!(make().claim_key(), make().claim_key());
         assert_eq!(make().claim_key(), "response:C1:1.000000:5.000000");
+    }
+
+    #[test]
+    fn a_failed_try_comes_back_after_its_delay_then_the_queues_own() {
+        let delays = [10, 30, 90];
+        let next: Vec<Option<u32>> = (0..=4).map(|t| retry_delay(t, &delays)).collect();
+        assert_eq!(next, [None, Some(10), Some(30), Some(90), None]);
+        assert_eq!(retry_delay(1, &[]), None);
+        assert_eq!(retry_delay(u32::MAX, &delays), None);
     }
 }

@@ -106,6 +106,11 @@ pub struct Settings {
     /// response queue's visibility timeout is 1,080 s (six times the
     /// function's), so a shorter age would drop every retried mention.
     pub mention_max_age_seconds: u32,
+    /// A reply job that failed retryably (the model or Slack down a moment)
+    /// comes back after these many seconds, one per try, before the
+    /// queue's own visibility timeout takes over: 10, 30, 90 by default
+    /// ([`super::job::retry_delay`]). Empty: the queue's timeout only.
+    pub retry_delays_seconds: Vec<u32>,
     /// Long-term memories are rewritten at most this often.
     pub long_term_update_interval_seconds: u32,
     /// Short-term memories cover this many hours.
@@ -232,6 +237,7 @@ impl Default for Settings {
             message_limit: 20,
             max_message_age_seconds: 43_200,
             mention_max_age_seconds: 1_200,
+            retry_delays_seconds: vec![10, 30, 90],
             long_term_update_interval_seconds: 3_600,
             short_term_window_hours: 24,
             long_term_max_tokens: 500,
@@ -315,6 +321,7 @@ pub const SETTING_NAMES: &[&str] = &[
     "message_limit",
     "max_message_age_seconds",
     "mention_max_age_seconds",
+    "retry_delays_seconds",
     "long_term_update_interval_seconds",
     "short_term_window_hours",
     "long_term_max_tokens",
@@ -446,6 +453,10 @@ pub enum SettingError {
     NotDays,
     #[error("not openai or bedrock")]
     NotAProvider,
+    #[error(
+        "not at most 10 whole numbers of seconds up to 43200, comma-separated (e.g. 10,30,90)"
+    )]
+    NotDelays,
     #[error(transparent)]
     BadUserId(#[from] IdError),
 }
@@ -459,6 +470,23 @@ fn int(value: &str, min: u32, max: u32) -> Result<u32, SettingError> {
         return Err(SettingError::WholeNumberOutOfRange { min, max });
     }
     Ok(n)
+}
+
+/// The most quick retries, and the longest wait of one: SQS's longest
+/// visibility timeout, 12 hours.
+const MAX_RETRIES: usize = 10;
+const MAX_RETRY_DELAY: u32 = 43_200;
+
+/// Seconds, comma-separated: at most [`MAX_RETRIES`] of them, each at most
+/// [`MAX_RETRY_DELAY`]. Blank is none.
+fn delays(value: &str) -> Result<Vec<u32>, SettingError> {
+    let delays = list(value)
+        .map(|n| int(n, 0, MAX_RETRY_DELAY).map_err(|_| SettingError::NotDelays))
+        .collect::<Result<Vec<u32>, _>>()?;
+    if delays.len() > MAX_RETRIES {
+        return Err(SettingError::NotDelays);
+    }
+    Ok(delays)
 }
 
 fn float(value: &str, min: f64, max: f64) -> Result<f64, SettingError> {
@@ -612,6 +640,7 @@ impl Settings {
             "message_limit" => self.message_limit = int(value, 1, 1000)?,
             "max_message_age_seconds" => self.max_message_age_seconds = int(value, 60, 30 * DAY)?,
             "mention_max_age_seconds" => self.mention_max_age_seconds = int(value, 60, DAY)?,
+            "retry_delays_seconds" => self.retry_delays_seconds = delays(value)?,
             "long_term_update_interval_seconds" => {
                 self.long_term_update_interval_seconds = int(value, 0, 30 * DAY)?
             }
@@ -828,6 +857,14 @@ impl Settings {
             (
                 "mention_max_age_seconds",
                 d.mention_max_age_seconds.to_string(),
+            ),
+            (
+                "retry_delays_seconds",
+                d.retry_delays_seconds
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(","),
             ),
             (
                 "long_term_update_interval_seconds",
@@ -1112,6 +1149,24 @@ mod tests {
     fn a_mention_may_be_answered_for_twenty_minutes_by_default() {
         // One SQS redelivery (visibility timeout 1,080 s) fits.
         assert!(Settings::default().mention_max_age_seconds > 1_080);
+        let (s, issues) = Settings::from_pairs([("retry_delays_seconds", " 5, 20 ,60")]);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(s.retry_delays_seconds, vec![5, 20, 60]);
+        let (s, issues) = Settings::from_pairs([("retry_delays_seconds", "")]);
+        assert!(issues.is_empty(), "{issues:?}");
+        assert!(
+            s.retry_delays_seconds.is_empty(),
+            "blank: the queue's own only"
+        );
+        for bad in ["10,soon", "-5", "50000", "1,1,1,1,1,1,1,1,1,1,1"] {
+            let (s, issues) = Settings::from_pairs([("retry_delays_seconds", bad)]);
+            assert_eq!(issues.len(), 1, "{bad}");
+            assert_eq!(
+                s.retry_delays_seconds,
+                vec![10, 30, 90],
+                "{bad}: the default stays"
+            );
+        }
         let (s, issues) = Settings::from_pairs([("mention_max_age_seconds", "900")]);
         assert!(issues.is_empty(), "{issues:?}");
         assert_eq!(s.mention_max_age_seconds, 900);

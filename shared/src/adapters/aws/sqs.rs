@@ -82,6 +82,30 @@ impl Queue for SqsQueue {
         );
         Ok(())
     }
+
+    async fn redeliver(
+        &self,
+        job: &Job,
+        receipt: Option<&str>,
+        delay_seconds: u32,
+    ) -> Result<(), PortError> {
+        let Some(receipt) = receipt else {
+            return self.send(job, delay_seconds).await;
+        };
+        let url = self.queue_url(job.kind())?;
+        let timeout =
+            i32::try_from(delay_seconds).map_err(|e| PortError::refused_by(SERVICE, e))?;
+        self.client
+            .change_message_visibility()
+            .queue_url(url)
+            .receipt_handle(receipt)
+            .visibility_timeout(timeout)
+            .send()
+            .await
+            .map_err(|e| port_error(SERVICE, "ChangeMessageVisibility", e))?;
+        tracing::debug!(kind = %job.kind(), delay_seconds, "job comes back");
+        Ok(())
+    }
 }
 
 #[cfg(test)]
