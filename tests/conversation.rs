@@ -16,6 +16,8 @@
 //!   the emulator, and ends in the dead-letter queue when it never
 //!   succeeds: `a_mention_whose_reply_fails_once_*`,
 //!   `a_reply_that_always_fails_*`
+//! - a reply is held to `max_reply_chars` at a sentence, and no post
+//!   unfurls its links: `a_reply_fifty_thousand_characters_long_*`
 //! - Slack's 429 is waited out: `a_slack_429_*`
 //! - the bot having spoken last: `no_llm_call_when_the_bot_spoke_last`
 //! - display names in prompts: `prompts_show_display_names_*`
@@ -235,6 +237,8 @@ async fn a_judged_yes_without_delay_replies_once_in_its_thread_after_a_prompt_in
             "channel": GENERAL,
             "thread_ts": ts(-900).to_string(),
             "text": bed.script.reply(),
+            "unfurl_links": false,
+            "unfurl_media": false,
         })]
     );
     assert_eq!(bed.llm_calls_of(PromptKind::Judgment).await.len(), 1);
@@ -292,7 +296,12 @@ async fn a_judged_yes_with_a_delay_of_120_s_is_scheduled_under_the_conversation_
     );
     assert_eq!(
         bed.posts().await,
-        vec![json!({"channel": GENERAL, "text": bed.script.reply()})],
+        vec![json!({
+            "channel": GENERAL,
+            "text": bed.script.reply(),
+            "unfurl_links": false,
+            "unfurl_media": false,
+        })],
         "a top-level reply carries no thread_ts"
     );
 }
@@ -475,7 +484,13 @@ async fn a_mention_is_answered_without_judgment_and_the_reply_is_remembered() {
     );
     assert_eq!(
         bed.posts().await,
-        vec![json!({"channel": GENERAL, "thread_ts": ts(-600).to_string(), "text": first_reply})]
+        vec![json!({
+            "channel": GENERAL,
+            "thread_ts": ts(-600).to_string(),
+            "text": first_reply,
+            "unfurl_links": false,
+            "unfurl_media": false,
+        })]
     );
     let stored = bed
         .store
@@ -832,6 +847,48 @@ async fn a_reply_cannot_notify_the_channel() {
         posts[0]["text"],
         "&lt;!channel&gt; みんな見て &lt;@UALICE&gt; &amp; co"
     );
+}
+
+#[tokio::test]
+async fn a_reply_fifty_thousand_characters_long_is_posted_cut_at_a_sentence_unfurling_nothing() {
+    let bed = Bed::with_settings(|s| s.max_reply_chars = 3_000).await;
+    let sentence = "The cache key changed, see https://example.com/x.png?q=secret. ";
+    bed.script
+        .set_reply(sentence.repeat(50_000 / sentence.len() + 1));
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(0),
+        None,
+        "<@UBOT> why is CI red?",
+    )])
+    .await;
+
+    let outcome = responded(bed.run(&response(None, 0, true)).await);
+
+    assert!(
+        matches!(outcome, ResponseOutcome::Posted { .. }),
+        "{outcome:?}"
+    );
+    let posts = bed.posts().await;
+    assert_eq!(posts.len(), 1);
+    let text = posts[0]["text"].as_str().expect("a text");
+    assert!(
+        text.chars().count() <= 3_000,
+        "{} chars",
+        text.chars().count()
+    );
+    assert!(
+        text.chars().count() > 2_900,
+        "cut at the last sentence within"
+    );
+    assert!(
+        text.ends_with("q=secret."),
+        "at a sentence: {:?}",
+        &text[text.len() - 40..]
+    );
+    assert_eq!(posts[0]["unfurl_links"], json!(false));
+    assert_eq!(posts[0]["unfurl_media"], json!(false));
 }
 
 // ---- A failed reply comes back soon (SQS on the emulator) ---------------------

@@ -367,7 +367,14 @@ impl SlackApi for SlackWebApi {
         text: &str,
     ) -> Result<Ts, PortError> {
         const METHOD: &str = "chat.postMessage";
-        let mut body = json!({ "channel": channel.as_str(), "text": text });
+        // No unfurling: a link a model wrote (an image whose address
+        // carries words of the conversation) is not fetched by Slack.
+        let mut body = json!({
+            "channel": channel.as_str(),
+            "text": text,
+            "unfurl_links": false,
+            "unfurl_media": false,
+        });
         if let Some(ts) = thread_ts {
             body["thread_ts"] = json!(ts.to_string());
         }
@@ -688,7 +695,9 @@ mod tests {
             .and(body_json(json!({
                 "channel": "C0123ABC",
                 "text": "hello",
-                "thread_ts": "1712345678.123456"
+                "thread_ts": "1712345678.123456",
+                "unfurl_links": false,
+                "unfurl_media": false,
             })))
             .respond_with(posted())
             .expect(1)
@@ -778,10 +787,16 @@ mod tests {
     #[tokio::test]
     async fn a_top_level_post_omits_thread_ts() {
         let server = MockServer::start().await;
-        // body_json matches exactly: a thread_ts would not match.
+        // body_json matches exactly: a thread_ts would not match; links
+        // and media are never unfurled.
         Mock::given(method("POST"))
             .and(path("/api/chat.postMessage"))
-            .and(body_json(json!({"channel": "C0123ABC", "text": "hello"})))
+            .and(body_json(json!({
+                "channel": "C0123ABC",
+                "text": "hello",
+                "unfurl_links": false,
+                "unfurl_media": false,
+            })))
             .respond_with(posted())
             .expect(1)
             .mount(&server)

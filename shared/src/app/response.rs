@@ -7,7 +7,7 @@ use super::reflection::forget_person;
 use super::{context, retention, Services};
 use crate::domain::people::{forget_me, FORGOTTEN_NOTICE};
 use crate::domain::reply::pick_emoji;
-use crate::domain::text::{clean_reply, escape};
+use crate::domain::text::{clean_reply, escape, held_to};
 use crate::domain::{ChannelId, Conversation, EmojiName, Job, Message, Reply, Settings, Ts};
 use crate::ports::{PortError, Reacted};
 use crate::prompts::{ContextPrompt, PromptError};
@@ -386,5 +386,6 @@ async fn write_reply(
     if text.is_empty() {
         return Err(WriteError::Unusable(UnusableReply::Empty));
     }
-    Ok(text)
+    // As long as a person would write, cut at a sentence (before escaping).
+    Ok(held_to(&text, settings.max_reply_chars as usize).to_owned())
 }

@@ -163,6 +163,9 @@ pub struct Settings {
     pub default_reaction: EmojiName,
     /// The most tokens a short answer ("nice!") may take.
     pub short_max_tokens: u32,
+    /// The most characters a reply is posted with: a longer one is cut at
+    /// its last sentence within them ([`super::text::held_to`]).
+    pub max_reply_chars: u32,
     /// A fact's strength halves every this many days.
     pub fact_half_life_days: u32,
     /// Facts one channel keeps, at most (the strongest).
@@ -260,6 +263,7 @@ impl Default for Settings {
             backoff_seconds: 1_800,
             default_reaction: EmojiName::parse("+1").expect("a valid emoji name"),
             short_max_tokens: 80,
+            max_reply_chars: 3_000,
             fact_half_life_days: 30,
             max_facts_per_channel: 100,
             reflection_min_messages: 3,
@@ -344,6 +348,7 @@ pub const SETTING_NAMES: &[&str] = &[
     "backoff_seconds",
     "default_reaction",
     "short_max_tokens",
+    "max_reply_chars",
     "fact_half_life_days",
     "max_facts_per_channel",
     "reflection_min_messages",
@@ -678,6 +683,7 @@ impl Settings {
                     EmojiName::parse(value).map_err(|_| SettingError::NotAnEmojiName)?
             }
             "short_max_tokens" => self.short_max_tokens = int(value, 10, 1_000)?,
+            "max_reply_chars" => self.max_reply_chars = int(value, 100, 40_000)?,
             "fact_half_life_days" => self.fact_half_life_days = int(value, 1, 3_650)?,
             "max_facts_per_channel" => self.max_facts_per_channel = int(value, 0, 10_000)?,
             "reflection_min_messages" => self.reflection_min_messages = int(value, 0, 1_000)?,
@@ -909,6 +915,7 @@ impl Settings {
             ("backoff_seconds", d.backoff_seconds.to_string()),
             ("default_reaction", d.default_reaction.to_string()),
             ("short_max_tokens", d.short_max_tokens.to_string()),
+            ("max_reply_chars", d.max_reply_chars.to_string()),
             ("fact_half_life_days", d.fact_half_life_days.to_string()),
             ("max_facts_per_channel", d.max_facts_per_channel.to_string()),
             (

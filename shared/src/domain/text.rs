@@ -120,6 +120,32 @@ pub fn clean_reply(text: &str, persona_name: &str) -> String {
     t.to_owned()
 }
 
+/// `text` held to `max_chars` characters, as a person would stop: at the
+/// last end of a sentence or line within them (when that keeps at least
+/// half), else at the last space, else at the limit. Cut before escaping,
+/// so never inside an escape.
+pub fn held_to(text: &str, max_chars: usize) -> &str {
+    let Some((limit, _)) = text.char_indices().nth(max_chars) else {
+        return text;
+    };
+    let head = &text[..limit];
+    let half = head.len() / 2;
+    let sentence = head
+        .char_indices()
+        .filter(|(i, c)| {
+            matches!(c, '。' | '！' | '？' | '\n')
+                || (matches!(c, '.' | '!' | '?')
+                    && head[i + c.len_utf8()..].starts_with(char::is_whitespace))
+        })
+        .map(|(i, c)| i + c.len_utf8())
+        .filter(|end| *end >= half)
+        .last();
+    let end = sentence
+        .or_else(|| head.rfind(char::is_whitespace).filter(|i| *i > 0))
+        .unwrap_or(limit);
+    head[..end].trim_end()
+}
+
 /// The users `text` mentions (`<@U123>` or `<@U123|label>`), in order; a
 /// malformed id is passed over.
 pub fn mentions(text: &str) -> impl Iterator<Item = UserId> + '_ {
@@ -324,5 +350,27 @@ mod tests {
         };
         assert_eq!(only_real.shown(), Some("Ann Lee"));
         assert_eq!(UserNames::default().shown(), None);
+    }
+
+    #[test]
+    fn a_long_reply_is_held_to_its_length_at_a_sentence() {
+        assert_eq!(held_to("short enough.", 100), "short enough.");
+        let text = "First sentence here. Second one follows! Third is far too long to keep";
+        assert_eq!(
+            held_to(text, 50),
+            "First sentence here. Second one follows!"
+        );
+        // No sentence end in the second half: the last space.
+        assert_eq!(held_to("one two three four five", 12), "one two");
+        // Japanese ends sentences without spaces.
+        assert_eq!(
+            held_to("これは一文目です。これは二文目ですがとても長い", 16),
+            "これは一文目です。"
+        );
+        // No space at all: the limit, on a character boundary.
+        assert_eq!(held_to("ああああああ", 4), "ああああ");
+        // Cut before escaping: a `<` stays whole and is escaped after.
+        let cut = held_to("a < b is true. and then more words", 20);
+        assert_eq!(escape(cut), "a &lt; b is true.");
     }
 }
