@@ -132,14 +132,14 @@ pub fn held_to(text: &str, max_chars: usize) -> &str {
     let half = head.len() / 2;
     let sentence = head
         .char_indices()
-        .filter(|(i, c)| {
+        .rev()
+        .find(|(i, c)| {
             matches!(c, '。' | '！' | '？' | '\n')
                 || (matches!(c, '.' | '!' | '?')
                     && head[i + c.len_utf8()..].starts_with(char::is_whitespace))
         })
         .map(|(i, c)| i + c.len_utf8())
-        .filter(|end| *end >= half)
-        .last();
+        .filter(|end| *end >= half);
     let end = sentence
         .or_else(|| head.rfind(char::is_whitespace).filter(|i| *i > 0))
         .unwrap_or(limit);
