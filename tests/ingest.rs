@@ -11,6 +11,7 @@
 //! - bursts, threads and the top level: one schedule per conversation
 //! - a mention: one queue message, no schedule
 //! - forged, stale and unsigned requests: 401, nothing written
+//! - a wrongly typed field: 400, nothing written, and no value in the logs
 //! - edits and deletions change the stored message
 //! - a schedule fired by hand runs the judgment, whose reply goes through SQS
 //! - a cold start whose settings cannot be read: 500, nothing written, and
@@ -1031,5 +1032,50 @@ async fn the_aws_calls_of_each_kind_of_message() -> Result<()> {
             ("its app_mention event", ops_of(&["PutItem"])),
         ]
     );
+    Ok(())
+}
+
+/// A writer into a shared buffer: what was logged, read back.
+#[derive(Clone, Default)]
+struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_wrongly_typed_field_is_refused_and_logs_no_value() -> Result<()> {
+    let b = bed().await?;
+    let logs = Captured::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::INFO)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let guard = tracing::subscriber::set_default(subscriber);
+    let mut body = event("message", "1767600000.000100", None, "hello");
+    body["authorizations"] = json!([{"user_id": "UBOT", "is_bot": "the launch is on friday"}]);
+    assert_eq!(b.deliver(&body).await, 400);
+    let mut bad_id = event("message", "1767600000.000200", None, "hello");
+    bad_id["event"]["user"] = json!("the launch is on friday");
+    assert_eq!(b.deliver(&bad_id).await, 400);
+    drop(guard);
+    let logged =
+        String::from_utf8_lossy(&logs.0.lock().unwrap_or_else(|p| p.into_inner())).into_owned();
+    assert!(logged.contains("a field of the wrong type"), "{logged}");
+    assert!(logged.contains("the payload has a bad user"), "{logged}");
+    assert!(!logged.contains("launch"), "{logged}");
+    assert_eq!(b.items().await?, 0, "nothing written");
     Ok(())
 }

@@ -484,3 +484,22 @@ async fn a_top_level_answer_stands_down_once_its_question_has_a_thread() {
     assert_eq!(posts.len(), 1, "{posts:?}");
     assert_eq!(posts[0]["thread_ts"], json!(ts(-300).to_string()));
 }
+
+#[tokio::test]
+async fn an_absurd_timestamp_is_refused_and_its_conversation_still_answered() {
+    let bed = bed(|_| {}).await;
+    // Signed, from the year 33658: before, it was stored, and every later
+    // judgment of the top level found a newer message and stood down.
+    let far = Ts::parse("999999999999.999999").expect("a ts");
+    let outcome = bed
+        .deliver(said(BOB, far, None, "hello from the future"))
+        .await;
+    assert!(matches!(outcome, Outcome::Refused(_)), "{outcome:?}");
+    let outcome = bed.deliver(said(ALICE, ts(0), None, QUESTION)).await;
+    assert!(matches!(outcome, Outcome::Stored { .. }), "{outcome:?}");
+    for _ in 0..12 {
+        bed.clock.advance(Duration::minutes(5));
+        bed.run_due().await;
+    }
+    assert_eq!(bed.posts().await.len(), 1, "the question is answered");
+}

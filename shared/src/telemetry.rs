@@ -31,7 +31,9 @@ pub fn init(json: bool) {
             .with(filter)
             .try_init()
     } else {
-        let format = format.with_writer(std::io::stderr);
+        // Colour only for a person at a terminal, not in a file or a pipe.
+        let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let format = format.with_ansi(ansi).with_writer(std::io::stderr);
         tracing_subscriber::registry()
             .with(format)
             .with(filter)

@@ -117,7 +117,7 @@ pub enum EntryError {
     #[error("{at}: {error}")]
     BadTs { at: String, error: IdError },
     /// The live event parser refused it.
-    #[error("{at} (ts {ts}): {error}")]
+    #[error("{at} (ts {ts}): {error}{}", .error.detail().map(|d| format!(": {d}")).unwrap_or_default())]
     Unreadable {
         at: String,
         ts: Ts,

@@ -21,6 +21,25 @@ fn text(bytes: &[u8]) -> String {
 }
 
 #[test]
+fn logs_into_a_pipe_carry_no_colour_codes() {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_myao"));
+    command
+        .args(["replay", "examples/export"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("RUST_LOG", "info");
+    for (name, _) in std::env::vars() {
+        if name.starts_with("MYAO_") {
+            command.env_remove(name);
+        }
+    }
+    let out = command.output().expect("the myao binary runs");
+    assert!(out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("INFO"), "the core logged: {err}");
+    assert!(!err.contains('\u{1b}'), "an escape code in a pipe: {err:?}");
+}
+
+#[test]
 fn usage_errors_exit_2_with_a_clear_message() {
     for args in [
         &[][..],

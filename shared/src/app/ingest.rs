@@ -16,7 +16,7 @@ use crate::domain::routing::{
     addressed, engaged, may_be_engaged, route, spoke_within, Addressed, Engagement, Route,
 };
 use crate::domain::signature::verify;
-use crate::domain::slack_event::{parse_envelope, Envelope, SlackEvent};
+use crate::domain::slack_event::{check_times, parse_envelope, Envelope, SlackEvent};
 use crate::domain::{
     ChannelId, Conversation, Forget, Job, JobKind, Message, ScheduleName, Settings, Ts, UserId,
 };
@@ -71,12 +71,17 @@ impl IngestResponse {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     Challenge,
-    Stored { routed: Route },
+    Stored {
+        routed: Route,
+    },
     Duplicate,
     Edited,
     Deleted,
     VisibilityChanged,
     Ignored(String),
+    /// Signed, but not what Slack sends (a time far ahead or long before
+    /// now): answered 400, nothing stored.
+    Refused(String),
 }
 
 impl Outcome {
@@ -90,6 +95,7 @@ impl Outcome {
             Outcome::Deleted => "deleted",
             Outcome::VisibilityChanged => "visibility",
             Outcome::Ignored(_) => "ignored",
+            Outcome::Refused(_) => "malformed",
         }
     }
 }
@@ -236,6 +242,11 @@ impl Ingest {
         if differs(settings.slack_team_id.as_deref(), team_id.as_deref()) {
             let outcome = Outcome::Ignored("event for another team".to_owned());
             return Ok((outcome, IngestResponse::ok()));
+        }
+        if let Err(error) = check_times(&event, now) {
+            tracing::warn!(%error, "refused an event with a time Slack would not send");
+            let outcome = Outcome::Refused(error.to_string());
+            return Ok((outcome, IngestResponse::text(400, "malformed event")));
         }
         let bot = bot.or_else(|| settings.bot_user_id.clone());
         let outcome = match event {

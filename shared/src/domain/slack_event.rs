@@ -65,19 +65,88 @@ pub enum SlackEvent {
     Ignored { reason: String },
 }
 
-/// Why a body could not be read. Answered with 400.
+/// Why a body could not be read. Answered with 400. Its text names what
+/// is wrong and where, never a value of the payload (which may be words of
+/// a conversation): it goes into WARN lines. [`EventParseError::detail`]
+/// has the value, for a person reading their own export.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EventParseError {
-    #[error("the body is not JSON: {0}")]
-    NotJson(String),
+    #[error("the body is not JSON ({what} at line {line}, column {column})")]
+    NotJson {
+        /// A syntax error, a field of the wrong type, an early end.
+        what: &'static str,
+        line: usize,
+        column: usize,
+    },
     #[error("the payload has no {0}")]
     Missing(&'static str),
-    #[error("the payload has a bad {field}: {source}")]
+    #[error("the payload has a bad {field}")]
     BadId {
         field: &'static str,
         #[source]
         source: IdError,
     },
+    /// A timestamp Slack would never send: far ahead of now, or before
+    /// Slack's time (see [`check_times`]).
+    #[error("the payload's {0} is not a time Slack would send")]
+    AbsurdTime(&'static str),
+}
+
+impl EventParseError {
+    fn not_json(error: &serde_json::Error) -> EventParseError {
+        use serde_json::error::Category;
+        EventParseError::NotJson {
+            what: match error.classify() {
+                Category::Syntax => "a syntax error",
+                Category::Data => "a field of the wrong type",
+                Category::Eof => "an early end",
+                Category::Io => "an unreadable body",
+            },
+            line: error.line(),
+            column: error.column(),
+        }
+    }
+
+    /// What was wrong with the value, quoting it (an id, a timestamp):
+    /// for a person reading their own data, never for a log line.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            EventParseError::BadId { source, .. } => Some(source.to_string()),
+            _ => None,
+        }
+    }
+}
+
+/// How far ahead of now a message's time may be (clocks drift a little).
+pub const MOST_AHEAD: chrono::Duration = chrono::Duration::hours(1);
+/// How far behind now a message's time may be: older than Slack itself.
+pub const MOST_BEHIND: chrono::Duration = chrono::Duration::days(20 * 365);
+
+/// Whether every timestamp of `event` is one Slack would send at `now`:
+/// within [`MOST_AHEAD`] ahead and [`MOST_BEHIND`] behind. A message from
+/// the far future would make every later judgment of its conversation
+/// stale, and a zero stands for "the whole channel" in what is forgotten.
+pub fn check_times(
+    event: &SlackEvent,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(), EventParseError> {
+    let sane = |ts: Ts, field: &'static str| {
+        let at = ts.to_datetime();
+        if at > now + MOST_AHEAD || at < now - MOST_BEHIND {
+            Err(EventParseError::AbsurdTime(field))
+        } else {
+            Ok(())
+        }
+    };
+    let (ts, thread_ts) = match event {
+        SlackEvent::NewMessage { message, .. } => (message.ts, message.thread_ts),
+        SlackEvent::Edited { ts, thread_ts, .. } | SlackEvent::Deleted { ts, thread_ts, .. } => {
+            (*ts, *thread_ts)
+        }
+        SlackEvent::VisibilityChanged { .. } | SlackEvent::Ignored { .. } => return Ok(()),
+    };
+    sane(ts, "ts")?;
+    thread_ts.map_or(Ok(()), |t| sane(t, "thread_ts"))
 }
 
 #[derive(Deserialize)]
@@ -138,7 +207,7 @@ fn opt_ts(v: &Value, name: &'static str) -> Result<Option<Ts>, EventParseError> 
 /// Parses an Events API body.
 pub fn parse_envelope(body: &[u8]) -> Result<Envelope, EventParseError> {
     let raw: RawEnvelope =
-        serde_json::from_slice(body).map_err(|e| EventParseError::NotJson(e.to_string()))?;
+        serde_json::from_slice(body).map_err(|e| EventParseError::not_json(&e))?;
     match raw.kind.as_deref() {
         Some("url_verification") => Ok(Envelope::UrlVerification {
             challenge: raw.challenge.ok_or(EventParseError::Missing("challenge"))?,
@@ -547,7 +616,7 @@ mod tests {
     fn malformed_payloads_are_errors_not_panics() {
         assert!(matches!(
             parse_envelope(b"not json"),
-            Err(EventParseError::NotJson(_))
+            Err(EventParseError::NotJson { .. })
         ));
         assert_eq!(parse_envelope(b"{}"), Err(EventParseError::Missing("type")));
         assert_eq!(
@@ -577,6 +646,67 @@ mod tests {
             Envelope::Other {
                 kind: "app_rate_limited".into()
             }
+        );
+    }
+
+    #[test]
+    fn a_parse_error_names_what_is_wrong_and_quotes_nothing() {
+        let body = br#"{"type":"event_callback","event":{},"authorizations":[{"is_bot":"the launch is on friday"}]}"#;
+        let error = parse_envelope(body).unwrap_err();
+        let shown = error.to_string();
+        assert!(shown.contains("a field of the wrong type"), "{shown}");
+        assert!(!shown.contains("launch"), "{shown}");
+        let bad_user =
+            wrap(json!({"type": "message", "channel": "C1", "user": "secret words", "ts": "1.0"}));
+        let error = parse_envelope(&bad_user).unwrap_err();
+        assert_eq!(error.to_string(), "the payload has a bad user");
+        assert!(
+            error.detail().is_some_and(|d| d.contains("secret words")),
+            "for one's own export"
+        );
+    }
+
+    #[test]
+    fn times_slack_would_not_send_are_refused() {
+        let now = Ts::parse("1767600000.0").unwrap().to_datetime();
+        let message = |ts: &str, thread: Option<&str>| {
+            let mut e =
+                json!({"type": "message", "channel": "C1", "user": "U1", "text": "hi", "ts": ts});
+            if let Some(t) = thread {
+                e["thread_ts"] = json!(t);
+            }
+            event_of(&wrap(e))
+        };
+        assert_eq!(
+            check_times(&message("1767600000.000100", None), now),
+            Ok(())
+        );
+        assert_eq!(
+            check_times(&message("1767603000.0", None), now),
+            Ok(()),
+            "a clock a little ahead"
+        );
+        assert_eq!(
+            check_times(&message("999999999999.999999", None), now),
+            Err(EventParseError::AbsurdTime("ts"))
+        );
+        assert_eq!(
+            check_times(&message("1767600000.000100", Some("0.0")), now),
+            Err(EventParseError::AbsurdTime("thread_ts"))
+        );
+        // An edit of a message years old is fine; a deletion of "0.0" is not.
+        let edit = event_of(&wrap(
+            json!({"type": "message", "subtype": "message_changed", "channel": "C1",
+            "ts": "1767600000.0", "message": {"ts": "1500000000.0", "user": "U1", "text": "new"}}),
+        ));
+        assert_eq!(check_times(&edit, now), Ok(()));
+        let deletion = event_of(&wrap(
+            json!({"type": "message", "subtype": "message_deleted", "channel": "C1",
+            "ts": "1767600000.0", "deleted_ts": "0.0"}),
+        ));
+        assert_eq!(
+            check_times(&deletion, now),
+            Err(EventParseError::AbsurdTime("ts"))
         );
     }
 }
