@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context as _};
@@ -20,7 +21,7 @@ use hyper::body::{Bytes, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use myao::adapters::openai::OpenAiLlm;
 use myao::adapters::slack::SlackWebApi;
 use myao::adapters::system::{FixedSettings, SplitMix, SystemClock};
@@ -33,7 +34,7 @@ use myao::domain::{Job, ScheduleName, Settings};
 use myao::ports::SlackApi;
 use myao::wire::Twins;
 use tokio::net::TcpListener;
-use tokio::sync::watch;
+use tokio::sync::{watch, Semaphore};
 
 use crate::config::{env_var, LocalConfig, LLM_API_KEY, SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET};
 
@@ -44,10 +45,40 @@ pub const EVENTS_PATH: &str = "/slack/events";
 /// How long open connections get to finish after a shutdown is asked for.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// How `serve` keeps slow, idle or too many clients from tying it up (it
+/// is often reachable from the internet, behind a tunnel).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// A request's headers must have arrived this long after the
+    /// connection is ready for them.
+    pub headers: std::time::Duration,
+    /// Its body this long after its headers, else 408.
+    pub body: std::time::Duration,
+    /// A connection is closed this long after it opened, idle or not (an
+    /// answer under way gets [`SHUTDOWN_GRACE`] more to finish).
+    pub connection: std::time::Duration,
+    /// At most this many connections at once (each holds at most one body
+    /// of `MAX_BODY_BYTES`); more wait to be accepted.
+    pub connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            headers: std::time::Duration::from_secs(10),
+            body: std::time::Duration::from_secs(10),
+            connection: std::time::Duration::from_secs(30),
+            connections: 64,
+        }
+    }
+}
+
 /// A bound server, ready to run.
 pub struct Server {
     listener: TcpListener,
     bot: Bot,
+    limits: Limits,
+    open: Arc<AtomicUsize>,
 }
 
 /// The bot, whatever brings it Slack's events: ingest, and the services
@@ -67,7 +98,12 @@ pub async fn bind(config: LocalConfig, addr: SocketAddr) -> anyhow::Result<Serve
     let listener = TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
-    Ok(Server { listener, bot })
+    Ok(Server {
+        listener,
+        bot,
+        limits: Limits::default(),
+        open: Arc::new(AtomicUsize::new(0)),
+    })
 }
 
 /// Refuses to go on without the secret `name` (`what` it is, for people).
@@ -193,33 +229,71 @@ impl Server {
         self.bot.bot_user_id()
     }
 
+    /// The server with other [`Limits`] than the defaults.
+    pub fn with_limits(self, limits: Limits) -> Server {
+        Server { limits, ..self }
+    }
+
+    /// The number of connections open now, kept up to date while it runs.
+    pub fn open_connections(&self) -> Arc<AtomicUsize> {
+        self.open.clone()
+    }
+
     /// Serves until `shutdown` resolves, then lets open requests finish
     /// (a few seconds at most) and stops the job runner.
     pub async fn run(self, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
         let jobs = self.bot.start_jobs().await?;
         let (stop_tx, stop_rx) = watch::channel(false);
         let mut connections = tokio::task::JoinSet::new();
+        let permits = Arc::new(Semaphore::new(self.limits.connections.max(1)));
+        let mut backoff = AcceptBackoff::default();
+        let limits = self.limits;
         tokio::pin!(shutdown);
         loop {
+            // A free place first: past the cap, connections wait in the
+            // listen backlog rather than each holding a body.
+            let permit = tokio::select! {
+                _ = &mut shutdown => break,
+                permit = permits.clone().acquire_owned() => match permit {
+                    Ok(p) => p,
+                    Err(_) => break,
+                },
+            };
             let (stream, peer) = tokio::select! {
                 _ = &mut shutdown => break,
                 accepted = self.listener.accept() => match accepted {
-                    Ok(a) => a,
+                    Ok(a) => {
+                        backoff.succeeded();
+                        a
+                    }
                     Err(error) => {
-                        tracing::warn!(%error, "accept failed");
-                        continue;
+                        // Out of descriptors, say: pause before trying
+                        // again rather than spin, and say so now and then.
+                        let (pause, log) = backoff.failed(std::time::Instant::now());
+                        if let Some(failures) = log {
+                            tracing::warn!(%error, failures, pause_ms = pause.as_millis() as u64, "accept failed; pausing");
+                        }
+                        tokio::select! {
+                            _ = &mut shutdown => break,
+                            _ = tokio::time::sleep(pause) => continue,
+                        }
                     }
                 },
             };
             let ingest = self.bot.ingest.clone();
             let mut stop = stop_rx.clone();
+            let open = self.open.clone();
             connections.spawn(async move {
+                let _permit = permit;
+                open.fetch_add(1, Ordering::SeqCst);
                 let service = service_fn(move |request| {
                     let ingest = ingest.clone();
-                    async move { Ok::<_, Infallible>(answer(&ingest, request).await) }
+                    async move { Ok::<_, Infallible>(answer(&ingest, limits.body, request).await) }
                 });
-                let connection =
-                    http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+                let connection = http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(limits.headers)
+                    .serve_connection(TokioIo::new(stream), service);
                 tokio::pin!(connection);
                 tokio::select! {
                     result = connection.as_mut() => {
@@ -229,9 +303,14 @@ impl Server {
                     }
                     _ = stop.changed() => {
                         connection.as_mut().graceful_shutdown();
-                        let _ = connection.await;
+                        let _ = tokio::time::timeout(SHUTDOWN_GRACE, connection).await;
+                    }
+                    _ = tokio::time::sleep(limits.connection) => {
+                        connection.as_mut().graceful_shutdown();
+                        let _ = tokio::time::timeout(SHUTDOWN_GRACE, connection).await;
                     }
                 }
+                open.fetch_sub(1, Ordering::SeqCst);
             });
             // Reap finished connections as we go.
             while connections.try_join_next().is_some() {}
@@ -358,9 +437,52 @@ fn respond(status: u16, content_type: &str, body: String) -> Response<Full<Bytes
     response
 }
 
+/// The pause after `accept` fails, doubling from [`ACCEPT_PAUSE_MIN`] to
+/// [`ACCEPT_PAUSE_MAX`] while it keeps failing, and the rate of its log
+/// line: at most one every [`ACCEPT_LOG_EVERY`], with the failures since.
+#[derive(Debug, Default)]
+struct AcceptBackoff {
+    pause: Option<std::time::Duration>,
+    failures: u64,
+    logged: Option<std::time::Instant>,
+}
+
+const ACCEPT_PAUSE_MIN: std::time::Duration = std::time::Duration::from_millis(10);
+const ACCEPT_PAUSE_MAX: std::time::Duration = std::time::Duration::from_secs(1);
+const ACCEPT_LOG_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+impl AcceptBackoff {
+    /// A failure at `now`: how long to pause, and the failures to log (when
+    /// a line is due).
+    fn failed(&mut self, now: std::time::Instant) -> (std::time::Duration, Option<u64>) {
+        let pause = self
+            .pause
+            .map_or(ACCEPT_PAUSE_MIN, |p| (p * 2).min(ACCEPT_PAUSE_MAX));
+        self.pause = Some(pause);
+        self.failures += 1;
+        let due = self
+            .logged
+            .is_none_or(|at| now.duration_since(at) >= ACCEPT_LOG_EVERY);
+        let log = due.then(|| {
+            self.logged = Some(now);
+            std::mem::take(&mut self.failures)
+        });
+        (pause, log)
+    }
+
+    fn succeeded(&mut self) {
+        self.pause = None;
+    }
+}
+
 /// One request. Like the Function URL, every method reaches ingest; other
-/// paths are not found.
-async fn answer(ingest: &Ingest, request: Request<Incoming>) -> Response<Full<Bytes>> {
+/// paths are not found. A body that does not arrive within `body_time`
+/// gets 408.
+async fn answer(
+    ingest: &Ingest,
+    body_time: std::time::Duration,
+    request: Request<Incoming>,
+) -> Response<Full<Bytes>> {
     if request.uri().path() != EVENTS_PATH {
         return respond(404, "text/plain; charset=utf-8", "not found".to_owned());
     }
@@ -368,13 +490,26 @@ async fn answer(ingest: &Ingest, request: Request<Incoming>) -> Response<Full<By
     let signature = header(&request, "x-slack-signature").map(str::to_owned);
     let retry_num = header(&request, "x-slack-retry-num").map(str::to_owned);
     let mut body = request.into_body();
-    let body = match read_limited(&mut body, MAX_BODY_BYTES + 1).await {
-        Ok(b) => b,
-        Err(error) => {
-            tracing::warn!(%error, "could not read a request body");
-            return respond(400, "text/plain; charset=utf-8", "bad request".to_owned());
-        }
-    };
+    let body =
+        match tokio::time::timeout(body_time, read_limited(&mut body, MAX_BODY_BYTES + 1)).await {
+            Ok(Ok(b)) => b,
+            Ok(Err(error)) => {
+                tracing::warn!(%error, "could not read a request body");
+                return respond(400, "text/plain; charset=utf-8", "bad request".to_owned());
+            }
+            Err(_) => {
+                tracing::warn!("a request body did not arrive in time");
+                let mut response = respond(
+                    408,
+                    "text/plain; charset=utf-8",
+                    "request timeout".to_owned(),
+                );
+                if let Ok(v) = "close".parse() {
+                    response.headers_mut().insert("connection", v);
+                }
+                return response;
+            }
+        };
     let answer = ingest
         .handle(IngestRequest {
             timestamp: timestamp.as_deref(),
@@ -384,4 +519,36 @@ async fn answer(ingest: &Ingest, request: Request<Incoming>) -> Response<Full<By
         })
         .await;
     respond(answer.status, answer.content_type, answer.body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration as StdDuration, Instant};
+
+    #[test]
+    fn accept_failures_pause_longer_each_time_and_log_now_and_then() {
+        let mut backoff = AcceptBackoff::default();
+        let start = Instant::now();
+        let pauses: Vec<(u64, Option<u64>)> = (0..9)
+            .map(|i| {
+                let (pause, log) = backoff.failed(start + StdDuration::from_millis(i));
+                (pause.as_millis() as u64, log)
+            })
+            .collect();
+        assert_eq!(
+            pauses.iter().map(|(p, _)| *p).collect::<Vec<_>>(),
+            [10, 20, 40, 80, 160, 320, 640, 1000, 1000]
+        );
+        // The first failure is logged, the next ones not within 10 s...
+        assert_eq!(pauses[0].1, Some(1));
+        assert!(pauses[1..].iter().all(|(_, log)| log.is_none()));
+        // ...then one line counts the failures since.
+        let (_, log) = backoff.failed(start + StdDuration::from_secs(11));
+        assert_eq!(log, Some(9));
+        // An accepted connection starts the pauses over.
+        backoff.succeeded();
+        let (pause, _) = backoff.failed(start + StdDuration::from_secs(12));
+        assert_eq!(pause, ACCEPT_PAUSE_MIN);
+    }
 }

@@ -1,6 +1,8 @@
 //! `myao serve` in process, against Slack and LLM stubs (wiremock):
 //! a signed mention is answered in Slack; a forged request is refused; a
-//! mention made while the LLM is down for a moment is answered after it.
+//! mention made while the LLM is down for a moment is answered after it;
+//! idle and slow clients are closed, and connections are capped; `accept`
+//! failing (no descriptors left) pauses rather than spins.
 
 mod common;
 mod serving;
@@ -218,4 +220,219 @@ async fn serve_refuses_to_start_without_its_secrets() {
         .unwrap()
         .to_string();
     assert!(e.contains("MYAO_SLACK_SIGNING_SECRET"), "{e}");
+}
+
+/// A server on a free port with `limits`, running until the sender is used.
+async fn running_with(
+    limits: serve::Limits,
+) -> (
+    std::net::SocketAddr,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<anyhow::Result<()>>,
+    (MockServer, MockServer),
+) {
+    let (slack, (llm, llm_base)) = (slack_stub().await, llm_stub().await);
+    let cfg = config::load(None, &env(&slack, &llm_base), &[]).expect("config");
+    let server = serve::bind(cfg, "127.0.0.1:0".parse().expect("an address"))
+        .await
+        .expect("bound")
+        .with_limits(limits);
+    let addr = server.local_addr().expect("an address");
+    let open = server.open_connections();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(server.run(async {
+        let _ = stopped.await;
+    }));
+    (addr, open, stop, running, (slack, llm))
+}
+
+/// Reads until the server closes the connection (or `within` passes):
+/// what it sent.
+async fn until_closed(stream: &mut tokio::net::TcpStream, within: Duration) -> Option<String> {
+    use tokio::io::AsyncReadExt;
+    let mut got = Vec::new();
+    let read = tokio::time::timeout(within, stream.read_to_end(&mut got)).await;
+    read.ok()
+        .map(|_| String::from_utf8_lossy(&got).into_owned())
+}
+
+const SHORT: serve::Limits = serve::Limits {
+    headers: Duration::from_secs(1),
+    body: Duration::from_secs(1),
+    connection: Duration::from_secs(3),
+    connections: 4,
+};
+
+#[tokio::test]
+async fn an_idle_connection_and_a_half_sent_body_are_closed() {
+    use tokio::io::AsyncWriteExt;
+    let (addr, open, stop, running, _stubs) = running_with(SHORT).await;
+
+    // Connected, and nothing sent: closed after the header time.
+    let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let started = std::time::Instant::now();
+    assert!(until_closed(&mut idle, Duration::from_secs(10))
+        .await
+        .is_some());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // Headers, then ten bytes of a thousand: 408 after the body time.
+    let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
+    slow.write_all(
+        format!("POST {EVENTS_PATH} HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n0123456789")
+            .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let answer = until_closed(&mut slow, Duration::from_secs(10))
+        .await
+        .expect("closed");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+
+    // Headers sent a byte a second never finish: closed too.
+    let mut trickle = tokio::net::TcpStream::connect(addr).await.unwrap();
+    for byte in b"POST /slack/events HTTP/1.1\r\n" {
+        if trickle.write_all(&[*byte]).await.is_err() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        if started.elapsed() > Duration::from_secs(20) {
+            break;
+        }
+    }
+    assert!(until_closed(&mut trickle, Duration::from_secs(10))
+        .await
+        .is_some());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(open.load(std::sync::atomic::Ordering::SeqCst), 0);
+    stop.send(()).unwrap();
+    running.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn connections_past_the_cap_wait_and_all_are_closed_in_the_end() {
+    use tokio::io::AsyncWriteExt;
+    let (addr, open, stop, running, _stubs) = running_with(SHORT).await;
+    // Twenty clients each start a body of 1 MiB and stop half way.
+    let mut clients = Vec::new();
+    for _ in 0..20 {
+        let mut c = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let head = format!(
+            "POST {EVENTS_PATH} HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\n\r\n",
+            1 << 20
+        );
+        c.write_all(head.as_bytes()).await.unwrap();
+        let _ = c.write_all(&vec![b' '; 1 << 19]).await;
+        clients.push(c);
+    }
+    let mut most = 0;
+    for _ in 0..40 {
+        most = most.max(open.load(std::sync::atomic::Ordering::SeqCst));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        (1..=SHORT.connections).contains(&most),
+        "{most} open at once"
+    );
+    // Each is answered 408 or closed, a few at a time; none is left open.
+    for mut c in clients {
+        assert!(until_closed(&mut c, Duration::from_secs(30))
+            .await
+            .is_some());
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(open.load(std::sync::atomic::Ordering::SeqCst), 0);
+    // And the server still answers.
+    let r = myao::adapters::tls::http_client()
+        .get(format!("http://{addr}/health"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+    stop.send(()).unwrap();
+    running.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn accept_failing_for_want_of_descriptors_pauses_instead_of_spinning() {
+    let (slack, (_llm, llm_base)) = (slack_stub().await, llm_stub().await);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let dir = tempfile::tempdir().unwrap();
+    let log_path = dir.path().join("serve.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    // The binary, with 64 file descriptors: fewer than its connection cap.
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg("ulimit -n 64 && exec \"$0\" serve --addr \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_myao"))
+        .arg(&addr)
+        .env("RUST_LOG", "info")
+        .stdout(std::process::Stdio::null())
+        .stderr(log);
+    for (name, _) in std::env::vars().filter(|(n, _)| n.starts_with("MYAO_")) {
+        command.env_remove(name);
+    }
+    command.envs(env(&slack, &llm_base));
+    let mut child = command.spawn().unwrap();
+    let mut up = false;
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(&addr).await.is_ok() {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        up,
+        "serve did not start: {}",
+        std::fs::read_to_string(&log_path).unwrap_or_default()
+    );
+
+    // A hundred idle connections: past its descriptors, accept fails.
+    let mut held = Vec::new();
+    for _ in 0..100 {
+        if let Ok(c) = tokio::net::TcpStream::connect(&addr).await {
+            held.push(c);
+        }
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let logged = std::fs::read_to_string(&log_path).unwrap_or_default();
+    let lines = logged.matches("accept failed").count();
+    assert!(
+        (1..=3).contains(&lines),
+        "{lines} accept lines in 3 s:\n{}",
+        &logged[..logged.len().min(2000)]
+    );
+
+    // Descriptors free again: it answers.
+    drop(held);
+    let mut answered = false;
+    for _ in 0..60 {
+        let got = tokio::time::timeout(
+            Duration::from_secs(1),
+            myao::adapters::tls::http_client()
+                .get(format!("http://{addr}/health"))
+                .send(),
+        )
+        .await;
+        if got.is_ok_and(|r| r.is_ok_and(|r| r.status() == 404)) {
+            answered = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(answered, "serve answers again once descriptors are free");
 }
