@@ -186,6 +186,62 @@ async fn a_deleted_source_message_removes_its_fact() {
 }
 
 #[tokio::test]
+async fn a_deleted_messages_topic_leaves_the_profile_and_every_later_prompt() {
+    let bed = bed(|_| {}).await;
+    reflect_on_the_move(&bed).await;
+    assert_eq!(
+        profile(&bed, BOB).await.expect("bob").topics,
+        ["osaka", "namba"]
+    );
+
+    bed.deliver(
+        json!({"type": "message", "subtype": "message_deleted", "channel": GENERAL,
+                       "ts": ts(0).to_string(), "deleted_ts": ts(-880).to_string()}),
+    )
+    .await;
+    bed.run_due().await;
+    let bob = profile(&bed, BOB).await.expect("bob");
+    assert!(bob.topics.is_empty(), "{:?}", bob.topics);
+
+    bed.seed(&[message(GENERAL, BOB, ts(10), None, "lunch anyone?")])
+        .await;
+    bed.run(&Job::Judgment {
+        channel: channel(GENERAL),
+        thread_ts: None,
+        newest_ts: ts(10),
+    })
+    .await;
+    let prompts = bed.llm_calls_of(PromptKind::Judgment).await;
+    let last = &prompts.last().expect("a judgment").system;
+    assert!(last.contains("- bob: "), "{last}");
+    assert!(!last.to_lowercase().contains("osaka"), "{last}");
+}
+
+#[tokio::test]
+async fn a_channel_made_private_takes_its_topics_from_the_profiles() {
+    let bed = bed(|_| {}).await;
+    reflect_on_the_move(&bed).await;
+    assert_eq!(
+        profile(&bed, BOB).await.expect("bob").topics,
+        ["osaka", "namba"]
+    );
+
+    bed.deliver(
+        json!({"type": "message", "subtype": "channel_convert_to_private",
+                       "channel": GENERAL, "user": ALICE, "ts": ts(0).to_string()}),
+    )
+    .await;
+    bed.run_due().await;
+    let bob = profile(&bed, BOB).await.expect("bob");
+    assert!(bob.topics.is_empty(), "{:?}", bob.topics);
+    assert_eq!(
+        facts(&bed).await.len(),
+        1,
+        "its own facts stay for its members"
+    );
+}
+
+#[tokio::test]
 async fn forget_me_removes_the_profile_and_the_facts_and_says_so() {
     let bed = bed(|_| {}).await;
     reflect_on_the_move(&bed).await;

@@ -13,7 +13,7 @@
 //! rewritten from what remains, without its previous text, or removed when
 //! nothing remains.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -499,12 +499,23 @@ async fn forget(
     // 1. Remove: the facts that came from a deleted or edited message
     // (`forget_facts_from` reads the channel's facts once per message), then
     // the memories that may hold it.
-    for f in forgets.iter().filter(|f| !f.is_whole_channel()) {
-        let gone = super::reflection::forget_facts_from(svc, &f.channel, f.ts).await?;
-        if gone > 0 {
-            tracing::info!(channel = %f.channel, facts = gone, "facts of a deleted or edited message forgotten");
+    let mut speakers = BTreeSet::new();
+    for f in &forgets {
+        if f.is_whole_channel() {
+            // Made private: its facts no longer back anyone's topics.
+            for fact in svc.store.facts(&f.channel).await? {
+                speakers.extend(fact.speakers);
+            }
+            continue;
         }
+        let gone = super::reflection::forget_facts_from(svc, &f.channel, f.ts).await?;
+        if !gone.is_empty() {
+            tracing::info!(channel = %f.channel, "facts of a deleted or edited message forgotten");
+        }
+        speakers.extend(gone);
     }
+    // Their topics go with them: a profile is shown in every channel.
+    super::reflection::prune_topics(svc, &speakers).await?;
     let mut stale_threads = Vec::new();
     for ((channel, root), fs) in &threads {
         let scope = MemoryScope::Thread {

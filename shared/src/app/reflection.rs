@@ -4,6 +4,8 @@
 //! memory jobs once a conversation's memory was written, so each message
 //! is counted and reflected upon once; ingest does none of it.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
@@ -12,7 +14,7 @@ use super::memory::MemoryReport;
 use super::Services;
 use crate::domain::budget::cap_chars;
 use crate::domain::facts::{self, parse_reflection, superseded, Fact};
-use crate::domain::people::{tally, MAX_TOPICS};
+use crate::domain::people::{still_backed, tally, MAX_TOPICS};
 use crate::domain::text::mentions;
 use crate::domain::{ChannelId, Conversation, Message, Settings, Ts, UserId};
 use crate::ports::{LlmRequest, LlmRole, PortError};
@@ -200,20 +202,62 @@ async fn note_topics(svc: &Services, fact: &Fact) -> Result<(), PortError> {
 }
 
 /// Forgets the facts of `channel` that came from the message `ts` (deleted,
-/// or edited since).
+/// or edited since); returns the speakers of those forgotten.
 pub async fn forget_facts_from(
     svc: &Services,
     channel: &ChannelId,
     ts: Ts,
-) -> Result<usize, PortError> {
-    let mut gone = 0;
+) -> Result<BTreeSet<UserId>, PortError> {
+    let mut speakers = BTreeSet::new();
     for fact in svc.store.facts(channel).await? {
         if fact.sources.contains(&ts) {
             svc.store.delete_fact(channel, &fact.id).await?;
-            gone += 1;
+            speakers.extend(fact.speakers);
         }
     }
-    Ok(gone)
+    Ok(speakers)
+}
+
+/// Keeps in `users`' profiles only the topics a fact still backs: a
+/// current, shareable fact of an open channel that they said, with that
+/// keyword. A topic whose facts were forgotten (their message deleted,
+/// their channel made private) leaves the profile, which every channel's
+/// prompts show.
+pub async fn prune_topics(svc: &Services, users: &BTreeSet<UserId>) -> Result<(), PortError> {
+    if users.is_empty() {
+        return Ok(());
+    }
+    let mut backing: BTreeMap<&UserId, BTreeSet<String>> = BTreeMap::new();
+    for record in svc.store.channels().await? {
+        if !record.channel.visibility.is_open() {
+            continue;
+        }
+        for fact in svc.store.facts(&record.channel.id).await? {
+            if !fact.shareable || fact.outdated {
+                continue;
+            }
+            for user in users.iter().filter(|u| fact.speakers.contains(u)) {
+                backing
+                    .entry(user)
+                    .or_default()
+                    .extend(fact.keywords.iter().cloned());
+            }
+        }
+    }
+    for user in users {
+        let Some(profile) = svc.store.profile(user).await? else {
+            continue;
+        };
+        let kept = still_backed(&profile.topics, backing.get(user));
+        if kept != profile.topics {
+            svc.store.set_topics(user, &kept).await?;
+            tracing::info!(
+                dropped = profile.topics.len() - kept.len(),
+                "topics of forgotten facts left a profile"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Removes the facts of `channel` that faded below [`FACT_FLOOR`], and the

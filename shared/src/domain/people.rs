@@ -30,6 +30,19 @@ pub struct Profile {
 /// How many topics a profile keeps.
 pub const MAX_TOPICS: usize = 5;
 
+/// The `topics` that `backing` (the keywords of the facts still behind
+/// them) holds, in their order.
+pub fn still_backed(
+    topics: &[String],
+    backing: Option<&std::collections::BTreeSet<String>>,
+) -> Vec<String> {
+    topics
+        .iter()
+        .filter(|t| backing.is_some_and(|b| b.contains(*t)))
+        .cloned()
+        .collect()
+}
+
 /// How well the bot knows someone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Familiarity {
@@ -265,5 +278,14 @@ mod tests {
         let later = tally(&conversation, Some(conversation[2].ts), &bot, &["myao"]);
         assert!(!later.contains_key(&UserId::parse("UALICE").unwrap()));
         assert_eq!(later.len(), 2);
+    }
+
+    #[test]
+    fn only_topics_a_fact_still_backs_stay() {
+        let topics: Vec<String> = ["osaka", "namba", "cats"].map(String::from).to_vec();
+        let backing: std::collections::BTreeSet<String> =
+            ["cats", "osaka", "ramen"].map(String::from).into();
+        assert_eq!(still_backed(&topics, Some(&backing)), ["osaka", "cats"]);
+        assert!(still_backed(&topics, None).is_empty());
     }
 }
