@@ -185,23 +185,31 @@ async fn a_deleted_source_message_removes_its_fact() {
     assert!(facts(&bed).await.is_empty());
 }
 
-#[tokio::test]
-async fn a_deleted_messages_topic_leaves_the_profile_and_every_later_prompt() {
+/// A bed where Bob's move is a fact of #general and two topics of his.
+async fn bob_with_topics() -> Bed<DynamoStore> {
     let bed = bed(|_| {}).await;
     reflect_on_the_move(&bed).await;
-    assert_eq!(
-        profile(&bed, BOB).await.expect("bob").topics,
-        ["osaka", "namba"]
-    );
+    let bob = profile(&bed, BOB).await.expect("bob");
+    assert_eq!(bob.topics, ["osaka", "namba"]);
+    bed
+}
+
+/// Runs what is due; whether Bob's profile has no topic left then.
+async fn bobs_topics_gone(bed: &Bed<DynamoStore>) -> bool {
+    bed.run_due().await;
+    profile(bed, BOB).await.expect("bob").topics.is_empty()
+}
+
+#[tokio::test]
+async fn a_deleted_messages_topic_leaves_the_profile_and_every_later_prompt() {
+    let bed = bob_with_topics().await;
 
     bed.deliver(
         json!({"type": "message", "subtype": "message_deleted", "channel": GENERAL,
                        "ts": ts(0).to_string(), "deleted_ts": ts(-880).to_string()}),
     )
     .await;
-    bed.run_due().await;
-    let bob = profile(&bed, BOB).await.expect("bob");
-    assert!(bob.topics.is_empty(), "{:?}", bob.topics);
+    assert!(bobs_topics_gone(&bed).await);
 
     bed.seed(&[message(GENERAL, BOB, ts(10), None, "lunch anyone?")])
         .await;
@@ -219,21 +227,14 @@ async fn a_deleted_messages_topic_leaves_the_profile_and_every_later_prompt() {
 
 #[tokio::test]
 async fn a_channel_made_private_takes_its_topics_from_the_profiles() {
-    let bed = bed(|_| {}).await;
-    reflect_on_the_move(&bed).await;
-    assert_eq!(
-        profile(&bed, BOB).await.expect("bob").topics,
-        ["osaka", "namba"]
-    );
+    let bed = bob_with_topics().await;
 
     bed.deliver(
         json!({"type": "message", "subtype": "channel_convert_to_private",
                        "channel": GENERAL, "user": ALICE, "ts": ts(0).to_string()}),
     )
     .await;
-    bed.run_due().await;
-    let bob = profile(&bed, BOB).await.expect("bob");
-    assert!(bob.topics.is_empty(), "{:?}", bob.topics);
+    assert!(bobs_topics_gone(&bed).await);
     assert_eq!(
         facts(&bed).await.len(),
         1,

@@ -83,12 +83,7 @@ async fn a_signed_mention_is_answered_in_slack_and_a_forged_one_refused() {
     assert_eq!(r.status(), 401);
 
     // Another path: 404.
-    let r = client
-        .get(format!("http://{addr}/health"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 404);
+    assert_eq!(status_of_another_path(addr).await, 404);
 
     // A real mention, just sent (an older one would be dropped by
     // mention_max_age_seconds): 200 at once, then a reply posted in Slack.
@@ -122,16 +117,7 @@ async fn a_signed_mention_is_answered_in_slack_and_a_forged_one_refused() {
 
 #[tokio::test]
 async fn an_oversized_body_gets_413() {
-    let (slack, (_llm, llm_base)) = (slack_stub().await, llm_stub().await);
-    let cfg = config::load(None, &env(&slack, &llm_base), &[]).unwrap();
-    let server = serve::bind(cfg, "127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
-    let addr = server.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(server.run(async {
-        let _ = stopped.await;
-    }));
+    let (addr, _, stop, running, _stubs) = running_with(serve::Limits::default(), &[]).await;
     let big = vec![b' '; myao::app::ingest::MAX_BODY_BYTES + 10];
     let r = post(
         &myao::adapters::tls::http_client(),
@@ -147,7 +133,11 @@ async fn an_oversized_body_gets_413() {
 
 #[tokio::test]
 async fn a_mention_during_a_short_llm_outage_is_answered_once_after_it() {
-    let (slack, (llm, llm_base)) = (slack_stub().await, llm_stub().await);
+    let (addr, _, stop, running, (slack, llm)) = running_with(
+        serve::Limits::default(),
+        &[("MYAO_RETRY_DELAYS_SECONDS", "1,2")],
+    )
+    .await;
     // The LLM fails the first two tries (no retries of its own), then
     // answers; the job comes back after 1 s, then 2 s.
     wiremock::Mock::given(wiremock::matchers::method("POST"))
@@ -156,18 +146,6 @@ async fn a_mention_during_a_short_llm_outage_is_answered_once_after_it() {
         .with_priority(1)
         .mount(&llm)
         .await;
-    let mut vars = env(&slack, &llm_base);
-    vars.push(("MYAO_RETRY_DELAYS_SECONDS".to_owned(), "1,2".to_owned()));
-    let cfg = config::load(None, &vars, &[]).unwrap();
-    assert!(cfg.issues.is_empty(), "{:?}", cfg.issues);
-    let server = serve::bind(cfg, "127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
-    let addr = server.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(server.run(async {
-        let _ = stopped.await;
-    }));
     let client = myao::adapters::tls::http_client();
     let url = format!("http://{addr}{EVENTS_PATH}");
     let r = post(&client, &url, mention_body(&serving::now_ts(3000)), None).await;
@@ -222,9 +200,21 @@ async fn serve_refuses_to_start_without_its_secrets() {
     assert!(e.contains("MYAO_SLACK_SIGNING_SECRET"), "{e}");
 }
 
-/// A server on a free port with `limits`, running until the sender is used.
+/// The status of a GET of a path that is not the events' (404 when the
+/// server answers).
+async fn status_of_another_path(addr: std::net::SocketAddr) -> u16 {
+    myao::adapters::tls::http_client()
+        .get(format!("http://{addr}/health"))
+        .send()
+        .await
+        .map_or(0, |r| r.status().as_u16())
+}
+
+/// A server on a free port with `limits` and the settings `extra` beside
+/// the stubs', running until the sender is used.
 async fn running_with(
     limits: serve::Limits,
+    extra: &[(&str, &str)],
 ) -> (
     std::net::SocketAddr,
     std::sync::Arc<std::sync::atomic::AtomicUsize>,
@@ -233,7 +223,14 @@ async fn running_with(
     (MockServer, MockServer),
 ) {
     let (slack, (llm, llm_base)) = (slack_stub().await, llm_stub().await);
-    let cfg = config::load(None, &env(&slack, &llm_base), &[]).expect("config");
+    let mut vars = env(&slack, &llm_base);
+    vars.extend(
+        extra
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+    );
+    let cfg = config::load(None, &vars, &[]).expect("config");
+    assert!(cfg.issues.is_empty(), "{:?}", cfg.issues);
     let server = serve::bind(cfg, "127.0.0.1:0".parse().expect("an address"))
         .await
         .expect("bound")
@@ -267,7 +264,7 @@ const SHORT: serve::Limits = serve::Limits {
 #[tokio::test]
 async fn an_idle_connection_and_a_half_sent_body_are_closed() {
     use tokio::io::AsyncWriteExt;
-    let (addr, open, stop, running, _stubs) = running_with(SHORT).await;
+    let (addr, open, stop, running, _stubs) = running_with(SHORT, &[]).await;
 
     // Connected, and nothing sent: closed after the header time.
     let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -317,7 +314,7 @@ async fn an_idle_connection_and_a_half_sent_body_are_closed() {
 #[tokio::test]
 async fn connections_past_the_cap_wait_and_all_are_closed_in_the_end() {
     use tokio::io::AsyncWriteExt;
-    let (addr, open, stop, running, _stubs) = running_with(SHORT).await;
+    let (addr, open, stop, running, _stubs) = running_with(SHORT, &[]).await;
     // Twenty clients each start a body of 1 MiB and stop half way.
     let mut clients = Vec::new();
     for _ in 0..20 {
@@ -348,12 +345,7 @@ async fn connections_past_the_cap_wait_and_all_are_closed_in_the_end() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(open.load(std::sync::atomic::Ordering::SeqCst), 0);
     // And the server still answers.
-    let r = myao::adapters::tls::http_client()
-        .get(format!("http://{addr}/health"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 404);
+    assert_eq!(status_of_another_path(addr).await, 404);
     stop.send(()).unwrap();
     running.await.unwrap().unwrap();
 }
