@@ -23,8 +23,8 @@ use crate::stack::{Stack, SETTINGS_PATH};
 use crate::timeline::{JsonSink, Sink, TextSink};
 use crate::{doctor, eval, redrive, socket};
 
-/// The text of `myao --help`.
-pub const HELP: &str = "\
+/// The start of `myao --help`: what it is and the commands.
+const HELP_HEAD: &str = "\
 myao on one machine, without AWS; and checks of a deployed stack
 
 USAGE:
@@ -34,8 +34,13 @@ USAGE:
     myao serve --socket-mode [OPTIONS]
     myao doctor --stack <file> [OPTIONS]
     myao redrive --stack <file> [--dry-run] [OPTIONS]
-    myao help | --help
+    myao help | --help | <command> --help
+    myao --version
 
+";
+
+/// `myao replay --help`.
+const HELP_REPLAY: &str = "\
 myao replay <slack-export>
     Feeds a Slack workspace export (a folder or its .zip) through the bot's
     ingest, judgment, response and memory code on a virtual clock, and prints
@@ -55,6 +60,15 @@ myao replay <slack-export>
                             2h, ... from 1m to 30d; off for none
     --seed <n>              the jitter's random seed (default 0)
 
+    Examples:
+        myao replay functions/local/examples/export
+        myao replay export.zip --channel general --from 2026-01-05 --json
+        MYAO_LLM_BASE_URL=http://localhost:11434/v1 myao replay export.zip
+
+";
+
+/// `myao eval --help`.
+const HELP_EVAL: &str = "\
 myao eval <slack-export>
     Replays the export once per chattiness level (mentions_only, quiet, normal,
     chatty) and reports, per channel and in total, the levels side by side:
@@ -65,6 +79,14 @@ myao eval <slack-export>
 
     Options as for replay, but --prompts-dir; --json prints one JSON object.
 
+    Examples:
+        myao eval functions/local/examples/export
+        myao eval export.zip --json > eval.json
+
+";
+
+/// `myao serve --help`.
+const HELP_SERVE: &str = "\
 myao serve
     Runs the bot for a real workspace: Slack's Events API at /slack/events
     (signatures checked), the jobs on an in-process board, the Slack Web API
@@ -80,6 +102,14 @@ myao serve
     --debug-reconnects      with --socket-mode: ask Slack for short-lived
                             connections, to see the reconnects
 
+    Examples:
+        MYAO_SLACK_SIGNING_SECRET=... MYAO_SLACK_BOT_TOKEN=xoxb-... myao serve
+        MYAO_SLACK_APP_TOKEN=xapp-... MYAO_SLACK_BOT_TOKEN=xoxb-... myao serve --socket-mode
+
+";
+
+/// `myao doctor --help`.
+const HELP_DOCTOR: &str = "\
 myao doctor
     Checks a deployed stack with your AWS credentials (AWS_REGION, AWS_PROFILE,
     ...): every setting exists and parses; the secret parameters exist; the bot
@@ -97,6 +127,15 @@ myao doctor
                             --set TableName=... or --set SlackBotTokenParameter=...
                             (secrets default to <settings path>secrets/<name>)
 
+    Examples:
+        aws cloudformation describe-stacks --stack-name myao > stack.json
+        myao doctor --stack stack.json
+        sam list stack-outputs --stack-name myao --output json | myao doctor --stack -
+
+";
+
+/// `myao redrive --help`.
+const HELP_REDRIVE: &str = "\
 myao redrive
     Sends the jobs kept in the failure and dead-letter queues back to the
     queue their function reads (response or memory), deleting each only once
@@ -106,6 +145,14 @@ myao redrive
     --stack <file>, --set <KEY>=<value>   as for doctor
     --dry-run               list what would be moved, and move nothing
 
+    Examples:
+        myao redrive --stack stack.json --dry-run
+        myao redrive --stack stack.json
+
+";
+
+/// Where settings come from: the end of every help.
+const HELP_SETTINGS: &str = "\
 SETTINGS
     The names of the SSM parameters (min_wait_seconds, jitter_ratio,
     llm_base_url, persona_name, ...), from --config and from the environment
@@ -115,6 +162,34 @@ SETTINGS
     slack_app_token in the file).
     A bad value is reported and its default kept.
 ";
+
+/// The help of `command` (`None`: of them all): its usage, options and
+/// examples, then where settings come from.
+pub fn help(command: Option<&str>) -> String {
+    let sections: &[&str] = match command {
+        Some("replay") => &[HELP_REPLAY],
+        Some("eval") => &[HELP_EVAL],
+        Some("serve") => &[HELP_SERVE],
+        Some("doctor") => &[HELP_DOCTOR],
+        Some("redrive") => &[HELP_REDRIVE],
+        _ => &[
+            HELP_HEAD,
+            HELP_REPLAY,
+            HELP_EVAL,
+            HELP_SERVE,
+            HELP_DOCTOR,
+            HELP_REDRIVE,
+        ],
+    };
+    let mut text: String = sections.concat();
+    text.push_str(HELP_SETTINGS);
+    text
+}
+
+/// What `myao --version` prints.
+pub fn version() -> String {
+    format!("myao {}\n", env!("CARGO_PKG_VERSION"))
+}
 
 /// A command line that makes no sense: exit code 2.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -164,6 +239,8 @@ pub enum UsageError {
     AddrWithSocketMode,
     #[error("--debug-reconnects is for --socket-mode")]
     DebugReconnectsWithoutSocketMode,
+    #[error("{0} needs the stack: --stack <file> (the JSON of `aws cloudformation describe-stacks --stack-name NAME`, - for standard input), or its outputs with --set KEY=VALUE")]
+    NoStack(&'static str),
 }
 
 /// `myao replay`'s arguments, and `myao eval`'s (no `prompts_dir`).
@@ -213,7 +290,10 @@ pub struct RedriveArgs {
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
-    Help,
+    /// `--help`: of one command, or (`None`) of them all.
+    Help(Option<&'static str>),
+    /// `--version`.
+    Version,
     Replay(ReplayArgs),
     Eval(ReplayArgs),
     Serve(ServeArgs),
@@ -317,6 +397,9 @@ pub fn interval(value: &str) -> Result<Option<Duration>, UsageError> {
         .ok_or_else(out_of_range)
 }
 
+/// The commands, as their help names them.
+const COMMANDS: [&str; 5] = ["replay", "eval", "serve", "doctor", "redrive"];
+
 /// Parses the arguments after the program's name.
 pub fn parse(args: &[String]) -> Result<Command, UsageError> {
     let mut args = Args::new(args);
@@ -325,7 +408,11 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         Some(c) => c,
     };
     match command.as_str() {
-        "help" | "--help" | "-h" => Ok(Command::Help),
+        "help" | "--help" | "-h" => Ok(Command::Help(
+            args.next()
+                .and_then(|c| COMMANDS.iter().find(|k| **k == c).copied()),
+        )),
+        "--version" | "-V" | "version" => Ok(Command::Version),
         "replay" => parse_replay(args, "replay", Command::Replay),
         "eval" => parse_replay(args, "eval", Command::Eval),
         "serve" => parse_serve(args),
@@ -357,7 +444,7 @@ fn parse_replay(
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--help" | "-h" => return Ok(Command::Help),
+            "--help" | "-h" => return Ok(Command::Help(Some(command))),
             "--config" => r.config = Some(args.value(&arg)?.into()),
             "--json" => {
                 args.no_value(&arg)?;
@@ -418,7 +505,7 @@ fn parse_serve(mut args: Args<'_>) -> Result<Command, UsageError> {
     let mut addr_given = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--help" | "-h" => return Ok(Command::Help),
+            "--help" | "-h" => return Ok(Command::Help(Some("serve"))),
             "--config" => s.config = Some(args.value(&arg)?.into()),
             "--addr" => {
                 let v = args.value(&arg)?;
@@ -452,7 +539,7 @@ fn parse_stack(mut args: Args<'_>, command: &'static str) -> Result<Command, Usa
     let mut r = RedriveArgs::default();
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "--help" | "-h" => return Ok(Command::Help),
+            "--help" | "-h" => return Ok(Command::Help(Some(command))),
             "--stack" => r.stack.description = Some(args.value(&arg)?.into()),
             "--settings-path" => {
                 let path = args.value(&arg)?;
@@ -485,6 +572,11 @@ fn parse_stack(mut args: Args<'_>, command: &'static str) -> Result<Command, Usa
                 })
             }
         }
+    }
+    // Nothing to check or move without the stack's names: a usage error,
+    // not a failure of every check.
+    if r.stack.description.is_none() && r.stack.names.is_empty() {
+        return Err(UsageError::NoStack(command));
     }
     Ok(match command {
         "doctor" => Command::Doctor(r.stack),
@@ -862,7 +954,10 @@ mod tests {
         assert_eq!(r.memory_interval, None);
         assert_eq!(r.config, Some(PathBuf::from("c.toml")));
         assert_eq!(r.prompts_dir, None);
-        assert_eq!(parse(&args("eval --help")).unwrap(), Command::Help);
+        assert_eq!(
+            parse(&args("eval --help")).unwrap(),
+            Command::Help(Some("eval"))
+        );
     }
 
     #[test]
@@ -892,13 +987,38 @@ mod tests {
         };
         assert!(r.dry_run);
         assert_eq!(r.stack.description, Some(PathBuf::from("-")));
-        assert_eq!(parse(&args("doctor --help")).unwrap(), Command::Help);
+        assert_eq!(
+            parse(&args("doctor --help")).unwrap(),
+            Command::Help(Some("doctor"))
+        );
     }
 
     #[test]
     fn help_and_serve_defaults() {
-        assert_eq!(parse(&args("--help")).unwrap(), Command::Help);
-        assert_eq!(parse(&args("replay --help")).unwrap(), Command::Help);
+        assert_eq!(parse(&args("--help")).unwrap(), Command::Help(None));
+        assert_eq!(
+            parse(&args("replay --help")).unwrap(),
+            Command::Help(Some("replay"))
+        );
+        assert_eq!(
+            parse(&args("help serve")).unwrap(),
+            Command::Help(Some("serve"))
+        );
+        assert_eq!(parse(&args("--version")).unwrap(), Command::Version);
+        assert_eq!(parse(&args("doctor")), Err(UsageError::NoStack("doctor")));
+        assert_eq!(
+            parse(&args("redrive --dry-run")),
+            Err(UsageError::NoStack("redrive"))
+        );
+        assert!(matches!(
+            parse(&args("doctor --set TableName=t")),
+            Ok(Command::Doctor(_))
+        ));
+        let replay = help(Some("replay"));
+        assert!(replay.contains("--prompts-dir") && !replay.contains("--dry-run"));
+        assert!(help(Some("redrive")).contains("--dry-run"));
+        assert!(help(None).contains("USAGE") && help(None).contains("--dry-run"));
+        assert!(version().starts_with("myao "));
         let Command::Serve(s) = parse(&args("serve")).unwrap() else {
             panic!()
         };
@@ -914,7 +1034,7 @@ mod tests {
         assert_eq!(s.config, Some(PathBuf::from("c.toml")));
         assert_eq!(
             parse(&args("serve --socket-mode --help")).unwrap(),
-            Command::Help
+            Command::Help(Some("serve"))
         );
         assert_eq!(interval("off").unwrap(), None);
         assert_eq!(interval("90").unwrap(), Some(Duration::seconds(90)));

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use myao_local::cli::{self, Command, HELP};
+use myao_local::cli::{self, Command};
 use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
@@ -44,8 +44,12 @@ fn main() -> ExitCode {
     let env = cli::environment();
     let result = runtime.block_on(async {
         match command {
-            Command::Help => {
-                print!("{HELP}");
+            Command::Help(command) => {
+                print!("{}", cli::help(command));
+                Ok(())
+            }
+            Command::Version => {
+                print!("{}", cli::version());
                 Ok(())
             }
             Command::Replay(args) => cli::replay(args, &env).await,

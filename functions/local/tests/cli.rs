@@ -40,6 +40,34 @@ fn logs_into_a_pipe_carry_no_colour_codes() {
 }
 
 #[test]
+fn each_command_has_its_own_help_and_there_is_a_version() {
+    let helps: Vec<String> = ["replay", "eval", "serve", "doctor", "redrive"]
+        .iter()
+        .map(|c| {
+            let out = myao(&[c, "--help"]);
+            assert!(out.status.success(), "{c}");
+            let help = text(&out.stdout);
+            assert!(help.starts_with(&format!("myao {c}")), "{c}: {help}");
+            assert!(help.contains("Examples:"), "{c}");
+            help
+        })
+        .collect();
+    for (i, a) in helps.iter().enumerate() {
+        for b in &helps[i + 1..] {
+            assert_ne!(a, b);
+        }
+    }
+    let all = text(&myao(&["--help"]).stdout);
+    assert!(all.contains("USAGE") && helps.iter().all(|h| all.len() > h.len()));
+    let out = myao(&["--version"]);
+    assert!(out.status.success());
+    assert_eq!(
+        text(&out.stdout),
+        format!("myao {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
 fn usage_errors_exit_2_with_a_clear_message() {
     for args in [
         &[][..],
@@ -48,6 +76,8 @@ fn usage_errors_exit_2_with_a_clear_message() {
         &["serve", "--addr"][..],
         &["serve", "--socket-mode", "--addr", "127.0.0.1:3000"][..],
         &["dance"][..],
+        &["doctor"][..],
+        &["redrive", "--dry-run"][..],
     ] {
         let out = myao(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

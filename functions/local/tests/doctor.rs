@@ -706,7 +706,11 @@ async fn doctor_names_missing_and_bad_settings() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_without_a_stack_says_what_it_needs() {
+    // Nothing at all: a usage error, not fifteen failed checks.
     let run = myao(vec!["doctor".into()]).await;
+    assert_eq!(run.code, Some(2), "{}", run.stdout);
+    // Some names but not all: each check says what it lacks.
+    let run = myao(vec!["doctor".into(), "--set".into(), "AlarmTopic=t".into()]).await;
     assert_eq!(run.code, Some(1), "{}", run.stdout);
     assert!(
         run.line("settings").contains("--settings-path"),
