@@ -9,7 +9,10 @@
 //! throughput, the latency of the answers (min, p50, p99, max), the answers
 //! other than 200, the mentions answered and the posts made (each mention
 //! answered once: no duplicate), and the process's peak resident memory
-//! (server, stubs and clients together: one process).
+//! (server, stubs and clients together: one process). Then 300 clients
+//! each send a 1 MiB body but its last byte and wait: the resident memory
+//! before and while they hang (the connection cap and the body time bound
+//! what the server holds for them).
 
 #[path = "../tests/common/mod.rs"]
 #[allow(dead_code)]
@@ -58,12 +61,21 @@ async fn posts_made(slack: &wiremock::MockServer) -> usize {
         .count()
 }
 
-fn peak_rss_kib() -> Option<u64> {
+/// A figure of this process's `/proc/self/status`, in KiB.
+fn status_kib(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+fn peak_rss_kib() -> Option<u64> {
+    status_kib("VmHWM:")
+}
+
+fn rss_kib() -> Option<u64> {
+    status_kib("VmRSS:")
 }
 
 fn main() -> anyhow::Result<()> {
@@ -151,6 +163,36 @@ async fn run(events: usize, concurrency: usize) -> anyhow::Result<()> {
     tokio::time::sleep(Duration::from_secs(2)).await;
     let posts_after = posts_made(&slack).await;
     let llm_calls = llm.received_requests().await.unwrap_or_default().len();
+
+    // Then 300 clients each send all of a 1 MiB body but its last byte and
+    // wait: what the server holds for them, bounded by its connection cap
+    // and its body time.
+    let before = rss_kib();
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches(EVENTS_PATH)
+        .to_owned();
+    let mut half_sent = Vec::new();
+    for _ in 0..300 {
+        use tokio::io::AsyncWriteExt;
+        let Ok(mut c) = tokio::net::TcpStream::connect(&addr).await else {
+            continue;
+        };
+        let head = format!(
+            "POST {EVENTS_PATH} HTTP/1.1\r\nhost: x\r\ncontent-length: {}\r\n\r\n",
+            1 << 20
+        );
+        let body = vec![b' '; (1 << 20) - 1];
+        let write = async {
+            c.write_all(head.as_bytes()).await?;
+            c.write_all(&body).await
+        };
+        let _ = tokio::time::timeout(Duration::from_millis(20), write).await;
+        half_sent.push(c);
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let held = rss_kib();
+    drop(half_sent);
     let _ = stop.send(());
     running.await??;
 
@@ -176,6 +218,13 @@ async fn run(events: usize, concurrency: usize) -> anyhow::Result<()> {
         println!(
             "  peak RSS       {:.1} MiB (server, stubs and clients)",
             kib as f64 / 1024.0
+        );
+    }
+    if let (Some(before), Some(held)) = (before, held) {
+        println!(
+            "  300 half-sent 1 MiB bodies: RSS {:.1} MiB -> {:.1} MiB",
+            before as f64 / 1024.0,
+            held as f64 / 1024.0
         );
     }
     Ok(())
