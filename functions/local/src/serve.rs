@@ -42,6 +42,9 @@ use crate::config::{env_var, LocalConfig, LLM_API_KEY, SLACK_BOT_TOKEN, SLACK_SI
 pub const DEFAULT_ADDR: &str = "127.0.0.1:3000";
 /// The path Slack posts its events to.
 pub const EVENTS_PATH: &str = "/slack/events";
+/// The most a connection's read buffer holds: a request's headers (Slack's
+/// are a few hundred bytes) and a chunk of its body on the way.
+const READ_BUFFER_BYTES: usize = 64 * 1024;
 /// How long open connections get to finish after a shutdown is asked for.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -293,6 +296,7 @@ impl Server {
                 let connection = http1::Builder::new()
                     .timer(TokioTimer::new())
                     .header_read_timeout(limits.headers)
+                    .max_buf_size(READ_BUFFER_BYTES)
                     .serve_connection(TokioIo::new(stream), service);
                 tokio::pin!(connection);
                 tokio::select! {
@@ -414,7 +418,10 @@ fn header<'a>(request: &'a Request<Incoming>, name: &str) -> Option<&'a str> {
 /// Reads at most `limit` bytes of a body: enough for ingest to see that a
 /// body is too large, without holding more of it.
 async fn read_limited(body: &mut Incoming, limit: usize) -> Result<Vec<u8>, hyper::Error> {
-    let mut out = Vec::new();
+    // Its announced length at once, not doubling towards it: one buffer a
+    // request, however slowly the body comes.
+    let announced = usize::try_from(hyper::body::Body::size_hint(body).lower()).unwrap_or(limit);
+    let mut out = Vec::with_capacity(announced.min(limit));
     while let Some(frame) = body.frame().await {
         if let Ok(data) = frame?.into_data() {
             let room = limit - out.len();
