@@ -168,6 +168,10 @@ fn the_readme_replay_runs_as_a_dry_run() {
     assert!(stdout.contains("skipped       3"));
     // Each judgment past the gates shows the rule stage's ruling.
     assert!(stdout.contains("rule stage: silent score="), "{stdout}");
+    // The prompts a dry run made are not read as a live run's cost.
+    assert!(stdout.contains("LLM prompts   memory "), "{stdout}");
+    assert!(stdout.contains("none sent") && stdout.contains("not its cost"));
+    assert!(!stdout.contains("LLM calls     memory"), "{stdout}");
 }
 
 #[test]

@@ -467,14 +467,16 @@ pub enum SettingError {
 }
 
 fn int(value: &str, min: u32, max: u32) -> Result<u32, SettingError> {
-    let n: u32 = value
+    // A whole number outside u32 (-5, 99999999999) is out of range, not
+    // "not a whole number".
+    let n: i128 = value
         .trim()
         .parse()
         .map_err(|_| SettingError::NotAWholeNumber)?;
-    if n < min || n > max {
-        return Err(SettingError::WholeNumberOutOfRange { min, max });
+    match u32::try_from(n) {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(SettingError::WholeNumberOutOfRange { min, max }),
     }
-    Ok(n)
 }
 
 /// The most quick retries, and the longest wait of one: SQS's longest
@@ -1040,6 +1042,22 @@ mod tests {
         let cases = [
             ("no_such_setting", "1", UnknownName),
             ("min_wait_seconds", "soon", NotAWholeNumber),
+            (
+                "min_wait_seconds",
+                "-5",
+                WholeNumberOutOfRange {
+                    min: 0,
+                    max: 86_400,
+                },
+            ),
+            (
+                "min_wait_seconds",
+                "99999999999",
+                WholeNumberOutOfRange {
+                    min: 0,
+                    max: 86_400,
+                },
+            ),
             (
                 "min_wait_seconds",
                 "100000",

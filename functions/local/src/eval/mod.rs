@@ -357,8 +357,17 @@ impl Sink for Tally {
     }
 }
 
-fn percent(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
+/// `part` of `whole` as a percentage with its counts, or "–" when there is
+/// nothing to count (no question, no exchange, no post).
+fn share(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "–".to_owned()
+    } else {
+        format!(
+            "{:.1}% ({part}/{whole})",
+            part as f64 * 100.0 / whole as f64
+        )
+    }
 }
 
 /// The rows of the table: a label and the cell of one level.
@@ -366,54 +375,32 @@ type Row = (&'static str, fn(&Counts) -> String);
 
 const ROWS: &[Row] = &[
     ("questions joined", |c| {
-        format!(
-            "{} ({}/{})",
-            percent(c.figures.join_rate()),
-            c.figures.joined,
-            c.figures.questions
-        )
+        share(c.figures.joined, c.figures.questions)
     }),
     ("exchanges intruded", |c| {
-        format!(
-            "{} ({}/{})",
-            percent(c.figures.intrusion_rate()),
-            c.figures.intruded,
-            c.figures.exchanges
-        )
+        share(c.figures.intruded, c.figures.exchanges)
     }),
     ("exchanges posted in (any time)", |c| {
         format!("{}/{}", c.figures.posted_in, c.figures.exchanges)
     }),
     ("precision", |c| {
-        format!(
-            "{} ({}/{})",
-            percent(c.figures.precision()),
-            c.figures.on_question,
-            c.figures.unprompted
-        )
+        share(c.figures.on_question, c.figures.unprompted)
     }),
     ("precision, strict (on the latest message)", |c| {
-        format!(
-            "{} ({}/{})",
-            percent(c.figures.strict_precision()),
-            c.figures.on_latest_question,
-            c.figures.unprompted
-        )
+        share(c.figures.on_latest_question, c.figures.unprompted)
     }),
     ("preempted", |c| {
-        format!(
-            "{} ({}/{})",
-            percent(c.figures.preempted_rate()),
-            c.figures.preempted,
-            c.figures.unprompted
-        )
+        share(c.figures.preempted, c.figures.unprompted)
     }),
     ("engaged answers per unprompted post", |c| {
+        let per = if c.figures.unprompted == 0 {
+            "–".to_owned()
+        } else {
+            format!("{:.2}", c.figures.engaged_per_unprompted())
+        };
         format!(
-            "{:.2} ({}, longest run {})",
-            c.figures.engaged_per_unprompted(),
-            c.figures.engaged,
-            c.figures.longest_engaged_run
+            "{per} ({}, longest run {})",
+            c.figures.engaged, c.figures.longest_engaged_run
         )
     }),
     ("unprompted/channel-hour", |c| {
@@ -430,9 +417,7 @@ const ROWS: &[Row] = &[
         format!("{} ({})", c.judgments, c.baseline)
     }),
     ("LLM judgment calls", |c| c.llm_calls.to_string()),
-    ("spared", |c| {
-        format!("{} ({})", percent(c.spared_rate()), c.spared)
-    }),
+    ("spared", |c| share(c.spared, c.baseline)),
     ("ambiguous", |c| c.ambiguous.to_string()),
 ];
 
@@ -562,5 +547,22 @@ impl Report {
             "channels": channels,
             "total": by_level(self.column(None)),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_share_of_nothing_is_a_dash_not_zero_percent() {
+        assert_eq!(share(0, 0), "–");
+        assert_eq!(share(1, 4), "25.0% (1/4)");
+        let text = ROWS
+            .iter()
+            .find(|(name, _)| *name == "precision")
+            .map(|(_, cell)| cell(&Counts::default()))
+            .expect("a precision row");
+        assert_eq!(text, "–");
     }
 }

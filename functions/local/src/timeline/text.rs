@@ -545,12 +545,17 @@ impl<W: Write> Sink for TextSink<W> {
         } else {
             calls.join(", ")
         };
-        let note = if s.dry_run {
-            "; dry run, none sent"
+        // A dry run writes no memory, so every sweep asks again for what
+        // nothing answered: its prompts are not what a live run would cost.
+        let (label, note) = if s.dry_run {
+            (
+                "LLM prompts  ",
+                "\n              (dry run: made and shown, none sent; no memory is written, so\n              every sweep asks again, which a live run would not: not its cost)",
+            )
         } else {
-            ""
+            ("LLM calls    ", "")
         };
-        writeln!(self.out, "LLM calls     {calls}{note}")?;
+        writeln!(self.out, "{label} {calls}{note}")?;
         if s.prompts_written > 0 {
             writeln!(self.out, "prompts       {} written", s.prompts_written)?;
         }
