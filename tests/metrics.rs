@@ -12,7 +12,7 @@ use myao::app::jobs::JobOutcome;
 use myao::app::response::ResponseOutcome;
 use myao::domain::metrics::{
     ANSWERS, EVENTS, JUDGMENTS, LLM_CALLS, LLM_FAILURES, LLM_SUCCESSES, LLM_TOKENS_IN,
-    LLM_TOKENS_OUT, SLACK_AUTH_ERRORS, SLACK_ERRORS,
+    LLM_TOKENS_OUT, SLACK_AUTH_ERRORS, SLACK_ERRORS, SLACK_EVENTS_RATE_LIMITED,
 };
 use myao::domain::{Job, Reply};
 use myao_tests::signed_request_headers;
@@ -176,4 +176,23 @@ async fn ingest_counts_each_request_by_kind_refused_ones_too() {
     assert_eq!(m.total(EVENTS, Some(("Kind", "message"))), 1.0);
     assert_eq!(m.total(EVENTS, Some(("Kind", "duplicate"))), 1.0);
     assert_eq!(m.total(EVENTS, Some(("Kind", "refused"))), 1.0);
+    assert_eq!(m.total(SLACK_EVENTS_RATE_LIMITED, None), 0.0);
+
+    // Slack holding the app's events back: acknowledged, and counted for
+    // its alarm.
+    let body = serde_json::to_vec(&json!({
+        "token": "x", "type": "app_rate_limited", "team_id": "T1",
+        "minute_rate_limited": 1518467820, "api_app_id": "A1"
+    }))
+    .expect("json");
+    let (timestamp, signature) = signed_request_headers("s3cret", &body, bed.now());
+    let request = IngestRequest {
+        timestamp: Some(&timestamp),
+        signature: Some(&signature),
+        retry_num: None,
+        body: &body,
+    };
+    assert_eq!(ingest.handle(request).await.status, 200);
+    assert_eq!(m.total(SLACK_EVENTS_RATE_LIMITED, None), 1.0);
+    assert_eq!(m.total(EVENTS, Some(("Kind", "app_rate_limited"))), 1.0);
 }

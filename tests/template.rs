@@ -805,16 +805,22 @@ fn the_metrics_feed_the_alarms_and_the_dashboard() {
             .unwrap_or_else(|| panic!("no {id}"))
     };
     let slack = alarm("SlackAuthAlarm");
-    assert_eq!(
-        at(slack, &["Properties", "MetricName"])
-            .and_then(text)
-            .as_deref(),
-        Some(metrics::SLACK_AUTH_ERRORS)
-    );
-    assert_eq!(
-        at(slack, &["Properties", "Namespace"]).and_then(text),
-        Some(namespace.clone())
-    );
+    let events = alarm("SlackRateLimitedAlarm");
+    for (alarm, metric) in [
+        (slack, metrics::SLACK_AUTH_ERRORS),
+        (events, metrics::SLACK_EVENTS_RATE_LIMITED),
+    ] {
+        assert_eq!(
+            at(alarm, &["Properties", "MetricName"])
+                .and_then(text)
+                .as_deref(),
+            Some(metric)
+        );
+        assert_eq!(
+            at(alarm, &["Properties", "Namespace"]).and_then(text),
+            Some(namespace.clone())
+        );
+    }
     let llm = alarm("LlmFailingAlarm");
     let watched: Vec<(String, String)> = at(llm, &["Properties", "Metrics"])
         .and_then(|m| untag(m).as_sequence())
@@ -835,7 +841,7 @@ fn the_metrics_feed_the_alarms_and_the_dashboard() {
             (namespace.clone(), metrics::LLM_SUCCESSES.to_owned()),
         ]
     );
-    for alarm in [slack, llm] {
+    for alarm in [slack, events, llm] {
         assert!(
             at(alarm, &["Properties", "AlarmActions"]).is_some(),
             "the alarm tells the AlarmEmail topic"
@@ -869,6 +875,7 @@ fn the_metrics_feed_the_alarms_and_the_dashboard() {
         metrics::SLACK_ERRORS,
         metrics::SLACK_RATE_LIMITED,
         metrics::SLACK_AUTH_ERRORS,
+        metrics::SLACK_EVENTS_RATE_LIMITED,
     ] {
         assert!(body.contains(name), "the dashboard lacks {name}");
     }

@@ -82,6 +82,8 @@ pub enum Outcome {
     /// Signed, but not what Slack sends (a time far ahead or long before
     /// now): answered 400, nothing stored.
     Refused(String),
+    /// Slack's `app_rate_limited`: it holds this app's events back.
+    RateLimited,
 }
 
 impl Outcome {
@@ -96,6 +98,7 @@ impl Outcome {
             Outcome::VisibilityChanged => "visibility",
             Outcome::Ignored(_) => "ignored",
             Outcome::Refused(_) => "malformed",
+            Outcome::RateLimited => "app_rate_limited",
         }
     }
 }
@@ -218,6 +221,13 @@ impl Ingest {
         let (bot, event, api_app_id, team_id) = match envelope {
             Envelope::UrlVerification { challenge } => {
                 return Ok((Outcome::Challenge, IngestResponse::text(200, challenge)));
+            }
+            Envelope::Other { kind } if kind == "app_rate_limited" => {
+                // Slack holds this app's events back: counted for the alarm.
+                tracing::warn!("Slack is holding back this app's events (app_rate_limited)");
+                self.metrics
+                    .put(Datum::count(metrics::SLACK_EVENTS_RATE_LIMITED));
+                return Ok((Outcome::RateLimited, IngestResponse::ok()));
             }
             Envelope::Other { kind } => return Ok((Outcome::Ignored(kind), IngestResponse::ok())),
             Envelope::Event {

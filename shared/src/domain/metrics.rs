@@ -9,6 +9,11 @@ use serde_json::{json, Map, Value};
 
 /// Events ingest received, by `Kind`.
 pub const EVENTS: &str = "EventsIngested";
+/// Slack's `app_rate_limited`: the workspace sent the app more than 30,000
+/// events in an hour and Slack holds the rest back (and switches the
+/// subscription off when 5 % of its deliveries fail in an hour): no
+/// dimension, for the alarm.
+pub const SLACK_EVENTS_RATE_LIMITED: &str = "SlackEventsRateLimited";
 /// Judgments, by `Outcome`: `rule_silent`, `rule_yes`, `rule_react`,
 /// `llm_yes`, `llm_no`, `unusable`, `stale`, `too_old`, `held`, `limited`,
 /// `empty`.
