@@ -243,6 +243,12 @@ async fn a_judged_yes_without_delay_replies_once_in_its_thread_after_a_prompt_in
     );
     assert_eq!(bed.llm_calls_of(PromptKind::Judgment).await.len(), 1);
     assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 1);
+    assert!(
+        bed.slack_requests("assistant.threads.setStatus")
+            .await
+            .is_empty(),
+        "an unprompted reply announces nothing"
+    );
     let stored = bed
         .store
         .get_message(&general, posted_ts)
@@ -473,6 +479,12 @@ async fn a_mention_is_answered_without_judgment_and_the_reply_is_remembered() {
     };
     let calls = bed.llm_calls().await;
     assert_eq!(calls.len(), 1, "the reply only, no judgment");
+    // It showed it was writing, in the thread the reply went to (which the
+    // post cleared: no second call).
+    let statuses = bed.slack_requests("assistant.threads.setStatus").await;
+    assert_eq!(statuses.len(), 1);
+    let status: Value = statuses[0].body_json().expect("json");
+    assert_eq!(status["thread_ts"], json!(ts(-600).to_string()));
     let prompt = &calls[0].system;
     assert!(prompt.contains(RESPONSE_MARK), "{prompt}");
     assert!(!prompt.contains("判断"), "{prompt}");

@@ -655,6 +655,12 @@ fn the_slack_manifest_subscribes_to_what_privacy_needs() {
 /// list will do). A method the adapter starts calling fails the test below
 /// until its scope is named here and asked for in the manifest.
 const METHOD_SCOPES: &[(&str, &[&str])] = &[
+    // In any channel with chat:write since March 2026 (before, in AI-app
+    // threads with assistant:write only).
+    (
+        "assistant.threads.setStatus",
+        &["chat:write", "assistant:write"],
+    ),
     ("auth.test", &[]),
     ("chat.postMessage", &["chat:write"]),
     (

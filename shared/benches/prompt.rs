@@ -24,6 +24,16 @@ struct Slack;
 
 #[async_trait]
 impl SlackApi for Slack {
+    async fn set_status(
+        &self,
+        _channel: &ChannelId,
+        _thread_ts: Ts,
+        _status: &str,
+        _loading: &[String],
+    ) -> Result<(), PortError> {
+        Err(PortError::refused("slack", "not in a benchmark"))
+    }
+
     async fn post_message(
         &self,
         _channel: &ChannelId,

@@ -523,6 +523,16 @@ pub trait SlackApi: Send + Sync {
     /// The emoji names a reaction may use: the workspace's custom emoji
     /// and the standard ones (`emoji.list`, kept for a while).
     async fn emoji_names(&self) -> Result<Arc<BTreeSet<String>>, PortError>;
+    /// Shows that the bot is writing in the thread `thread_ts`
+    /// (`assistant.threads.setStatus`): `status`, and `loading` messages in
+    /// turn. It clears when the bot posts there, or with an empty `status`.
+    async fn set_status(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Ts,
+        status: &str,
+        loading: &[String],
+    ) -> Result<(), PortError>;
 }
 
 /// Where counts go (CloudWatch, through EMF log lines, on AWS). Writing

@@ -69,6 +69,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         "memory_workspace_long.j2",
         include_str!("../../templates/memory_workspace_long.j2"),
     ),
+    ("status.j2", include_str!("../../templates/status.j2")),
 ];
 
 /// A template failed to render (a bug in a template, never bad input).
@@ -100,6 +101,22 @@ fn environment() -> Result<&'static Environment<'static>, PromptError> {
         template: e.template,
         detail: e.detail.clone(),
     })
+}
+
+/// What Slack shows while the bot writes (`templates/status.j2`): the
+/// status, then the loading messages, one a line, in `persona_name`'s voice.
+pub fn status_lines(persona_name: &str) -> Result<Vec<String>, PromptError> {
+    #[derive(Serialize)]
+    struct View<'a> {
+        name: &'a str,
+    }
+    let text = render("status.j2", &View { name: persona_name })?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect())
 }
 
 /// Renders `template` with `view`, then collapses runs of blank lines to

@@ -583,6 +583,11 @@ impl<S: Store + 'static> Bed<S> {
             .respond_with(ReactionResponder::default())
             .mount(&slack_server)
             .await;
+        Mock::given(method("POST"))
+            .and(path("/api/assistant.threads.setStatus"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"ok": true})))
+            .mount(&slack_server)
+            .await;
         Mock::given(method("GET"))
             .and(path("/api/emoji.list"))
             .respond_with(emoji_list)

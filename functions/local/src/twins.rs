@@ -71,6 +71,18 @@ impl ReplaySlack {
 
 #[async_trait]
 impl SlackApi for ReplaySlack {
+    /// The replay's timeline shows the reply itself; a status would be gone
+    /// by the time anyone read it.
+    async fn set_status(
+        &self,
+        _channel: &ChannelId,
+        _thread_ts: Ts,
+        _status: &str,
+        _loading: &[String],
+    ) -> Result<(), PortError> {
+        Ok(())
+    }
+
     async fn post_message(
         &self,
         channel: &ChannelId,

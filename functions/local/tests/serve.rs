@@ -2,7 +2,8 @@
 //! a signed mention is answered in Slack; a forged request is refused; a
 //! mention made while the LLM is down for a moment is answered after it;
 //! idle and slow clients are closed, and connections are capped; `accept`
-//! failing (no descriptors left) pauses rather than spins.
+//! failing (no descriptors left) pauses rather than spins; a mention shows
+//! that the bot is writing while a slow model writes.
 
 mod common;
 mod serving;
@@ -427,4 +428,155 @@ async fn accept_failing_for_want_of_descriptors_pauses_instead_of_spinning() {
     let _ = child.kill();
     let _ = child.wait();
     assert!(answered, "serve answers again once descriptors are free");
+}
+
+/// The Slack Web API calls the stub has had, by method, in order, with
+/// their JSON bodies.
+async fn slack_calls(slack: &MockServer) -> Vec<(String, Value)> {
+    slack
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            let method = r.url.path().trim_start_matches("/api/").to_owned();
+            (
+                method,
+                serde_json::from_slice(&r.body).unwrap_or(Value::Null),
+            )
+        })
+        .collect()
+}
+
+/// `assistant.threads.setStatus` answered with `answer`.
+async fn status_answers(slack: &MockServer, answer: Value) {
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .and(wiremock::matchers::path("/api/assistant.threads.setStatus"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(answer))
+        .mount(slack)
+        .await;
+}
+
+#[tokio::test]
+async fn a_mention_shows_the_bot_writing_while_a_slow_model_writes() {
+    let (addr, _, stop, running, (slack, llm)) = running_with(serve::Limits::default(), &[]).await;
+    status_answers(&slack, serde_json::json!({"ok": true})).await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(common::completion(REPLY).set_delay(Duration::from_secs(4)))
+        .with_priority(1)
+        .mount(&llm)
+        .await;
+    let ts = serving::now_ts(4000);
+    let client = myao::adapters::tls::http_client();
+    let sent = std::time::Instant::now();
+    let r = post(
+        &client,
+        &format!("http://{addr}{EVENTS_PATH}"),
+        mention_body(&ts),
+        None,
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+
+    // The status shows within 1.5 s, long before the reply.
+    let shown = loop {
+        let calls = slack_calls(&slack).await;
+        if let Some((_, body)) = calls
+            .iter()
+            .find(|(m, _)| m == "assistant.threads.setStatus")
+        {
+            assert!(
+                !calls.iter().any(|(m, _)| m == "chat.postMessage"),
+                "{calls:?}"
+            );
+            break body.clone();
+        }
+        assert!(
+            sent.elapsed() < Duration::from_millis(1500),
+            "no status yet: {calls:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    };
+    assert_eq!(shown["channel_id"], CHANNEL);
+    assert_eq!(shown["thread_ts"], ts.as_str(), "in the mention's thread");
+    let status = shown["status"].as_str().unwrap_or_default();
+    assert!(!status.is_empty(), "{shown}");
+    assert!(shown["loading_messages"]
+        .as_array()
+        .is_some_and(|l| !l.is_empty()));
+
+    // Then the reply at the top level, and the status cleared after it.
+    wait_for_post(&slack, CHANNEL).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let calls: Vec<(String, String)> = slack_calls(&slack)
+        .await
+        .into_iter()
+        .filter(|(m, _)| m == "assistant.threads.setStatus" || m == "chat.postMessage")
+        .map(|(m, b)| (m, b["status"].as_str().unwrap_or("-").to_owned()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("assistant.threads.setStatus".to_owned(), status.to_owned()),
+            ("chat.postMessage".to_owned(), "-".to_owned()),
+            ("assistant.threads.setStatus".to_owned(), String::new()),
+        ]
+    );
+    stop.send(()).unwrap();
+    running.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn a_reply_that_is_not_written_clears_the_status_and_a_missing_scope_costs_nothing() {
+    // The model answers nothing: no reply, and the status goes.
+    let (addr, _, stop, running, (slack, llm)) = running_with(serve::Limits::default(), &[]).await;
+    status_answers(&slack, serde_json::json!({"ok": true})).await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(common::completion("   "))
+        .with_priority(1)
+        .mount(&llm)
+        .await;
+    let client = myao::adapters::tls::http_client();
+    let url = format!("http://{addr}{EVENTS_PATH}");
+    let r = post(&client, &url, mention_body(&serving::now_ts(5000)), None).await;
+    assert_eq!(r.status(), 200);
+    let mut statuses = Vec::new();
+    for _ in 0..100 {
+        statuses = slack_calls(&slack)
+            .await
+            .into_iter()
+            .filter(|(m, _)| m == "assistant.threads.setStatus")
+            .map(|(_, b)| b["status"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        if statuses.len() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(statuses.len(), 2, "{statuses:?}");
+    assert!(
+        !statuses[0].is_empty() && statuses[1].is_empty(),
+        "{statuses:?}"
+    );
+    assert!(!slack_calls(&slack)
+        .await
+        .iter()
+        .any(|(m, _)| m == "chat.postMessage"));
+    stop.send(()).unwrap();
+    running.await.unwrap().unwrap();
+
+    // A workspace without the scope: the reply is posted all the same.
+    let (addr, _, stop, running, (slack, _llm)) = running_with(serve::Limits::default(), &[]).await;
+    status_answers(
+        &slack,
+        serde_json::json!({"ok": false, "error": "missing_scope"}),
+    )
+    .await;
+    let url = format!("http://{addr}{EVENTS_PATH}");
+    let r = post(&client, &url, mention_body(&serving::now_ts(6000)), None).await;
+    assert_eq!(r.status(), 200);
+    let posted = wait_for_post(&slack, CHANNEL).await;
+    assert_eq!(posted["text"], REPLY);
+    stop.send(()).unwrap();
+    running.await.unwrap().unwrap();
 }

@@ -109,6 +109,9 @@ enum Replay {
     /// saying that the message may have been posted; the caller must not
     /// post it again blindly either.
     OnlyIfUnsent,
+    /// `assistant.threads.setStatus`: a sign of life is worth nothing late,
+    /// and the reply must not wait for it: tried once, never waited for.
+    Once,
 }
 
 /// How a method's arguments travel.
@@ -235,7 +238,7 @@ impl SlackWebApi {
             };
             attempts += 1;
             let outcome = self.attempt(method, &url, &args, &token, timeout).await;
-            let retries_left = attempts <= settings.slack_max_retries;
+            let retries_left = replay != Replay::Once && attempts <= settings.slack_max_retries;
             let latency_ms = elapsed_ms();
             let (wait, detail) = match outcome {
                 Attempt::Done(value) => {
@@ -358,6 +361,9 @@ impl SlackWebApi {
     }
 }
 
+/// The most loading messages Slack takes with a status.
+const MAX_LOADING: usize = 10;
+
 #[async_trait]
 impl SlackApi for SlackWebApi {
     async fn post_message(
@@ -474,6 +480,27 @@ impl SlackApi for SlackWebApi {
             Err(error) if refused_for(&error, METHOD, "invalid_name") => Ok(Reacted::UnknownEmoji),
             Err(error) => Err(error),
         }
+    }
+
+    async fn set_status(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Ts,
+        status: &str,
+        loading: &[String],
+    ) -> Result<(), PortError> {
+        const METHOD: &str = "assistant.threads.setStatus";
+        let mut body = json!({
+            "channel_id": channel.as_str(),
+            "thread_ts": thread_ts.to_string(),
+            "status": status,
+        });
+        if !loading.is_empty() {
+            body["loading_messages"] = json!(loading.iter().take(MAX_LOADING).collect::<Vec<_>>());
+        }
+        self.call(METHOD, Args::Json(body), Replay::Once)
+            .await
+            .map(|_| ())
     }
 
     async fn emoji_names(&self) -> Result<Arc<BTreeSet<String>>, PortError> {

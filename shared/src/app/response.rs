@@ -10,6 +10,7 @@ use crate::domain::reply::pick_emoji;
 use crate::domain::text::{clean_reply, escape, held_to};
 use crate::domain::{ChannelId, Conversation, EmojiName, Job, Message, Reply, Settings, Ts};
 use crate::ports::{PortError, Reacted};
+use crate::prompts::status_lines;
 use crate::prompts::{ContextPrompt, PromptError};
 
 /// How long a job claim is kept: longer than any redelivery.
@@ -174,22 +175,105 @@ pub async fn run(
             Err(error) => give_back(error).await,
         };
     }
+    // A person who called the bot sees it writing: a status in the thread
+    // the reply goes to (a top-level mention's own thread, cleared below),
+    // before the model is asked. Not for unprompted replies: a member does
+    // not announce that they are about to chime in.
+    let status = match (mention, reply) {
+        (true, Reply::Full | Reply::Short) => {
+            show_status(svc, &settings, channel, thread_ts.unwrap_or(newest_ts)).await
+        }
+        _ => None,
+    };
+    let outcome = compose_and_post(svc, &settings, &job, &conversation, now, give_back).await;
+    if let Some(shown_in) = status {
+        // Posting in its thread clears it; anything else is cleared here.
+        let cleared =
+            matches!(outcome, Ok(ResponseOutcome::Posted { .. })) && thread_ts == Some(shown_in);
+        if !cleared {
+            clear_status(svc, channel, shown_in).await;
+        }
+    }
+    outcome
+}
+
+/// Shows that the bot is writing in `thread` of `channel`; returns the
+/// thread when it did. Fails soft: a missing scope or an older workspace
+/// costs the sign of life, never the reply.
+async fn show_status(
+    svc: &Services,
+    settings: &Settings,
+    channel: &ChannelId,
+    thread: Ts,
+) -> Option<Ts> {
+    let lines = match status_lines(&settings.persona_name) {
+        Ok(lines) if !lines.is_empty() => lines,
+        Ok(_) => return None,
+        Err(error) => {
+            tracing::warn!(%error, "the status template did not render");
+            return None;
+        }
+    };
+    match svc
+        .slack
+        .set_status(channel, thread, &lines[0], &lines)
+        .await
+    {
+        Ok(()) => Some(thread),
+        Err(error) => {
+            tracing::warn!(%error, "could not show that the bot is writing");
+            None
+        }
+    }
+}
+
+/// Clears the status [`show_status`] set.
+async fn clear_status(svc: &Services, channel: &ChannelId, thread: Ts) {
+    if let Err(error) = svc.slack.set_status(channel, thread, "", &[]).await {
+        tracing::warn!(%error, "could not clear the writing status");
+    }
+}
+
+/// Writes the reply to `job` and posts it; `give_back` returns its claim
+/// when nothing was posted and a redelivery may do better.
+async fn compose_and_post<F, Fut>(
+    svc: &Services,
+    settings: &Settings,
+    job: &Job,
+    conversation: &Conversation,
+    now: chrono::DateTime<chrono::Utc>,
+    give_back: F,
+) -> Result<ResponseOutcome, PortError>
+where
+    F: FnOnce(PortError) -> Fut,
+    Fut: std::future::Future<Output = Result<ResponseOutcome, PortError>>,
+{
+    let Job::Response {
+        channel,
+        thread_ts,
+        newest_ts,
+        reply,
+        ..
+    } = job
+    else {
+        return Err(PortError::refused("response", "not a response job"));
+    };
+    let (channel, thread_ts, newest_ts) = (channel, *thread_ts, *newest_ts);
     let prepared = async {
-        let bot = svc.bot_user_id(&settings).await?;
-        let ch = context::channel(svc, &settings, channel, now).await?;
+        let bot = svc.bot_user_id(settings).await?;
+        let ch = context::channel(svc, settings, channel, now).await?;
         let request = match reply {
             // An opening draws on its channel alone, as its judgment did.
-            Reply::Opener { topic } => super::proactive::view(svc, &settings, &ch, now)
+            Reply::Opener { topic } => super::proactive::view(svc, settings, &ch, now)
                 .await?
-                .post_request(topic, &settings),
+                .post_request(topic, settings),
             _ => {
-                let context =
-                    context::build(svc, &settings, &conversation, Some(newest_ts)).await?;
+                let context = context::build(svc, settings, conversation, Some(newest_ts)).await?;
                 let prompt = match reply {
                     Reply::Short => ContextPrompt::ShortResponse,
                     _ => ContextPrompt::Response,
                 };
-                prompt.request(&context, &settings, now)
+                prompt.request(&context, settings, now)
             }
         };
         Ok::<_, PortError>((bot, ch, request))
@@ -199,14 +283,14 @@ pub async fn run(
         Ok(prepared) => prepared,
         Err(error) => return give_back(error).await,
     };
-    let text = match write_reply(svc, &settings, request).await {
+    let text = match write_reply(svc, settings, request).await {
         Ok(t) => t,
         Err(WriteError::Retryable(error)) => {
             tracing::warn!(%error, "no reply written yet; the job will be redelivered");
             return give_back(error).await;
         }
         Err(WriteError::OverBudget) => {
-            return Ok(super::limits::refused_by_budget(svc, &settings, &job, now).await);
+            return Ok(super::limits::refused_by_budget(svc, settings, job, now).await);
         }
         Err(WriteError::Unusable(unusable)) => {
             let reason = unusable.to_string();
@@ -236,12 +320,12 @@ pub async fn run(
     // Ingest stores it too when Slack echoes it; whichever comes first wins.
     if let Err(error) = svc
         .store
-        .insert_message(&posted, true, retention(&settings, now))
+        .insert_message(&posted, true, retention(settings, now))
         .await
     {
         tracing::warn!(%error, "posted, but could not store the bot's message");
     }
-    if let Err(error) = touch(svc, &settings, &ch, &posted).await {
+    if let Err(error) = touch(svc, settings, &ch, &posted).await {
         tracing::warn!(%error, "could not record the channel's activity");
     }
     tracing::info!(ts = %ts, chars = text.chars().count(), "replied");
