@@ -903,6 +903,35 @@ async fn a_reply_fifty_thousand_characters_long_is_posted_cut_at_a_sentence_unfu
     assert_eq!(posts[0]["unfurl_media"], json!(false));
 }
 
+#[tokio::test]
+async fn a_file_shared_before_a_mention_is_named_in_the_reply_prompt() {
+    let bed = Bed::new().await;
+    bed.deliver(json!({
+        "type": "message", "subtype": "file_share", "channel": GENERAL,
+        "channel_type": "channel", "user": ALICE, "ts": ts(-60).to_string(),
+        "text": "here is the failing build log",
+        "files": [{"name": "build-7781.log", "filetype": "text", "size": 18_000}]
+    }))
+    .await;
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(0),
+        None,
+        "<@UBOT> can you see what failed?",
+    )])
+    .await;
+
+    responded(bed.run(&response(None, 0, true)).await);
+
+    let prompts = bed.llm_calls_of(PromptKind::Response).await;
+    let prompt = &prompts.first().expect("a reply prompt").system;
+    assert!(
+        prompt.contains("[file: build-7781.log, text, 18 KB, not opened]"),
+        "{prompt}"
+    );
+}
+
 // ---- A failed reply comes back soon (SQS on the emulator) ---------------------
 
 /// The response queue on the emulator, as the template makes it: messages

@@ -292,7 +292,7 @@ pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
                     channel: channel(event)?,
                     ts,
                     thread_ts: opt_ts(inner, "thread_ts")?.filter(|root| *root != ts),
-                    text: opt_str(inner, "text").unwrap_or_default().to_owned(),
+                    text: with_files(opt_str(inner, "text").unwrap_or_default(), inner),
                 })
             }
             Some("message_deleted") => {
@@ -356,11 +356,59 @@ fn new_message(event: &Value) -> Result<Message, EventParseError> {
     Ok(Message::new(
         channel(event)?,
         user,
-        opt_str(event, "text").unwrap_or_default(),
+        with_files(opt_str(event, "text").unwrap_or_default(), event),
         ts_field(event, "ts")?,
         opt_ts(event, "thread_ts")?,
         is_bot,
     ))
+}
+
+/// The most characters of a file's name a message keeps.
+const FILE_NAME_CHARS: usize = 100;
+
+/// `text` with a line for each file the message shares, as the prompts
+/// show it: "[file: build-7781.log, text, 18 KB, not opened]". The bot does
+/// not open files: it says so rather than leave them out, so that it can
+/// say it could not read one. Written as Slack writes text (`<`, `>` and
+/// `&` escaped), so that the prompts unescape it like the rest.
+pub fn with_files(text: &str, event: &Value) -> String {
+    let Some(files) = event.get("files").and_then(Value::as_array) else {
+        return text.to_owned();
+    };
+    let mut out = text.to_owned();
+    for file in files {
+        let name: String = opt_str(file, "name")
+            .or_else(|| opt_str(file, "title"))
+            .unwrap_or("a file")
+            .chars()
+            .map(|c| if c.is_control() || c == ']' { ' ' } else { c })
+            .take(FILE_NAME_CHARS)
+            .collect();
+        let kind = opt_str(file, "filetype")
+            .or_else(|| opt_str(file, "mimetype"))
+            .unwrap_or("unknown kind");
+        let mut line = format!("[file: {}, {}", name.trim(), kind);
+        if let Some(bytes) = file.get("size").and_then(Value::as_u64) {
+            line.push_str(&format!(", {}", size(bytes)));
+        }
+        line.push_str(", not opened]");
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&super::text::escape(&line));
+    }
+    out
+}
+
+/// `bytes` as a person reads a size: 512 B, 18 KB, 3.4 MB.
+fn size(bytes: u64) -> String {
+    const KB: u64 = 1024;
+    const MB: u64 = 1024 * 1024;
+    match bytes {
+        b if b < KB => format!("{b} B"),
+        b if b < MB => format!("{} KB", b.div_ceil(KB)),
+        b => format!("{:.1} MB", b as f64 / MB as f64),
+    }
 }
 
 #[cfg(test)]
@@ -708,5 +756,29 @@ mod tests {
             check_times(&deletion, now),
             Err(EventParseError::AbsurdTime("ts"))
         );
+    }
+
+    #[test]
+    fn a_shared_file_is_named_in_the_message_not_dropped() {
+        let e = event_of(&wrap(
+            json!({"type": "message", "subtype": "file_share", "channel": "C1",
+            "user": "U1", "text": "here is the failing build log", "ts": "1.0",
+            "files": [{"name": "build-7781.log", "filetype": "text", "size": 18_000},
+                      {"name": "shot<1>.png", "mimetype": "image/png", "size": 3_500_000},
+                      {"title": "odd]\nname"}]}),
+        ));
+        let SlackEvent::NewMessage { message, .. } = e else {
+            panic!("not a message: {e:?}");
+        };
+        assert_eq!(
+            message.text,
+            "here is the failing build log\n\
+             [file: build-7781.log, text, 18 KB, not opened]\n\
+             [file: shot&lt;1&gt;.png, image/png, 3.3 MB, not opened]\n\
+             [file: odd  name, unknown kind, not opened]"
+        );
+        // No files: the text as it was.
+        assert_eq!(with_files("hi", &json!({})), "hi");
+        assert_eq!(size(512), "512 B");
     }
 }
