@@ -802,8 +802,8 @@ pub async fn redrive(args: RedriveArgs) -> anyhow::Result<()> {
         writeln!(out, "FAILED      {error}")?;
     }
     writeln!(out, "{}", report.summary(args.dry_run))?;
-    if !report.succeeded() {
-        anyhow::bail!("some jobs were not moved: run it again once the cause is fixed");
+    if let Some(failure) = report.failure(args.dry_run) {
+        anyhow::bail!(failure);
     }
     Ok(())
 }

@@ -98,6 +98,20 @@ impl Report {
         self.errors.is_empty() && self.count(|f| matches!(f, Fate::Failed(_))) == 0
     }
 
+    /// Why the run failed, if it did: in a dry run nothing was to be
+    /// moved, so only a queue that could not be read fails it.
+    pub fn failure(&self, dry_run: bool) -> Option<&'static str> {
+        match (self.succeeded(), dry_run) {
+            (true, _) => None,
+            (false, true) => {
+                Some("some queues could not be read (FAILED above); nothing was changed")
+            }
+            (false, false) => {
+                Some("some jobs were not moved: run it again once the cause is fixed")
+            }
+        }
+    }
+
     /// The closing line.
     pub fn summary(&self, dry_run: bool) -> String {
         let left = self.count(|f| matches!(f, Fate::Left(_)));
@@ -350,5 +364,19 @@ mod tests {
         };
         assert!(!failed.succeeded());
         assert_eq!(failed.summary(false), "0 job(s) moved, 0 left, 1 failed");
+        assert_eq!(report.failure(true), None);
+        // A dry run moves nothing by design: never "not moved".
+        let unread = Report {
+            entries: vec![],
+            errors: vec!["ReceiveMessage: AccessDenied".into()],
+        };
+        let dry = unread.failure(true).expect("failed");
+        assert!(
+            dry.contains("could not be read") && !dry.contains("not moved"),
+            "{dry}"
+        );
+        assert!(unread
+            .failure(false)
+            .is_some_and(|f| f.contains("not moved")));
     }
 }

@@ -122,7 +122,8 @@ impl Secret {
 /// A description that is not a stack's.
 #[derive(Debug, thiserror::Error)]
 pub enum StackError {
-    #[error("not JSON: {0}")]
+    /// Its reason is the source, shown after it (not twice).
+    #[error("not JSON")]
     NotJson(#[from] serde_json::Error),
     #[error(
         "no outputs in it: give the JSON of `aws cloudformation describe-stacks --stack-name NAME` \

@@ -68,6 +68,23 @@ fn each_command_has_its_own_help_and_there_is_a_version() {
 }
 
 #[test]
+fn a_malformed_stack_file_is_named_once_with_its_reason() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("stack.json");
+    std::fs::write(&bad, "{not json").expect("written");
+    for command in ["doctor", "redrive"] {
+        let out = myao(&[command, "--stack", bad.to_str().expect("a path")]);
+        assert_eq!(out.status.code(), Some(1), "{command}");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("is not a stack's description: not JSON"),
+            "{err}"
+        );
+        assert_eq!(err.matches("key must be a string").count(), 1, "{err}");
+    }
+}
+
+#[test]
 fn usage_errors_exit_2_with_a_clear_message() {
     for args in [
         &[][..],
