@@ -68,7 +68,7 @@ pub fn addressed(
     settings
         .names()
         .into_iter()
-        .any(|name| names(&message.text, name))
+        .any(|name| names(&super::text::spoken(&message.text), name))
         .then_some(Addressed::Name)
 }
 
@@ -277,6 +277,29 @@ mod tests {
 
     fn now() -> DateTime<Utc> {
         Ts::parse("100.0").unwrap().to_datetime()
+    }
+
+    #[test]
+    fn a_file_named_after_the_bot_does_not_call_it() {
+        let s = Settings {
+            persona_name: "myao".into(),
+            ..Settings::default()
+        };
+        let upload = message(
+            "U1",
+            "new logo draft\n[file: myao.png, png, 2 KB, not opened]",
+            None,
+        );
+        assert_eq!(addressed(&upload, Some(&bot()), false, false, &s), None);
+        let called = message(
+            "U1",
+            "myao, look\n[file: logo.png, png, 2 KB, not opened]",
+            None,
+        );
+        assert_eq!(
+            addressed(&called, Some(&bot()), false, false, &s),
+            Some(Addressed::Name)
+        );
     }
 
     #[test]

@@ -36,6 +36,7 @@ use super::ids::{Ts, UserId};
 use super::message::Message;
 use super::reply::{closing, Closing};
 use super::routing::{mentions, names};
+use super::text::spoken;
 
 /// How readily the bot speaks unprompted: the thresholds of the rule stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -297,8 +298,9 @@ pub fn thanks_to_bot(scene: &Scene<'_>, names: &[&str]) -> Option<(Closing, Ts)>
 /// (it has no spaces between words). A "?" in code (`` `link-target?` ``, a
 /// code block) or in a link's address is no question mark.
 pub fn is_question(text: &str) -> bool {
-    let prose = prose(text);
-    (prose.contains('?') || prose.contains('？')) && words(text) >= 3
+    let said = spoken(text);
+    let prose = prose(&said);
+    (prose.contains('?') || prose.contains('？')) && words(&said) >= 3
 }
 
 /// `text` without its code (between backticks: spans and blocks) and the
@@ -413,7 +415,6 @@ const RESOLVED: &[&str] = &[
     "works now",
     "working now",
     "turns out",
-    "nope",
     "解決",
     "できました",
     "わかりました",
@@ -431,11 +432,32 @@ const GUESSING: &[&str] = &[
     "might be",
     "たぶん",
     "多分",
-    "かな",
+    // The particle closing a wondering question, not "かな" inside words
+    // (なかなか, 静かな).
+    "かな?",
+    "かな？",
+];
+
+/// Words that say the asker is still stuck, whatever else he says ("still
+/// not fixed", "didn't work, got it?").
+const STILL_STUCK: &[&str] = &[
+    "still",
+    "not",
+    "no luck",
+    "doesn't",
+    "didn't",
+    "isn't",
+    "won't",
+    "can't",
+    "まだ",
+    "できない",
+    "だめ",
+    "ダメ",
 ];
 
 fn has_any(text: &str, words: &[&str]) -> bool {
-    words.iter().any(|w| names(text, w))
+    let said = spoken(text);
+    words.iter().any(|w| names(&said, w))
 }
 
 /// Words alone with which a person sees it ("OH….", "ah!", "i see").
@@ -468,9 +490,13 @@ pub fn to_the_room(text: &str) -> bool {
 /// says error 17") keeps it waiting.
 pub fn moved_on(question: &Message, later: &[&Message]) -> bool {
     let own = || later.iter().filter(|m| m.user == question.user);
-    own().any(|m| has_any(&m.text, RESOLVED) || realised(&m.text))
+    let resolved =
+        |text: &str| (has_any(text, RESOLVED) && !has_any(text, STILL_STUCK)) || realised(text);
+    own().any(|m| resolved(&m.text))
         || (has_any(&question.text, GUESSING)
-            && own().any(|m| !is_question(&m.text) && !to_the_room(&m.text)))
+            && own().any(|m| {
+                !is_question(&m.text) && !to_the_room(&m.text) && !has_any(&m.text, STILL_STUCK)
+            }))
 }
 
 /// The conversation's pace: the median wait, over its latest turns (a
@@ -583,7 +609,10 @@ pub fn score(scene: &Scene<'_>) -> Score {
             again = Some(stalled);
         }
     }
-    // Not past the question's age: it is no longer waiting then.
+    // Not past the question's age: it is no longer waiting then. So a
+    // question of an exchange slow enough to stall only after that (a pace
+    // of 5 minutes or more) stays theirs: a late answer from the bot would
+    // come after they had half an hour to answer each other.
     let again =
         again.filter(|at| question.is_some_and(|q| *at - q.ts.to_datetime() < QUESTION_MAX_AGE));
     let latest_person = scene.conversation.iter().rev().find(|m| person(m));
@@ -874,6 +903,8 @@ mod tests {
         ));
         assert!(is_question("does `null?` work on vectors?"));
         assert!(is_question("an unclosed `span, does it still ask?"));
+        // A shared file's name is not what the person said.
+        assert!(!is_question("lol\n[file: huh?.png, png, 2 KB, not opened]"));
     }
 
     #[test]
@@ -1176,6 +1207,15 @@ mod tests {
         assert!(moved_on(&q, &[&oh]));
         let more = msg("UA", 60, "oh, and it says error 17", None);
         assert!(!moved_on(&q, &[&more]));
+        // Still stuck, whatever words of being done it holds; "かな" inside
+        // a word is no guess.
+        let stuck = msg("UA", 60, "still not fixed, error 17", None);
+        assert!(!moved_on(&q, &[&stuck]));
+        let jp = msg("UA", 0, "この関数、なかなか動かないのはなぜ？", None);
+        let detail = msg("UA", 60, "エラーコードは17です", None);
+        assert!(!moved_on(&jp, &[&detail]));
+        let wondering = msg("UA", 0, "キャッシュのせいかな？", None);
+        assert!(moved_on(&wondering, &[&detail]));
         // Someone else's words are not the asker's answer.
         let other = msg("UC", 60, "nvm that", None);
         assert!(!moved_on(&q, &[&other]));

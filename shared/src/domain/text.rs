@@ -120,6 +120,26 @@ pub fn clean_reply(text: &str, persona_name: &str) -> String {
     t.to_owned()
 }
 
+/// Whether `line` is one that names a shared file ([`super::slack_event::with_files`]).
+fn names_a_file(line: &str) -> bool {
+    line.starts_with("[file: ") && line.ends_with(", not opened]")
+}
+
+/// What a person said in `text`: without the lines that name its shared
+/// files, whose names must not call the bot ("myao.png") or ask anything
+/// ("huh?.png").
+pub fn spoken(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("[file: ") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.lines()
+            .filter(|l| !names_a_file(l))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
 /// `text` held to `max_chars` characters, as a person would stop: at the
 /// last end of a sentence or line within them (when that keeps at least
 /// half), else at the last space, else at the limit. Cut before escaping,
