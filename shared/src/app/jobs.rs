@@ -285,7 +285,7 @@ pub async fn handle_payload(
         let event: SqsEvent = match serde_json::from_value(payload) {
             Ok(e) => e,
             Err(error) => {
-                tracing::error!(%error, "an SQS event of the wrong shape; dropped");
+                tracing::error!(error = %unquoted(&error), "an SQS event of the wrong shape; dropped");
                 return Ok(json!({ "batchItemFailures": [] }));
             }
         };
@@ -294,7 +294,7 @@ pub async fn handle_payload(
             let job = match serde_json::from_str::<Job>(&record.body) {
                 Ok(job) => job,
                 Err(error) => {
-                    tracing::error!(%error, "a queue message that is not a job; dropped");
+                    tracing::error!(error = %unquoted(&error), "a queue message that is not a job; dropped");
                     continue;
                 }
             };
@@ -309,7 +309,7 @@ pub async fn handle_payload(
     let job: Job = match serde_json::from_value(payload) {
         Ok(j) => j,
         Err(error) => {
-            tracing::error!(%error, "a payload that is not a job; dropped");
+            tracing::error!(error = %unquoted(&error), "a payload that is not a job; dropped");
             return Ok(json!({ "dropped": true }));
         }
     };
@@ -317,6 +317,17 @@ pub async fn handle_payload(
         .await
         .map_err(PayloadError::Retryable)?;
     Ok(json!({}))
+}
+
+/// What is wrong with a body that is not a job, and where, without serde's
+/// message: it may quote a value of the body (an opener's topic).
+fn unquoted(error: &serde_json::Error) -> String {
+    format!(
+        "{:?} at line {}, column {}",
+        error.classify(),
+        error.line(),
+        error.column()
+    )
 }
 
 /// Has a job that failed come back after a short, growing delay
@@ -491,5 +502,16 @@ mod tests {
             JobOutcome::Judgment(JudgmentOutcome::Stale).summary(),
             "judgment stale"
         );
+    }
+
+    #[test]
+    fn a_body_that_is_not_a_job_is_described_without_its_values() {
+        let error = serde_json::from_str::<Job>(
+            r#"{"kind": "response", "channel": "the launch is on friday"}"#,
+        )
+        .expect_err("not a job");
+        let shown = unquoted(&error);
+        assert!(!shown.contains("launch"), "{shown}");
+        assert!(shown.starts_with("Data"), "{shown}");
     }
 }
