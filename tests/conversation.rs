@@ -1038,6 +1038,33 @@ async fn poll_once(
     Some((count.parse().expect("a count"), failed))
 }
 
+/// A bed whose quick retries wait `delays`, whose model answers 500 to
+/// the first `failures` calls (`None`: to all), with its response queue on
+/// the emulator (see [`response_queue_on_sqs`]) and Alice's mention's reply
+/// job on it; the queue and its dead-letter queue's URL beside it.
+async fn a_mention_on_sqs(
+    delays: &[u32],
+    visibility: u32,
+    max_receives: u32,
+    failures: Option<u64>,
+) -> (Bed, myao::adapters::aws::sqs::SqsQueue, String) {
+    let mut bed = Bed::with_settings(|s| {
+        s.llm_max_retries = 0;
+        s.retry_delays_seconds = delays.to_vec();
+    })
+    .await;
+    let (queue, dlq) = response_queue_on_sqs(&mut bed, visibility, max_receives).await;
+    let outage = Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500).set_body_string("down"))
+        .with_priority(1);
+    match failures {
+        Some(n) => outage.up_to_n_times(n).mount(&bed.llm_server).await,
+        None => outage.mount(&bed.llm_server).await,
+    }
+    a_mention_on_the_queue(&bed, &queue).await;
+    (bed, queue, dlq)
+}
+
 /// Alice's mention, stored, and its reply job on the queue.
 async fn a_mention_on_the_queue(bed: &Bed, queue: &myao::adapters::aws::sqs::SqsQueue) {
     use myao::ports::Queue;
@@ -1058,19 +1085,7 @@ async fn a_mention_on_the_queue(bed: &Bed, queue: &myao::adapters::aws::sqs::Sqs
 #[tokio::test]
 async fn a_mention_whose_reply_fails_once_comes_back_within_its_first_delay_and_is_posted_once() {
     // The queue's own redelivery would take 60 s; the first quick delay is 2.
-    let mut bed = Bed::with_settings(|s| {
-        s.llm_max_retries = 0;
-        s.retry_delays_seconds = vec![2, 4];
-    })
-    .await;
-    let (queue, _) = response_queue_on_sqs(&mut bed, 60, 5).await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(500).set_body_string("a moment's outage"))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&bed.llm_server)
-        .await;
-    a_mention_on_the_queue(&bed, &queue).await;
+    let (bed, queue, _) = a_mention_on_sqs(&[2, 4], 60, 5, Some(1)).await;
 
     assert_eq!(poll_once(&bed, &queue, 1).await, Some((1, true)), "the 500");
     let failed_at = Instant::now();
@@ -1097,19 +1112,8 @@ async fn a_mention_whose_reply_fails_once_comes_back_within_its_first_delay_and_
 
 #[tokio::test]
 async fn a_reply_that_always_fails_ends_in_the_dead_letter_queue_after_its_tries() {
-    let mut bed = Bed::with_settings(|s| {
-        s.llm_max_retries = 0;
-        s.retry_delays_seconds = vec![1, 1];
-    })
-    .await;
     // Three receives: two quick delays, then the queue's own 2 s.
-    let (queue, dlq) = response_queue_on_sqs(&mut bed, 2, 3).await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(500).set_body_string("down"))
-        .with_priority(1)
-        .mount(&bed.llm_server)
-        .await;
-    a_mention_on_the_queue(&bed, &queue).await;
+    let (bed, queue, dlq) = a_mention_on_sqs(&[1, 1], 2, 3, None).await;
 
     let mut tries = Vec::new();
     while let Some(try_) = poll_once(&bed, &queue, 5).await {
