@@ -2306,7 +2306,7 @@ async fn ssm_settings_are_the_plain_parameters_under_the_path() -> Result<()> {
         assert_eq!(settings.jitter_ratio, 0.1);
         let defaults = Settings::default();
         assert_eq!(settings.message_limit, defaults.message_limit, "a default");
-        assert_eq!(settings.judgment, defaults.judgment);
+        assert_eq!(settings.judgment(), defaults.judgment());
     }
 
     let empty = SsmSettingsSource {

@@ -60,9 +60,9 @@ fn system_of(request: &Request) -> String {
 async fn on_bedrock(judgment: ResponseTemplate) -> (Bed, MockServer) {
     let mut bed = Bed::with_settings(|s: &mut Settings| {
         s.llm_provider = LlmProvider::Bedrock;
-        s.memory.provider = Some(LlmProvider::OpenAi);
-        s.judgment.model = JUDGE.to_owned();
-        s.response.model = WRITER.to_owned();
+        s.memory_provider = Some(LlmProvider::OpenAi);
+        s.judgment_model = JUDGE.to_owned();
+        s.response_model = WRITER.to_owned();
         s.llm_max_retries = 1;
     })
     .await;
@@ -160,7 +160,7 @@ async fn a_judgment_and_its_reply_go_through_bedrock() {
     assert_eq!(judgment["messages"][0]["content"][0]["text"], JSON_TURN);
     assert_eq!(
         judgment["inferenceConfig"]["maxTokens"],
-        json!(bed.settings.judgment.max_tokens)
+        json!(bed.settings.judgment_max_tokens)
     );
     let reply: Value = sent[1].body_json().expect("json");
     assert_eq!(reply["messages"][0]["content"][0]["text"], TEXT_TURN);

@@ -28,7 +28,7 @@ use aws_sdk_sqs::types::QueueAttributeName;
 use aws_sdk_ssm::types::ParameterType;
 use myao::adapters::aws::bedrock::BedrockLlm;
 use myao::adapters::aws::ssm::SsmSettingsSource;
-use myao::adapters::llm::{model_settings, provider, LlmRouter};
+use myao::adapters::llm::{model_name, provider, LlmRouter};
 use myao::adapters::openai::OpenAiLlm;
 use myao::adapters::system::{FixedSettings, StaticSecrets};
 use myao::domain::settings::LlmProvider;
@@ -586,7 +586,7 @@ pub async fn llm(
         models
             .entry((
                 provider(settings, role).as_str(),
-                &model_settings(settings, role).model,
+                model_name(settings, role),
             ))
             .or_default()
             .push(role);

@@ -76,7 +76,7 @@ pub fn label(settings: &Settings) -> String {
     let roles: Vec<String> = ROLES
         .iter()
         .map(|role| {
-            let model = &myao::adapters::llm::model_settings(settings, *role).model;
+            let model = myao::adapters::llm::model_name(settings, *role);
             if mixed {
                 format!("{} {model} on {}", role.as_str(), provider(settings, *role))
             } else {

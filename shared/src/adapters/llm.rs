@@ -38,11 +38,20 @@ pub const LLM_BUDGET: CallBudget = CallBudget {
 };
 
 /// The model settings of `role`.
-pub fn model_settings(settings: &Settings, role: LlmRole) -> &ModelSettings {
+pub fn model_settings(settings: &Settings, role: LlmRole) -> ModelSettings {
     match role {
-        LlmRole::Judgment => &settings.judgment,
-        LlmRole::Response => &settings.response,
-        LlmRole::Memory => &settings.memory,
+        LlmRole::Judgment => settings.judgment(),
+        LlmRole::Response => settings.response(),
+        LlmRole::Memory => settings.memory(),
+    }
+}
+
+/// The name of `role`'s model.
+pub fn model_name(settings: &Settings, role: LlmRole) -> &str {
+    match role {
+        LlmRole::Judgment => &settings.judgment_model,
+        LlmRole::Response => &settings.response_model,
+        LlmRole::Memory => &settings.memory_model,
     }
 }
 
@@ -328,7 +337,7 @@ mod tests {
             provider(&Settings::default(), LlmRole::Judgment),
             LlmProvider::OpenAi
         );
-        assert_eq!(model_settings(&s, LlmRole::Response), &s.response);
+        assert_eq!(model_settings(&s, LlmRole::Response), s.response());
     }
 
     #[tokio::test]

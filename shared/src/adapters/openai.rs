@@ -461,7 +461,7 @@ mod tests {
         let auth = sent[0].headers.get("authorization").expect("authorization");
         assert_eq!(auth.to_str().ok(), Some(format!("Bearer {KEY}").as_str()));
         let body: Value = sent[0].body_json().expect("json body");
-        let judgment = Settings::default().judgment;
+        let judgment = Settings::default().judgment();
         assert_eq!(
             body,
             json!({
@@ -490,7 +490,7 @@ mod tests {
 
         assert_eq!(reply.text, "hi");
         let body: Value = requests(&server).await[0].body_json().expect("json");
-        let response = Settings::default().response;
+        let response = Settings::default().response();
         assert_eq!(body["model"], json!(response.model));
         assert_eq!(body["temperature"], json!(response.temperature));
         assert_eq!(body["max_tokens"], json!(response.max_tokens));

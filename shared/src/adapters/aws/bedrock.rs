@@ -281,8 +281,8 @@ mod tests {
             llm_timeout_seconds: 5,
             ..Settings::default()
         };
-        s.judgment.model = PROFILE.to_owned();
-        s.response.model = "amazon.nova-lite-v1:0".to_owned();
+        s.judgment_model = PROFILE.to_owned();
+        s.response_model = "amazon.nova-lite-v1:0".to_owned();
         s
     }
 
@@ -418,7 +418,7 @@ mod tests {
         assert!(auth.contains("/us-east-1/bedrock/aws4_request"), "{auth}");
         assert!(!auth.contains(SECRET_KEY), "{auth}");
         let body: Value = sent[0].body_json().expect("json body");
-        let judgment = settings().judgment;
+        let judgment = settings().judgment();
         assert_eq!(body["system"], json!([{ "text": PROMPT }]));
         assert_eq!(
             body["messages"],
@@ -445,7 +445,7 @@ mod tests {
             .mount(&server)
             .await;
         let mut s = settings();
-        s.response.temperature = 1.5;
+        s.response_temperature = 1.5;
 
         let short = LlmRequest {
             max_tokens: Some(40),

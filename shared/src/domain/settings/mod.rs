@@ -1,0 +1,603 @@
+//! Settings: every timing, limit and prompt knob, with the documented defaults.
+//!
+//! Values arrive as `(name, text)` pairs from SSM Parameter Store (on AWS) or
+//! from a TOML file and `MYAO_*` environment variables (local mode). A missing
+//! name keeps its default; a malformed or out-of-range value is reported as a
+//! [`SettingIssue`] and also keeps its default, so a typo in a parameter never
+//! stops the bot.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use chrono_tz::Tz;
+
+use super::ids::{ChannelId, IdError, UserId};
+use super::people::FamiliarityThresholds;
+use super::proactive::{ProactiveChannels, WorkingDays, WorkingHours};
+use super::reply::EmojiName;
+use super::rules::{Chattiness, Thresholds};
+use kinds::*;
+
+pub mod kinds;
+
+/// The persona's default system prompt.
+pub const DEFAULT_PERSONA_PROMPT: &str = "あなたは「myao」という名前の猫のキャラクターです。\
+このワークスペースのメンバーの一人として、友達のように気さくに、短めの自然な口調で話します。\
+知らないことは知らないと言い、話を作りません。";
+
+/// The `Timeout` of the functions that run jobs, in seconds, as
+/// `template.yaml` sets them (a test there compares the two): a job's LLM
+/// and Slack calls must fit in them (see [`Settings::worst_case_call_seconds`]),
+/// and the local mode gives each job as long.
+pub const JUDGMENT_FUNCTION_TIMEOUT_SECONDS: u32 = 180;
+pub const RESPONSE_FUNCTION_TIMEOUT_SECONDS: u32 = 180;
+pub const MEMORY_FUNCTION_TIMEOUT_SECONDS: u32 = 600;
+/// Each Slack Web API attempt's time limit (the Slack adapter's).
+pub const SLACK_ATTEMPT_TIMEOUT_SECONDS: u32 = 10;
+/// What a job keeps, in its function's timeout, for everything besides one
+/// LLM call and one Slack call: the store, the settings, giving a claim back.
+pub const JOB_MARGIN_SECONDS: u32 = 10;
+
+/// The service an LLM call goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LlmProvider {
+    /// An OpenAI-compatible chat-completions endpoint (`llm_base_url`),
+    /// with the API key of the LLM key parameter.
+    #[default]
+    OpenAi,
+    /// Amazon Bedrock's Converse API in the functions' region, with their
+    /// IAM role: no API key.
+    Bedrock,
+}
+
+impl LlmProvider {
+    /// `openai` or `bedrock` (any case, trimmed).
+    pub fn parse(value: &str) -> Option<LlmProvider> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "openai" => Some(LlmProvider::OpenAi),
+            "bedrock" => Some(LlmProvider::Bedrock),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LlmProvider::OpenAi => "openai",
+            LlmProvider::Bedrock => "bedrock",
+        }
+    }
+}
+
+impl fmt::Display for LlmProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One model role's parameters, as [`Settings::judgment`],
+/// [`Settings::response`] and [`Settings::memory`] gather them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSettings {
+    /// The model's name at its provider: for Bedrock a model id or an
+    /// inference profile id (`us.anthropic.claude-haiku-4-5-20251001-v1:0`).
+    pub model: String,
+    pub temperature: f64,
+    pub max_tokens: u32,
+    /// The role's own provider (`judgment_provider`, ...); `None`: `llm_provider`.
+    pub provider: Option<LlmProvider>,
+}
+
+/// One setting as the settings page, `myao settings` and the template's
+/// tests know it: all of it comes from the one list below.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingDoc {
+    pub name: &'static str,
+    /// What its value may be, in a few words ([`Kind::describe`]).
+    pub kind: String,
+    /// Its default as text, as SSM would hold it; empty for none.
+    pub default: String,
+    /// What it does, in a sentence or a few.
+    pub doc: String,
+}
+
+/// The doc comment's lines as one paragraph.
+fn paragraph(lines: &[&str]) -> String {
+    lines
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Writes, from one list of `name: type = default, kind;` (each with its
+/// doc comment), the struct [`Settings`], its `Default`, [`SETTING_NAMES`],
+/// [`Settings::apply`], [`Settings::text_of`] and [`Settings::catalogue`]:
+/// a setting is added in one place, and the compiler holds its kind's
+/// value type to the field's.
+macro_rules! settings {
+    ($(
+        $(#[doc = $doc:literal])+
+        $name:ident: $ty:ty = $default:expr, $kind:expr;
+    )+) => {
+        /// All settings. Construct with [`Settings::default`] or
+        /// [`Settings::from_pairs`].
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct Settings {
+            $( $(#[doc = $doc])+ pub $name: $ty, )+
+        }
+
+        impl Default for Settings {
+            fn default() -> Self {
+                Settings { $( $name: $default, )+ }
+            }
+        }
+
+        /// Every setting name, in the order of the documentation.
+        pub const SETTING_NAMES: &[&str] = &[$(stringify!($name)),+];
+
+        impl Settings {
+            /// Applies one named value. Unknown names are an error too, so
+            /// that a misspelt parameter is reported rather than ignored.
+            pub fn apply(&mut self, name: &str, value: &str) -> Result<(), SettingError> {
+                match name {
+                    $( stringify!($name) => self.$name = Kind::parse(&$kind, value)?, )+
+                    _ => return Err(SettingError::UnknownName),
+                }
+                Ok(())
+            }
+
+            /// The value of setting `name` as text that parses back to it
+            /// (empty for none); `None` for an unknown name.
+            pub fn text_of(&self, name: &str) -> Option<String> {
+                match name {
+                    $( stringify!($name) => Some(Kind::show(&$kind, &self.$name)), )+
+                    _ => None,
+                }
+            }
+
+            /// Every setting: its name, kind, default and doc, in order.
+            pub fn catalogue() -> Vec<SettingDoc> {
+                let d = Settings::default();
+                vec![$(
+                    SettingDoc {
+                        name: stringify!($name),
+                        kind: Kind::describe(&$kind),
+                        default: Kind::show(&$kind, &d.$name),
+                        doc: paragraph(&[$($doc),+]),
+                    }
+                ),+]
+            }
+        }
+    };
+}
+
+const DAY: u32 = 86_400;
+
+settings! {
+    /// Seconds of quiet before myao considers joining a conversation.
+    min_wait_seconds: u32 = 300, Whole(0, DAY);
+    /// That wait varies randomly by ± this ratio (0.3: 210 to 390 s).
+    jitter_ratio: f64 = 0.3, Number(0.0, 1.0);
+    /// Recent channel messages put into a prompt.
+    channel_messages_limit: u32 = 50, Whole(1, 1000);
+    /// A channel with a message in this many days counts as active.
+    active_channel_days: u32 = 7, Whole(1, 365);
+    /// Thread memories younger than this go into prompts.
+    thread_memory_days: u32 = 7, Whole(1, 365);
+    /// Messages of the conversation being judged, at most.
+    message_limit: u32 = 20, Whole(1, 1000);
+    /// A conversation quiet for longer than this (12 h) is not judged.
+    max_message_age_seconds: u32 = 43_200, Whole(60, 30 * DAY);
+    /// A mention not answered within this many seconds (its reply job failed
+    /// and came back later) is dropped and logged, not answered late. The
+    /// default lets the quick retries through, and one redelivery after the
+    /// response queue's 1,080 s visibility timeout.
+    mention_max_age_seconds: u32 = 1_200, Whole(60, DAY);
+    /// A reply job that fails retryably (the model or Slack down a moment)
+    /// comes back after these many seconds, one per try, before the response
+    /// queue's own redelivery (1,080 s) takes over; blank: the queue's only.
+    retry_delays_seconds: Vec<u32> = vec![10, 30, 90], Delays;
+    /// Long-term memories are rewritten at most this often.
+    long_term_update_interval_seconds: u32 = 3_600, Whole(0, 30 * DAY);
+    /// Short-term memories cover this many hours.
+    short_term_window_hours: u32 = 24, Whole(1, 24 * 30);
+    /// Length budget of a long-term memory, in tokens.
+    long_term_max_tokens: u32 = 500, Whole(50, 8000);
+    /// Length budget of a short-term memory, in tokens.
+    short_term_max_tokens: u32 = 300, Whole(50, 8000);
+    /// The most tokens (estimated) a judgment prompt may take; over it, other
+    /// channels' memories, then thread summaries, then the oldest messages
+    /// are left out (never the judged conversation).
+    judgment_prompt_max_tokens: u32 = 16_000, Whole(2_000, 1_000_000);
+    /// The same for a reply prompt.
+    response_prompt_max_tokens: u32 = 24_000, Whole(2_000, 1_000_000);
+    /// The same for a memory prompt (the oldest messages go first).
+    memory_prompt_max_tokens: u32 = 24_000, Whole(2_000, 1_000_000);
+    /// A longer message is cut in prompts, with a visible `[...]`.
+    max_message_chars: u32 = 4_000, Whole(100, 40_000);
+    /// `false` is `chattiness = mentions_only` (the older name of the dial; a
+    /// channel's own level still wins).
+    autonomous_replies: bool = true, Bool;
+    /// How readily myao joins on its own: it moves the rule stage's
+    /// thresholds (docs/deciding.md).
+    chattiness: Chattiness = Chattiness::Normal, Level;
+    /// Levels of single channels, over `chattiness` and
+    /// `autonomous_replies`, e.g. `C123=quiet,C456=mentions_only`.
+    channel_chattiness: BTreeMap<ChannelId, Chattiness> = BTreeMap::new(), ChannelLevels;
+    /// The rule stage's scores instead of the level's, for tuning: below LOW
+    /// silent, from HIGH answered without asking the LLM.
+    rule_thresholds: Option<Thresholds> = None, Optional(LowHigh);
+    /// Words of the persona's interests; a conversation holding one scores
+    /// higher.
+    interest_keywords: Vec<String> = Vec::new(), Words { lower: true };
+    /// A reply in a thread where myao spoke within this many seconds is
+    /// answered at once, like a mention, when it answers myao: it comes from
+    /// the person myao answered (or the thread's only other person), right
+    /// after myao's message, and @-mentions or quotes nobody else; other
+    /// replies are judged.
+    engagement_window_seconds: u32 = 300, Whole(0, DAY);
+    /// The most such replies myao answers in a row in one thread, until
+    /// someone mentions or names it again.
+    max_engaged_answers: u32 = 3, Whole(0, 1_000);
+    /// A conversation that never goes quiet is still judged this long after
+    /// its first unjudged message.
+    max_wait_seconds: u32 = 900, Whole(60, DAY);
+    /// No unprompted reply within this many seconds of myao's last message
+    /// in the channel.
+    cooldown_seconds: u32 = 120, Whole(0, DAY);
+    /// Unprompted replies a channel gets in an hour, at most.
+    max_unprompted_per_channel_hour: u32 = 4, Whole(0, 10_000);
+    /// After this many LLM declines in a row in a channel, its judgments
+    /// pause for `backoff_seconds` (0: never); a mention or its name ends the
+    /// pause.
+    backoff_after_declines: u32 = 3, Whole(0, 1_000);
+    /// How long that pause lasts.
+    backoff_seconds: u32 = 1_800, Whole(0, 7 * DAY);
+    /// The emoji of a reaction to a thanks, and of one whose chosen emoji the
+    /// workspace lacks.
+    default_reaction: EmojiName = EmojiName::parse("+1").expect("a valid emoji name"), Emoji;
+    /// The most tokens a short answer ("nice!") may take.
+    short_max_tokens: u32 = 80, Whole(10, 1_000);
+    /// The most characters a reply is posted with; a longer one is cut at its
+    /// last sentence within them.
+    max_reply_chars: u32 = 3_000, Whole(100, 40_000);
+    /// A remembered fact's strength halves every this many days.
+    fact_half_life_days: u32 = 30, Whole(1, 3_650);
+    /// Facts one channel keeps, at most (the strongest).
+    max_facts_per_channel: u32 = 100, Whole(0, 10_000);
+    /// New messages from people a quiet conversation needs for a reflection
+    /// (one LLM call that writes facts); 0: none.
+    reflection_min_messages: u32 = 3, Whole(0, 1_000);
+    /// Exchanges with myao from which someone is an acquaintance, a friend,
+    /// close.
+    familiarity_thresholds: FamiliarityThresholds = FamiliarityThresholds::default(), Familiarity;
+    /// Whether myao now and then opens a topic in a channel gone quiet.
+    proactive: bool = false, Bool;
+    /// Where it may: channel ids, and `public` for every public channel not
+    /// shared outside (e.g. `public,G123`); a private or shared channel only
+    /// by its id. Empty: nowhere.
+    proactive_channels: ProactiveChannels = ProactiveChannels::default(), Channels;
+    /// Hours of silence in a channel before it may open a topic there.
+    proactive_after_hours: u32 = 24, Whole(1, 24 * 90);
+    /// Hours (in `timezone`) in which it may.
+    proactive_hours: WorkingHours = WorkingHours::default(), Hours;
+    /// Days on which it may.
+    proactive_days: WorkingDays = WorkingDays::default(), Days;
+    /// Topics it opens in one channel per week (UTC, Monday to Sunday), at
+    /// most; 0: none.
+    max_proactive_per_channel_week: u32 = 1, Whole(0, 7);
+    /// Replies (to mentions and unprompted) one channel gets per clock hour
+    /// (UTC); over it, no LLM call and no reply.
+    max_replies_per_channel_per_hour: u32 = 30, Whole(1, 10_000);
+    /// Mentions of one person answered per clock hour (UTC); over it, no LLM
+    /// call and no reply.
+    max_mentions_per_user_per_hour: u32 = 20, Whole(1, 10_000);
+    /// LLM calls of the whole workspace per UTC day. Memories stop at 80 % of
+    /// it, judgments at 95 %; the last 5 % is kept for replies.
+    max_llm_calls_per_day: u32 = 2_000, Whole(1, 10_000_000);
+    /// A mention refused by one of these limits gets a short fixed notice in
+    /// its thread (at most once an hour per person); false: silence.
+    limit_notice: bool = true, Bool;
+    /// The bot's name in prompts; a message that calls it by name is
+    /// answered like a mention.
+    persona_name: String = "myao".to_owned(), Text;
+    /// Other names it answers to, comma-separated (e.g. `ミャオ,みゃお`); a
+    /// name in Latin script must stand as a whole word, one in Japanese
+    /// anywhere.
+    name_aliases: Vec<String> = Vec::new(), Words { lower: false };
+    /// Who myao is: its character and way of talking. The default is a
+    /// friendly cat who talks casually in short sentences, in Japanese.
+    persona_system_prompt: String = DEFAULT_PERSONA_PROMPT.to_owned(), Text;
+    /// Time zone of the times shown to the model (e.g. `Asia/Tokyo`).
+    timezone: Tz = Tz::UTC, Zone;
+    /// Where the LLM calls go: `openai` (the OpenAI-compatible API of
+    /// `llm_base_url`, with the key) or `bedrock` (Amazon Bedrock in the
+    /// stack's Region, no key); the stack's `LlmProvider` sets it.
+    llm_provider: LlmProvider = LlmProvider::OpenAi, Provider;
+    /// OpenAI-compatible API base URL, without `/chat/completions`.
+    llm_base_url: String = "https://api.openai.com/v1".to_owned(), Url;
+    /// Model deciding whether and when to reply (on Bedrock a model id or an
+    /// inference profile id, e.g. `us.anthropic.claude-haiku-4-5-20251001-v1:0`).
+    judgment_model: String = "gpt-4.1-mini".to_owned(), Text;
+    /// The judgment's own provider, instead of `llm_provider`.
+    judgment_provider: Option<LlmProvider> = None, Optional(Provider);
+    /// The judgment model's temperature.
+    judgment_temperature: f64 = 0.3, Number(0.0, 2.0);
+    /// The judgment model's maximum output length, in tokens.
+    judgment_max_tokens: u32 = 500, Whole(16, 32_000);
+    /// Model writing the replies.
+    response_model: String = "gpt-4.1".to_owned(), Text;
+    /// The replies' own provider, instead of `llm_provider`.
+    response_provider: Option<LlmProvider> = None, Optional(Provider);
+    /// The reply model's temperature.
+    response_temperature: f64 = 0.7, Number(0.0, 2.0);
+    /// The reply model's maximum output length, in tokens.
+    response_max_tokens: u32 = 1000, Whole(16, 32_000);
+    /// Model writing the memories.
+    memory_model: String = "gpt-4.1-mini".to_owned(), Text;
+    /// The memories' own provider, instead of `llm_provider`.
+    memory_provider: Option<LlmProvider> = None, Optional(Provider);
+    /// The memory model's temperature.
+    memory_temperature: f64 = 0.5, Number(0.0, 2.0);
+    /// The memory model's maximum output length, in tokens.
+    memory_max_tokens: u32 = 800, Whole(16, 32_000);
+    /// Timeout of one LLM request; with the retries it must fit the
+    /// functions' timeouts.
+    llm_timeout_seconds: u32 = 30, Whole(1, 120);
+    /// LLM retries after a rate limit, server or network error.
+    llm_max_retries: u32 = 2, Whole(0, 5);
+    /// Slack Web API address (change only for testing).
+    slack_api_base_url: String = "https://slack.com/api".to_owned(), Url;
+    /// Slack API retries after a rate limit or network error.
+    slack_max_retries: u32 = 3, Whole(0, 5);
+    /// The bot's own Slack user id, which you never need: events carry it and
+    /// the job functions ask `auth.test` once per cold start. Set it only to
+    /// spare that call.
+    bot_user_id: Option<UserId> = None, Optional(User);
+    /// The app's id (`A…`): set, ingest drops events sent to another app.
+    slack_app_id: Option<String> = None, Optional(SlackId('A'));
+    /// The workspace's id (`T…`): set, ingest drops events from another
+    /// workspace.
+    slack_team_id: Option<String> = None, Optional(SlackId('T'));
+    /// Stored messages are deleted after this many days.
+    message_retention_days: u32 = 90, Whole(1, 3650);
+    /// Memories, cached user names and channel records are deleted after
+    /// this many days without a rewrite.
+    memory_retention_days: u32 = 90, Whole(1, 3650);
+}
+
+/// A setting that was present but could not be used; its default was kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingIssue {
+    pub name: String,
+    pub value: String,
+    pub problem: String,
+}
+
+impl fmt::Display for SettingIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "setting {} = {:?} ignored ({}); the default is kept",
+            self.name, self.value, self.problem
+        )
+    }
+}
+
+/// Why a setting's value cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingError {
+    /// No setting has this name.
+    #[error("unknown setting")]
+    UnknownName,
+    #[error("not a whole number")]
+    NotAWholeNumber,
+    #[error("not a number")]
+    NotANumber,
+    #[error("out of range {min}..={max}")]
+    WholeNumberOutOfRange { min: u32, max: u32 },
+    #[error("out of range {min}..={max}")]
+    NumberOutOfRange { min: f64, max: f64 },
+    /// Blank, where some text is needed.
+    #[error("empty")]
+    Empty,
+    #[error("not an http(s) URL")]
+    NotAnHttpUrl,
+    /// Not capital letters and digits (at most 32).
+    #[error("not a Slack id (capital letters and digits)")]
+    NotASlackId,
+    /// A Slack id of the wrong kind (an app id must start with `A`, a
+    /// workspace id with `T`).
+    #[error("not a Slack id starting with {first}")]
+    WrongSlackIdKind { first: char },
+    #[error("not true or false")]
+    NotABoolean,
+    #[error("not an IANA time zone name")]
+    NotATimeZone,
+    #[error("not one of mentions_only, quiet, normal, chatty")]
+    NotAChattiness,
+    #[error("not CHANNEL=LEVEL pairs, comma-separated (e.g. C123=quiet,C456=mentions_only)")]
+    NotAChannelLevel,
+    #[error("not two whole numbers LOW,HIGH with LOW <= HIGH")]
+    NotThresholds,
+    #[error("not an emoji name (lower-case letters, digits, _ - + ')")]
+    NotAnEmojiName,
+    #[error("not three whole numbers ACQUAINTANCE,FRIEND,CLOSE in order")]
+    NotFamiliarity,
+    #[error("not channel ids and `public`, comma-separated (e.g. public,G123)")]
+    NotProactiveChannels,
+    #[error("not whole hours START-END with 0 <= START < END <= 24 (e.g. 10-18)")]
+    NotHours,
+    #[error("not days or ranges of days, comma-separated (e.g. mon-fri, or mon,wed,fri)")]
+    NotDays,
+    #[error("not openai or bedrock")]
+    NotAProvider,
+    #[error(
+        "not at most 10 whole numbers of seconds up to 43200, comma-separated (e.g. 10,30,90)"
+    )]
+    NotDelays,
+    #[error(transparent)]
+    BadUserId(#[from] IdError),
+}
+
+impl Settings {
+    /// The chattiness in `channel`: its own level if it has one, else
+    /// `mentions_only` when `autonomous_replies` is off, else `chattiness`.
+    pub fn chattiness_in(&self, channel: &ChannelId) -> Chattiness {
+        match self.channel_chattiness.get(channel) {
+            Some(level) => *level,
+            None if !self.autonomous_replies => Chattiness::MentionsOnly,
+            None => self.chattiness,
+        }
+    }
+
+    /// The bot's names: `persona_name` and `name_aliases`.
+    pub fn names(&self) -> Vec<&str> {
+        std::iter::once(&self.persona_name)
+            .chain(&self.name_aliases)
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// The rule stage's thresholds in `channel`: `None` when only mentions
+    /// are answered there.
+    pub fn thresholds_in(&self, channel: &ChannelId) -> Option<Thresholds> {
+        let level = self.chattiness_in(channel).thresholds()?;
+        Some(self.rule_thresholds.unwrap_or(level))
+    }
+
+    /// Builds settings from named values over the defaults. Returns the issues
+    /// found; each offending value kept its default.
+    pub fn from_pairs<'a, I>(pairs: I) -> (Settings, Vec<SettingIssue>)
+    where
+        I: IntoIterator<Item = (&'a str, &'a str)>,
+    {
+        let mut settings = Settings::default();
+        let mut issues = Vec::new();
+        for (name, value) in pairs {
+            if let Err(problem) = settings.apply(name, value) {
+                // An unknown name may be a secret stored in the wrong place:
+                // its value is never repeated (issues are logged).
+                let value = if SETTING_NAMES.contains(&name) {
+                    value.chars().take(80).collect()
+                } else {
+                    "(not shown)".to_owned()
+                };
+                issues.push(SettingIssue {
+                    name: name.to_owned(),
+                    value,
+                    problem: problem.to_string(),
+                });
+            }
+        }
+        // A judgment runs min_wait after the newest message and skips a
+        // conversation older than max_message_age: the first must be
+        // shorter, or the bot would never speak on its own.
+        let longest_wait = f64::from(settings.min_wait_seconds) * (1.0 + settings.jitter_ratio);
+        if longest_wait >= f64::from(settings.max_message_age_seconds) {
+            issues.push(SettingIssue {
+                name: "min_wait_seconds".to_owned(),
+                value: settings.min_wait_seconds.to_string(),
+                problem: format!(
+                    "with jitter_ratio {} it reaches max_message_age_seconds ({}): both reset",
+                    settings.jitter_ratio, settings.max_message_age_seconds
+                ),
+            });
+            let d = Settings::default();
+            settings.min_wait_seconds = d.min_wait_seconds;
+            settings.jitter_ratio = d.jitter_ratio;
+            settings.max_message_age_seconds = d.max_message_age_seconds;
+        }
+        // Every attempt of an LLM call and of a Slack call must fit in the
+        // functions' timeouts, or the retries configured could never all run
+        // (the deadline would cut them, every time).
+        if let Some(problem) = settings.timeout_problem() {
+            issues.push(SettingIssue {
+                name: "llm_timeout_seconds".to_owned(),
+                value: settings.llm_timeout_seconds.to_string(),
+                problem,
+            });
+            let d = Settings::default();
+            settings.llm_timeout_seconds = d.llm_timeout_seconds;
+            settings.llm_max_retries = d.llm_max_retries;
+            settings.slack_max_retries = d.slack_max_retries;
+        }
+        (settings, issues)
+    }
+
+    /// The longest one LLM call and one Slack call may take: every attempt
+    /// run to its time limit (`llm_timeout_seconds`, and
+    /// [`SLACK_ATTEMPT_TIMEOUT_SECONDS`]). The waits between attempts are not
+    /// counted: at run time the invocation's deadline cuts them.
+    pub fn worst_case_call_seconds(&self) -> u64 {
+        let attempts = |retries: u32| u64::from(retries) + 1;
+        u64::from(self.llm_timeout_seconds) * attempts(self.llm_max_retries)
+            + u64::from(SLACK_ATTEMPT_TIMEOUT_SECONDS) * attempts(self.slack_max_retries)
+    }
+
+    /// Why these settings' calls cannot fit in the timeout of a function
+    /// that runs them (judgment, response), less [`JOB_MARGIN_SECONDS`].
+    fn timeout_problem(&self) -> Option<String> {
+        let worst = self.worst_case_call_seconds();
+        [
+            ("judgment", JUDGMENT_FUNCTION_TIMEOUT_SECONDS),
+            ("response", RESPONSE_FUNCTION_TIMEOUT_SECONDS),
+        ]
+        .into_iter()
+        .find(|(_, timeout)| worst + u64::from(JOB_MARGIN_SECONDS) > u64::from(*timeout))
+        .map(|(function, timeout)| {
+            format!(
+                "llm_timeout_seconds {} x (llm_max_retries {} + 1) + {SLACK_ATTEMPT_TIMEOUT_SECONDS} s x \
+                 (slack_max_retries {} + 1) = {worst} s does not fit the {function} function's \
+                 {timeout} s timeout less {JOB_MARGIN_SECONDS} s: the three reset",
+                self.llm_timeout_seconds, self.llm_max_retries, self.slack_max_retries
+            )
+        })
+    }
+
+    /// The default of each setting as text, as SSM would hold it. A
+    /// setting with no default (`bot_user_id`, `channel_chattiness`, the
+    /// roles' own providers, ...) is left out: an SSM parameter cannot be
+    /// empty.
+    pub fn default_pairs() -> Vec<(&'static str, String)> {
+        Settings::catalogue()
+            .into_iter()
+            .filter(|s| !s.default.is_empty())
+            .map(|s| (s.name, s.default))
+            .collect()
+    }
+
+    /// The judgment model's parameters.
+    pub fn judgment(&self) -> ModelSettings {
+        ModelSettings {
+            model: self.judgment_model.clone(),
+            temperature: self.judgment_temperature,
+            max_tokens: self.judgment_max_tokens,
+            provider: self.judgment_provider,
+        }
+    }
+
+    /// The reply model's parameters.
+    pub fn response(&self) -> ModelSettings {
+        ModelSettings {
+            model: self.response_model.clone(),
+            temperature: self.response_temperature,
+            max_tokens: self.response_max_tokens,
+            provider: self.response_provider,
+        }
+    }
+
+    /// The memory model's parameters.
+    pub fn memory(&self) -> ModelSettings {
+        ModelSettings {
+            model: self.memory_model.clone(),
+            temperature: self.memory_temperature,
+            max_tokens: self.memory_max_tokens,
+            provider: self.memory_provider,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
