@@ -34,6 +34,7 @@ USAGE:
     myao serve --socket-mode [OPTIONS]
     myao doctor --stack <file> [OPTIONS]
     myao redrive --stack <file> [--dry-run] [OPTIONS]
+    myao settings [list | get NAME | set NAME VALUE | unset NAME] [OPTIONS]
     myao help | --help | <command> --help
     myao --version
 
@@ -151,6 +152,36 @@ myao redrive
 
 ";
 
+/// `myao settings --help`.
+const HELP_SETTINGS_COMMAND: &str = "\
+myao settings
+    Every setting, its value and where it comes from; and a deployed stack's
+    settings changed or reset. A value is parsed by the parser the functions
+    use, and refused with its message before anything is written. The
+    functions read a change within a minute; no deploy is needed.
+
+    list                    every setting: name, value, source (default, SSM,
+                            file or environment), and why a value is not used
+                            (the default for a missing command)
+    get NAME                the value in effect
+    set NAME VALUE          write VALUE to the stack's parameter (a String,
+                            over the old value); needs the stack
+    unset NAME              back to the default; needs the stack
+
+    --stack <file>, --set <KEY>=<value>   as for doctor: the stack's settings
+    --settings-path <path>  the settings' path, e.g. /myao/prod/
+    --stage <name>          the same as --settings-path /myao/<name>/
+    --config <file>         without a stack: the local mode's settings file
+
+    Examples:
+        myao settings list
+        myao settings list --stack stack.json
+        myao settings set chattiness quiet --stage prod
+        myao settings get chattiness --stage prod
+        myao settings unset chattiness --stage prod
+
+";
+
 /// Where settings come from: the end of every help.
 const HELP_SETTINGS: &str = "\
 SETTINGS
@@ -172,6 +203,7 @@ pub fn help(command: Option<&str>) -> String {
         Some("serve") => &[HELP_SERVE],
         Some("doctor") => &[HELP_DOCTOR],
         Some("redrive") => &[HELP_REDRIVE],
+        Some("settings") => &[HELP_SETTINGS_COMMAND],
         _ => &[
             HELP_HEAD,
             HELP_REPLAY,
@@ -179,6 +211,7 @@ pub fn help(command: Option<&str>) -> String {
             HELP_SERVE,
             HELP_DOCTOR,
             HELP_REDRIVE,
+            HELP_SETTINGS_COMMAND,
         ],
     };
     let mut text: String = sections.concat();
@@ -194,9 +227,9 @@ pub fn version() -> String {
 /// A command line that makes no sense: exit code 2.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UsageError {
-    #[error("no command given: replay, eval, serve, doctor or redrive")]
+    #[error("no command given: replay, eval, serve, doctor, redrive or settings")]
     NoCommand,
-    #[error("unknown command {0:?}: replay, eval, serve, doctor or redrive")]
+    #[error("unknown command {0:?}: replay, eval, serve, doctor, redrive or settings")]
     UnknownCommand(String),
     #[error("unknown option {option} for {command}")]
     UnknownOption {
@@ -241,6 +274,17 @@ pub enum UsageError {
     DebugReconnectsWithoutSocketMode,
     #[error("{0} needs the stack: --stack <file> (the JSON of `aws cloudformation describe-stacks --stack-name NAME`, - for standard input), or its outputs with --set KEY=VALUE")]
     NoStack(&'static str),
+    #[error("settings {0} changes a deployed stack's settings: give --stack <file>, --stage <name> or --settings-path <path> (locally, edit the --config file or set MYAO_<NAME>)")]
+    SettingsNeedStack(&'static str),
+    #[error("settings takes list, get NAME, set NAME VALUE or unset NAME, not {0:?}")]
+    UnknownSettingsAction(String),
+    #[error("settings {action} needs {needs}")]
+    SettingsNeeds {
+        action: &'static str,
+        needs: &'static str,
+    },
+    #[error("--stage wants a stage's name like prod, not {0:?}")]
+    NotAStage(String),
 }
 
 /// `myao replay`'s arguments, and `myao eval`'s (no `prompts_dir`).
@@ -287,6 +331,24 @@ pub struct RedriveArgs {
     pub dry_run: bool,
 }
 
+/// What `myao settings` is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingsAction {
+    List,
+    Get(String),
+    Set(String, String),
+    Unset(String),
+}
+
+/// `myao settings`'s arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsArgs {
+    pub action: SettingsAction,
+    /// The stack's names; none: the local mode's settings.
+    pub stack: StackArgs,
+    pub config: Option<PathBuf>,
+}
+
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
@@ -299,6 +361,7 @@ pub enum Command {
     Serve(ServeArgs),
     Doctor(StackArgs),
     Redrive(RedriveArgs),
+    Settings(SettingsArgs),
 }
 
 /// Splits `--name=value` and takes the value of `--name value`.
@@ -398,7 +461,7 @@ pub fn interval(value: &str) -> Result<Option<Duration>, UsageError> {
 }
 
 /// The commands, as their help names them.
-const COMMANDS: [&str; 5] = ["replay", "eval", "serve", "doctor", "redrive"];
+const COMMANDS: [&str; 6] = ["replay", "eval", "serve", "doctor", "redrive", "settings"];
 
 /// Parses the arguments after the program's name.
 pub fn parse(args: &[String]) -> Result<Command, UsageError> {
@@ -418,6 +481,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         "serve" => parse_serve(args),
         "doctor" => parse_stack(args, "doctor"),
         "redrive" => parse_stack(args, "redrive"),
+        "settings" => parse_settings(args),
         other => Err(UsageError::UnknownCommand(other.to_owned())),
     }
 }
@@ -534,26 +598,100 @@ fn parse_serve(mut args: Args<'_>) -> Result<Command, UsageError> {
     Ok(Command::Serve(s))
 }
 
+/// A flag that names the stack (`--stack`, `--settings-path`, `--stage`,
+/// `--set`), taken into `stack`.
+fn stack_flag(flag: &str, args: &mut Args<'_>, stack: &mut StackArgs) -> Result<(), UsageError> {
+    let value = args.value(flag)?;
+    match flag {
+        "--stack" => stack.description = Some(value.into()),
+        "--settings-path" => stack.names.push((SETTINGS_PATH.to_owned(), value)),
+        "--stage" => {
+            let name_char = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+            if value.is_empty() || !value.chars().all(name_char) {
+                return Err(UsageError::NotAStage(value));
+            }
+            stack
+                .names
+                .push((SETTINGS_PATH.to_owned(), format!("/myao/{value}/")));
+        }
+        _ => match value.split_once('=') {
+            Some((key, v)) if !key.trim().is_empty() => {
+                stack.names.push((key.trim().to_owned(), v.to_owned()))
+            }
+            _ => return Err(UsageError::NotAKeyValue(value)),
+        },
+    }
+    Ok(())
+}
+
+/// The arguments of `settings`: an action and its names and value, then
+/// where the settings are.
+fn parse_settings(mut args: Args<'_>) -> Result<Command, UsageError> {
+    let mut words = Vec::new();
+    let mut stack = StackArgs::default();
+    let mut config = None;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--help" | "-h" => return Ok(Command::Help(Some("settings"))),
+            "--stack" | "--settings-path" | "--stage" | "--set" => {
+                stack_flag(&arg, &mut args, &mut stack)?
+            }
+            "--config" => config = Some(args.value(&arg)?.into()),
+            flag if flag.starts_with("--") => {
+                return Err(UsageError::UnknownOption {
+                    command: "settings",
+                    option: flag.to_owned(),
+                })
+            }
+            _ => words.push(arg),
+        }
+    }
+    let mut words = words.into_iter();
+    let action = words.next();
+    let mut take = |action: &'static str, needs: &'static str| {
+        words
+            .next()
+            .ok_or(UsageError::SettingsNeeds { action, needs })
+    };
+    let action = match action.as_deref() {
+        None | Some("list") => SettingsAction::List,
+        Some("get") => SettingsAction::Get(take("get", "a setting's NAME")?),
+        Some("set") => SettingsAction::Set(
+            take("set", "a setting's NAME and a VALUE")?,
+            take("set", "a VALUE after the NAME")?,
+        ),
+        Some("unset") => SettingsAction::Unset(take("unset", "a setting's NAME")?),
+        Some(other) => return Err(UsageError::UnknownSettingsAction(other.to_owned())),
+    };
+    if let Some(extra) = words.next() {
+        return Err(UsageError::UnknownArgument {
+            command: "settings",
+            arg: extra,
+        });
+    }
+    let has_stack = stack.description.is_some() || !stack.names.is_empty();
+    match &action {
+        SettingsAction::Set(..) if !has_stack => return Err(UsageError::SettingsNeedStack("set")),
+        SettingsAction::Unset(_) if !has_stack => {
+            return Err(UsageError::SettingsNeedStack("unset"))
+        }
+        _ => {}
+    }
+    Ok(Command::Settings(SettingsArgs {
+        action,
+        stack,
+        config,
+    }))
+}
+
 /// The arguments of `doctor` or `redrive` (which alone takes `--dry-run`).
 fn parse_stack(mut args: Args<'_>, command: &'static str) -> Result<Command, UsageError> {
     let mut r = RedriveArgs::default();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--help" | "-h" => return Ok(Command::Help(Some(command))),
-            "--stack" => r.stack.description = Some(args.value(&arg)?.into()),
-            "--settings-path" => {
-                let path = args.value(&arg)?;
-                r.stack.names.push((SETTINGS_PATH.to_owned(), path));
-            }
-            "--set" => {
-                let v = args.value(&arg)?;
-                match v.split_once('=') {
-                    Some((key, value)) if !key.trim().is_empty() => r
-                        .stack
-                        .names
-                        .push((key.trim().to_owned(), value.to_owned())),
-                    _ => return Err(UsageError::NotAKeyValue(v)),
-                }
+            "--stack" | "--settings-path" | "--stage" | "--set" => {
+                stack_flag(&arg, &mut args, &mut r.stack)?
             }
             "--dry-run" if command == "redrive" => {
                 args.no_value(&arg)?;
@@ -808,6 +946,93 @@ pub async fn redrive(args: RedriveArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Runs `myao settings`: the local mode's settings without a stack, the
+/// stack's SSM parameters with one.
+pub async fn settings(args: SettingsArgs, env: &[(String, String)]) -> anyhow::Result<()> {
+    use crate::settings::{self as s, Unset};
+    let has_stack = args.stack.description.is_some() || !args.stack.names.is_empty();
+    let mut out = std::io::stdout().lock();
+    if !has_stack {
+        let given = s::local(args.config.as_deref(), env)?;
+        return match print_settings(&mut out, &args.action, &given, "locally") {
+            // The reader went away (`myao settings | head`): not an error.
+            Err(e) if is_broken_pipe(&e) => Ok(()),
+            other => other,
+        };
+    }
+    let stack = stack(&args.stack)?;
+    let Some(path) = stack.get(SETTINGS_PATH).map(str::to_owned) else {
+        anyhow::bail!(
+            "the stack's description has no {SETTINGS_PATH} output: give --stage <name> or \
+             --settings-path <path>"
+        );
+    };
+    let ssm = aws_sdk_ssm::Client::new(&aws_config().await?);
+    let given = s::in_ssm(&ssm, &path).await?;
+    let prefix = s::prefix(&path);
+    match &args.action {
+        SettingsAction::Set(name, value) => {
+            let current = given
+                .iter()
+                .map(|(n, (v, _))| (n.clone(), v.clone()))
+                .collect();
+            let text = s::checked(name, value, &current)?;
+            s::put(&ssm, &path, name, &text).await?;
+            writeln!(out, "{prefix}{name} = {text}")?;
+            writeln!(
+                out,
+                "the functions read it within a minute; no deploy is needed"
+            )?;
+            Ok(())
+        }
+        SettingsAction::Unset(name) => {
+            match s::unset(&ssm, &path, name).await? {
+                Unset::Default(text) => writeln!(out, "{prefix}{name} = {text} (the default)")?,
+                Unset::Deleted => writeln!(out, "{prefix}{name} deleted: {name} has no value")?,
+                Unset::Already => writeln!(out, "{prefix}{name} has no value already")?,
+            }
+            Ok(())
+        }
+        action => print_settings(&mut out, action, &given, &format!("under {prefix}")),
+    }
+}
+
+/// `myao settings list` or `get` of the values `given` (`place`: where
+/// they were read, for the unknown names).
+fn print_settings(
+    out: &mut impl Write,
+    action: &SettingsAction,
+    given: &std::collections::BTreeMap<String, (String, crate::settings::Source)>,
+    place: &str,
+) -> anyhow::Result<()> {
+    use crate::settings as s;
+    let entries = s::entries(given);
+    if let SettingsAction::Get(name) = action {
+        s::find(name)?;
+        let entry = entries
+            .iter()
+            .find(|e| e.name == name.as_str())
+            .context("every setting has an entry")?;
+        if let Some(problem) = &entry.problem {
+            eprintln!("warning: {name}'s value is not valid ({problem}); the default is used");
+        }
+        writeln!(out, "{}", entry.value)?;
+        return Ok(());
+    }
+    const WIDTH: usize = 40;
+    writeln!(out, "{:<34} {:<WIDTH$} SOURCE", "NAME", "VALUE")?;
+    for entry in &entries {
+        writeln!(out, "{}", entry.line(WIDTH))?;
+    }
+    for name in s::unknown(given) {
+        writeln!(
+            out,
+            "{name}: no setting has this name ({place}); it is not used"
+        )?;
+    }
+    Ok(())
+}
+
 /// Runs `myao serve` until Ctrl-C.
 pub async fn serve(args: ServeArgs, env: &[(String, String)]) -> anyhow::Result<()> {
     let config = config::load(args.config.as_deref(), env, &[])?;
@@ -957,6 +1182,60 @@ mod tests {
         assert_eq!(
             parse(&args("eval --help")).unwrap(),
             Command::Help(Some("eval"))
+        );
+    }
+
+    #[test]
+    fn settings_takes_an_action_and_needs_a_stack_to_write() {
+        let settings = |line: &str| match parse(&args(line)) {
+            Ok(Command::Settings(s)) => Ok(s),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e),
+        };
+        let list = settings("settings --config my.toml").unwrap();
+        assert_eq!(list.action, SettingsAction::List);
+        assert_eq!(list.config, Some(PathBuf::from("my.toml")));
+        let set = settings("settings set rule_thresholds -10,40 --stage prod").unwrap();
+        assert_eq!(
+            set.action,
+            SettingsAction::Set("rule_thresholds".into(), "-10,40".into())
+        );
+        assert_eq!(
+            set.stack.names,
+            [("SettingsPath".to_owned(), "/myao/prod/".to_owned())]
+        );
+        let get = settings("settings get chattiness --stack s.json").unwrap();
+        assert_eq!(get.action, SettingsAction::Get("chattiness".into()));
+        assert_eq!(
+            settings("settings set chattiness quiet"),
+            Err(UsageError::SettingsNeedStack("set"))
+        );
+        assert_eq!(
+            settings("settings unset chattiness"),
+            Err(UsageError::SettingsNeedStack("unset"))
+        );
+        assert!(matches!(
+            settings("settings set chattiness --stage prod"),
+            Err(UsageError::SettingsNeeds { action: "set", .. })
+        ));
+        assert_eq!(
+            settings("settings remove x"),
+            Err(UsageError::UnknownSettingsAction("remove".into()))
+        );
+        assert_eq!(
+            settings("settings get a b"),
+            Err(UsageError::UnknownArgument {
+                command: "settings",
+                arg: "b".into()
+            })
+        );
+        assert_eq!(
+            settings("settings list --stage ../x"),
+            Err(UsageError::NotAStage("../x".into()))
+        );
+        assert_eq!(
+            parse(&args("settings --help")).unwrap(),
+            Command::Help(Some("settings"))
         );
     }
 

@@ -111,42 +111,7 @@ pub fn load(
     env: &[(String, String)],
     overrides: &[(&'static str, &str, String)],
 ) -> Result<LocalConfig, ConfigError> {
-    // name -> (value, origin); later sources replace earlier ones.
-    let mut values: BTreeMap<String, (String, Origin)> = BTreeMap::new();
-    let mut issues = Vec::new();
-    if let Some(path) = file {
-        let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: shown.clone(),
-            source,
-        })?;
-        let table: toml::Table = text.parse().map_err(|error| ConfigError::NotToml {
-            path: shown.clone(),
-            error,
-        })?;
-        for (name, value) in table {
-            let origin = Origin::File(shown.clone());
-            match plain(&value) {
-                Some(text) => {
-                    values.insert(name, (text, origin));
-                }
-                None => issues.push(Issue {
-                    issue: SettingIssue {
-                        name,
-                        value: value.to_string().chars().take(80).collect(),
-                        problem: "not a plain value (text, number or boolean)".to_owned(),
-                    },
-                    origin,
-                }),
-            }
-        }
-    }
-    for name in SETTING_NAMES.iter().chain(SECRET_NAMES) {
-        let var = env_var(name);
-        if let Some((_, value)) = env.iter().find(|(k, _)| *k == var) {
-            values.insert((*name).to_owned(), (value.clone(), Origin::Env(var)));
-        }
-    }
+    let (mut values, mut issues) = given(file, env)?;
     for (name, flag, value) in overrides {
         values.insert(
             (*name).to_owned(),
@@ -182,6 +147,54 @@ pub fn load(
         secrets_present,
         llm_base_url_set,
     })
+}
+
+/// A setting's or secret's text and where it came from, by name.
+pub type Given = BTreeMap<String, (String, Origin)>;
+
+/// What the TOML file at `file` (if any) and then the `MYAO_*` variables of
+/// `env` give, the later replacing the earlier; and the file's values that
+/// are not plain text, numbers or booleans.
+pub fn given(
+    file: Option<&Path>,
+    env: &[(String, String)],
+) -> Result<(Given, Vec<Issue>), ConfigError> {
+    let mut values = Given::new();
+    let mut issues = Vec::new();
+    if let Some(path) = file {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        let table: toml::Table = text.parse().map_err(|error| ConfigError::NotToml {
+            path: shown.clone(),
+            error,
+        })?;
+        for (name, value) in table {
+            let origin = Origin::File(shown.clone());
+            match plain(&value) {
+                Some(text) => {
+                    values.insert(name, (text, origin));
+                }
+                None => issues.push(Issue {
+                    issue: SettingIssue {
+                        name,
+                        value: value.to_string().chars().take(80).collect(),
+                        problem: "not a plain value (text, number or boolean)".to_owned(),
+                    },
+                    origin,
+                }),
+            }
+        }
+    }
+    for name in SETTING_NAMES.iter().chain(SECRET_NAMES) {
+        let var = env_var(name);
+        if let Some((_, value)) = env.iter().find(|(k, _)| *k == var) {
+            values.insert((*name).to_owned(), (value.clone(), Origin::Env(var)));
+        }
+    }
+    Ok((values, issues))
 }
 
 /// A TOML value as the text SSM would hold; `None` for arrays and tables.

@@ -258,10 +258,9 @@ pub async fn settings(ssm: &aws_sdk_ssm::Client, path: Option<&str>) -> (Check, 
     );
     let prefix = format!("{}/", path.trim_end_matches('/'));
     let fix = format!(
-        "`sam deploy` puts missing settings back (or `aws ssm put-parameter --type String --name \
-         {prefix}NAME --value VALUE`); correct an invalid one with `aws ssm put-parameter \
-         --overwrite --type String --name {prefix}NAME --value VALUE` (the README's settings \
-         table), and delete an unknown one"
+        "`sam deploy` puts missing settings back (or `myao settings unset NAME --settings-path \
+         {prefix}`); correct an invalid one with `myao settings set NAME VALUE --settings-path \
+         {prefix}` (docs/settings.md), and delete an unknown one"
     );
     (Check::fail(NAME, problems.join("; "), fix), Some(settings))
 }
@@ -646,8 +645,7 @@ pub async fn llm(
                 let detail = error.to_string();
                 let prefix = format!("{}/", path.unwrap_or("/myao/prod").trim_end_matches('/'));
                 let set_model = format!(
-                    "set {}_model (`aws ssm put-parameter --overwrite --type String --name \
-                     {prefix}{}_model --value MODEL`)",
+                    "set {}_model (`myao settings set {}_model MODEL --settings-path {prefix}`)",
                     role.as_str(),
                     role.as_str()
                 );

@@ -11,6 +11,8 @@
 //!   [`socket`] the same over Slack's Socket Mode.
 //! - [`doctor`], [`redrive`]: a deployed stack checked, and its failed jobs
 //!   sent back, with the caller's AWS credentials; [`stack`] its names.
+//! - [`settings`]: `myao settings`, the local or a stack's settings shown,
+//!   and a stack's changed or reset.
 //! - [`llm`]: the LLM of every command, routed per role to its provider
 //!   (an OpenAI-compatible endpoint, or Amazon Bedrock).
 //! - [`cli`]: the command line.
@@ -24,6 +26,7 @@ pub mod llm;
 pub mod redrive;
 pub mod replay;
 pub mod serve;
+pub mod settings;
 pub mod socket;
 pub mod stack;
 pub mod timeline;

@@ -14,6 +14,8 @@
 //! - `doctor_asks_bedrock_models_through_the_router_and_needs_no_key`: the
 //!   roles on Amazon Bedrock (a Converse stub behind
 //!   `AWS_ENDPOINT_URL_BEDROCK_RUNTIME`), a model without access named.
+//! - `settings_*`: `myao settings` reads, writes and resets the stack's
+//!   parameters, refusing what the functions' parser refuses.
 //! - `redrive_*`: failed jobs go back to their queue, and stay where a send
 //!   failed; a dry run moves nothing.
 //! - `the_template_declares_*`: the names doctor reads are the template's.
@@ -722,6 +724,180 @@ async fn doctor_without_a_stack_says_what_it_needs() {
         "{}",
         run.stdout
     );
+}
+
+// ---- settings -----------------------------------------------------------------
+
+/// The value of the parameter `name` and its type; `None` when there is none.
+async fn parameter(ssm: &aws_sdk_ssm::Client, name: &str) -> Option<(String, ParameterType)> {
+    match ssm.get_parameter().name(name).send().await {
+        Ok(out) => {
+            let p = out.parameter.expect("a parameter");
+            Some((p.value.expect("a value"), p.r#type.expect("a type")))
+        }
+        Err(e)
+            if e.as_service_error()
+                .is_some_and(|e| e.is_parameter_not_found()) =>
+        {
+            None
+        }
+        Err(e) => panic!("get {name}: {e:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_set_refuses_a_bad_value_writes_a_good_one_and_unset_restores_the_default() {
+    let ssm = ssm_client().await;
+    let stage = unique("settings");
+    let path = format!("/myao/{stage}/");
+    for (name, default) in Settings::default_pairs() {
+        put(
+            &ssm,
+            &format!("{path}{name}"),
+            &default,
+            ParameterType::String,
+        )
+        .await;
+    }
+    let settings = |words: &[&str]| {
+        let mut args: Vec<String> = std::iter::once("settings")
+            .chain(words.iter().copied())
+            .map(str::to_owned)
+            .collect();
+        args.extend(["--stage".to_owned(), stage.clone()]);
+        myao(args)
+    };
+    let chattiness = format!("{path}chattiness");
+
+    // A value the functions would not read is refused with the parser's
+    // message, and nothing is written.
+    let run = settings(&["set", "chattiness", "loud"]).await;
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("chattiness: not one of mentions_only, quiet, normal, chatty"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(parameter(&ssm, &chattiness).await.unwrap().0, "normal");
+
+    // A good one is written as a String, and read back.
+    let run = settings(&["set", "chattiness", "quiet"]).await;
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        parameter(&ssm, &chattiness).await,
+        Some(("quiet".to_owned(), ParameterType::String))
+    );
+    let run = settings(&["get", "chattiness"]).await;
+    assert_eq!(run.stdout, "quiet\n", "{}", run.stderr);
+    let run = settings(&["list"]).await;
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("chattiness "))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(line.contains("quiet") && line.ends_with("SSM"), "{line}");
+    let listed = run.stdout.lines().skip(1).count();
+    assert_eq!(
+        listed,
+        myao::domain::settings::SETTING_NAMES.len(),
+        "{}",
+        run.stdout
+    );
+
+    // Back to the default.
+    let run = settings(&["unset", "chattiness"]).await;
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(parameter(&ssm, &chattiness).await.unwrap().0, "normal");
+
+    // A setting the stack does not create: set creates it (SSM wants a
+    // type for a new parameter), unset deletes it.
+    let levels = format!("{path}channel_chattiness");
+    assert_eq!(parameter(&ssm, &levels).await, None);
+    let run = settings(&["set", "channel_chattiness", "C1=quiet"]).await;
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        parameter(&ssm, &levels).await,
+        Some(("C1=quiet".to_owned(), ParameterType::String))
+    );
+    let run = settings(&["unset", "channel_chattiness"]).await;
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(parameter(&ssm, &levels).await, None);
+
+    // A value that breaks a combination with the others is refused too.
+    let run = settings(&["set", "min_wait_seconds", "40000"]).await;
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("max_message_age_seconds"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        parameter(&ssm, &format!("{path}min_wait_seconds"))
+            .await
+            .unwrap()
+            .0,
+        "300"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_reads_the_path_from_the_stack_and_names_what_is_not_a_setting() {
+    let ssm = ssm_client().await;
+    let queues = Queues::new().await;
+    let path = format!("/{}/", unique("settings"));
+    put(
+        &ssm,
+        &format!("{path}cooldown_secs"),
+        "9",
+        ParameterType::String,
+    )
+    .await;
+    put(
+        &ssm,
+        &format!("{path}min_wait_seconds"),
+        "-5",
+        ParameterType::String,
+    )
+    .await;
+    let stack = queues.describe(&[(SETTINGS_PATH, &path)]);
+    let run = myao(vec![
+        "settings".into(),
+        "list".into(),
+        "--stack".into(),
+        stack.display().to_string(),
+    ])
+    .await;
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("cooldown_secs: no setting has this name"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains(" 9 "),
+        "unknown values are not shown: {}",
+        run.stdout
+    );
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("min_wait_seconds "))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(
+        line.contains("300") && line.contains("invalid: out of range"),
+        "{line}"
+    );
+    // Local settings need no stack; writing does.
+    let run = myao(vec![
+        "settings".into(),
+        "set".into(),
+        "proactive".into(),
+        "true".into(),
+    ])
+    .await;
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
 }
 
 // ---- redrive ------------------------------------------------------------------

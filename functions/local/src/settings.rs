@@ -1,0 +1,468 @@
+//! `myao settings`: every setting's value and where it comes from, and a
+//! deployed stack's settings read, changed and reset, each value parsed by
+//! the parser the functions use before anything is written.
+//!
+//! Without a stack it shows the local mode's settings (the defaults, the
+//! `--config` file, the `MYAO_*` environment); with one, the SSM parameters
+//! under the stack's settings path.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use aws_sdk_ssm::error::ProvideErrorMetadata as _;
+use aws_sdk_ssm::types::ParameterType;
+use myao::domain::settings::{SettingDoc, SETTING_NAMES};
+use myao::domain::Settings;
+
+use crate::config::{self, Origin, SECRET_NAMES};
+
+/// Where a setting's value comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Default,
+    /// A parameter under the settings path.
+    Ssm,
+    /// The local mode's file or environment.
+    Local(Origin),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Default => f.write_str("default"),
+            Source::Ssm => f.write_str("SSM"),
+            Source::Local(Origin::File(path)) => write!(f, "file {path}"),
+            Source::Local(Origin::Env(var)) => write!(f, "environment {var}"),
+            Source::Local(Origin::Option(flag)) => write!(f, "option {flag}"),
+        }
+    }
+}
+
+/// One setting as `myao settings list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub name: &'static str,
+    /// The value in effect, as text (empty: none).
+    pub value: String,
+    pub source: Source,
+    /// Why the value given could not be used (the default is in effect).
+    pub problem: Option<String>,
+}
+
+impl Entry {
+    /// The entry's line: name, value (cut to `width` characters, on one
+    /// line), source, and the problem if any.
+    pub fn line(&self, width: usize) -> String {
+        let value = if self.value.is_empty() {
+            "(none)".to_owned()
+        } else {
+            one_line(&self.value, width)
+        };
+        let mut line = format!("{:<34} {:<width$} {}", self.name, value, self.source);
+        if let Some(problem) = &self.problem {
+            line.push_str(&format!(" (invalid: {problem}; the default is used)"));
+        }
+        line.trim_end().to_owned()
+    }
+}
+
+/// `text` on one line, cut to `width` characters with an ellipsis.
+fn one_line(text: &str, width: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if flat.chars().count() <= width {
+        return flat;
+    }
+    let mut cut: String = flat.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// Every setting, in the list's order, from the values `given` (name to
+/// text and source): the value in effect, where it comes from, and why a
+/// value given was not used. Names that are no setting are left out (see
+/// [`unknown`]).
+pub fn entries(given: &BTreeMap<String, (String, Source)>) -> Vec<Entry> {
+    let pairs = given.iter().map(|(n, (v, _))| (n.as_str(), v.as_str()));
+    let (settings, issues) = Settings::from_pairs(pairs);
+    SETTING_NAMES
+        .iter()
+        .map(|&name| {
+            let problem = issues
+                .iter()
+                .find(|i| i.name == name)
+                .map(|i| i.problem.clone());
+            Entry {
+                name,
+                value: settings.text_of(name).unwrap_or_default(),
+                source: given
+                    .get(name)
+                    .map(|(_, s)| s.clone())
+                    .unwrap_or(Source::Default),
+                problem,
+            }
+        })
+        .collect()
+}
+
+/// The names given that are no setting and no secret: a typo, or a
+/// parameter left over. Their values are never shown (one may be a secret
+/// stored in the wrong place).
+pub fn unknown(given: &BTreeMap<String, (String, Source)>) -> Vec<&str> {
+    given
+        .keys()
+        .map(String::as_str)
+        .filter(|n| !SETTING_NAMES.contains(n) && !SECRET_NAMES.contains(n))
+        .collect()
+}
+
+/// The local mode's values: the `--config` file, then the environment.
+pub fn local(
+    file: Option<&Path>,
+    env: &[(String, String)],
+) -> Result<BTreeMap<String, (String, Source)>, config::ConfigError> {
+    let (values, _) = config::given(file, env)?;
+    Ok(values
+        .into_iter()
+        .filter(|(name, _)| !SECRET_NAMES.contains(&name.as_str()))
+        .map(|(name, (value, origin))| (name, (value, Source::Local(origin))))
+        .collect())
+}
+
+/// Why `myao settings` will not do what was asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("{name} is no setting{}", suggestion(.name))]
+    Unknown { name: String },
+    #[error("{name}: {problem}; nothing was written")]
+    Invalid { name: String, problem: String },
+    #[error(
+        "{name}: an SSM parameter cannot be empty; `myao settings unset {name}` leaves it \
+         without a value"
+    )]
+    Empty { name: String },
+}
+
+/// ", did you mean X?" for the setting closest to `name`, if any is close.
+fn suggestion(name: &str) -> String {
+    let wanted = name.trim().to_ascii_lowercase();
+    SETTING_NAMES
+        .iter()
+        .map(|n| (distance(n, &wanted), *n))
+        .filter(|(d, n)| *d <= 3.max(n.len() / 5))
+        .min()
+        .map(|(_, n)| format!(", did you mean {n}?"))
+        .unwrap_or_default()
+}
+
+/// The edit distance of `a` and `b` (insertions, deletions, substitutions).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (diagonal + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(above + 1);
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// The catalogue's entry of `name`.
+pub fn find(name: &str) -> Result<SettingDoc, Refusal> {
+    Settings::catalogue()
+        .into_iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| Refusal::Unknown {
+            name: name.to_owned(),
+        })
+}
+
+/// The text `value` is stored as, once parsed as the functions would, with
+/// the settings `current` (name to text) around it: refused if it does not
+/// parse, or if with the others it makes a combination the functions would
+/// refuse (a wait longer than the age limit, calls longer than the
+/// functions' timeouts).
+pub fn checked(
+    name: &str,
+    value: &str,
+    current: &BTreeMap<String, String>,
+) -> Result<String, Refusal> {
+    find(name)?;
+    let mut alone = Settings::default();
+    alone.apply(name, value).map_err(|e| Refusal::Invalid {
+        name: name.to_owned(),
+        problem: e.to_string(),
+    })?;
+    let text = alone.text_of(name).unwrap_or_default();
+    if text.is_empty() {
+        return Err(Refusal::Empty {
+            name: name.to_owned(),
+        });
+    }
+    let pairs = |extra: Option<(&str, &str)>| {
+        let mut all: BTreeMap<&str, &str> = current
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        if let Some((n, v)) = extra {
+            all.insert(n, v);
+        }
+        Settings::from_pairs(all).1
+    };
+    let before: Vec<String> = pairs(None).into_iter().map(|i| i.name).collect();
+    let after = pairs(Some((name, &text)));
+    if let Some(new) = after.into_iter().find(|i| !before.contains(&i.name)) {
+        return Err(Refusal::Invalid {
+            name: name.to_owned(),
+            problem: new.problem,
+        });
+    }
+    Ok(text)
+}
+
+/// The prefix of the parameters under the settings path `path`:
+/// `/myao/prod/` for `/myao/prod` or `myao/prod/`.
+pub fn prefix(path: &str) -> String {
+    let trimmed = path.trim_matches('/');
+    if trimmed.is_empty() {
+        "/".to_owned()
+    } else {
+        format!("/{trimmed}/")
+    }
+}
+
+/// The settings under `path` in SSM, by name (plain parameters directly
+/// under it; secrets and sub-paths left out).
+pub async fn in_ssm(
+    ssm: &aws_sdk_ssm::Client,
+    path: &str,
+) -> anyhow::Result<BTreeMap<String, (String, Source)>> {
+    let prefix = prefix(path);
+    let mut found = BTreeMap::new();
+    let mut pages = ssm
+        .get_parameters_by_path()
+        .path(prefix.trim_end_matches('/'))
+        .recursive(false)
+        .with_decryption(false)
+        .into_paginator()
+        .send();
+    while let Some(page) = pages.next().await {
+        let page = page.map_err(|e| aws_error("read the settings under", &prefix, &e))?;
+        for p in page.parameters() {
+            let Some(name) = p.name().and_then(|n| n.strip_prefix(&prefix)) else {
+                continue;
+            };
+            if name.contains('/') || p.r#type() == Some(&ParameterType::SecureString) {
+                continue;
+            }
+            let value = p.value().unwrap_or_default().to_owned();
+            found.insert(name.to_owned(), (value, Source::Ssm));
+        }
+    }
+    Ok(found)
+}
+
+/// An AWS error as one line: its code and message, and what was being done.
+fn aws_error<E: aws_sdk_ssm::error::ProvideErrorMetadata + fmt::Debug>(
+    doing: &str,
+    name: &str,
+    error: &E,
+) -> anyhow::Error {
+    let what = match (error.code(), error.message()) {
+        (Some(code), Some(message)) => format!("{code}: {message}"),
+        (Some(code), None) => code.to_owned(),
+        _ => format!("{error:?}"),
+    };
+    anyhow::anyhow!("cannot {doing} {name}: {what}")
+}
+
+/// Writes `value` (already [`checked`]) to the parameter `name` under
+/// `path`, as a String, over any value it had.
+pub async fn put(
+    ssm: &aws_sdk_ssm::Client,
+    path: &str,
+    name: &str,
+    value: &str,
+) -> anyhow::Result<()> {
+    let parameter = format!("{}{name}", prefix(path));
+    ssm.put_parameter()
+        .name(&parameter)
+        .value(value)
+        .r#type(ParameterType::String)
+        .overwrite(true)
+        .send()
+        .await
+        .map_err(|e| aws_error("write", &parameter, &e))?;
+    Ok(())
+}
+
+/// What `unset` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unset {
+    /// The stack's parameter holds the default again.
+    Default(String),
+    /// The parameter (of a setting with no default) was deleted.
+    Deleted,
+    /// It had none.
+    Already,
+}
+
+/// Puts setting `name` under `path` back to its default: the parameter
+/// holds the default again where the stack creates it, and is deleted
+/// where the setting has none (an SSM parameter cannot be empty).
+pub async fn unset(ssm: &aws_sdk_ssm::Client, path: &str, name: &str) -> anyhow::Result<Unset> {
+    let setting = find(name)?;
+    if !setting.default.is_empty() {
+        put(ssm, path, name, &setting.default).await?;
+        return Ok(Unset::Default(setting.default));
+    }
+    let parameter = format!("{}{name}", prefix(path));
+    match ssm.delete_parameter().name(&parameter).send().await {
+        Ok(_) => Ok(Unset::Deleted),
+        Err(e) if e.code() == Some("ParameterNotFound") => Ok(Unset::Already),
+        Err(e) => Err(aws_error("delete", &parameter, &e)),
+    }
+}
+
+/// The settings page's table (docs/settings.md, between its markers):
+/// every setting's name, default, kind of value and doc, from the one list.
+pub fn markdown_table() -> String {
+    let cell = |text: &str| text.replace('|', "\\|");
+    let mut table =
+        String::from("| Setting | Default | Value | What it does |\n|---|---|---|---|\n");
+    for setting in Settings::catalogue() {
+        let default = if setting.default.is_empty() {
+            "(none)".to_owned()
+        } else {
+            format!("`{}`", cell(&one_line(&setting.default, 40)))
+        };
+        table.push_str(&format!(
+            "| `{}` | {default} | {} | {} |\n",
+            setting.name,
+            cell(&setting.kind),
+            cell(&setting.doc)
+        ));
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn given(pairs: &[(&str, &str)]) -> BTreeMap<String, (String, Source)> {
+        pairs
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), ((*v).to_owned(), Source::Ssm)))
+            .collect()
+    }
+
+    #[test]
+    fn entries_say_where_each_value_comes_from_and_what_is_wrong() {
+        let list = entries(&given(&[
+            ("chattiness", "quiet"),
+            ("min_wait_seconds", "-5"),
+            ("cooldown_secs", "1"),
+        ]));
+        assert_eq!(list.len(), SETTING_NAMES.len());
+        let entry = |name| list.iter().find(|e| e.name == name).unwrap();
+        assert_eq!(entry("chattiness").value, "quiet");
+        assert_eq!(entry("chattiness").source, Source::Ssm);
+        assert_eq!(entry("jitter_ratio").source, Source::Default);
+        assert_eq!(entry("min_wait_seconds").value, "300");
+        assert_eq!(
+            entry("min_wait_seconds").problem.as_deref(),
+            Some("out of range 0..=86400")
+        );
+        assert!(entry("channel_chattiness").line(20).contains("(none)"));
+        assert_eq!(
+            unknown(&given(&[("cooldown_secs", "1"), ("llm_api_key", "x")])),
+            ["cooldown_secs"]
+        );
+    }
+
+    #[test]
+    fn a_value_is_stored_as_the_parser_reads_it_or_refused_with_its_message() {
+        let none = BTreeMap::new();
+        assert_eq!(checked("proactive", "yes", &none).unwrap(), "true");
+        assert_eq!(
+            checked("llm_base_url", " http://x/v1/ ", &none).unwrap(),
+            "http://x/v1"
+        );
+        assert_eq!(
+            checked("chattiness", "loud", &none)
+                .unwrap_err()
+                .to_string(),
+            "chattiness: not one of mentions_only, quiet, normal, chatty; nothing was written"
+        );
+        assert!(matches!(
+            checked("channel_chattiness", " ", &none),
+            Err(Refusal::Empty { .. })
+        ));
+        assert_eq!(
+            checked("cooldown_secs", "1", &none)
+                .unwrap_err()
+                .to_string(),
+            "cooldown_secs is no setting, did you mean cooldown_seconds?"
+        );
+        assert_eq!(
+            checked("zzz", "1", &none).unwrap_err().to_string(),
+            "zzz is no setting"
+        );
+    }
+
+    #[test]
+    fn a_value_that_breaks_a_combination_with_the_others_is_refused() {
+        let current: BTreeMap<String, String> =
+            [("max_message_age_seconds".to_owned(), "600".to_owned())].into();
+        let refused = checked("min_wait_seconds", "500", &current).unwrap_err();
+        assert!(
+            refused.to_string().contains("max_message_age_seconds"),
+            "{refused}"
+        );
+        assert_eq!(checked("min_wait_seconds", "300", &current).unwrap(), "300");
+        assert!(checked("llm_timeout_seconds", "120", &BTreeMap::new()).is_err());
+    }
+
+    #[test]
+    fn long_values_are_cut_to_one_line() {
+        assert_eq!(one_line("a\nb", 10), "a b");
+        assert_eq!(one_line("abcdef", 4), "abc…");
+        assert_eq!(prefix("myao/prod"), "/myao/prod/");
+        assert_eq!(prefix("/myao/prod/"), "/myao/prod/");
+    }
+
+    /// The settings page shows the one list: a setting added, renamed or
+    /// given another default fails here until the page is regenerated
+    /// (`MYAO_WRITE_DOCS=1 cargo test -p myao-local --lib settings_page`).
+    #[test]
+    fn the_settings_page_holds_the_one_list() {
+        const BEGIN: &str = "<!-- settings:begin -->\n";
+        const END: &str = "<!-- settings:end -->";
+        let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/settings.md");
+        let text = std::fs::read_to_string(&page).unwrap();
+        let start = text.find(BEGIN).expect("the page's begin marker") + BEGIN.len();
+        let end = text.find(END).expect("the page's end marker");
+        let table = markdown_table();
+        if std::env::var_os("MYAO_WRITE_DOCS").is_some() {
+            let written = format!("{}{table}{}", &text[..start], &text[end..]);
+            std::fs::write(&page, written).unwrap();
+            return;
+        }
+        assert_eq!(
+            &text[start..end],
+            table,
+            "docs/settings.md is not the list: MYAO_WRITE_DOCS=1 cargo test -p myao-local --lib \
+             settings_page"
+        );
+    }
+}
