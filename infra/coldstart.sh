@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The cold-start benchmark (README, "Lean Lambdas"): builds the functions and
-# a hello-world lambda_http binary (functions/ingest/examples/hello.rs) with
-# the release profile, in this one run, starts the AWS emulator (moto, as
-# infra/test.sh does), and runs tests/examples/coldstart.rs over them: each
+# The cold-start benchmark (docs/performance.md, "Cold starts and size"):
+# builds the functions and a hello-world lambda_http binary
+# (functions/ingest/examples/hello.rs) with the release profile, in this one
+# run, starts the AWS emulator (moto, as infra/test.sh does), and runs
+# tests/examples/coldstart.rs over them: each
 # binary started fresh under a loopback Lambda Runtime API, init, first and
 # warm event, peak RSS, and ingest's ratios to hello's.
 #

@@ -942,7 +942,7 @@ async fn recorded(b: &mut Bed, ops: &Operations) {
     });
 }
 
-/// The AWS calls each kind of message costs ingest (README, "Costs and
+/// The AWS calls each kind of message costs ingest (docs/performance.md, "Costs and
 /// limits", and `cargo bench -p myao --bench ingest`), as the emulator
 /// receives them. Settings and the signing secret are cached by then.
 #[tokio::test]

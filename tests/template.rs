@@ -673,7 +673,8 @@ const METHOD_SCOPES: &[(&str, &[&str])] = &[
 ];
 
 /// The manifest asks for the scope of every method the Slack adapter calls,
-/// and the README's permission table lists exactly the manifest's scopes.
+/// and the permission table of docs/deploy.md lists exactly the manifest's
+/// scopes.
 #[test]
 fn the_manifest_and_the_readme_ask_for_what_is_called() {
     let adapter = std::fs::read_to_string(workspace_root().join("shared/src/adapters/slack.rs"))
@@ -703,12 +704,13 @@ fn the_manifest_and_the_readme_ask_for_what_is_called() {
         );
     }
 
-    let readme = std::fs::read_to_string(workspace_root().join("README.md")).expect("README");
-    let table = readme
+    let deploy =
+        std::fs::read_to_string(workspace_root().join("docs/deploy.md")).expect("docs/deploy.md");
+    let table = deploy
         .split("| Scope | Used for |")
         .nth(1)
         .and_then(|rest| rest.split("\n\n").next())
-        .expect("the README's permission table");
+        .expect("the permission table of docs/deploy.md");
     let listed: Vec<&str> = table
         .split('`')
         .skip(1)
@@ -720,7 +722,7 @@ fn the_manifest_and_the_readme_ask_for_what_is_called() {
     listed_sorted.dedup();
     let mut wanted = scopes.clone();
     wanted.sort_unstable();
-    assert_eq!(listed_sorted, wanted, "README table vs manifest");
+    assert_eq!(listed_sorted, wanted, "docs/deploy.md table vs manifest");
 }
 
 /// Zero-ops means being told: every queue and every function has an alarm,
@@ -1270,5 +1272,54 @@ fn the_llm_key_is_optional() {
                 .any(|r| r.as_str().is_some_and(|r| r.ends_with("llm_api_key")));
             assert_eq!(reads_key, !empty, "{id}, key {key:?}: {secrets:?}");
         }
+    }
+}
+
+/// The first hour: the README fits on a few screens and sends the rest to
+/// docs/, and no relative link of the README, docs/ or the changelog points
+/// at a file that is not there.
+#[test]
+fn the_readme_is_short_and_every_relative_link_resolves() {
+    let root = workspace_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let lines = readme.lines().count();
+    assert!(lines <= 300, "README.md has {lines} lines: at most 300");
+    let mut pages = vec![root.join("README.md"), root.join("CHANGELOG.md")];
+    let docs = std::fs::read_dir(root.join("docs")).expect("docs/");
+    pages.extend(docs.filter_map(Result::ok).map(|e| e.path()));
+    let mut broken = Vec::new();
+    for page in pages
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+    {
+        let text = std::fs::read_to_string(page).expect("a page");
+        for link in text
+            .split("](")
+            .skip(1)
+            .filter_map(|rest| rest.split(')').next())
+        {
+            let target = link.split('#').next().unwrap_or_default();
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let dir = page.parent().expect("a folder");
+            if !dir.join(target).exists() {
+                broken.push(format!("{}: {link}", page.display()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "links to nothing: {broken:#?}");
+    for page in [
+        "deploy",
+        "settings",
+        "operations",
+        "deciding",
+        "privacy",
+        "performance",
+    ] {
+        assert!(
+            readme.contains(&format!("docs/{page}.md")),
+            "the README links docs/{page}.md"
+        );
     }
 }

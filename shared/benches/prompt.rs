@@ -198,7 +198,7 @@ fn prompt(c: &mut Criterion) {
         })
     });
     group.finish();
-    // The figures the README quotes next to the timings.
+    // The figures docs/performance.md quotes next to the timings.
     let view = ContextView::new(&built, now, settings.timezone, 20);
     let unfitted = judgment_prompt(&view).expect("prompt");
     let fitted_prompt = fitted(

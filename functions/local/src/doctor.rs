@@ -297,7 +297,7 @@ pub async fn secret(
     let parameter = match answer {
         Ok(out) => out.parameter,
         Err(e) if has_code(&e, &["ParameterNotFound"]) => {
-            let mut fix = format!("create it: {} (README, step 3)", put("", "..."));
+            let mut fix = format!("create it: {} (docs/deploy.md, step 3)", put("", "..."));
             if kind == Secret::LlmApiKey {
                 fix.push_str("; for an endpoint that takes no key, store any value, e.g. none");
             }

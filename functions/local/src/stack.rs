@@ -208,7 +208,7 @@ impl Stack {
 
     /// The name of a secret's SSM parameter: the stack's parameter, else
     /// `secrets/<leaf>` under the settings path (the template's default for
-    /// `/myao/prod/`, and the README's for another stage).
+    /// `/myao/prod/`, and docs/deploy.md's for another stage).
     pub fn secret_parameter(&self, secret: Secret) -> Option<String> {
         if let Some(name) = self.get(secret.stack_parameter()) {
             return Some(name.to_owned());

@@ -4,9 +4,9 @@
 //! high one it answers without asking; in between the LLM judges as before.
 //!
 //! The signals follow the Discord design's rule-based judge (REFERENCE.md);
-//! their points were tuned with `myao eval` on real multi-party chat (the
-//! README's "Numbers"): a question left hanging weighs more (+60), the
-//! minuses less, since the over-talking guards (cooldown, hourly cap,
+//! their points were tuned with `myao eval` on real multi-party chat
+//! (docs/deciding.md, "When it speaks"): a question left hanging weighs
+//! more (+60), the minuses less, since the over-talking guards (cooldown, hourly cap,
 //! backoff) now do the work the design's larger minuses did. Three
 //! departures in kind:
 //! - "engaged" (+40) and the bot's name (+80) are not scored: a reply in the

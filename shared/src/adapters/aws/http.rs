@@ -4,7 +4,7 @@
 //! The SDK's ready-made client (`aws-smithy-http-client`) takes its roots
 //! only as PEM: the compiled-in roots would be encoded to PEM, decoded back
 //! and parsed at every cold start, some 37 M instructions before the first
-//! request (README, "Cold starts"). This one is given a rustls configuration
+//! request (docs/performance.md, "Cold starts and size"). This one is given a rustls configuration
 //! whose roots were parsed when the binary was built.
 //!
 //! What the SDK asks of a client, and how this one does it:
