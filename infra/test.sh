@@ -4,9 +4,17 @@
 # loopback port, and runs `cargo test --workspace` against it. The emulator
 # tests never skip: without MYAO_TEST_AWS_ENDPOINT they fail.
 #
+# The report page of `myao eval --html` is opened in headless Chromium:
+# Debian's chromium package is installed where it is missing (as root, or
+# with sudo), and the test then must find it (MYAO_REQUIRE_CHROMIUM). Where
+# it cannot be installed, the test says so and passes.
+#
 # Usage: bash infra/test.sh [extra cargo test arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# shellcheck source=infra/chromium.sh
+source infra/chromium.sh
 
 # shellcheck source=infra/emulator.sh
 source infra/emulator.sh

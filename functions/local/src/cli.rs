@@ -16,6 +16,7 @@ use myao::domain::{IdError, UserId};
 use myao::ports::Llm;
 
 use crate::config::{self, ConfigError, LocalConfig, LLM_API_KEY};
+use crate::eval::html::HtmlOptions;
 use crate::export::{self, Filter};
 use crate::replay::{self, Options, DEFAULT_BOT_USER_ID};
 use crate::serve::{self, DEFAULT_ADDR};
@@ -80,9 +81,19 @@ myao eval <slack-export>
 
     Options as for replay, but --prompts-dir; --json prints one JSON object.
 
+    --html <file>           also write the report as one page to look at: the
+                            figures per level as charts, and per channel a
+                            timeline of where the bot would have spoken, each
+                            case a click away (self-contained: no network)
+    --include-private       on the page, private channels and DMs too (left
+                            out by default: the page is a file that gets shared)
+    --full-text             on the page, messages in full (cut to 40 characters
+                            by default)
+
     Examples:
         myao eval functions/local/examples/export
         myao eval export.zip --json > eval.json
+        myao eval export.zip --html report.html
 
 ";
 
@@ -264,6 +275,8 @@ pub enum UsageError {
     IntervalOutOfRange(String),
     #[error("--bot-user-id: {0}")]
     BotUserId(IdError),
+    #[error("--include-private and --full-text are for the page: give --html <file>")]
+    PageOptionWithoutHtml,
     #[error("--seed wants a whole number, not {0:?}")]
     NotASeed(String),
     #[error("--addr wants host:port like 127.0.0.1:3000, not {0:?}")]
@@ -301,6 +314,9 @@ pub struct ReplayArgs {
     pub prompts_dir: Option<PathBuf>,
     pub memory_interval: Option<Duration>,
     pub seed: u64,
+    /// `eval --html`: where to write the report page, and what it may show.
+    pub html: Option<PathBuf>,
+    pub html_options: HtmlOptions,
 }
 
 /// `myao serve`'s arguments.
@@ -505,6 +521,8 @@ fn parse_replay(
         prompts_dir: None,
         memory_interval: Some(Duration::hours(1)),
         seed: 0,
+        html: None,
+        html_options: HtmlOptions::default(),
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -527,6 +545,15 @@ fn parse_replay(
                 r.prompts_dir = Some(args.value(&arg)?.into())
             }
             "--memory-interval" => r.memory_interval = interval(&args.value(&arg)?)?,
+            "--html" if command == "eval" => r.html = Some(args.value(&arg)?.into()),
+            "--include-private" if command == "eval" => {
+                args.no_value(&arg)?;
+                r.html_options.include_private = true;
+            }
+            "--full-text" if command == "eval" => {
+                args.no_value(&arg)?;
+                r.html_options.full_text = true;
+            }
             "--seed" => {
                 let v = args.value(&arg)?;
                 r.seed = v.parse().map_err(|_| UsageError::NotASeed(v))?;
@@ -549,6 +576,9 @@ fn parse_replay(
         }
     }
     r.export = export.ok_or(UsageError::NoExport(command))?;
+    if r.html.is_none() && r.html_options != HtmlOptions::default() {
+        return Err(UsageError::PageOptionWithoutHtml);
+    }
     if let (Some(from), Some(to)) = (r.filter.from, r.filter.to) {
         if from > to {
             return Err(UsageError::FromAfterTo { from, to });
@@ -849,6 +879,12 @@ pub async fn eval(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Result<
     }
     let export = export::read(&args.export, &filter)?;
     let report = eval::run(&export, &options, &Chattiness::ALL).await?;
+    if let Some(path) = &args.html {
+        let page = eval::html::render(&report, args.html_options)
+            .context("cannot render the report page")?;
+        std::fs::write(path, page).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("the report page is in {}", path.display());
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = if args.json {
         serde_json::to_writer(&mut out, &report.to_json())
@@ -1179,10 +1215,27 @@ mod tests {
         assert_eq!(r.memory_interval, None);
         assert_eq!(r.config, Some(PathBuf::from("c.toml")));
         assert_eq!(r.prompts_dir, None);
+        assert_eq!(r.html, None);
         assert_eq!(
             parse(&args("eval --help")).unwrap(),
             Command::Help(Some("eval"))
         );
+        let Command::Eval(r) =
+            parse(&args("eval ex --html r.html --include-private --full-text")).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(r.html, Some(PathBuf::from("r.html")));
+        assert!(r.html_options.include_private && r.html_options.full_text);
+        // The page's options are the page's: not without it, not for replay.
+        assert_eq!(
+            parse(&args("eval ex --full-text")),
+            Err(UsageError::PageOptionWithoutHtml)
+        );
+        assert!(matches!(
+            parse(&args("replay ex --html r.html")),
+            Err(UsageError::UnknownOption { .. })
+        ));
     }
 
     #[test]

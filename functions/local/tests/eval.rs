@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use myao::domain::rules::Chattiness;
 use myao_local::cli::{self, Command, ReplayArgs};
+use myao_local::eval::html::HtmlOptions;
 use myao_local::eval::{self, Report};
 use myao_local::export;
 use serde_json::{json, Value};
@@ -226,4 +227,199 @@ async fn reactions_are_counted_apart_from_posts() {
         chatty.total
     );
     assert_eq!(chatty.total.short_posts, 0);
+}
+
+// ---- the report page (`eval --html`) -------------------------------------------
+
+/// The page of the example's eval, offline.
+async fn example_page(options: HtmlOptions) -> (Report, String) {
+    let report = eval_example(&[]).await;
+    let page = eval::html::render(&report, options).expect("a page");
+    (report, page)
+}
+
+/// The values of every `attr="..."` in `page`.
+fn attributes<'a>(page: &'a str, attr: &str) -> Vec<&'a str> {
+    let start = format!("{attr}=\"");
+    page.split(start.as_str())
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_report_page_shows_the_levels_the_channels_and_the_cases() {
+    let (report, page) = example_page(HtmlOptions::default()).await;
+
+    // The figures per level: six charts of four bars, the settings' level
+    // (normal) marked in each.
+    assert_eq!(page.matches("<figure class=\"chart\">").count(), 6);
+    assert_eq!(page.matches("<rect class=\"bar").count(), 24);
+    assert_eq!(page.matches("<rect class=\"bar current\"").count(), 6);
+    assert_eq!(report.current, Chattiness::Normal);
+    let normal = &report.levels[2];
+    assert_eq!(normal.level, Chattiness::Normal);
+
+    // One timeline per public channel; the private one is left out, and
+    // said to be.
+    let public: Vec<&str> = report
+        .names
+        .iter()
+        .filter(|(id, _)| report.public.contains(*id))
+        .map(|(_, name)| name.as_str())
+        .collect();
+    assert_eq!(public.len(), 3, "{:?}", report.names);
+    assert_eq!(
+        page.matches("<section class=\"channel\"").count(),
+        public.len()
+    );
+    for name in &public {
+        assert!(page.contains(&format!("#{name}")), "{name}");
+    }
+    assert!(!page.contains("bob-surprise"));
+    assert!(page.contains("1 private channel left out"));
+
+    // The cases: as many joined questions listed for the settings' level
+    // as the figures count, and every highlighted mark links to its line.
+    let joined: usize = normal
+        .channels
+        .iter()
+        .filter(|(id, _)| report.public.contains(*id))
+        .map(|(_, c)| c.figures.joined)
+        .sum();
+    assert!(joined > 0, "the example has a question joined");
+    let ids = attributes(&page, "id");
+    let listed = |kind: &str| {
+        ids.iter()
+            .filter(|id| id.contains(&format!("-normal-{kind}-")))
+            .count()
+    };
+    assert_eq!(listed("joined"), joined);
+    assert!(listed("missed") > 0, "a question left unanswered is listed");
+    for href in attributes(&page, "href") {
+        let target = href.strip_prefix('#').expect("links inside the page only");
+        assert!(ids.contains(&target), "{href} points at nothing");
+    }
+    // Each mark says what it is on hover; an unprompted post its ruling.
+    assert!(
+        page.contains("reply (unprompted) · respond score="),
+        "a ruling"
+    );
+
+    // Self-contained: nothing fetched, no script.
+    for foreign in ["<script", "src=", "<link", "url("] {
+        assert!(!page.contains(foreign), "{foreign}");
+    }
+}
+
+#[tokio::test]
+async fn the_report_page_shortens_messages_and_leaves_private_channels_out_unless_asked() {
+    let (report, short) = example_page(HtmlOptions::default()).await;
+    let long = report
+        .people
+        .iter()
+        .find(|m| {
+            report.public.contains(&m.channel)
+                && m.text.chars().count() > eval::html::SHORT_TEXT_CHARS + 10
+                && !m.text.contains(['&', '<', '>', '"', '\'', '/'])
+        })
+        .expect("a long message in a public channel");
+    let start: String = long
+        .text
+        .chars()
+        .take(eval::html::SHORT_TEXT_CHARS)
+        .collect();
+    assert!(short.contains(&format!("{start}…")));
+    assert!(!short.contains(&long.text));
+
+    let everything = HtmlOptions {
+        include_private: true,
+        full_text: true,
+    };
+    let full = eval::html::render(&report, everything).expect("a page");
+    assert!(full.contains(&long.text));
+    assert!(full.contains("bob-surprise"));
+    assert_eq!(full.matches("<section class=\"channel\"").count(), 4);
+    assert!(!full.contains("left out"));
+}
+
+/// Chromium: `MYAO_CHROMIUM`, else `chromium` or `chromium-browser` on the
+/// PATH.
+fn chromium() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("MYAO_CHROMIUM") {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .flat_map(|dir| [dir.join("chromium"), dir.join("chromium-browser")])
+        .find(|p| p.is_file())
+}
+
+/// The page, opened in headless Chromium: it renders (a screenshot is
+/// taken, the DOM holds the charts and timelines) and nothing fails to load
+/// or logs an error to the console. `infra/test.sh` installs Chromium where
+/// it is missing and sets `MYAO_REQUIRE_CHROMIUM`, so that in CI this test
+/// runs or fails; elsewhere, without Chromium, it says so and passes.
+#[tokio::test]
+async fn the_report_page_renders_in_headless_chromium() {
+    let Some(chromium) = chromium() else {
+        assert!(
+            std::env::var_os("MYAO_REQUIRE_CHROMIUM").is_none(),
+            "MYAO_REQUIRE_CHROMIUM is set, and no Chromium was found"
+        );
+        eprintln!("SKIPPED: no Chromium (install Debian's chromium, or set MYAO_CHROMIUM)");
+        return;
+    };
+    let (_, page) = example_page(HtmlOptions::default()).await;
+    let dir = tempfile::tempdir().expect("a folder");
+    let file = dir.path().join("report.html");
+    std::fs::write(&file, page).expect("the page written");
+    let shot = dir.path().join("report.png");
+    let run = |extra: &[String]| {
+        let out = std::process::Command::new(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--window-size=1280,1600",
+            ])
+            .arg(format!(
+                "--user-data-dir={}",
+                dir.path().join("profile").display()
+            ))
+            .args(extra)
+            .arg(format!("file://{}", file.display()))
+            .output()
+            .expect("chromium runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (dom, log) = run(&["--dump-dom".to_owned()]);
+    assert_eq!(dom.matches("<figure class=\"chart\">").count(), 6, "{dom}");
+    assert_eq!(dom.matches("<section class=\"channel\"").count(), 3);
+    assert!(dom.contains("<svg"), "{dom}");
+    let errors: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("CONSOLE") || l.contains("net::ERR") || l.contains("Uncaught"))
+        .collect();
+    assert!(errors.is_empty(), "the page logged errors: {errors:#?}");
+    run(&[format!("--screenshot={}", shot.display())]);
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+    assert!(png.len() > 10_000, "an empty page? {} bytes", png.len());
 }

@@ -59,6 +59,27 @@ pub struct Post {
     pub engaged: bool,
 }
 
+/// An exchange of two people, by its thread and its span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exchange {
+    pub root: Ts,
+    /// Its first and last messages.
+    pub first: Ts,
+    pub last: Ts,
+    /// Whether the bot posted in it unprompted while it was live.
+    pub intruded: bool,
+}
+
+/// The cases behind a channel's figures, for a report to point at.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cases {
+    /// Each question people left unanswered, and whether the bot joined it.
+    pub questions: Vec<(Ts, bool)>,
+    pub exchanges: Vec<Exchange>,
+    /// The unprompted posts another person's turn followed.
+    pub preempted: Vec<Ts>,
+}
+
 /// The figures of one channel, or of all.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Figures {
@@ -93,6 +114,9 @@ pub struct Figures {
     pub longest_engaged_run: usize,
     /// Hours from the channel's first message to its last.
     pub hours: f64,
+    /// The cases counted (of one channel; empty in a total).
+    #[serde(skip)]
+    pub cases: Cases,
 }
 
 impl Figures {
@@ -194,12 +218,11 @@ pub fn measure(people: &[Message], posts: &[Post]) -> BTreeMap<ChannelId, Figure
         let figures = out.entry(q.channel.clone()).or_default();
         figures.questions += 1;
         let deadline = next_other.map_or(at + JOIN_WITHIN, |t| t.min(at + JOIN_WITHIN));
-        if posts
+        let joined = posts
             .iter()
-            .any(|p| post_with(q, p) && p.ts > q.ts && p.ts.to_datetime() <= deadline)
-        {
-            figures.joined += 1;
-        }
+            .any(|p| post_with(q, p) && p.ts > q.ts && p.ts.to_datetime() <= deadline);
+        figures.joined += usize::from(joined);
+        figures.cases.questions.push((q.ts, joined));
     }
     let mut threads: BTreeMap<(ChannelId, Ts), Vec<&Message>> = BTreeMap::new();
     for m in people {
@@ -232,13 +255,17 @@ pub fn measure(people: &[Message], posts: &[Post]) -> BTreeMap<ChannelId, Figure
             .find(|m| m.user != messages[0].user)
             .map(|m| m.ts);
         let ended = messages.last().map(|m| m.ts);
-        if posts
+        let intruded = posts
             .iter()
             .filter(in_thread)
-            .any(|p| opened.is_some_and(|o| p.ts > o) && ended.is_some_and(|e| p.ts < e))
-        {
-            figures.intruded += 1;
-        }
+            .any(|p| opened.is_some_and(|o| p.ts > o) && ended.is_some_and(|e| p.ts < e));
+        figures.intruded += usize::from(intruded);
+        figures.cases.exchanges.push(Exchange {
+            root: *root,
+            first: messages[0].ts,
+            last: ended.unwrap_or(*root),
+            intruded,
+        });
     }
     for post in posts.iter().filter(|p| p.unprompted) {
         let figures = out.entry(post.channel.clone()).or_default();
@@ -281,6 +308,7 @@ pub fn measure(people: &[Message], posts: &[Post]) -> BTreeMap<ChannelId, Figure
                 && with(latest, m)
         }) {
             figures.preempted += 1;
+            figures.cases.preempted.push(post.ts);
         }
     }
     let mut runs: BTreeMap<(ChannelId, Option<Ts>), usize> = BTreeMap::new();

@@ -17,13 +17,15 @@
 //! and seen by what follows them, as real ones would be.
 
 pub mod figures;
+pub mod html;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
 use std::sync::Arc;
 
+use myao::domain::privacy::ChannelKind;
 use myao::domain::routing::{mentions, names};
-use myao::domain::rules::{Chattiness, Decision};
+use myao::domain::rules::{is_question, Chattiness, Decision};
 use myao::domain::{ChannelId, Message, Settings, Ts, UserId};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -114,12 +116,64 @@ impl Counts {
     }
 }
 
+/// What the bot did, for a report's timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkKind {
+    Reply,
+    /// A short answer ("nice!").
+    Short,
+    Reaction,
+    /// A topic opened unasked.
+    Opener,
+}
+
+impl MarkKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            MarkKind::Reply => "reply",
+            MarkKind::Short => "short",
+            MarkKind::Reaction => "reaction",
+            MarkKind::Opener => "opener",
+        }
+    }
+}
+
+/// One of the bot's posts or reactions in a replay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    pub channel: ChannelId,
+    /// The post's time; for a reaction, the time of the message it is on.
+    pub ts: Ts,
+    pub thread_ts: Option<Ts>,
+    pub kind: MarkKind,
+    pub unprompted: bool,
+    /// The rule stage's decision, score and signals that let it speak
+    /// unprompted ([`Ruling::explain`](myao::app::judgment::Ruling::explain)).
+    pub ruling: Option<String>,
+    /// What it posted, or the reaction's emoji.
+    pub text: String,
+}
+
+/// A person's message as the timeline showed it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Said {
+    pub channel: ChannelId,
+    pub ts: Ts,
+    pub thread_ts: Option<Ts>,
+    pub user_name: String,
+    /// Readable: mentions and links resolved.
+    pub text: String,
+    pub question: bool,
+}
+
 /// One level's replay, measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LevelReport {
     pub level: Chattiness,
     pub channels: BTreeMap<ChannelId, Counts>,
     pub total: Counts,
+    /// The bot's posts and reactions, in time order.
+    pub marks: Vec<Mark>,
 }
 
 /// The levels side by side.
@@ -132,6 +186,12 @@ pub struct Report {
     pub llm: Option<String>,
     /// The channel names, by id.
     pub names: BTreeMap<ChannelId, String>,
+    /// The channels every member of the workspace may read.
+    pub public: BTreeSet<ChannelId>,
+    /// The people's messages as they stand at the end, in time order.
+    pub people: Vec<Said>,
+    /// The level of the settings given (the one a deployment would use).
+    pub current: Chattiness,
     pub levels: Vec<LevelReport>,
 }
 
@@ -171,6 +231,7 @@ pub async fn run(
 ) -> anyhow::Result<Report> {
     let offline = options.llm.is_none();
     let mut reports = Vec::new();
+    let mut people = Vec::new();
     for level in levels {
         let mut o = options.clone();
         o.settings = level_settings(&options.settings, *level);
@@ -181,7 +242,9 @@ pub async fn run(
         }
         let mut tally = Tally::default();
         replay::run(export, o, &mut tally).await?;
-        reports.push(tally.measure(*level));
+        let (report, said) = tally.measure(*level);
+        reports.push(report);
+        people = said;
     }
     Ok(Report {
         source: export.source.clone(),
@@ -192,6 +255,14 @@ pub async fn run(
             .iter()
             .map(|c| (c.id.clone(), c.name.clone()))
             .collect(),
+        public: export
+            .channels
+            .iter()
+            .filter(|c| c.visibility.kind == ChannelKind::Public)
+            .map(|c| c.id.clone())
+            .collect(),
+        people,
+        current: options.settings.chattiness,
         levels: reports,
     })
 }
@@ -202,8 +273,14 @@ pub async fn run(
 #[derive(Default)]
 struct Tally {
     people: Vec<Option<Message>>,
+    /// The people's messages' authors and readable texts, by index.
+    shown: Vec<(String, String)>,
     index: HashMap<(ChannelId, Ts), usize>,
     posts: Vec<Post>,
+    marks: Vec<Mark>,
+    /// The latest ruling that let the bot speak unprompted, by channel,
+    /// until a post or reaction takes it.
+    rulings: HashMap<ChannelId, String>,
     counts: BTreeMap<ChannelId, Counts>,
     /// The bot's id and name, from the header.
     bot: Option<(UserId, String)>,
@@ -232,7 +309,23 @@ impl Tally {
         }
     }
 
-    fn measure(self, level: Chattiness) -> LevelReport {
+    fn measure(self, level: Chattiness) -> (LevelReport, Vec<Said>) {
+        let said: Vec<Said> = self
+            .people
+            .iter()
+            .zip(&self.shown)
+            .filter_map(|(m, (user_name, text))| {
+                let m = m.as_ref()?;
+                Some(Said {
+                    channel: m.channel.clone(),
+                    ts: m.ts,
+                    thread_ts: m.thread_ts,
+                    user_name: user_name.clone(),
+                    text: text.clone(),
+                    question: is_question(&m.text),
+                })
+            })
+            .collect();
         let people: Vec<Message> = self.people.into_iter().flatten().collect();
         let figures = figures::measure(&people, &self.posts);
         let mut channels = self.counts;
@@ -249,11 +342,36 @@ impl Tally {
         for c in channels.values() {
             total.add(c);
         }
-        LevelReport {
+        let report = LevelReport {
             level,
             channels,
             total,
-        }
+            marks: self.marks,
+        };
+        (report, said)
+    }
+
+    /// Keeps one of the bot's posts or reactions, with the ruling that let
+    /// it speak when it was unprompted.
+    fn mark(
+        &mut self,
+        e: &Event,
+        channel: &ChannelId,
+        ts: Ts,
+        kind: MarkKind,
+        prompted: bool,
+        text: &str,
+    ) {
+        let ruling = self.rulings.remove(channel).filter(|_| !prompted);
+        self.marks.push(Mark {
+            channel: channel.clone(),
+            ts,
+            thread_ts: e.thread_ts,
+            kind,
+            unprompted: !prompted,
+            ruling,
+            text: text.to_owned(),
+        });
     }
 }
 
@@ -288,9 +406,10 @@ impl Sink for Tally {
             EventKind::Message {
                 ts,
                 user,
+                user_name,
                 text,
+                shown,
                 is_bot: false,
-                ..
             } => {
                 let key = (channel.clone(), *ts);
                 let message = Message::new(
@@ -303,11 +422,13 @@ impl Sink for Tally {
                 );
                 self.index.insert(key, self.people.len());
                 self.people.push(Some(message));
+                self.shown.push((user_name.clone(), shown.clone()));
             }
             EventKind::Edited { ts, text, .. } => {
                 if let Some(&i) = self.index.get(&(channel.clone(), *ts)) {
                     if let Some(m) = self.people[i].as_mut() {
                         m.text = text.clone();
+                        self.shown[i].1 = text.clone();
                     }
                 }
             }
@@ -321,9 +442,18 @@ impl Sink for Tally {
             } => {
                 let decision = ruling.as_ref().map(|r| r.decision);
                 self.judged(channel, verdict, decision);
+                if let Some(r) = ruling.as_ref().filter(|r| r.decision != Decision::Silent) {
+                    self.rulings.insert(channel.clone(), r.explain());
+                }
             }
-            EventKind::Reply { opener: true, .. } => {
+            EventKind::Reply {
+                opener: true,
+                ts,
+                text,
+                ..
+            } => {
                 self.counts.entry(channel.clone()).or_default().openers += 1;
+                self.mark(e, channel, *ts, MarkKind::Opener, false, text);
             }
             EventKind::Proactive { .. } => {
                 self.counts
@@ -332,8 +462,18 @@ impl Sink for Tally {
                     .proactive_judgments += 1;
             }
             EventKind::Reply {
-                ts, mention, short, ..
+                ts,
+                mention,
+                short,
+                text,
+                ..
             } => {
+                let kind = if *short {
+                    MarkKind::Short
+                } else {
+                    MarkKind::Reply
+                };
+                self.mark(e, channel, *ts, kind, *mention, text);
                 let engaged = *mention && self.engaged(channel, e.thread_ts, *ts);
                 self.posts.push(Post {
                     channel: channel.clone(),
@@ -344,8 +484,11 @@ impl Sink for Tally {
                 });
                 self.counts.entry(channel.clone()).or_default().short_posts += usize::from(*short);
             }
-            EventKind::Reaction { .. } => {
+            EventKind::Reaction {
+                on, emoji, mention, ..
+            } => {
                 self.counts.entry(channel.clone()).or_default().reactions += 1;
+                self.mark(e, channel, *on, MarkKind::Reaction, *mention, emoji);
             }
             _ => {}
         }
