@@ -2,7 +2,8 @@
 //! the Lambda functions and the local mode run, the adapters, and the
 //! composition root that joins them.
 //!
-//! - [`domain`]: pure types and rules (no I/O, no async, no AWS).
+//! - [`domain`]: pure types and rules (no I/O, no async, no AWS): the crate
+//!   `myao-domain` (`shared/domain`), whose manifest holds no I/O dependency.
 //! - [`ports`]: the traits that separate the core from the outside world.
 //! - [`app`]: ingest, judgment, response and memory, written against the ports.
 //! - [`adapters`]: AWS (feature `aws`), OpenAI-compatible LLM, Slack Web API,
@@ -19,7 +20,7 @@
 pub mod adapters;
 pub mod app;
 pub mod deadline;
-pub mod domain;
+pub use myao_domain as domain;
 pub mod env;
 pub mod ports;
 #[cfg(feature = "jobs")]

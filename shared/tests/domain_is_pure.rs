@@ -1,5 +1,9 @@
-//! The domain stays pure: no AWS, no async, no I/O. A regression here means
-//! a rule started depending on the outside world; move that part to a port.
+//! The domain stays pure: no AWS, no async, no I/O. It is its own crate
+//! (`shared/domain`), so the compiler refuses an import of the ports, the
+//! services or the adapters; these tests hold its manifest to dependencies
+//! that do no I/O, and its sources to no I/O of the standard library. A
+//! regression here means a rule started depending on the outside world:
+//! move that part to a port.
 
 use std::fs;
 use std::path::Path;
@@ -33,7 +37,7 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 #[test]
 fn the_domain_does_no_io_and_knows_no_aws() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/domain");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("domain/src");
     let mut files = Vec::new();
     rust_files(&dir, &mut files);
     assert!(
@@ -67,4 +71,48 @@ fn the_core_builds_without_the_aws_sdk() {
     for line in manifest.lines().filter(|l| l.starts_with("aws-")) {
         assert!(line.contains("optional = true"), "not optional: {line}");
     }
+}
+
+/// What the domain may depend on: time, time zones, serialisation, errors,
+/// and the hashes of Slack's signature. Nothing that does I/O or runs a
+/// runtime (tokio, an HTTP client, the AWS SDK, templates).
+const DOMAIN_DEPENDENCIES: &[&str] = &[
+    "chrono",
+    "chrono-tz",
+    "hex",
+    "hmac",
+    "serde",
+    "serde_json",
+    "sha2",
+    "thiserror",
+];
+
+#[test]
+fn the_domain_crate_depends_on_nothing_that_does_io() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("domain/Cargo.toml");
+    let manifest = fs::read_to_string(&path).expect("the domain's manifest");
+    let mut section = "";
+    let mut found = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line;
+            continue;
+        }
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let name = line.split(['=', '.', ' ']).next().unwrap_or_default();
+        match section {
+            "[dependencies]" | "[build-dependencies]" => found.push(name.to_owned()),
+            "[dev-dependencies]" | "[package]" | "[lints]" => {}
+            other if other.contains("dependencies") => panic!("{other}: a dependency table more"),
+            _ => {}
+        }
+    }
+    let unwanted: Vec<&String> = found
+        .iter()
+        .filter(|n| !DOMAIN_DEPENDENCIES.contains(&n.as_str()))
+        .collect();
+    assert!(unwanted.is_empty(), "the domain depends on {unwanted:?}");
+    assert!(found.len() >= 5, "the manifest was not read: {found:?}");
 }

@@ -160,7 +160,7 @@ impl Context {
 mod tests {
     //! The test table of design 04a, "Context".
     use super::*;
-    use crate::domain::message::Message;
+    use crate::message::Message;
 
     fn persona() -> Persona {
         Persona {

@@ -803,7 +803,7 @@ pub fn closed_gate(facts: &Facts<'_>) -> Option<Gate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::ChannelId;
+    use crate::ChannelId;
 
     const BOT: &str = "UBOT";
 
@@ -884,7 +884,7 @@ mod tests {
     fn a_message_the_bot_reacted_to_closes_the_bot_spoke_last_gate() {
         let mut person = msg("UA", 0, "shipped it", None);
         assert_eq!(closed_gate(&facts(&person)), None);
-        person.bot_reaction = Some(crate::domain::EmojiName::wave());
+        person.bot_reaction = Some(crate::EmojiName::wave());
         assert_eq!(closed_gate(&facts(&person)), Some(Gate::BotSpokeLast));
     }
 

@@ -258,7 +258,7 @@ pub fn route(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::ids::{ChannelId, Ts};
+    use crate::ids::{ChannelId, Ts};
 
     fn bot() -> UserId {
         UserId::parse("UBOT").unwrap()
@@ -428,7 +428,7 @@ mod tests {
         assert_eq!(
             reply("おはよう <@UBOT>"),
             Reply::Reaction {
-                emoji: crate::domain::EmojiName::wave()
+                emoji: crate::EmojiName::wave()
             }
         );
         assert_eq!(reply("<@UBOT> thanks, and one more thing?"), Reply::Full);

@@ -117,7 +117,7 @@ impl ChannelMessages {
 mod tests {
     //! The test table of design 04a, "ChannelMessages".
     use super::*;
-    use crate::domain::ids::UserId;
+    use crate::ids::UserId;
 
     fn ts(s: &str) -> Ts {
         Ts::parse(s).unwrap()

@@ -334,7 +334,7 @@ mod tests {
             newest_ts: Ts::parse("5.0").unwrap(),
             mention: false,
             reply: Reply::Reaction {
-                emoji: crate::domain::EmojiName::wave(),
+                emoji: crate::EmojiName::wave(),
             },
         };
         let json = serde_json::to_value(&reaction).unwrap();

@@ -210,7 +210,7 @@ pub fn tally(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::ChannelId;
+    use crate::ChannelId;
 
     fn msg(user: &str, secs: u64, text: &str) -> Message {
         Message::new(

@@ -8,11 +8,11 @@ use std::collections::BTreeMap;
 use chrono_tz::Tz;
 
 use super::{LlmProvider, SettingError};
-use crate::domain::ids::{ChannelId, UserId};
-use crate::domain::people::FamiliarityThresholds;
-use crate::domain::proactive::{ProactiveChannels, WorkingDays, WorkingHours};
-use crate::domain::reply::EmojiName;
-use crate::domain::rules::{Chattiness, Thresholds};
+use crate::ids::{ChannelId, UserId};
+use crate::people::FamiliarityThresholds;
+use crate::proactive::{ProactiveChannels, WorkingDays, WorkingHours};
+use crate::reply::EmojiName;
+use crate::rules::{Chattiness, Thresholds};
 
 /// One kind of setting value.
 pub trait Kind {

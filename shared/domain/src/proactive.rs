@@ -325,7 +325,7 @@ pub fn parse_opening(answer: &str) -> Result<Option<String>, OpeningParseError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::Visibility;
+    use crate::Visibility;
 
     fn t(text: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(text)

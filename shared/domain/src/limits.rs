@@ -209,7 +209,7 @@ mod tests {
             Limit::MentionsPerUser,
             Limit::LlmCallsPerDay,
         ] {
-            assert!(crate::domain::settings::SETTING_NAMES.contains(&limit.setting()));
+            assert!(crate::settings::SETTING_NAMES.contains(&limit.setting()));
         }
         assert_eq!(Limit::RepliesPerChannel.max(&s), 30);
         assert_eq!(Limit::MentionsPerUser.max(&s), 20);

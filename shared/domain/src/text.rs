@@ -238,7 +238,7 @@ mod tests {
         assert_eq!(without_marks("<@U1> thanks<#C2|general>!"), "  thanks !");
         assert_eq!(without_marks("a < b"), "a ");
     }
-    use crate::domain::{ChannelId, Ts};
+    use crate::{ChannelId, Ts};
 
     fn names(id: &str) -> Option<String> {
         (id == "U1").then(|| "alice".to_owned())
