@@ -20,7 +20,7 @@
 //!   failed; a dry run moves nothing.
 //! - `the_template_declares_*`: the names doctor reads are the template's.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 //! are properties of the levels, not figures: the rule stage's scores are
 //! being tuned.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

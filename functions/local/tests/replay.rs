@@ -6,7 +6,7 @@
 //! - `malformed_*`, `unknown_subtypes_*`, `a_zip_*`, `an_oversized_zip_*`:
 //!   reading exports.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -5,8 +5,8 @@
 //! failing (no descriptors left) pauses rather than spins; a mention shows
 //! that the bot is writing while a slow model writes.
 
-mod common;
-mod serving;
+use crate::common;
+use crate::serving;
 
 use std::time::Duration;
 

@@ -13,8 +13,7 @@
 //! - the development app's manifest: the main one's scopes and events,
 //!   Socket Mode on
 
-mod common;
-mod serving;
+use crate::serving;
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};

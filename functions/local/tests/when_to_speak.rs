@@ -11,7 +11,7 @@
 //!   answered at once only when it answers the bot, a run of them stops at
 //!   `max_engaged_answers`, and a mention is always answered.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,0 +1,16 @@
+//! The local mode's integration tests, in one binary: the `myao` command
+//! (replay, eval, serve, Socket Mode, doctor, redrive and settings) over its
+//! real adapters, with Slack and the LLM as local stubs and AWS as the
+//! emulator. Run one module with
+//! `bash infra/test.sh -p myao-local --test local serve::`.
+
+mod common;
+mod serving;
+
+mod cli;
+mod doctor;
+mod eval;
+mod replay;
+mod serve;
+mod socket;
+mod when_to_speak;

@@ -1,0 +1,21 @@
+//! The integration tests of the core, in one binary: the AWS adapters
+//! against the emulator (moto at `MYAO_TEST_AWS_ENDPOINT`), the handlers
+//! over local HTTP stubs of Slack and the LLM, and the template's checks.
+//! Each module is one subject; run one with
+//! `bash infra/test.sh -p myao-tests --test integration conversation::`.
+
+mod aws;
+mod bedrock;
+mod bounded;
+mod conversation;
+mod deadline;
+mod facts;
+mod ingest;
+mod judge;
+mod limits;
+mod memory;
+mod metrics;
+mod privacy;
+mod proactive;
+mod reactions;
+mod template;
