@@ -25,7 +25,7 @@
 use std::time::{Duration as StdDuration, Instant};
 
 use chrono::Duration;
-use myao::app::jobs::JobOutcome;
+use myao::app::jobs::{Answer, JobOutcome};
 use myao::app::judgment::JudgmentOutcome;
 use myao::app::response::ResponseOutcome;
 use myao::domain::rules::Gate;
@@ -1022,9 +1022,17 @@ async fn poll_once(
     let answer = myao::app::jobs::handle_payload(&bed.services, &[JobKind::Response], event)
         .await
         .expect("handled");
-    let failed = answer["batchItemFailures"]
-        .as_array()
-        .is_some_and(|f| !f.is_empty());
+    let Answer::Batch(batch) = &answer else {
+        panic!("an SQS batch's answer: {answer:?}");
+    };
+    assert_eq!(
+        serde_json::to_value(&answer).expect("JSON")["batchItemFailures"]
+            .as_array()
+            .map(Vec::len),
+        Some(batch.batch_item_failures.len()),
+        "Lambda reads batchItemFailures"
+    );
+    let failed = !batch.batch_item_failures.is_empty();
     if !failed {
         queue
             .client

@@ -3,7 +3,7 @@
 //! function and its kinds.
 
 use lambda_runtime::{service_fn, Error, LambdaEvent};
-use myao::app::jobs::handle_payload;
+use myao::app::jobs::{handle_payload, Answer};
 use myao::app::Services;
 use myao::deadline::Deadline;
 use myao::domain::JobKind;
@@ -36,7 +36,7 @@ pub async fn handle(
     services: &Services,
     kinds: &[JobKind],
     event: LambdaEvent<Value>,
-) -> Result<Value, Error> {
+) -> Result<Answer, Error> {
     let deadline = Deadline::from_epoch_millis(event.context.deadline);
     let work = handle_payload(services, kinds, event.payload);
     Ok(Deadline::scope(deadline, work).await?)

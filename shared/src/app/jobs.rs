@@ -1,8 +1,8 @@
 //! Running jobs, whoever delivers them: a schedule's input, an SQS batch,
 //! or the local job board.
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tracing::Instrument;
 
 use super::judgment::JudgmentOutcome;
@@ -271,6 +271,35 @@ struct SqsEvent {
     records: Vec<SqsRecord>,
 }
 
+/// Lambda's partial batch response to an SQS batch: the messages to
+/// redeliver, by id. (The `sqs` feature of `aws_lambda_events` has the
+/// same two types, and would bring `serde_with` and its proc macros into
+/// the job functions' build for them.)
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchResponse {
+    pub batch_item_failures: Vec<BatchItemFailure>,
+}
+
+/// One message of a batch to redeliver.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchItemFailure {
+    pub item_identifier: String,
+}
+
+/// What an invocation answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Answer {
+    /// An SQS batch's: the jobs that failed retryably, to redeliver.
+    Batch(BatchResponse),
+    /// A schedule's input that is not a job: logged and dropped.
+    Dropped { dropped: bool },
+    /// A schedule's job, run (`{}`).
+    Done {},
+}
+
 /// Handles a Lambda invocation: a schedule's input (a [`Job`]) or an SQS
 /// batch whose bodies are jobs. Only `accepted` kinds run; a payload that is
 /// not a job, or a job of another kind, is logged and dropped (a retry would
@@ -280,13 +309,13 @@ pub async fn handle_payload(
     svc: &Services,
     accepted: &[JobKind],
     payload: Value,
-) -> Result<Value, PayloadError> {
+) -> Result<Answer, PayloadError> {
     if payload.get("Records").is_some() {
         let event: SqsEvent = match serde_json::from_value(payload) {
             Ok(e) => e,
             Err(error) => {
                 tracing::error!(error = %unquoted(&error), "an SQS event of the wrong shape; dropped");
-                return Ok(json!({ "batchItemFailures": [] }));
+                return Ok(Answer::Batch(BatchResponse::default()));
             }
         };
         let mut failures = Vec::new();
@@ -301,22 +330,26 @@ pub async fn handle_payload(
             if let Err(error) = run_accepted(svc, accepted, &job).await {
                 tracing::error!(%error, message_id = %record.message_id, "job failed; it will be redelivered");
                 come_back_soon(svc, &job, &record).await;
-                failures.push(json!({ "itemIdentifier": record.message_id }));
+                failures.push(BatchItemFailure {
+                    item_identifier: record.message_id,
+                });
             }
         }
-        return Ok(json!({ "batchItemFailures": failures }));
+        return Ok(Answer::Batch(BatchResponse {
+            batch_item_failures: failures,
+        }));
     }
     let job: Job = match serde_json::from_value(payload) {
         Ok(j) => j,
         Err(error) => {
             tracing::error!(error = %unquoted(&error), "a payload that is not a job; dropped");
-            return Ok(json!({ "dropped": true }));
+            return Ok(Answer::Dropped { dropped: true });
         }
     };
     run_accepted(svc, accepted, &job)
         .await
         .map_err(PayloadError::Retryable)?;
-    Ok(json!({}))
+    Ok(Answer::Done {})
 }
 
 /// What is wrong with a body that is not a job, and where, without serde's
