@@ -26,7 +26,6 @@ use myao::adapters::twins::{JobBoard, MemoryStore};
 use myao::app::ingest::{Ingest, Outcome};
 use myao::app::jobs::{self, JobOutcome};
 use myao::app::judgment::{JudgmentOutcome, Ruling};
-use myao::app::proactive::ProactiveOutcome;
 use myao::app::response::ResponseOutcome;
 use myao::app::Services;
 use myao::deadline::{job_budget, Deadline};
@@ -39,7 +38,9 @@ use myao::ports::{Clock, Llm, Store};
 use myao::wire::Twins;
 
 use crate::export::Export;
-use crate::timeline::{Event, EventKind, Header, MemoryNote, Prompt, Sink, Summary, Verdict};
+use crate::timeline::{
+    proactive_name, Event, EventKind, Header, MemoryNote, Prompt, Sink, Summary, Verdict,
+};
 use crate::twins::{DryRunLlm, MeteredLlm, ReplaySlack};
 
 /// The bot's user id when none is given.
@@ -727,25 +728,11 @@ impl Engine<'_> {
                 }
             }
             Ok(JobOutcome::Proactive(outcome)) => {
-                let (name, topic, reason) = match outcome {
-                    ProactiveOutcome::Open { topic, .. } => ("open".to_owned(), Some(topic), None),
-                    ProactiveOutcome::Declined => ("declined".to_owned(), None, None),
-                    // No LLM: the prompt is all there is.
-                    ProactiveOutcome::Silent { .. } if self.dry_run => {
-                        ("dry run".to_owned(), None, None)
-                    }
-                    ProactiveOutcome::Silent { reason } => {
-                        ("no verdict".to_owned(), None, Some(reason))
-                    }
-                    ProactiveOutcome::Stale => ("stale".to_owned(), None, None),
-                    ProactiveOutcome::AlreadyDone => ("already done".to_owned(), None, None),
-                    ProactiveOutcome::Held(hold) => (format!("held: {}", hold.name()), None, None),
-                };
-                *self.summary.proactive.entry(name.clone()).or_insert(0) += 1;
+                let name = proactive_name(&outcome, self.dry_run);
+                *self.summary.proactive.entry(name.to_owned()).or_insert(0) += 1;
                 EventKind::Proactive {
-                    outcome: name,
-                    topic,
-                    reason,
+                    outcome,
+                    dry_run: self.dry_run,
                     prompts,
                 }
             }
@@ -904,10 +891,12 @@ mod tests {
         assert!(s.openers.is_empty());
         for e in &rec.events {
             if let EventKind::Proactive {
-                prompts, outcome, ..
+                prompts,
+                outcome,
+                dry_run,
             } = &e.kind
             {
-                if outcome != "dry run" {
+                if proactive_name(outcome, *dry_run) != "dry run" {
                     continue;
                 }
                 assert!(myao::domain::proactive::within(

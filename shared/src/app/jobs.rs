@@ -12,7 +12,6 @@ use super::response::ResponseOutcome;
 use super::{judgment, memory, proactive, response, Services};
 use crate::domain::job::retry_delay;
 use crate::domain::metrics::{self, Datum};
-use crate::domain::rules::{Decision, Gate};
 use crate::domain::{Job, JobKind, JudgmentResult, Reply, Settings};
 use crate::ports::PortError;
 
@@ -32,58 +31,59 @@ impl JobOutcome {
     /// DEBUG only.
     pub fn summary(&self) -> String {
         match self {
-            JobOutcome::Judgment(outcome) => match outcome {
-                JudgmentOutcome::Stale => "judgment stale".to_owned(),
-                JudgmentOutcome::Empty => "judgment empty".to_owned(),
-                JudgmentOutcome::Held(gate) => format!("judgment held gate={}", gate.name()),
-                JudgmentOutcome::Quiet(ruling) => format!("judgment quiet {}", ruling.explain()),
-                JudgmentOutcome::Capped(ruling) => {
-                    format!("judgment capped {}", ruling.explain())
+            JobOutcome::Judgment(outcome) => {
+                let name = outcome.name();
+                match outcome {
+                    JudgmentOutcome::Stale | JudgmentOutcome::Empty => format!("judgment {name}"),
+                    JudgmentOutcome::Held(gate) => {
+                        format!("judgment {name} gate={}", gate.name())
+                    }
+                    JudgmentOutcome::Quiet(ruling) | JudgmentOutcome::Capped(ruling) => {
+                        format!("judgment {name} {}", ruling.explain())
+                    }
+                    JudgmentOutcome::Silent { ruling, reason } => format!(
+                        "judgment {name} {} reason_chars={}",
+                        ruling.explain(),
+                        reason.chars().count()
+                    ),
+                    JudgmentOutcome::Declined(ruling, result) => {
+                        format!("judgment {name} {} {}", ruling.explain(), verdict(result))
+                    }
+                    JudgmentOutcome::Respond { ruling, result, at } => format!(
+                        "judgment {name} at={} {} {}",
+                        at.to_rfc3339(),
+                        ruling.explain(),
+                        verdict(result)
+                    ),
+                    JudgmentOutcome::Sure { ruling, at } => format!(
+                        "judgment {name} at={} {}",
+                        at.to_rfc3339(),
+                        ruling.explain()
+                    ),
                 }
-                JudgmentOutcome::Silent { ruling, reason } => format!(
-                    "judgment silent {} reason_chars={}",
-                    ruling.explain(),
-                    reason.chars().count()
-                ),
-                JudgmentOutcome::Declined(ruling, result) => {
-                    format!("judgment declined {} {}", ruling.explain(), verdict(result))
-                }
-                JudgmentOutcome::Respond { ruling, result, at } => format!(
-                    "judgment respond at={} {} {}",
-                    at.to_rfc3339(),
-                    ruling.explain(),
-                    verdict(result)
-                ),
-                JudgmentOutcome::Sure { ruling, at } => {
-                    format!("judgment sure at={} {}", at.to_rfc3339(), ruling.explain())
-                }
-            },
-            JobOutcome::Response(outcome) => match outcome {
-                ResponseOutcome::Stale => "response stale".to_owned(),
-                ResponseOutcome::AlreadyDone => "response already_done".to_owned(),
-                ResponseOutcome::TooOld => "response too_old".to_owned(),
-                ResponseOutcome::Limited { limit, notice } => format!(
-                    "response limited limit={} notice={}",
-                    limit.setting(),
-                    notice.is_some()
-                ),
-                ResponseOutcome::NoReply { reason } => {
-                    format!("response no_reply reason_chars={}", reason.chars().count())
-                }
-                ResponseOutcome::PostFailed { reason } => format!(
-                    "response post_failed reason_chars={}",
-                    reason.chars().count()
-                ),
-                ResponseOutcome::Posted { ts, text } => {
-                    format!(
-                        "response posted ts={ts} reply_chars={}",
+            }
+            JobOutcome::Response(outcome) => {
+                let name = outcome.name();
+                match outcome {
+                    ResponseOutcome::Limited { limit, notice } => format!(
+                        "response {name} limit={} notice={}",
+                        limit.setting(),
+                        notice.is_some()
+                    ),
+                    ResponseOutcome::NoReply { reason }
+                    | ResponseOutcome::PostFailed { reason } => {
+                        format!("response {name} reason_chars={}", reason.chars().count())
+                    }
+                    ResponseOutcome::Posted { ts, text } => format!(
+                        "response {name} ts={ts} reply_chars={}",
                         text.chars().count()
-                    )
+                    ),
+                    ResponseOutcome::Reacted { ts, emoji } => {
+                        format!("response {name} ts={ts} emoji={emoji}")
+                    }
+                    _ => format!("response {name}"),
                 }
-                ResponseOutcome::Reacted { ts, emoji } => {
-                    format!("response reacted ts={ts} emoji={emoji}")
-                }
-            },
+            }
             JobOutcome::Memory(report) => format!(
                 "memory written={} llm_calls={} queued={} facts={} proactive={}",
                 report.written.len(),
@@ -94,18 +94,19 @@ impl JobOutcome {
             ),
             // The topic and an unusable answer are the LLM's words: counts only.
             JobOutcome::Proactive(outcome) => match outcome {
-                ProactiveOutcome::Stale => "proactive stale".to_owned(),
-                ProactiveOutcome::AlreadyDone => "proactive already_done".to_owned(),
                 ProactiveOutcome::Held(hold) => format!("proactive held hold={}", hold.name()),
-                ProactiveOutcome::Silent { reason } => {
-                    format!("proactive silent reason_chars={}", reason.chars().count())
-                }
-                ProactiveOutcome::Declined => "proactive declined".to_owned(),
+                ProactiveOutcome::Silent { reason } => format!(
+                    "proactive {} reason_chars={}",
+                    outcome.name(),
+                    reason.chars().count()
+                ),
                 ProactiveOutcome::Open { topic, at } => format!(
-                    "proactive open at={} topic_chars={}",
+                    "proactive {} at={} topic_chars={}",
+                    outcome.name(),
                     at.to_rfc3339(),
                     topic.chars().count()
                 ),
+                _ => format!("proactive {}", outcome.name()),
             },
         }
     }
@@ -117,21 +118,7 @@ impl JobOutcome {
     pub fn metric(&self, job: &Job) -> Option<Datum> {
         let judged = |outcome: &str| Some(Datum::count(metrics::JUDGMENTS).by("Outcome", outcome));
         match self {
-            JobOutcome::Judgment(outcome) => match outcome {
-                JudgmentOutcome::Stale => judged("stale"),
-                JudgmentOutcome::Empty => judged("empty"),
-                JudgmentOutcome::Held(Gate::TooOld) => judged("too_old"),
-                JudgmentOutcome::Held(_) => judged("held"),
-                JudgmentOutcome::Quiet(_) => judged("rule_silent"),
-                JudgmentOutcome::Capped(_) => judged("limited"),
-                JudgmentOutcome::Silent { .. } => judged("unusable"),
-                JudgmentOutcome::Declined(..) => judged("llm_no"),
-                JudgmentOutcome::Respond { .. } => judged("llm_yes"),
-                JudgmentOutcome::Sure { ruling, .. } if ruling.decision == Decision::React => {
-                    judged("rule_react")
-                }
-                JudgmentOutcome::Sure { .. } => judged("rule_yes"),
-            },
+            JobOutcome::Judgment(outcome) => judged(outcome.name()),
             JobOutcome::Response(outcome) => {
                 let answered = |form: &str| Some(Datum::count(metrics::ANSWERS).by("Form", form));
                 match outcome {
@@ -155,15 +142,7 @@ impl JobOutcome {
             }
             JobOutcome::Memory(_) => None,
             JobOutcome::Proactive(outcome) => {
-                let outcome = match outcome {
-                    ProactiveOutcome::Stale => "stale",
-                    ProactiveOutcome::AlreadyDone => "already_done",
-                    ProactiveOutcome::Held(hold) => hold.name(),
-                    ProactiveOutcome::Silent { .. } => "unusable",
-                    ProactiveOutcome::Declined => "declined",
-                    ProactiveOutcome::Open { .. } => "open",
-                };
-                Some(Datum::count(metrics::PROACTIVE_JUDGMENTS).by("Outcome", outcome))
+                Some(Datum::count(metrics::PROACTIVE_JUDGMENTS).by("Outcome", outcome.name()))
             }
         }
     }
@@ -516,9 +495,14 @@ mod tests {
         let declined = JobOutcome::Judgment(JudgmentOutcome::Declined(ruling(), result(false)));
         assert_eq!(
             declined.summary(),
-            "judgment declined ask score=30 [20..50) unanswered_question(+60) two_people(-10) \
+            "judgment llm_no ask score=30 [20..50) unanswered_question(+60) two_people(-10) \
              should_respond=false response_type=none confidence=0.8 delay_seconds=30 reason_chars=34"
         );
+        // The log line and the metric name the outcome alike.
+        let JobOutcome::Judgment(outcome) = &declined else {
+            unreachable!()
+        };
+        assert_eq!(outcome.name(), "llm_no");
         let memory = JobOutcome::Memory(MemoryReport {
             written: vec![(MemoryScope::Workspace, MemoryKind::Long)],
             llm_calls: 2,

@@ -72,6 +72,28 @@ pub enum JudgmentOutcome {
     Sure { ruling: Ruling, at: DateTime<Utc> },
 }
 
+impl JudgmentOutcome {
+    /// The outcome's one name, in the INFO log line and the `Judgments`
+    /// metric's `Outcome` (docs/operations.md).
+    pub fn name(&self) -> &'static str {
+        match self {
+            JudgmentOutcome::Stale => "stale",
+            JudgmentOutcome::Empty => "empty",
+            JudgmentOutcome::Held(Gate::TooOld) => "too_old",
+            JudgmentOutcome::Held(_) => "held",
+            JudgmentOutcome::Quiet(_) => "rule_silent",
+            JudgmentOutcome::Capped(_) => "limited",
+            JudgmentOutcome::Silent { .. } => "unusable",
+            JudgmentOutcome::Declined(..) => "llm_no",
+            JudgmentOutcome::Respond { .. } => "llm_yes",
+            JudgmentOutcome::Sure { ruling, .. } if ruling.decision == Decision::React => {
+                "rule_react"
+            }
+            JudgmentOutcome::Sure { .. } => "rule_yes",
+        }
+    }
+}
+
 /// The wait before an answer the rule stage is sure of: a person who sees a
 /// question waiting takes a little while to answer it.
 const SURE_DELAY_SECONDS: (u32, u32) = (10, 30);

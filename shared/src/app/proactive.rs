@@ -202,6 +202,22 @@ pub enum ProactiveOutcome {
     Open { topic: String, at: DateTime<Utc> },
 }
 
+impl ProactiveOutcome {
+    /// The outcome's one name, in the logs, the metrics' `Outcome` and the
+    /// replay's timeline: `stale`, `already_done`, the hold's name
+    /// (`outside_hours`, ...), `unusable`, `declined` or `open`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ProactiveOutcome::Stale => "stale",
+            ProactiveOutcome::AlreadyDone => "already_done",
+            ProactiveOutcome::Held(hold) => hold.name(),
+            ProactiveOutcome::Silent { .. } => "unusable",
+            ProactiveOutcome::Declined => "declined",
+            ProactiveOutcome::Open { .. } => "open",
+        }
+    }
+}
+
 /// Why the judgment's answer is unusable.
 #[derive(Debug, thiserror::Error)]
 enum Unusable {

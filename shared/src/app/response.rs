@@ -42,6 +42,22 @@ pub enum ResponseOutcome {
     },
 }
 
+impl ResponseOutcome {
+    /// The outcome's one name, in the INFO log line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ResponseOutcome::Stale => "stale",
+            ResponseOutcome::AlreadyDone => "already_done",
+            ResponseOutcome::TooOld => "too_old",
+            ResponseOutcome::NoReply { .. } => "no_reply",
+            ResponseOutcome::PostFailed { .. } => "post_failed",
+            ResponseOutcome::Posted { .. } => "posted",
+            ResponseOutcome::Reacted { .. } => "reacted",
+            ResponseOutcome::Limited { .. } => "limited",
+        }
+    }
+}
+
 /// Runs a response job.
 /// How many replies under an answered top-level message are read to tell
 /// whether someone else answered it first.

@@ -1,12 +1,13 @@
 //! The timeline as JSON: one object per line.
 
+use myao::app::proactive::ProactiveOutcome;
 use std::io::{self, Write};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use myao::app::judgment::Ruling;
 use serde_json::{json, Value};
 
-use super::{Event, EventKind, Header, Prompt, Sink, Summary, Verdict};
+use super::{proactive_name, Event, EventKind, Header, Prompt, Sink, Summary, Verdict};
 
 /// One JSON object per line.
 pub struct JsonSink<W: Write> {
@@ -179,11 +180,17 @@ pub fn event_json(e: &Event) -> Value {
         }),
         EventKind::Proactive {
             outcome,
-            topic,
-            reason,
+            dry_run,
             prompts,
-        } => json!({"type": "proactive", "outcome": outcome, "topic": topic, "reason": reason,
-                     "prompts": prompts_json(prompts)}),
+        } => {
+            let (topic, reason) = match outcome {
+                ProactiveOutcome::Open { topic, .. } => (Some(topic), None),
+                ProactiveOutcome::Silent { reason } if !dry_run => (None, Some(reason)),
+                _ => (None, None),
+            };
+            json!({"type": "proactive", "outcome": proactive_name(outcome, *dry_run),
+                   "topic": topic, "reason": reason, "prompts": prompts_json(prompts)})
+        }
         EventKind::JobFailed { job, error } => {
             json!({"type": "job_failed", "job": job, "error": error})
         }

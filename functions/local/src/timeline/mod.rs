@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use myao::app::judgment::Ruling;
+use myao::app::proactive::ProactiveOutcome;
 use myao::domain::rules::Gate;
 use myao::domain::{Channel, MemoryKind, Ts, UserId};
 use myao::ports::LlmRole;
@@ -114,6 +115,16 @@ impl Verdict {
     }
 }
 
+/// The name of a proactive judgment's outcome, for counts and JSON: the
+/// outcome's own ([`ProactiveOutcome::name`]), or `dry run` for the no
+/// verdict of a replay without an LLM.
+pub fn proactive_name(outcome: &ProactiveOutcome, dry_run: bool) -> &'static str {
+    match outcome {
+        ProactiveOutcome::Silent { .. } if dry_run => "dry run",
+        other => other.name(),
+    }
+}
+
 /// The verdict name of a judgment held by `gate`.
 fn held_name(gate: Gate) -> &'static str {
     match gate {
@@ -212,13 +223,10 @@ pub enum EventKind {
     },
     /// A proactive judgment: whether to open a topic in a quiet channel.
     Proactive {
-        /// `open`, `declined`, `no verdict`, `dry run`, `stale`, or the
-        /// hold that stopped it before the LLM (`held: outside_hours`...).
-        outcome: String,
-        /// The topic, when it opens one.
-        topic: Option<String>,
-        /// Why there was no verdict (the LLM failed, or its answer).
-        reason: Option<String>,
+        outcome: ProactiveOutcome,
+        /// No LLM: an unusable answer is the dry run's, the prompt is all
+        /// there is.
+        dry_run: bool,
         prompts: Vec<Prompt>,
     },
     JobFailed {

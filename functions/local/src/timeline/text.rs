@@ -1,5 +1,6 @@
 //! The timeline as readable text, for a terminal.
 
+use myao::app::proactive::ProactiveOutcome;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, Write};
@@ -403,18 +404,20 @@ impl<W: Write> Sink for TextSink<W> {
                 }
             }
             EventKind::Proactive {
-                outcome,
-                topic,
-                reason,
-                ..
+                outcome, dry_run, ..
             } => {
-                let what = match (outcome.as_str(), topic, reason) {
-                    ("open", Some(topic), _) => format!("open a topic — {}", Self::flow(topic)),
-                    ("declined", _, _) => "nothing worth opening with, silent".to_owned(),
-                    ("dry run", _, _) => "dry run, no verdict".to_owned(),
-                    ("stale", _, _) => "stale, the channel spoke since".to_owned(),
-                    (other, _, Some(reason)) => format!("{other}, silent — {reason}"),
-                    (other, _, None) => other.to_owned(),
+                let what = match outcome {
+                    ProactiveOutcome::Open { topic, .. } => {
+                        format!("open a topic — {}", Self::flow(topic))
+                    }
+                    ProactiveOutcome::Declined => "nothing worth opening with, silent".to_owned(),
+                    ProactiveOutcome::Silent { .. } if *dry_run => "dry run, no verdict".to_owned(),
+                    ProactiveOutcome::Silent { reason } => {
+                        format!("no verdict, silent — {reason}")
+                    }
+                    ProactiveOutcome::Stale => "stale, the channel spoke since".to_owned(),
+                    ProactiveOutcome::AlreadyDone => "already done".to_owned(),
+                    ProactiveOutcome::Held(hold) => format!("held: {}", hold.name()),
                 };
                 format!("proactive judgment: {what}")
             }
