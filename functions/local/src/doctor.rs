@@ -155,6 +155,7 @@ pub async fn run(aws: &Clients, http: &reqwest::Client, stack: &Stack) -> Vec<Ch
     };
 
     checks.push(slack(http, &settings, known(Secret::BotToken)).await);
+    checks.push(slack_status(http, &settings, known(Secret::BotToken)).await);
     checks.push(
         function_url(
             http,
@@ -495,6 +496,80 @@ pub async fn slack(
             required.len()
         ),
     )
+}
+
+/// The channel of the sign of life's test call: no channel has this id.
+const NO_CHANNEL: &str = "C0MYAODOCTOR";
+
+/// The sign of life while a reply is written (`assistant.threads.setStatus`)
+/// can be set with the bot token: a call on a thread that does not exist is
+/// refused for the thread (`channel_not_found`, ...), not for the method or
+/// the token's scopes. Where the workspace does not offer the method, the
+/// check passes and says so: replies are posted without the sign.
+pub async fn slack_status(
+    http: &reqwest::Client,
+    settings: &Settings,
+    token: Option<(&str, &str)>,
+) -> Check {
+    const NAME: &str = "slack status";
+    const METHOD: &str = "assistant.threads.setStatus";
+    let Some((_, token)) = token else {
+        return Check::fail(
+            NAME,
+            "not checked: no bot token",
+            "fix secret slack_bot_token first",
+        );
+    };
+    let base = settings.slack_api_base_url.trim_end_matches('/');
+    let reached = format!("is slack_api_base_url ({base}) right and reachable?");
+    let body = json!({"channel_id": NO_CHANNEL, "thread_ts": "1000000000.000100", "status": ""});
+    let response = match http
+        .post(format!("{base}/{METHOD}"))
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await
+    {
+        Ok(r) if r.status().is_success() => r,
+        Ok(r) => {
+            let problem = format!("{METHOD} answered HTTP {}", r.status().as_u16());
+            return Check::fail(NAME, problem, reached);
+        }
+        Err(e) => return Check::fail(NAME, format!("{METHOD}: {}", e.without_url()), reached),
+    };
+    let answer: Value = response.json().await.unwrap_or(Value::Null);
+    let error = answer
+        .get("error")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let works = "replies to mentions show a status in their thread while they are written";
+    match (answer.get("ok").and_then(Value::as_bool), error) {
+        (Some(true), _) => Check::ok(NAME, works),
+        (Some(false), "missing_scope") => Check::fail(
+            NAME,
+            format!("{METHOD}: missing_scope: no sign of life while a reply is written"),
+            "the app needs chat:write (since March 2026 enough for this method; before, an AI \
+             app's assistant:write): reinstall the app to the workspace",
+        ),
+        (Some(false), refused) if BAD_TOKEN.contains(&refused) => Check::fail(
+            NAME,
+            format!("not checked: the token was refused ({refused})"),
+            "fix the slack check first",
+        ),
+        (Some(false), "unknown_method" | "method_deprecated" | "not_allowed_token_type") => {
+            Check::ok(
+                NAME,
+                format!(
+                    "not offered here ({METHOD}: {error}): replies are posted without a sign of                      life"
+                ),
+            )
+        }
+        (Some(false), refused) if !refused.is_empty() => Check::ok(
+            NAME,
+            format!("{works} (a test call on no thread was refused for the thread: {refused})"),
+        ),
+        _ => Check::fail(NAME, format!("{METHOD}: no answer"), reached),
+    }
 }
 
 /// The ingest function's URL answers a `url_verification` signed with the

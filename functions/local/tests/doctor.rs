@@ -53,6 +53,7 @@ const CHECKS: &[&str] = &[
     "secret slack_bot_token",
     "secret llm_api_key",
     "slack",
+    "slack status",
     "function url",
     "llm gpt-4.1",
     "llm gpt-4.1-mini",
@@ -197,6 +198,19 @@ async fn slack_stub() -> MockServer {
         .respond_with(auth_test_answer(
             &required_scopes().expect("the manifest's scopes"),
         ))
+        .mount(&slack)
+        .await;
+    // No channel has the doctor's id: refused for the thread, as on Slack.
+    Mock::given(method("POST"))
+        .and(path("/api/assistant.threads.setStatus"))
+        .and(header(
+            "authorization",
+            format!("Bearer {BOT_TOKEN}").as_str(),
+        ))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"ok": false, "error": "channel_not_found"})),
+        )
         .mount(&slack)
         .await;
     slack
@@ -441,9 +455,20 @@ async fn doctor_passes_a_healthy_stack() {
         .line("queue ResponseDeadLetterQueue")
         .ends_with(": empty"));
 
-    // The token went to auth.test; each model got one one-token request.
-    let auth = bed.slack.received_requests().await.unwrap();
-    assert_eq!(auth.len(), 1);
+    // The token went to auth.test and to one status call on no thread;
+    // each model got one one-token request.
+    let calls: Vec<String> = bed
+        .slack
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.url.path().to_owned())
+        .collect();
+    assert_eq!(
+        calls,
+        ["/api/auth.test", "/api/assistant.threads.setStatus"]
+    );
     let mut models = BTreeSet::new();
     for request in bed.llm.received_requests().await.unwrap() {
         assert_eq!(
@@ -466,8 +491,8 @@ async fn doctor_names_a_missing_secret_parameter() {
     let name = bed.secret_name(Secret::BotToken);
     bed.ssm.delete_parameter().name(&name).send().await.unwrap();
     let run = bed.doctor().await;
-    // The Slack check cannot run without the token: it says so.
-    run.assert_failed(&["secret slack_bot_token", "slack"]);
+    // The Slack checks cannot run without the token: they say so.
+    run.assert_failed(&["secret slack_bot_token", "slack", "slack status"]);
     let line = run.line("secret slack_bot_token");
     assert!(line.contains(&format!("{name} does not exist")), "{line}");
     assert!(
@@ -517,6 +542,44 @@ async fn doctor_names_a_missing_scope() {
     let line = run.line("slack");
     assert!(line.contains("lacks the scope(s) chat:write --"), "{line}");
     assert!(line.contains("reinstall the app"), "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_says_whether_the_sign_of_life_works() {
+    let bed = Bed::new().await;
+    let run = bed.doctor().await;
+    let line = run.line("slack status");
+    assert!(line.starts_with("ok"), "{line}");
+    assert!(line.contains("channel_not_found"), "{line}");
+
+    // Without the scope: a failure, with the fix.
+    let answer = |error: &str| {
+        ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": error}))
+    };
+    Mock::given(method("POST"))
+        .and(path("/api/assistant.threads.setStatus"))
+        .respond_with(answer("missing_scope"))
+        .with_priority(1)
+        .mount(&bed.slack)
+        .await;
+    let run = bed.doctor().await;
+    run.assert_failed(&["slack status"]);
+    assert!(run.line("slack status").contains("reinstall the app"));
+
+    // A workspace without the method: replies still go out, and it says so.
+    let bed = Bed::new().await;
+    Mock::given(method("POST"))
+        .and(path("/api/assistant.threads.setStatus"))
+        .respond_with(answer("unknown_method"))
+        .with_priority(1)
+        .mount(&bed.slack)
+        .await;
+    let run = bed.doctor().await;
+    let line = run.line("slack status");
+    assert!(
+        line.starts_with("ok") && line.contains("not offered here"),
+        "{line}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
