@@ -296,7 +296,9 @@ pub enum UsageError {
         action: &'static str,
         needs: &'static str,
     },
-    #[error("--stage wants a stage's name like prod, not {0:?}")]
+    #[error("--config is for the local settings; a stack's are in SSM: give one or the other")]
+    ConfigWithStack,
+    #[error("--stage wants a stage's name like prod (lower-case letters, digits, -), not {0:?}")]
     NotAStage(String),
 }
 
@@ -636,8 +638,13 @@ fn stack_flag(flag: &str, args: &mut Args<'_>, stack: &mut StackArgs) -> Result<
         "--stack" => stack.description = Some(value.into()),
         "--settings-path" => stack.names.push((SETTINGS_PATH.to_owned(), value)),
         "--stage" => {
-            let name_char = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
-            if value.is_empty() || !value.chars().all(name_char) {
+            // The template's pattern: ^[a-z0-9][a-z0-9-]{0,19}$.
+            let name_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-';
+            if value.is_empty()
+                || value.len() > 20
+                || value.starts_with('-')
+                || !value.chars().all(name_char)
+            {
                 return Err(UsageError::NotAStage(value));
             }
             stack
@@ -700,6 +707,9 @@ fn parse_settings(mut args: Args<'_>) -> Result<Command, UsageError> {
         });
     }
     let has_stack = stack.description.is_some() || !stack.names.is_empty();
+    if has_stack && config.is_some() {
+        return Err(UsageError::ConfigWithStack);
+    }
     match &action {
         SettingsAction::Set(..) if !has_stack => return Err(UsageError::SettingsNeedStack("set")),
         SettingsAction::Unset(_) if !has_stack => {
@@ -989,7 +999,10 @@ pub async fn settings(args: SettingsArgs, env: &[(String, String)]) -> anyhow::R
     let has_stack = args.stack.description.is_some() || !args.stack.names.is_empty();
     let mut out = std::io::stdout().lock();
     if !has_stack {
-        let given = s::local(args.config.as_deref(), env)?;
+        let (given, issues) = s::local(args.config.as_deref(), env)?;
+        for issue in issues {
+            eprintln!("warning: {issue}");
+        }
         return match print_settings(&mut out, &args.action, &given, "locally") {
             // The reader went away (`myao settings | head`): not an error.
             Err(e) if is_broken_pipe(&e) => Ok(()),
@@ -999,8 +1012,8 @@ pub async fn settings(args: SettingsArgs, env: &[(String, String)]) -> anyhow::R
     let stack = stack(&args.stack)?;
     let Some(path) = stack.get(SETTINGS_PATH).map(str::to_owned) else {
         anyhow::bail!(
-            "the stack's description has no {SETTINGS_PATH} output: give --stage <name> or \
-             --settings-path <path>"
+            "the settings' path is unknown (no {SETTINGS_PATH} output in --stack, no --stage, \
+             no --settings-path): give --stage <name> or --settings-path <path>"
         );
     };
     let ssm = aws_sdk_ssm::Client::new(&aws_config().await?);
@@ -1038,7 +1051,7 @@ pub async fn settings(args: SettingsArgs, env: &[(String, String)]) -> anyhow::R
 fn print_settings(
     out: &mut impl Write,
     action: &SettingsAction,
-    given: &std::collections::BTreeMap<String, (String, crate::settings::Source)>,
+    given: &crate::settings::Given,
     place: &str,
 ) -> anyhow::Result<()> {
     use crate::settings as s;
@@ -1285,6 +1298,14 @@ mod tests {
         assert_eq!(
             settings("settings list --stage ../x"),
             Err(UsageError::NotAStage("../x".into()))
+        );
+        assert_eq!(
+            settings("settings list --stage Prod"),
+            Err(UsageError::NotAStage("Prod".into()))
+        );
+        assert_eq!(
+            settings("settings list --stage prod --config my.toml"),
+            Err(UsageError::ConfigWithStack)
         );
         assert_eq!(
             parse(&args("settings --help")).unwrap(),

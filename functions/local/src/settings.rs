@@ -39,6 +39,9 @@ impl fmt::Display for Source {
     }
 }
 
+/// Settings' values by name, each with where it comes from.
+pub type Given = BTreeMap<String, (String, Source)>;
+
 /// One setting as `myao settings list` shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
@@ -85,16 +88,32 @@ fn one_line(text: &str, width: usize) -> String {
 /// text and source): the value in effect, where it comes from, and why a
 /// value given was not used. Names that are no setting are left out (see
 /// [`unknown`]).
-pub fn entries(given: &BTreeMap<String, (String, Source)>) -> Vec<Entry> {
+pub fn entries(given: &Given) -> Vec<Entry> {
     let pairs = given.iter().map(|(n, (v, _))| (n.as_str(), v.as_str()));
     let (settings, issues) = Settings::from_pairs(pairs);
     SETTING_NAMES
         .iter()
         .map(|&name| {
+            // A value the combination checks reset (with the others of its
+            // combination) parses alone but is not the one in effect.
+            let reset = || {
+                let (text, _) = given.get(name)?;
+                let mut alone = Settings::default();
+                alone.apply(name, text).ok()?;
+                let effective = settings.text_of(name)?;
+                (alone.text_of(name)? != effective).then(|| {
+                    issues
+                        .iter()
+                        .find(|i| i.problem.contains("reset"))
+                        .map(|i| i.problem.clone())
+                        .unwrap_or_else(|| "reset with the settings it conflicts with".to_owned())
+                })
+            };
             let problem = issues
                 .iter()
                 .find(|i| i.name == name)
-                .map(|i| i.problem.clone());
+                .map(|i| i.problem.clone())
+                .or_else(reset);
             Entry {
                 name,
                 value: settings.text_of(name).unwrap_or_default(),
@@ -111,7 +130,7 @@ pub fn entries(given: &BTreeMap<String, (String, Source)>) -> Vec<Entry> {
 /// The names given that are no setting and no secret: a typo, or a
 /// parameter left over. Their values are never shown (one may be a secret
 /// stored in the wrong place).
-pub fn unknown(given: &BTreeMap<String, (String, Source)>) -> Vec<&str> {
+pub fn unknown(given: &Given) -> Vec<&str> {
     given
         .keys()
         .map(String::as_str)
@@ -119,17 +138,20 @@ pub fn unknown(given: &BTreeMap<String, (String, Source)>) -> Vec<&str> {
         .collect()
 }
 
-/// The local mode's values: the `--config` file, then the environment.
+/// The local mode's values: the `--config` file, then the environment;
+/// and the file's values that are not plain (a TOML array), which count as
+/// not given.
 pub fn local(
     file: Option<&Path>,
     env: &[(String, String)],
-) -> Result<BTreeMap<String, (String, Source)>, config::ConfigError> {
-    let (values, _) = config::given(file, env)?;
-    Ok(values
+) -> Result<(Given, Vec<config::Issue>), config::ConfigError> {
+    let (values, issues) = config::given(file, env)?;
+    let values = values
         .into_iter()
         .filter(|(name, _)| !SECRET_NAMES.contains(&name.as_str()))
         .map(|(name, (value, origin))| (name, (value, Source::Local(origin))))
-        .collect())
+        .collect();
+    Ok((values, issues))
 }
 
 /// Why `myao settings` will not do what was asked.
@@ -139,6 +161,15 @@ pub enum Refusal {
     Unknown { name: String },
     #[error("{name}: {problem}; nothing was written")]
     Invalid { name: String, problem: String },
+    /// A setting the stack's own parameter holds: a deploy changes it.
+    #[error(
+        "{name} is set by the stack's {parameter} parameter, with the permissions it needs: \
+         change it with `sam deploy --parameter-overrides {parameter}=...`"
+    )]
+    StackOwned {
+        name: String,
+        parameter: &'static str,
+    },
     #[error(
         "{name}: an SSM parameter cannot be empty; `myao settings unset {name}` leaves it \
          without a value"
@@ -176,6 +207,22 @@ fn distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// The settings the template writes from one of its parameters, which also
+/// grants what the value needs (Bedrock's IAM permissions): changed by a
+/// deploy, never by `set` or `unset`.
+pub const STACK_OWNED: &[(&str, &str)] = &[("llm_provider", "LlmProvider")];
+
+/// Refuses a setting the stack's parameters own ([`STACK_OWNED`]).
+fn stack_owned(name: &str) -> Result<(), Refusal> {
+    match STACK_OWNED.iter().find(|(n, _)| *n == name) {
+        Some((_, parameter)) => Err(Refusal::StackOwned {
+            name: name.to_owned(),
+            parameter,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// The catalogue's entry of `name`.
 pub fn find(name: &str) -> Result<SettingDoc, Refusal> {
     Settings::catalogue()
@@ -197,6 +244,7 @@ pub fn checked(
     current: &BTreeMap<String, String>,
 ) -> Result<String, Refusal> {
     find(name)?;
+    stack_owned(name)?;
     let mut alone = Settings::default();
     alone.apply(name, value).map_err(|e| Refusal::Invalid {
         name: name.to_owned(),
@@ -218,9 +266,15 @@ pub fn checked(
         }
         Settings::from_pairs(all).1
     };
-    let before: Vec<String> = pairs(None).into_iter().map(|i| i.name).collect();
+    let before: Vec<(String, String)> = pairs(None)
+        .into_iter()
+        .map(|i| (i.name, i.problem))
+        .collect();
     let after = pairs(Some((name, &text)));
-    if let Some(new) = after.into_iter().find(|i| !before.contains(&i.name)) {
+    if let Some(new) = after
+        .into_iter()
+        .find(|i| !before.contains(&(i.name.clone(), i.problem.clone())))
+    {
         return Err(Refusal::Invalid {
             name: name.to_owned(),
             problem: new.problem,
@@ -242,10 +296,7 @@ pub fn prefix(path: &str) -> String {
 
 /// The settings under `path` in SSM, by name (plain parameters directly
 /// under it; secrets and sub-paths left out).
-pub async fn in_ssm(
-    ssm: &aws_sdk_ssm::Client,
-    path: &str,
-) -> anyhow::Result<BTreeMap<String, (String, Source)>> {
+pub async fn in_ssm(ssm: &aws_sdk_ssm::Client, path: &str) -> anyhow::Result<Given> {
     let prefix = prefix(path);
     let mut found = BTreeMap::new();
     let mut pages = ssm
@@ -267,6 +318,14 @@ pub async fn in_ssm(
             let value = p.value().unwrap_or_default().to_owned();
             found.insert(name.to_owned(), (value, Source::Ssm));
         }
+    }
+    // The stack creates every setting with a default: none at all is a
+    // wrong path (or region), as the functions would say too.
+    if found.is_empty() {
+        anyhow::bail!(
+            "no settings under {prefix} in this region: is the stage (or --settings-path) \
+             the stack's SettingsPath output, and AWS_REGION its region?"
+        );
     }
     Ok(found)
 }
@@ -321,6 +380,7 @@ pub enum Unset {
 /// where the setting has none (an SSM parameter cannot be empty).
 pub async fn unset(ssm: &aws_sdk_ssm::Client, path: &str, name: &str) -> anyhow::Result<Unset> {
     let setting = find(name)?;
+    stack_owned(name)?;
     if !setting.default.is_empty() {
         put(ssm, path, name, &setting.default).await?;
         return Ok(Unset::Default(setting.default));
@@ -359,7 +419,7 @@ pub fn markdown_table() -> String {
 mod tests {
     use super::*;
 
-    fn given(pairs: &[(&str, &str)]) -> BTreeMap<String, (String, Source)> {
+    fn given(pairs: &[(&str, &str)]) -> Given {
         pairs
             .iter()
             .map(|(n, v)| ((*n).to_owned(), ((*v).to_owned(), Source::Ssm)))
@@ -431,6 +491,33 @@ mod tests {
         );
         assert_eq!(checked("min_wait_seconds", "300", &current).unwrap(), "300");
         assert!(checked("llm_timeout_seconds", "120", &BTreeMap::new()).is_err());
+    }
+
+    #[test]
+    fn a_setting_the_stack_owns_is_changed_by_a_deploy() {
+        let refused = checked("llm_provider", "bedrock", &BTreeMap::new()).unwrap_err();
+        assert!(refused.to_string().contains("LlmProvider"), "{refused}");
+    }
+
+    #[test]
+    fn values_a_combination_check_reset_say_so() {
+        let list = entries(&given(&[
+            ("min_wait_seconds", "500"),
+            ("max_message_age_seconds", "600"),
+        ]));
+        for name in ["min_wait_seconds", "max_message_age_seconds"] {
+            let entry = list.iter().find(|e| e.name == name).unwrap();
+            let problem = entry.problem.as_deref().unwrap_or_default();
+            assert!(problem.contains("reset"), "{name}: {problem:?}");
+        }
+        // A conflict hidden behind an old problem of the same setting is
+        // still refused.
+        let current: BTreeMap<String, String> = [
+            ("max_message_age_seconds".to_owned(), "600".to_owned()),
+            ("min_wait_seconds".to_owned(), "-5".to_owned()),
+        ]
+        .into();
+        assert!(checked("min_wait_seconds", "500", &current).is_err());
     }
 
     #[test]

@@ -811,7 +811,12 @@ async fn parameter(ssm: &aws_sdk_ssm::Client, name: &str) -> Option<(String, Par
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn settings_set_refuses_a_bad_value_writes_a_good_one_and_unset_restores_the_default() {
     let ssm = ssm_client().await;
-    let stage = unique("settings");
+    // A stage's name is short (at most 20 characters): this run's own.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or_default();
+    let stage = format!("t{:08x}{:08x}", std::process::id(), nanos);
     let path = format!("/myao/{stage}/");
     for (name, default) in Settings::default_pairs() {
         put(

@@ -371,14 +371,20 @@ async fn the_report_page_renders_in_headless_chromium() {
         return;
     };
     let (_, page) = example_page(HtmlOptions::default()).await;
-    let dir = tempfile::tempdir().expect("a folder");
+    // Under the target folder, not /tmp: a snap-packaged Chromium has its
+    // own /tmp and would not see the page.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a folder");
     let file = dir.path().join("report.html");
     std::fs::write(&file, page).expect("the page written");
     let shot = dir.path().join("report.png");
     let run = |extra: &[String]| {
-        let out = std::process::Command::new(&chromium)
+        // `timeout` ends a Chromium that hangs (on D-Bus, say) in a minute.
+        let out = std::process::Command::new("timeout")
+            .arg("60")
+            .arg(&chromium)
             .args([
                 "--headless",
+                "--disable-dev-shm-usage",
                 "--no-sandbox",
                 "--disable-gpu",
                 "--disable-quic",

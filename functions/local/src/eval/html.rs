@@ -170,10 +170,37 @@ pub fn render(report: &Report, options: HtmlOptions) -> Result<String, minijinja
         full_text: options.full_text,
         left_out: report.channel_ids().len() - shown.len(),
         charts: charts(report, &shown),
+        channels: Vec::new(),
+    };
+    // The messages and the marks by channel, gathered once.
+    let mut people: HashMap<&ChannelId, Vec<&Said>> = HashMap::new();
+    for m in &report.people {
+        people.entry(&m.channel).or_default().push(m);
+    }
+    let marks: Vec<HashMap<&ChannelId, Vec<&Mark>>> = report
+        .levels
+        .iter()
+        .map(|level| {
+            let mut by: HashMap<&ChannelId, Vec<&Mark>> = HashMap::new();
+            for m in &level.marks {
+                by.entry(&m.channel).or_default().push(m);
+            }
+            by
+        })
+        .collect();
+    let page = Page {
         channels: shown
             .iter()
-            .map(|id| channel(report, id, options))
+            .map(|id| {
+                let said = people.get(id).map(Vec::as_slice).unwrap_or_default();
+                let marks: Vec<&[&Mark]> = marks
+                    .iter()
+                    .map(|by| by.get(id).map(Vec::as_slice).unwrap_or_default())
+                    .collect();
+                channel(report, id, said, &marks, options)
+            })
             .collect(),
+        ..page
     };
     let mut env = Environment::new();
     env.set_auto_escape_callback(|_| AutoEscape::Html);
@@ -301,8 +328,13 @@ fn when(ts: Ts) -> String {
 }
 
 /// A channel's timeline and its cases.
-fn channel(report: &Report, id: &ChannelId, options: HtmlOptions) -> ChannelView {
-    let said: Vec<&Said> = report.people.iter().filter(|m| m.channel == *id).collect();
+fn channel(
+    report: &Report,
+    id: &ChannelId,
+    said: &[&Said],
+    marks: &[&[&Mark]],
+    options: HtmlOptions,
+) -> ChannelView {
     let step = (PLOT / said.len().max(1) as f64).clamp(MIN_STEP, MAX_STEP);
     let by_ts: HashMap<Ts, &Said> = said.iter().map(|m| (m.ts, *m)).collect();
     // A message's place: its index; a post's, after the messages before it.
@@ -410,10 +442,11 @@ fn channel(report: &Report, id: &ChannelId, options: HtmlOptions) -> ChannelView
             });
         }
         let preempted: Vec<Ts> = c.figures.cases.preempted.clone();
-        let marks = level
-            .marks
+        let marks = marks
+            .get(li)
+            .copied()
+            .unwrap_or_default()
             .iter()
-            .filter(|m| m.channel == *id)
             .map(|m| {
                 let is_preempted =
                     m.unprompted && m.kind != MarkKind::Reaction && preempted.contains(&m.ts);

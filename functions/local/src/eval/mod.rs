@@ -26,6 +26,7 @@ use std::sync::Arc;
 use myao::domain::privacy::ChannelKind;
 use myao::domain::routing::{mentions, names};
 use myao::domain::rules::{is_question, Chattiness, Decision};
+use myao::domain::text::render_slack_text;
 use myao::domain::{ChannelId, Message, Settings, Ts, UserId};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -262,7 +263,13 @@ pub async fn run(
             .map(|c| c.id.clone())
             .collect(),
         people,
-        current: options.settings.chattiness,
+        // The level of a channel without its own: `chattiness`, or
+        // mentions only when `autonomous_replies` is off.
+        current: if options.settings.autonomous_replies {
+            options.settings.chattiness
+        } else {
+            Chattiness::MentionsOnly
+        },
         levels: reports,
     })
 }
@@ -278,9 +285,12 @@ struct Tally {
     index: HashMap<(ChannelId, Ts), usize>,
     posts: Vec<Post>,
     marks: Vec<Mark>,
-    /// The latest ruling that let the bot speak unprompted, by channel,
-    /// until a post or reaction takes it.
-    rulings: HashMap<ChannelId, String>,
+    /// The ruling of the latest judgment that decided to speak, by the
+    /// conversation its reply goes to, until a post or reaction there takes
+    /// it (a judgment that decided otherwise clears its conversation's).
+    rulings: HashMap<(ChannelId, Option<Ts>), String>,
+    /// People's names by id, for the edits' readable text.
+    names: HashMap<UserId, String>,
     counts: BTreeMap<ChannelId, Counts>,
     /// The bot's id and name, from the header.
     bot: Option<(UserId, String)>,
@@ -362,7 +372,11 @@ impl Tally {
         prompted: bool,
         text: &str,
     ) {
-        let ruling = self.rulings.remove(channel).filter(|_| !prompted);
+        let ruling = if prompted || kind == MarkKind::Opener {
+            None
+        } else {
+            self.rulings.remove(&(channel.clone(), e.thread_ts))
+        };
         self.marks.push(Mark {
             channel: channel.clone(),
             ts,
@@ -423,12 +437,16 @@ impl Sink for Tally {
                 self.index.insert(key, self.people.len());
                 self.people.push(Some(message));
                 self.shown.push((user_name.clone(), shown.clone()));
+                self.names.insert(user.clone(), user_name.clone());
             }
             EventKind::Edited { ts, text, .. } => {
                 if let Some(&i) = self.index.get(&(channel.clone(), *ts)) {
                     if let Some(m) = self.people[i].as_mut() {
                         m.text = text.clone();
-                        self.shown[i].1 = text.clone();
+                        let names = &self.names;
+                        self.shown[i].1 = render_slack_text(text, |id| {
+                            UserId::parse(id).ok().and_then(|u| names.get(&u).cloned())
+                        });
                     }
                 }
             }
@@ -442,8 +460,17 @@ impl Sink for Tally {
             } => {
                 let decision = ruling.as_ref().map(|r| r.decision);
                 self.judged(channel, verdict, decision);
-                if let Some(r) = ruling.as_ref().filter(|r| r.decision != Decision::Silent) {
-                    self.rulings.insert(channel.clone(), r.explain());
+                match (verdict, ruling) {
+                    (
+                        Verdict::Respond { reply_thread, .. } | Verdict::Sure { reply_thread, .. },
+                        Some(r),
+                    ) => {
+                        self.rulings
+                            .insert((channel.clone(), *reply_thread), r.explain());
+                    }
+                    _ => {
+                        self.rulings.remove(&(channel.clone(), e.thread_ts));
+                    }
                 }
             }
             EventKind::Reply {

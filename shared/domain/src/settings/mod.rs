@@ -313,7 +313,8 @@ settings! {
     timezone: Tz = Tz::UTC, Zone;
     /// Where the LLM calls go: `openai` (the OpenAI-compatible API of
     /// `llm_base_url`, with the key) or `bedrock` (Amazon Bedrock in the
-    /// stack's Region, no key); the stack's `LlmProvider` sets it.
+    /// stack's Region, no key). The stack's `LlmProvider` parameter sets it,
+    /// with Bedrock's permissions: change it with a deploy.
     llm_provider: LlmProvider = LlmProvider::OpenAi, Provider;
     /// OpenAI-compatible API base URL, without `/chat/completions`.
     llm_base_url: String = "https://api.openai.com/v1".to_owned(), Url;
