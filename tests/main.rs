@@ -12,6 +12,7 @@ mod deadline;
 mod facts;
 mod ingest;
 mod judge;
+mod layout;
 mod limits;
 mod memory;
 mod metrics;

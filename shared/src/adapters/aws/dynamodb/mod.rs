@@ -29,6 +29,7 @@
 //! library for the emulator) from [`schema`]'s names.
 
 mod items;
+mod ops;
 pub mod schema;
 mod store;
 

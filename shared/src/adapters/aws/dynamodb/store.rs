@@ -2,25 +2,21 @@
 //! writes.
 
 use async_trait::async_trait;
-use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
-use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
-use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
-use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
-use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 use chrono::{DateTime, Utc};
 
 use super::items::{
     b, channel_item, claim_item, counter_item, expired, expires_at, fact_item, forget_item,
     mark_item, memory_item, message_item, n, pending_edit_item, s, time_text, user_item, FromItem,
-    Item, MarkRow, MessageRow,
+    MarkRow, MessageRow,
 };
+use super::ops::*;
 use super::schema::{
     channel_pk, conversation_pk, facts_pk, message_sk, thread_memory_pk, Key, CHANNELS_PK,
     COUNT_ATTRIBUTE, FORGET_PK, GSI1, MESSAGE_SK_PREFIX, TTL_ATTRIBUTE,
 };
 use super::{DynamoStore, SERVICE};
-use crate::adapters::aws::{expecting, port_error};
+use crate::adapters::aws::port_error;
 use crate::domain::facts::Fact;
 use crate::domain::people::{Profile, ProfileDelta};
 use crate::domain::{
@@ -28,212 +24,6 @@ use crate::domain::{
     MemoryScope, Message, Ts, User, UserId, VisibilityChange,
 };
 use crate::ports::{sort_forgets, ChannelRecord, Claim, Edit, Insert, PortError, Store};
-
-/// The error of a write whose condition failed.
-const CONDITION_FAILED: &str = "ConditionalCheckFailedException";
-
-/// No live item is there: an expired one counts as absent, as it does for
-/// reads (TTL deletion or not).
-const NO_LIVE_ITEM: &str = "attribute_not_exists(pk) OR #exp <= :now";
-
-/// What a conditional write came to.
-enum Written {
-    /// It was made.
-    Made,
-    /// Its condition failed; the item as it was, when DynamoDB sent it back.
-    Refused(Option<Item>),
-}
-
-impl Written {
-    fn made(&self) -> bool {
-        matches!(self, Written::Made)
-    }
-}
-
-/// A conditional write's result: made, refused by its condition, or (any
-/// other failure) a [`PortError`].
-fn written<T, E>(operation: &str, result: Result<T, SdkError<E>>) -> Result<Written, PortError>
-where
-    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
-    aws_sdk_dynamodb::Error: From<SdkError<E>>,
-{
-    Ok(
-        match expecting(SERVICE, operation, CONDITION_FAILED, result)? {
-            Ok(_) => Written::Made,
-            Err(refused) => match aws_sdk_dynamodb::Error::from(refused) {
-                aws_sdk_dynamodb::Error::ConditionalCheckFailedException(c) => {
-                    Written::Refused(c.item)
-                }
-                _ => Written::Refused(None),
-            },
-        },
-    )
-}
-
-/// An update that names a channel's record attributes (`#channel`, `#name`,
-/// `#kind`, `#external`) and gives `channel`'s values for them.
-fn with_channel(update: UpdateItemFluentBuilder, channel: &Channel) -> UpdateItemFluentBuilder {
-    update
-        .expression_attribute_names("#channel", "channel")
-        .expression_attribute_names("#name", "name")
-        .expression_attribute_names("#kind", "kind")
-        .expression_attribute_names("#external", "external")
-        .expression_attribute_values(":channel", s(channel.id.as_str()))
-        .expression_attribute_values(":name", s(&channel.name))
-        .expression_attribute_values(":kind", s(channel.visibility.kind.as_str()))
-        .expression_attribute_values(":external", b(channel.visibility.external))
-}
-
-impl DynamoStore {
-    fn now(&self) -> i64 {
-        self.clock.now().timestamp()
-    }
-
-    fn put(&self, item: Item) -> PutItemFluentBuilder {
-        self.client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(item))
-    }
-
-    /// A put on `condition`, which names the item's expiry `#exp` and the
-    /// time `:now` (`now`).
-    fn put_if(&self, item: Item, condition: &str, now: i64) -> PutItemFluentBuilder {
-        self.put(item)
-            .condition_expression(condition)
-            .expression_attribute_names("#exp", TTL_ATTRIBUTE)
-            .expression_attribute_values(":now", n(now))
-    }
-
-    fn update(&self, key: Key) -> UpdateItemFluentBuilder {
-        self.client
-            .update_item()
-            .table_name(&self.table)
-            .set_key(Some(key.into()))
-    }
-
-    fn delete(&self, key: Key) -> DeleteItemFluentBuilder {
-        self.client
-            .delete_item()
-            .table_name(&self.table)
-            .set_key(Some(key.into()))
-    }
-
-    fn query(&self) -> QueryFluentBuilder {
-        self.client.query().table_name(&self.table)
-    }
-
-    /// Writes `item`, whatever was there.
-    async fn put_item(&self, item: Item) -> Result<(), PortError> {
-        self.put(item)
-            .send()
-            .await
-            .map_err(|e| port_error(SERVICE, "PutItem", e))?;
-        Ok(())
-    }
-
-    /// Deletes the item at `key`, if any.
-    async fn delete_item(&self, key: Key) -> Result<(), PortError> {
-        self.delete(key)
-            .send()
-            .await
-            .map_err(|e| port_error(SERVICE, "DeleteItem", e))?;
-        Ok(())
-    }
-
-    async fn get_item(&self, key: Key) -> Result<Option<Item>, PortError> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .set_key(Some(key.into()))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| port_error(SERVICE, "GetItem", e))?;
-        Ok(out.item)
-    }
-
-    /// The item a write was refused over: the one DynamoDB sent back, else
-    /// the one at `key` now (not every DynamoDB, nor the emulator, sends it).
-    async fn refused_over(&self, sent: Option<Item>, key: Key) -> Result<Option<Item>, PortError> {
-        match sent {
-            Some(item) => Ok(Some(item)),
-            None => self.get_item(key).await,
-        }
-    }
-
-    /// The record at `key`, unless it is missing or expired.
-    async fn get_live<T: FromItem>(&self, key: Key) -> Result<Option<T>, PortError> {
-        let now = self.now();
-        self.get_item(key)
-            .await?
-            .filter(|item| !expired(item, now))
-            .map(|item| T::from_item(&item))
-            .transpose()
-    }
-
-    /// The records a query finds, over all pages, but the expired ones.
-    async fn query_live<T: FromItem>(
-        &self,
-        query: QueryFluentBuilder,
-    ) -> Result<Vec<T>, PortError> {
-        let now = self.now();
-        let items: Vec<Item> = query
-            .into_paginator()
-            .items()
-            .send()
-            .try_collect()
-            .await
-            .map_err(|e| port_error(SERVICE, "Query", e))?;
-        items
-            .iter()
-            .filter(|item| !expired(item, now))
-            .map(T::from_item)
-            .collect()
-    }
-
-    /// The newest `limit` live messages a query finds, oldest first. The
-    /// query must read newest first; pages go on until `limit` live ones are
-    /// found, since tombstones and expired items leave a page short.
-    async fn newest_messages(
-        &self,
-        query: QueryFluentBuilder,
-        limit: usize,
-    ) -> Result<Vec<Message>, PortError> {
-        let mut found = Vec::new();
-        if limit == 0 {
-            return Ok(found);
-        }
-        let now = self.now();
-        let mut start: Option<Item> = None;
-        loop {
-            let want = i32::try_from(limit - found.len()).unwrap_or(i32::MAX);
-            let out = query
-                .clone()
-                .scan_index_forward(false)
-                .limit(want)
-                .set_exclusive_start_key(start.take())
-                .send()
-                .await
-                .map_err(|e| port_error(SERVICE, "Query", e))?;
-            for item in out.items() {
-                if let Some(m) = MessageRow::from_item(item)?.live(now) {
-                    found.push(m);
-                    if found.len() == limit {
-                        break;
-                    }
-                }
-            }
-            start = out.last_evaluated_key;
-            if found.len() == limit || start.is_none() {
-                break;
-            }
-        }
-        found.reverse();
-        Ok(found)
-    }
-}
 
 #[async_trait]
 impl Store for DynamoStore {

@@ -1,0 +1,23 @@
+//! In-process twins of the AWS adapters: a store in memory ([`MemoryStore`])
+//! and a job board that is both the scheduler and the queue ([`JobBoard`]),
+//! and the metrics recorded ([`RecordedMetrics`]). Tests and the local mode
+//! use them; they keep the same contracts as DynamoDB, EventBridge Scheduler
+//! and SQS (conditional inserts, tombstones, upsert-replaces, delays).
+
+use std::sync::{Mutex, MutexGuard};
+
+mod board;
+mod metrics;
+mod store;
+
+pub use board::JobBoard;
+pub use metrics::RecordedMetrics;
+pub use store::{CallCounts, MemoryStore};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic elsewhere must not make the twin unusable.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests;

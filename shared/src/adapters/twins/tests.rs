@@ -1,0 +1,235 @@
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+
+use crate::domain::{ChannelId, Conversation, Job, Message, ScheduleName, Ts, UserId};
+use crate::ports::{Clock, Edit, Insert, Queue, Scheduler, Store};
+
+use super::*;
+use crate::adapters::system::ManualClock;
+use crate::domain::JobKind;
+use chrono::Duration;
+
+fn t(secs: i64) -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp(secs, 0).unwrap()
+}
+
+fn msg(ts: &str, thread: Option<&str>) -> Message {
+    Message::new(
+        ChannelId::parse("C1").unwrap(),
+        UserId::parse("U1").unwrap(),
+        format!("m{ts}"),
+        Ts::parse(ts).unwrap(),
+        thread.map(|x| Ts::parse(x).unwrap()),
+        false,
+    )
+}
+
+#[tokio::test]
+async fn store_inserts_once_and_keeps_tombstones() {
+    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let s = MemoryStore::new(clock.clone());
+    let m = msg("10.0", None);
+    assert_eq!(
+        s.insert_message(&m, false, t(9_999)).await.unwrap(),
+        Insert::New
+    );
+    assert_eq!(
+        s.insert_message(&m, true, t(9_999)).await.unwrap(),
+        Insert::Duplicate { routed: false }
+    );
+    s.mark_routed(&m.channel, m.ts).await.unwrap();
+    assert_eq!(
+        s.insert_message(&m, true, t(9_999)).await.unwrap(),
+        Insert::Duplicate { routed: true }
+    );
+    s.delete_message(&m.channel, m.ts, t(9_999)).await.unwrap();
+    assert_eq!(
+        s.insert_message(&m, false, t(9_999)).await.unwrap(),
+        Insert::Deleted
+    );
+    assert_eq!(s.get_message(&m.channel, m.ts).await.unwrap(), None);
+    assert_eq!(
+        s.edit_message(&m.channel, m.ts, "x", t(9_999))
+            .await
+            .unwrap(),
+        Edit::Deleted
+    );
+}
+
+#[tokio::test]
+async fn an_edit_that_comes_first_wins_over_its_late_message() {
+    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let s = MemoryStore::new(clock.clone());
+    let m = Message::new(
+        ChannelId::parse("C1").unwrap(),
+        UserId::parse("U1").unwrap(),
+        "the old text",
+        Ts::parse("5.0").unwrap(),
+        None,
+        false,
+    );
+    assert_eq!(
+        s.edit_message(&m.channel, m.ts, "the new text", t(9_999))
+            .await
+            .unwrap(),
+        Edit::Pending
+    );
+    assert_eq!(s.get_message(&m.channel, m.ts).await.unwrap(), None);
+    assert_eq!(
+        s.insert_message(&m, false, t(9_999)).await.unwrap(),
+        Insert::New
+    );
+    let stored = s.get_message(&m.channel, m.ts).await.unwrap().unwrap();
+    assert_eq!(stored.text, "the new text");
+    assert_eq!(
+        s.edit_message(&m.channel, m.ts, "third", t(9_999))
+            .await
+            .unwrap(),
+        Edit::Applied
+    );
+}
+
+#[tokio::test]
+async fn store_reads_by_conversation_and_recency() {
+    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let s = MemoryStore::new(clock.clone());
+    for (ts, th) in [
+        ("1.0", None),
+        ("2.0", Some("1.0")),
+        ("3.0", None),
+        ("4.0", Some("1.0")),
+        ("5.0", None),
+    ] {
+        s.insert_message(&msg(ts, th), true, t(9_999))
+            .await
+            .unwrap();
+    }
+    let c = ChannelId::parse("C1").unwrap();
+    let texts = |v: Vec<Message>| v.into_iter().map(|m| m.text).collect::<Vec<_>>();
+    assert_eq!(
+        texts(s.recent_messages(&c, 2).await.unwrap()),
+        ["m4.0", "m5.0"]
+    );
+    let thread = Conversation::thread(c.clone(), Ts::parse("1.0").unwrap());
+    assert_eq!(
+        texts(s.conversation_messages(&thread, 10).await.unwrap()),
+        ["m2.0", "m4.0"]
+    );
+    let top = Conversation::top_level(c.clone());
+    assert_eq!(
+        texts(s.conversation_messages(&top, 2).await.unwrap()),
+        ["m3.0", "m5.0"]
+    );
+    assert_eq!(
+        texts(
+            s.messages_after(&c, Some(Ts::parse("3.0").unwrap()), 10)
+                .await
+                .unwrap()
+        ),
+        ["m4.0", "m5.0"]
+    );
+    // expired messages are not read
+    clock.set(t(10_000));
+    assert!(s.recent_messages(&c, 10).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn claims_are_granted_once_until_released_or_expired() {
+    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let s = MemoryStore::new(clock.clone());
+    assert!(s.claim("k", t(2_000)).await.unwrap());
+    assert!(!s.claim("k", t(2_000)).await.unwrap());
+    assert_eq!(s.held_until("k").await.unwrap(), Some(t(2_000)));
+    s.release("k").await.unwrap();
+    assert_eq!(s.held_until("k").await.unwrap(), None);
+    assert!(s.claim("k", t(2_000)).await.unwrap());
+    clock.set(t(2_001));
+    assert_eq!(s.held_until("k").await.unwrap(), None);
+    assert!(s.claim("k", t(3_000)).await.unwrap());
+}
+
+#[tokio::test]
+async fn counters_stop_at_their_limit_until_they_expire() {
+    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let s = MemoryStore::new(clock.clone());
+    assert!(!s.count("none", 0, t(2_000)).await.unwrap());
+    for _ in 0..3 {
+        assert!(s.count("k", 3, t(2_000)).await.unwrap());
+    }
+    assert!(!s.count("k", 3, t(2_000)).await.unwrap());
+    assert!(s.count("k", 4, t(2_000)).await.unwrap(), "a higher limit");
+    assert!(s.count("other", 3, t(2_000)).await.unwrap());
+    // The first count set the expiry: a later one does not move it.
+    clock.set(t(1_999));
+    assert!(!s.count("k", 4, t(9_000)).await.unwrap());
+    clock.set(t(2_000));
+    assert!(
+        s.count("k", 1, t(3_000)).await.unwrap(),
+        "expired: from zero"
+    );
+    assert!(!s.count("k", 1, t(3_000)).await.unwrap());
+}
+
+#[tokio::test]
+async fn board_upsert_replaces_the_pending_job_of_a_name() {
+    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let b = JobBoard::new(clock.clone());
+    let c = ChannelId::parse("C1").unwrap();
+    let conv = Conversation::top_level(c.clone());
+    let name = ScheduleName::for_conversation(JobKind::Judgment, &conv);
+    let job = |n: &str| Job::Judgment {
+        channel: c.clone(),
+        thread_ts: None,
+        newest_ts: Ts::parse(n).unwrap(),
+    };
+    b.upsert(&name, t(1_300), &job("1.0")).await.unwrap();
+    b.upsert(&name, t(1_400), &job("2.0")).await.unwrap();
+    assert_eq!(b.scheduled().len(), 1);
+    assert!(
+        b.take_due(t(1_300)).is_empty(),
+        "the first time was replaced"
+    );
+    assert_eq!(b.take_due(t(1_400)), vec![job("2.0")]);
+    assert!(b.scheduled().is_empty());
+}
+
+#[tokio::test]
+async fn board_queue_honours_delays_and_order() {
+    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let b = JobBoard::new(clock.clone());
+    let a = Job::MemorySweep;
+    let c = Job::ThreadMemory {
+        channel: ChannelId::parse("C1").unwrap(),
+        thread_ts: Ts::parse("1.0").unwrap(),
+    };
+    b.send(&a, 30).await.unwrap();
+    b.send(&c, 0).await.unwrap();
+    assert!(b.send(&a, 901).await.is_err());
+    assert_eq!(b.next_due(), Some(t(1_000)));
+    assert_eq!(b.take_due(t(1_000)), vec![c]);
+    clock.advance(Duration::seconds(30));
+    assert_eq!(b.take_due(clock.now()), vec![a]);
+}
+
+#[tokio::test]
+async fn board_runs_jobs_in_real_time() {
+    use crate::adapters::system::SystemClock;
+    let b = Arc::new(JobBoard::new(Arc::new(SystemClock)));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let runner = tokio::spawn(b.clone().run(
+        move |job| {
+            let tx = tx.clone();
+            async move {
+                let _ = tx.send(job);
+            }
+        },
+        std::future::pending(),
+    ));
+    b.send(&Job::MemorySweep, 0).await.unwrap();
+    let got = tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv())
+        .await
+        .unwrap();
+    assert_eq!(got, Some(Job::MemorySweep));
+    runner.abort();
+}
