@@ -7,6 +7,7 @@
 //! - SQS (`SqsQueue`): `queue_*`
 //! - SSM (`SsmSettingsSource`, `SsmSecrets`): `ssm_*`
 
+use myao::ports::{ChannelRecords, Claims, MemoryRecords, Messages, UserCache};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

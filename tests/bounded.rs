@@ -9,7 +9,7 @@ use chrono::Duration;
 use myao::domain::budget::estimate_tokens;
 use myao::domain::Reply;
 use myao::domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
-use myao::ports::Store;
+use myao::ports::{ChannelRecords, MemoryRecords};
 use myao_tests::stubs::{at, channel, message, ts, verdict, Bed, PromptKind, ALICE, BOB, GENERAL};
 
 #[tokio::test]

@@ -22,6 +22,7 @@
 //! - the bot having spoken last: `no_llm_call_when_the_bot_spoke_last`
 //! - display names in prompts: `prompts_show_display_names_*`
 
+use myao::ports::{MemoryRecords, Messages, UserCache};
 use std::time::{Duration as StdDuration, Instant};
 
 use chrono::Duration;
@@ -31,7 +32,7 @@ use myao::app::response::ResponseOutcome;
 use myao::domain::rules::Gate;
 use myao::domain::Reply;
 use myao::domain::{Conversation, Job, JobKind, Memory, MemoryKind, MemoryScope, ScheduleName};
-use myao::ports::{Clock, ScheduledJob, Store};
+use myao::ports::{Clock, ScheduledJob};
 use myao_tests::stubs::{
     assert_in_order, channel, completion, message, ts, user, verdict, Bed, PromptKind, Sequence,
     ALICE, BOB, BOT, GENERAL, JUDGMENT_MARK, RESPONSE_MARK,

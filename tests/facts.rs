@@ -10,7 +10,7 @@ use myao::app::jobs::JobOutcome;
 use myao::app::response::ResponseOutcome;
 use myao::domain::people::{FamiliarityThresholds, FORGOTTEN_NOTICE};
 use myao::domain::{Job, Reply, Settings, Ts};
-use myao::ports::Store;
+use myao::ports::{FactRecords, ProfileRecords};
 use myao_tests::stubs::{
     assert_in_order, channel, message, ts, user, Bed, PromptKind, ALICE, BOB, BOT, GENERAL,
     PARTNERS, SECRET,

@@ -17,6 +17,7 @@
 //! - a cold start whose settings cannot be read: 500, nothing written, and
 //!   the job functions fail rather than run on the defaults
 
+use myao::ports::{MemoryRecords, Messages};
 use std::sync::Arc;
 
 use anyhow::Result;
@@ -31,7 +32,7 @@ use myao::adapters::system::{FixedRandom, ManualClock};
 use myao::app::ingest::Ingest;
 use myao::app::{Ports, Services};
 use myao::domain::{ChannelId, Conversation, Job, JobKind, ScheduleName, Ts};
-use myao::ports::{Clock, Scheduler, Store};
+use myao::ports::{Clock, Scheduler};
 use myao::wire::aws::ssm_settings;
 use myao::wire::http_services;
 use myao_tests::{

@@ -20,6 +20,7 @@ use myao::domain::limits::{self, Limit, LIMIT_NOTICE};
 use myao::domain::Reply;
 use myao::domain::{Job, MemoryKind, MemoryScope, Ts};
 use myao::ports::Store;
+use myao::ports::{Claims, MemoryRecords};
 use myao_tests::stubs::{
     at, channel, message, ts, Bed, MemoryTask, PromptKind, ALICE, BOB, DEFAULT_REPLY, GENERAL,
     RANDOM,

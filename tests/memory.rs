@@ -16,7 +16,7 @@ use myao::app::judgment::JudgmentOutcome;
 use myao::app::memory::MemoryReport;
 use myao::domain::Reply;
 use myao::domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
-use myao::ports::Store;
+use myao::ports::{ChannelRecords, MemoryRecords, Messages, UserCache};
 use myao_tests::stubs::{
     assert_in_order, at, channel, message, ts, verdict, Bed, MemoryTask, PromptKind, ALICE, BOB,
     GENERAL, RANDOM,

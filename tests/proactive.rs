@@ -21,7 +21,7 @@ use myao::domain::rules::Chattiness;
 use myao::domain::{
     Channel, Job, Memory, MemoryKind, MemoryScope, Reply, Settings, Ts, Visibility,
 };
-use myao::ports::Store;
+use myao::ports::{ChannelRecords, FactRecords, MemoryRecords, Messages};
 use myao_tests::stubs::{
     at, channel, message, opening, ts, Bed, PromptKind, ALICE, BOB, BOT, DEFAULT_REPLY, GENERAL,
     PARTNERS, RANDOM, SECRET,

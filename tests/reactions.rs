@@ -11,7 +11,7 @@ use myao::app::response::ResponseOutcome;
 use myao::domain::routing::Route;
 use myao::domain::rules::{Decision, Gate};
 use myao::domain::{EmojiName, Job, Reply, Settings, Ts};
-use myao::ports::Store;
+use myao::ports::Messages;
 use myao_tests::stubs::{
     channel, message, ts, verdict_of, Bed, PromptKind, ALICE, BOB, BOT, GENERAL,
 };

@@ -4,6 +4,7 @@
 //! render fitted to the prompt budget. Slack is an in-process answer here:
 //! what is measured is the bot's own work, not the network.
 
+use myao::ports::{ChannelRecords, MemoryRecords, Messages};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -16,7 +17,7 @@ use myao::domain::{
     Channel, ChannelId, Conversation, EmojiName, Memory, MemoryKind, MemoryScope, Message,
     Settings, Ts, User, UserId, Visibility,
 };
-use myao::ports::{Clock, Llm, LlmReply, LlmRequest, PortError, Reacted, SlackApi, Store};
+use myao::ports::{Clock, Llm, LlmReply, LlmRequest, PortError, Reacted, SlackApi};
 use myao::prompts::{fitted, judgment_prompt, ContextView};
 use myao::wire::Twins;
 

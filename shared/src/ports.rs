@@ -176,10 +176,9 @@ pub struct ChannelRecord {
     pub checked_at: Option<DateTime<Utc>>,
 }
 
-/// Messages, channels, users, memories and job claims (DynamoDB on AWS).
-/// Reads never return deleted or expired messages.
+/// Messages: stored with a conditional write, edited, deleted (a tombstone stays), and read by conversation or channel. Reads never return deleted or expired messages.
 #[async_trait]
-pub trait Store: Send + Sync {
+pub trait Messages: Send + Sync {
     /// Stores a new message unless one with the same channel and `ts` exists
     /// (a conditional write). `routed` records whether its job was made (or
     /// none is needed).
@@ -242,7 +241,11 @@ pub trait Store: Send + Sync {
         after: Option<Ts>,
         limit: usize,
     ) -> Result<Vec<Message>, PortError>;
+}
 
+/// The channels the bot has seen: when each was last active, and its name and visibility as Slack last said.
+#[async_trait]
+pub trait ChannelRecords: Send + Sync {
     /// Records that a channel was active at `at` (the latest wins). Its name
     /// is kept; a channel not known yet is recorded with `channel`'s name and
     /// visibility. The record lives until `expires_at`.
@@ -270,7 +273,11 @@ pub trait Store: Send + Sync {
     async fn get_channel(&self, id: &ChannelId) -> Result<Option<ChannelRecord>, PortError>;
     /// Every live channel record.
     async fn channels(&self) -> Result<Vec<ChannelRecord>, PortError>;
+}
 
+/// The workspace's members, cached from Slack.
+#[async_trait]
+pub trait UserCache: Send + Sync {
     /// A cached user, with the time it was fetched.
     async fn get_user(&self, id: &UserId) -> Result<Option<(User, DateTime<Utc>)>, PortError>;
     async fn put_user(
@@ -279,7 +286,11 @@ pub trait Store: Send + Sync {
         fetched_at: DateTime<Utc>,
         expires_at: DateTime<Utc>,
     ) -> Result<(), PortError>;
+}
 
+/// The memories of threads, channels and the workspace, and the forgets pending (what was deleted or edited, to leave them).
+#[async_trait]
+pub trait MemoryRecords: Send + Sync {
     /// Stores a memory, replacing the one of its scope and kind; it lives
     /// until `expires_at`.
     async fn put_memory(&self, memory: &Memory, expires_at: DateTime<Utc>)
@@ -299,7 +310,6 @@ pub trait Store: Send + Sync {
         channel: &ChannelId,
         since: DateTime<Utc>,
     ) -> Result<Vec<Memory>, PortError>;
-
     /// Records that a message was deleted or edited, for the next memory run.
     async fn record_forget(
         &self,
@@ -310,7 +320,11 @@ pub trait Store: Send + Sync {
     async fn forgets(&self) -> Result<Vec<Forget>, PortError>;
     /// Marks one handled.
     async fn clear_forget(&self, forget: &Forget) -> Result<(), PortError>;
+}
 
+/// The facts reflection wrote of each channel, and how far each conversation was reflected on.
+#[async_trait]
+pub trait FactRecords: Send + Sync {
     /// The facts of `channel` (outdated ones too), in no order.
     async fn facts(&self, channel: &ChannelId) -> Result<Vec<Fact>, PortError>;
     /// Stores a fact (replacing one of the same channel and id) until
@@ -327,6 +341,11 @@ pub trait Store: Send + Sync {
         ts: Ts,
         expires_at: DateTime<Utc>,
     ) -> Result<(), PortError>;
+}
+
+/// What the bot knows of each person: interactions and topics.
+#[async_trait]
+pub trait ProfileRecords: Send + Sync {
     /// What the bot knows of `user`, if anything.
     async fn profile(&self, user: &UserId) -> Result<Option<Profile>, PortError>;
     /// Adds `delta` to `user`'s profile (made when there is none), at once,
@@ -340,7 +359,11 @@ pub trait Store: Send + Sync {
     /// Replaces `user`'s recent topics (nothing without a profile).
     async fn set_topics(&self, user: &UserId, topics: &[String]) -> Result<(), PortError>;
     async fn delete_profile(&self, user: &UserId) -> Result<(), PortError>;
+}
 
+/// Claims that make a job run once, and counters for the spend limits.
+#[async_trait]
+pub trait Claims: Send + Sync {
     /// Claims a job execution once (a conditional write): true for the first
     /// caller, false for every later one until `expires_at`.
     async fn claim(&self, key: &str, expires_at: DateTime<Utc>) -> Result<bool, PortError>;
@@ -356,7 +379,6 @@ pub trait Store: Send + Sync {
     async fn release(&self, key: &str) -> Result<(), PortError>;
     /// Until when a live claim holds `key` (`None`: no live claim).
     async fn held_until(&self, key: &str) -> Result<Option<DateTime<Utc>>, PortError>;
-
     /// Counts one more against `limit`, atomically: true when the counter
     /// was below `limit` and now holds one more, false (nothing counted)
     /// when it had reached it. A counter starts at zero; its first count
@@ -367,6 +389,27 @@ pub trait Store: Send + Sync {
         limit: u64,
         expires_at: DateTime<Utc>,
     ) -> Result<bool, PortError>;
+}
+
+/// Everything stored (DynamoDB on AWS, [`crate::adapters::twins::MemoryStore`]
+/// in process): one port per kind of data, so that an adapter implements
+/// each in its own block, and a service can ask for only the kinds it uses.
+pub trait Store:
+    Messages + ChannelRecords + UserCache + MemoryRecords + FactRecords + ProfileRecords + Claims
+{
+}
+
+impl<
+        T: Messages
+            + ChannelRecords
+            + UserCache
+            + MemoryRecords
+            + FactRecords
+            + ProfileRecords
+            + Claims
+            + ?Sized,
+    > Store for T
+{
 }
 
 /// Puts forgets in the order [`Store::forgets`] returns them: oldest first,

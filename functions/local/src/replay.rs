@@ -14,6 +14,7 @@
 //! one pending sweep, armed again after each run; it runs before the board's
 //! jobs due at the same instant.
 
+use myao::ports::Messages;
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -34,7 +35,7 @@ use myao::domain::text::render_slack_text;
 use myao::domain::{
     Channel, ChannelId, Job, MemoryKind, MemoryScope, Reply, Settings, Ts, UserId, Visibility,
 };
-use myao::ports::{Clock, Llm, Store};
+use myao::ports::{Clock, Llm};
 use myao::wire::Twins;
 
 use crate::export::Export;

@@ -8,14 +8,18 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::domain::facts::Fact;
-use crate::domain::people::{Profile, ProfileDelta};
+use crate::domain::people::Profile;
 use crate::domain::{
     Channel, ChannelId, Conversation, EmojiName, Forget, Memory, MemoryKind, MemoryScope, Message,
     Ts, User, UserId, VisibilityChange,
 };
-use crate::ports::{sort_forgets, ChannelRecord, Claim, Clock, Edit, Insert, PortError, Store};
+use crate::ports::{
+    ChannelRecord, ChannelRecords, Clock, Edit, Insert, Messages, PortError, UserCache,
+};
 
 use super::lock;
+
+mod records;
 
 #[derive(Debug, Clone)]
 enum Stored {
@@ -210,7 +214,7 @@ fn newest_oldest_first<'a>(
 }
 
 #[async_trait]
-impl Store for MemoryStore {
+impl Messages for MemoryStore {
     async fn insert_message(
         &self,
         message: &Message,
@@ -367,7 +371,10 @@ impl Store for MemoryStore {
             .collect();
         Ok(newest_oldest_first(v.into_iter(), limit))
     }
+}
 
+#[async_trait]
+impl ChannelRecords for MemoryStore {
     async fn touch_channel(
         &self,
         channel: &Channel,
@@ -445,7 +452,10 @@ impl Store for MemoryStore {
             .filter_map(|e| e.live(now).cloned())
             .collect())
     }
+}
 
+#[async_trait]
+impl UserCache for MemoryStore {
     async fn get_user(&self, id: &UserId) -> Result<Option<(User, DateTime<Utc>)>, PortError> {
         let now = self.clock.now();
         Ok(self.read().users.get(id).and_then(|e| e.live(now)).cloned())
@@ -460,246 +470,5 @@ impl Store for MemoryStore {
         let user_at = Expiring::new((user.clone(), fetched_at), expires_at);
         self.write()?.users.insert(user.id.clone(), user_at);
         Ok(())
-    }
-
-    async fn put_memory(
-        &self,
-        memory: &Memory,
-        expires_at: DateTime<Utc>,
-    ) -> Result<(), PortError> {
-        let key = (memory.scope.clone(), memory.kind);
-        let memory = Expiring::new(memory.clone(), expires_at);
-        self.write()?.memories.insert(key, memory);
-        Ok(())
-    }
-
-    async fn get_memory(
-        &self,
-        scope: &MemoryScope,
-        kind: MemoryKind,
-    ) -> Result<Option<Memory>, PortError> {
-        let now = self.clock.now();
-        Ok(self
-            .read()
-            .memories
-            .get(&(scope.clone(), kind))
-            .and_then(|e| e.live(now))
-            .cloned())
-    }
-
-    async fn delete_memory(&self, scope: &MemoryScope, kind: MemoryKind) -> Result<(), PortError> {
-        self.write()?.memories.remove(&(scope.clone(), kind));
-        Ok(())
-    }
-
-    async fn thread_memories(
-        &self,
-        channel: &ChannelId,
-        since: DateTime<Utc>,
-    ) -> Result<Vec<Memory>, PortError> {
-        let now = self.clock.now();
-        Ok(self
-            .read()
-            .memories
-            .values()
-            .filter_map(|e| e.live(now))
-            .filter(|m| {
-                matches!(&m.scope, MemoryScope::Thread { channel: c, .. } if c == channel)
-                    && m.updated_at >= since
-            })
-            .cloned()
-            .collect())
-    }
-
-    async fn record_forget(
-        &self,
-        forget: &Forget,
-        expires_at: DateTime<Utc>,
-    ) -> Result<(), PortError> {
-        let key = (forget.channel.clone(), forget.ts);
-        let forget = Expiring::new(forget.clone(), expires_at);
-        self.write()?.forgets.insert(key, forget);
-        Ok(())
-    }
-
-    async fn forgets(&self) -> Result<Vec<Forget>, PortError> {
-        let now = self.clock.now();
-        let mut all: Vec<Forget> = self
-            .read()
-            .forgets
-            .values()
-            .filter_map(|e| e.live(now).cloned())
-            .collect();
-        sort_forgets(&mut all);
-        Ok(all)
-    }
-
-    async fn facts(&self, channel: &ChannelId) -> Result<Vec<Fact>, PortError> {
-        let now = self.clock.now();
-        Ok(self
-            .read()
-            .facts
-            .iter()
-            .filter(|((c, _), _)| c == channel)
-            .filter_map(|(_, f)| f.live(now).cloned())
-            .collect())
-    }
-
-    async fn put_fact(&self, fact: &Fact, expires_at: DateTime<Utc>) -> Result<(), PortError> {
-        self.write()?.facts.insert(
-            (fact.channel.clone(), fact.id.clone()),
-            Expiring::new(fact.clone(), expires_at),
-        );
-        Ok(())
-    }
-
-    async fn delete_fact(&self, channel: &ChannelId, id: &str) -> Result<(), PortError> {
-        self.write()?
-            .facts
-            .remove(&(channel.clone(), id.to_owned()));
-        Ok(())
-    }
-
-    async fn reflected(&self, conversation: &Conversation) -> Result<Option<Ts>, PortError> {
-        let now = self.clock.now();
-        Ok(self
-            .read()
-            .reflected
-            .get(conversation)
-            .and_then(|m| m.live(now).copied()))
-    }
-
-    async fn set_reflected(
-        &self,
-        conversation: &Conversation,
-        ts: Ts,
-        expires_at: DateTime<Utc>,
-    ) -> Result<(), PortError> {
-        self.write()?
-            .reflected
-            .insert(conversation.clone(), Expiring::new(ts, expires_at));
-        Ok(())
-    }
-
-    async fn profile(&self, user: &UserId) -> Result<Option<Profile>, PortError> {
-        let now = self.clock.now();
-        Ok(self
-            .read()
-            .profiles
-            .get(user)
-            .and_then(|p| p.live(now).cloned()))
-    }
-
-    async fn add_to_profile(
-        &self,
-        user: &UserId,
-        delta: &ProfileDelta,
-        expires_at: DateTime<Utc>,
-    ) -> Result<(), PortError> {
-        let now = self.clock.now();
-        let mut inner = self.write()?;
-        let old = inner.profiles.get(user).and_then(|p| p.live(now).cloned());
-        let first = delta.first.to_datetime();
-        let mut profile = old.unwrap_or(Profile {
-            user: user.clone(),
-            messages: 0,
-            interactions: 0,
-            first_seen: first,
-            last_seen: first,
-            topics: Vec::new(),
-        });
-        profile.messages += delta.messages;
-        profile.interactions += delta.interactions;
-        profile.last_seen = delta.last.to_datetime();
-        inner
-            .profiles
-            .insert(user.clone(), Expiring::new(profile, expires_at));
-        Ok(())
-    }
-
-    async fn set_topics(&self, user: &UserId, topics: &[String]) -> Result<(), PortError> {
-        if let Some(p) = self.write()?.profiles.get_mut(user) {
-            p.value.topics = topics.to_vec();
-        }
-        Ok(())
-    }
-
-    async fn delete_profile(&self, user: &UserId) -> Result<(), PortError> {
-        self.write()?.profiles.remove(user);
-        Ok(())
-    }
-
-    async fn clear_forget(&self, forget: &Forget) -> Result<(), PortError> {
-        let mut inner = self.write()?;
-        let key = (forget.channel.clone(), forget.ts);
-        // A newer deletion or edit of the same message stays pending.
-        if inner
-            .forgets
-            .get(&key)
-            .is_some_and(|e| e.value.at == forget.at)
-        {
-            inner.forgets.remove(&key);
-        }
-        Ok(())
-    }
-
-    async fn claim(&self, key: &str, expires_at: DateTime<Utc>) -> Result<bool, PortError> {
-        Ok(self.claim_or_holder(key, expires_at).await? == Claim::Made)
-    }
-
-    async fn claim_or_holder(
-        &self,
-        key: &str,
-        expires_at: DateTime<Utc>,
-    ) -> Result<Claim, PortError> {
-        let now = self.clock.now();
-        let mut inner = self.write()?;
-        match inner.claims.get(key) {
-            Some(until) if *until > now => Ok(Claim::Held {
-                until: Some(*until),
-            }),
-            _ => {
-                inner.claims.insert(key.to_owned(), expires_at);
-                Ok(Claim::Made)
-            }
-        }
-    }
-
-    async fn release(&self, key: &str) -> Result<(), PortError> {
-        self.write()?.claims.remove(key);
-        Ok(())
-    }
-
-    async fn held_until(&self, key: &str) -> Result<Option<DateTime<Utc>>, PortError> {
-        let now = self.clock.now();
-        Ok(self
-            .read()
-            .claims
-            .get(key)
-            .copied()
-            .filter(|until| *until > now))
-    }
-
-    async fn count(
-        &self,
-        key: &str,
-        limit: u64,
-        expires_at: DateTime<Utc>,
-    ) -> Result<bool, PortError> {
-        let now = self.clock.now();
-        let mut inner = self.write()?;
-        let counter = inner
-            .counters
-            .entry(key.to_owned())
-            .or_insert(Expiring::new(0, expires_at));
-        if counter.live(now).is_none() {
-            // The first count sets its expiry; after it, it starts again.
-            *counter = Expiring::new(0, expires_at);
-        }
-        if counter.value >= limit {
-            return Ok(false);
-        }
-        counter.value += 1;
-        Ok(true)
     }
 }

@@ -1,9 +1,10 @@
+use crate::ports::{Claims, Messages};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
 use crate::domain::{ChannelId, Conversation, Job, Message, ScheduleName, Ts, UserId};
-use crate::ports::{Clock, Edit, Insert, Queue, Scheduler, Store};
+use crate::ports::{Clock, Edit, Insert, Queue, Scheduler};
 
 use super::*;
 use crate::adapters::system::ManualClock;

@@ -30,6 +30,7 @@
 
 mod items;
 mod ops;
+mod records;
 pub mod schema;
 mod store;
 
