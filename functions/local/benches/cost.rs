@@ -1,0 +1,257 @@
+//! What the LLM costs, per 100 messages of an export: calls and input and
+//! output tokens per role (judgment, reply, memory, reflection), and the
+//! share of the judgment and reply prompts' input that lies in a prefix an
+//! earlier prompt of the same role already sent (what a provider's prompt
+//! cache could bill at a fraction: OpenAI caches prefixes of 1,024 tokens
+//! and more, in steps of 128).
+//!
+//! The export goes through the replay (ingest, the job board on a virtual
+//! clock, judgment, response, the hourly memory sweeps and reflection), so
+//! the calls are the production code's. The LLM is an in-process script
+//! whose answers have the size a model's would: a memory of about 1,500
+//! characters, a reply of a few sentences, a judgment that says yes to one
+//! conversation in four, reflection that finds nothing.
+//!
+//! `cargo bench -p myao-local --bench cost -- <export>` (the example export
+//! without one); `functions/local/benches/cost.sh` runs it on the two dev
+//! corpora beside the repository.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use myao::domain::budget::estimate_tokens;
+use myao::domain::Settings;
+use myao::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError};
+use myao_local::export::{self, Filter};
+use myao_local::replay::{self, Options};
+use myao_local::timeline::Recorder;
+use serde_json::json;
+
+/// The kinds of call, as the table shows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Judgment,
+    Reply,
+    Memory,
+    Reflection,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Judgment => "judgment",
+            Kind::Reply => "reply",
+            Kind::Memory => "memory",
+            Kind::Reflection => "reflection",
+        }
+    }
+}
+
+/// The calls of one kind.
+#[derive(Debug, Default, Clone)]
+struct Tally {
+    calls: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+    /// Characters of input, and of them those in a cacheable prefix.
+    chars: u64,
+    cacheable_chars: u64,
+}
+
+/// A memory of the size a model writes (about 1,500 characters).
+fn memory_text() -> String {
+    let line = "- チームはビルドの遅さとリリース手順について話し、次の金曜までに直す案を決めた。";
+    std::iter::repeat_n(line, 1_500 / line.chars().count() + 1)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The fewest tokens of a prefix a provider caches, and the steps it caches in.
+const CACHE_MIN_TOKENS: usize = 1_024;
+const CACHE_STEP_TOKENS: usize = 128;
+/// How many earlier prompts of a role a prompt's prefix is compared with.
+const LOOKBACK: usize = 64;
+
+/// The script.
+#[derive(Default)]
+struct Script {
+    tally: Mutex<BTreeMap<Kind, Tally>>,
+    /// The latest prompts of each role (for the shared prefixes).
+    recent: Mutex<BTreeMap<Kind, Vec<String>>>,
+    /// Memory calls by their task (`スレッドの要約`, `チャンネルの短期記憶`, ...).
+    tasks: Mutex<BTreeMap<String, u64>>,
+}
+
+/// A memory prompt's task: the title of its `## 課題:` section.
+fn task(prompt: &str) -> String {
+    prompt
+        .lines()
+        .find_map(|l| l.strip_prefix("## 課題: "))
+        .unwrap_or("other")
+        .trim()
+        .to_owned()
+}
+
+/// The characters of `prompt` in a prefix shared with one of `earlier`, as
+/// a cache would count them: none below [`CACHE_MIN_TOKENS`], else down to a
+/// step of [`CACHE_STEP_TOKENS`].
+fn cacheable(prompt: &str, earlier: &[String]) -> usize {
+    let shared = earlier
+        .iter()
+        .map(|e| {
+            prompt
+                .char_indices()
+                .zip(e.chars())
+                .find(|((_, a), b)| a != b)
+                .map_or(prompt.len().min(e.len()), |((at, _), _)| at)
+        })
+        .max()
+        .unwrap_or(0);
+    let prefix = &prompt[..shared];
+    let tokens = estimate_tokens(prefix);
+    if tokens < CACHE_MIN_TOKENS {
+        return 0;
+    }
+    let kept = tokens / CACHE_STEP_TOKENS * CACHE_STEP_TOKENS;
+    prefix.chars().count() * kept / tokens
+}
+
+#[async_trait]
+impl Llm for Script {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError> {
+        let prompt = &request.system;
+        let (kind, text) = match request.role {
+            LlmRole::Memory if request.json => (Kind::Reflection, json!({"facts": []}).to_string()),
+            LlmRole::Memory => {
+                *self.tasks.lock().expect("lock").entry(task(prompt)).or_default() += 1;
+                (Kind::Memory, memory_text())
+            }
+            LlmRole::Judgment => {
+                // One conversation in four welcomes a reply, by the prompt's
+                // length: the same export, the same answers.
+                let yes = prompt.len().is_multiple_of(4);
+                let answer = json!({"should_respond": yes, "response_type": "full",
+                    "emoji": null, "reason": "the question is still open and I know this",
+                    "confidence": 0.8, "delay_seconds": 30});
+                (Kind::Judgment, answer.to_string())
+            }
+            LlmRole::Response => (
+                Kind::Reply,
+                "それならキャッシュを消してから再起動してみて。だめなら設定ファイルの権限も見てほしいにゃ。"
+                    .to_owned(),
+            ),
+        };
+        let shared = if matches!(kind, Kind::Judgment | Kind::Reply) {
+            let mut recent = self.recent.lock().expect("lock");
+            let earlier = recent.entry(kind).or_default();
+            let shared = cacheable(prompt, earlier);
+            earlier.push(prompt.clone());
+            if earlier.len() > LOOKBACK {
+                earlier.remove(0);
+            }
+            shared
+        } else {
+            0
+        };
+        let input = estimate_tokens(prompt) as u64;
+        let output = estimate_tokens(&text) as u64;
+        let mut tally = self.tally.lock().expect("lock");
+        let t = tally.entry(kind).or_default();
+        t.calls += 1;
+        t.input_tokens += input;
+        t.output_tokens += output;
+        t.chars += prompt.chars().count() as u64;
+        t.cacheable_chars += shared as u64;
+        Ok(LlmReply {
+            text,
+            prompt_tokens: input,
+            completion_tokens: output,
+        })
+    }
+}
+
+fn per_100(n: u64, messages: usize) -> f64 {
+    100.0 * n as f64 / messages.max(1) as f64
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; the first other argument is the export.
+    let export_path = std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with("--"))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/export"));
+    let export = export::read(&export_path, &Filter::default()).expect("an export");
+    let script = Arc::new(Script::default());
+    let mut options = Options::dry_run(Settings::default());
+    options.llm = Some(script.clone());
+    options.llm_label = Some("scripted".to_owned());
+    let mut recorder = Recorder {
+        discard_events: true,
+        ..Recorder::default()
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let summary = rt
+        .block_on(replay::run(&export, options, &mut recorder))
+        .expect("replayed");
+    let messages = summary.messages;
+    let tally = script.tally.lock().expect("lock").clone();
+
+    println!();
+    println!(
+        "LLM cost of {}: {messages} messages, default settings, hourly memory sweeps",
+        export_path.display()
+    );
+    println!(
+        "{:<12} {:>14} {:>16} {:>17} {:>20}",
+        "role", "calls/100 msg", "input tok/100", "output tok/100", "cacheable input"
+    );
+    let mut memory_family = 0;
+    let (mut chars, mut cacheable_chars) = (0, 0);
+    for kind in [Kind::Judgment, Kind::Reply, Kind::Memory, Kind::Reflection] {
+        let t = tally.get(&kind).cloned().unwrap_or_default();
+        let share = if matches!(kind, Kind::Judgment | Kind::Reply) {
+            chars += t.chars;
+            cacheable_chars += t.cacheable_chars;
+            if t.chars == 0 {
+                "–".to_owned()
+            } else {
+                format!("{:.1}%", 100.0 * t.cacheable_chars as f64 / t.chars as f64)
+            }
+        } else {
+            memory_family += t.calls;
+            String::new()
+        };
+        println!(
+            "{:<12} {:>14.1} {:>16.0} {:>17.0} {:>20}",
+            kind.name(),
+            per_100(t.calls, messages),
+            per_100(t.input_tokens, messages),
+            per_100(t.output_tokens, messages),
+            share
+        );
+    }
+    let tasks = script.tasks.lock().expect("lock").clone();
+    let by_task: Vec<String> = tasks
+        .iter()
+        .map(|(task, n)| format!("{task} {:.1}", per_100(*n, messages)))
+        .collect();
+    println!(
+        "memory calls per 100 messages by task: {}",
+        by_task.join(", ")
+    );
+    println!(
+        "memory-family calls per 100 messages: {:.1}; judgment and reply input in a cacheable prefix: {}",
+        per_100(memory_family, messages),
+        if chars == 0 {
+            "–".to_owned()
+        } else {
+            format!("{:.1}%", 100.0 * cacheable_chars as f64 / chars as f64)
+        }
+    );
+}
