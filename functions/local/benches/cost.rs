@@ -25,9 +25,10 @@ use myao::domain::budget::estimate_tokens;
 use myao::domain::Settings;
 use myao::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError};
 use myao_local::export::{self, Filter};
-use myao_local::replay::{self, Options};
-use myao_local::timeline::Recorder;
 use serde_json::json;
+
+mod scripted;
+use scripted::replay_scripted;
 
 /// The kinds of call, as the table shows them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -185,20 +186,7 @@ fn main() {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/export"));
     let export = export::read(&export_path, &Filter::default()).expect("an export");
     let script = Arc::new(Script::default());
-    let mut options = Options::dry_run(Settings::default());
-    options.llm = Some(script.clone());
-    options.llm_label = Some("scripted".to_owned());
-    let mut recorder = Recorder {
-        discard_events: true,
-        ..Recorder::default()
-    };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let summary = rt
-        .block_on(replay::run(&export, options, &mut recorder))
-        .expect("replayed");
+    let summary = replay_scripted(&export, Settings::default(), script.clone());
     let messages = summary.messages;
     let tally = script.tally.lock().expect("lock").clone();
 

@@ -34,12 +34,12 @@ use async_trait::async_trait;
 use myao::domain::{ChannelId, Settings, Ts, UserId};
 use myao::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError};
 use myao_local::export::{Entry, Export};
-use myao_local::replay::{self, Options};
-use myao_local::timeline::Recorder;
 use serde_json::json;
 
 mod common;
 use common::{people, public_channels, Lcg};
+mod scripted;
+use scripted::replay_scripted;
 
 /// One fact: who states it, how, what reflection writes of it, and how it
 /// is alluded to later.
@@ -464,20 +464,7 @@ fn run(ws: &Workspace, pairs: &[(&str, &str)]) -> Measured {
     let (settings, problems) = Settings::from_pairs(pairs.iter().copied());
     assert!(problems.is_empty(), "{problems:?}");
     let script = Arc::new(Script::default());
-    let mut options = Options::dry_run(settings);
-    options.llm = Some(script.clone());
-    options.llm_label = Some("scripted".to_owned());
-    let mut recorder = Recorder {
-        discard_events: true,
-        ..Recorder::default()
-    };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let summary = rt
-        .block_on(replay::run(&ws.export, options, &mut recorder))
-        .expect("replayed");
+    let summary = replay_scripted(&ws.export, settings, script.clone());
 
     let mut first: BTreeMap<(Kind, String), Vec<String>> = BTreeMap::new();
     for (kind, prompt) in script.prompts.lock().expect("lock").iter() {

@@ -30,6 +30,24 @@ const BAD_TOKEN: &[&str] = &[
     "account_inactive",
 ];
 
+/// A Slack check that cannot run without the bot token.
+fn no_token(name: &str) -> Check {
+    Check::fail(
+        name,
+        "not checked: no bot token",
+        "fix secret slack_bot_token first",
+    )
+}
+
+/// The Web API's base URL, and the fix of a call that did not reach it.
+fn slack_base(settings: &Settings) -> (&str, String) {
+    let base = settings.slack_api_base_url.trim_end_matches('/');
+    (
+        base,
+        format!("is slack_api_base_url ({base}) right and reachable?"),
+    )
+}
+
 /// The bot token works (`auth.test`), has every scope of the manifest, and
 /// belongs to the workspace and bot the settings name, if they name one.
 /// `token` is the secret's parameter name and value.
@@ -40,14 +58,9 @@ pub async fn slack(
 ) -> Check {
     const NAME: &str = "slack";
     let Some((parameter, token)) = token else {
-        return Check::fail(
-            NAME,
-            "not checked: no bot token",
-            "fix secret slack_bot_token first",
-        );
+        return no_token(NAME);
     };
-    let base = settings.slack_api_base_url.trim_end_matches('/');
-    let reached = format!("is slack_api_base_url ({base}) right and reachable?");
+    let (base, reached) = slack_base(settings);
     let response = match http
         .get(format!("{base}/auth.test"))
         .bearer_auth(token)
@@ -177,14 +190,9 @@ pub async fn slack_status(
     const NAME: &str = "slack status";
     const METHOD: &str = "assistant.threads.setStatus";
     let Some((_, token)) = token else {
-        return Check::fail(
-            NAME,
-            "not checked: no bot token",
-            "fix secret slack_bot_token first",
-        );
+        return no_token(NAME);
     };
-    let base = settings.slack_api_base_url.trim_end_matches('/');
-    let reached = format!("is slack_api_base_url ({base}) right and reachable?");
+    let (base, reached) = slack_base(settings);
     let body = json!({"channel_id": NO_CHANNEL, "thread_ts": "1000000000.000100", "status": ""});
     let response = match http
         .post(format!("{base}/{METHOD}"))
