@@ -534,6 +534,9 @@ pub struct LlmReply {
     pub text: String,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Of the prompt's tokens, those the provider read from its prompt
+    /// cache (billed at a fraction); 0 when it says none.
+    pub cached_tokens: u64,
 }
 
 /// A chat-completions LLM.

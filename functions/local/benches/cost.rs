@@ -169,6 +169,7 @@ impl Llm for Script {
             text,
             prompt_tokens: input,
             completion_tokens: output,
+            cached_tokens: 0,
         })
     }
 }

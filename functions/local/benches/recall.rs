@@ -412,6 +412,7 @@ impl Llm for Script {
             text,
             prompt_tokens: request.system.len() as u64 / 4,
             completion_tokens: 10,
+            cached_tokens: 0,
         })
     }
 }

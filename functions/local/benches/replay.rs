@@ -45,6 +45,7 @@ impl Llm for StubLlm {
             text,
             prompt_tokens: request.system.len() as u64 / 4,
             completion_tokens: 10,
+            cached_tokens: 0,
         })
     }
 }

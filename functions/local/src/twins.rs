@@ -190,6 +190,7 @@ impl Llm for OfflineWriter {
                 text: PLACEHOLDER_REPLY.to_owned(),
                 prompt_tokens: 0,
                 completion_tokens: 0,
+                cached_tokens: 0,
             }),
             LlmRole::Judgment | LlmRole::Memory => Err(PortError::refused("llm", DRY_RUN)),
         }

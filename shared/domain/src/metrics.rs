@@ -37,6 +37,9 @@ pub const LLM_SUCCESSES: &str = "LlmSuccesses";
 /// Tokens of the prompts and of the answers, by `Role`.
 pub const LLM_TOKENS_IN: &str = "LlmTokensIn";
 pub const LLM_TOKENS_OUT: &str = "LlmTokensOut";
+/// Of the input tokens, those the provider read from its prompt cache, by
+/// `Role`.
+pub const LLM_TOKENS_CACHED: &str = "LlmTokensCached";
 /// An LLM call's time, retries included, by `Role`.
 pub const LLM_LATENCY: &str = "LlmLatency";
 /// Slack Web API calls that failed after their retries, by `Method`.

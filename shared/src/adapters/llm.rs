@@ -147,6 +147,7 @@ where
                     provider,
                     model,
                     prompt_tokens = reply.prompt_tokens,
+                    cached_tokens = reply.cached_tokens,
                     completion_tokens = reply.completion_tokens,
                     latency_ms,
                     attempts,
@@ -204,6 +205,7 @@ fn count(m: &dyn Metrics, role: &'static str, latency_ms: u64, reply: Option<&Ll
         Some(reply) => {
             m.put(Datum::count(metrics::LLM_SUCCESSES));
             m.put(Datum::counted(metrics::LLM_TOKENS_IN, reply.prompt_tokens).by("Role", role));
+            m.put(Datum::counted(metrics::LLM_TOKENS_CACHED, reply.cached_tokens).by("Role", role));
             m.put(
                 Datum::counted(metrics::LLM_TOKENS_OUT, reply.completion_tokens).by("Role", role),
             );
@@ -400,6 +402,7 @@ mod tests {
                     text: "ok".to_owned(),
                     prompt_tokens: 12,
                     completion_tokens: 3,
+                    cached_tokens: 8,
                 })
             },
         )
@@ -412,6 +415,7 @@ mod tests {
         assert_eq!(metrics.total(metrics::LLM_SUCCESSES, None), 1.0);
         assert_eq!(metrics.total(metrics::LLM_TOKENS_IN, memory), 12.0);
         assert_eq!(metrics.total(metrics::LLM_TOKENS_OUT, memory), 3.0);
+        assert_eq!(metrics.total(metrics::LLM_TOKENS_CACHED, memory), 8.0);
         assert_eq!(metrics.total(metrics::LLM_FAILURES, None), 0.0);
     }
 }

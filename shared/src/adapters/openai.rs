@@ -197,6 +197,7 @@ impl Llm for OpenAiLlm {
             response_format: request.json.then_some(ResponseFormat {
                 kind: "json_object",
             }),
+            prompt_cache_key: cache_key(&settings, request.role),
         };
         let key = self.api_key().await?;
         let call = Call {
@@ -229,6 +230,20 @@ struct ChatRequest<'a> {
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_format: Option<ResponseFormat>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_key: Option<String>,
+}
+
+/// The `prompt_cache_key` of `role`'s calls, where it is sent (OpenAI's
+/// API, or `prompt_cache_key` on): the workspace's and the role's, so that
+/// the prompts that begin alike (a role's persona, instructions and the
+/// workspace's memories) are routed to one cache.
+fn cache_key(settings: &crate::domain::Settings, role: crate::ports::LlmRole) -> Option<String> {
+    let openai = settings.llm_base_url.starts_with("https://api.openai.com");
+    (settings.prompt_cache_key || openai).then(|| {
+        let workspace = settings.slack_team_id.as_deref().unwrap_or("workspace");
+        format!("myao-{workspace}-{}", role.as_str())
+    })
 }
 
 #[derive(Serialize)]
@@ -264,6 +279,13 @@ struct ChoiceMessage {
 struct Usage {
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
+    /// OpenAI's account of the prompt cache.
+    prompt_tokens_details: Option<PromptTokensDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptTokensDetails {
+    cached_tokens: Option<u64>,
 }
 
 fn parse_reply(body: &str) -> Attempt {
@@ -295,6 +317,11 @@ fn parse_reply(body: &str) -> Attempt {
     Attempt::Done(LlmReply {
         text,
         prompt_tokens: usage.as_ref().and_then(|u| u.prompt_tokens).unwrap_or(0),
+        cached_tokens: usage
+            .as_ref()
+            .and_then(|u| u.prompt_tokens_details.as_ref())
+            .and_then(|d| d.cached_tokens)
+            .unwrap_or(0),
         completion_tokens: usage
             .as_ref()
             .and_then(|u| u.completion_tokens)
@@ -455,6 +482,7 @@ mod tests {
                 text: "{\"hello\": true}".to_owned(),
                 prompt_tokens: 42,
                 completion_tokens: 7,
+                cached_tokens: 0,
             }
         );
         let sent = requests(&server).await;
@@ -471,6 +499,43 @@ mod tests {
                 "max_tokens": judgment.max_tokens,
                 "response_format": {"type": "json_object"}
             })
+        );
+    }
+
+    #[tokio::test]
+    async fn a_cache_key_goes_where_it_is_asked_for_and_cached_tokens_are_read() {
+        let server = MockServer::start().await;
+        let mut answer = completion(json!("hi"));
+        answer["usage"]["prompt_tokens_details"] = json!({"cached_tokens": 1_024});
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(answer))
+            .mount(&server)
+            .await;
+        let mut with_key = settings(format!("{}/v1", server.uri()));
+        with_key.prompt_cache_key = true;
+        with_key.slack_team_id = Some("T0ACME".to_owned());
+        let secrets = StaticSecrets::new().with("llm_api_key", KEY);
+        let reply = llm_with(with_key, secrets)
+            .complete(&request(LlmRole::Response, false))
+            .await
+            .expect("reply");
+        assert_eq!(reply.cached_tokens, 1_024);
+        llm(&server)
+            .complete(&request(LlmRole::Response, false))
+            .await
+            .expect("reply");
+        let sent = requests(&server).await;
+        let key =
+            |i: usize| sent[i].body_json::<Value>().expect("json")["prompt_cache_key"].clone();
+        assert_eq!(key(0), json!("myao-T0ACME-response"));
+        // Off, to a server that is not OpenAI's: no field it might refuse.
+        assert_eq!(key(1), Value::Null);
+        // OpenAI's own API always gets it.
+        let openai = settings("https://api.openai.com/v1".to_owned());
+        assert_eq!(
+            cache_key(&openai, LlmRole::Judgment).as_deref(),
+            Some("myao-workspace-judgment")
         );
     }
 

@@ -354,6 +354,11 @@ settings! {
     /// Timeout of one LLM request; with the retries it must fit the
     /// functions' timeouts.
     llm_timeout_seconds: u32 = 30, Whole(1, 120);
+    /// Whether a `prompt_cache_key` (the workspace's and the role's) goes with
+    /// each call, so that prompts with the same beginning reach the same
+    /// cache. Always sent to api.openai.com; other servers may refuse a
+    /// field they do not know.
+    prompt_cache_key: bool = false, Bool;
     /// LLM retries after a rate limit, server or network error.
     llm_max_retries: u32 = 2, Whole(0, 5);
     /// Slack Web API address (change only for testing).

@@ -193,9 +193,16 @@ impl Llm for BedrockLlm {
 /// The answer's text (its text blocks, joined) and token counts.
 fn reply(output: ConverseOutput) -> Attempt {
     let stop_reason = output.stop_reason().clone();
-    let usage = output.usage().map_or((0, 0), |u| {
+    // Bedrock counts the tokens read from its prompt cache apart from the
+    // input's others: the prompt is both.
+    let usage = output.usage().map_or((0, 0, 0), |u| {
         let count = |n: i32| u64::try_from(n).unwrap_or(0);
-        (count(u.input_tokens()), count(u.output_tokens()))
+        let cached = u.cache_read_input_tokens().map_or(0, count);
+        (
+            count(u.input_tokens()) + cached,
+            count(u.output_tokens()),
+            cached,
+        )
     });
     let text = match output.output {
         Some(Answer::Message(message)) => message
@@ -223,6 +230,7 @@ fn reply(output: ConverseOutput) -> Attempt {
         text,
         prompt_tokens: usage.0,
         completion_tokens: usage.1,
+        cached_tokens: usage.2,
     })
 }
 
@@ -468,8 +476,12 @@ mod tests {
             {"text": "にゃ"},
             {"text": "あ"}
         ]);
+        // 1,024 of the prompt's tokens read from the prompt cache: counted
+        // apart by Bedrock, part of the prompt for us.
+        let mut body = answer(content);
+        body["usage"]["cacheReadInputTokens"] = json!(1_024);
         Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(answer(content)))
+            .respond_with(ResponseTemplate::new(200).set_body_json(body))
             .mount(&server)
             .await;
         let metrics = Arc::new(RecordedMetrics::default());
@@ -485,13 +497,15 @@ mod tests {
             reply,
             LlmReply {
                 text: "にゃあ".to_owned(),
-                prompt_tokens: 42,
+                prompt_tokens: 42 + 1_024,
                 completion_tokens: 7,
+                cached_tokens: 1_024,
             }
         );
         let judgment = Some(("Role", "judgment"));
         assert_eq!(metrics.total(metrics::LLM_CALLS, judgment), 1.0);
-        assert_eq!(metrics.total(metrics::LLM_TOKENS_IN, judgment), 42.0);
+        assert_eq!(metrics.total(metrics::LLM_TOKENS_IN, judgment), 1_066.0);
+        assert_eq!(metrics.total(metrics::LLM_TOKENS_CACHED, judgment), 1_024.0);
         assert_eq!(metrics.total(metrics::LLM_TOKENS_OUT, judgment), 7.0);
         assert_eq!(metrics.total(metrics::LLM_SUCCESSES, None), 1.0);
     }
