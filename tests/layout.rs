@@ -29,11 +29,18 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The production lines of a source: those before its test module.
+/// The production lines of a source: those before its test module, when
+/// the file ends with it (`#[cfg(test)]` then `mod tests {` or `mod
+/// tests;`); every line otherwise.
 fn production_lines(text: &str) -> usize {
-    text.lines()
-        .take_while(|l| l.trim() != "#[cfg(test)]")
-        .count()
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.windows(2).position(|w| {
+        w[0].trim() == "#[cfg(test)]" && matches!(w[1].trim(), "mod tests {" | "mod tests;")
+    });
+    match start {
+        Some(at) if lines[at + 1].trim() == "mod tests;" || lines.last() == Some(&"}") => at,
+        _ => lines.len(),
+    }
 }
 
 #[test]
@@ -65,4 +72,7 @@ fn a_test_module_does_not_count() {
     let text = "fn a() {}\n\n#[cfg(test)]\nmod tests {\n    fn b() {}\n}\n";
     assert_eq!(production_lines(text), 2);
     assert_eq!(production_lines("fn a() {}\nfn b() {}\n"), 2);
+    // A test attribute on something else early in the file exempts nothing.
+    let early = "#[cfg(test)]\nuse x::y;\nfn a() {}\nfn b() {}\n";
+    assert_eq!(production_lines(early), 4);
 }

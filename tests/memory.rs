@@ -353,20 +353,9 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
     );
 }
 
-/// A bed whose memories follow each new message and whose long-term ones
-/// may be rewritten hourly (the defaults wait for ten messages and a day):
-/// the mechanics of the runs, a message at a time.
-async fn hourly() -> Bed {
-    Bed::with_settings(|s| {
-        s.long_term_update_interval_seconds = 3_600;
-        s.short_term_min_new_messages = 1;
-    })
-    .await
-}
-
 #[tokio::test]
 async fn a_second_recurring_run_without_new_messages_makes_no_llm_call() {
-    let bed = hourly().await;
+    let bed = Bed::new().await;
     seed_two_channels(&bed).await;
     let first = report(bed.run(&Job::MemorySweep).await);
     assert_eq!(first.llm_calls, 7);
@@ -390,7 +379,7 @@ async fn a_second_recurring_run_without_new_messages_makes_no_llm_call() {
 
 #[tokio::test]
 async fn long_term_memory_is_not_rewritten_before_its_interval() {
-    let bed = hourly().await;
+    let bed = Bed::new().await;
     let interval = i64::from(bed.settings.long_term_update_interval_seconds);
     bed.seed(&[message(
         GENERAL,
@@ -480,7 +469,7 @@ async fn long_term_memory_is_not_rewritten_before_its_interval() {
 #[tokio::test]
 async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
     const SECRET: &str = "合言葉はPINEAPPLE";
-    let bed = hourly().await;
+    let bed = Bed::new().await;
     let general = channel(GENERAL);
     bed.seed(&[
         message(GENERAL, ALICE, ts(-900), None, "サーバーの合言葉変えた"),

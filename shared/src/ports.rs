@@ -367,9 +367,9 @@ pub trait Claims: Send + Sync {
     /// Claims a job execution once (a conditional write): true for the first
     /// caller, false for every later one until `expires_at`.
     async fn claim(&self, key: &str, expires_at: DateTime<Utc>) -> Result<bool, PortError>;
-    /// Claims `key` as [`claim`](Store::claim) does and, when a live claim
+    /// Claims `key` as [`claim`](Claims::claim) does and, when a live claim
     /// holds it already, says until when: one conditional write, where a
-    /// claim and then [`held_until`](Store::held_until) are two calls.
+    /// claim and then [`held_until`](Claims::held_until) are two calls.
     async fn claim_or_holder(
         &self,
         key: &str,
@@ -393,7 +393,7 @@ pub trait Claims: Send + Sync {
 
 /// Everything stored (DynamoDB on AWS, [`crate::adapters::twins::MemoryStore`]
 /// in process): one port per kind of data, so that an adapter implements
-/// each in its own block, and a service can ask for only the kinds it uses.
+/// each in its own block (a service still takes the whole store).
 pub trait Store:
     Messages + ChannelRecords + UserCache + MemoryRecords + FactRecords + ProfileRecords + Claims
 {
@@ -412,7 +412,7 @@ impl<
 {
 }
 
-/// Puts forgets in the order [`Store::forgets`] returns them: oldest first,
+/// Puts forgets in the order [`MemoryRecords::forgets`] returns them: oldest first,
 /// then by channel and ts (for every store alike).
 pub fn sort_forgets(forgets: &mut [Forget]) {
     forgets.sort_by(|a, b| (a.at, &a.channel, a.ts).cmp(&(b.at, &b.channel, b.ts)));

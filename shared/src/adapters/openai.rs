@@ -235,15 +235,13 @@ struct ChatRequest<'a> {
 }
 
 /// The `prompt_cache_key` of `role`'s calls, where it is sent (OpenAI's
-/// API, or `prompt_cache_key` on): the workspace's and the role's, so that
-/// the prompts that begin alike (a role's persona, instructions and the
-/// workspace's memories) are routed to one cache.
+/// API, or `prompt_cache_key` on): the role's, so that the prompts that
+/// begin alike (a role's persona, instructions and the workspace's
+/// memories) are routed to one cache. (A key is the API account's own: no
+/// workspace id needs to go with it.)
 fn cache_key(settings: &crate::domain::Settings, role: crate::ports::LlmRole) -> Option<String> {
     let openai = settings.llm_base_url.starts_with("https://api.openai.com");
-    (settings.prompt_cache_key || openai).then(|| {
-        let workspace = settings.slack_team_id.as_deref().unwrap_or("workspace");
-        format!("myao-{workspace}-{}", role.as_str())
-    })
+    (settings.prompt_cache_key || openai).then(|| format!("myao-{}", role.as_str()))
 }
 
 #[derive(Serialize)]
@@ -528,14 +526,14 @@ mod tests {
         let sent = requests(&server).await;
         let key =
             |i: usize| sent[i].body_json::<Value>().expect("json")["prompt_cache_key"].clone();
-        assert_eq!(key(0), json!("myao-T0ACME-response"));
+        assert_eq!(key(0), json!("myao-response"));
         // Off, to a server that is not OpenAI's: no field it might refuse.
         assert_eq!(key(1), Value::Null);
         // OpenAI's own API always gets it.
         let openai = settings("https://api.openai.com/v1".to_owned());
         assert_eq!(
             cache_key(&openai, LlmRole::Judgment).as_deref(),
-            Some("myao-workspace-judgment")
+            Some("myao-judgment")
         );
     }
 

@@ -16,7 +16,7 @@ pub fn is_question(text: &str) -> bool {
 
 /// `text` without its code (between backticks: spans and blocks) and the
 /// addresses of its links (`<https://...>`, as Slack writes them).
-pub(super) fn prose(text: &str) -> String {
+fn prose(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find(['`', '<']) {
@@ -42,7 +42,7 @@ pub(super) fn prose(text: &str) -> String {
     out
 }
 
-pub(super) fn words(text: &str) -> usize {
+fn words(text: &str) -> usize {
     text.split_whitespace()
         .filter(|w| !w.starts_with("<@"))
         .map(|w| {
@@ -92,7 +92,7 @@ pub(super) fn unanswered_question<'a>(scene: &Scene<'a>) -> Option<&'a Message> 
 }
 
 /// Words that put a question to the room rather than to one person.
-pub(super) const TO_THE_ROOM: &[&str] = &[
+const TO_THE_ROOM: &[&str] = &[
     "anyone",
     "anybody",
     "someone",
@@ -113,7 +113,7 @@ pub(super) const TO_THE_ROOM: &[&str] = &[
 ];
 
 /// Words with which an asker says he has his answer.
-pub(super) const RESOLVED: &[&str] = &[
+const RESOLVED: &[&str] = &[
     "nvm",
     "never mind",
     "nevermind",
@@ -133,7 +133,7 @@ pub(super) const RESOLVED: &[&str] = &[
 ];
 
 /// Words that make a question a guess the asker thinks aloud.
-pub(super) const GUESSING: &[&str] = &[
+const GUESSING: &[&str] = &[
     "probably",
     "maybe",
     "perhaps",
@@ -151,7 +151,7 @@ pub(super) const GUESSING: &[&str] = &[
 
 /// Words that say the asker is still stuck, whatever else he says ("still
 /// not fixed", "didn't work, got it?").
-pub(super) const STILL_STUCK: &[&str] = &[
+const STILL_STUCK: &[&str] = &[
     "still",
     "not",
     "no luck",
@@ -166,17 +166,17 @@ pub(super) const STILL_STUCK: &[&str] = &[
     "ダメ",
 ];
 
-pub(super) fn has_any(text: &str, words: &[&str]) -> bool {
+fn has_any(text: &str, words: &[&str]) -> bool {
     let said = spoken(text);
     words.iter().any(|w| names(&said, w))
 }
 
 /// Words alone with which a person sees it ("OH….", "ah!", "i see").
-pub(super) const REALISED: &[&str] = &["oh", "ohh", "ah", "ahh", "aha", "i see", "なるほど"];
+const REALISED: &[&str] = &["oh", "ohh", "ah", "ahh", "aha", "i see", "なるほど"];
 
 /// Whether `text` is only a word of seeing it: a short message made of one
 /// of [`REALISED`].
-pub(super) fn realised(text: &str) -> bool {
+fn realised(text: &str) -> bool {
     let plain: String = text
         .to_lowercase()
         .chars()

@@ -198,18 +198,10 @@ settings! {
     /// comes back after these many seconds, one per try, before the response
     /// queue's own redelivery (1,080 s) takes over; blank: the queue's only.
     retry_delays_seconds: Vec<u32> = vec![10, 30, 90], Delays;
-    /// Long-term memories are rewritten at most this often (a day: the
-    /// short-term ones, which cover `short_term_window_hours`, carry the
-    /// day between).
-    long_term_update_interval_seconds: u32 = DAY, Whole(0, 30 * DAY);
+    /// Long-term memories are rewritten at most this often.
+    long_term_update_interval_seconds: u32 = 3_600, Whole(0, 30 * DAY);
     /// Short-term memories cover this many hours.
     short_term_window_hours: u32 = 24, Whole(1, 24 * 30);
-    /// A channel's short-term memory is rewritten once this many messages
-    /// came since it was written, or once it is six hours old with any new
-    /// message: a few messages more do not each cost an LLM call (nor the
-    /// workspace's memory, written from the channels'). 1: at every new
-    /// message, at most hourly.
-    short_term_min_new_messages: u32 = 10, Whole(1, 10_000);
     /// Length budget of a long-term memory, in tokens.
     long_term_max_tokens: u32 = 500, Whole(50, 8000);
     /// Length budget of a short-term memory, in tokens.
@@ -354,7 +346,7 @@ settings! {
     /// Timeout of one LLM request; with the retries it must fit the
     /// functions' timeouts.
     llm_timeout_seconds: u32 = 30, Whole(1, 120);
-    /// Whether a `prompt_cache_key` (the workspace's and the role's) goes with
+    /// Whether a `prompt_cache_key` (the role's) goes with
     /// each call, so that prompts with the same beginning reach the same
     /// cache. Always sent to api.openai.com; other servers may refuse a
     /// field they do not know.

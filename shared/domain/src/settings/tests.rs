@@ -10,7 +10,7 @@ fn defaults_are_the_documented_ones() {
     assert_eq!(s.thread_memory_days, 7);
     assert_eq!(s.message_limit, 20);
     assert_eq!(s.max_message_age_seconds, 43_200);
-    assert_eq!(s.long_term_update_interval_seconds, 86_400);
+    assert_eq!(s.long_term_update_interval_seconds, 3600);
     assert_eq!(s.short_term_window_hours, 24);
     assert_eq!(s.long_term_max_tokens, 500);
     assert_eq!(s.short_term_max_tokens, 300);

@@ -193,16 +193,14 @@ impl Llm for BedrockLlm {
 /// The answer's text (its text blocks, joined) and token counts.
 fn reply(output: ConverseOutput) -> Attempt {
     let stop_reason = output.stop_reason().clone();
-    // Bedrock counts the tokens read from its prompt cache apart from the
-    // input's others: the prompt is both.
+    // Bedrock counts the tokens read from and written to its prompt cache
+    // apart from the input's others: the prompt is all three.
     let usage = output.usage().map_or((0, 0, 0), |u| {
         let count = |n: i32| u64::try_from(n).unwrap_or(0);
         let cached = u.cache_read_input_tokens().map_or(0, count);
-        (
-            count(u.input_tokens()) + cached,
-            count(u.output_tokens()),
-            cached,
-        )
+        let written = u.cache_write_input_tokens().map_or(0, count);
+        let prompt = count(u.input_tokens()) + cached + written;
+        (prompt, count(u.output_tokens()), cached)
     });
     let text = match output.output {
         Some(Answer::Message(message)) => message

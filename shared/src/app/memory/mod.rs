@@ -5,7 +5,7 @@
 //! the short-term) -> workspace short-term -> workspace long-term -> the
 //! threads of active channels that no judgment covered. A scope with nothing
 //! newer than its memory costs no LLM call; long-term memories are rewritten
-//! at most once per `long_term_update_interval_seconds` (a day by default).
+//! at most once per `long_term_update_interval_seconds`.
 //!
 //! Privacy: the workspace memories are written only from open channels (see
 //! [`crate::domain::privacy`]). A deleted or edited message is forgotten at
@@ -634,32 +634,6 @@ fn long_term_due(
     }
 }
 
-/// How old a channel's short-term memory may grow while fewer than
-/// `short_term_min_new_messages` came since it was written.
-const SHORT_TERM_STALE: Duration = Duration::hours(6);
-
-/// Whether a channel's short-term memory `previous` is to be rewritten from
-/// `window`: it has none, or enough new messages came since
-/// (`short_term_min_new_messages`), or some did and it is
-/// [`SHORT_TERM_STALE`].
-fn short_term_due(
-    previous: Option<&Memory>,
-    window: &[Message],
-    settings: &Settings,
-    now: DateTime<Utc>,
-) -> bool {
-    let Some(previous) = previous else {
-        return !window.is_empty();
-    };
-    let new = window
-        .iter()
-        .filter(|m| previous.newest_ts.is_none_or(|covered| m.ts > covered))
-        .count();
-    new > 0
-        && (new >= settings.short_term_min_new_messages as usize
-            || now - previous.updated_at >= SHORT_TERM_STALE)
-}
-
 async fn channel_memories(
     svc: &Services,
     settings: &Settings,
@@ -669,12 +643,8 @@ async fn channel_memories(
 ) -> Result<MemoryReport, PortError> {
     let mut report = MemoryReport::default();
     let memories = Memories::of_channel(channel);
-    let previous = svc
-        .store
-        .get_memory(&memories.scope, MemoryKind::Short)
-        .await?;
     let short = match window.iter().map(|m| m.ts).max() {
-        Some(newest) if short_term_due(previous.as_ref(), window, settings, now) => {
+        Some(newest) => {
             let task = async {
                 Ok(WindowTask {
                     channel_name: channel.name.clone(),
@@ -684,7 +654,11 @@ async fn channel_memories(
             };
             refresh_short(svc, settings, &mut report, &memories, newest, task, now).await?
         }
-        _ => previous,
+        None => {
+            svc.store
+                .get_memory(&memories.scope, MemoryKind::Short)
+                .await?
+        }
     };
     let Some(short) = short else {
         return Ok(report);
@@ -763,49 +737,6 @@ async fn rebuild_workspace_long(
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_channel_short_term_memory_waits_for_enough_new_messages_or_six_hours() {
-        use crate::domain::{ChannelId, UserId};
-        let channel = ChannelId::parse("C1").unwrap();
-        let at = |secs: i64| DateTime::<Utc>::from_timestamp(1_767_600_000 + secs, 0).unwrap();
-        let ts = |secs: u64| Ts::from_parts(1_767_600_000 + secs, 0);
-        let messages: Vec<Message> = (1..=12)
-            .map(|n| {
-                let user = UserId::parse("U1").unwrap();
-                Message::new(
-                    channel.clone(),
-                    user,
-                    format!("m{n}"),
-                    ts(n * 60),
-                    None,
-                    false,
-                )
-            })
-            .collect();
-        let settings = Settings::default();
-        assert_eq!(settings.short_term_min_new_messages, 10);
-        let written = |covered: u64, updated: i64| Memory {
-            scope: MemoryScope::Channel {
-                channel: channel.clone(),
-            },
-            kind: MemoryKind::Short,
-            content: "x".to_owned(),
-            updated_at: at(updated),
-            newest_ts: Some(ts(covered)),
-        };
-        let due = |m: Option<&Memory>, window: &[Message], now: i64| {
-            short_term_due(m, window, &settings, at(now))
-        };
-        // None yet: written.
-        assert!(due(None, &messages, 3_600));
-        // Three new: not yet; ten new: written; six hours on: written.
-        assert!(!due(Some(&written(540, 600)), &messages, 3_600));
-        assert!(due(Some(&written(120, 600)), &messages, 3_600));
-        assert!(due(Some(&written(540, 600)), &messages, 600 + 6 * 3_600));
-        // Nothing new: never.
-        assert!(!due(Some(&written(720, 600)), &messages, 600 + 7 * 3_600));
-    }
-
     fn memory(updated: i64, newest: &str) -> Memory {
         Memory {
             scope: MemoryScope::Workspace,
@@ -819,25 +750,16 @@ mod tests {
     #[test]
     fn long_term_waits_for_its_interval_and_for_new_content() {
         let s = Settings::default();
-        // A day by default: the short-term memories carry the day between.
-        let interval = i64::from(s.long_term_update_interval_seconds);
-        assert_eq!(interval, 86_400);
-        let now_secs = 1_000_000;
-        let now = DateTime::<Utc>::from_timestamp(now_secs, 0).unwrap();
+        let now = DateTime::<Utc>::from_timestamp(10_000, 0).unwrap();
         let newer = Some(Ts::parse("20.0").unwrap());
         assert!(long_term_due(None, newer, &s, now));
         assert!(!long_term_due(None, None, &s, now));
         assert!(
-            !long_term_due(
-                Some(&memory(now_secs - interval + 1, "10.0")),
-                newer,
-                &s,
-                now
-            ),
+            !long_term_due(Some(&memory(10_000 - 3_599, "10.0")), newer, &s, now),
             "interval not over"
         );
         assert!(long_term_due(
-            Some(&memory(now_secs - interval, "10.0")),
+            Some(&memory(10_000 - 3_600, "10.0")),
             newer,
             &s,
             now

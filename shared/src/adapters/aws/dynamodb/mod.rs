@@ -23,7 +23,10 @@
 //!
 //! - [`schema`]: the key and index attribute names and every item's key;
 //! - `items`: what each record is written as, and how it is read back;
-//! - `store`: the [`Store`](crate::ports::Store) on them.
+//! - `ops`: the table's operations (conditional puts and updates, reads of
+//!   live items, queries);
+//! - `store` and `records`: the [`Store`](crate::ports::Store)'s ports on
+//!   them (messages, channels and users; memories, facts, profiles, claims).
 //!
 //! The table itself is made by the deployment (and by the tests' support
 //! library for the emulator) from [`schema`]'s names.

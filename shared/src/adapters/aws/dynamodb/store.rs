@@ -1,5 +1,7 @@
-//! [`Store`] on the table: each port call as its reads and (conditional)
-//! writes.
+//! The store on the table, its messages, channels and users
+//! ([`Messages`], [`ChannelRecords`], [`UserCache`]): each port call as its
+//! reads and (conditional) writes, on the operations of `ops.rs`. The rest
+//! of the store is in `records.rs`.
 
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
