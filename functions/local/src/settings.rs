@@ -101,11 +101,13 @@ pub fn entries(given: &Given) -> Vec<Entry> {
                 let mut alone = Settings::default();
                 alone.apply(name, text).ok()?;
                 let effective = settings.text_of(name)?;
+                // The combination's issue is filed under one of its
+                // settings and names the others in its problem.
                 (alone.text_of(name)? != effective).then(|| {
                     issues
                         .iter()
-                        .find(|i| i.problem.contains("reset"))
-                        .map(|i| i.problem.clone())
+                        .find(|i| i.problem.contains(name))
+                        .map(|i| format!("reset with {}: {}", i.name, i.problem))
                         .unwrap_or_else(|| "reset with the settings it conflicts with".to_owned())
                 })
             };
@@ -510,6 +512,16 @@ mod tests {
             let problem = entry.problem.as_deref().unwrap_or_default();
             assert!(problem.contains("reset"), "{name}: {problem:?}");
         }
+        let age = list
+            .iter()
+            .find(|e| e.name == "max_message_age_seconds")
+            .unwrap();
+        assert!(
+            age.problem
+                .as_deref()
+                .is_some_and(|p| p.starts_with("reset with min_wait_seconds")),
+            "{age:?}"
+        );
         // A conflict hidden behind an old problem of the same setting is
         // still refused.
         let current: BTreeMap<String, String> = [

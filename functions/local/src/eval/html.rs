@@ -160,18 +160,6 @@ pub fn render(report: &Report, options: HtmlOptions) -> Result<String, minijinja
         .into_iter()
         .filter(|id| options.include_private || report.public.contains(id))
         .collect();
-    let page = Page {
-        source: report.source.clone(),
-        llm: match &report.llm {
-            Some(llm) => llm.clone(),
-            None => "none: the rule stage alone (offline)".to_owned(),
-        },
-        current: report.current.name(),
-        full_text: options.full_text,
-        left_out: report.channel_ids().len() - shown.len(),
-        charts: charts(report, &shown),
-        channels: Vec::new(),
-    };
     // The messages and the marks by channel, gathered once.
     let mut people: HashMap<&ChannelId, Vec<&Said>> = HashMap::new();
     for m in &report.people {
@@ -188,19 +176,28 @@ pub fn render(report: &Report, options: HtmlOptions) -> Result<String, minijinja
             by
         })
         .collect();
+    let channels = shown
+        .iter()
+        .map(|id| {
+            let said = people.get(id).map(Vec::as_slice).unwrap_or_default();
+            let marks: Vec<&[&Mark]> = marks
+                .iter()
+                .map(|by| by.get(id).map(Vec::as_slice).unwrap_or_default())
+                .collect();
+            channel(report, id, said, &marks, options)
+        })
+        .collect();
     let page = Page {
-        channels: shown
-            .iter()
-            .map(|id| {
-                let said = people.get(id).map(Vec::as_slice).unwrap_or_default();
-                let marks: Vec<&[&Mark]> = marks
-                    .iter()
-                    .map(|by| by.get(id).map(Vec::as_slice).unwrap_or_default())
-                    .collect();
-                channel(report, id, said, &marks, options)
-            })
-            .collect(),
-        ..page
+        source: report.source.clone(),
+        llm: match &report.llm {
+            Some(llm) => llm.clone(),
+            None => "none: the rule stage alone (offline)".to_owned(),
+        },
+        current: report.current.name(),
+        full_text: options.full_text,
+        left_out: report.channel_ids().len() - shown.len(),
+        charts: charts(report, &shown),
+        channels,
     };
     let mut env = Environment::new();
     env.set_auto_escape_callback(|_| AutoEscape::Html);
