@@ -40,6 +40,7 @@ use myao::adapters::aws::dynamodb::DynamoStore;
 use myao::adapters::aws::scheduler::EventBridgeScheduler;
 use myao::adapters::aws::ssm::{SsmSecrets, SsmSettingsSource};
 use myao::adapters::system::{ManualClock, SystemClock};
+use myao::domain::files::SharedFile;
 use myao::domain::Reply;
 use myao::domain::{
     Channel, ChannelId, ChannelKind, Conversation, Forget, Job, Memory, MemoryKind, MemoryScope,
@@ -262,7 +263,11 @@ async fn store_edits_known_messages_only() -> Result<()> {
 async fn store_delete_leaves_a_tombstone_that_hides_the_message_everywhere() -> Result<()> {
     let store = fresh_store().await;
     let c1 = channel("C1");
-    let reply = msg("C1", "2.0", Some("1.0"), "secret reply");
+    let mut reply = msg("C1", "2.0", Some("1.0"), "secret reply");
+    reply.files = vec![SharedFile::from_slack(&serde_json::json!({
+        "name": "secret.png", "mimetype": "image/png", "size": 120,
+        "url_private": "https://files.slack.com/files-pri/T1-F1/secret.png"
+    }))];
     insert_all(
         &store,
         &[
@@ -272,6 +277,8 @@ async fn store_delete_leaves_a_tombstone_that_hides_the_message_everywhere() -> 
         ],
     )
     .await?;
+    // A message keeps its files, for a reply that opens them.
+    assert_eq!(store.get_message(&c1, reply.ts).await?, Some(reply.clone()));
     store.delete_message(&c1, reply.ts, later()).await?;
 
     assert_eq!(store.get_message(&c1, reply.ts).await?, None);
@@ -316,7 +323,7 @@ async fn store_delete_leaves_a_tombstone_that_hides_the_message_everywhere() -> 
         .item
         .context("the tombstone")?;
     assert_eq!(raw.get("deleted"), Some(&AttributeValue::Bool(true)));
-    for gone in ["text", "gsi1pk", "gsi1sk"] {
+    for gone in ["text", "files", "gsi1pk", "gsi1sk"] {
         assert!(!raw.contains_key(gone), "the tombstone has {gone}");
     }
 

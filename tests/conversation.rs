@@ -933,6 +933,247 @@ async fn a_file_shared_before_a_mention_is_named_in_the_reply_prompt() {
     );
 }
 
+/// A PNG's first bytes and a little more: what the stub serves as an image.
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR-the-rest-of-a-small-image";
+
+/// A message of Alice's at `offset` sharing `files` (Slack's `file_share`).
+async fn share(bed: &Bed, offset: i64, thread: Option<i64>, files: Value) {
+    let mut event = json!({
+        "type": "message", "subtype": "file_share", "channel": GENERAL,
+        "channel_type": "channel", "user": ALICE, "ts": ts(offset).to_string(),
+        "text": "what do you make of this?", "files": files
+    });
+    if let Some(root) = thread {
+        event["thread_ts"] = json!(ts(root).to_string());
+    }
+    bed.deliver(event).await;
+}
+
+/// A file at `file_path` of the Slack stub (whose origin is the API's, as
+/// `files.slack.com` is Slack's), answered with `answer`.
+async fn serve_file(bed: &Bed, file_path: &str, answer: ResponseTemplate) {
+    Mock::given(method("GET"))
+        .and(path(file_path))
+        .respond_with(answer)
+        .mount(&bed.slack_server)
+        .await;
+}
+
+/// A shared image as Slack describes it, downloadable at `file_path`.
+fn image(bed: &Bed, name: &str, size: u64, file_path: &str) -> Value {
+    json!({"name": name, "filetype": "png", "mimetype": "image/png", "size": size,
+           "url_private": format!("{}{file_path}", bed.slack_server.uri())})
+}
+
+/// Alice's mention at 0 in `thread` (or the top level), answered; the reply's LLM call.
+async fn answer_mention(bed: &Bed, thread: Option<i64>) -> myao_tests::stubs::LlmCall {
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(0),
+        thread.map(ts),
+        "<@UBOT> can you see it?",
+    )])
+    .await;
+    let outcome = responded(bed.run(&response(thread, 0, true)).await);
+    assert!(
+        matches!(outcome, ResponseOutcome::Posted { .. }),
+        "{outcome:?}"
+    );
+    let calls = bed.llm_calls_of(PromptKind::Response).await;
+    calls.into_iter().next().expect("a reply prompt")
+}
+
+#[tokio::test]
+async fn with_vision_a_shared_image_reaches_the_model_as_an_image() {
+    let bed = Bed::with_settings(|s| s.vision = true).await;
+    serve_file(
+        &bed,
+        "/files-pri/T1-F1/chart.png",
+        ResponseTemplate::new(200)
+            .insert_header("content-type", "image/png")
+            .set_body_bytes(PNG),
+    )
+    .await;
+    let chart = image(
+        &bed,
+        "chart.png",
+        PNG.len() as u64,
+        "/files-pri/T1-F1/chart.png",
+    );
+    share(
+        &bed,
+        -60,
+        None,
+        json!([chart, {"name": "notes.txt", "filetype": "text", "size": 900}]),
+    )
+    .await;
+
+    let call = answer_mention(&bed, None).await;
+
+    // Named in the prompt as the image it is given as; the text file is not opened.
+    assert!(
+        call.system.contains(&format!(
+            "[file: chart.png, png, {} B, image 1 attached]",
+            PNG.len()
+        )),
+        "{}",
+        call.system
+    );
+    assert!(
+        call.system
+            .contains("[file: notes.txt, text, 900 B, not opened]"),
+        "{}",
+        call.system
+    );
+    // The image goes as a data URL in a user turn after the system prompt.
+    let turn = &call.body["messages"][1];
+    assert_eq!(turn["role"], "user");
+    use base64::Engine as _;
+    let url = format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(PNG)
+    );
+    assert_eq!(
+        turn["content"][1],
+        json!({"type": "image_url", "image_url": {"url": url}})
+    );
+    // Downloaded with the bot token.
+    let downloads: Vec<_> = bed
+        .slack_server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| r.url.path().starts_with("/files-pri/"))
+        .collect();
+    assert_eq!(downloads.len(), 1);
+    assert_eq!(
+        downloads[0]
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok()),
+        Some("Bearer xoxb-test")
+    );
+}
+
+#[tokio::test]
+async fn an_image_that_cannot_be_read_is_named_so_and_the_reply_still_goes() {
+    let bed = Bed::with_settings(|s| {
+        s.vision = true;
+        s.vision_max_bytes = 1_000;
+    })
+    .await;
+    // No files:read: Slack serves its sign-in page instead of the file.
+    serve_file(
+        &bed,
+        "/files-pri/T1-F2/login.png",
+        ResponseTemplate::new(200).set_body_raw(
+            "<!DOCTYPE html><html>sign in</html>",
+            "text/html; charset=utf-8",
+        ),
+    )
+    .await;
+    // A 404, and bytes that are no image whatever the name says.
+    serve_file(
+        &bed,
+        "/files-pri/T1-F3/gone.png",
+        ResponseTemplate::new(404),
+    )
+    .await;
+    serve_file(
+        &bed,
+        "/files-pri/T1-F4/fake.png",
+        ResponseTemplate::new(200)
+            .insert_header("content-type", "image/png")
+            .set_body_bytes(b"not an image at all".to_vec()),
+    )
+    .await;
+    let files = json!([
+        image(&bed, "login.png", 500, "/files-pri/T1-F2/login.png"),
+        image(&bed, "gone.png", 500, "/files-pri/T1-F3/gone.png"),
+        image(&bed, "fake.png", 500, "/files-pri/T1-F4/fake.png"),
+        image(&bed, "huge.png", 5_000_000, "/files-pri/T1-F5/huge.png"),
+    ]);
+    share(&bed, -60, None, files).await;
+
+    let call = answer_mention(&bed, None).await;
+
+    for name in ["login.png", "gone.png", "fake.png"] {
+        assert!(
+            call.system
+                .contains(&format!("[file: {name}, png, 500 B, could not be read]")),
+            "{name}: {}",
+            call.system
+        );
+    }
+    assert!(
+        call.system
+            .contains("[file: huge.png, png, 4.8 MB, too large to open]"),
+        "{}",
+        call.system
+    );
+    // No image went; only the system message.
+    assert_eq!(call.body["messages"].as_array().map(Vec::len), Some(1));
+    // Too large by Slack's word: never downloaded.
+    let asked: Vec<String> = bed
+        .slack_server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|r| r.url.path().to_owned())
+        .filter(|p| p.starts_with("/files-pri/"))
+        .collect();
+    assert_eq!(asked.len(), 3, "{asked:?}");
+    assert_eq!(bed.posts().await.len(), 1, "the reply still went");
+}
+
+#[tokio::test]
+async fn only_the_answered_conversations_images_are_opened_and_none_without_vision() {
+    // An image in a thread is not the top level's: a top-level mention
+    // opens none of it.
+    let bed = Bed::with_settings(|s| s.vision = true).await;
+    serve_file(
+        &bed,
+        "/files-pri/T1-F6/side.png",
+        ResponseTemplate::new(200).set_body_bytes(PNG),
+    )
+    .await;
+    share(&bed, -120, None, json!([])).await;
+    let side = image(&bed, "side.png", 44, "/files-pri/T1-F6/side.png");
+    share(&bed, -60, Some(-120), json!([side])).await;
+    let call = answer_mention(&bed, None).await;
+    assert_eq!(call.body["messages"].as_array().map(Vec::len), Some(1));
+
+    // Vision off (the default): named, not opened, not downloaded.
+    let bed = Bed::new().await;
+    serve_file(
+        &bed,
+        "/files-pri/T1-F7/chart.png",
+        ResponseTemplate::new(200).set_body_bytes(PNG),
+    )
+    .await;
+    let chart = image(&bed, "chart.png", 44, "/files-pri/T1-F7/chart.png");
+    share(&bed, -60, None, json!([chart])).await;
+    let call = answer_mention(&bed, None).await;
+    assert!(
+        call.system
+            .contains("[file: chart.png, png, 44 B, not opened]"),
+        "{}",
+        call.system
+    );
+    assert_eq!(call.body["messages"].as_array().map(Vec::len), Some(1));
+    let downloads = bed
+        .slack_server
+        .received_requests()
+        .await
+        .unwrap_or_default();
+    assert!(!downloads
+        .iter()
+        .any(|r| r.url.path().starts_with("/files-pri/")));
+}
+
 // ---- A failed reply comes back soon (SQS on the emulator) ---------------------
 
 /// The response queue on the emulator, as the template makes it: messages

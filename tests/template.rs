@@ -668,6 +668,8 @@ const METHOD_SCOPES: &[(&str, &[&str])] = &[
         &["channels:read", "groups:read", "im:read", "mpim:read"],
     ),
     ("emoji.list", &["emoji:read"]),
+    // A shared file's `url_private`, with the `vision` setting on.
+    ("file download", &["files:read"]),
     ("reactions.add", &["reactions:write"]),
     ("users.info", &["users:read"]),
 ];

@@ -35,6 +35,10 @@ impl SlackApi for Slack {
         Err(PortError::refused("slack", "not in a benchmark"))
     }
 
+    async fn download(&self, _url: &str, _max_bytes: u64) -> Result<Vec<u8>, PortError> {
+        Err(PortError::refused("slack", "not in a benchmark"))
+    }
+
     async fn post_message(
         &self,
         _channel: &ChannelId,

@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::domain::facts::Fact;
+use crate::domain::files::Image;
 use crate::domain::metrics::Datum;
 use crate::domain::people::{Profile, ProfileDelta};
 use crate::domain::{
@@ -526,6 +527,9 @@ pub struct LlmRequest {
     pub json: bool,
     /// A lower limit on the answer's tokens than the role's `max_tokens`.
     pub max_tokens: Option<u32>,
+    /// Images shared in the conversation, in the order the prompt numbers
+    /// them ("image 1 attached"); only for a model that sees them.
+    pub images: Vec<Image>,
 }
 
 /// An LLM's answer and what it cost.
@@ -579,6 +583,9 @@ pub trait SlackApi: Send + Sync {
         status: &str,
         loading: &[String],
     ) -> Result<(), PortError>;
+    /// The bytes of a shared file (its `url_private`, with the bot token,
+    /// which needs `files:read`); refused past `max_bytes`.
+    async fn download(&self, url: &str, max_bytes: u64) -> Result<Vec<u8>, PortError>;
 }
 
 /// Where counts go (CloudWatch, through EMF log lines, on AWS). Writing

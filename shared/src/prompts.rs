@@ -573,6 +573,7 @@ impl ContextPrompt {
             system: fitted(view, settings.max_message_chars, max_tokens, render)?,
             json: self == ContextPrompt::Judgment,
             max_tokens: (self == ContextPrompt::ShortResponse).then_some(settings.short_max_tokens),
+            images: Vec::new(),
         })
     }
 }
@@ -614,6 +615,7 @@ impl ProactiveView {
             )?,
             json: true,
             max_tokens: None,
+            images: Vec::new(),
         })
     }
 
@@ -634,6 +636,7 @@ impl ProactiveView {
             )?,
             json: false,
             max_tokens: None,
+            images: Vec::new(),
         })
     }
 

@@ -83,6 +83,11 @@ impl SlackApi for ReplaySlack {
         Ok(())
     }
 
+    /// An export holds no files: each is named as unreadable.
+    async fn download(&self, _url: &str, _max_bytes: u64) -> Result<Vec<u8>, PortError> {
+        Err(PortError::refused("slack", "an export holds no files"))
+    }
+
     async fn post_message(
         &self,
         channel: &ChannelId,
@@ -311,6 +316,7 @@ mod tests {
             system: "prompt".into(),
             json: true,
             max_tokens: None,
+            images: Vec::new(),
         };
         let e = llm.complete(&request).await.unwrap_err();
         assert!(e.to_string().contains(DRY_RUN));

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use super::files::{self, FileState};
 use super::ids::{ChannelId, Ts};
 use super::message::Message;
 
@@ -105,6 +106,34 @@ impl ChannelMessages {
     /// The number of threads.
     pub fn thread_count(&self) -> usize {
         self.thread_messages.len()
+    }
+
+    /// The messages of the conversation `thread` (the root and its replies),
+    /// or of the top level for `None`, in time order.
+    pub fn conversation(&self, thread: Option<&Ts>) -> Vec<&Message> {
+        match thread {
+            Some(root) => self
+                .thread_root(root)
+                .into_iter()
+                .chain(self.get_thread(root))
+                .collect(),
+            None => self.top_level_messages.iter().collect(),
+        }
+    }
+
+    /// Says on the line of the `index`th file of the message `ts` what
+    /// became of it when a reply opened it ([`files::restate`]).
+    pub fn restate_file(&mut self, ts: Ts, index: usize, state: FileState) {
+        let message = self
+            .top_level_messages
+            .iter_mut()
+            .chain(self.thread_messages.values_mut().flatten())
+            .find(|m| m.ts == ts);
+        if let Some(message) = message {
+            if let Some(file) = message.files.get(index) {
+                message.text = files::restate(&message.text, file, state);
+            }
+        }
     }
 
     /// The number of messages, top level and threads together.

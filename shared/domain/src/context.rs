@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::channel_messages::ChannelMessages;
+use super::files::FileState;
 use super::ids::{ChannelId, Ts, UserId};
 use super::memory::ChannelMemory;
 
@@ -116,6 +117,11 @@ impl Context {
     pub fn with_user_names(mut self, names: BTreeMap<UserId, String>) -> Self {
         self.user_names = names;
         self
+    }
+
+    /// Says on a shared file's line what became of it ([`ChannelMessages::restate_file`]).
+    pub fn restate_file(&mut self, ts: Ts, index: usize, state: FileState) {
+        self.conversation_history.restate_file(ts, index, state);
     }
 
     pub fn persona(&self) -> &Persona {

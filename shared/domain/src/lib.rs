@@ -4,6 +4,7 @@ pub mod budget;
 pub mod channel_messages;
 pub mod context;
 pub mod facts;
+pub mod files;
 pub mod ids;
 pub mod job;
 pub mod judgment;

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::files::SharedFile;
 use super::ids::{ChannelId, Ts, UserId};
 use super::privacy::Visibility;
 use super::reply::EmojiName;
@@ -21,6 +22,9 @@ pub struct Message {
     /// The emoji this bot reacted to it with, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bot_reaction: Option<EmojiName>,
+    /// The files shared with it; its text names each on a line of its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<SharedFile>,
 }
 
 impl Message {
@@ -42,6 +46,7 @@ impl Message {
             thread_ts: thread_ts.filter(|t| *t != ts),
             is_bot,
             bot_reaction: None,
+            files: Vec::new(),
         }
     }
 

@@ -3,6 +3,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::files::{self, SharedFile};
 use super::ids::{ChannelId, IdError, Ts, UserId};
 use super::message::Message;
 use super::privacy::VisibilityChange;
@@ -353,62 +354,34 @@ fn new_message(event: &Value) -> Result<Message, EventParseError> {
         field: "user",
         source,
     })?;
-    Ok(Message::new(
+    let files = files_of(event);
+    let mut message = Message::new(
         channel(event)?,
         user,
-        with_files(opt_str(event, "text").unwrap_or_default(), event),
+        files::with_lines(opt_str(event, "text").unwrap_or_default(), &files),
         ts_field(event, "ts")?,
         opt_ts(event, "thread_ts")?,
         is_bot,
-    ))
+    );
+    message.files = files;
+    Ok(message)
 }
 
-/// The most characters of a file's name a message keeps.
-const FILE_NAME_CHARS: usize = 100;
+/// The files a message event shares.
+fn files_of(event: &Value) -> Vec<SharedFile> {
+    event
+        .get("files")
+        .and_then(Value::as_array)
+        .map(|files| files.iter().map(SharedFile::from_slack).collect())
+        .unwrap_or_default()
+}
 
 /// `text` with a line for each file the message shares, as the prompts
-/// show it: "[file: build-7781.log, text, 18 KB, not opened]". The bot does
-/// not open files: it says so rather than leave them out, so that it can
-/// say it could not read one. Written as Slack writes text (`<`, `>` and
-/// `&` escaped), so that the prompts unescape it like the rest.
+/// show it: "[file: build-7781.log, text, 18 KB, not opened]" (see
+/// [`super::files`]). A file is named rather than left out, so that the bot
+/// can say it could not read one.
 pub fn with_files(text: &str, event: &Value) -> String {
-    let Some(files) = event.get("files").and_then(Value::as_array) else {
-        return text.to_owned();
-    };
-    let mut out = text.to_owned();
-    for file in files {
-        let name: String = opt_str(file, "name")
-            .or_else(|| opt_str(file, "title"))
-            .unwrap_or("a file")
-            .chars()
-            .map(|c| if c.is_control() || c == ']' { ' ' } else { c })
-            .take(FILE_NAME_CHARS)
-            .collect();
-        let kind = opt_str(file, "filetype")
-            .or_else(|| opt_str(file, "mimetype"))
-            .unwrap_or("unknown kind");
-        let mut line = format!("[file: {}, {}", name.trim(), kind);
-        if let Some(bytes) = file.get("size").and_then(Value::as_u64) {
-            line.push_str(&format!(", {}", size(bytes)));
-        }
-        line.push_str(", not opened]");
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&super::text::escape(&line));
-    }
-    out
-}
-
-/// `bytes` as a person reads a size: 512 B, 18 KB, 3.4 MB.
-fn size(bytes: u64) -> String {
-    const KB: u64 = 1024;
-    const MB: u64 = 1024 * 1024;
-    match bytes {
-        b if b < KB => format!("{b} B"),
-        b if b < MB => format!("{} KB", b.div_ceil(KB)),
-        b => format!("{:.1} MB", b as f64 / MB as f64),
-    }
+    files::with_lines(text, &files_of(event))
 }
 
 #[cfg(test)]
@@ -777,8 +750,11 @@ mod tests {
              [file: shot&lt;1&gt;.png, image/png, 3.3 MB, not opened]\n\
              [file: odd  name, unknown kind, not opened]"
         );
+        // The files are kept beside the text, for a reply that opens them.
+        assert_eq!(message.files.len(), 3);
+        assert_eq!(message.files[1].mimetype.as_deref(), Some("image/png"));
         // No files: the text as it was.
         assert_eq!(with_files("hi", &json!({})), "hi");
-        assert_eq!(size(512), "512 B");
+        assert_eq!(files::size(512), "512 B");
     }
 }

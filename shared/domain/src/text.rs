@@ -120,7 +120,7 @@ pub fn clean_reply(text: &str, persona_name: &str) -> String {
     t.to_owned()
 }
 
-/// Whether `line` is one that names a shared file ([`super::slack_event::with_files`]).
+/// Whether `line` is one that names a shared file ([`super::files::with_lines`]).
 fn names_a_file(line: &str) -> bool {
     line.starts_with("[file: ") && line.ends_with(", not opened]")
 }

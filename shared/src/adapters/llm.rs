@@ -319,6 +319,7 @@ mod tests {
             system: "s".to_owned(),
             json: false,
             max_tokens: None,
+            images: Vec::new(),
         }
     }
 

@@ -186,10 +186,7 @@ impl Llm for OpenAiLlm {
         let url = endpoint(&settings.llm_base_url, "chat/completions");
         let body = ChatRequest {
             model: &model.model,
-            messages: [ChatMessage {
-                role: "system",
-                content: &request.system,
-            }],
+            messages: messages(request),
             temperature: model.temperature,
             max_tokens: request
                 .max_tokens
@@ -225,7 +222,7 @@ enum ApiKey {
 #[derive(Serialize)]
 struct ChatRequest<'a> {
     model: &'a str,
-    messages: [ChatMessage<'a>; 1],
+    messages: Vec<ChatMessage<'a>>,
     temperature: f64,
     max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -247,7 +244,58 @@ fn cache_key(settings: &crate::domain::Settings, role: crate::ports::LlmRole) ->
 #[derive(Serialize)]
 struct ChatMessage<'a> {
     role: &'static str,
-    content: &'a str,
+    content: Content<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(&'a str),
+    Parts(Vec<Part>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part {
+    Text { text: &'static str },
+    ImageUrl { image_url: ImageUrl },
+}
+
+#[derive(Serialize)]
+struct ImageUrl {
+    url: String,
+}
+
+/// What the user turn that carries a request's images says.
+const IMAGES_TURN: &str = "The images shared in the conversation, numbered as the lines \
+                           \"[file: ..., image n attached]\" name them.";
+
+/// The messages of `request`: its system prompt, as the design has it, and
+/// when it carries images a user turn with them as data URLs (a system
+/// message takes no image).
+fn messages(request: &LlmRequest) -> Vec<ChatMessage<'_>> {
+    use base64::Engine as _;
+    let mut messages = vec![ChatMessage {
+        role: "system",
+        content: Content::Text(&request.system),
+    }];
+    if !request.images.is_empty() {
+        let mut parts = vec![Part::Text { text: IMAGES_TURN }];
+        parts.extend(request.images.iter().map(|image| Part::ImageUrl {
+            image_url: ImageUrl {
+                url: format!(
+                    "data:{};base64,{}",
+                    image.format.media_type(),
+                    base64::engine::general_purpose::STANDARD.encode(&image.bytes)
+                ),
+            },
+        }));
+        messages.push(ChatMessage {
+            role: "user",
+            content: Content::Parts(parts),
+        });
+    }
+    messages
 }
 
 #[derive(Serialize)]
@@ -428,6 +476,7 @@ mod tests {
             system: "You are myao. Say hello.".to_owned(),
             json,
             max_tokens: None,
+            images: Vec::new(),
         }
     }
 

@@ -363,6 +363,8 @@ impl SlackWebApi {
 
 /// The most loading messages Slack takes with a status.
 const MAX_LOADING: usize = 10;
+/// Where Slack serves the files shared in a workspace (`url_private`).
+const FILES_HOST: &str = "files.slack.com";
 
 #[async_trait]
 impl SlackApi for SlackWebApi {
@@ -501,6 +503,70 @@ impl SlackApi for SlackWebApi {
         self.call(METHOD, Args::Json(body), Replay::Once)
             .await
             .map(|_| ())
+    }
+
+    async fn download(&self, url: &str, max_bytes: u64) -> Result<Vec<u8>, PortError> {
+        const METHOD: &str = "file download";
+        let refused = |detail: String| PortError::refused(SERVICE, format!("{METHOD}: {detail}"));
+        let settings = self.client.settings.current().await?;
+        let url = Url::parse(url).map_err(|e| refused(format!("bad URL: {e}")))?;
+        // The token goes to Slack's file host alone (or the API's own host,
+        // a stand-in's), whatever URL an event names.
+        let api = Url::parse(&settings.slack_api_base_url).ok();
+        let slack_files = url.scheme() == "https" && url.host_str() == Some(FILES_HOST);
+        if !slack_files && api.is_none_or(|api| api.origin() != url.origin()) {
+            return Err(refused(format!(
+                "{} is not Slack's file host",
+                url.origin().ascii_serialization()
+            )));
+        }
+        let token = self.token().await?;
+        let Some(timeout) = SLACK_BUDGET.attempt_timeout(self.timeout) else {
+            return Err(unavailable(format!(
+                "{METHOD}: no time left before the deadline"
+            )));
+        };
+        // One attempt: a file that cannot be read now is named as such.
+        let failed = |e: reqwest::Error| match transport_failure(METHOD, e, timeout) {
+            Attempt::Refused(detail) => PortError::refused(SERVICE, detail),
+            Attempt::Unsent(detail) | Attempt::MaybeDone(detail) => unavailable(detail),
+            Attempt::RateLimited(_) | Attempt::Done(_) => unavailable(METHOD.to_owned()),
+        };
+        let mut response = self
+            .client
+            .http
+            .get(url)
+            .bearer_auth(token)
+            .timeout(timeout)
+            .send()
+            .await
+            .map_err(failed)?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(refused(format!("HTTP {}", status.as_u16())));
+        }
+        // Without `files:read` Slack answers with its sign-in page.
+        let html = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/html"));
+        if html {
+            return Err(refused(
+                "a web page, not the file (is files:read granted?)".to_owned(),
+            ));
+        }
+        if response.content_length().is_some_and(|n| n > max_bytes) {
+            return Err(refused(format!("larger than {max_bytes} bytes")));
+        }
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(failed)? {
+            if (bytes.len() + chunk.len()) as u64 > max_bytes {
+                return Err(refused(format!("larger than {max_bytes} bytes")));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes)
     }
 
     async fn emoji_names(&self) -> Result<Arc<BTreeSet<String>>, PortError> {
@@ -710,6 +776,72 @@ mod tests {
             let i = (arrivals.len() - 1).min(self.responses.len() - 1);
             self.responses[i].clone()
         }
+    }
+
+    #[tokio::test]
+    async fn a_file_is_downloaded_with_the_token_from_slack_alone_and_within_its_bound() {
+        let server = MockServer::start().await;
+        let serve = |at: &'static str, answer: ResponseTemplate| {
+            Mock::given(method("GET"))
+                .and(path(at))
+                .respond_with(answer)
+        };
+        serve(
+            "/files-pri/T1-F1/a.png",
+            ResponseTemplate::new(200).set_body_bytes(b"bytes".to_vec()),
+        )
+        .mount(&server)
+        .await;
+        serve(
+            "/files-pri/T1-F2/login.png",
+            ResponseTemplate::new(200).set_body_raw("<html>sign in</html>", "text/html"),
+        )
+        .mount(&server)
+        .await;
+        serve(
+            "/files-pri/T1-F3/big.png",
+            ResponseTemplate::new(200).set_body_bytes(vec![7; 2_000]),
+        )
+        .mount(&server)
+        .await;
+        let slack = slack(&server);
+        let at = |p: &str| format!("{}{p}", server.uri());
+
+        let bytes = slack.download(&at("/files-pri/T1-F1/a.png"), 100).await;
+        assert_eq!(bytes.expect("downloaded"), b"bytes");
+        let sent = server.received_requests().await.unwrap_or_default();
+        assert_eq!(
+            sent[0]
+                .headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok()),
+            Some("Bearer test-bot-token")
+        );
+        let login = slack.download(&at("/files-pri/T1-F2/login.png"), 100).await;
+        assert!(format!("{login:?}").contains("files:read"), "{login:?}");
+        let big = slack.download(&at("/files-pri/T1-F3/big.png"), 1_000).await;
+        assert!(
+            format!("{big:?}").contains("larger than 1000 bytes"),
+            "{big:?}"
+        );
+
+        // Another host never sees the token: refused before anything is sent.
+        let elsewhere = MockServer::start().await;
+        let refused = slack
+            .download(&format!("{}/files-pri/T1-F1/a.png", elsewhere.uri()), 100)
+            .await;
+        assert!(
+            format!("{refused:?}").contains("not Slack's file host"),
+            "{refused:?}"
+        );
+        assert_eq!(request_count(&elsewhere).await, 0);
+        let plain = slack
+            .download("http://files.slack.com/files-pri/x", 100)
+            .await;
+        assert!(
+            format!("{plain:?}").contains("not Slack's file host"),
+            "{plain:?}"
+        );
     }
 
     #[tokio::test]

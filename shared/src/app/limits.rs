@@ -286,6 +286,7 @@ mod tests {
             system: String::new(),
             json: false,
             max_tokens: None,
+            images: Vec::new(),
         }
     }
 

@@ -4,6 +4,8 @@
 // The job functions' services (feature `jobs`); ingest needs none of them.
 #[cfg(feature = "jobs")]
 pub mod context;
+#[cfg(feature = "jobs")]
+pub mod files;
 pub mod ingest;
 #[cfg(feature = "jobs")]
 pub mod jobs;

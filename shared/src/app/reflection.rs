@@ -121,6 +121,7 @@ pub async fn reflect(
         system,
         json: true,
         max_tokens: None,
+        images: Vec::new(),
     };
     let answer = match svc.llm.complete(&request).await {
         Ok(reply) => reply.text,

@@ -9,7 +9,7 @@ use crate::domain::people::{forget_me, FORGOTTEN_NOTICE};
 use crate::domain::reply::pick_emoji;
 use crate::domain::text::{clean_reply, escape, held_to};
 use crate::domain::{ChannelId, Conversation, EmojiName, Job, Message, Reply, Settings, Ts};
-use crate::ports::{PortError, Reacted};
+use crate::ports::{LlmRequest, PortError, Reacted};
 use crate::prompts::status_lines;
 use crate::prompts::{ContextPrompt, PromptError};
 
@@ -284,12 +284,16 @@ where
                 .await?
                 .post_request(topic, settings),
             _ => {
-                let context = context::build(svc, settings, conversation, Some(newest_ts)).await?;
+                let mut context =
+                    context::build(svc, settings, conversation, Some(newest_ts)).await?;
+                let images = super::files::open(svc, settings, &mut context).await;
                 let prompt = match reply {
                     Reply::Short => ContextPrompt::ShortResponse,
                     _ => ContextPrompt::Response,
                 };
-                prompt.request(&context, settings, now)
+                prompt
+                    .request(&context, settings, now)
+                    .map(|request| LlmRequest { images, ..request })
             }
         };
         Ok::<_, PortError>((bot, ch, request))

@@ -166,6 +166,7 @@ impl MemoryPrompt<'_> {
             system: self.fitted(task)?,
             json: false,
             max_tokens: None,
+            images: Vec::new(),
         })
     }
 

@@ -409,6 +409,7 @@ pub async fn llm(
             system: "Answer with one word: ok".to_owned(),
             json: false,
             max_tokens: Some(1),
+            images: Vec::new(),
         };
         let base = &settings.llm_base_url;
         let place = if bedrock {

@@ -335,6 +335,13 @@ settings! {
     response_temperature: f64 = 0.7, Number(0.0, 2.0);
     /// The reply model's maximum output length, in tokens.
     response_max_tokens: u32 = 1000, Whole(16, 32_000);
+    /// Whether the reply model sees the images (PNG, JPEG, GIF, WebP)
+    /// shared in the conversation it answers, downloaded with the bot token
+    /// (the `files:read` scope). Only for a model that takes images.
+    vision: bool = false, Bool;
+    /// The largest image, in bytes, downloaded for the reply model; a larger
+    /// one is named in the prompt as too large to open.
+    vision_max_bytes: u32 = 3_750_000, Whole(1_000, 20_000_000);
     /// Model writing the memories.
     memory_model: String = "gpt-4.1-mini".to_owned(), Text;
     /// The memories' own provider, instead of `llm_provider`.

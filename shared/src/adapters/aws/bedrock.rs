@@ -42,9 +42,11 @@ use async_trait::async_trait;
 use aws_sdk_bedrockruntime::config::retry::RetryConfig;
 use aws_sdk_bedrockruntime::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_bedrockruntime::operation::converse::{ConverseError, ConverseOutput};
+use aws_sdk_bedrockruntime::primitives::Blob;
 use aws_sdk_bedrockruntime::types::{
-    ContentBlock, ConversationRole, ConverseOutput as Answer, InferenceConfiguration, Message,
-    StopReason, SystemContentBlock,
+    ContentBlock, ConversationRole, ConverseOutput as Answer, ImageBlock,
+    ImageFormat as BedrockImageFormat, ImageSource, InferenceConfiguration, Message, StopReason,
+    SystemContentBlock,
 };
 use aws_sdk_bedrockruntime::Client;
 
@@ -54,6 +56,7 @@ use crate::adapters::llm::{
     self, model_settings, Attempt, Call, DEFAULT_BACKOFF, DEFAULT_MAX_WAIT, SERVICE,
 };
 use crate::adapters::metrics::NoMetrics;
+use crate::domain::files::ImageFormat;
 use crate::domain::settings::LlmProvider;
 use crate::ports::{Llm, LlmReply, LlmRequest, Metrics, PortError, SettingsProvider};
 
@@ -152,11 +155,26 @@ impl Llm for BedrockLlm {
     async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError> {
         let settings = self.settings.current().await?;
         let model = model_settings(&settings, request.role);
-        let turn = Message::builder()
+        let mut turn = Message::builder()
             .role(ConversationRole::User)
             .content(ContentBlock::Text(
                 if request.json { JSON_TURN } else { TEXT_TURN }.to_owned(),
-            ))
+            ));
+        // The images, in the order the prompt numbers them, after the ask.
+        for image in &request.images {
+            let block = ImageBlock::builder()
+                .format(match image.format {
+                    ImageFormat::Png => BedrockImageFormat::Png,
+                    ImageFormat::Jpeg => BedrockImageFormat::Jpeg,
+                    ImageFormat::Gif => BedrockImageFormat::Gif,
+                    ImageFormat::Webp => BedrockImageFormat::Webp,
+                })
+                .source(ImageSource::Bytes(Blob::new(image.bytes.clone())))
+                .build()
+                .map_err(|e| PortError::refused_by(SERVICE, e))?;
+            turn = turn.content(ContentBlock::Image(block));
+        }
+        let turn = turn
             .build()
             .map_err(|e| PortError::refused_by(SERVICE, e))?;
         let max_tokens = request
@@ -328,6 +346,7 @@ mod tests {
             system: PROMPT.to_owned(),
             json,
             max_tokens: None,
+            images: Vec::new(),
         }
     }
 
@@ -392,6 +411,46 @@ mod tests {
         body["inferenceConfig"]["temperature"]
             .as_f64()
             .unwrap_or(f64::NAN)
+    }
+
+    #[tokio::test]
+    async fn images_follow_the_ask_in_the_user_turn_as_image_blocks() {
+        use crate::domain::files::{Image, ImageFormat};
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ok("a chart"))
+            .mount(&server)
+            .await;
+        let with_images = LlmRequest {
+            images: vec![
+                Image {
+                    format: ImageFormat::Png,
+                    bytes: b"png bytes".to_vec(),
+                },
+                Image {
+                    format: ImageFormat::Jpeg,
+                    bytes: b"jpeg bytes".to_vec(),
+                },
+            ],
+            ..request(LlmRole::Response, false)
+        };
+        llm(&server)
+            .await
+            .complete(&with_images)
+            .await
+            .expect("reply");
+
+        let body: Value = requests(&server).await[0].body_json().expect("json body");
+        use base64::Engine as _;
+        let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+        assert_eq!(
+            body["messages"][0]["content"],
+            json!([
+                { "text": TEXT_TURN },
+                { "image": { "format": "png", "source": { "bytes": b64(b"png bytes") } } },
+                { "image": { "format": "jpeg", "source": { "bytes": b64(b"jpeg bytes") } } },
+            ])
+        );
     }
 
     #[tokio::test]

@@ -222,6 +222,9 @@ impl FromItem for MessageRow {
                 r.bool("is_bot")?,
             );
             message.bot_reaction = r.opt_parse("bot_reaction")?;
+            if let Some(files) = r.opt_s("files")? {
+                message.files = serde_json::from_str(files).map_err(|e| r.corrupt("files", e))?;
+            }
             Some(message)
         };
         Ok(MessageRow {
@@ -245,6 +248,11 @@ pub(super) fn message_item(message: &Message, routed: bool, expires_at: DateTime
     item.insert("is_bot".into(), b(message.is_bot));
     if let Some(emoji) = &message.bot_reaction {
         item.insert("bot_reaction".into(), s(emoji.as_str()));
+    }
+    if !message.files.is_empty() {
+        // Kept as JSON: read whole with the message, never queried.
+        let files = serde_json::to_string(&message.files).unwrap_or_default();
+        item.insert("files".into(), s(files));
     }
     item.insert("routed".into(), b(routed));
     item.insert(

@@ -186,7 +186,7 @@ impl Messages for DynamoStore {
         self.update(Key::message(channel, ts))
             .update_expression(
                 "SET #deleted = :true, #exp = :exp, #channel = :channel, #ts = :ts \
-                 REMOVE #text, pending_text, gsi1pk, gsi1sk",
+                 REMOVE #text, files, pending_text, gsi1pk, gsi1sk",
             )
             .expression_attribute_names("#deleted", "deleted")
             .expression_attribute_names("#exp", TTL_ATTRIBUTE)
