@@ -9,6 +9,11 @@
 # with sudo), and the test then must find it (MYAO_REQUIRE_CHROMIUM). Where
 # it cannot be installed, the test says so and passes.
 #
+# With MYAO_LLAMA=1 (CI sets it), a real OpenAI-compatible model server,
+# llama.cpp's, is installed (it compiles, about 5 minutes the first time)
+# and started (infra/llama.sh), and the real-model tests must then reach it
+# (MYAO_REQUIRE_LLAMA). Without it, they say so and pass.
+#
 # Usage: bash infra/test.sh [extra cargo test arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,4 +23,7 @@ source infra/chromium.sh
 
 # shellcheck source=infra/emulator.sh
 source infra/emulator.sh
+# After the emulator: llama.sh adds its cleanup to the one emulator.sh sets.
+# shellcheck source=infra/llama.sh
+source infra/llama.sh
 cargo test --workspace "$@"

@@ -41,7 +41,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
-fn judgment(thread: Option<i64>, newest: i64) -> Job {
+pub(crate) fn judgment(thread: Option<i64>, newest: i64) -> Job {
     Job::Judgment {
         channel: channel(GENERAL),
         thread_ts: thread.map(ts),
@@ -49,7 +49,7 @@ fn judgment(thread: Option<i64>, newest: i64) -> Job {
     }
 }
 
-fn response(thread: Option<i64>, newest: i64, mention: bool) -> Job {
+pub(crate) fn response(thread: Option<i64>, newest: i64, mention: bool) -> Job {
     Job::Response {
         channel: channel(GENERAL),
         thread_ts: thread.map(ts),

@@ -19,4 +19,5 @@ mod metrics;
 mod privacy;
 mod proactive;
 mod reactions;
+mod real_model;
 mod template;
