@@ -175,7 +175,11 @@ async fn a_real_models_verdict_is_acted_on_when_it_reads_as_one_and_is_silence_w
 
         let answers = answers.lock().expect("lock").clone();
         assert_eq!(answers.len(), 1, "one call to the real server: {outcome:?}");
-        eprintln!("{max_tokens} tokens: {:?} -> {}", answers[0], outcome.name());
+        eprintln!(
+            "{max_tokens} tokens: {:?} -> {}",
+            answers[0],
+            outcome.name()
+        );
         match JudgmentResult::parse(&answers[0]) {
             Ok(verdict) if verdict.should_respond => assert!(
                 matches!(outcome, JudgmentOutcome::Respond { .. }),

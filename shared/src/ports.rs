@@ -530,6 +530,11 @@ pub struct LlmRequest {
     /// Images shared in the conversation, in the order the prompt numbers
     /// them ("image 1 attached"); only for a model that sees them.
     pub images: Vec<Image>,
+    /// How many bytes at the start of `system` are the same from one call
+    /// to the next until a memory is written (the persona, the memories,
+    /// the channels): where a provider that caches prompt prefixes on
+    /// request (Bedrock's `cachePoint`) is told to. 0: none said.
+    pub stable_prefix: usize,
 }
 
 /// An LLM's answer and what it cost.

@@ -20,6 +20,7 @@ use crate::ports::{LlmRequest, LlmRole};
 /// Every template, by name.
 const TEMPLATES: &[(&str, &str)] = &[
     ("_context.j2", include_str!("../../templates/_context.j2")),
+    ("_stable.j2", include_str!("../../templates/_stable.j2")),
     ("_messages.j2", include_str!("../../templates/_messages.j2")),
     (
         "judgment_system.j2",
@@ -343,6 +344,10 @@ impl ContextView {
     }
 }
 
+/// How many thread summaries a prompt over its budget leaves out at once
+/// (see [`ContextView::fit`]).
+pub const THREAD_CUT_BLOCK: usize = 8;
+
 /// What fitting a prompt to its budget left out.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Cuts {
@@ -385,7 +390,8 @@ impl ContextView {
     /// Renders with `render` and, while the prompt's estimated tokens exceed
     /// `max_tokens`, leaves out what is least needed: other channels'
     /// memories (the least recently active first), then thread summaries
-    /// (the oldest first, the judged thread's last), then the channel's
+    /// (the oldest first, [`THREAD_CUT_BLOCK`] at a time, the judged
+    /// thread's last), then the channel's
     /// oldest messages outside the judged conversation. The persona, the
     /// instructions, the workspace memories and the judged conversation
     /// (with its root) are kept.
@@ -441,16 +447,30 @@ impl ContextView {
             );
         }
         if !self.thread_memories.is_empty() {
-            // Oldest first; the judged thread's summary last.
+            // Oldest first, a block at a time; the judged thread's summary
+            // last. In blocks, so that the list's first summary stays the
+            // same while new threads join its end (a block's worth of them):
+            // what comes before it stays a prefix a provider's cache reuses.
             let target = self.target_thread_ts.clone();
-            let i = self
-                .thread_memories
-                .iter()
-                .position(|t| Some(&t.thread_ts) != target.as_ref())
-                .unwrap_or(0);
-            let t = self.thread_memories.remove(i);
-            cuts.thread_memories += 1;
-            return Some(estimate_tokens(&t.memory) + 8);
+            let mut freed = 0;
+            for _ in 0..THREAD_CUT_BLOCK {
+                let Some(i) = self
+                    .thread_memories
+                    .iter()
+                    .position(|t| Some(&t.thread_ts) != target.as_ref())
+                else {
+                    break;
+                };
+                let t = self.thread_memories.remove(i);
+                cuts.thread_memories += 1;
+                freed += estimate_tokens(&t.memory) + 8;
+            }
+            if freed == 0 {
+                let t = self.thread_memories.remove(0);
+                cuts.thread_memories += 1;
+                freed = estimate_tokens(&t.memory) + 8;
+            }
+            return Some(freed);
         }
         // The oldest message shown outside the judged conversation: the top
         // level is only shown apart from it when a thread is judged.
@@ -491,11 +511,40 @@ impl ContextView {
 /// whole fitted to `max_tokens` (see [`ContextView::fit`]); what was left
 /// out is logged (counts only).
 pub fn fitted(
-    mut view: ContextView,
+    view: ContextView,
     max_chars: u32,
     max_tokens: u32,
     render: fn(&ContextView) -> Result<String, PromptError>,
 ) -> Result<String, PromptError> {
+    Ok(fitted_view(view, max_chars, max_tokens, render)?.0)
+}
+
+/// [`fitted`], and the bytes the prompt begins with that are the same for
+/// every channel and conversation until a memory is written
+/// (`templates/_stable.j2`, rendered with what the fitting kept): 0 when
+/// the prompt does not begin with them.
+pub fn fitted_with_stable_prefix(
+    view: ContextView,
+    max_chars: u32,
+    max_tokens: u32,
+    render: fn(&ContextView) -> Result<String, PromptError>,
+) -> Result<(String, usize), PromptError> {
+    let (prompt, view) = fitted_view(view, max_chars, max_tokens, render)?;
+    let stable = self::render("_stable.j2", &view)?;
+    let prefix = if prompt.starts_with(&stable) {
+        stable.len()
+    } else {
+        0
+    };
+    Ok((prompt, prefix))
+}
+
+fn fitted_view(
+    mut view: ContextView,
+    max_chars: u32,
+    max_tokens: u32,
+    render: fn(&ContextView) -> Result<String, PromptError>,
+) -> Result<(String, ContextView), PromptError> {
     view.cap_messages(max_chars as usize);
     let (prompt, cuts) = view.fit(max_tokens as usize, render)?;
     if cuts.any() || cuts.over {
@@ -509,7 +558,7 @@ pub fn fitted(
             "prompt cut to its budget"
         );
     }
-    Ok(prompt)
+    Ok((prompt, view))
 }
 
 /// The judgment prompt (design extra05b): everything in one system message.
@@ -568,12 +617,15 @@ impl ContextPrompt {
                 response_prompt,
             ),
         };
+        let (system, stable_prefix) =
+            fitted_with_stable_prefix(view, settings.max_message_chars, max_tokens, render)?;
         Ok(LlmRequest {
             role,
-            system: fitted(view, settings.max_message_chars, max_tokens, render)?,
+            system,
             json: self == ContextPrompt::Judgment,
             max_tokens: (self == ContextPrompt::ShortResponse).then_some(settings.short_max_tokens),
             images: Vec::new(),
+            stable_prefix,
         })
     }
 }
@@ -616,6 +668,7 @@ impl ProactiveView {
             json: true,
             max_tokens: None,
             images: Vec::new(),
+            stable_prefix: 0,
         })
     }
 
@@ -637,6 +690,7 @@ impl ProactiveView {
             json: false,
             max_tokens: None,
             images: Vec::new(),
+            stable_prefix: 0,
         })
     }
 

@@ -317,6 +317,7 @@ mod tests {
             json: true,
             max_tokens: None,
             images: Vec::new(),
+            stable_prefix: 0,
         };
         let e = llm.complete(&request).await.unwrap_err();
         assert!(e.to_string().contains(DRY_RUN));

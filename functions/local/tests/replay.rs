@@ -420,7 +420,9 @@ async fn a_private_channel_of_the_export_stays_in_its_own_prompts() {
         })
         .collect();
     let own = |p: &String| {
-        p.contains("現在、あなたは #bob-surprise にいます") || p.contains("#bob-surprise の")
+        p.contains("現在、あなたは #bob-surprise にいます")
+            || p.contains("現在は、#bob-surprise チャンネルにいます")
+            || p.contains("#bob-surprise の")
     };
     let (inside, outside): (Vec<&String>, Vec<&String>) = prompts.iter().partition(|p| own(p));
     assert!(

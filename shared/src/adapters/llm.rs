@@ -320,6 +320,7 @@ mod tests {
             json: false,
             max_tokens: None,
             images: Vec::new(),
+            stable_prefix: 0,
         }
     }
 

@@ -477,6 +477,7 @@ mod tests {
             json,
             max_tokens: None,
             images: Vec::new(),
+            stable_prefix: 0,
         }
     }
 

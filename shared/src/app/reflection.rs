@@ -122,6 +122,7 @@ pub async fn reflect(
         json: true,
         max_tokens: None,
         images: Vec::new(),
+        stable_prefix: 0,
     };
     let answer = match svc.llm.complete(&request).await {
         Ok(reply) => reply.text,

@@ -167,6 +167,7 @@ impl MemoryPrompt<'_> {
             json: false,
             max_tokens: None,
             images: Vec::new(),
+            stable_prefix: 0,
         })
     }
 

@@ -752,3 +752,103 @@ fn a_proactive_prompt_over_budget_drops_the_oldest_messages_first() {
         "the facts stay"
     );
 }
+
+/// A workspace of three channels with memories, seen from `channel` with
+/// `messages`, its thread `1234567890.000000` judged.
+fn workspace_seen_from(channel: &str, name: &str, messages: Vec<Message>) -> Context {
+    let id = |c: &str| ChannelId::parse(c).expect("channel");
+    Context::new(
+        Persona {
+            name: "みゃお".into(),
+            system_prompt: "{persona.system_prompt}".into(),
+        },
+        ChannelMessages::new(id(channel), name, messages),
+    )
+    .with_workspace_memories(
+        Some("{workspace_long_term_memory}".into()),
+        Some("{workspace_short_term_memory}".into()),
+    )
+    .with_channel_memories(vec![
+        ChannelMemory::new(id("C001"), "general").with_memories(
+            Some("{general_long_term_memory}".into()),
+            Some("{general_short_term_memory}".into()),
+        ),
+        ChannelMemory::new(id("C002"), "random")
+            .with_memories(Some("{random_long_term_memory}".into()), None),
+    ])
+    .with_thread_memories(BTreeMap::from([(
+        Ts::parse("1234567890.000000").expect("ts"),
+        "{thread_summary}".to_owned(),
+    )]))
+    .with_target_thread(Some(Ts::parse("1234567890.000000").expect("ts")))
+    .with_user_names(names(&[("U1", "user1"), ("U2", "user2")]))
+}
+
+#[test]
+fn consecutive_judgment_prompts_begin_with_the_same_stable_part_byte_for_byte() {
+    let settings = Settings::default();
+    let general = ChannelId::parse("C001").expect("channel");
+    let thread = Some("1234567890.000000");
+    let said = |minute: u32, user: &str, text: &str| {
+        message(&general, user, at(2024, 1, 1, 12, minute), text, thread)
+    };
+    let before = vec![said(0, "U1", "ビルドが落ちる"), said(1, "U2", "ログある?")];
+    let mut after = before.clone();
+    after.push(said(6, "U1", "これです"));
+    let first = ContextPrompt::Judgment
+        .request(
+            &workspace_seen_from("C001", "general", before),
+            &settings,
+            at(2024, 1, 1, 12, 5),
+        )
+        .expect("renders");
+    let second = ContextPrompt::Judgment
+        .request(
+            &workspace_seen_from("C001", "general", after),
+            &settings,
+            at(2024, 1, 1, 12, 10),
+        )
+        .expect("renders");
+
+    assert!(first.stable_prefix > 0);
+    let stable = &first.system[..first.stable_prefix];
+    assert_eq!(second.system.get(..second.stable_prefix), Some(stable));
+    assert_ne!(first.system, second.system);
+    insta::assert_snapshot!("stable_prefix", stable);
+    // Nothing of the time, the current channel or the conversation.
+    for per_call in [
+        "12:0",
+        "12:1",
+        "現在は",
+        "現在、あなたは",
+        "スレッド",
+        "ビルド",
+    ] {
+        assert!(!stable.contains(per_call), "{per_call} in the stable part");
+    }
+
+    // A reply in another channel of the workspace begins with it too.
+    let random = ChannelId::parse("C002").expect("channel");
+    let elsewhere = ContextPrompt::Response
+        .request(
+            &workspace_seen_from(
+                "C002",
+                "random",
+                vec![message(
+                    &random,
+                    "U2",
+                    at(2024, 1, 1, 12, 7),
+                    "ランチどこ?",
+                    None,
+                )],
+            )
+            .with_target_thread(None),
+            &settings,
+            at(2024, 1, 1, 12, 8),
+        )
+        .expect("renders");
+    assert_eq!(
+        elsewhere.system.get(..elsewhere.stable_prefix),
+        Some(stable)
+    );
+}

@@ -410,6 +410,7 @@ pub async fn llm(
             json: false,
             max_tokens: Some(1),
             images: Vec::new(),
+            stable_prefix: 0,
         };
         let base = &settings.llm_base_url;
         let place = if bedrock {

@@ -44,9 +44,9 @@ use aws_sdk_bedrockruntime::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_bedrockruntime::operation::converse::{ConverseError, ConverseOutput};
 use aws_sdk_bedrockruntime::primitives::Blob;
 use aws_sdk_bedrockruntime::types::{
-    ContentBlock, ConversationRole, ConverseOutput as Answer, ImageBlock,
-    ImageFormat as BedrockImageFormat, ImageSource, InferenceConfiguration, Message, StopReason,
-    SystemContentBlock,
+    CachePointBlock, CachePointType, ContentBlock, ConversationRole, ConverseOutput as Answer,
+    ImageBlock, ImageFormat as BedrockImageFormat, ImageSource, InferenceConfiguration, Message,
+    StopReason, SystemContentBlock,
 };
 use aws_sdk_bedrockruntime::Client;
 
@@ -56,6 +56,7 @@ use crate::adapters::llm::{
     self, model_settings, Attempt, Call, DEFAULT_BACKOFF, DEFAULT_MAX_WAIT, SERVICE,
 };
 use crate::adapters::metrics::NoMetrics;
+use crate::domain::budget::estimate_tokens;
 use crate::domain::files::ImageFormat;
 use crate::domain::settings::LlmProvider;
 use crate::ports::{Llm, LlmReply, LlmRequest, Metrics, PortError, SettingsProvider};
@@ -124,7 +125,7 @@ impl BedrockLlm {
             .client
             .converse()
             .model_id(request.model)
-            .system(SystemContentBlock::Text(request.system.to_owned()))
+            .set_system(Some(request.system.clone()))
             .messages(request.turn.clone())
             .inference_config(request.inference.clone())
             .send();
@@ -142,10 +143,67 @@ impl BedrockLlm {
     }
 }
 
+/// The fewest tokens before a cache point that `model` caches, or `None`
+/// for a model that takes no cache point (Bedrock's prompt caching: the
+/// Claude models from 3.5 Haiku and 3.7 Sonnet on, and Amazon Nova).
+fn cache_min_tokens(model: &str) -> Option<usize> {
+    let model = model.to_ascii_lowercase();
+    if model.contains("amazon.nova") {
+        return Some(1_024);
+    }
+    if !model.contains("anthropic.claude") {
+        return None;
+    }
+    let older = [
+        "claude-v2",
+        "claude-instant",
+        "claude-3-haiku",
+        "claude-3-sonnet",
+        "claude-3-opus",
+        "claude-3-5-sonnet",
+    ];
+    if older.iter().any(|o| model.contains(o)) {
+        None
+    } else if model.contains("haiku-4-5") {
+        Some(4_096)
+    } else if model.contains("claude-3-5-haiku") {
+        Some(2_048)
+    } else {
+        Some(1_024)
+    }
+}
+
+/// The system prompt as Converse takes it: with a cache point after its
+/// stable part ([`LlmRequest::stable_prefix`]) where the model caches and
+/// that part is long enough to be cached; else whole.
+fn system_blocks(system: &str, stable: usize, model: &str) -> Vec<SystemContentBlock> {
+    let cached = cache_min_tokens(model).is_some_and(|min| {
+        stable > 0
+            && stable <= system.len()
+            && system.is_char_boundary(stable)
+            && estimate_tokens(&system[..stable]) >= min
+    });
+    let point = CachePointBlock::builder()
+        .r#type(CachePointType::Default)
+        .build();
+    let (true, Ok(point)) = (cached, point) else {
+        return vec![SystemContentBlock::Text(system.to_owned())];
+    };
+    let (stable, rest) = system.split_at(stable);
+    let mut blocks = vec![
+        SystemContentBlock::Text(stable.to_owned()),
+        SystemContentBlock::CachePoint(point),
+    ];
+    if !rest.is_empty() {
+        blocks.push(SystemContentBlock::Text(rest.to_owned()));
+    }
+    blocks
+}
+
 /// What every attempt of one call sends.
 struct Converse<'a> {
     model: &'a str,
-    system: &'a str,
+    system: Vec<SystemContentBlock>,
     turn: Message,
     inference: InferenceConfiguration,
 }
@@ -184,7 +242,7 @@ impl Llm for BedrockLlm {
         let temperature = model.temperature.clamp(0.0, MAX_TEMPERATURE) as f32;
         let converse = Converse {
             model: &model.model,
-            system: &request.system,
+            system: system_blocks(&request.system, request.stable_prefix, &model.model),
             turn,
             inference: InferenceConfiguration::builder()
                 .max_tokens(i32::try_from(max_tokens).unwrap_or(i32::MAX))
@@ -347,6 +405,7 @@ mod tests {
             json,
             max_tokens: None,
             images: Vec::new(),
+            stable_prefix: 0,
         }
     }
 
@@ -411,6 +470,62 @@ mod tests {
         body["inferenceConfig"]["temperature"]
             .as_f64()
             .unwrap_or(f64::NAN)
+    }
+
+    #[tokio::test]
+    async fn a_cache_point_follows_the_stable_part_where_the_model_caches_it() {
+        let stable = "記憶".repeat(1_100); // ~2,200 tokens
+        let system = format!("{stable}## 現在の会話\n...");
+        let sent = |model: &'static str, prefix: usize| {
+            let system = system.clone();
+            async move {
+                let server = MockServer::start().await;
+                Mock::given(method("POST"))
+                    .respond_with(ok("ok"))
+                    .mount(&server)
+                    .await;
+                let mut settings = settings();
+                settings.response_model = model.to_owned();
+                let request = LlmRequest {
+                    system,
+                    stable_prefix: prefix,
+                    ..request(LlmRole::Response, false)
+                };
+                llm_with(&server.uri(), settings)
+                    .await
+                    .complete(&request)
+                    .await
+                    .expect("reply");
+                let body: Value = requests(&server).await[0].body_json().expect("json body");
+                body["system"].clone()
+            }
+        };
+        let whole = json!([{ "text": system }]);
+
+        assert_eq!(
+            sent("us.anthropic.claude-sonnet-4-20250514-v1:0", stable.len()).await,
+            json!([
+                { "text": stable },
+                { "cachePoint": { "type": "default" } },
+                { "text": "## 現在の会話\n..." },
+            ])
+        );
+        // Below the model's minimum (4,096 tokens for Haiku 4.5), none.
+        assert_eq!(
+            sent("us.anthropic.claude-haiku-4-5-20251001-v1:0", stable.len()).await,
+            whole
+        );
+        // A model that takes no cache point, or no stable part said: none.
+        assert_eq!(
+            sent("meta.llama3-70b-instruct-v1:0", stable.len()).await,
+            whole
+        );
+        assert_eq!(
+            sent("us.anthropic.claude-sonnet-4-20250514-v1:0", 0).await,
+            whole
+        );
+        // A length inside a character is no boundary: none.
+        assert_eq!(sent("amazon.nova-pro-v1:0", stable.len() - 1).await, whole);
     }
 
     #[tokio::test]
