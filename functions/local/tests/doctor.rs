@@ -545,6 +545,37 @@ async fn doctor_names_a_missing_scope() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_asks_for_the_files_scope_only_with_vision_on() {
+    let bed = Bed::new().await;
+    let scopes: Vec<String> = required_scopes()
+        .unwrap()
+        .into_iter()
+        .filter(|s| s != "files:read")
+        .collect();
+    Mock::given(method("GET"))
+        .and(path("/api/auth.test"))
+        .respond_with(auth_test_answer(&scopes))
+        .with_priority(1)
+        .mount(&bed.slack)
+        .await;
+    let run = bed.doctor().await;
+    let line = run.line("slack");
+    assert!(line.starts_with("ok"), "vision off: {line}");
+
+    put(
+        &bed.ssm,
+        &format!("{}vision", bed.path),
+        "true",
+        ParameterType::String,
+    )
+    .await;
+    let run = bed.doctor().await;
+    run.assert_failed(&["slack"]);
+    let line = run.line("slack");
+    assert!(line.contains("lacks the scope(s) files:read --"), "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_says_whether_the_sign_of_life_works() {
     let bed = Bed::new().await;
     let run = bed.doctor().await;

@@ -10,6 +10,9 @@ use serde_json::{json, Value};
 use super::{Check, MANIFEST};
 use crate::stack::FUNCTION_URL;
 
+/// The scope that downloads shared files, needed with `vision` on only.
+const VISION_SCOPE: &str = "files:read";
+
 /// The bot scopes the app manifest asks for.
 pub fn required_scopes() -> Result<Vec<String>, serde_yaml::Error> {
     let manifest: serde_yaml::Value = serde_yaml::from_str(MANIFEST)?;
@@ -128,10 +131,13 @@ pub async fn slack(
             reached,
         );
     };
+    // The files' scope serves `vision` alone: a token without it does all
+    // the rest, and each image is then named as unreadable.
     let missing: Vec<&str> = required
         .iter()
         .map(String::as_str)
         .filter(|s| !granted.contains(*s))
+        .filter(|s| settings.vision || *s != VISION_SCOPE)
         .collect();
     if !missing.is_empty() {
         let fix = "add them on the app's OAuth & Permissions page (or paste \
