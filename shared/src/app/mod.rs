@@ -105,6 +105,28 @@ impl Deref for Services {
     }
 }
 
+/// What one job works with: the services, the settings it read when it
+/// began (a job sees one set of settings from its start to its end) and the
+/// time it began. Passed as one, instead of the three apart.
+#[cfg(feature = "jobs")]
+pub struct JobContext<'a> {
+    pub svc: &'a Services,
+    pub settings: Arc<Settings>,
+    pub now: DateTime<Utc>,
+}
+
+#[cfg(feature = "jobs")]
+impl<'a> JobContext<'a> {
+    /// A job starting now, with the current settings.
+    pub async fn begin(svc: &'a Services) -> Result<JobContext<'a>, PortError> {
+        Ok(JobContext {
+            settings: svc.settings.current().await?,
+            now: svc.clock.now(),
+            svc,
+        })
+    }
+}
+
 /// When a stored message expires.
 pub fn retention(settings: &Settings, now: DateTime<Utc>) -> DateTime<Utc> {
     now + Duration::days(i64::from(settings.message_retention_days))

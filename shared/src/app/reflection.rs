@@ -6,12 +6,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 use serde::Serialize;
 
 use super::context::prompt_names;
 use super::memory::MemoryReport;
-use super::Services;
+use super::{JobContext, Services};
 use crate::domain::budget::cap_chars;
 use crate::domain::facts::{self, parse_reflection, superseded, Fact};
 use crate::domain::people::{still_backed, tally, MAX_TOPICS};
@@ -50,18 +50,16 @@ pub fn half_life(settings: &Settings) -> Duration {
 /// differ: a memory written in the middle of a conversation (the hourly
 /// run) counts its first messages, and leaves them for reflection until
 /// enough follow.
-#[allow(clippy::too_many_arguments)]
 pub async fn reflect(
-    svc: &Services,
-    settings: &Settings,
-    channel: &ChannelId,
-    thread_ts: Option<Ts>,
+    cx: &JobContext<'_>,
+    place: &Conversation,
     channel_name: &str,
     conversation: &[Message],
     after: Option<Ts>,
     report: &mut MemoryReport,
 ) -> Result<(), PortError> {
-    let now = svc.clock.now();
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let channel = &place.channel;
     let Ok(bot) = svc.bot_user_id(settings).await else {
         // Without its own id the bot cannot tell people from itself.
         return Ok(());
@@ -75,11 +73,7 @@ pub async fn reflect(
     if min == 0 {
         return Ok(());
     }
-    let place = Conversation {
-        channel: channel.clone(),
-        thread_ts,
-    };
-    let read = svc.store.reflected(&place).await?;
+    let read = svc.store.reflected(place).await?;
     let new: Vec<&Message> = conversation
         .iter()
         .filter(|m| read.is_none_or(|r| m.ts > r) && !m.is_bot && m.user != bot)
@@ -134,7 +128,7 @@ pub async fn reflect(
     };
     // Read, whatever the answer: a garbled one is not asked again.
     svc.store
-        .set_reflected(&place, newest, now + Duration::days(PROFILE_DAYS))
+        .set_reflected(place, newest, now + Duration::days(PROFILE_DAYS))
         .await?;
     let numbered: Vec<(Ts, UserId)> = shown.iter().map(|m| (m.ts, m.user.clone())).collect();
     let found = match parse_reflection(&answer, &numbered) {
@@ -264,12 +258,8 @@ pub async fn prune_topics(svc: &Services, users: &BTreeSet<UserId>) -> Result<()
 
 /// Removes the facts of `channel` that faded below [`FACT_FLOOR`], and the
 /// weakest over `max_facts_per_channel`.
-pub async fn clean_facts(
-    svc: &Services,
-    settings: &Settings,
-    channel: &ChannelId,
-    now: DateTime<Utc>,
-) -> Result<(), PortError> {
+pub async fn clean_facts(cx: &JobContext<'_>, channel: &ChannelId) -> Result<(), PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let all = svc.store.facts(channel).await?;
     let gone = facts::cleanup(
         &all,

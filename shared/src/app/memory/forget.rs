@@ -9,18 +9,18 @@ use chrono::{DateTime, Duration, Utc};
 use super::{
     open_channels, rebuild_channel_long, rebuild_workspace_long, refresh_thread, MemoryReport,
 };
-use crate::app::Services;
-use crate::domain::{ChannelId, Forget, Memory, MemoryKind, MemoryScope, Settings, Ts};
+use crate::app::{JobContext, Services};
+use crate::domain::{ChannelId, Forget, Memory, MemoryKind, MemoryScope, Ts};
 use crate::ports::PortError;
 
 /// Whether a deletion or an edit that concerns `scope` came after
 /// `read_at` (the workspace memories concern every channel).
 pub(super) async fn forgotten_since(
-    svc: &Services,
+    cx: &JobContext<'_>,
     scope: &MemoryScope,
     read_at: DateTime<Utc>,
 ) -> Result<bool, PortError> {
-    Ok(svc.store.forgets().await?.iter().any(|f| {
+    Ok(cx.svc.store.forgets().await?.iter().any(|f| {
         f.at > read_at
             && match scope {
                 MemoryScope::Workspace => true,
@@ -34,12 +34,11 @@ pub(super) async fn forgotten_since(
 /// Forgets at once what was deleted, edited, or said in a channel that
 /// became less visible (a [`crate::domain::Job::Forget`], queued by ingest).
 pub async fn forget_now(svc: &Services) -> Result<MemoryReport, PortError> {
-    let settings = svc.settings.current().await?;
-    let now = svc.clock.now();
+    let cx = JobContext::begin(svc).await?;
     let mut report = MemoryReport::default();
-    if forget(svc, &settings, &mut report, now).await? {
-        let open = open_channels(svc, &settings, now).await?;
-        rebuild_workspace_long(svc, &settings, &mut report, &open, now).await?;
+    if forget(&cx, &mut report).await? {
+        let open = open_channels(&cx).await?;
+        rebuild_workspace_long(&cx, &mut report, &open).await?;
     }
     Ok(report)
 }
@@ -58,12 +57,8 @@ const FORGET_GRACE_MINUTES: i64 = 15;
 /// rewrite that fails leaves the memory removed: forgetting comes first.
 /// Returns whether the workspace's long-term memory must be rebuilt, once
 /// the channels' are.
-async fn forget(
-    svc: &Services,
-    settings: &Settings,
-    report: &mut MemoryReport,
-    now: DateTime<Utc>,
-) -> Result<bool, PortError> {
+async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, PortError> {
+    let (svc, now) = (cx.svc, cx.now);
     let forgets = svc.store.forgets().await?;
     if forgets.is_empty() {
         return Ok(false);
@@ -164,10 +159,10 @@ async fn forget(
 
     // 2. Write again from what remains.
     for (channel, root) in stale_threads {
-        report.merge(refresh_thread(svc, settings, &channel, root, true).await?);
+        report.merge(refresh_thread(cx, &channel, root, true).await?);
     }
     for id in stale_longs {
-        rebuild_channel_long(svc, settings, report, &id, now).await?;
+        rebuild_channel_long(cx, report, &id).await?;
     }
 
     // 3. Handled; each stays pending a while for the writes in flight.

@@ -22,7 +22,7 @@ use forget::forgotten_since;
 
 use super::context::prompt_names;
 use super::reflection::{clean_facts, reflect};
-use super::{memory_retention, Services};
+use super::{memory_retention, JobContext, Services};
 use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::{
     Channel, ChannelId, Conversation, Job, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
@@ -64,28 +64,33 @@ impl MemoryReport {
     }
 }
 
-/// Renders a memory prompt, calls the LLM and stores the memory. Returns
-/// whether a memory was written; an LLM failure or an empty answer writes
-/// nothing (the old memory stays) and is logged.
-#[allow(clippy::too_many_arguments)]
-async fn write<T: Fit>(
-    svc: &Services,
-    settings: &Settings,
-    report: &mut MemoryReport,
+/// Which memory a prompt writes: where it is kept, and the template that
+/// writes it.
+struct Target {
     scope: MemoryScope,
     kind: MemoryKind,
     template: &'static str,
+}
+
+/// Renders a memory prompt, calls the LLM and stores the memory. Returns
+/// whether a memory was written; an LLM failure or an empty answer writes
+/// nothing (the old memory stays) and is logged.
+async fn write<T: Fit>(
+    cx: &JobContext<'_>,
+    report: &mut MemoryReport,
+    target: Target,
     task: &T,
     newest_ts: Option<Ts>,
     read_at: DateTime<Utc>,
 ) -> Result<bool, PortError> {
-    let now = svc.clock.now();
-    let Some(content) = ask(svc, settings, report, &scope, kind, template, task).await else {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let Some(content) = ask(cx, report, &target, task).await else {
         return Ok(false);
     };
+    let Target { scope, kind, .. } = target;
     // A deletion or an edit that came after the inputs were read may be in
     // the answer: drop it; the forget pass writes this memory again.
-    if forgotten_since(svc, &scope, read_at).await? {
+    if forgotten_since(cx, &scope, read_at).await? {
         tracing::info!(%scope, kind = kind.as_str(), "memory not written: a message it read was deleted or edited meanwhile");
         return Ok(false);
     }
@@ -110,17 +115,20 @@ async fn write<T: Fit>(
 /// Renders a memory prompt and asks the LLM; `None` (logged) when the
 /// prompt does not render, the LLM fails or answers nothing.
 async fn ask<T: Fit>(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     report: &mut MemoryReport,
-    scope: &MemoryScope,
-    kind: MemoryKind,
-    template: &'static str,
+    target: &Target,
     task: &T,
 ) -> Option<String> {
+    let Target {
+        scope,
+        kind,
+        template,
+    } = target;
+    let (kind, template) = (*kind, *template);
     let prompt = MemoryPrompt {
-        settings,
-        now: svc.clock.now(),
+        settings: &cx.settings,
+        now: cx.now,
         kind,
         template,
     };
@@ -132,7 +140,7 @@ async fn ask<T: Fit>(
         }
     };
     report.llm_calls += 1;
-    let content = match svc.llm.complete(&request).await {
+    let content = match cx.svc.llm.complete(&request).await {
         Ok(reply) => reply.text.trim().to_owned(),
         Err(error) => {
             tracing::warn!(%error, %scope, kind = kind.as_str(), "memory not written: LLM failed");
@@ -146,13 +154,9 @@ async fn ask<T: Fit>(
     Some(content)
 }
 
-async fn views(
-    svc: &Services,
-    settings: &Settings,
-    messages: &[Message],
-    now: DateTime<Utc>,
-) -> Result<Vec<MessageView>, PortError> {
-    let names = prompt_names(svc, settings, messages.iter(), now).await?;
+async fn views(cx: &JobContext<'_>, messages: &[Message]) -> Result<Vec<MessageView>, PortError> {
+    let settings = &*cx.settings;
+    let names = prompt_names(cx.svc, settings, messages.iter(), cx.now).await?;
     Ok(messages
         .iter()
         .map(|m| MessageView::new(m, &names, settings.timezone))
@@ -166,20 +170,19 @@ pub async fn thread_memory(
     channel: &ChannelId,
     thread_ts: Ts,
 ) -> Result<MemoryReport, PortError> {
-    let settings = svc.settings.current().await?;
-    refresh_thread(svc, &settings, channel, thread_ts, false).await
+    refresh_thread(&JobContext::begin(svc).await?, channel, thread_ts, false).await
 }
 
 /// Writes a thread's memory. `rebuild`: from its remaining messages alone,
 /// whatever the memory covers (a message of it was deleted or edited); the
 /// memory is removed when no message remains.
 async fn refresh_thread(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     channel: &ChannelId,
     thread_ts: Ts,
     rebuild: bool,
 ) -> Result<MemoryReport, PortError> {
+    let (svc, settings) = (cx.svc, &*cx.settings);
     let mut report = MemoryReport::default();
     let read_at = svc.clock.now();
     let mut messages = if rebuild {
@@ -224,26 +227,19 @@ async fn refresh_thread(
         return Ok(report);
     }
     let after = previous.as_ref().and_then(|m| m.newest_ts);
-    let now = svc.clock.now();
-    let ch = super::context::channel(svc, settings, channel, now).await?;
+    let ch = super::context::channel(svc, settings, channel, cx.now).await?;
     let task = ThreadTask {
         channel_name: ch.name.clone(),
         thread_ts: thread_ts.to_string(),
         previous: previous.map(|m| m.content),
-        messages: views(svc, settings, &messages, now).await?,
+        messages: views(cx, &messages).await?,
     };
-    let written = write(
-        svc,
-        settings,
-        &mut report,
+    let target = Target {
         scope,
-        MemoryKind::Short,
-        "memory_thread_short.j2",
-        &task,
-        Some(newest),
-        read_at,
-    )
-    .await?;
+        kind: MemoryKind::Short,
+        template: "memory_thread_short.j2",
+    };
+    let written = write(cx, &mut report, target, &task, Some(newest), read_at).await?;
     // Each message once: only what this memory newly covers.
     if written && !rebuild {
         // The root is the top level's: reflected with the channel.
@@ -251,17 +247,8 @@ async fn refresh_thread(
             .into_iter()
             .filter(|m| m.thread_ts.is_some())
             .collect();
-        reflect(
-            svc,
-            settings,
-            channel,
-            Some(thread_ts),
-            &ch.name,
-            &replies,
-            after,
-            &mut report,
-        )
-        .await?;
+        let place = Conversation::thread(channel.clone(), thread_ts);
+        reflect(cx, &place, &ch.name, &replies, after, &mut report).await?;
     }
     Ok(report)
 }
@@ -304,11 +291,11 @@ pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
 /// One channel's memories (short-term from its window, long-term when due)
 /// and the memories of its threads in the window that no judgment covered.
 pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryReport, PortError> {
-    let settings = svc.settings.current().await?;
-    let now = svc.clock.now();
+    let cx = JobContext::begin(svc).await?;
+    let (settings, now) = (&*cx.settings, cx.now);
     // Its visibility (checked with Slack when not lately) decides whether
     // the workspace memory may read it.
-    let channel = super::context::channel(svc, &settings, id, now).await?;
+    let channel = super::context::channel(svc, settings, id, now).await?;
     let window_start =
         Ts::from_datetime(now - Duration::hours(i64::from(settings.short_term_window_hours)));
     let messages = svc
@@ -320,7 +307,7 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
     };
     let covered = |m: Option<Memory>| m.and_then(|m| m.newest_ts);
     let before = covered(svc.store.get_memory(&scope, MemoryKind::Short).await?);
-    let mut report = channel_memories(svc, &settings, &channel, &messages, now).await?;
+    let mut report = channel_memories(&cx, &channel, &messages).await?;
     let after = covered(svc.store.get_memory(&scope, MemoryKind::Short).await?);
     if after > before {
         // The top level's new messages (threads are reflected with their
@@ -330,35 +317,25 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
             .filter(|m| m.thread_ts.is_none() && after.is_some_and(|a| m.ts <= a))
             .cloned()
             .collect();
-        reflect(
-            svc,
-            &settings,
-            &channel.id,
-            None,
-            &channel.name,
-            &top,
-            before,
-            &mut report,
-        )
-        .await?;
+        let place = Conversation::top_level(channel.id.clone());
+        reflect(&cx, &place, &channel.name, &top, before, &mut report).await?;
     }
-    clean_facts(svc, &settings, &channel.id, now).await?;
+    clean_facts(&cx, &channel.id).await?;
     let mut threads: Vec<Ts> = messages.iter().filter_map(|m| m.thread_ts).collect();
     threads.sort();
     threads.dedup();
     for thread_ts in threads {
-        report.merge(refresh_thread(svc, &settings, &channel.id, thread_ts, false).await?);
+        report.merge(refresh_thread(&cx, &channel.id, thread_ts, false).await?);
     }
     Ok(report)
 }
 
 /// The workspace memories, written from the open channels' memories only.
 pub async fn workspace_memory(svc: &Services) -> Result<MemoryReport, PortError> {
-    let settings = svc.settings.current().await?;
-    let now = svc.clock.now();
-    let open = open_channels(svc, &settings, now).await?;
+    let cx = JobContext::begin(svc).await?;
+    let open = open_channels(&cx).await?;
     let mut report = MemoryReport::default();
-    let (mut lines, newest) = channel_lines(svc, &open, MemoryKind::Short).await?;
+    let (mut lines, newest) = channel_lines(&cx, &open, MemoryKind::Short).await?;
     // A cleared memory (a quiet window) counts for what is covered, but
     // says nothing.
     lines.retain(|line| !line.memory.is_empty());
@@ -367,9 +344,9 @@ pub async fn workspace_memory(svc: &Services) -> Result<MemoryReport, PortError>
     };
     let memories = Memories::of_workspace();
     let task = async { Ok(WorkspaceTask { channels: lines }) };
-    let short = refresh_short(svc, &settings, &mut report, &memories, newest, task, now).await?;
+    let short = refresh_short(&cx, &mut report, &memories, newest, task).await?;
     if let Some(short) = short {
-        merge_long(svc, &settings, &mut report, &memories, &short, now).await?;
+        merge_long(&cx, &mut report, &memories, &short).await?;
     }
     Ok(report)
 }
@@ -384,11 +361,8 @@ struct OpenChannel {
 /// The channels active within `active_channel_days` whose words may reach
 /// the workspace memory, by their visibility checked with Slack lately,
 /// sorted by name.
-async fn open_channels(
-    svc: &Services,
-    settings: &Settings,
-    now: DateTime<Utc>,
-) -> Result<Vec<OpenChannel>, PortError> {
+async fn open_channels(cx: &JobContext<'_>) -> Result<Vec<OpenChannel>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
     let mut open = Vec::new();
     for record in svc.store.channels().await? {
@@ -442,6 +416,22 @@ impl Memories {
         }
     }
 
+    fn short(&self) -> Target {
+        Target {
+            scope: self.scope.clone(),
+            kind: MemoryKind::Short,
+            template: self.short_template,
+        }
+    }
+
+    fn long(&self) -> Target {
+        Target {
+            scope: self.scope.clone(),
+            kind: MemoryKind::Long,
+            template: self.long_template,
+        }
+    }
+
     /// The task that merges `short_term` into the `previous` long-term memory.
     fn merge(&self, previous: Option<String>, short_term: String) -> MergeTask {
         MergeTask {
@@ -455,83 +445,50 @@ impl Memories {
 /// Writes the long-term memory of `memories` from `task`; whether it was
 /// written.
 async fn write_long(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     report: &mut MemoryReport,
     memories: &Memories,
     task: &MergeTask,
     newest_ts: Option<Ts>,
     read_at: DateTime<Utc>,
 ) -> Result<bool, PortError> {
-    write(
-        svc,
-        settings,
-        report,
-        memories.scope.clone(),
-        MemoryKind::Long,
-        memories.long_template,
-        task,
-        newest_ts,
-        read_at,
-    )
-    .await
+    write(cx, report, memories.long(), task, newest_ts, read_at).await
 }
 
 /// Writes the long-term memory of `memories` afresh, without its previous
 /// text: summarises `task` with the short-term template, then merges that
 /// alone; whether it was written.
 async fn write_long_afresh<T: Fit>(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     report: &mut MemoryReport,
     memories: &Memories,
     task: &T,
     newest: Option<Ts>,
     read_at: DateTime<Utc>,
 ) -> Result<bool, PortError> {
-    let Some(summary) = ask(
-        svc,
-        settings,
-        report,
-        &memories.scope,
-        MemoryKind::Short,
-        memories.short_template,
-        task,
-    )
-    .await
-    else {
+    let Some(summary) = ask(cx, report, &memories.short(), task).await else {
         return Ok(false);
     };
     let merge = memories.merge(None, summary);
-    write_long(svc, settings, report, memories, &merge, newest, read_at).await
+    write_long(cx, report, memories, &merge, newest, read_at).await
 }
 
 /// Merges `short` into the long-term memory of `memories`, when that is
 /// due ([`long_term_due`]).
 async fn merge_long(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     report: &mut MemoryReport,
     memories: &Memories,
     short: &Memory,
-    now: DateTime<Utc>,
 ) -> Result<(), PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let long = svc
         .store
         .get_memory(&memories.scope, MemoryKind::Long)
         .await?;
     if long_term_due(long.as_ref(), short.newest_ts, settings, now) {
         let merge = memories.merge(long.map(|m| m.content), short.content.clone());
-        write_long(
-            svc,
-            settings,
-            report,
-            memories,
-            &merge,
-            short.newest_ts,
-            now,
-        )
-        .await?;
+        write_long(cx, report, memories, &merge, short.newest_ts, now).await?;
     }
     Ok(())
 }
@@ -539,14 +496,13 @@ async fn merge_long(
 /// The short-term memory of `memories`, written again first from `task`
 /// (awaited only then) when the one stored does not cover `newest`.
 async fn refresh_short<T: Fit>(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     report: &mut MemoryReport,
     memories: &Memories,
     newest: Ts,
     task: impl std::future::Future<Output = Result<T, PortError>>,
-    now: DateTime<Utc>,
 ) -> Result<Option<Memory>, PortError> {
+    let svc = cx.svc;
     let short = svc
         .store
         .get_memory(&memories.scope, MemoryKind::Short)
@@ -555,18 +511,7 @@ async fn refresh_short<T: Fit>(
         return Ok(short);
     }
     let task = task.await?;
-    let written = write(
-        svc,
-        settings,
-        report,
-        memories.scope.clone(),
-        MemoryKind::Short,
-        memories.short_template,
-        &task,
-        Some(newest),
-        now,
-    )
-    .await?;
+    let written = write(cx, report, memories.short(), &task, Some(newest), cx.now).await?;
     if written {
         return svc
             .store
@@ -587,12 +532,11 @@ pub(crate) fn covers(memory: Option<&Memory>, newest: Ts) -> bool {
 /// (as far back as they are kept), or removes it when none remains or the
 /// rewrite fails.
 async fn rebuild_channel_long(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     report: &mut MemoryReport,
     id: &ChannelId,
-    now: DateTime<Utc>,
 ) -> Result<(), PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let messages = svc.store.messages_after(id, None, WINDOW_MESSAGES).await?;
     let channel = super::context::channel(svc, settings, id, now).await?;
     let memories = Memories::of_channel(&channel);
@@ -603,9 +547,9 @@ async fn rebuild_channel_long(
             let task = WindowTask {
                 channel_name: channel.name.clone(),
                 window_hours: settings.message_retention_days.saturating_mul(24),
-                messages: views(svc, settings, &messages, now).await?,
+                messages: views(cx, &messages).await?,
             };
-            write_long_afresh(svc, settings, report, &memories, &task, newest, now).await?
+            write_long_afresh(cx, report, &memories, &task, newest, now).await?
         }
     };
     if !rewritten {
@@ -635,12 +579,11 @@ fn long_term_due(
 }
 
 async fn channel_memories(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     channel: &Channel,
     window: &[Message],
-    now: DateTime<Utc>,
 ) -> Result<MemoryReport, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let mut report = MemoryReport::default();
     let memories = Memories::of_channel(channel);
     let short = match window.iter().map(|m| m.ts).max() {
@@ -649,10 +592,10 @@ async fn channel_memories(
                 Ok(WindowTask {
                     channel_name: channel.name.clone(),
                     window_hours: settings.short_term_window_hours,
-                    messages: views(svc, settings, window, now).await?,
+                    messages: views(cx, window).await?,
                 })
             };
-            refresh_short(svc, settings, &mut report, &memories, newest, task, now).await?
+            refresh_short(cx, &mut report, &memories, newest, task).await?
         }
         None => {
             svc.store
@@ -681,14 +624,14 @@ async fn channel_memories(
     if short.content.is_empty() {
         return Ok(report);
     }
-    merge_long(svc, settings, &mut report, &memories, &short, now).await?;
+    merge_long(cx, &mut report, &memories, &short).await?;
     Ok(report)
 }
 
 /// The open channels' memories of `kind`, as the workspace prompts list
 /// them, and the newest message they cover.
 async fn channel_lines(
-    svc: &Services,
+    cx: &JobContext<'_>,
     open: &[OpenChannel],
     kind: MemoryKind,
 ) -> Result<(Vec<ChannelLine>, Option<Ts>), PortError> {
@@ -702,7 +645,7 @@ async fn channel_lines(
         let scope = MemoryScope::Channel {
             channel: channel.id.clone(),
         };
-        if let Some(m) = svc.store.get_memory(&scope, kind).await? {
+        if let Some(m) = cx.svc.store.get_memory(&scope, kind).await? {
             newest = newest.max(m.newest_ts);
             lines.push(ChannelLine {
                 name: channel.name.clone(),
@@ -717,19 +660,17 @@ async fn channel_lines(
 /// Writes the workspace's long-term memory again from the open channels'
 /// long-term memories (already free of what was forgotten).
 async fn rebuild_workspace_long(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     report: &mut MemoryReport,
     open: &[OpenChannel],
-    read_at: DateTime<Utc>,
 ) -> Result<(), PortError> {
-    let (lines, newest) = channel_lines(svc, open, MemoryKind::Long).await?;
+    let (lines, newest) = channel_lines(cx, open, MemoryKind::Long).await?;
     if lines.is_empty() {
         return Ok(());
     }
     let task = WorkspaceTask { channels: lines };
     let memories = Memories::of_workspace();
-    write_long_afresh(svc, settings, report, &memories, &task, newest, read_at).await?;
+    write_long_afresh(cx, report, &memories, &task, newest, cx.now).await?;
     Ok(())
 }
 
