@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use chrono::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 use myao::adapters::system::{FixedRandom, ManualClock};
-use myao::app::{context, Services};
+use myao::app::{context, JobContext, Services};
 use myao::domain::{
     Channel, ChannelId, Conversation, EmojiName, Memory, MemoryKind, MemoryScope, Message,
     Settings, Ts, User, UserId, Visibility,
@@ -178,15 +178,20 @@ fn prompt(c: &mut Criterion) {
         .build()
         .expect("runtime");
     let (svc, settings, conversation, newest) = rt.block_on(large_workspace());
-    let built = rt
-        .block_on(context::build(&svc, &settings, &conversation, Some(newest)))
-        .expect("context");
     let now = svc.clock.now();
+    let cx = JobContext {
+        svc: &svc,
+        settings: std::sync::Arc::new(settings.clone()),
+        now,
+    };
+    let built = rt
+        .block_on(context::build(&cx, &conversation, Some(newest)))
+        .expect("context");
     let mut group = c.benchmark_group("prompt");
     group.sample_size(20);
     group.bench_function("context build (store reads, names)", |b| {
         b.iter(|| {
-            rt.block_on(context::build(&svc, &settings, &conversation, Some(newest)))
+            rt.block_on(context::build(&cx, &conversation, Some(newest)))
                 .expect("context")
         })
     });

@@ -4,14 +4,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::{memory_retention, Services};
+use super::{memory_retention, JobContext, Services};
 use crate::domain::facts;
 use crate::domain::people::Familiarity;
 use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::text::named_users;
 use crate::domain::{
     Channel, ChannelId, ChannelMemory, ChannelMessages, Context, Conversation, Forget, Job, Memory,
-    MemoryKind, MemoryScope, Message, Person, Persona, Settings, Ts, User, UserId, Visibility,
+    MemoryKind, MemoryScope, Message, Person, Persona, Ts, User, UserId, Visibility,
 };
 use crate::ports::{ChannelRecord, PortError};
 
@@ -35,12 +35,8 @@ pub const CHANNEL_CHECK_HOURS: i64 = 24;
 /// The channel's name and visibility: from the store while recently checked,
 /// else from Slack (then remembered). When Slack cannot tell, what was known
 /// stays; a channel never known is shown by its id and counts as private.
-pub async fn channel(
-    svc: &Services,
-    settings: &Settings,
-    id: &ChannelId,
-    now: DateTime<Utc>,
-) -> Result<Channel, PortError> {
+pub async fn channel(cx: &JobContext<'_>, id: &ChannelId) -> Result<Channel, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let record = svc.store.get_channel(id).await?;
     if let Some(r) = &record {
         if r.checked_at
@@ -102,12 +98,8 @@ pub type Names = BTreeMap<UserId, String>;
 /// [`USER_FAILURE_CACHE_MINUTES`], so a bad id is not asked about at every
 /// job). The lookups together take at most [`LOOKUP_BUDGET`]; whoever is
 /// left shows as an id.
-pub async fn user_names(
-    svc: &Services,
-    settings: &Settings,
-    ids: &BTreeSet<UserId>,
-    now: DateTime<Utc>,
-) -> Result<Names, PortError> {
+pub async fn user_names(cx: &JobContext<'_>, ids: &BTreeSet<UserId>) -> Result<Names, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let mut names = Names::new();
     let started = tokio::time::Instant::now();
     // `B...` ids are old-style bot integrations: users.info knows none of them.
@@ -165,15 +157,13 @@ pub async fn user_names(
 /// messages first ([`user_names`]; the others show as their id), and the
 /// bot's own, which is the persona's.
 pub(crate) async fn prompt_names<'a>(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     messages: impl DoubleEndedIterator<Item = &'a Message> + Clone,
-    now: DateTime<Utc>,
 ) -> Result<Names, PortError> {
     let ids = named_users(messages, MAX_MENTION_LOOKUPS);
-    let mut names = user_names(svc, settings, &ids, now).await?;
-    if let Ok(bot) = svc.bot_user_id(settings).await {
-        names.insert(bot, settings.persona_name.clone());
+    let mut names = user_names(cx, &ids).await?;
+    if let Ok(bot) = cx.svc.bot_user_id(&cx.settings).await {
+        names.insert(bot, cx.settings.persona_name.clone());
     }
     Ok(names)
 }
@@ -186,13 +176,12 @@ pub(crate) async fn prompt_names<'a>(
 /// conversation's channel goes through [`may_use`]: its members are told
 /// only what they could read themselves.
 pub async fn build(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     conversation: &Conversation,
     newest_ts: Option<Ts>,
 ) -> Result<Context, PortError> {
-    let now = svc.clock.now();
-    let channel = channel(svc, settings, &conversation.channel, now).await?;
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let channel = channel(cx, &conversation.channel).await?;
     let audience = Audience::Channel(&channel);
     let mut messages = svc
         .store
@@ -310,14 +299,14 @@ pub async fn build(
         })
         .collect();
 
-    let names = prompt_names(svc, settings, history.get_all_messages().into_iter(), now).await?;
+    let names = prompt_names(cx, history.get_all_messages().into_iter()).await?;
     let talk: Vec<&Message> = history
         .get_all_messages()
         .into_iter()
         .filter(|m| conversation.contains(m))
         .collect();
-    let people = people(svc, settings, &talk, &names, audience).await?;
-    let facts = recalled(svc, settings, &channel.id, &talk, &people, &pending, now).await?;
+    let people = people(cx, &talk, &names, audience).await?;
+    let facts = recalled(cx, &channel.id, &talk, &people, &pending).await?;
 
     Ok(Context::new(
         Persona {
@@ -351,12 +340,12 @@ const RECALL_TOP: usize = 3;
 /// facts: shown only to an `audience` that may hear the open channels (not
 /// one shared with another organisation).
 pub(crate) async fn people(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     talk: &[&Message],
     names: &BTreeMap<UserId, String>,
     audience: Audience<'_>,
 ) -> Result<Vec<Person>, PortError> {
+    let (svc, settings) = (cx.svc, &*cx.settings);
     let topics = may_use(audience, Source::WorkspaceMemory);
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
@@ -386,14 +375,13 @@ pub(crate) async fn people(
 /// The channel's facts that the conversation's newest words call up (none
 /// from a message whose deletion or edit is still being forgotten).
 async fn recalled(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     channel: &ChannelId,
     talk: &[&Message],
     people: &[Person],
     pending: &[Forget],
-    now: DateTime<Utc>,
 ) -> Result<Vec<String>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let words: Vec<&str> = talk
         .iter()
         .rev()
@@ -479,12 +467,11 @@ pub(crate) async fn recent(
 
 /// Records that a channel was active at its newest message.
 pub(crate) async fn touch(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     channel: &Channel,
     newest: &Message,
 ) -> Result<(), PortError> {
-    let now = svc.clock.now();
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     svc.store
         .touch_channel(
             channel,

@@ -5,9 +5,9 @@
 //! unreadable. Other files stay named and unopened. Only the conversation
 //! being answered is looked at, so a prompt shows no file from elsewhere.
 
-use super::Services;
+use super::{JobContext, Services};
 use crate::domain::files::{FileState, Image, ImageFormat, SharedFile};
-use crate::domain::{Context, Settings, Ts};
+use crate::domain::{Context, Ts};
 
 /// The most images one reply is shown.
 pub const MAX_IMAGES: usize = 4;
@@ -18,7 +18,8 @@ const RECENT_MESSAGES: usize = 10;
 /// says on their lines what became of each; returns the images, numbered
 /// as the lines say. Nothing without `vision`. Fails soft: a file that
 /// cannot be read is named as such, never a lost reply.
-pub async fn open(svc: &Services, settings: &Settings, context: &mut Context) -> Vec<Image> {
+pub async fn open(cx: &JobContext<'_>, context: &mut Context) -> Vec<Image> {
+    let (svc, settings) = (cx.svc, &*cx.settings);
     if !settings.vision {
         return Vec::new();
     }

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::context::{self, recent, touch, Recent};
-use super::{Services, SCHEDULER_MIN_DELAY_SECONDS};
+use super::{JobContext, Services, SCHEDULER_MIN_DELAY_SECONDS};
 use crate::domain::judgment::JudgmentParseError;
 use crate::domain::limits;
 use crate::domain::routing::{addressed, jittered_wait};
@@ -131,7 +131,8 @@ pub async fn run(
     thread_ts: Option<Ts>,
     newest_ts: Ts,
 ) -> Result<JudgmentOutcome, PortError> {
-    let settings = svc.settings.current().await?;
+    let cx = JobContext::begin(svc).await?;
+    let (settings, now) = (&*cx.settings, cx.now);
     let conversation = Conversation {
         channel: channel.clone(),
         thread_ts,
@@ -145,7 +146,6 @@ pub async fn run(
     else {
         return Ok(JudgmentOutcome::Empty);
     };
-    let now = svc.clock.now();
     let name = ScheduleName::for_conversation(JobKind::Judgment, &conversation);
     // Only a person's newer message supersedes this job: it scheduled a
     // judgment of its own. A bot's message (a CI notice) schedules none, so
@@ -186,15 +186,15 @@ pub async fn run(
     svc.store
         .release(&limits::judgment_window(name.as_str()))
         .await?;
-    let ch = context::channel(svc, &settings, channel, now).await?;
-    touch(svc, &settings, &ch, &newest).await?;
+    let ch = context::channel(&cx, channel).await?;
+    touch(&cx, &ch, &newest).await?;
     if let Some(root) = thread_ts {
         // The wait just ended: the thread went quiet, so its memory is due.
         refresh_thread_memory(svc, channel, root, newest.ts).await;
     }
-    let bot = svc.bot_user_id(&settings).await.ok();
-    let scene = Scenery::read(svc, &settings, &conversation).await?;
-    let since = bot.as_ref().and_then(|b| scene.last_call(b, &settings));
+    let bot = svc.bot_user_id(settings).await.ok();
+    let scene = Scenery::read(&cx, &conversation).await?;
+    let since = bot.as_ref().and_then(|b| scene.last_call(b, settings));
     let facts = Facts {
         newest: &newest,
         bot: bot.as_ref(),
@@ -203,7 +203,7 @@ pub async fn run(
         thresholds: settings.thresholds_in(channel),
         bot_last_spoke: bot.as_ref().and_then(|b| scene.bot_last_spoke(b)),
         cooldown: Duration::seconds(i64::from(settings.cooldown_seconds)),
-        backoff_until: backoff_until(svc, &settings, channel, since).await?,
+        backoff_until: backoff_until(&cx, channel, since).await?,
     };
     if let Some(gate) = rules::closed_gate(&facts) {
         tracing::info!(gate = gate.name(), "judgment held by a gate");
@@ -211,7 +211,7 @@ pub async fn run(
             // Not never: once the cooldown is over, as a person who has just
             // spoken waits a little before speaking again.
             let again = facts.bot_last_spoke.unwrap_or(now) + facts.cooldown;
-            judge_again(svc, &name, &conversation, newest_ts, again, now).await?;
+            judge_again(&cx, &name, &conversation, newest_ts, again).await?;
         }
         return Ok(JudgmentOutcome::Held(gate));
     }
@@ -254,16 +254,13 @@ pub async fn run(
         // A question not yet left to the room (its conversation's pace, or
         // an exchange that may still go on): judged again when it would be,
         // unless a person speaks first. No LLM call before then.
-        judge_again(svc, &name, &conversation, newest_ts, at, now).await?;
+        judge_again(&cx, &name, &conversation, newest_ts, at).await?;
         return Ok(JudgmentOutcome::Quiet(ruling));
     }
     match ruling.decision {
         Decision::Silent => Ok(JudgmentOutcome::Quiet(ruling)),
         Decision::React => {
-            if refused_unprompted(svc, &settings, channel, now)
-                .await?
-                .is_some()
-            {
+            if refused_unprompted(&cx, channel).await?.is_some() {
                 return Ok(JudgmentOutcome::Capped(ruling));
             }
             let emoji = closing.map_or_else(
@@ -272,28 +269,26 @@ pub async fn run(
             );
             let (low, high) = SURE_DELAY_SECONDS;
             let delay = low + ((high - low) as f64 * svc.random.unit().clamp(0.0, 1.0)) as u32;
-            let at = answer(Reply::Reaction { emoji })
-                .send(svc, delay, now)
-                .await?;
+            let at = answer(Reply::Reaction { emoji }).send(&cx, delay).await?;
             Ok(JudgmentOutcome::Sure { ruling, at })
         }
         Decision::Respond => {
-            if let Some(next_hour) = refused_unprompted(svc, &settings, channel, now).await? {
+            if let Some(next_hour) = refused_unprompted(&cx, channel).await? {
                 // A question still waiting when the next hour's replies are
                 // free is judged again then.
                 let asked = ruling.score.answers.unwrap_or(newest_ts).to_datetime();
                 if next_hour - asked <= rules::QUESTION_MAX_AGE {
-                    judge_again(svc, &name, &conversation, newest_ts, next_hour, now).await?;
+                    judge_again(&cx, &name, &conversation, newest_ts, next_hour).await?;
                 }
                 return Ok(JudgmentOutcome::Capped(ruling));
             }
             let (low, high) = SURE_DELAY_SECONDS;
             let delay = low + ((high - low) as f64 * svc.random.unit().clamp(0.0, 1.0)) as u32;
-            let at = answer(Reply::Full).send(svc, delay, now).await?;
+            let at = answer(Reply::Full).send(&cx, delay).await?;
             Ok(JudgmentOutcome::Sure { ruling, at })
         }
         Decision::Ask => {
-            let result = match judge(svc, &settings, &conversation, newest_ts, now).await? {
+            let result = match judge(&cx, &conversation, newest_ts).await? {
                 Ok(result) => result,
                 Err(unusable) => {
                     // The reason may quote the LLM's answer: its words at DEBUG
@@ -317,16 +312,13 @@ pub async fn run(
             );
             tracing::debug!(reason = %result.reason, "the judgment's reason");
             let Some(reply) = result.reply(&settings.default_reaction) else {
-                note_decline(svc, &settings, channel, since, now).await?;
+                note_decline(&cx, channel, since).await?;
                 return Ok(JudgmentOutcome::Declined(ruling, result));
             };
-            if refused_unprompted(svc, &settings, channel, now)
-                .await?
-                .is_some()
-            {
+            if refused_unprompted(&cx, channel).await?.is_some() {
                 return Ok(JudgmentOutcome::Capped(ruling));
             }
-            let at = answer(reply).send(svc, result.delay(), now).await?;
+            let at = answer(reply).send(&cx, result.delay()).await?;
             Ok(JudgmentOutcome::Respond { ruling, result, at })
         }
     }
@@ -340,11 +332,8 @@ struct Scenery {
 }
 
 impl Scenery {
-    async fn read(
-        svc: &Services,
-        settings: &Settings,
-        conversation: &Conversation,
-    ) -> Result<Scenery, PortError> {
+    async fn read(cx: &JobContext<'_>, conversation: &Conversation) -> Result<Scenery, PortError> {
+        let (svc, settings) = (cx.svc, &*cx.settings);
         let limit = settings.message_limit as usize;
         let mut messages = svc.store.conversation_messages(conversation, limit).await?;
         if let Some(root) = conversation.thread_ts {
@@ -449,13 +438,9 @@ impl Answer {
     }
 
     /// Makes the response job, due in `delay` seconds; returns when.
-    async fn send(
-        &self,
-        svc: &Services,
-        delay: u32,
-        now: DateTime<Utc>,
-    ) -> Result<DateTime<Utc>, PortError> {
-        let at = now + Duration::seconds(i64::from(delay));
+    async fn send(&self, cx: &JobContext<'_>, delay: u32) -> Result<DateTime<Utc>, PortError> {
+        let svc = cx.svc;
+        let at = cx.now + Duration::seconds(i64::from(delay));
         if delay >= SCHEDULER_MIN_DELAY_SECONDS {
             svc.scheduler.upsert(&self.name, at, &self.job).await?;
         } else {
@@ -469,11 +454,11 @@ impl Answer {
 /// bot was called (or spoke) after the backoff began. Read here, not ended
 /// by ingest, so that a call costs ingest no extra write.
 async fn backoff_until(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     channel: &ChannelId,
     last_call: Option<Ts>,
 ) -> Result<Option<DateTime<Utc>>, PortError> {
+    let (svc, settings) = (cx.svc, &*cx.settings);
     let Some(until) = svc
         .store
         .held_until(&limits::backoff_claim(channel))
@@ -490,13 +475,13 @@ async fn backoff_until(
 /// unless a person has spoken since: their message made a judgment of its
 /// own, which this must not move.
 async fn judge_again(
-    svc: &Services,
+    cx: &JobContext<'_>,
     name: &ScheduleName,
     conversation: &Conversation,
     newest_ts: Ts,
     at: DateTime<Utc>,
-    now: DateTime<Utc>,
 ) -> Result<(), PortError> {
+    let (svc, now) = (cx.svc, cx.now);
     if recent(svc, conversation, newest_ts)
         .await?
         .is_some_and(|r| r.newest_person.is_some())
@@ -515,11 +500,10 @@ async fn judge_again(
 /// Counts one unprompted reply of `channel` against its hourly cap: `None`
 /// when admitted, else when the cap's hour ends (nothing counted).
 pub(crate) async fn refused_unprompted(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     channel: &ChannelId,
-    now: DateTime<Utc>,
 ) -> Result<Option<DateTime<Utc>>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let counter = limits::unprompted_replies(channel, now);
     let admitted = svc
         .store
@@ -543,12 +527,11 @@ pub(crate) async fn refused_unprompted(
 /// row (since the bot's last message or call) backs the channel's
 /// judgments off for `backoff_seconds`.
 async fn note_decline(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     channel: &ChannelId,
     since: Option<Ts>,
-    now: DateTime<Utc>,
 ) -> Result<(), PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let row = u64::from(settings.backoff_after_declines);
     if row == 0 || settings.backoff_seconds == 0 {
         return Ok(());
@@ -598,21 +581,19 @@ const QUOTED_ANSWER_CHARS: usize = 200;
 /// Asks the LLM. The outer error is a storage failure; the inner one an
 /// unusable judgment.
 async fn judge(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     conversation: &Conversation,
     newest_ts: Ts,
-    now: DateTime<Utc>,
 ) -> Result<Result<JudgmentResult, UnusableJudgment>, PortError> {
-    let context = context::build(svc, settings, conversation, Some(newest_ts)).await?;
-    let request = match ContextPrompt::Judgment.request(&context, settings, now) {
+    let context = context::build(cx, conversation, Some(newest_ts)).await?;
+    let request = match ContextPrompt::Judgment.request(&context, &cx.settings, cx.now) {
         Ok(request) => request,
         Err(e) => {
             tracing::warn!(error = %e, "judgment prompt failed to render");
             return Ok(Err(e.into()));
         }
     };
-    let reply = match svc.llm.complete(&request).await {
+    let reply = match cx.svc.llm.complete(&request).await {
         Ok(r) => r,
         Err(e) => {
             tracing::warn!(error = %e, "judgment LLM call failed");

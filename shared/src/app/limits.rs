@@ -19,9 +19,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::response::ResponseOutcome;
-use super::Services;
+use super::{JobContext, Services};
 use crate::domain::limits::{self, CallPurpose, Limit, LIMIT_NOTICE};
-use crate::domain::{Job, Settings, Ts, UserId};
+use crate::domain::{Job, Ts, UserId};
 use crate::ports::{Clock, Llm, LlmReply, LlmRequest, LlmRole, PortError, SettingsProvider, Store};
 
 /// The service name of a refusal by the day's budget.
@@ -126,11 +126,10 @@ async fn author(svc: &Services, job: &Job) -> Result<Option<UserId>, PortError> 
 /// A count is not given back: a job redelivered after a failure counts
 /// again, which can only make a limit stricter.
 pub async fn admit_reply(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     job: &Job,
-    now: DateTime<Utc>,
 ) -> Result<Option<ResponseOutcome>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let Job::Response { channel, .. } = job else {
         return Ok(None);
     };
@@ -150,9 +149,7 @@ pub async fn admit_reply(
             .count(&counter.key, max, counter.expires_at)
             .await?
         {
-            return Ok(Some(
-                refuse(svc, settings, job, author.as_ref(), limit, now).await,
-            ));
+            return Ok(Some(refuse(cx, job, author.as_ref(), limit).await));
         }
     }
     Ok(None)
@@ -160,39 +157,25 @@ pub async fn admit_reply(
 
 /// The outcome of a response job whose reply the day's LLM budget refused
 /// (the notice posted for a mention).
-pub async fn refused_by_budget(
-    svc: &Services,
-    settings: &Settings,
-    job: &Job,
-    now: DateTime<Utc>,
-) -> ResponseOutcome {
-    let author = match author(svc, job).await {
+pub async fn refused_by_budget(cx: &JobContext<'_>, job: &Job) -> ResponseOutcome {
+    let author = match author(cx.svc, job).await {
         Ok(author) => author,
         Err(error) => {
             tracing::warn!(%error, "could not read the mention's author; no notice");
             None
         }
     };
-    refuse(
-        svc,
-        settings,
-        job,
-        author.as_ref(),
-        Limit::LlmCallsPerDay,
-        now,
-    )
-    .await
+    refuse(cx, job, author.as_ref(), Limit::LlmCallsPerDay).await
 }
 
 /// Logs a refusal and, for a mention, posts the notice once an hour per person.
 async fn refuse(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     job: &Job,
     author: Option<&UserId>,
     limit: Limit,
-    now: DateTime<Utc>,
 ) -> ResponseOutcome {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let Job::Response {
         channel,
         thread_ts,
@@ -268,6 +251,7 @@ mod tests {
     use super::*;
     use crate::adapters::system::{FixedSettings, ManualClock};
     use crate::adapters::twins::MemoryStore;
+    use crate::domain::Settings;
 
     #[derive(Default)]
     struct Counting(AtomicU32);

@@ -25,7 +25,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::context::{self, prompt_names};
 use super::judgment::refused_unprompted;
-use super::Services;
+use super::{JobContext, Services};
 use crate::domain::facts::strength;
 use crate::domain::privacy::Audience;
 use crate::domain::proactive::{
@@ -33,7 +33,7 @@ use crate::domain::proactive::{
 };
 use crate::domain::{
     Channel, ChannelId, Conversation, Forget, Job, JobKind, Memory, MemoryKind, MemoryScope, Reply,
-    ScheduleName, Settings, Ts,
+    ScheduleName, Ts,
 };
 use crate::ports::{ChannelRecord, PortError};
 use crate::prompts::{
@@ -64,11 +64,10 @@ pub fn schedule_name(channel: &ChannelId) -> ScheduleName {
 /// failure is logged and skipped (the next hourly run tries again): it never
 /// fails the memory run.
 pub async fn plan(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     records: &[ChannelRecord],
-    now: DateTime<Utc>,
 ) -> Vec<(ChannelId, DateTime<Utc>)> {
+    let (settings, now) = (&*cx.settings, cx.now);
     let mut planned = Vec::new();
     if !settings.proactive || settings.max_proactive_per_channel_week == 0 {
         return planned;
@@ -84,7 +83,7 @@ pub async fn plan(
         {
             continue;
         }
-        match plan_one(svc, settings, id, now).await {
+        match plan_one(cx, id).await {
             Ok(Some(at)) => {
                 tracing::info!(channel = %id, at = %at.to_rfc3339(), "proactive judgment scheduled");
                 planned.push((id.clone(), at));
@@ -99,11 +98,10 @@ pub async fn plan(
 }
 
 async fn plan_one(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     channel: &ChannelId,
-    now: DateTime<Utc>,
 ) -> Result<Option<DateTime<Utc>>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let Some((at, date)) = slot(
         now,
         settings.timezone,
@@ -235,8 +233,8 @@ pub async fn run(
     channel: &ChannelId,
     made_at: Ts,
 ) -> Result<ProactiveOutcome, PortError> {
-    let settings = svc.settings.current().await?;
-    let now = svc.clock.now();
+    let cx = JobContext::begin(svc).await?;
+    let (settings, now) = (&*cx.settings, cx.now);
     let held = |hold: Hold| {
         tracing::info!(hold = hold.name(), "proactive judgment held");
         Ok(ProactiveOutcome::Held(hold))
@@ -246,7 +244,7 @@ pub async fn run(
     }
     // Its visibility as Slack says now: a channel made private since is
     // not `public` any more.
-    let ch = context::channel(svc, &settings, channel, now).await?;
+    let ch = context::channel(&cx, channel).await?;
     if !settings.proactive_channels.allows(&ch) {
         return held(Hold::NotAllowed);
     }
@@ -283,7 +281,7 @@ pub async fn run(
     ) {
         return held(Hold::NotSilent);
     }
-    let bot = svc.bot_user_id(&settings).await.ok();
+    let bot = svc.bot_user_id(settings).await.ok();
     if newest.is_bot && bot.as_ref().is_none_or(|b| *b == newest.user) {
         return held(Hold::BotSpokeLast);
     }
@@ -317,7 +315,7 @@ pub async fn run(
         tracing::info!("proactive judgment already done");
         return Ok(ProactiveOutcome::AlreadyDone);
     }
-    let topic = match judge(svc, &settings, &ch, now).await? {
+    let topic = match judge(&cx, &ch).await? {
         Ok(Some(topic)) => topic,
         Ok(None) => {
             tracing::info!("proactive judgment: nothing to open with");
@@ -350,7 +348,7 @@ pub async fn run(
     let Some(week) = taken else {
         return held(Hold::WeekFull);
     };
-    match refused_unprompted(svc, &settings, channel, now).await {
+    match refused_unprompted(&cx, channel).await {
         Ok(None) => {}
         Ok(Some(_)) => {
             // The week's opening is not used; this job is done.
@@ -391,22 +389,17 @@ async fn release(svc: &Services, keys: &[&str]) {
 /// Asks the judgment model. The outer error is a storage failure; the inner
 /// one an unusable answer.
 async fn judge(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     channel: &Channel,
-    now: DateTime<Utc>,
 ) -> Result<Result<Option<String>, Unusable>, PortError> {
-    let request = match view(svc, settings, channel, now)
-        .await?
-        .judgment_request(settings)
-    {
+    let request = match view(cx, channel).await?.judgment_request(&cx.settings) {
         Ok(request) => request,
         Err(error) => {
             tracing::warn!(%error, "proactive prompt failed to render");
             return Ok(Err(error.into()));
         }
     };
-    let reply = match svc.llm.complete(&request).await {
+    let reply = match cx.svc.llm.complete(&request).await {
         Ok(reply) => reply,
         Err(error) => {
             tracing::warn!(%error, "proactive judgment LLM call failed");
@@ -430,11 +423,10 @@ async fn judge(
 /// last messages, their authors as the bot knows them, and its facts that
 /// may be told outside their conversation, strongest first.
 pub(crate) async fn view(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     channel: &Channel,
-    now: DateTime<Utc>,
 ) -> Result<ProactiveView, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let messages = svc
         .store
         .recent_messages(&channel.id, VIEW_MESSAGES)
@@ -451,9 +443,9 @@ pub(crate) async fn view(
     let long_term = fresh(svc.store.get_memory(&scope, MemoryKind::Long).await?);
     let short_term = fresh(svc.store.get_memory(&scope, MemoryKind::Short).await?);
 
-    let names = prompt_names(svc, settings, messages.iter(), now).await?;
+    let names = prompt_names(cx, messages.iter()).await?;
     let talk: Vec<&crate::domain::Message> = messages.iter().collect();
-    let people = context::people(svc, settings, &talk, &names, Audience::Channel(channel)).await?;
+    let people = context::people(cx, &talk, &names, Audience::Channel(channel)).await?;
 
     let half_life = super::reflection::half_life(settings);
     let mut facts: Vec<_> = svc

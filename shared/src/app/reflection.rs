@@ -85,7 +85,7 @@ pub async fn reflect(
         return Ok(());
     };
     let shown: Vec<&Message> = new[new.len().saturating_sub(REFLECTION_MESSAGES)..].to_vec();
-    let names = prompt_names(svc, settings, shown.iter().copied(), now).await?;
+    let names = prompt_names(cx, shown.iter().copied()).await?;
     let view = ReflectionView {
         persona: PersonaView {
             name: settings.persona_name.clone(),

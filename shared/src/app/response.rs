@@ -4,11 +4,11 @@ use chrono::Duration;
 
 use super::context::{recent, touch, Recent};
 use super::reflection::forget_person;
-use super::{context, retention, Services};
+use super::{context, retention, JobContext, Services};
 use crate::domain::people::{forget_me, FORGOTTEN_NOTICE};
 use crate::domain::reply::pick_emoji;
 use crate::domain::text::{clean_reply, escape, held_to};
-use crate::domain::{ChannelId, Conversation, EmojiName, Job, Message, Reply, Settings, Ts};
+use crate::domain::{ChannelId, Conversation, EmojiName, Job, Message, Reply, Ts};
 use crate::ports::{LlmRequest, PortError, Reacted};
 use crate::prompts::status_lines;
 use crate::prompts::{ContextPrompt, PromptError};
@@ -71,14 +71,15 @@ pub async fn run(
     mention: bool,
     reply: &Reply,
 ) -> Result<ResponseOutcome, PortError> {
-    let settings = svc.settings.current().await?;
+    let cx = JobContext::begin(svc).await?;
+    let (settings, now) = (&*cx.settings, cx.now);
     let conversation = Conversation {
         channel: channel.clone(),
         thread_ts,
     };
 
     if mention {
-        let age = svc.clock.now() - newest_ts.to_datetime();
+        let age = now - newest_ts.to_datetime();
         if age > Duration::seconds(i64::from(settings.mention_max_age_seconds)) {
             tracing::warn!(
                 age_seconds = age.num_seconds(),
@@ -101,7 +102,7 @@ pub async fn run(
             let bot_spoke = if person_after || bots_after.is_empty() {
                 false
             } else {
-                let bot = svc.bot_user_id(&settings).await.ok();
+                let bot = svc.bot_user_id(settings).await.ok();
                 bots_after
                     .iter()
                     .any(|b| bot.as_ref().is_none_or(|me| me == b))
@@ -149,7 +150,6 @@ pub async fn run(
         mention,
         reply: reply.clone(),
     };
-    let now = svc.clock.now();
     // One claim per job: a job made twice (a retried delivery, a mention seen
     // as message and app_mention) is answered once.
     let claim_key = job.claim_key();
@@ -172,7 +172,7 @@ pub async fn run(
     // "Forget me": no LLM call and no limit, the person's profile and facts
     // go, and a fixed line says so.
     if mention {
-        match forget_on_request(svc, &settings, channel, thread_ts, newest_ts, now).await {
+        match forget_on_request(&cx, channel, thread_ts, newest_ts).await {
             Ok(Some(outcome)) => return Ok(outcome),
             Ok(None) => {}
             Err(error) => return give_back(error).await,
@@ -180,13 +180,13 @@ pub async fn run(
     }
     // Spend limits: after the claim (a duplicate is not counted twice),
     // before the LLM (a refused job costs no call; its claim is kept).
-    match super::limits::admit_reply(svc, &settings, &job, now).await {
+    match super::limits::admit_reply(&cx, &job).await {
         Ok(None) => {}
         Ok(Some(refused)) => return Ok(refused),
         Err(error) => return give_back(error).await,
     }
     if let Reply::Reaction { emoji } = reply {
-        return match react(svc, &settings, channel, newest_ts, emoji).await {
+        return match react(&cx, channel, newest_ts, emoji).await {
             Ok(outcome) => Ok(outcome),
             Err(error) => give_back(error).await,
         };
@@ -197,11 +197,11 @@ pub async fn run(
     // not announce that they are about to chime in.
     let status = match (mention, reply) {
         (true, Reply::Full | Reply::Short) => {
-            show_status(svc, &settings, channel, thread_ts.unwrap_or(newest_ts)).await
+            show_status(&cx, channel, thread_ts.unwrap_or(newest_ts)).await
         }
         _ => None,
     };
-    let outcome = compose_and_post(svc, &settings, &job, &conversation, now, give_back).await;
+    let outcome = compose_and_post(&cx, &job, &conversation, give_back).await;
     if let Some(shown_in) = status {
         // Posting in its thread clears it; anything else is cleared here.
         let cleared =
@@ -216,13 +216,8 @@ pub async fn run(
 /// Shows that the bot is writing in `thread` of `channel`; returns the
 /// thread when it did. Fails soft: a missing scope or an older workspace
 /// costs the sign of life, never the reply.
-async fn show_status(
-    svc: &Services,
-    settings: &Settings,
-    channel: &ChannelId,
-    thread: Ts,
-) -> Option<Ts> {
-    let lines = match status_lines(&settings.persona_name) {
+async fn show_status(cx: &JobContext<'_>, channel: &ChannelId, thread: Ts) -> Option<Ts> {
+    let lines = match status_lines(&cx.settings.persona_name) {
         Ok(lines) if !lines.is_empty() => lines,
         Ok(_) => return None,
         Err(error) => {
@@ -230,7 +225,8 @@ async fn show_status(
             return None;
         }
     };
-    match svc
+    match cx
+        .svc
         .slack
         .set_status(channel, thread, &lines[0], &lines)
         .await
@@ -253,11 +249,9 @@ async fn clear_status(svc: &Services, channel: &ChannelId, thread: Ts) {
 /// Writes the reply to `job` and posts it; `give_back` returns its claim
 /// when nothing was posted and a redelivery may do better.
 async fn compose_and_post<F, Fut>(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     job: &Job,
     conversation: &Conversation,
-    now: chrono::DateTime<chrono::Utc>,
     give_back: F,
 ) -> Result<ResponseOutcome, PortError>
 where
@@ -275,18 +269,18 @@ where
         return Err(PortError::refused("response", "not a response job"));
     };
     let (channel, thread_ts, newest_ts) = (channel, *thread_ts, *newest_ts);
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let prepared = async {
         let bot = svc.bot_user_id(settings).await?;
-        let ch = context::channel(svc, settings, channel, now).await?;
+        let ch = context::channel(cx, channel).await?;
         let request = match reply {
             // An opening draws on its channel alone, as its judgment did.
-            Reply::Opener { topic } => super::proactive::view(svc, settings, &ch, now)
+            Reply::Opener { topic } => super::proactive::view(cx, &ch)
                 .await?
                 .post_request(topic, settings),
             _ => {
-                let mut context =
-                    context::build(svc, settings, conversation, Some(newest_ts)).await?;
-                let images = super::files::open(svc, settings, &mut context).await;
+                let mut context = context::build(cx, conversation, Some(newest_ts)).await?;
+                let images = super::files::open(cx, &mut context).await;
                 let prompt = match reply {
                     Reply::Short => ContextPrompt::ShortResponse,
                     _ => ContextPrompt::Response,
@@ -303,14 +297,14 @@ where
         Ok(prepared) => prepared,
         Err(error) => return give_back(error).await,
     };
-    let text = match write_reply(svc, settings, request).await {
+    let text = match write_reply(cx, request).await {
         Ok(t) => t,
         Err(WriteError::Retryable(error)) => {
             tracing::warn!(%error, "no reply written yet; the job will be redelivered");
             return give_back(error).await;
         }
         Err(WriteError::OverBudget) => {
-            return Ok(super::limits::refused_by_budget(svc, settings, job, now).await);
+            return Ok(super::limits::refused_by_budget(cx, job).await);
         }
         Err(WriteError::Unusable(unusable)) => {
             let reason = unusable.to_string();
@@ -345,7 +339,7 @@ where
     {
         tracing::warn!(%error, "posted, but could not store the bot's message");
     }
-    if let Err(error) = touch(svc, settings, &ch, &posted).await {
+    if let Err(error) = touch(cx, &ch, &posted).await {
         tracing::warn!(%error, "could not record the channel's activity");
     }
     tracing::info!(ts = %ts, chars = text.chars().count(), "replied");
@@ -356,13 +350,12 @@ where
 /// their profile and the facts they said or that are about them, and says
 /// so in the mention's thread.
 async fn forget_on_request(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     channel: &ChannelId,
     thread_ts: Option<Ts>,
     newest_ts: Ts,
-    now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Option<ResponseOutcome>, PortError> {
+    let svc = cx.svc;
     let Some(asked) = svc.store.get_message(channel, newest_ts).await? else {
         return Ok(None);
     };
@@ -370,10 +363,7 @@ async fn forget_on_request(
         return Ok(None);
     }
     let ids = std::collections::BTreeSet::from([asked.user.clone()]);
-    let names: Vec<String> = context::user_names(svc, settings, &ids, now)
-        .await?
-        .into_values()
-        .collect();
+    let names: Vec<String> = context::user_names(cx, &ids).await?.into_values().collect();
     let facts = forget_person(svc, &asked.user, &names).await?;
     tracing::info!(facts, "forgot a person on their request");
     let text = escape(FORGOTTEN_NOTICE);
@@ -396,12 +386,12 @@ async fn forget_on_request(
 /// bot reacted to is done), without any LLM call. The error is one a
 /// redelivery may mend (the claim is given back).
 async fn react(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     channel: &ChannelId,
     ts: Ts,
     chosen: &EmojiName,
 ) -> Result<ResponseOutcome, PortError> {
+    let svc = cx.svc;
     let Some(message) = svc.store.get_message(channel, ts).await? else {
         tracing::info!(%ts, "the message to react to is gone");
         return Ok(ResponseOutcome::Stale);
@@ -410,7 +400,7 @@ async fn react(
         tracing::info!(%ts, "already reacted to the message");
         return Ok(ResponseOutcome::AlreadyDone);
     }
-    let fallback = &settings.default_reaction;
+    let fallback = &cx.settings.default_reaction;
     let known = match svc.slack.emoji_names().await {
         Ok(names) => Some(names),
         Err(error) => {
@@ -475,10 +465,10 @@ enum UnusableReply {
 }
 
 async fn write_reply(
-    svc: &Services,
-    settings: &Settings,
+    cx: &JobContext<'_>,
     request: Result<crate::ports::LlmRequest, PromptError>,
 ) -> Result<String, WriteError> {
+    let (svc, settings) = (cx.svc, &*cx.settings);
     let request = request.map_err(|e| WriteError::Unusable(e.into()))?;
     let reply = match svc.llm.complete(&request).await {
         Ok(reply) => reply,

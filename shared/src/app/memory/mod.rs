@@ -156,7 +156,7 @@ async fn ask<T: Fit>(
 
 async fn views(cx: &JobContext<'_>, messages: &[Message]) -> Result<Vec<MessageView>, PortError> {
     let settings = &*cx.settings;
-    let names = prompt_names(cx.svc, settings, messages.iter(), cx.now).await?;
+    let names = prompt_names(cx, messages.iter()).await?;
     Ok(messages
         .iter()
         .map(|m| MessageView::new(m, &names, settings.timezone))
@@ -182,7 +182,7 @@ async fn refresh_thread(
     thread_ts: Ts,
     rebuild: bool,
 ) -> Result<MemoryReport, PortError> {
-    let (svc, settings) = (cx.svc, &*cx.settings);
+    let svc = cx.svc;
     let mut report = MemoryReport::default();
     let read_at = svc.clock.now();
     let mut messages = if rebuild {
@@ -227,7 +227,7 @@ async fn refresh_thread(
         return Ok(report);
     }
     let after = previous.as_ref().and_then(|m| m.newest_ts);
-    let ch = super::context::channel(svc, settings, channel, cx.now).await?;
+    let ch = super::context::channel(cx, channel).await?;
     let task = ThreadTask {
         channel_name: ch.name.clone(),
         thread_ts: thread_ts.to_string(),
@@ -265,12 +265,12 @@ pub const WORKSPACE_AFTER_SECONDS: u32 = 300;
 /// judgment for each channel gone quiet that qualifies
 /// ([`super::proactive::plan`]).
 pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
-    let settings = svc.settings.current().await?;
-    let now = svc.clock.now();
     let mut report = forget_now(svc).await?;
+    let cx = JobContext::begin(svc).await?;
+    let (settings, now) = (&*cx.settings, cx.now);
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
     let records = svc.store.channels().await?;
-    report.proactive = super::proactive::plan(svc, &settings, &records, now).await;
+    report.proactive = super::proactive::plan(&cx, &records).await;
     let mut channels: Vec<ChannelId> = records
         .into_iter()
         .filter(|r| r.last_active >= active_since)
@@ -295,7 +295,7 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
     let (settings, now) = (&*cx.settings, cx.now);
     // Its visibility (checked with Slack when not lately) decides whether
     // the workspace memory may read it.
-    let channel = super::context::channel(svc, settings, id, now).await?;
+    let channel = super::context::channel(&cx, id).await?;
     let window_start =
         Ts::from_datetime(now - Duration::hours(i64::from(settings.short_term_window_hours)));
     let messages = svc
@@ -369,7 +369,7 @@ async fn open_channels(cx: &JobContext<'_>) -> Result<Vec<OpenChannel>, PortErro
         if record.last_active < active_since {
             continue;
         }
-        let channel = super::context::channel(svc, settings, &record.channel.id, now).await?;
+        let channel = super::context::channel(cx, &record.channel.id).await?;
         if may_use(Audience::WorkspaceMemory, Source::Channel(&channel)) {
             open.push(OpenChannel {
                 channel,
@@ -538,7 +538,7 @@ async fn rebuild_channel_long(
 ) -> Result<(), PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let messages = svc.store.messages_after(id, None, WINDOW_MESSAGES).await?;
-    let channel = super::context::channel(svc, settings, id, now).await?;
+    let channel = super::context::channel(cx, id).await?;
     let memories = Memories::of_channel(&channel);
     let newest = messages.iter().map(|m| m.ts).max();
     let rewritten = match newest {
