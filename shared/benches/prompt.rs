@@ -178,7 +178,7 @@ fn prompt(c: &mut Criterion) {
         .build()
         .expect("runtime");
     let (svc, settings, conversation, newest) = rt.block_on(large_workspace());
-    let now = svc.clock.now();
+    let now = svc.ports.clock.now();
     let cx = JobContext {
         svc: &svc,
         settings: std::sync::Arc::new(settings.clone()),

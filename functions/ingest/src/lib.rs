@@ -35,7 +35,7 @@ pub async fn start() {
 pub async fn warm(ingest: &Ingest) {
     let (secret, settings) = tokio::join!(
         ingest.secrets.get(&ingest.signing_secret_name),
-        ingest.settings.current(),
+        ingest.ports.settings.current(),
     );
     if let Err(error) = secret {
         tracing::warn!(%error, "signing secret not read at start; the first request reads it again");

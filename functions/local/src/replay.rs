@@ -232,7 +232,7 @@ pub async fn run(
             .channels
             .get(id)
             .map_or_else(|| id.to_string(), |c| c.name.clone());
-        let mut facts = engine.services.store.facts(id).await?;
+        let mut facts = engine.services.ports.store.facts(id).await?;
         facts.retain(|f| !f.outdated);
         facts.sort_by(|a, b| a.id.cmp(&b.id));
         summary
@@ -640,7 +640,7 @@ impl Engine<'_> {
                     ResponseOutcome::Reacted { ts, emoji } => {
                         self.summary.reactions += 1;
                         let author = match &channel {
-                            Some(c) => self.services.store.get_message(c, ts).await?,
+                            Some(c) => self.services.ports.store.get_message(c, ts).await?,
                             None => None,
                         };
                         let kind = EventKind::Reaction {

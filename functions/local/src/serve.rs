@@ -382,7 +382,7 @@ async fn run_job(services: &Services, tries: &Tries, job: Job) {
         Err(error) if error.is_retryable() => {
             let n = tries.failed(&job);
             // The settings may be what failed: the default delays then.
-            let delays = match services.settings.current().await {
+            let delays = match services.ports.settings.current().await {
                 Ok(settings) => settings.retry_delays_seconds.clone(),
                 Err(_) => Settings::default().retry_delays_seconds,
             };
@@ -392,7 +392,7 @@ async fn run_job(services: &Services, tries: &Tries, job: Job) {
                 return;
             };
             tracing::warn!(%kind, %error, tries = n, delay_seconds = delay, "job failed; it comes back");
-            if let Err(error) = services.queue.redeliver(&job, None, delay).await {
+            if let Err(error) = services.ports.queue.redeliver(&job, None, delay).await {
                 tracing::error!(%kind, %error, "could not put the job back");
             }
         }
@@ -403,8 +403,9 @@ async fn run_job(services: &Services, tries: &Tries, job: Job) {
 /// Puts the next memory sweep on the board, an hour from now.
 async fn arm_sweep(services: &Services) -> anyhow::Result<()> {
     let name = ScheduleName::parse(SWEEP_SCHEDULE)?;
-    let at = services.clock.now() + Duration::hours(1);
+    let at = services.ports.clock.now() + Duration::hours(1);
     services
+        .ports
         .scheduler
         .upsert(&name, at, &Job::MemorySweep)
         .await?;

@@ -589,7 +589,7 @@ impl SocketMode {
                 match opened {
                     Ok(ws) => links.start(ws),
                     Err(error) if error.is_retryable() => {
-                        let wait = backoff.next(ingest.random.unit());
+                        let wait = backoff.next(ingest.ports.random.unit());
                         tracing::info!(
                             %error,
                             wait_ms = wait.as_millis() as u64,
@@ -654,7 +654,7 @@ impl SocketMode {
                 }
                 Report::Ended { link, why } => {
                     if links.ended(link) {
-                        let wait = backoff.next(ingest.random.unit());
+                        let wait = backoff.next(ingest.ports.random.unit());
                         tracing::info!(
                             connection = link,
                             %why,
@@ -688,7 +688,7 @@ async fn unless<T>(
 async fn handle(ingest: &Ingest, body: &[u8], retry_attempt: u64) {
     let retry = (retry_attempt > 0).then(|| retry_attempt.to_string());
     let answer = ingest
-        .accept(body, retry.as_deref(), ingest.clock.now())
+        .accept(body, retry.as_deref(), ingest.ports.clock.now())
         .await;
     if answer.status >= 400 {
         tracing::warn!(

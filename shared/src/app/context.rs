@@ -37,7 +37,7 @@ pub const CHANNEL_CHECK_HOURS: i64 = 24;
 /// stays; a channel never known is shown by its id and counts as private.
 pub async fn channel(cx: &JobContext<'_>, id: &ChannelId) -> Result<Channel, PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let record = svc.store.get_channel(id).await?;
+    let record = svc.ports.store.get_channel(id).await?;
     if let Some(r) = &record {
         if r.checked_at
             .is_some_and(|at| now - at < Duration::hours(CHANNEL_CHECK_HOURS))
@@ -47,7 +47,8 @@ pub async fn channel(cx: &JobContext<'_>, id: &ChannelId) -> Result<Channel, Por
     }
     match svc.slack.channel_info(id).await {
         Ok(channel) => {
-            svc.store
+            svc.ports
+                .store
                 .put_channel_info(&channel, now, memory_retention(settings, now))
                 .await?;
             // Found less visible without an event (missed, or none sent):
@@ -57,10 +58,11 @@ pub async fn channel(cx: &JobContext<'_>, id: &ChannelId) -> Result<Channel, Por
                 .is_some_and(|r| r.channel.visibility.is_open());
             if was_open && !channel.visibility.is_open() {
                 let forget = Forget::whole_channel(id.clone(), now);
-                svc.store
+                svc.ports
+                    .store
                     .record_forget(&forget, memory_retention(settings, now))
                     .await?;
-                if let Err(error) = svc.queue.send(&Job::Forget, 0).await {
+                if let Err(error) = svc.ports.queue.send(&Job::Forget, 0).await {
                     // The next memory run forgets it all the same.
                     tracing::warn!(channel = %id, %error, "could not queue the forget job");
                 }
@@ -104,7 +106,7 @@ pub async fn user_names(cx: &JobContext<'_>, ids: &BTreeSet<UserId>) -> Result<N
     let started = tokio::time::Instant::now();
     // `B...` ids are old-style bot integrations: users.info knows none of them.
     for id in ids.iter().filter(|id| !id.as_str().starts_with('B')) {
-        if let Some((user, fetched)) = svc.store.get_user(id).await? {
+        if let Some((user, fetched)) = svc.ports.store.get_user(id).await? {
             let unknown = user.name == id.as_str();
             let trusted = if unknown {
                 Duration::minutes(USER_FAILURE_CACHE_MINUTES)
@@ -124,7 +126,8 @@ pub async fn user_names(cx: &JobContext<'_>, ids: &BTreeSet<UserId>) -> Result<N
         };
         match tokio::time::timeout(left, svc.slack.user_info(id)).await {
             Ok(Ok(user)) => {
-                svc.store
+                svc.ports
+                    .store
                     .put_user(&user, now, memory_retention(settings, now))
                     .await?;
                 names.insert(id.clone(), user.name);
@@ -140,7 +143,8 @@ pub async fn user_names(cx: &JobContext<'_>, ids: &BTreeSet<UserId>) -> Result<N
                     name: id.to_string(),
                     is_bot: false,
                 };
-                svc.store
+                svc.ports
+                    .store
                     .put_user(&unknown, now, memory_retention(settings, now))
                     .await?;
             }
@@ -184,18 +188,20 @@ pub async fn build(
     let channel = channel(cx, &conversation.channel).await?;
     let audience = Audience::Channel(&channel);
     let mut messages = svc
+        .ports
         .store
         .recent_messages(&channel.id, settings.channel_messages_limit as usize)
         .await?;
     if let Some(root) = conversation.thread_ts {
         // The judged thread may be older than the channel's recent window.
         let replies = svc
+            .ports
             .store
             .conversation_messages(conversation, settings.message_limit as usize)
             .await?;
         messages.extend(replies);
         if !messages.iter().any(|m| m.ts == root) {
-            if let Some(r) = svc.store.get_message(&channel.id, root).await? {
+            if let Some(r) = svc.ports.store.get_message(&channel.id, root).await? {
                 messages.push(r);
             }
         }
@@ -204,7 +210,7 @@ pub async fn build(
     // message written a moment ago (a mention answered at once).
     if let Some(ts) = newest_ts {
         if !messages.iter().any(|m| m.ts == ts) {
-            if let Some(m) = svc.store.get_message(&channel.id, ts).await? {
+            if let Some(m) = svc.ports.store.get_message(&channel.id, ts).await? {
                 messages.push(m);
             }
         }
@@ -217,7 +223,7 @@ pub async fn build(
         .filter(|t| !present.contains(t))
         .collect();
     for root in missing.into_iter().take(MAX_ROOT_FETCHES) {
-        if let Some(r) = svc.store.get_message(&channel.id, root).await? {
+        if let Some(r) = svc.ports.store.get_message(&channel.id, root).await? {
             messages.push(r);
         }
     }
@@ -225,7 +231,7 @@ pub async fn build(
 
     // A memory that may hold a deleted or edited message stays out of the
     // prompt until the forget job has written it again.
-    let pending = svc.store.forgets().await?;
+    let pending = svc.ports.store.forgets().await?;
     let fresh = |m: Option<Memory>, concerns: &dyn Fn(&Forget) -> bool| {
         m.filter(|m| !pending.iter().any(|f| concerns(f) && f.may_be_in(m)))
     };
@@ -233,13 +239,15 @@ pub async fn build(
     let (workspace_long, workspace_short) = if may_use(audience, Source::WorkspaceMemory) {
         (
             fresh(
-                svc.store
+                svc.ports
+                    .store
                     .get_memory(&MemoryScope::Workspace, MemoryKind::Long)
                     .await?,
                 &any,
             ),
             fresh(
-                svc.store
+                svc.ports
+                    .store
                     .get_memory(&MemoryScope::Workspace, MemoryKind::Short)
                     .await?,
                 &any,
@@ -251,6 +259,7 @@ pub async fn build(
 
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
     let mut active: Vec<(Channel, DateTime<Utc>)> = svc
+        .ports
         .store
         .channels()
         .await?
@@ -268,11 +277,14 @@ pub async fn build(
         };
         let of_channel = |f: &Forget| f.channel == c.id && !f.is_whole_channel();
         let long = fresh(
-            svc.store.get_memory(&scope, MemoryKind::Long).await?,
+            svc.ports.store.get_memory(&scope, MemoryKind::Long).await?,
             &of_channel,
         );
         let short = fresh(
-            svc.store.get_memory(&scope, MemoryKind::Short).await?,
+            svc.ports
+                .store
+                .get_memory(&scope, MemoryKind::Short)
+                .await?,
             &of_channel,
         );
         channel_memories.push(
@@ -284,6 +296,7 @@ pub async fn build(
 
     let thread_since = now - Duration::days(i64::from(settings.thread_memory_days));
     let thread_memories: BTreeMap<_, _> = svc
+        .ports
         .store
         .thread_memories(&channel.id, thread_since)
         .await?
@@ -353,7 +366,7 @@ pub(crate) async fn people(
         if out.len() == MAX_PEOPLE || !seen.insert(m.user.clone()) {
             continue;
         }
-        let profile = svc.store.profile(&m.user).await?;
+        let profile = svc.ports.store.profile(&m.user).await?;
         let interactions = profile.as_ref().map_or(0, |p| p.interactions);
         out.push(Person {
             name: names
@@ -393,7 +406,7 @@ async fn recalled(
         return Ok(Vec::new());
     }
     let text = words.join("\n");
-    let mut all = svc.store.facts(channel).await?;
+    let mut all = svc.ports.store.facts(channel).await?;
     all.retain(|f| {
         !pending
             .iter()
@@ -439,6 +452,7 @@ pub(crate) async fn recent(
     since: Ts,
 ) -> Result<Option<Recent>, PortError> {
     let messages = svc
+        .ports
         .store
         .conversation_messages(conversation, RECENT)
         .await?;
@@ -453,7 +467,12 @@ pub(crate) async fn recent(
     let newest = match messages.last() {
         Some(m) => Some(m.clone()),
         None => match conversation.thread_ts {
-            Some(root) => svc.store.get_message(&conversation.channel, root).await?,
+            Some(root) => {
+                svc.ports
+                    .store
+                    .get_message(&conversation.channel, root)
+                    .await?
+            }
             None => None,
         },
     };
@@ -472,7 +491,8 @@ pub(crate) async fn touch(
     newest: &Message,
 ) -> Result<(), PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    svc.store
+    svc.ports
+        .store
         .touch_channel(
             channel,
             newest.ts.to_datetime(),

@@ -4,7 +4,6 @@
 //! does the least that is safe: verify, store with a conditional write, and
 //! make one job (a judgment schedule or a queued reply).
 
-use std::ops::Deref;
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
@@ -111,14 +110,6 @@ pub struct Ingest {
     pub signing_secret_name: String,
 }
 
-impl Deref for Ingest {
-    type Target = Ports;
-
-    fn deref(&self) -> &Ports {
-        &self.ports
-    }
-}
-
 impl Ingest {
     /// Ingest over these ports, verifying requests with the secret that
     /// `secrets` holds under `signing_secret_name`.
@@ -156,7 +147,7 @@ impl Ingest {
             tracing::error!("the signing secret is empty");
             return IngestResponse::retry_later();
         }
-        let now = self.clock.now();
+        let now = self.ports.clock.now();
         if let Err(reason) = verify(
             secret.as_bytes(),
             request.timestamp,
@@ -208,7 +199,8 @@ impl Ingest {
 
     /// Counts one request of `kind` (`EventsIngested`).
     fn counted(&self, kind: &'static str) {
-        self.metrics
+        self.ports
+            .metrics
             .put(Datum::count(metrics::EVENTS).by("Kind", kind));
     }
 
@@ -225,7 +217,8 @@ impl Ingest {
             Envelope::Other { kind } if kind == "app_rate_limited" => {
                 // Slack holds this app's events back: counted for the alarm.
                 tracing::warn!("Slack is holding back this app's events (app_rate_limited)");
-                self.metrics
+                self.ports
+                    .metrics
                     .put(Datum::count(metrics::SLACK_EVENTS_RATE_LIMITED));
                 return Ok((Outcome::RateLimited, IngestResponse::ok()));
             }
@@ -238,7 +231,7 @@ impl Ingest {
                 ..
             } => (bot_user_id, event, api_app_id, team_id),
         };
-        let settings = self.settings.current().await?;
+        let settings = self.ports.settings.current().await?;
         // With `slack_app_id` / `slack_team_id` set, an event sent to another
         // app or from another workspace is acknowledged and dropped. An
         // envelope that names neither is accepted.
@@ -276,6 +269,7 @@ impl Ingest {
                 text,
             } => {
                 let edit = self
+                    .ports
                     .store
                     .edit_message(&channel, ts, &text, retention(&settings, now))
                     .await?;
@@ -296,19 +290,21 @@ impl Ingest {
                 let thread_ts = match thread_ts {
                     Some(root) => Some(root),
                     None => self
+                        .ports
                         .store
                         .get_message(&channel, ts)
                         .await?
                         .and_then(|m| m.thread_ts),
                 };
-                self.store
+                self.ports
+                    .store
                     .delete_message(&channel, ts, retention(&settings, now))
                     .await?;
                 self.forget(&settings, channel, ts, thread_ts, now).await?;
                 Outcome::Deleted
             }
             SlackEvent::VisibilityChanged { channel, change } => {
-                self.store.change_visibility(&channel, change).await?;
+                self.ports.store.change_visibility(&channel, change).await?;
                 if Forget::needed_after(change) {
                     let forget = Forget::whole_channel(channel, now);
                     self.record_forget(&settings, &forget, now).await?;
@@ -346,10 +342,11 @@ impl Ingest {
         forget: &Forget,
         now: DateTime<Utc>,
     ) -> Result<(), PortError> {
-        self.store
+        self.ports
+            .store
             .record_forget(forget, memory_retention(settings, now))
             .await?;
-        self.queue.send(&Job::Forget, 0).await
+        self.ports.queue.send(&Job::Forget, 0).await
     }
 
     /// A judgment turned into an answer now when the message replies in a
@@ -368,7 +365,7 @@ impl Ingest {
             return Ok(routing);
         }
         Ok(match self.engaged(settings, bot, message).await? {
-            Some(_) => route(message, bot, true, settings, now, self.random.unit()),
+            Some(_) => route(message, bot, true, settings, now, self.ports.random.unit()),
             None => routing,
         })
     }
@@ -400,6 +397,7 @@ impl Ingest {
         let window = Duration::seconds(i64::from(settings.engagement_window_seconds));
         let thread = Conversation::thread(message.channel.clone(), root);
         let mut recent = self
+            .ports
             .store
             .conversation_messages(&thread, ENGAGEMENT_LOOKBACK)
             .await?;
@@ -412,7 +410,7 @@ impl Ingest {
         if !bot_spoke {
             return Ok(None);
         }
-        if let Some(root) = self.store.get_message(&message.channel, root).await? {
+        if let Some(root) = self.ports.store.get_message(&message.channel, root).await? {
             recent.insert(0, root);
         }
         let names = settings.names();
@@ -442,6 +440,7 @@ impl Ingest {
         // judged at once, rather than opening a window of its own.
         Ok(
             match self
+                .ports
                 .store
                 .claim_or_holder(&key, latest + limits::WINDOW_GRACE)
                 .await?
@@ -471,10 +470,11 @@ impl Ingest {
             addressed.is_some(),
             settings,
             now,
-            self.random.unit(),
+            self.ports.random.unit(),
         );
         let needs_job = routing != Route::Nothing;
         match self
+            .ports
             .store
             .insert_message(&message, !needs_job, retention(settings, now))
             .await?
@@ -495,7 +495,10 @@ impl Ingest {
                 let routing = self.catch_up(routing, &message).await?;
                 let routing = self.within_ceiling(settings, routing, now).await?;
                 self.make_job(&routing).await?;
-                self.store.mark_routed(&message.channel, message.ts).await?;
+                self.ports
+                    .store
+                    .mark_routed(&message.channel, message.ts)
+                    .await?;
                 return Ok(Outcome::Stored { routed: routing });
             }
         }
@@ -509,7 +512,10 @@ impl Ingest {
             // answering twice: a mention comes as two events (`message` and
             // `app_mention`), and without the mark the second would queue a
             // second job, a Lambda invocation that finds the claim taken.
-            self.store.mark_routed(&message.channel, message.ts).await?;
+            self.ports
+                .store
+                .mark_routed(&message.channel, message.ts)
+                .await?;
         }
         Ok(Outcome::Stored { routed: routing })
     }
@@ -553,6 +559,7 @@ impl Ingest {
             thread_ts,
         };
         let newest = self
+            .ports
             .store
             .conversation_messages(&conversation, 1)
             .await?
@@ -572,14 +579,14 @@ impl Ingest {
     async fn make_job(&self, routing: &Route) -> Result<(), PortError> {
         match routing {
             Route::Nothing => Ok(()),
-            Route::RespondNow(job) => self.queue.send(job, 0).await,
+            Route::RespondNow(job) => self.ports.queue.send(job, 0).await,
             // Judgments always go to the scheduler, keyed by conversation, so
             // that the next message moves the wait (a wait under a minute
             // fires within that minute on EventBridge Scheduler).
             Route::JudgeAt { at, job } => match job.conversation() {
                 Some(conversation) => {
                     let name = ScheduleName::for_conversation(JobKind::Judgment, &conversation);
-                    self.scheduler.upsert(&name, *at, job).await
+                    self.ports.scheduler.upsert(&name, *at, job).await
                 }
                 None => Ok(()),
             },

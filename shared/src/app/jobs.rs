@@ -212,7 +212,7 @@ pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
     .await
     .inspect(|outcome| {
         if let Some(datum) = outcome.metric(job) {
-            svc.metrics.put(datum);
+            svc.ports.metrics.put(datum);
         }
     })
 }
@@ -361,7 +361,7 @@ async fn come_back_soon(svc: &Services, job: &Job, record: &SqsRecord) {
         .and_then(|n| n.trim().parse::<u32>().ok())
         .unwrap_or(1);
     // The settings may be what failed: the default delays then.
-    let delays = match svc.settings.current().await {
+    let delays = match svc.ports.settings.current().await {
         Ok(settings) => settings.retry_delays_seconds.clone(),
         Err(_) => Settings::default().retry_delays_seconds,
     };
@@ -369,7 +369,7 @@ async fn come_back_soon(svc: &Services, job: &Job, record: &SqsRecord) {
         tracing::info!(tries, "no quick tries left: the queue's own redelivery");
         return;
     };
-    match svc.queue.redeliver(job, Some(receipt), delay).await {
+    match svc.ports.queue.redeliver(job, Some(receipt), delay).await {
         Ok(()) => tracing::info!(tries, delay_seconds = delay, "the job comes back soon"),
         Err(error) => tracing::warn!(%error, "could not bring the job back sooner"),
     }

@@ -104,7 +104,7 @@ async fn refresh_thread_memory(svc: &Services, channel: &ChannelId, thread_ts: T
         channel: channel.clone(),
         thread_ts,
     };
-    let stale = match svc.store.get_memory(&scope, MemoryKind::Short).await {
+    let stale = match svc.ports.store.get_memory(&scope, MemoryKind::Short).await {
         Ok(memory) => !super::memory::covers(memory.as_ref(), newest),
         Err(error) => {
             tracing::warn!(%error, "could not read the thread memory; refreshing it");
@@ -116,7 +116,7 @@ async fn refresh_thread_memory(svc: &Services, channel: &ChannelId, thread_ts: T
             channel: channel.clone(),
             thread_ts,
         };
-        if let Err(error) = svc.queue.send(&job, 0).await {
+        if let Err(error) = svc.ports.queue.send(&job, 0).await {
             // The recurring memory run covers threads this misses.
             tracing::warn!(%error, "could not queue a thread memory job");
         }
@@ -159,11 +159,12 @@ pub async fn run(
         let wait = jittered_wait(
             settings.min_wait_seconds,
             settings.jitter_ratio,
-            svc.random.unit(),
+            svc.ports.random.unit(),
         );
         // Not past the window's ceiling (`max_wait_seconds`), which this
         // judgment did not close.
         let ceiling = svc
+            .ports
             .store
             .held_until(&limits::judgment_window(name.as_str()))
             .await?
@@ -178,12 +179,13 @@ pub async fn run(
             thread_ts,
             newest_ts: person,
         };
-        svc.scheduler.upsert(&name, at, &job).await?;
+        svc.ports.scheduler.upsert(&name, at, &job).await?;
         return Ok(JudgmentOutcome::Stale);
     }
     // This judgment covers every message so far: the next one opens a new
     // window (`max_wait_seconds`).
-    svc.store
+    svc.ports
+        .store
         .release(&limits::judgment_window(name.as_str()))
         .await?;
     let ch = context::channel(&cx, channel).await?;
@@ -268,7 +270,8 @@ pub async fn run(
                 |(kind, _)| kind.emoji(&settings.default_reaction),
             );
             let (low, high) = SURE_DELAY_SECONDS;
-            let delay = low + ((high - low) as f64 * svc.random.unit().clamp(0.0, 1.0)) as u32;
+            let delay =
+                low + ((high - low) as f64 * svc.ports.random.unit().clamp(0.0, 1.0)) as u32;
             let at = answer(Reply::Reaction { emoji }).send(&cx, delay).await?;
             Ok(JudgmentOutcome::Sure { ruling, at })
         }
@@ -283,7 +286,8 @@ pub async fn run(
                 return Ok(JudgmentOutcome::Capped(ruling));
             }
             let (low, high) = SURE_DELAY_SECONDS;
-            let delay = low + ((high - low) as f64 * svc.random.unit().clamp(0.0, 1.0)) as u32;
+            let delay =
+                low + ((high - low) as f64 * svc.ports.random.unit().clamp(0.0, 1.0)) as u32;
             let at = answer(Reply::Full).send(&cx, delay).await?;
             Ok(JudgmentOutcome::Sure { ruling, at })
         }
@@ -335,13 +339,23 @@ impl Scenery {
     async fn read(cx: &JobContext<'_>, conversation: &Conversation) -> Result<Scenery, PortError> {
         let (svc, settings) = (cx.svc, &*cx.settings);
         let limit = settings.message_limit as usize;
-        let mut messages = svc.store.conversation_messages(conversation, limit).await?;
+        let mut messages = svc
+            .ports
+            .store
+            .conversation_messages(conversation, limit)
+            .await?;
         if let Some(root) = conversation.thread_ts {
-            if let Some(root) = svc.store.get_message(&conversation.channel, root).await? {
+            if let Some(root) = svc
+                .ports
+                .store
+                .get_message(&conversation.channel, root)
+                .await?
+            {
                 messages.insert(0, root);
             }
         }
         let channel = svc
+            .ports
             .store
             .recent_messages(
                 &conversation.channel,
@@ -442,9 +456,12 @@ impl Answer {
         let svc = cx.svc;
         let at = cx.now + Duration::seconds(i64::from(delay));
         if delay >= SCHEDULER_MIN_DELAY_SECONDS {
-            svc.scheduler.upsert(&self.name, at, &self.job).await?;
+            svc.ports
+                .scheduler
+                .upsert(&self.name, at, &self.job)
+                .await?;
         } else {
-            svc.queue.send(&self.job, delay).await?;
+            svc.ports.queue.send(&self.job, delay).await?;
         }
         Ok(at)
     }
@@ -460,6 +477,7 @@ async fn backoff_until(
 ) -> Result<Option<DateTime<Utc>>, PortError> {
     let (svc, settings) = (cx.svc, &*cx.settings);
     let Some(until) = svc
+        .ports
         .store
         .held_until(&limits::backoff_claim(channel))
         .await?
@@ -494,7 +512,7 @@ async fn judge_again(
         newest_ts,
     };
     let at = at.max(now + Duration::seconds(1));
-    svc.scheduler.upsert(name, at, &job).await
+    svc.ports.scheduler.upsert(name, at, &job).await
 }
 
 /// Counts one unprompted reply of `channel` against its hourly cap: `None`
@@ -506,6 +524,7 @@ pub(crate) async fn refused_unprompted(
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let counter = limits::unprompted_replies(channel, now);
     let admitted = svc
+        .ports
         .store
         .count(
             &counter.key,
@@ -541,6 +560,7 @@ async fn note_decline(
     // at `row - 1` completes the row (and is not counted: the next decline
     // after the backoff completes it again).
     if !svc
+        .ports
         .store
         .count(&counter.key, row - 1, counter.expires_at)
         .await?
@@ -548,8 +568,8 @@ async fn note_decline(
         let until = now + Duration::seconds(i64::from(settings.backoff_seconds));
         // An older backoff, which a call ended, gives way to this one.
         let key = limits::backoff_claim(channel);
-        svc.store.release(&key).await?;
-        svc.store.claim(&key, until).await?;
+        svc.ports.store.release(&key).await?;
+        svc.ports.store.claim(&key, until).await?;
         tracing::info!(
             backoff_seconds = settings.backoff_seconds,
             "judgments of the channel backed off after declines"

@@ -113,6 +113,7 @@ async fn author(svc: &Services, job: &Job) -> Result<Option<UserId>, PortError> 
         return Ok(None);
     };
     Ok(svc
+        .ports
         .store
         .get_message(channel, *newest_ts)
         .await?
@@ -145,6 +146,7 @@ pub async fn admit_reply(
     for (limit, counter) in counters {
         let max = u64::from(limit.max(settings));
         if !svc
+            .ports
             .store
             .count(&counter.key, max, counter.expires_at)
             .await?
@@ -215,7 +217,7 @@ async fn notify(
     now: DateTime<Utc>,
 ) -> Option<Ts> {
     let claim = limits::notice_claim(user, now);
-    match svc.store.claim(&claim.key, claim.expires_at).await {
+    match svc.ports.store.claim(&claim.key, claim.expires_at).await {
         Ok(true) => {}
         Ok(false) => {
             tracing::info!(user = %user, "no limit notice: one was posted within the hour");

@@ -33,15 +33,13 @@ use crate::ports::{Clock, Metrics, Queue, RandomSource, Scheduler, SettingsProvi
 use {
     crate::domain::UserId,
     crate::ports::{Llm, PortError, SlackApi},
-    std::ops::Deref,
     tokio::sync::OnceCell,
 };
 
 /// The ports every function uses: the store, the scheduler and the queue
 /// (the AWS services, or their in-process twins), time, chance and the
-/// settings. [`Ingest`](ingest::Ingest) and [`Services`] are each built over
-/// a `Ports`, and read it through `Deref` (`svc.store`). `crate::wire`
-/// assembles them.
+/// settings. [`Ingest`](ingest::Ingest) and [`Services`] each hold a
+/// `Ports` (`svc.ports.store`). `crate::wire` assembles them.
 #[derive(Clone)]
 pub struct Ports {
     pub store: Arc<dyn Store>,
@@ -96,15 +94,6 @@ impl Services {
     }
 }
 
-#[cfg(feature = "jobs")]
-impl Deref for Services {
-    type Target = Ports;
-
-    fn deref(&self) -> &Ports {
-        &self.ports
-    }
-}
-
 /// What one job works with: the services, the settings it read when it
 /// began (a job sees one set of settings from its start to its end) and the
 /// time it began. Passed as one, instead of the three apart.
@@ -120,8 +109,8 @@ impl<'a> JobContext<'a> {
     /// A job starting now, with the current settings.
     pub async fn begin(svc: &'a Services) -> Result<JobContext<'a>, PortError> {
         Ok(JobContext {
-            settings: svc.settings.current().await?,
-            now: svc.clock.now(),
+            settings: svc.ports.settings.current().await?,
+            now: svc.ports.clock.now(),
             svc,
         })
     }

@@ -107,17 +107,17 @@ async fn plan_one(
         settings.timezone,
         settings.proactive_hours,
         settings.proactive_days,
-        svc.random.unit(),
+        svc.ports.random.unit(),
     ) else {
         return Ok(None);
     };
     // The week's openings are used: no judgment to spend.
     let (full, _) = week_slot(channel, at, settings.max_proactive_per_channel_week);
-    if svc.store.held_until(&full).await?.is_some() {
+    if svc.ports.store.held_until(&full).await?.is_some() {
         return Ok(None);
     }
     let (day, expires) = day_claim(channel, date);
-    if !svc.store.claim(&day, expires).await? {
+    if !svc.ports.store.claim(&day, expires).await? {
         return Ok(None);
     }
     let job = Job::Proactive {
@@ -125,12 +125,13 @@ async fn plan_one(
         made_at: Ts::from_datetime(now),
     };
     if let Err(error) = svc
+        .ports
         .scheduler
         .upsert(&schedule_name(channel), at, &job)
         .await
     {
         // The next hourly run may make it.
-        if let Err(release) = svc.store.release(&day).await {
+        if let Err(release) = svc.ports.store.release(&day).await {
             tracing::warn!(%release, "could not release the proactive day claim");
         }
         return Err(error);
@@ -262,6 +263,7 @@ pub async fn run(
     // Any message since, in any conversation of the channel (the table
     // itself, read consistently).
     if !svc
+        .ports
         .store
         .messages_after(channel, Some(made_at), 1)
         .await?
@@ -270,7 +272,11 @@ pub async fn run(
         tracing::info!(job = %made_at, "stale proactive judgment");
         return Ok(ProactiveOutcome::Stale);
     }
-    let recent = svc.store.recent_messages(channel, VIEW_MESSAGES).await?;
+    let recent = svc
+        .ports
+        .store
+        .recent_messages(channel, VIEW_MESSAGES)
+        .await?;
     let Some(newest) = recent.iter().max_by_key(|m| m.ts) else {
         return held(Hold::Empty);
     };
@@ -294,6 +300,7 @@ pub async fn run(
     }
     let max = settings.max_proactive_per_channel_week;
     if svc
+        .ports
         .store
         .held_until(&week_slot(channel, now, max).0)
         .await?
@@ -308,6 +315,7 @@ pub async fn run(
     };
     let claim = job.claim_key();
     if !svc
+        .ports
         .store
         .claim(&claim, now + Duration::days(CLAIM_DAYS))
         .await?
@@ -340,7 +348,7 @@ pub async fn run(
     let mut taken = None;
     for n in 1..=max {
         let (key, expires) = week_slot(channel, now, n);
-        if svc.store.claim(&key, expires).await? {
+        if svc.ports.store.claim(&key, expires).await? {
             taken = Some(key);
             break;
         }
@@ -370,7 +378,7 @@ pub async fn run(
             topic: topic.clone(),
         },
     };
-    if let Err(error) = svc.queue.send(&response, 0).await {
+    if let Err(error) = svc.ports.queue.send(&response, 0).await {
         release(svc, &[&week, &claim]).await;
         return Err(error);
     }
@@ -380,7 +388,7 @@ pub async fn run(
 /// Gives claims back (logged when it cannot).
 async fn release(svc: &Services, keys: &[&str]) {
     for key in keys {
-        if let Err(error) = svc.store.release(key).await {
+        if let Err(error) = svc.ports.store.release(key).await {
             tracing::warn!(%error, "could not release a proactive claim");
         }
     }
@@ -428,10 +436,11 @@ pub(crate) async fn view(
 ) -> Result<ProactiveView, PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let messages = svc
+        .ports
         .store
         .recent_messages(&channel.id, VIEW_MESSAGES)
         .await?;
-    let pending = svc.store.forgets().await?;
+    let pending = svc.ports.store.forgets().await?;
     let of_channel = |f: &Forget| f.channel == channel.id && !f.is_whole_channel();
     let fresh = |m: Option<Memory>| {
         m.filter(|m| !pending.iter().any(|f| of_channel(f) && f.may_be_in(m)))
@@ -440,8 +449,13 @@ pub(crate) async fn view(
     let scope = MemoryScope::Channel {
         channel: channel.id.clone(),
     };
-    let long_term = fresh(svc.store.get_memory(&scope, MemoryKind::Long).await?);
-    let short_term = fresh(svc.store.get_memory(&scope, MemoryKind::Short).await?);
+    let long_term = fresh(svc.ports.store.get_memory(&scope, MemoryKind::Long).await?);
+    let short_term = fresh(
+        svc.ports
+            .store
+            .get_memory(&scope, MemoryKind::Short)
+            .await?,
+    );
 
     let names = prompt_names(cx, messages.iter()).await?;
     let talk: Vec<&crate::domain::Message> = messages.iter().collect();
@@ -449,6 +463,7 @@ pub(crate) async fn view(
 
     let half_life = super::reflection::half_life(settings);
     let mut facts: Vec<_> = svc
+        .ports
         .store
         .facts(&channel.id)
         .await?

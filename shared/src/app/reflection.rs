@@ -65,7 +65,8 @@ pub async fn reflect(
         return Ok(());
     };
     for (user, delta) in tally(conversation, after, &bot, &settings.names()) {
-        svc.store
+        svc.ports
+            .store
             .add_to_profile(&user, &delta, now + Duration::days(PROFILE_DAYS))
             .await?;
     }
@@ -73,7 +74,7 @@ pub async fn reflect(
     if min == 0 {
         return Ok(());
     }
-    let read = svc.store.reflected(place).await?;
+    let read = svc.ports.store.reflected(place).await?;
     let new: Vec<&Message> = conversation
         .iter()
         .filter(|m| read.is_none_or(|r| m.ts > r) && !m.is_bot && m.user != bot)
@@ -127,7 +128,8 @@ pub async fn reflect(
         }
     };
     // Read, whatever the answer: a garbled one is not asked again.
-    svc.store
+    svc.ports
+        .store
         .set_reflected(place, newest, now + Duration::days(PROFILE_DAYS))
         .await?;
     let numbered: Vec<(Ts, UserId)> = shown.iter().map(|m| (m.ts, m.user.clone())).collect();
@@ -142,11 +144,12 @@ pub async fn reflect(
     // A profile is shown in every channel's prompts: its topics come only
     // from shareable facts of channels whose talk may be repeated anywhere.
     let open = svc
+        .ports
         .store
         .get_channel(channel)
         .await?
         .is_some_and(|r| r.channel.visibility.is_open());
-    let mut existing = svc.store.facts(channel).await?;
+    let mut existing = svc.ports.store.facts(channel).await?;
     let expires = now + half_life(settings) * FACT_HALF_LIVES;
     for (i, new_fact) in found.into_iter().enumerate() {
         if let Some(old) = superseded(&existing, &new_fact) {
@@ -154,7 +157,7 @@ pub async fn reflect(
                 outdated: true,
                 ..old.clone()
             };
-            svc.store.put_fact(&outdated, expires).await?;
+            svc.ports.store.put_fact(&outdated, expires).await?;
             if let Some(slot) = existing.iter_mut().find(|f| f.id == outdated.id) {
                 *slot = outdated;
             }
@@ -167,7 +170,7 @@ pub async fn reflect(
             .unwrap_or_else(|| Ts::from_datetime(now));
         let id = format!("{}-{i}", newest.sort_key());
         let fact = new_fact.stored(id, channel.clone(), now);
-        svc.store.put_fact(&fact, expires).await?;
+        svc.ports.store.put_fact(&fact, expires).await?;
         if open && fact.shareable {
             note_topics(svc, &fact).await?;
         }
@@ -181,7 +184,7 @@ pub async fn reflect(
 /// for a shareable fact of an open channel: profiles travel).
 async fn note_topics(svc: &Services, fact: &Fact) -> Result<(), PortError> {
     for user in &fact.speakers {
-        let Some(profile) = svc.store.profile(user).await? else {
+        let Some(profile) = svc.ports.store.profile(user).await? else {
             continue;
         };
         let mut topics: Vec<String> = fact.keywords.iter().take(2).cloned().collect();
@@ -192,7 +195,7 @@ async fn note_topics(svc: &Services, fact: &Fact) -> Result<(), PortError> {
                 .filter(|t| !fact.keywords.contains(t)),
         );
         topics.truncate(MAX_TOPICS);
-        svc.store.set_topics(user, &topics).await?;
+        svc.ports.store.set_topics(user, &topics).await?;
     }
     Ok(())
 }
@@ -205,9 +208,9 @@ pub async fn forget_facts_from(
     ts: Ts,
 ) -> Result<BTreeSet<UserId>, PortError> {
     let mut speakers = BTreeSet::new();
-    for fact in svc.store.facts(channel).await? {
+    for fact in svc.ports.store.facts(channel).await? {
         if fact.sources.contains(&ts) {
-            svc.store.delete_fact(channel, &fact.id).await?;
+            svc.ports.store.delete_fact(channel, &fact.id).await?;
             speakers.extend(fact.speakers);
         }
     }
@@ -224,11 +227,11 @@ pub async fn prune_topics(svc: &Services, users: &BTreeSet<UserId>) -> Result<()
         return Ok(());
     }
     let mut backing: BTreeMap<&UserId, BTreeSet<String>> = BTreeMap::new();
-    for record in svc.store.channels().await? {
+    for record in svc.ports.store.channels().await? {
         if !record.channel.visibility.is_open() {
             continue;
         }
-        for fact in svc.store.facts(&record.channel.id).await? {
+        for fact in svc.ports.store.facts(&record.channel.id).await? {
             if !fact.shareable || fact.outdated {
                 continue;
             }
@@ -241,12 +244,12 @@ pub async fn prune_topics(svc: &Services, users: &BTreeSet<UserId>) -> Result<()
         }
     }
     for user in users {
-        let Some(profile) = svc.store.profile(user).await? else {
+        let Some(profile) = svc.ports.store.profile(user).await? else {
             continue;
         };
         let kept = still_backed(&profile.topics, backing.get(user));
         if kept != profile.topics {
-            svc.store.set_topics(user, &kept).await?;
+            svc.ports.store.set_topics(user, &kept).await?;
             tracing::info!(
                 dropped = profile.topics.len() - kept.len(),
                 "topics of forgotten facts left a profile"
@@ -260,7 +263,7 @@ pub async fn prune_topics(svc: &Services, users: &BTreeSet<UserId>) -> Result<()
 /// weakest over `max_facts_per_channel`.
 pub async fn clean_facts(cx: &JobContext<'_>, channel: &ChannelId) -> Result<(), PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let all = svc.store.facts(channel).await?;
+    let all = svc.ports.store.facts(channel).await?;
     let gone = facts::cleanup(
         &all,
         now,
@@ -269,7 +272,7 @@ pub async fn clean_facts(cx: &JobContext<'_>, channel: &ChannelId) -> Result<(),
         settings.max_facts_per_channel as usize,
     );
     for id in &gone {
-        svc.store.delete_fact(channel, id).await?;
+        svc.ports.store.delete_fact(channel, id).await?;
     }
     if !gone.is_empty() {
         tracing::info!(%channel, facts = gone.len(), "faded facts forgotten");
@@ -284,17 +287,17 @@ pub async fn forget_person(
     user: &UserId,
     names: &[String],
 ) -> Result<usize, PortError> {
-    svc.store.delete_profile(user).await?;
+    svc.ports.store.delete_profile(user).await?;
     let mut gone = 0;
-    for record in svc.store.channels().await? {
+    for record in svc.ports.store.channels().await? {
         let channel = record.channel.id;
-        for fact in svc.store.facts(&channel).await? {
+        for fact in svc.ports.store.facts(&channel).await? {
             let about = names
                 .iter()
                 .any(|n| !n.is_empty() && fact.subject.trim().eq_ignore_ascii_case(n.trim()))
                 || mentions(&fact.text).any(|u| u == *user);
             if about || fact.speakers.contains(user) {
-                svc.store.delete_fact(&channel, &fact.id).await?;
+                svc.ports.store.delete_fact(&channel, &fact.id).await?;
                 gone += 1;
             }
         }

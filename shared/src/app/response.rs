@@ -116,6 +116,7 @@ pub async fn run(
         // thread too: the silence it would break is over.
         if let Reply::Opener { .. } = reply {
             if !svc
+                .ports
                 .store
                 .messages_after(channel, Some(newest_ts), 1)
                 .await?
@@ -130,9 +131,10 @@ pub async fn run(
         // answered (its author's words there made a judgment of their own),
         // so it is answered once. An opening answers none.
         if thread_ts.is_none() && !matches!(reply, Reply::Opener { .. }) {
-            if let Some(answered) = svc.store.get_message(channel, newest_ts).await? {
+            if let Some(answered) = svc.ports.store.get_message(channel, newest_ts).await? {
                 let under = Conversation::thread(channel.clone(), newest_ts);
                 let replies = svc
+                    .ports
                     .store
                     .conversation_messages(&under, RECENT_REPLIES)
                     .await?;
@@ -154,6 +156,7 @@ pub async fn run(
     // as message and app_mention) is answered once.
     let claim_key = job.claim_key();
     if !svc
+        .ports
         .store
         .claim(&claim_key, now + Duration::days(CLAIM_DAYS))
         .await?
@@ -164,7 +167,7 @@ pub async fn run(
     // Gives the claim back when nothing was posted and a redelivery may do
     // better: otherwise it would find the job done and never answer.
     let give_back = |error: PortError| async move {
-        if let Err(release) = svc.store.release(&claim_key).await {
+        if let Err(release) = svc.ports.store.release(&claim_key).await {
             tracing::warn!(%release, "could not release the response claim");
         }
         Err(error)
@@ -333,6 +336,7 @@ where
     let posted = Message::new(channel.clone(), bot, escaped, ts, thread_ts, true);
     // Ingest stores it too when Slack echoes it; whichever comes first wins.
     if let Err(error) = svc
+        .ports
         .store
         .insert_message(&posted, true, retention(settings, now))
         .await
@@ -356,7 +360,7 @@ async fn forget_on_request(
     newest_ts: Ts,
 ) -> Result<Option<ResponseOutcome>, PortError> {
     let svc = cx.svc;
-    let Some(asked) = svc.store.get_message(channel, newest_ts).await? else {
+    let Some(asked) = svc.ports.store.get_message(channel, newest_ts).await? else {
         return Ok(None);
     };
     if !forget_me(&asked.text) {
@@ -392,7 +396,7 @@ async fn react(
     chosen: &EmojiName,
 ) -> Result<ResponseOutcome, PortError> {
     let svc = cx.svc;
-    let Some(message) = svc.store.get_message(channel, ts).await? else {
+    let Some(message) = svc.ports.store.get_message(channel, ts).await? else {
         tracing::info!(%ts, "the message to react to is gone");
         return Ok(ResponseOutcome::Stale);
     };
@@ -434,7 +438,7 @@ async fn react(
             });
         }
     }
-    if let Err(error) = svc.store.set_bot_reaction(channel, ts, &emoji).await {
+    if let Err(error) = svc.ports.store.set_bot_reaction(channel, ts, &emoji).await {
         tracing::warn!(%error, "reacted, but could not record the reaction");
     }
     tracing::info!(%ts, emoji = %emoji, "reacted");

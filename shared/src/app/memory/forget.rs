@@ -20,7 +20,7 @@ pub(super) async fn forgotten_since(
     scope: &MemoryScope,
     read_at: DateTime<Utc>,
 ) -> Result<bool, PortError> {
-    Ok(cx.svc.store.forgets().await?.iter().any(|f| {
+    Ok(cx.svc.ports.store.forgets().await?.iter().any(|f| {
         f.at > read_at
             && match scope {
                 MemoryScope::Workspace => true,
@@ -59,7 +59,7 @@ const FORGET_GRACE_MINUTES: i64 = 15;
 /// the channels' are.
 async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, PortError> {
     let (svc, now) = (cx.svc, cx.now);
-    let forgets = svc.store.forgets().await?;
+    let forgets = svc.ports.store.forgets().await?;
     if forgets.is_empty() {
         return Ok(false);
     }
@@ -84,6 +84,7 @@ async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, 
         channels.entry(f.channel.clone()).or_default().push(f);
         // Its channel may have fed the workspace memory while it was open.
         let fed = svc
+            .ports
             .store
             .get_channel(&f.channel)
             .await?
@@ -104,7 +105,7 @@ async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, 
     for f in &forgets {
         if f.is_whole_channel() {
             // Made private: its facts no longer back anyone's topics.
-            for fact in svc.store.facts(&f.channel).await? {
+            for fact in svc.ports.store.facts(&f.channel).await? {
                 speakers.extend(fact.speakers);
             }
             continue;
@@ -123,8 +124,17 @@ async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, 
             channel: channel.clone(),
             thread_ts: *root,
         };
-        if covered(&svc.store.get_memory(&scope, MemoryKind::Short).await?, fs) {
-            svc.store.delete_memory(&scope, MemoryKind::Short).await?;
+        if covered(
+            &svc.ports
+                .store
+                .get_memory(&scope, MemoryKind::Short)
+                .await?,
+            fs,
+        ) {
+            svc.ports
+                .store
+                .delete_memory(&scope, MemoryKind::Short)
+                .await?;
             stale_threads.push((channel.clone(), *root));
         }
     }
@@ -133,27 +143,51 @@ async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, 
         let scope = MemoryScope::Channel {
             channel: id.clone(),
         };
-        if covered(&svc.store.get_memory(&scope, MemoryKind::Short).await?, fs) {
-            svc.store.delete_memory(&scope, MemoryKind::Short).await?;
+        if covered(
+            &svc.ports
+                .store
+                .get_memory(&scope, MemoryKind::Short)
+                .await?,
+            fs,
+        ) {
+            svc.ports
+                .store
+                .delete_memory(&scope, MemoryKind::Short)
+                .await?;
         }
-        if covered(&svc.store.get_memory(&scope, MemoryKind::Long).await?, fs) {
-            svc.store.delete_memory(&scope, MemoryKind::Long).await?;
+        if covered(
+            &svc.ports.store.get_memory(&scope, MemoryKind::Long).await?,
+            fs,
+        ) {
+            svc.ports
+                .store
+                .delete_memory(&scope, MemoryKind::Long)
+                .await?;
             stale_longs.push(id.clone());
         }
     }
     let mut rebuild_workspace_long = false;
     let scope = MemoryScope::Workspace;
     if covered(
-        &svc.store.get_memory(&scope, MemoryKind::Short).await?,
+        &svc.ports
+            .store
+            .get_memory(&scope, MemoryKind::Short)
+            .await?,
         &workspace,
     ) {
-        svc.store.delete_memory(&scope, MemoryKind::Short).await?;
+        svc.ports
+            .store
+            .delete_memory(&scope, MemoryKind::Short)
+            .await?;
     }
     if covered(
-        &svc.store.get_memory(&scope, MemoryKind::Long).await?,
+        &svc.ports.store.get_memory(&scope, MemoryKind::Long).await?,
         &workspace,
     ) {
-        svc.store.delete_memory(&scope, MemoryKind::Long).await?;
+        svc.ports
+            .store
+            .delete_memory(&scope, MemoryKind::Long)
+            .await?;
         rebuild_workspace_long = true;
     }
 
@@ -168,7 +202,7 @@ async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, 
     // 3. Handled; each stays pending a while for the writes in flight.
     for f in &forgets {
         if now - f.at >= Duration::minutes(FORGET_GRACE_MINUTES) {
-            svc.store.clear_forget(f).await?;
+            svc.ports.store.clear_forget(f).await?;
         }
     }
     Ok(rebuild_workspace_long)

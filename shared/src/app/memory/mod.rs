@@ -94,7 +94,8 @@ async fn write<T: Fit>(
         tracing::info!(%scope, kind = kind.as_str(), "memory not written: a message it read was deleted or edited meanwhile");
         return Ok(false);
     }
-    svc.store
+    svc.ports
+        .store
         .put_memory(
             &Memory {
                 scope: scope.clone(),
@@ -184,11 +185,12 @@ async fn refresh_thread(
 ) -> Result<MemoryReport, PortError> {
     let svc = cx.svc;
     let mut report = MemoryReport::default();
-    let read_at = svc.clock.now();
+    let read_at = svc.ports.clock.now();
     let mut messages = if rebuild {
         // Forgetting: read the table itself, consistently (an index may
         // still show what was just deleted or edited).
         let mut replies: Vec<Message> = svc
+            .ports
             .store
             .messages_after(channel, Some(thread_ts), WINDOW_MESSAGES)
             .await?
@@ -200,11 +202,12 @@ async fn refresh_thread(
         replies
     } else {
         let conversation = Conversation::thread(channel.clone(), thread_ts);
-        svc.store
+        svc.ports
+            .store
             .conversation_messages(&conversation, THREAD_MESSAGES)
             .await?
     };
-    if let Some(root) = svc.store.get_message(channel, thread_ts).await? {
+    if let Some(root) = svc.ports.store.get_message(channel, thread_ts).await? {
         messages.insert(0, root);
     }
     let scope = MemoryScope::Thread {
@@ -213,7 +216,10 @@ async fn refresh_thread(
     };
     let Some(newest) = messages.iter().map(|m| m.ts).max() else {
         if rebuild {
-            svc.store.delete_memory(&scope, MemoryKind::Short).await?;
+            svc.ports
+                .store
+                .delete_memory(&scope, MemoryKind::Short)
+                .await?;
             tracing::info!(%scope, "thread memory removed: nothing remains");
         }
         return Ok(report);
@@ -221,7 +227,10 @@ async fn refresh_thread(
     let previous = if rebuild {
         None
     } else {
-        svc.store.get_memory(&scope, MemoryKind::Short).await?
+        svc.ports
+            .store
+            .get_memory(&scope, MemoryKind::Short)
+            .await?
     };
     if covers(previous.as_ref(), newest) {
         return Ok(report);
@@ -269,7 +278,7 @@ pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
     let cx = JobContext::begin(svc).await?;
     let (settings, now) = (&*cx.settings, cx.now);
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
-    let records = svc.store.channels().await?;
+    let records = svc.ports.store.channels().await?;
     report.proactive = super::proactive::plan(&cx, &records).await;
     let mut channels: Vec<ChannelId> = records
         .into_iter()
@@ -278,10 +287,14 @@ pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
         .collect();
     channels.sort();
     for channel in channels {
-        svc.queue.send(&Job::ChannelMemory { channel }, 0).await?;
+        svc.ports
+            .queue
+            .send(&Job::ChannelMemory { channel }, 0)
+            .await?;
         report.queued += 1;
     }
-    svc.queue
+    svc.ports
+        .queue
         .send(&Job::WorkspaceMemory, WORKSPACE_AFTER_SECONDS)
         .await?;
     report.queued += 1;
@@ -299,6 +312,7 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
     let window_start =
         Ts::from_datetime(now - Duration::hours(i64::from(settings.short_term_window_hours)));
     let messages = svc
+        .ports
         .store
         .messages_after(&channel.id, Some(window_start), WINDOW_MESSAGES)
         .await?;
@@ -306,9 +320,19 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
         channel: channel.id.clone(),
     };
     let covered = |m: Option<Memory>| m.and_then(|m| m.newest_ts);
-    let before = covered(svc.store.get_memory(&scope, MemoryKind::Short).await?);
+    let before = covered(
+        svc.ports
+            .store
+            .get_memory(&scope, MemoryKind::Short)
+            .await?,
+    );
     let mut report = channel_memories(&cx, &channel, &messages).await?;
-    let after = covered(svc.store.get_memory(&scope, MemoryKind::Short).await?);
+    let after = covered(
+        svc.ports
+            .store
+            .get_memory(&scope, MemoryKind::Short)
+            .await?,
+    );
     if after > before {
         // The top level's new messages (threads are reflected with their
         // own memory).
@@ -365,7 +389,7 @@ async fn open_channels(cx: &JobContext<'_>) -> Result<Vec<OpenChannel>, PortErro
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
     let mut open = Vec::new();
-    for record in svc.store.channels().await? {
+    for record in svc.ports.store.channels().await? {
         if record.last_active < active_since {
             continue;
         }
@@ -483,6 +507,7 @@ async fn merge_long(
 ) -> Result<(), PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let long = svc
+        .ports
         .store
         .get_memory(&memories.scope, MemoryKind::Long)
         .await?;
@@ -504,6 +529,7 @@ async fn refresh_short<T: Fit>(
 ) -> Result<Option<Memory>, PortError> {
     let svc = cx.svc;
     let short = svc
+        .ports
         .store
         .get_memory(&memories.scope, MemoryKind::Short)
         .await?;
@@ -514,6 +540,7 @@ async fn refresh_short<T: Fit>(
     let written = write(cx, report, memories.short(), &task, Some(newest), cx.now).await?;
     if written {
         return svc
+            .ports
             .store
             .get_memory(&memories.scope, MemoryKind::Short)
             .await;
@@ -537,7 +564,11 @@ async fn rebuild_channel_long(
     id: &ChannelId,
 ) -> Result<(), PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let messages = svc.store.messages_after(id, None, WINDOW_MESSAGES).await?;
+    let messages = svc
+        .ports
+        .store
+        .messages_after(id, None, WINDOW_MESSAGES)
+        .await?;
     let channel = super::context::channel(cx, id).await?;
     let memories = Memories::of_channel(&channel);
     let newest = messages.iter().map(|m| m.ts).max();
@@ -554,7 +585,10 @@ async fn rebuild_channel_long(
     };
     if !rewritten {
         let scope = memories.scope;
-        svc.store.delete_memory(&scope, MemoryKind::Long).await?;
+        svc.ports
+            .store
+            .delete_memory(&scope, MemoryKind::Long)
+            .await?;
         tracing::info!(%scope, "channel long-term memory removed while forgetting");
     }
     Ok(())
@@ -598,7 +632,8 @@ async fn channel_memories(
             refresh_short(cx, &mut report, &memories, newest, task).await?
         }
         None => {
-            svc.store
+            svc.ports
+                .store
                 .get_memory(&memories.scope, MemoryKind::Short)
                 .await?
         }
@@ -609,7 +644,8 @@ async fn channel_memories(
     if window.is_empty() && !short.content.is_empty() {
         // Nothing happened within the window: "recent events" from days ago
         // would mislead. The long-term memory keeps them.
-        svc.store
+        svc.ports
+            .store
             .put_memory(
                 &Memory {
                     content: String::new(),
@@ -645,7 +681,7 @@ async fn channel_lines(
         let scope = MemoryScope::Channel {
             channel: channel.id.clone(),
         };
-        if let Some(m) = cx.svc.store.get_memory(&scope, kind).await? {
+        if let Some(m) = cx.svc.ports.store.get_memory(&scope, kind).await? {
             newest = newest.max(m.newest_ts);
             lines.push(ChannelLine {
                 name: channel.name.clone(),
