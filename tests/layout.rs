@@ -13,6 +13,7 @@ const MAX_LINES: usize = 800;
 const SOURCES: &[&str] = &[
     "shared/src",
     "shared/domain/src",
+    "shared/slack/src",
     "functions/ingest/src",
     "functions/jobs/src",
     "functions/local/src",

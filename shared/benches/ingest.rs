@@ -9,9 +9,9 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use myao::adapters::system::{ManualClock, SplitMix, StaticSecrets};
 use myao::adapters::twins::{JobBoard, MemoryStore};
 use myao::app::ingest::{Ingest, IngestRequest};
-use myao::domain::signature::sign;
 use myao::domain::{Settings, Ts};
 use myao::ports::Clock;
+use myao::slack::signature::sign;
 use myao::wire::Twins;
 use serde_json::json;
 

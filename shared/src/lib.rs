@@ -4,6 +4,8 @@
 //!
 //! - [`domain`]: pure types and rules (no I/O, no async, no AWS): the crate
 //!   `myao-domain` (`shared/domain`), whose manifest holds no I/O dependency.
+//! - [`slack`]: Slack's wire protocol (events, signature): the crate
+//!   `myao-slack` (`shared/slack`), pure like the domain.
 //! - [`ports`]: the traits that separate the core from the outside world.
 //! - [`app`]: ingest, judgment, response and memory, written against the ports.
 //! - [`adapters`]: AWS (feature `aws`), OpenAI-compatible LLM, Slack Web API,
@@ -21,6 +23,7 @@ pub mod adapters;
 pub mod app;
 pub mod deadline;
 pub use myao_domain as domain;
+pub use myao_slack as slack;
 pub mod env;
 pub mod ports;
 #[cfg(feature = "jobs")]

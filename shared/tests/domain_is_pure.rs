@@ -36,14 +36,17 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 }
 
 #[test]
-fn the_domain_does_no_io_and_knows_no_aws() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("domain/src");
+fn the_domain_and_slacks_formats_do_no_io_and_know_no_aws() {
     let mut files = Vec::new();
-    rust_files(&dir, &mut files);
-    assert!(
-        files.len() >= 10,
-        "the domain sources were not found in {dir:?}"
-    );
+    for (crate_dir, at_least) in [("domain/src", 10), ("slack/src", 3)] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(crate_dir);
+        let before = files.len();
+        rust_files(&dir, &mut files);
+        assert!(
+            files.len() - before >= at_least,
+            "the sources were not found in {dir:?}"
+        );
+    }
     let mut offences = Vec::new();
     for file in &files {
         let text = fs::read_to_string(file).expect("readable source");
@@ -79,14 +82,19 @@ fn the_core_builds_without_the_aws_sdk() {
     }
 }
 
-/// What the domain may depend on: time, time zones, serialisation, errors,
-/// and the hashes of Slack's signature. Nothing that does I/O or runs a
-/// runtime (tokio, an HTTP client, the AWS SDK, templates).
-const DOMAIN_DEPENDENCIES: &[&str] = &[
+/// What the domain may depend on: time, time zones, serialisation and
+/// errors. Nothing that does I/O or runs a runtime (tokio, an HTTP client,
+/// the AWS SDK, templates), and no outside service's format (Slack's is the
+/// crate `myao-slack`).
+const DOMAIN_DEPENDENCIES: &[&str] = &["chrono", "chrono-tz", "serde", "serde_json", "thiserror"];
+
+/// What Slack's formats may depend on: the domain, and the hashes of the
+/// request signature besides.
+const SLACK_DEPENDENCIES: &[&str] = &[
     "chrono",
-    "chrono-tz",
     "hex",
     "hmac",
+    "myao-domain",
     "serde",
     "serde_json",
     "sha2",
@@ -95,8 +103,18 @@ const DOMAIN_DEPENDENCIES: &[&str] = &[
 
 #[test]
 fn the_domain_crate_depends_on_nothing_that_does_io() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("domain/Cargo.toml");
-    let manifest = fs::read_to_string(&path).expect("the domain's manifest");
+    dependencies_within("domain/Cargo.toml", DOMAIN_DEPENDENCIES);
+}
+
+#[test]
+fn slacks_formats_depend_on_nothing_that_does_io() {
+    dependencies_within("slack/Cargo.toml", SLACK_DEPENDENCIES);
+}
+
+/// Fails unless the manifest at `path` depends on `allowed` crates alone.
+fn dependencies_within(path: &str, allowed: &[&str]) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let manifest = fs::read_to_string(&path).expect("the manifest");
     let mut section = "";
     let mut found = Vec::new();
     for line in manifest.lines().map(str::trim) {
@@ -117,8 +135,8 @@ fn the_domain_crate_depends_on_nothing_that_does_io() {
     }
     let unwanted: Vec<&String> = found
         .iter()
-        .filter(|n| !DOMAIN_DEPENDENCIES.contains(&n.as_str()))
+        .filter(|n| !allowed.contains(&n.as_str()))
         .collect();
-    assert!(unwanted.is_empty(), "the domain depends on {unwanted:?}");
+    assert!(unwanted.is_empty(), "{path:?} depends on {unwanted:?}");
     assert!(found.len() >= 5, "the manifest was not read: {found:?}");
 }

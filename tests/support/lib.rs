@@ -247,7 +247,7 @@ pub fn signed_request_headers(
     now: DateTime<Utc>,
 ) -> (String, String) {
     let timestamp = now.timestamp().to_string();
-    let signature = myao::domain::signature::sign(secret.as_ref(), &timestamp, body.as_ref());
+    let signature = myao::slack::signature::sign(secret.as_ref(), &timestamp, body.as_ref());
     (timestamp, signature)
 }
 
@@ -274,7 +274,7 @@ mod tests {
         let now = Utc::now();
         let (ts, sig) = signed_request_headers("secret", "body", now);
         assert_eq!(
-            myao::domain::signature::verify(
+            myao::slack::signature::verify(
                 b"secret",
                 Some(&ts),
                 Some(&sig),

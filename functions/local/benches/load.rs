@@ -24,7 +24,7 @@ mod serving;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use myao::domain::signature::sign;
+use myao::slack::signature::sign;
 use myao_local::config;
 use myao_local::serve::{self, EVENTS_PATH};
 use serde_json::{json, Value};

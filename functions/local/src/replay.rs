@@ -30,12 +30,12 @@ use myao::app::judgment::{JudgmentOutcome, Ruling};
 use myao::app::response::ResponseOutcome;
 use myao::app::Services;
 use myao::deadline::{job_budget, Deadline};
-use myao::domain::slack_event::{Envelope, SlackEvent};
 use myao::domain::text::render_slack_text;
 use myao::domain::{
     Channel, ChannelId, Job, MemoryKind, MemoryScope, Reply, Settings, Ts, UserId, Visibility,
 };
 use myao::ports::{Clock, Llm};
+use myao::slack::event::{Envelope, SlackEvent};
 use myao::wire::Twins;
 
 use crate::export::Export;

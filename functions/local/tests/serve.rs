@@ -10,7 +10,7 @@ use crate::serving;
 
 use std::time::Duration;
 
-use myao::domain::signature::sign;
+use myao::slack::signature::sign;
 use myao_local::config;
 use myao_local::serve::{self, EVENTS_PATH};
 use serde_json::Value;

@@ -19,8 +19,6 @@ pub mod reply;
 pub mod routing;
 pub mod rules;
 pub mod settings;
-pub mod signature;
-pub mod slack_event;
 pub mod text;
 
 pub use channel_messages::ChannelMessages;

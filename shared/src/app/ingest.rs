@@ -14,12 +14,12 @@ use crate::domain::metrics::{self, Datum};
 use crate::domain::routing::{
     addressed, engaged, may_be_engaged, route, spoke_within, Addressed, Engagement, Route,
 };
-use crate::domain::signature::verify;
-use crate::domain::slack_event::{check_times, parse_envelope, Envelope, SlackEvent};
 use crate::domain::{
     ChannelId, Conversation, Forget, Job, JobKind, Message, ScheduleName, Settings, Ts, UserId,
 };
 use crate::ports::{Claim, Edit, Insert, PortError, Secrets};
+use crate::slack::event::{check_times, parse_envelope, Envelope, SlackEvent};
+use crate::slack::signature::verify;
 
 /// How many of a thread's newest messages are read to tell whether the bot
 /// spoke there lately.
@@ -599,9 +599,9 @@ mod tests {
     use super::*;
     use crate::adapters::system::{FixedRandom, FixedSettings, ManualClock, StaticSecrets};
     use crate::adapters::twins::{JobBoard, MemoryStore};
-    use crate::domain::signature::sign;
     use crate::domain::{ChannelId, Ts};
     use crate::ports::Clock;
+    use crate::slack::signature::sign;
     use crate::wire::Twins;
     use chrono::Duration;
     use serde_json::{json, Value};

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use myao::domain::signature;
 use myao::domain::Settings;
+use myao::slack::signature;
 use serde_json::{json, Value};
 
 use super::{Check, MANIFEST};

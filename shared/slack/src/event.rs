@@ -3,10 +3,10 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::files::{self, SharedFile};
-use super::ids::{ChannelId, IdError, Ts, UserId};
-use super::message::Message;
-use super::privacy::VisibilityChange;
+use myao_domain::files::{self, SharedFile};
+use myao_domain::ids::{ChannelId, IdError, Ts, UserId};
+use myao_domain::message::Message;
+use myao_domain::privacy::VisibilityChange;
 
 /// A request body from the Events API.
 // One per request, never held in bulk: boxing the event would only add an
@@ -378,7 +378,7 @@ fn files_of(event: &Value) -> Vec<SharedFile> {
 
 /// `text` with a line for each file the message shares, as the prompts
 /// show it: "[file: build-7781.log, text, 18 KB, not opened]" (see
-/// [`super::files`]). A file is named rather than left out, so that the bot
+/// [`myao_domain::files`]). A file is named rather than left out, so that the bot
 /// can say it could not read one.
 pub fn with_files(text: &str, event: &Value) -> String {
     files::with_lines(text, &files_of(event))
