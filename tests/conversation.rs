@@ -959,6 +959,17 @@ async fn serve_file(bed: &Bed, file_path: &str, answer: ResponseTemplate) {
         .await;
 }
 
+/// The requests for files the Slack stub received.
+async fn downloads(bed: &Bed) -> Vec<wiremock::Request> {
+    bed.slack_server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| r.url.path().starts_with("/files-pri/"))
+        .collect()
+}
+
 /// A shared image as Slack describes it, downloadable at `file_path`.
 fn image(bed: &Bed, name: &str, size: u64, file_path: &str) -> Value {
     json!({"name": name, "filetype": "png", "mimetype": "image/png", "size": size,
@@ -1039,14 +1050,7 @@ async fn with_vision_a_shared_image_reaches_the_model_as_an_image() {
         json!({"type": "image_url", "image_url": {"url": url}})
     );
     // Downloaded with the bot token.
-    let downloads: Vec<_> = bed
-        .slack_server
-        .received_requests()
-        .await
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|r| r.url.path().starts_with("/files-pri/"))
-        .collect();
+    let downloads = downloads(&bed).await;
     assert_eq!(downloads.len(), 1);
     assert_eq!(
         downloads[0]
@@ -1116,16 +1120,7 @@ async fn an_image_that_cannot_be_read_is_named_so_and_the_reply_still_goes() {
     // No image went; only the system message.
     assert_eq!(call.body["messages"].as_array().map(Vec::len), Some(1));
     // Too large by Slack's word: never downloaded.
-    let asked: Vec<String> = bed
-        .slack_server
-        .received_requests()
-        .await
-        .unwrap_or_default()
-        .iter()
-        .map(|r| r.url.path().to_owned())
-        .filter(|p| p.starts_with("/files-pri/"))
-        .collect();
-    assert_eq!(asked.len(), 3, "{asked:?}");
+    assert_eq!(downloads(&bed).await.len(), 3);
     assert_eq!(bed.posts().await.len(), 1, "the reply still went");
 }
 
@@ -1164,14 +1159,7 @@ async fn only_the_answered_conversations_images_are_opened_and_none_without_visi
         call.system
     );
     assert_eq!(call.body["messages"].as_array().map(Vec::len), Some(1));
-    let downloads = bed
-        .slack_server
-        .received_requests()
-        .await
-        .unwrap_or_default();
-    assert!(!downloads
-        .iter()
-        .any(|r| r.url.path().starts_with("/files-pri/")));
+    assert!(downloads(&bed).await.is_empty());
 }
 
 // ---- A failed reply comes back soon (SQS on the emulator) ---------------------

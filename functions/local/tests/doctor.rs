@@ -523,13 +523,12 @@ async fn doctor_names_a_revoked_token() {
     assert!(line.contains(&bed.secret_name(Secret::BotToken)), "{line}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn doctor_names_a_missing_scope() {
-    let bed = Bed::new().await;
+/// `auth.test` answers that the token has every scope of the manifest but `scope`.
+async fn token_without(bed: &Bed, scope: &str) {
     let scopes: Vec<String> = required_scopes()
-        .unwrap()
+        .expect("the manifest's scopes")
         .into_iter()
-        .filter(|s| s != "chat:write")
+        .filter(|s| s != scope)
         .collect();
     Mock::given(method("GET"))
         .and(path("/api/auth.test"))
@@ -537,6 +536,12 @@ async fn doctor_names_a_missing_scope() {
         .with_priority(1)
         .mount(&bed.slack)
         .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_names_a_missing_scope() {
+    let bed = Bed::new().await;
+    token_without(&bed, "chat:write").await;
     let run = bed.doctor().await;
     run.assert_failed(&["slack"]);
     let line = run.line("slack");
@@ -547,17 +552,7 @@ async fn doctor_names_a_missing_scope() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_asks_for_the_files_scope_only_with_vision_on() {
     let bed = Bed::new().await;
-    let scopes: Vec<String> = required_scopes()
-        .unwrap()
-        .into_iter()
-        .filter(|s| s != "files:read")
-        .collect();
-    Mock::given(method("GET"))
-        .and(path("/api/auth.test"))
-        .respond_with(auth_test_answer(&scopes))
-        .with_priority(1)
-        .mount(&bed.slack)
-        .await;
+    token_without(&bed, "files:read").await;
     let run = bed.doctor().await;
     let line = run.line("slack");
     assert!(line.starts_with("ok"), "vision off: {line}");
