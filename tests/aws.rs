@@ -44,11 +44,12 @@ use myao::domain::files::SharedFile;
 use myao::domain::Reply;
 use myao::domain::{
     Channel, ChannelId, ChannelKind, Conversation, Forget, Job, Memory, MemoryKind, MemoryScope,
-    Message, ScheduleName, Settings, Ts, User, UserId, Visibility, VisibilityChange,
+    Message, ScheduleName, Settings, Ts, User, Visibility, VisibilityChange,
 };
 use myao::ports::{
     ChannelRecord, Claim, Clock, Edit, Insert, Queue, Scheduler, Secrets, SettingsSource, Store,
 };
+use myao_tests::stubs::{channel, user};
 use myao_tests::{
     aws_config, create_table, dynamodb_client, fresh_queues, fresh_scheduler, fresh_store,
     fresh_store_with_clock, function_arn, ssm_client, unique,
@@ -58,14 +59,6 @@ use myao_tests::{
 
 fn ts(text: &str) -> Ts {
     Ts::parse(text).unwrap_or_else(|e| panic!("bad ts {text:?} in a test: {e}"))
-}
-
-fn channel(id: &str) -> ChannelId {
-    ChannelId::parse(id).unwrap_or_else(|e| panic!("bad channel {id:?} in a test: {e}"))
-}
-
-fn user(id: &str) -> UserId {
-    UserId::parse(id).unwrap_or_else(|e| panic!("bad user {id:?} in a test: {e}"))
 }
 
 fn at(secs: i64) -> DateTime<Utc> {
