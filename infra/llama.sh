@@ -13,7 +13,8 @@
 #
 # In: MYAO_LLAMA (must be 1 to do anything), MYAO_LLAMA_VENV (the venv; by
 # default in the user's cache, where it outlives `cargo clean` and CI caches
-# can keep it), MYAO_LLAMA_N_CTX (the context window, 4096 by default),
+# can keep it), MYAO_LLAMA_N_CTX (the context window, 8192 by default: the
+# tests' prompts are about 3,600 of its tokens, the model's Japanese costly),
 # CARGO_TARGET_DIR (where llama-server.log goes, target/ by default) and
 # CMAKE_ARGS, which pip hands to llama.cpp's build: llama.cpp compiles for
 # the building CPU, so a venv cached for runners of other CPUs may want
@@ -74,7 +75,7 @@ mkdir -p "$llama_target"
 # logprobs, which myao never asks for), ~700 MB of RAM for a 3,600-token
 # prompt.
 "$llama_venv/bin/python" -m llama_cpp.server --model "$llama_gguf" \
-  --host 127.0.0.1 --port "$llama_port" --n_ctx "${MYAO_LLAMA_N_CTX:-4096}" \
+  --host 127.0.0.1 --port "$llama_port" --n_ctx "${MYAO_LLAMA_N_CTX:-8192}" \
   --logits_all false >"$llama_log" 2>&1 &
 llama_pid=$!
 

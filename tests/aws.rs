@@ -257,10 +257,13 @@ async fn store_delete_leaves_a_tombstone_that_hides_the_message_everywhere() -> 
     let store = fresh_store().await;
     let c1 = channel("C1");
     let mut reply = msg("C1", "2.0", Some("1.0"), "secret reply");
-    reply.files = vec![SharedFile::from_slack(&serde_json::json!({
-        "name": "secret.png", "mimetype": "image/png", "size": 120,
-        "url_private": "https://files.slack.com/files-pri/T1-F1/secret.png"
-    }))];
+    reply.files = vec![SharedFile::new(
+        Some("secret.png"),
+        Some("png"),
+        Some("image/png"),
+        Some(120),
+        Some("https://files.slack.com/files-pri/T1-F1/secret.png"),
+    )];
     insert_all(
         &store,
         &[

@@ -1125,6 +1125,73 @@ async fn an_image_that_cannot_be_read_is_named_so_and_the_reply_still_goes() {
 }
 
 #[tokio::test]
+async fn a_model_that_refuses_the_images_still_replies_without_them() {
+    let bed = Bed::with_settings(|s| s.vision = true).await;
+    serve_file(
+        &bed,
+        "/files-pri/T1-F8/anim.png",
+        ResponseTemplate::new(200).set_body_bytes(PNG),
+    )
+    .await;
+    // The model refuses any request with an image (a kind or size it does
+    // not take), and answers one without.
+    Mock::given(method("POST"))
+        .and(wiremock::matchers::body_string_contains("image_url"))
+        .respond_with(ResponseTemplate::new(400).set_body_json(
+            json!({"error": {"message": "Invalid image.", "type": "invalid_request_error"}}),
+        ))
+        .with_priority(1)
+        .mount(&bed.llm_server)
+        .await;
+    let anim = image(&bed, "anim.png", 44, "/files-pri/T1-F8/anim.png");
+    share(&bed, -60, None, json!([anim])).await;
+
+    let call = answer_mention(&bed, None).await;
+
+    assert!(call.system.contains("image 1 attached"), "{}", call.system);
+    let calls = bed.llm_calls_of(PromptKind::Response).await;
+    assert_eq!(calls.len(), 2, "the reply written again without the image");
+    assert!(
+        calls[1]
+            .system
+            .contains("[file: anim.png, png, 44 B, could not be read]"),
+        "{}",
+        calls[1].system
+    );
+    assert_eq!(calls[1].body["messages"].as_array().map(Vec::len), Some(1));
+    assert_eq!(bed.posts().await.len(), 1);
+}
+
+#[tokio::test]
+async fn an_image_an_edit_took_away_is_not_opened() {
+    let bed = Bed::with_settings(|s| s.vision = true).await;
+    serve_file(
+        &bed,
+        "/files-pri/T1-F9/gone.png",
+        ResponseTemplate::new(200).set_body_bytes(PNG),
+    )
+    .await;
+    let gone = image(&bed, "gone.png", 44, "/files-pri/T1-F9/gone.png");
+    share(&bed, -60, None, json!([gone])).await;
+    // The file is taken off the message (its text unchanged).
+    bed.deliver(json!({
+        "type": "message", "subtype": "message_changed", "channel": GENERAL,
+        "channel_type": "channel", "ts": ts(-30).to_string(),
+        "message": {"type": "message", "user": ALICE, "ts": ts(-60).to_string(),
+                    "text": "what do you make of this?", "files": []},
+        "previous_message": {"type": "message", "user": ALICE, "ts": ts(-60).to_string(),
+                    "text": "what do you make of this?", "files": [gone]}
+    }))
+    .await;
+
+    let call = answer_mention(&bed, None).await;
+
+    assert!(!call.system.contains("gone.png"), "{}", call.system);
+    assert_eq!(call.body["messages"].as_array().map(Vec::len), Some(1));
+    assert!(downloads(&bed).await.is_empty());
+}
+
+#[tokio::test]
 async fn only_the_answered_conversations_images_are_opened_and_none_without_vision() {
     // An image in a thread is not the top level's: a top-level mention
     // opens none of it.

@@ -37,7 +37,7 @@ fn llama() -> Option<String> {
 }
 
 /// Settings for a small model on two cores: a short persona and prompts
-/// well inside its 4,096-token window, time enough for each call, no retry
+/// well inside its 8,192-token window, time enough for each call, no retry
 /// (the server works one request at a time).
 fn small_model(s: &mut Settings) {
     s.llm_timeout_seconds = 120;
@@ -48,6 +48,8 @@ fn small_model(s: &mut Settings) {
     s.response_prompt_max_tokens = 2_000;
     s.response_max_tokens = 48;
     s.judgment_temperature = 0.0;
+    // Greedy: the same answer every run, which the tests can hold to.
+    s.response_temperature = 0.0;
 }
 
 /// Forwards each request to the real server, as it is, and keeps what the

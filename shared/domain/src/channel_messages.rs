@@ -122,8 +122,9 @@ impl ChannelMessages {
     }
 
     /// Says on the line of the `index`th file of the message `ts` what
-    /// became of it when a reply opened it ([`files::restate`]).
-    pub fn restate_file(&mut self, ts: Ts, index: usize, state: FileState) {
+    /// became of it when a reply opened it: `to`, where it said `from`
+    /// ([`files::restate`]).
+    pub fn restate_file(&mut self, ts: Ts, index: usize, from: FileState, to: FileState) {
         let message = self
             .top_level_messages
             .iter_mut()
@@ -131,7 +132,7 @@ impl ChannelMessages {
             .find(|m| m.ts == ts);
         if let Some(message) = message {
             if let Some(file) = message.files.get(index) {
-                message.text = files::restate(&message.text, file, state);
+                message.text = files::restate(&message.text, file, from, to);
             }
         }
     }

@@ -120,8 +120,8 @@ impl Context {
     }
 
     /// Says on a shared file's line what became of it ([`ChannelMessages::restate_file`]).
-    pub fn restate_file(&mut self, ts: Ts, index: usize, state: FileState) {
-        self.conversation_history.restate_file(ts, index, state);
+    pub fn restate_file(&mut self, ts: Ts, index: usize, from: FileState, to: FileState) {
+        self.conversation_history.restate_file(ts, index, from, to);
     }
 
     pub fn persona(&self) -> &Persona {

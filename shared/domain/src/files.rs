@@ -8,7 +8,6 @@
 //! each: attached, too large, or unreadable. Nothing is dropped in silence.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// The most characters of a file's name a message keeps.
 const NAME_CHARS: usize = 100;
@@ -107,11 +106,16 @@ impl std::fmt::Debug for Image {
 }
 
 impl SharedFile {
-    /// One of the `files` of a Slack message event.
-    pub fn from_slack(file: &Value) -> SharedFile {
-        let text = |name: &str| file.get(name).and_then(Value::as_str);
-        let name: String = text("name")
-            .or_else(|| text("title"))
+    /// A file named `name` (cut to sit on one line of a prompt; "a file"
+    /// when it has none), of `kind` ("unknown kind" when none is said).
+    pub fn new(
+        name: Option<&str>,
+        kind: Option<&str>,
+        mimetype: Option<&str>,
+        size: Option<u64>,
+        url: Option<&str>,
+    ) -> SharedFile {
+        let name: String = name
             .unwrap_or("a file")
             .chars()
             .map(|c| if c.is_control() || c == ']' { ' ' } else { c })
@@ -119,13 +123,10 @@ impl SharedFile {
             .collect();
         SharedFile {
             name: name.trim().to_owned(),
-            kind: text("filetype")
-                .or_else(|| text("mimetype"))
-                .unwrap_or("unknown kind")
-                .to_owned(),
-            mimetype: text("mimetype").map(str::to_owned),
-            size: file.get("size").and_then(Value::as_u64),
-            url: text("url_private").map(str::to_owned),
+            kind: kind.or(mimetype).unwrap_or("unknown kind").to_owned(),
+            mimetype: mimetype.map(str::to_owned),
+            size,
+            url: url.map(str::to_owned),
         }
     }
 
@@ -175,10 +176,17 @@ pub fn with_lines(text: &str, files: &[SharedFile]) -> String {
     out
 }
 
-/// `text` (from [`with_lines`]) with the line of `file` saying `state`.
-pub fn restate(text: &str, file: &SharedFile, state: FileState) -> String {
-    let from = super::text::escape(&file.line(FileState::NotOpened));
-    let to = super::text::escape(&file.line(state));
+/// Whether `text` still names `file` on its line (an edit that took the
+/// file away took its line too).
+pub fn names(text: &str, file: &SharedFile) -> bool {
+    text.contains(&super::text::escape(&file.line(FileState::NotOpened)))
+}
+
+/// `text` (from [`with_lines`]) with the line of `file` that says `from`
+/// saying `to` instead.
+pub fn restate(text: &str, file: &SharedFile, from: FileState, to: FileState) -> String {
+    let from = super::text::escape(&file.line(from));
+    let to = super::text::escape(&file.line(to));
     match text.rfind(&from) {
         Some(at) => format!("{}{}{}", &text[..at], to, &text[at + from.len()..]),
         None => text.to_owned(),
@@ -199,31 +207,30 @@ pub fn size(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn png() -> SharedFile {
-        SharedFile::from_slack(&json!({
-            "name": "shot<1>.png", "mimetype": "image/png", "filetype": "png",
-            "size": 120_000, "url_private": "https://files.slack.com/files-pri/T1-F1/shot.png"
-        }))
+        SharedFile::new(
+            Some("shot<1>.png"),
+            Some("png"),
+            Some("image/png"),
+            Some(120_000),
+            Some("https://files.slack.com/files-pri/T1-F1/shot.png"),
+        )
     }
 
     #[test]
-    fn a_file_is_read_from_slack_with_its_url_and_a_clean_name() {
+    fn a_file_has_a_clean_name_and_a_kind() {
         let file = png();
         assert_eq!(file.name, "shot<1>.png");
-        assert_eq!(file.kind, "png");
-        assert_eq!(file.size, Some(120_000));
         assert_eq!(file.image_format(), Some(ImageFormat::Png));
-        assert_eq!(
-            file.url.as_deref(),
-            Some("https://files.slack.com/files-pri/T1-F1/shot.png")
-        );
-        let odd = SharedFile::from_slack(&json!({"title": "odd]\nname", "filetype": "text"}));
+        let odd = SharedFile::new(Some("odd]\nname"), Some("text"), None, None, None);
         assert_eq!(odd.name, "odd  name");
         assert_eq!(odd.image_format(), None);
+        let image = SharedFile::new(None, None, Some("image/webp"), None, None);
+        assert_eq!(image.kind, "image/webp");
+        assert_eq!(image.image_format(), Some(ImageFormat::Webp));
         assert_eq!(
-            SharedFile::from_slack(&json!({})).line(FileState::NotOpened),
+            SharedFile::new(None, None, None, None, None).line(FileState::NotOpened),
             "[file: a file, unknown kind, not opened]"
         );
     }
@@ -237,19 +244,22 @@ mod tests {
             "look\n[file: shot&lt;1&gt;.png, png, 118 KB, not opened]"
         );
         assert_eq!(
-            restate(&kept, &file, FileState::Attached(2)),
+            restate(&kept, &file, FileState::NotOpened, FileState::Attached(2)),
             "look\n[file: shot&lt;1&gt;.png, png, 118 KB, image 2 attached]"
         );
         assert_eq!(
-            restate(&kept, &file, FileState::Unreadable),
+            restate(&kept, &file, FileState::NotOpened, FileState::Unreadable),
             "look\n[file: shot&lt;1&gt;.png, png, 118 KB, could not be read]"
         );
         assert_eq!(
-            restate(&kept, &file, FileState::TooLarge),
+            restate(&kept, &file, FileState::NotOpened, FileState::TooLarge),
             "look\n[file: shot&lt;1&gt;.png, png, 118 KB, too large to open]"
         );
         // An edited text that lost the line is left as it is.
-        assert_eq!(restate("edited", &file, FileState::Unreadable), "edited");
+        assert_eq!(
+            restate("edited", &file, FileState::NotOpened, FileState::Unreadable),
+            "edited"
+        );
     }
 
     #[test]

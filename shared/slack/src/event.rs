@@ -278,12 +278,13 @@ pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
                     });
                 }
                 // Slack also sends message_changed for link previews and reply
-                // counts: same text, nothing to store.
+                // counts: same text and files, nothing to store. A file taken
+                // off the message changes its text's file lines.
                 let text = opt_str(inner, "text");
-                let before = event
-                    .get("previous_message")
-                    .and_then(|p| opt_str(p, "text"));
-                if text.is_some() && text == before {
+                let previous = event.get("previous_message");
+                let before = previous.and_then(|p| opt_str(p, "text"));
+                let same_files = previous.is_some_and(|p| files_of(p) == files_of(inner));
+                if text.is_some() && text == before && same_files {
                     return Ok(SlackEvent::Ignored {
                         reason: "message_changed without a text change".to_owned(),
                     });
@@ -372,8 +373,20 @@ fn files_of(event: &Value) -> Vec<SharedFile> {
     event
         .get("files")
         .and_then(Value::as_array)
-        .map(|files| files.iter().map(SharedFile::from_slack).collect())
+        .map(|files| files.iter().map(shared_file).collect())
         .unwrap_or_default()
+}
+
+/// One of the `files` of a message event.
+fn shared_file(file: &Value) -> SharedFile {
+    let text = |name: &str| file.get(name).and_then(Value::as_str);
+    SharedFile::new(
+        text("name").or_else(|| text("title")),
+        text("filetype"),
+        text("mimetype"),
+        file.get("size").and_then(Value::as_u64),
+        text("url_private"),
+    )
 }
 
 /// `text` with a line for each file the message shares, as the prompts
@@ -753,6 +766,13 @@ mod tests {
         // The files are kept beside the text, for a reply that opens them.
         assert_eq!(message.files.len(), 3);
         assert_eq!(message.files[1].mimetype.as_deref(), Some("image/png"));
+        assert_eq!(message.files[2].name, "odd  name", "from its title");
+        let with_url = shared_file(&json!({"name": "a.png",
+            "url_private": "https://files.slack.com/files-pri/T1-F1/a.png"}));
+        assert_eq!(
+            with_url.url.as_deref(),
+            Some("https://files.slack.com/files-pri/T1-F1/a.png")
+        );
         // No files: the text as it was.
         assert_eq!(with_files("hi", &json!({})), "hi");
         assert_eq!(files::size(512), "512 B");

@@ -276,31 +276,53 @@ where
     let prepared = async {
         let bot = svc.bot_user_id(settings).await?;
         let ch = context::channel(cx, channel).await?;
-        let request = match reply {
+        let (request, without_images) = match reply {
             // An opening draws on its channel alone, as its judgment did.
-            Reply::Opener { topic } => super::proactive::view(cx, &ch)
-                .await?
-                .post_request(topic, settings),
+            Reply::Opener { topic } => (
+                super::proactive::view(cx, &ch)
+                    .await?
+                    .post_request(topic, settings),
+                None,
+            ),
             _ => {
                 let mut context = context::build(cx, conversation, Some(newest_ts)).await?;
-                let images = super::files::open(cx, &mut context).await;
+                let mut opened = super::files::open(cx, &mut context).await;
                 let prompt = match reply {
                     Reply::Short => ContextPrompt::ShortResponse,
                     _ => ContextPrompt::Response,
                 };
-                prompt
+                let images = std::mem::take(&mut opened.images);
+                let request = prompt
                     .request(&context, settings, now)
-                    .map(|request| LlmRequest { images, ..request })
+                    .map(|request| LlmRequest { images, ..request });
+                // Should the model refuse the images (a kind or a size it
+                // does not take), the reply goes without them, each named
+                // as unreadable.
+                let without_images = match &request {
+                    Ok(r) if !r.images.is_empty() => {
+                        opened.withdraw(&mut context);
+                        prompt.request(&context, settings, now).ok()
+                    }
+                    _ => None,
+                };
+                (request, without_images)
             }
         };
-        Ok::<_, PortError>((bot, ch, request))
+        Ok::<_, PortError>((bot, ch, request, without_images))
     }
     .await;
-    let (bot, ch, request) = match prepared {
+    let (bot, ch, request, without_images) = match prepared {
         Ok(prepared) => prepared,
         Err(error) => return give_back(error).await,
     };
-    let text = match write_reply(cx, request).await {
+    let mut written = write_reply(cx, request).await;
+    if let (Err(WriteError::Unusable(UnusableReply::Llm(error))), Some(retry)) =
+        (&written, without_images)
+    {
+        tracing::warn!(%error, "the reply model refused the images; writing without them");
+        written = write_reply(cx, Ok(retry)).await;
+    }
+    let text = match written {
         Ok(t) => t,
         Err(WriteError::Retryable(error)) => {
             tracing::warn!(%error, "no reply written yet; the job will be redelivered");

@@ -340,8 +340,9 @@ settings! {
     /// (the `files:read` scope). Only for a model that takes images.
     vision: bool = false, Bool;
     /// The largest image, in bytes, downloaded for the reply model; a larger
-    /// one is named in the prompt as too large to open.
-    vision_max_bytes: u32 = 3_750_000, Whole(1_000, 20_000_000);
+    /// one is named in the prompt as too large to open. A reply downloads
+    /// 12 MB of images at most, all together.
+    vision_max_bytes: u32 = 3_750_000, Whole(1_000, 12_000_000);
     /// Model writing the memories.
     memory_model: String = "gpt-4.1-mini".to_owned(), Text;
     /// The memories' own provider, instead of `llm_provider`.
