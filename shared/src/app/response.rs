@@ -276,7 +276,7 @@ where
     let prepared = async {
         let bot = svc.bot_user_id(settings).await?;
         let ch = context::channel(cx, channel).await?;
-        let (request, without_images) = match reply {
+        let (request, with_images) = match reply {
             // An opening draws on its channel alone, as its judgment did.
             Reply::Opener { topic } => (
                 super::proactive::view(cx, &ch)
@@ -295,32 +295,33 @@ where
                 let request = prompt
                     .request(&context, settings, now)
                     .map(|request| LlmRequest { images, ..request });
-                // Should the model refuse the images (a kind or a size it
-                // does not take), the reply goes without them, each named
-                // as unreadable.
-                let without_images = match &request {
-                    Ok(r) if !r.images.is_empty() => {
-                        opened.withdraw(&mut context);
-                        prompt.request(&context, settings, now).ok()
-                    }
+                // Kept to write the prompt again, should the model refuse
+                // the images.
+                let with_images = match &request {
+                    Ok(r) if !r.images.is_empty() => Some((prompt, context, opened)),
                     _ => None,
                 };
-                (request, without_images)
+                (request, with_images)
             }
         };
-        Ok::<_, PortError>((bot, ch, request, without_images))
+        Ok::<_, PortError>((bot, ch, request, with_images))
     }
     .await;
-    let (bot, ch, request, without_images) = match prepared {
+    let (bot, ch, request, with_images) = match prepared {
         Ok(prepared) => prepared,
         Err(error) => return give_back(error).await,
     };
     let mut written = write_reply(cx, request).await;
-    if let (Err(WriteError::Unusable(UnusableReply::Llm(error))), Some(retry)) =
-        (&written, without_images)
+    // A model that refuses the images (a kind or a size it does not take):
+    // the reply goes without them, each named as unreadable.
+    if let (
+        Err(WriteError::Unusable(UnusableReply::Llm(error))),
+        Some((prompt, mut context, opened)),
+    ) = (&written, with_images)
     {
         tracing::warn!(%error, "the reply model refused the images; writing without them");
-        written = write_reply(cx, Ok(retry)).await;
+        opened.withdraw(&mut context);
+        written = write_reply(cx, prompt.request(&context, settings, now)).await;
     }
     let text = match written {
         Ok(t) => t,
