@@ -662,8 +662,15 @@ async fn a_fired_schedule_runs_the_judgment_and_its_reply_goes_through_sqs() -> 
         .await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
-        .and(body_string_contains("## 課題: スレッドの要約"))
-        .respond_with(completion("- 2026-01-05 alice asked why the build is red"))
+        .and(body_string_contains("## 課題: チャンネルの記憶の更新"))
+        .respond_with(completion(
+            &json!({
+                "channel": "- 2026-01-05 a red build in #general",
+                "threads": {"1767599000.000001": "- 2026-01-05 alice asked why the build is red"},
+                "facts": [],
+            })
+            .to_string(),
+        ))
         .expect(1)
         .mount(&llm)
         .await;
@@ -757,7 +764,17 @@ async fn a_fired_schedule_runs_the_judgment_and_its_reply_goes_through_sqs() -> 
     assert!(reply.is_bot);
     assert_eq!(reply.text, "Try clearing the cache first.");
 
-    // The thread went quiet: the judgment also queued its memory job.
+    // The channel's memory job, as the hourly sweep queues it, writes the
+    // thread's memory with the channel's.
+    svc.ports
+        .queue
+        .send(
+            &myao::domain::Job::ChannelMemory {
+                channel: ChannelId::parse("C1")?,
+            },
+            0,
+        )
+        .await?;
     let memory_url = b.queues.memory_queue_url.clone().expect("memory queue");
     let batch = receive_as_sqs_event(&b.queues.client, &memory_url).await?;
     let out = myao_jobs::handle(

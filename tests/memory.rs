@@ -2,8 +2,11 @@
 //! LLM through `myao::app::jobs::run`, with the real LLM and Slack adapters
 //! against stub servers and the in-process AWS twins (`myao_tests::stubs`).
 //!
-//! - a thread that went quiet gets a memory the next judgment shows:
-//!   `a_quiet_thread_gets_a_memory_*`
+//! - a thread that went quiet gets a memory, written by its channel's
+//!   digest in the same call as the channel's, that the next judgment
+//!   shows: `a_quiet_thread_gets_a_memory_*`
+//! - the digest waits for enough new messages, or for the oldest to wait
+//!   half the window: `a_digest_waits_*`
 //! - the recurring run's order, and the response prompt's sections:
 //!   `the_recurring_run_writes_*`
 //! - nothing new, no LLM call: `a_second_recurring_run_*`
@@ -78,124 +81,113 @@ async fn kinds_after(bed: &Bed, skip: usize) -> Vec<Option<PromptKind>> {
 
 #[tokio::test]
 async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_shows() {
-    // Whatever the judgment decides, the thread's memory is due.
-    for answer in [
-        verdict(false, None),
-        verdict(true, Some(0)),
-        "意味のない答え".to_owned(),
-    ] {
-        let bed = Bed::new().await;
-        bed.script.set_judgment(answer.clone());
-        bed.seed(&[
-            message(GENERAL, ALICE, ts(-900), None, "リリース日どうする?"),
-            message(GENERAL, BOB, ts(-600), Some(ts(-900)), "金曜は?"),
-            message(GENERAL, ALICE, ts(-300), Some(ts(-900)), "金曜で決まり"),
-        ])
-        .await;
-        let memory_job = Job::ThreadMemory {
-            channel: channel(GENERAL),
-            thread_ts: ts(-900),
-        };
-        let judgment = Job::Judgment {
-            channel: channel(GENERAL),
-            thread_ts: Some(ts(-900)),
-            newest_ts: ts(-300),
-        };
+    let bed = Bed::new().await;
+    bed.script.set_judgment(verdict(false, None));
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, "リリース日どうする?"),
+        message(GENERAL, BOB, ts(-600), Some(ts(-900)), "金曜は?"),
+        message(GENERAL, ALICE, ts(-300), Some(ts(-900)), "金曜で決まり"),
+    ])
+    .await;
+    let judgment = Job::Judgment {
+        channel: channel(GENERAL),
+        thread_ts: Some(ts(-900)),
+        newest_ts: ts(-300),
+    };
 
-        bed.run(&judgment).await;
-
-        let queued: Vec<_> = bed
-            .board
+    // The judgment queues no memory work of its own: the channel's digest
+    // writes the thread's memory with the channel's, in one call.
+    bed.run(&judgment).await;
+    assert!(
+        !bed.board
             .queued()
-            .into_iter()
-            .filter(|(_, j)| matches!(j, Job::ThreadMemory { .. }))
-            .collect();
-        assert_eq!(queued, vec![(bed.now(), memory_job.clone())], "{answer}");
-        let due = bed.board.take_due(bed.now());
-        assert!(due.contains(&memory_job), "{answer}: {due:?}");
+            .iter()
+            .any(|(_, j)| matches!(j, Job::ThreadMemory { .. })),
+        "{:?}",
+        bed.board.queued()
+    );
+    bed.board.take_due(bed.now());
+    let calls_before = bed.llm_calls().await.len();
+    let written = report(
+        bed.run(&Job::ChannelMemory {
+            channel: channel(GENERAL),
+        })
+        .await,
+    );
 
-        let calls_before = bed.llm_calls().await.len();
-        let written = report(bed.run(&memory_job).await);
+    assert_eq!(
+        written.written,
+        vec![
+            (channel_scope(GENERAL), MemoryKind::Short),
+            (channel_scope(GENERAL), MemoryKind::Long),
+            (thread_scope(GENERAL, -900), MemoryKind::Short),
+        ]
+    );
+    assert_eq!(written.llm_calls, 1);
+    let calls = bed.llm_calls().await;
+    assert_eq!(calls.len(), calls_before + 1);
+    let prompt = &calls[calls_before];
+    assert_eq!(prompt.kind, Some(PromptKind::Memory(MemoryTask::Digest)));
+    assert_in_order(
+        &prompt.system,
+        &[
+            &bed.settings.persona_system_prompt,
+            "## 課題: チャンネルの記憶の更新",
+            "### threads: スレッドの要約",
+            &format!("- スレッド {}", ts(-900)),
+            "alice:\nリリース日どうする?",
+            &format!("bob（スレッド {}）:\n金曜は?", ts(-900)),
+            &format!("alice（スレッド {}）:\n金曜で決まり", ts(-900)),
+        ],
+    );
+    let stored = memory(&bed, &thread_scope(GENERAL, -900), MemoryKind::Short).await;
+    assert_eq!(stored.newest_ts, Some(ts(-300)));
+    assert_eq!(stored.content, "- 2026-01-05 THREAD-1");
 
-        assert_eq!(
-            written,
-            MemoryReport {
-                written: vec![(thread_scope(GENERAL, -900), MemoryKind::Short)],
-                llm_calls: 1,
-                queued: 0,
-                facts: vec![],
-                proactive: vec![],
-            },
-            "{answer}"
-        );
-        let calls = bed.llm_calls().await;
-        assert_eq!(calls.len(), calls_before + 1, "{answer}");
-        let prompt = &calls[calls_before];
-        assert_eq!(prompt.kind, Some(PromptKind::Memory(MemoryTask::Thread)));
-        assert_in_order(
-            &prompt.system,
-            &[
-                &bed.settings.persona_system_prompt,
-                "## 課題: スレッドの要約",
-                &format!("#general のスレッド {}", ts(-900)),
-                "alice:\nリリース日どうする?",
-                "bob:\n金曜は?",
-                "alice:\n金曜で決まり",
-            ],
-        );
-        let stored = memory(&bed, &thread_scope(GENERAL, -900), MemoryKind::Short).await;
-        assert_eq!(stored.newest_ts, Some(ts(-300)), "{answer}");
-        assert_eq!(stored.content, "- 2026-01-05 THREAD-1");
+    // Nothing new: the next run asks nothing.
+    let again = report(
+        bed.run(&Job::ChannelMemory {
+            channel: channel(GENERAL),
+        })
+        .await,
+    );
+    assert_eq!((again.written.len(), again.llm_calls), (0, 0), "{again:?}");
 
-        // Judged again with nothing new: the memory is current, no refresh.
-        bed.run(&judgment).await;
-        assert!(
-            !bed.board
-                .queued()
-                .iter()
-                .any(|(_, j)| matches!(j, Job::ThreadMemory { .. })),
-            "{answer}: {:?}",
-            bed.board.queued()
-        );
-
-        // The next judgment of the channel lists the thread with its memory.
-        bed.board.take_due(bed.now());
-        bed.script.set_judgment(verdict(false, None));
-        bed.clock.advance(Duration::seconds(60));
-        // (Not a question: one asked a minute ago waits for the channel's
-        // pace before anyone judges it.)
-        bed.seed(&[message(
-            GENERAL,
-            BOB,
-            ts(30),
-            None,
-            "ところでお昼はカレーにしよう",
-        )])
+    // The next judgment of the channel lists the thread with its memory.
+    bed.clock.advance(Duration::seconds(60));
+    // (Not a question: one asked a minute ago waits for the channel's
+    // pace before anyone judges it.)
+    bed.seed(&[message(
+        GENERAL,
+        BOB,
+        ts(30),
+        None,
+        "ところでお昼はカレーにしよう",
+    )])
+    .await;
+    let outcome = bed
+        .run(&Job::Judgment {
+            channel: channel(GENERAL),
+            thread_ts: None,
+            newest_ts: ts(30),
+        })
         .await;
-        let outcome = bed
-            .run(&Job::Judgment {
-                channel: channel(GENERAL),
-                thread_ts: None,
-                newest_ts: ts(30),
-            })
-            .await;
-        assert!(
-            matches!(outcome, JobOutcome::Judgment(JudgmentOutcome::Declined(..))),
-            "{outcome:?}"
-        );
-        let judgments = bed.llm_calls_of(PromptKind::Judgment).await;
-        let last = judgments.last().expect("a judgment call");
-        assert_in_order(
-            &last.system,
-            &[
-                "## 現在のスレッド一覧",
-                &format!("### スレッド: {}", ts(-900)),
-                &stored.content,
-                "## 現在の会話",
-                "ところでお昼はカレーにしよう",
-            ],
-        );
-    }
+    assert!(
+        matches!(outcome, JobOutcome::Judgment(JudgmentOutcome::Declined(..))),
+        "{outcome:?}"
+    );
+    let judgments = bed.llm_calls_of(PromptKind::Judgment).await;
+    let last = judgments.last().expect("a judgment call");
+    assert_in_order(
+        &last.system,
+        &[
+            "## 現在のスレッド一覧",
+            &format!("### スレッド: {}", ts(-900)),
+            &stored.content,
+            "## 現在の会話",
+            "ところでお昼はカレーにしよう",
+        ],
+    );
 }
 
 /// #general with a thread, #random with one message; both active.
@@ -243,7 +235,8 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
                 (MemoryScope::Workspace, MemoryKind::Short),
                 (MemoryScope::Workspace, MemoryKind::Long),
             ],
-            llm_calls: 7,
+            // Each channel's memories, and its thread's, in one call.
+            llm_calls: 4,
             queued: 3,
             facts: vec![],
             proactive: vec![],
@@ -254,11 +247,8 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
     assert_eq!(
         kinds,
         [
-            MemoryTask::ChannelShort,
-            MemoryTask::ChannelLong,
-            MemoryTask::Thread,
-            MemoryTask::ChannelShort,
-            MemoryTask::ChannelLong,
+            MemoryTask::Digest,
+            MemoryTask::Digest,
             MemoryTask::WorkspaceShort,
             MemoryTask::WorkspaceLong,
         ]
@@ -274,27 +264,28 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
     assert_eq!(random_short.newest_ts, Some(ts(-1800)));
     assert_eq!(workspace_short.newest_ts, Some(ts(-1800)));
 
-    // Each prompt holds what it summarises, and merges what came before.
+    // Each digest holds what it summarises, and asks for every memory of
+    // its channel at once: the short-term, the long-term (there is none yet)
+    // and the summary of the thread that moved.
     assert_in_order(
         &calls[0].system,
         &[
             "#general の直近 24 時間",
+            "### channel: チャンネルの短期記憶",
+            "### long: チャンネルの長期記憶",
+            "（まだありません）",
+            "### threads: スレッドの要約",
+            &format!("- スレッド {}", ts(-3600)),
             "来週の勉強会のテーマ決めよう",
-            "Rust の非同期がいい",
+            &format!("（スレッド {}）:\nRust の非同期がいい", ts(-3600)),
         ],
     );
     assert!(!calls[0].system.contains("猫の写真"), "{}", calls[0].system);
+    assert_in_order(&calls[1].system, &["#random の直近", "猫の写真貼るね"]);
+    assert!(!calls[1].system.contains("### threads:"), "no thread moved");
+    assert!(general_long.content.contains("CHANNEL-LONG"));
     assert_in_order(
-        &calls[1].system,
-        &[
-            "#general の長期記憶",
-            "（まだありません）",
-            &general_short.content,
-        ],
-    );
-    assert_in_order(&calls[3].system, &["#random の直近", "猫の写真貼るね"]);
-    assert_in_order(
-        &calls[5].system,
+        &calls[2].system,
         &[
             "### #general",
             &general_short.content,
@@ -302,7 +293,7 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
             &random_short.content,
         ],
     );
-    assert!(calls[6].system.contains(&workspace_short.content));
+    assert!(calls[3].system.contains(&workspace_short.content));
 
     // A mention in #general: the response prompt shows them all, in place.
     bed.seed(&[message(
@@ -355,10 +346,12 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
 
 #[tokio::test]
 async fn a_second_recurring_run_without_new_messages_makes_no_llm_call() {
-    let bed = Bed::new().await;
+    // An interval shorter than the window, so that the second run is past
+    // it while the window still holds the messages.
+    let bed = Bed::with_settings(|s| s.long_term_update_interval_seconds = 3_600).await;
     seed_two_channels(&bed).await;
     let first = report(bed.run(&Job::MemorySweep).await);
-    assert_eq!(first.llm_calls, 7);
+    assert_eq!(first.llm_calls, 4);
     let calls = bed.llm_calls().await.len();
     let memories = bed.store.all_memories();
 
@@ -391,13 +384,14 @@ async fn long_term_memory_is_not_rewritten_before_its_interval() {
     .await;
     touch(&bed, GENERAL, "general", -600).await;
     let first = report(bed.run(&Job::MemorySweep).await);
-    assert_eq!(first.llm_calls, 4, "{first:?}");
+    assert_eq!(first.llm_calls, 3, "{first:?}");
     let short_1 = memory(&bed, &channel_scope(GENERAL), MemoryKind::Short).await;
     let long_1 = memory(&bed, &channel_scope(GENERAL), MemoryKind::Long).await;
     let workspace_long_1 = memory(&bed, &MemoryScope::Workspace, MemoryKind::Long).await;
 
-    // A new message within the interval: short-term memories follow it,
-    // long-term ones wait.
+    // A new message within the interval: the channel's short-term memory
+    // follows it; its long-term memory and the workspace's (whose overview
+    // of the channels is on the long-term clock too) wait.
     bed.clock.advance(Duration::seconds(120));
     bed.seed(&[message(GENERAL, BOB, ts(60), None, "README も書いた")])
         .await;
@@ -406,15 +400,13 @@ async fn long_term_memory_is_not_rewritten_before_its_interval() {
 
     assert_eq!(
         second.written,
-        vec![
-            (channel_scope(GENERAL), MemoryKind::Short),
-            (MemoryScope::Workspace, MemoryKind::Short),
-        ]
+        vec![(channel_scope(GENERAL), MemoryKind::Short)]
     );
     assert_eq!(
         kinds_after(&bed, calls).await,
-        [MemoryTask::ChannelShort, MemoryTask::WorkspaceShort].map(|t| Some(PromptKind::Memory(t)))
+        [Some(PromptKind::Memory(MemoryTask::Digest))]
     );
+    assert!(!bed.llm_calls().await[calls].system.contains("### long:"));
     let short_2 = memory(&bed, &channel_scope(GENERAL), MemoryKind::Short).await;
     assert_ne!(short_2.content, short_1.content);
     assert_eq!(short_2.newest_ts, Some(ts(60)));
@@ -442,11 +434,12 @@ async fn long_term_memory_is_not_rewritten_before_its_interval() {
         third.written,
         vec![
             (channel_scope(GENERAL), MemoryKind::Long),
+            (MemoryScope::Workspace, MemoryKind::Short),
             (MemoryScope::Workspace, MemoryKind::Long),
         ]
     );
     let merge = bed.llm_calls().await;
-    assert_eq!(merge.len(), calls + 2);
+    assert_eq!(merge.len(), calls + 3);
     assert_eq!(
         merge[calls].kind,
         Some(PromptKind::Memory(MemoryTask::ChannelLong))
@@ -481,14 +474,9 @@ async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
     report(bed.run(&Job::MemorySweep).await);
     // The marker is visible to a prompt while the message lives.
     let before = bed.llm_calls().await;
-    for task in [MemoryTask::ChannelShort, MemoryTask::Thread] {
-        assert!(
-            before
-                .iter()
-                .any(|c| c.kind == Some(PromptKind::Memory(task)) && c.system.contains(SECRET)),
-            "{task:?}"
-        );
-    }
+    assert!(before.iter().any(
+        |c| c.kind == Some(PromptKind::Memory(MemoryTask::Digest)) && c.system.contains(SECRET)
+    ));
 
     bed.store
         .delete_message(&general, ts(-600), at(365 * 24 * 3600))
@@ -520,14 +508,12 @@ async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
     })
     .await;
 
+    // The long-term memories wait for their interval.
     assert_eq!(
         swept.written,
         vec![
             (channel_scope(GENERAL), MemoryKind::Short),
-            (channel_scope(GENERAL), MemoryKind::Long),
             (thread_scope(GENERAL, -900), MemoryKind::Short),
-            (MemoryScope::Workspace, MemoryKind::Short),
-            (MemoryScope::Workspace, MemoryKind::Long),
         ]
     );
     let after: Vec<_> = bed
@@ -536,7 +522,7 @@ async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
         .into_iter()
         .skip(before.len())
         .collect();
-    assert_eq!(after.len(), 6, "five memories and one reply");
+    assert_eq!(after.len(), 2, "one digest and one reply");
     for call in &after {
         assert!(
             !call.system.contains("PINEAPPLE"),
@@ -547,7 +533,7 @@ async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
     }
     let thread_prompt = after
         .iter()
-        .find(|c| c.kind == Some(PromptKind::Memory(MemoryTask::Thread)))
+        .find(|c| c.kind == Some(PromptKind::Memory(MemoryTask::Digest)))
         .expect("the thread's memory was rewritten");
     assert_in_order(
         &thread_prompt.system,
@@ -663,4 +649,121 @@ async fn memories_names_and_channel_records_expire_after_the_retention_setting()
         .await
         .expect("read")
         .is_none());
+}
+
+#[tokio::test]
+async fn a_digest_waits_for_enough_new_messages_or_for_the_oldest_to_wait_half_the_window() {
+    let bed = Bed::with_settings(|s| s.memory_min_new_messages = 3).await;
+    let half = i64::from(bed.settings.short_term_window_hours) * 1800;
+    let run = || async {
+        report(
+            bed.run(&Job::ChannelMemory {
+                channel: channel(GENERAL),
+            })
+            .await,
+        )
+        .llm_calls
+    };
+    let say = |offset: i64, text: &'static str| message(GENERAL, ALICE, ts(offset), None, text);
+
+    // A channel without a memory gets one at once.
+    bed.seed(&[say(-60, "おはよう")]).await;
+    assert_eq!(run().await, 1, "the first memory");
+    // Two new messages: not yet.
+    bed.seed(&[say(-50, "ビルド遅い"), say(-40, "キャッシュ消した?")])
+        .await;
+    assert_eq!(run().await, 0, "two of three");
+    // The third: the channel, its threads and its facts in one call.
+    bed.seed(&[say(-30, "消したら直った")]).await;
+    assert_eq!(run().await, 1, "three new messages");
+    let digest = bed.llm_calls().await.pop().expect("the digest");
+    assert_in_order(
+        &digest.system,
+        &[
+            "【新】",
+            "ビルド遅い",
+            "【新】",
+            "キャッシュ消した?",
+            "【新】",
+            "消したら直った",
+        ],
+    );
+    // What the memory already covers is shown, unmarked.
+    assert_in_order(&digest.system, &["[1] **", "おはよう", "[2]【新】 **"]);
+
+    // One new message waits, until it has waited half the window.
+    bed.seed(&[say(-20, "ありがとう")]).await;
+    bed.clock.set(at(-20 + half - 60));
+    assert_eq!(run().await, 0, "one message, not waited long enough");
+    bed.clock.set(at(-20 + half + 1));
+    assert_eq!(run().await, 1, "one message, waited half the window");
+    let short = memory(&bed, &channel_scope(GENERAL), MemoryKind::Short).await;
+    assert_eq!(short.newest_ts, Some(ts(-20)));
+}
+
+#[tokio::test]
+async fn a_digest_keeps_the_facts_of_its_new_messages_and_a_garbled_one_writes_nothing() {
+    let bed = Bed::with_settings(|s| s.reflection_min_messages = 1).await;
+    let facts = |n: u32| {
+        serde_json::json!({"facts": [{"subject": "Bob", "fact": "Bob moved to Osaka.",
+            "keywords": ["osaka"], "importance": 4, "shareable": true, "sources": [n]}]})
+        .to_string()
+    };
+    bed.seed(&[message(GENERAL, BOB, ts(-60), None, "I moved to Osaka")])
+        .await;
+    bed.script.set_reflection(facts(1));
+    let first = report(
+        bed.run(&Job::ChannelMemory {
+            channel: channel(GENERAL),
+        })
+        .await,
+    );
+    // The facts came in the same call as the memories.
+    assert_eq!(first.llm_calls, 1, "{first:?}");
+    assert_eq!(first.facts, vec!["Bob moved to Osaka.".to_owned()]);
+    let digest = bed.llm_calls().await.pop().expect("the digest");
+    assert!(digest.system.contains("### facts: 覚えておくべき事実"));
+
+    // A fact cited from a message the memory already covered is not kept
+    // again.
+    bed.seed(&[message(GENERAL, ALICE, ts(-30), None, "welcome!")])
+        .await;
+    let again = report(
+        bed.run(&Job::ChannelMemory {
+            channel: channel(GENERAL),
+        })
+        .await,
+    );
+    assert_eq!((again.llm_calls, again.facts.len()), (1, 0), "{again:?}");
+
+    // An answer out of shape: silence, and the next run asks again.
+    let covered = memory(&bed, &channel_scope(GENERAL), MemoryKind::Short).await;
+    bed.seed(&[message(
+        GENERAL,
+        BOB,
+        ts(-20),
+        None,
+        "the boxes are unpacked",
+    )])
+    .await;
+    bed.llm_server.reset().await;
+    wiremock::Mock::given(wiremock::matchers::any())
+        .respond_with(myao_tests::stubs::completion("覚えておきます!"))
+        .mount(&bed.llm_server)
+        .await;
+    let garbled = report(
+        bed.run(&Job::ChannelMemory {
+            channel: channel(GENERAL),
+        })
+        .await,
+    );
+    assert_eq!(
+        (garbled.llm_calls, garbled.written.len()),
+        (1, 0),
+        "{garbled:?}"
+    );
+    assert_eq!(
+        memory(&bed, &channel_scope(GENERAL), MemoryKind::Short).await,
+        covered
+    );
 }

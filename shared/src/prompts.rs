@@ -51,6 +51,10 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/reflection_system.j2"),
     ),
     (
+        "memory_digest.j2",
+        include_str!("../../templates/memory_digest.j2"),
+    ),
+    (
         "memory_thread_short.j2",
         include_str!("../../templates/memory_thread_short.j2"),
     ),

@@ -77,6 +77,9 @@ pub const MARK_PREFIX: &str = "MARK-";
 /// The heading of the reflection prompt (the facts of a conversation).
 pub const REFLECTION_MARK: &str = "## 課題: 覚えておくべき事実";
 
+/// The heading of a channel's digest (its memories in one JSON answer).
+pub const DIGEST_MARK: &str = "## 課題: チャンネルの記憶の更新";
+
 /// The line that ends every judgment prompt's instructions.
 pub const JUDGMENT_MARK: &str = "応答すべきかを判断してください";
 /// The line that ends every response prompt.
@@ -123,6 +126,9 @@ pub fn verdict(should_respond: bool, delay_seconds: Option<u32>) -> String {
 /// The memory tasks, by the heading of their template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MemoryTask {
+    /// A channel's digest: its short-term memory, its threads' summaries,
+    /// facts and, when due, its long-term memory, in one JSON answer.
+    Digest,
     Thread,
     ChannelShort,
     ChannelLong,
@@ -131,7 +137,8 @@ pub enum MemoryTask {
 }
 
 impl MemoryTask {
-    const ALL: [(MemoryTask, &'static str, &'static str); 5] = [
+    const ALL: [(MemoryTask, &'static str, &'static str); 6] = [
+        (MemoryTask::Digest, DIGEST_MARK, "DIGEST"),
         (MemoryTask::Thread, "## 課題: スレッドの要約", "THREAD"),
         (
             MemoryTask::ChannelShort,
@@ -253,6 +260,36 @@ impl LlmScript {
         lock(&self.reply).clone()
     }
 
+    /// A digest's answer: the memories it asks for, each as [`Self::memory`]
+    /// writes it under its own task, and the reflection's facts.
+    fn digest(&self, system: &str) -> String {
+        let mut answer = json!({"channel": null, "long": null, "threads": {}, "facts": []});
+        if system.contains("### channel:") {
+            answer["channel"] = json!(self.memory(MemoryTask::ChannelShort, system));
+        }
+        if system.contains("### long:") {
+            answer["long"] = json!(self.memory(MemoryTask::ChannelLong, system));
+        }
+        let threads: Vec<&str> = system
+            .split("### threads:")
+            .nth(1)
+            .map(|rest| rest.split("\n### ").next().unwrap_or(""))
+            .unwrap_or("")
+            .lines()
+            .filter_map(|l| l.strip_prefix("- スレッド "))
+            .map(|l| l.split('（').next().unwrap_or(l).trim())
+            .collect();
+        for thread in threads {
+            answer["threads"][thread] = json!(self.memory(MemoryTask::Thread, system));
+        }
+        if system.contains("### facts:") {
+            let facts: Value =
+                serde_json::from_str(&lock(&self.reflection)).unwrap_or_else(|_| json!({}));
+            answer["facts"] = facts.get("facts").cloned().unwrap_or(json!("not facts"));
+        }
+        answer.to_string()
+    }
+
     fn memory(&self, task: MemoryTask, system: &str) -> String {
         let mut counts = lock(&self.memories);
         let n = counts.entry(task).or_insert(0);
@@ -306,6 +343,9 @@ impl Respond for LlmResponder {
             Some(PromptKind::Reflection) => completion(&lock(&self.0.reflection)),
             Some(PromptKind::Proactive) => completion(&lock(&self.0.proactive)),
             Some(PromptKind::Opener) => completion(&self.0.reply()),
+            Some(PromptKind::Memory(MemoryTask::Digest)) => {
+                completion(&self.0.digest(&system_of(request).unwrap_or_default()))
+            }
             Some(PromptKind::Memory(task)) => {
                 completion(&self.0.memory(task, &system_of(request).unwrap_or_default()))
             }
@@ -609,6 +649,10 @@ impl<S: Store + 'static> Bed<S> {
             // Every judgment in the ambiguous band, so that tests of the
             // LLM judgment reach it; tests of the rule stage set their own.
             rule_thresholds: Some(ALWAYS_ASK),
+            // Every memory run with something new digests it, so that tests
+            // of what memories hold need no crowd of messages; the wait for
+            // enough of them has its own test.
+            memory_min_new_messages: 1,
             ..Settings::default()
         };
         tweak(&mut settings);

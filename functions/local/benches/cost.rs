@@ -28,7 +28,7 @@ use myao_local::export::{self, Filter};
 use serde_json::json;
 
 mod scripted;
-use scripted::replay_scripted;
+use scripted::{digest_answer, replay_scripted, DIGEST_MARK};
 
 /// The kinds of call, as the table shows them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -67,6 +67,11 @@ fn memory_text() -> String {
     std::iter::repeat_n(line, 1_500 / line.chars().count() + 1)
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// A thread's summary of the size a model writes (about 500 characters).
+fn thread_text() -> String {
+    memory_text().chars().take(500).collect()
 }
 
 /// The fewest tokens of a prefix a provider caches, and the steps it caches in.
@@ -124,6 +129,11 @@ impl Llm for Script {
     async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError> {
         let prompt = &request.system;
         let (kind, text) = match request.role {
+            LlmRole::Memory if prompt.contains(DIGEST_MARK) => {
+                *self.tasks.lock().expect("lock").entry(task(prompt)).or_default() += 1;
+                let answer = digest_answer(prompt, &memory_text(), &thread_text(), json!([]));
+                (Kind::Memory, answer)
+            }
             LlmRole::Memory if request.json => (Kind::Reflection, json!({"facts": []}).to_string()),
             LlmRole::Memory => {
                 *self.tasks.lock().expect("lock").entry(task(prompt)).or_default() += 1;

@@ -39,7 +39,7 @@ use serde_json::json;
 mod common;
 use common::{people, public_channels, Lcg};
 mod scripted;
-use scripted::replay_scripted;
+use scripted::{digest_answer, replay_scripted, DIGEST_MARK};
 
 /// One fact: who states it, how, what reflection writes of it, and how it
 /// is alluded to later.
@@ -386,6 +386,19 @@ impl Script {
 impl Llm for Script {
     async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError> {
         let (kind, text) = match request.role {
+            LlmRole::Memory if request.system.contains(DIGEST_MARK) => {
+                // A digest writes the memories and extracts the facts in one
+                // call: counted as a memory call.
+                let facts: serde_json::Value =
+                    serde_json::from_str(&Script::extract(&request.system)).expect("json");
+                let answer = digest_answer(
+                    &request.system,
+                    "- the team talked about builds and news",
+                    "- a thread about builds",
+                    facts["facts"].clone(),
+                );
+                (Kind::Memory, answer)
+            }
             LlmRole::Memory if request.system.contains("## 課題: 覚えておくべき事実") => {
                 (Kind::Reflection, Script::extract(&request.system))
             }

@@ -252,6 +252,11 @@ impl Respond for Stub {
                 .to_string()
             }
             "writer" => REPLY.to_owned(),
+            // A channel's digest answers in JSON.
+            _ if prompt.contains("## 課題: チャンネルの記憶の更新") => {
+                json!({"channel": "覚えておくこと: いろいろ", "threads": {}, "facts": []})
+                    .to_string()
+            }
             _ => "覚えておくこと: いろいろ".to_owned(),
         };
         common::completion(&text)
@@ -382,8 +387,19 @@ impl Respond for Echo {
                 json!({"should_respond": false, "confidence": 0.9, "reason": "quiet"}).to_string()
             }
             "writer" => "にゃ".to_owned(),
-            _ if prompt.contains(SECRET) => format!("- 2026-01-06 the {SECRET} plan"),
-            _ => "- 2026-01-06 いろいろ".to_owned(),
+            _ => {
+                let memory = if prompt.contains(SECRET) {
+                    format!("- 2026-01-06 the {SECRET} plan")
+                } else {
+                    "- 2026-01-06 いろいろ".to_owned()
+                };
+                // A channel's digest answers in JSON.
+                if prompt.contains("## 課題: チャンネルの記憶の更新") {
+                    json!({"channel": memory, "threads": {}, "facts": []}).to_string()
+                } else {
+                    memory
+                }
+            }
         };
         common::completion(&text)
     }

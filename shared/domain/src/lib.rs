@@ -3,6 +3,7 @@
 pub mod budget;
 pub mod channel_messages;
 pub mod context;
+pub mod digest;
 pub mod facts;
 pub mod files;
 pub mod ids;

@@ -10,8 +10,8 @@ use crate::domain::limits;
 use crate::domain::routing::{addressed, jittered_wait};
 use crate::domain::rules::{self, Decision, Facts, Gate, Scene, Score, Thresholds};
 use crate::domain::{
-    ChannelId, Conversation, Job, JobKind, JudgmentResult, MemoryKind, MemoryScope, Message, Reply,
-    ScheduleName, Settings, Ts, UserId,
+    ChannelId, Conversation, Job, JobKind, JudgmentResult, Message, Reply, ScheduleName, Settings,
+    Ts, UserId,
 };
 use crate::ports::PortError;
 use crate::prompts::{ContextPrompt, PromptError};
@@ -98,31 +98,6 @@ impl JudgmentOutcome {
 /// question waiting takes a little while to answer it.
 const SURE_DELAY_SECONDS: (u32, u32) = (10, 30);
 
-/// Queues a memory refresh of a thread that has messages its memory lacks.
-async fn refresh_thread_memory(svc: &Services, channel: &ChannelId, thread_ts: Ts, newest: Ts) {
-    let scope = MemoryScope::Thread {
-        channel: channel.clone(),
-        thread_ts,
-    };
-    let stale = match svc.ports.store.get_memory(&scope, MemoryKind::Short).await {
-        Ok(memory) => !super::memory::covers(memory.as_ref(), newest),
-        Err(error) => {
-            tracing::warn!(%error, "could not read the thread memory; refreshing it");
-            true
-        }
-    };
-    if stale {
-        let job = Job::ThreadMemory {
-            channel: channel.clone(),
-            thread_ts,
-        };
-        if let Err(error) = svc.ports.queue.send(&job, 0).await {
-            // The recurring memory run covers threads this misses.
-            tracing::warn!(%error, "could not queue a thread memory job");
-        }
-    }
-}
-
 /// Runs a judgment job: the stale check, then the gates, then the rule
 /// stage, and the LLM only in its ambiguous band.
 pub async fn run(
@@ -190,10 +165,6 @@ pub async fn run(
         .await?;
     let ch = context::channel(&cx, channel).await?;
     touch(&cx, &ch, &newest).await?;
-    if let Some(root) = thread_ts {
-        // The wait just ended: the thread went quiet, so its memory is due.
-        refresh_thread_memory(svc, channel, root, newest.ts).await;
-    }
     let bot = svc.bot_user_id(settings).await.ok();
     let scene = Scenery::read(&cx, &conversation).await?;
     let since = bot.as_ref().and_then(|b| scene.last_call(b, settings));

@@ -13,7 +13,7 @@ use super::context::prompt_names;
 use super::memory::MemoryReport;
 use super::{JobContext, Services};
 use crate::domain::budget::cap_chars;
-use crate::domain::facts::{self, parse_reflection, superseded, Fact};
+use crate::domain::facts::{self, parse_reflection, superseded, Fact, NewFact};
 use crate::domain::people::{still_backed, tally, MAX_TOPICS};
 use crate::domain::text::mentions;
 use crate::domain::{ChannelId, Conversation, Message, Settings, Ts, UserId};
@@ -60,16 +60,9 @@ pub async fn reflect(
 ) -> Result<(), PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let channel = &place.channel;
-    let Ok(bot) = svc.bot_user_id(settings).await else {
-        // Without its own id the bot cannot tell people from itself.
+    let Some(bot) = count_in_profiles(cx, conversation, after).await? else {
         return Ok(());
     };
-    for (user, delta) in tally(conversation, after, &bot, &settings.names()) {
-        svc.ports
-            .store
-            .add_to_profile(&user, &delta, now + Duration::days(PROFILE_DAYS))
-            .await?;
-    }
     let min = settings.reflection_min_messages as usize;
     if min == 0 {
         return Ok(());
@@ -141,6 +134,39 @@ pub async fn reflect(
             return Ok(());
         }
     };
+    keep_facts(cx, channel, found, report).await
+}
+
+/// Counts the messages of `conversation` newer than `after` in their
+/// authors' profiles; the bot's own id, `None` when it is not known (then
+/// nothing is counted: the bot cannot tell people from itself).
+pub async fn count_in_profiles(
+    cx: &JobContext<'_>,
+    conversation: &[Message],
+    after: Option<Ts>,
+) -> Result<Option<UserId>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let Ok(bot) = svc.bot_user_id(settings).await else {
+        return Ok(None);
+    };
+    for (user, delta) in tally(conversation, after, &bot, &settings.names()) {
+        svc.ports
+            .store
+            .add_to_profile(&user, &delta, now + Duration::days(PROFILE_DAYS))
+            .await?;
+    }
+    Ok(Some(bot))
+}
+
+/// Stores the facts a memory call `found` in `channel`'s messages, each
+/// outdating the one it supersedes.
+pub async fn keep_facts(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+    found: Vec<NewFact>,
+    report: &mut MemoryReport,
+) -> Result<(), PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     // A profile is shown in every channel's prompts: its topics come only
     // from shareable facts of channels whose talk may be repeated anywhere.
     let open = svc

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::{format_now, render, MessageView, PersonaView, PromptError};
 use crate::domain::budget::{cap_chars, estimate_tokens};
+use crate::domain::digest::Asked;
 use crate::domain::{MemoryKind, Settings};
 use crate::ports::{LlmRequest, LlmRole};
 
@@ -172,34 +173,142 @@ impl MemoryPrompt<'_> {
     }
 
     fn fitted<T: Fit>(&self, task: &T) -> Result<String, PromptError> {
-        let mut task = task.clone();
-        task.cap(self.settings.max_message_chars as usize);
-        let budget = self.settings.memory_prompt_max_tokens as usize;
-        let mut dropped = 0usize;
-        loop {
-            let prompt = self.render(&task)?;
-            let tokens = estimate_tokens(&prompt);
-            if tokens <= budget {
-                if dropped > 0 {
-                    tracing::info!(tokens, budget, dropped, "memory prompt cut to its budget");
-                }
-                return Ok(prompt);
+        fitted(self.settings, task, |task| self.render(task))
+    }
+}
+
+/// One message of a digest, numbered for the facts' sources.
+#[derive(Debug, Serialize, Clone)]
+pub struct DigestLine {
+    /// Its number, from 1, kept when older messages are left out.
+    pub n: usize,
+    #[serde(flatten)]
+    pub message: MessageView,
+    /// The thread it belongs to (its root's ts), if any.
+    pub thread: Option<String>,
+    /// Newer than what the channel's memory covers: facts come from these.
+    pub new: bool,
+}
+
+/// A thread a digest summarises, and its summary so far.
+#[derive(Debug, Serialize, Clone)]
+pub struct DigestThread {
+    pub ts: String,
+    pub previous: Option<String>,
+}
+
+/// A channel's digest (`memory_digest.j2`): what it asks for
+/// ([`crate::domain::digest::Asked`]) over the channel's window.
+#[derive(Debug, Serialize, Clone)]
+pub struct DigestTask {
+    pub channel_name: String,
+    pub window_hours: u32,
+    pub ask_channel: bool,
+    pub ask_long: bool,
+    pub ask_facts: bool,
+    pub previous_long: Option<String>,
+    pub threads: Vec<DigestThread>,
+    pub messages: Vec<DigestLine>,
+}
+
+impl Fit for DigestTask {
+    fn cap(&mut self, max_chars: usize) {
+        for line in &mut self.messages {
+            line.message.text = cap_chars(&line.message.text, max_chars);
+        }
+    }
+    fn drop_one(&mut self) -> Option<usize> {
+        (self.messages.len() > 1).then(|| {
+            let m = self.messages.remove(0).message;
+            estimate_tokens(&m.text) + estimate_tokens(&m.user) + 12
+        })
+    }
+}
+
+#[derive(Serialize)]
+struct DigestView<'a> {
+    persona: PersonaView,
+    current_time: String,
+    short_max_tokens: u32,
+    long_max_tokens: u32,
+    thread_max_tokens: u32,
+    #[serde(flatten)]
+    task: &'a DigestTask,
+}
+
+/// The memory LLM's request for a digest: JSON, with room for what it asks.
+pub fn digest_request(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    task: &DigestTask,
+) -> Result<LlmRequest, PromptError> {
+    let asked = Asked {
+        channel: task.ask_channel,
+        long: task.ask_long,
+        facts: task.ask_facts,
+        threads: task.threads.len(),
+    };
+    let render_task = |task: &DigestTask| {
+        render(
+            "memory_digest.j2",
+            &DigestView {
+                persona: PersonaView {
+                    name: settings.persona_name.clone(),
+                    system_prompt: settings.persona_system_prompt.clone(),
+                },
+                current_time: format_now(now, settings.timezone),
+                short_max_tokens: settings.short_term_max_tokens,
+                long_max_tokens: settings.long_term_max_tokens,
+                thread_max_tokens: settings.short_term_max_tokens / 2,
+                task,
+            },
+        )
+    };
+    Ok(LlmRequest {
+        role: LlmRole::Memory,
+        system: fitted(settings, task, render_task)?,
+        json: true,
+        max_tokens: Some(asked.max_tokens(settings)),
+        images: Vec::new(),
+        stable_prefix: 0,
+    })
+}
+
+/// `task` rendered by `render`: its messages capped at `max_message_chars`,
+/// and the least needed left out while the prompt is over
+/// `memory_prompt_max_tokens`.
+fn fitted<T: Fit>(
+    settings: &Settings,
+    task: &T,
+    render: impl Fn(&T) -> Result<String, PromptError>,
+) -> Result<String, PromptError> {
+    let mut task = task.clone();
+    task.cap(settings.max_message_chars as usize);
+    let budget = settings.memory_prompt_max_tokens as usize;
+    let mut dropped = 0usize;
+    loop {
+        let prompt = render(&task)?;
+        let tokens = estimate_tokens(&prompt);
+        if tokens <= budget {
+            if dropped > 0 {
+                tracing::info!(tokens, budget, dropped, "memory prompt cut to its budget");
             }
-            let mut excess = tokens - budget;
-            while excess > 0 {
-                match task.drop_one() {
-                    Some(freed) => {
-                        dropped += 1;
-                        excess = excess.saturating_sub(freed);
-                    }
-                    None => {
-                        tracing::warn!(
-                            tokens,
-                            budget,
-                            "memory prompt over its budget, nothing left to cut"
-                        );
-                        return self.render(&task);
-                    }
+            return Ok(prompt);
+        }
+        let mut excess = tokens - budget;
+        while excess > 0 {
+            match task.drop_one() {
+                Some(freed) => {
+                    dropped += 1;
+                    excess = excess.saturating_sub(freed);
+                }
+                None => {
+                    tracing::warn!(
+                        tokens,
+                        budget,
+                        "memory prompt over its budget, nothing left to cut"
+                    );
+                    return render(&task);
                 }
             }
         }

@@ -654,6 +654,64 @@ fn memory_prompts_are_snapshotted() {
     }
 }
 
+/// A channel's digest, asking for everything (its short-term and long-term
+/// memories, two threads' summaries, the facts of its new messages), and
+/// for threads alone: snapshotted, JSON, with room for its answer.
+#[test]
+fn the_digest_prompt_is_snapshotted() {
+    use crate::prompts::memory::{digest_request, DigestLine, DigestTask, DigestThread};
+    let s = memory_settings();
+    let now = DateTime::<Utc>::from_timestamp(1_709_294_400, 0).unwrap();
+    let lines: Vec<DigestLine> = memory_messages()
+        .into_iter()
+        .enumerate()
+        .map(|(i, message)| DigestLine {
+            n: i + 1,
+            message,
+            thread: (i > 0).then(|| "1709280000.000001".to_owned()),
+            new: i > 0,
+        })
+        .collect();
+    let full = DigestTask {
+        channel_name: "general".into(),
+        window_hours: 24,
+        ask_channel: true,
+        ask_long: true,
+        ask_facts: true,
+        previous_long: Some("- 2024-02-20 週次報告が始まった".into()),
+        threads: vec![
+            DigestThread {
+                ts: "1709280000.000001".into(),
+                previous: Some("- 2024-03-01 alice がタスク確認を提案した".into()),
+            },
+            DigestThread {
+                ts: "1709290000.000001".into(),
+                previous: None,
+            },
+        ],
+        messages: lines.clone(),
+    };
+    let threads_only = DigestTask {
+        ask_channel: false,
+        ask_long: false,
+        ask_facts: false,
+        previous_long: None,
+        threads: full.threads[1..].to_vec(),
+        ..full.clone()
+    };
+    for (name, task) in [
+        ("memory_digest", &full),
+        ("memory_digest_threads", &threads_only),
+    ] {
+        let request = digest_request(&s, now, task).unwrap();
+        assert!(request.json, "{name}");
+        assert!(request
+            .max_tokens
+            .is_some_and(|t| t >= s.short_term_max_tokens / 2));
+        insta::assert_snapshot!(name, request.system);
+    }
+}
+
 /// The proactive prompts over one quiet channel: its memories, its people,
 /// its shareable facts and its last messages.
 fn proactive_view() -> ProactiveView {

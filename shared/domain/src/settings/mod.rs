@@ -198,8 +198,14 @@ settings! {
     /// comes back after these many seconds, one per try, before the response
     /// queue's own redelivery (1,080 s) takes over; blank: the queue's only.
     retry_delays_seconds: Vec<u32> = vec![10, 30, 90], Delays;
-    /// Long-term memories are rewritten at most this often.
-    long_term_update_interval_seconds: u32 = 3_600, Whole(0, 30 * DAY);
+    /// Long-term memories, and the workspace's short-term memory, are
+    /// rewritten at most this often (a day).
+    long_term_update_interval_seconds: u32 = DAY, Whole(0, 30 * DAY);
+    /// A channel's memories (its short-term memory, its threads' summaries
+    /// and the facts in them) are rewritten, in one call, once this many
+    /// messages came since, or once the oldest of them waited half of
+    /// `short_term_window_hours`.
+    memory_min_new_messages: u32 = 20, Whole(1, 500);
     /// Short-term memories cover this many hours.
     short_term_window_hours: u32 = 24, Whole(1, 24 * 30);
     /// Length budget of a long-term memory, in tokens.
@@ -349,8 +355,11 @@ settings! {
     memory_provider: Option<LlmProvider> = None, Optional(Provider);
     /// The memory model's temperature.
     memory_temperature: f64 = 0.5, Number(0.0, 2.0);
-    /// The memory model's maximum output length, in tokens.
-    memory_max_tokens: u32 = 800, Whole(16, 32_000);
+    /// The memory model's maximum output length, in tokens. A channel's
+    /// digest writes several memories in one answer: its short-term memory,
+    /// up to six thread summaries, facts and, once a day, its long-term
+    /// memory (about 2,500 tokens at most, with the default lengths).
+    memory_max_tokens: u32 = 3_000, Whole(16, 32_000);
     /// Timeout of one LLM request; with the retries it must fit the
     /// functions' timeouts.
     llm_timeout_seconds: u32 = 30, Whole(1, 120);

@@ -10,13 +10,13 @@ fn defaults_are_the_documented_ones() {
     assert_eq!(s.thread_memory_days, 7);
     assert_eq!(s.message_limit, 20);
     assert_eq!(s.max_message_age_seconds, 43_200);
-    assert_eq!(s.long_term_update_interval_seconds, 3600);
+    assert_eq!(s.long_term_update_interval_seconds, 86_400);
     assert_eq!(s.short_term_window_hours, 24);
     assert_eq!(s.long_term_max_tokens, 500);
     assert_eq!(s.short_term_max_tokens, 300);
     assert_eq!((s.response_temperature, s.response_max_tokens), (0.7, 1000));
     assert_eq!((s.judgment_temperature, s.judgment_max_tokens), (0.3, 500));
-    assert_eq!((s.memory_temperature, s.memory_max_tokens), (0.5, 800));
+    assert_eq!((s.memory_temperature, s.memory_max_tokens), (0.5, 3_000));
     assert_eq!(s.timezone, Tz::UTC);
 }
 

@@ -1,11 +1,13 @@
 //! Memory: the LLM writes what the bot remembers of threads, channels and
 //! the workspace, incrementally (REFERENCE.md, "Defaults of the original").
 //!
-//! Order of a recurring run: channel short-term -> channel long-term (merging
-//! the short-term) -> workspace short-term -> workspace long-term -> the
-//! threads of active channels that no judgment covered. A scope with nothing
-//! newer than its memory costs no LLM call; long-term memories are rewritten
-//! at most once per `long_term_update_interval_seconds`.
+//! Order of a recurring run: each active channel's digest (one call that
+//! rewrites its short-term memory, the summaries of its threads that moved,
+//! the facts in its new messages and, when due, its long-term memory; only
+//! once `memory_min_new_messages` came or the oldest waited half the
+//! window: [`digest`]), then the workspace's short-term and long-term
+//! memories, each at most once per `long_term_update_interval_seconds`.
+//! A scope with nothing newer than its memory costs no LLM call.
 //!
 //! Privacy: the workspace memories are written only from open channels (see
 //! [`crate::domain::privacy`]). A deleted or edited message is forgotten at
@@ -15,6 +17,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 
+mod digest;
 mod forget;
 
 pub use forget::forget_now;
@@ -316,41 +319,26 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
         .store
         .messages_after(&channel.id, Some(window_start), WINDOW_MESSAGES)
         .await?;
-    let scope = MemoryScope::Channel {
-        channel: channel.id.clone(),
-    };
-    let covered = |m: Option<Memory>| m.and_then(|m| m.newest_ts);
-    let before = covered(
-        svc.ports
-            .store
-            .get_memory(&scope, MemoryKind::Short)
-            .await?,
-    );
-    let mut report = channel_memories(&cx, &channel, &messages).await?;
-    let after = covered(
-        svc.ports
-            .store
-            .get_memory(&scope, MemoryKind::Short)
-            .await?,
-    );
-    if after > before {
-        // The top level's new messages (threads are reflected with their
-        // own memory).
-        let top: Vec<Message> = messages
-            .iter()
-            .filter(|m| m.thread_ts.is_none() && after.is_some_and(|a| m.ts <= a))
-            .cloned()
-            .collect();
-        let place = Conversation::top_level(channel.id.clone());
-        reflect(&cx, &place, &channel.name, &top, before, &mut report).await?;
+    let mut report = MemoryReport::default();
+    if !messages.is_empty() {
+        digest::run(&cx, &channel, &messages, &mut report).await?;
+    }
+    let memories = Memories::of_channel(&channel);
+    let short = svc
+        .ports
+        .store
+        .get_memory(&memories.scope, MemoryKind::Short)
+        .await?;
+    if let Some(short) = short.filter(|m| !m.content.is_empty()) {
+        // A quiet window clears the short-term memory: the long-term one
+        // takes it in first, whatever its interval.
+        let wait = !messages.is_empty();
+        merge_long(&cx, &mut report, &memories, &short, wait).await?;
+        if messages.is_empty() {
+            clear_quiet(&cx, short).await?;
+        }
     }
     clean_facts(&cx, &channel.id).await?;
-    let mut threads: Vec<Ts> = messages.iter().filter_map(|m| m.thread_ts).collect();
-    threads.sort();
-    threads.dedup();
-    for thread_ts in threads {
-        report.merge(refresh_thread(&cx, &channel.id, thread_ts, false).await?);
-    }
     Ok(report)
 }
 
@@ -367,10 +355,21 @@ pub async fn workspace_memory(svc: &Services) -> Result<MemoryReport, PortError>
         return Ok(report);
     };
     let memories = Memories::of_workspace();
+    // The channels' own memories are in every prompt: the workspace's
+    // overview of them is rewritten on the long-term clock.
+    let interval = Duration::seconds(i64::from(cx.settings.long_term_update_interval_seconds));
+    let short = svc
+        .ports
+        .store
+        .get_memory(&memories.scope, MemoryKind::Short)
+        .await?;
+    if short.is_some_and(|m| cx.now - m.updated_at < interval) {
+        return Ok(report);
+    }
     let task = async { Ok(WorkspaceTask { channels: lines }) };
     let short = refresh_short(&cx, &mut report, &memories, newest, task).await?;
     if let Some(short) = short {
-        merge_long(&cx, &mut report, &memories, &short).await?;
+        merge_long(&cx, &mut report, &memories, &short, true).await?;
     }
     Ok(report)
 }
@@ -497,13 +496,15 @@ async fn write_long_afresh<T: Fit>(
     write_long(cx, report, memories, &merge, newest, read_at).await
 }
 
-/// Merges `short` into the long-term memory of `memories`, when that is
-/// due ([`long_term_due`]).
+/// Merges `short` into the long-term memory of `memories` when it has
+/// something the long-term one lacks and (`wait`) the interval is over
+/// ([`long_term_due`]).
 async fn merge_long(
     cx: &JobContext<'_>,
     report: &mut MemoryReport,
     memories: &Memories,
     short: &Memory,
+    wait: bool,
 ) -> Result<(), PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let long = svc
@@ -511,7 +512,17 @@ async fn merge_long(
         .store
         .get_memory(&memories.scope, MemoryKind::Long)
         .await?;
-    if long_term_due(long.as_ref(), short.newest_ts, settings, now) {
+    let lacks = |long: Option<&Memory>| match (long.and_then(|m| m.newest_ts), short.newest_ts) {
+        (_, None) => false,
+        (None, Some(_)) => true,
+        (Some(covered), Some(newest)) => covered < newest,
+    };
+    let due = if wait {
+        long_term_due(long.as_ref(), short.newest_ts, settings, now)
+    } else {
+        lacks(long.as_ref())
+    };
+    if due {
         let merge = memories.merge(long.map(|m| m.content), short.content.clone());
         write_long(cx, report, memories, &merge, short.newest_ts, now).await?;
     }
@@ -612,56 +623,23 @@ fn long_term_due(
     }
 }
 
-async fn channel_memories(
-    cx: &JobContext<'_>,
-    channel: &Channel,
-    window: &[Message],
-) -> Result<MemoryReport, PortError> {
+/// Clears a channel's short-term memory `short` when nothing happened
+/// within its window: "recent events" from days ago would mislead. The
+/// long-term memory keeps them.
+async fn clear_quiet(cx: &JobContext<'_>, short: Memory) -> Result<(), PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let mut report = MemoryReport::default();
-    let memories = Memories::of_channel(channel);
-    let short = match window.iter().map(|m| m.ts).max() {
-        Some(newest) => {
-            let task = async {
-                Ok(WindowTask {
-                    channel_name: channel.name.clone(),
-                    window_hours: settings.short_term_window_hours,
-                    messages: views(cx, window).await?,
-                })
-            };
-            refresh_short(cx, &mut report, &memories, newest, task).await?
-        }
-        None => {
-            svc.ports
-                .store
-                .get_memory(&memories.scope, MemoryKind::Short)
-                .await?
-        }
+    let scope = short.scope.clone();
+    let cleared = Memory {
+        content: String::new(),
+        updated_at: now,
+        ..short
     };
-    let Some(short) = short else {
-        return Ok(report);
-    };
-    if window.is_empty() && !short.content.is_empty() {
-        // Nothing happened within the window: "recent events" from days ago
-        // would mislead. The long-term memory keeps them.
-        svc.ports
-            .store
-            .put_memory(
-                &Memory {
-                    content: String::new(),
-                    updated_at: now,
-                    ..short.clone()
-                },
-                memory_retention(settings, now),
-            )
-            .await?;
-        tracing::info!(channel = %channel.id, "channel short-term memory cleared: a quiet window");
-    }
-    if short.content.is_empty() {
-        return Ok(report);
-    }
-    merge_long(cx, &mut report, &memories, &short).await?;
-    Ok(report)
+    svc.ports
+        .store
+        .put_memory(&cleared, memory_retention(settings, now))
+        .await?;
+    tracing::info!(%scope, "channel short-term memory cleared: a quiet window");
+    Ok(())
 }
 
 /// The open channels' memories of `kind`, as the workspace prompts list
@@ -726,7 +704,10 @@ mod tests {
 
     #[test]
     fn long_term_waits_for_its_interval_and_for_new_content() {
-        let s = Settings::default();
+        let s = Settings {
+            long_term_update_interval_seconds: 3_600,
+            ..Settings::default()
+        };
         let now = DateTime::<Utc>::from_timestamp(10_000, 0).unwrap();
         let newer = Some(Ts::parse("20.0").unwrap());
         assert!(long_term_due(None, newer, &s, now));

@@ -1,0 +1,279 @@
+//! A channel's digest: one memory call that writes, from the channel's
+//! recent window, its short-term memory, the summaries of its threads that
+//! moved, the facts worth remembering in its new messages and, when due,
+//! its long-term memory. Here: when a digest is due, how many threads one
+//! call summarises and how long its answer may be, and how its answer is
+//! read. No I/O.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{Map, Value};
+
+use crate::ids::Ts;
+use crate::settings::Settings;
+
+/// The most threads one digest call summarises; more are summarised by
+/// further calls of the same run, this many at a time.
+pub const THREADS_PER_CALL: usize = 6;
+
+/// The answer length one fact list is given, in tokens.
+const FACTS_TOKENS: u32 = 300;
+
+/// Whether a channel's memories are due for a digest: `new` messages came
+/// after what its short-term memory covers, the oldest at `oldest_new`.
+/// Due once `memory_min_new_messages` have come, or once the oldest has
+/// waited half the short-term window (so that no message leaves the window
+/// before a memory covered it).
+pub fn due(new: usize, oldest_new: Option<Ts>, settings: &Settings, now: DateTime<Utc>) -> bool {
+    let Some(oldest) = oldest_new else {
+        return false;
+    };
+    let patience = Duration::minutes(i64::from(settings.short_term_window_hours) * 30);
+    new >= settings.memory_min_new_messages.max(1) as usize
+        || now - oldest.to_datetime() >= patience
+}
+
+/// What one digest call asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Asked {
+    /// The channel's short-term memory (the first call of a run).
+    pub channel: bool,
+    /// The channel's long-term memory too (due, and the first call).
+    pub long: bool,
+    /// Facts from the new messages.
+    pub facts: bool,
+    /// How many thread summaries.
+    pub threads: usize,
+}
+
+impl Asked {
+    /// The answer's length budget, in tokens: each memory's own budget, a
+    /// thread summary half a short-term memory, and room for the facts
+    /// (the memory model's `memory_max_tokens` caps it).
+    pub fn max_tokens(&self, settings: &Settings) -> u32 {
+        let short = settings.short_term_max_tokens;
+        let threads = u32::try_from(self.threads).unwrap_or(u32::MAX);
+        let mut total = threads.saturating_mul(short / 2);
+        if self.channel {
+            total = total.saturating_add(short);
+        }
+        if self.long {
+            total = total.saturating_add(settings.long_term_max_tokens);
+        }
+        if self.facts {
+            total = total.saturating_add(FACTS_TOKENS);
+        }
+        // JSON's quotes and keys, and a model that runs a little long.
+        total.saturating_add(total / 4)
+    }
+}
+
+/// A digest's answer, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Digest {
+    /// The channel's short-term memory, when it was asked for.
+    pub channel: Option<String>,
+    /// The channel's long-term memory, when it was asked for and given.
+    pub long: Option<String>,
+    /// The summaries of the threads asked for that the answer gives.
+    pub threads: Vec<(Ts, String)>,
+}
+
+/// Why a digest's answer wrote nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DigestError {
+    #[error("the answer is not a JSON object")]
+    NotJson,
+    #[error("the answer has no `channel` memory")]
+    NoChannel,
+    #[error("the answer's `{0}` is not text")]
+    NotText(&'static str),
+    #[error("the answer's `threads` is not an object of texts")]
+    BadThreads,
+}
+
+/// Reads a digest's answer: `{"channel": "...", "long": "...", "threads":
+/// {"<thread ts>": "..."}, "facts": [...]}` (the facts are read by
+/// [`crate::facts::parse_reflection`]). The channel's memory must be there
+/// when it was asked for; the long-term memory may be left out (it stays as
+/// it was); a thread not asked for is ignored, one left out stays as it was.
+/// Anything else out of shape refuses the whole answer.
+pub fn parse(answer: &str, asked: Asked, threads: &[Ts]) -> Result<Digest, DigestError> {
+    let start = answer.find('{').ok_or(DigestError::NotJson)?;
+    let end = answer.rfind('}').ok_or(DigestError::NotJson)?;
+    let value: Value = answer
+        .get(start..=end)
+        .and_then(|s| serde_json::from_str(s).ok())
+        .ok_or(DigestError::NotJson)?;
+    let object = value.as_object().ok_or(DigestError::NotJson)?;
+    let channel = if asked.channel {
+        Some(text(object, "channel")?.ok_or(DigestError::NoChannel)?)
+    } else {
+        None
+    };
+    let long = if asked.long {
+        text(object, "long")?
+    } else {
+        None
+    };
+    let mut summaries = Vec::new();
+    match object.get("threads") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(given)) => {
+            for (key, summary) in given {
+                let summary = summary.as_str().ok_or(DigestError::BadThreads)?.trim();
+                let Ok(ts) = Ts::parse(key.trim()) else {
+                    continue;
+                };
+                if threads.contains(&ts) && !summary.is_empty() {
+                    summaries.push((ts, summary.to_owned()));
+                }
+            }
+        }
+        Some(_) => return Err(DigestError::BadThreads),
+    }
+    summaries.sort_by_key(|(ts, _)| *ts);
+    summaries.dedup_by_key(|(ts, _)| *ts);
+    Ok(Digest {
+        channel,
+        long,
+        threads: summaries,
+    })
+}
+
+/// `object[key]` trimmed: `None` when missing, null or empty.
+fn text(object: &Map<String, Value>, key: &'static str) -> Result<Option<String>, DigestError> {
+    match object.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => {
+            let s = s.trim();
+            Ok((!s.is_empty()).then(|| s.to_owned()))
+        }
+        Some(_) => Err(DigestError::NotText(key)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(s: &str) -> Ts {
+        Ts::parse(s).unwrap()
+    }
+
+    const ALL: Asked = Asked {
+        channel: true,
+        long: true,
+        facts: true,
+        threads: 2,
+    };
+
+    #[test]
+    fn a_digest_is_due_after_enough_messages_or_half_the_window() {
+        let s = Settings::default();
+        let now = DateTime::<Utc>::from_timestamp(100_000, 0).unwrap();
+        let recent = Some(ts("99000.0"));
+        let min = s.memory_min_new_messages as usize;
+        assert!(!due(0, None, &s, now), "nothing new");
+        assert!(!due(min - 1, recent, &s, now), "a few, lately");
+        assert!(due(min, recent, &s, now), "enough");
+        let half = i64::from(s.short_term_window_hours) * 1800;
+        let waited = Some(Ts::from_datetime(now - Duration::seconds(half)));
+        assert!(due(1, waited, &s, now), "one, waiting half the window");
+        let almost = Some(Ts::from_datetime(now - Duration::seconds(half - 60)));
+        assert!(!due(1, almost, &s, now));
+    }
+
+    #[test]
+    fn a_digest_answer_gives_the_memories_asked_for() {
+        let threads = [ts("10.0"), ts("20.0")];
+        let answer = r#"Here: {"channel": " - 2024-05-01 Ann asked about builds ",
+            "long": "- history", "threads": {"10.0": "builds", "20.000000": "deploys",
+            "30.0": "not asked"}, "facts": []}"#;
+        let digest = parse(answer, ALL, &threads).unwrap();
+        assert_eq!(
+            digest.channel.as_deref(),
+            Some("- 2024-05-01 Ann asked about builds")
+        );
+        assert_eq!(digest.long.as_deref(), Some("- history"));
+        assert_eq!(
+            digest.threads,
+            vec![
+                (ts("10.0"), "builds".to_owned()),
+                (ts("20.0"), "deploys".to_owned())
+            ]
+        );
+        // Long not asked for: not written, whatever the answer says.
+        let short_only = Asked { long: false, ..ALL };
+        assert_eq!(parse(answer, short_only, &threads).unwrap().long, None);
+        // A thread left out stays as it was.
+        let one = parse(
+            r#"{"channel": "x", "threads": {"10.0": "b"}}"#,
+            ALL,
+            &threads,
+        )
+        .unwrap();
+        assert_eq!(one.threads.len(), 1);
+        assert_eq!(one.long, None);
+    }
+
+    #[test]
+    fn a_digest_answer_out_of_shape_writes_nothing() {
+        let threads = [ts("10.0")];
+        for (answer, error) in [
+            ("I could not", DigestError::NotJson),
+            ("{\"channel\": ", DigestError::NotJson),
+            ("[1, 2]", DigestError::NotJson),
+            (r#"{"threads": {}}"#, DigestError::NoChannel),
+            (r#"{"channel": "  "}"#, DigestError::NoChannel),
+            (r#"{"channel": 3}"#, DigestError::NotText("channel")),
+            (
+                r#"{"channel": "x", "long": ["a"]}"#,
+                DigestError::NotText("long"),
+            ),
+            (
+                r#"{"channel": "x", "threads": ["a"]}"#,
+                DigestError::BadThreads,
+            ),
+            (
+                r#"{"channel": "x", "threads": {"10.0": 4}}"#,
+                DigestError::BadThreads,
+            ),
+        ] {
+            assert_eq!(parse(answer, ALL, &threads), Err(error), "{answer}");
+        }
+        // Threads alone: no channel needed.
+        let threads_only = Asked {
+            channel: false,
+            long: false,
+            facts: false,
+            threads: 1,
+        };
+        let digest = parse(r#"{"threads": {"10.0": "b"}}"#, threads_only, &threads).unwrap();
+        assert_eq!(digest.channel, None);
+        assert_eq!(digest.threads, vec![(ts("10.0"), "b".to_owned())]);
+    }
+
+    #[test]
+    fn a_digest_answer_has_room_for_what_it_asks() {
+        let s = Settings::default();
+        let small = Asked {
+            channel: false,
+            long: false,
+            facts: false,
+            threads: 1,
+        };
+        assert!(small.max_tokens(&s) >= s.short_term_max_tokens / 2);
+        let full = Asked {
+            threads: THREADS_PER_CALL,
+            ..ALL
+        };
+        let needed = s.short_term_max_tokens
+            + s.long_term_max_tokens
+            + THREADS_PER_CALL as u32 * s.short_term_max_tokens / 2;
+        assert!(full.max_tokens(&s) > needed);
+        assert!(
+            full.max_tokens(&s) <= s.memory_max_tokens,
+            "within the memory model's answer"
+        );
+    }
+}
