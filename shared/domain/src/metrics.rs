@@ -1,11 +1,9 @@
-//! What the functions count, and how a count is written in CloudWatch's
-//! Embedded Metric Format (EMF): a JSON log line that CloudWatch Logs turns
-//! into a metric, with no API call.
+//! What the functions count: the metrics' names, units and dimensions.
+//! How a count is written for CloudWatch (its Embedded Metric Format) is the
+//! metrics adapter's (`myao::adapters::metrics`).
 //!
 //! The names below are what the stack's alarms and dashboard watch
 //! (`template.yaml`), in the namespace `myao/<stack>`.
-
-use serde_json::{json, Map, Value};
 
 /// Events ingest received, by `Kind`.
 pub const EVENTS: &str = "EventsIngested";
@@ -118,137 +116,5 @@ impl Datum {
             dimension: Some((key, value.into())),
             ..self
         }
-    }
-}
-
-/// The EMF object of `datum` in `namespace` at `timestamp_ms` (epoch
-/// milliseconds): the `_aws` metadata (timestamp, namespace, dimension
-/// sets, the metric's name and unit) and, at the root, the metric's value
-/// and its dimension's value. `function` is set at the root as a property
-/// (searchable in the logs, not a dimension: no metric per function).
-pub fn emf(namespace: &str, timestamp_ms: i64, function: &str, datum: &Datum) -> Value {
-    let dimensions: Vec<Value> = match &datum.dimension {
-        Some((key, _)) => vec![json!([key])],
-        None => vec![json!([])],
-    };
-    let mut root = Map::new();
-    root.insert(
-        "_aws".into(),
-        json!({
-            "Timestamp": timestamp_ms,
-            "CloudWatchMetrics": [{
-                "Namespace": namespace,
-                "Dimensions": dimensions,
-                "Metrics": [{"Name": datum.name, "Unit": datum.unit.as_str()}],
-            }],
-        }),
-    );
-    root.insert("function".into(), json!(function));
-    if let Some((key, value)) = &datum.dimension {
-        root.insert((*key).into(), json!(value));
-    }
-    root.insert(datum.name.into(), json!(datum.value));
-    Value::Object(root)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The EMF specification's rules for one object: `_aws` with an integer
-    /// `Timestamp` and a non-empty `CloudWatchMetrics`, each directive with
-    /// a `Namespace`, `Dimensions` (arrays of at most 30 names, each a root
-    /// member holding a string) and `Metrics` (each a `Name` that is a root
-    /// member holding a number, and a valid `Unit`).
-    fn check_emf(v: &Value) -> Result<(), String> {
-        let aws = v.get("_aws").ok_or("no _aws")?;
-        aws.get("Timestamp")
-            .and_then(Value::as_i64)
-            .ok_or("Timestamp is not an integer")?;
-        let directives = aws
-            .get("CloudWatchMetrics")
-            .and_then(Value::as_array)
-            .filter(|d| !d.is_empty())
-            .ok_or("no CloudWatchMetrics")?;
-        for d in directives {
-            let ns = d.get("Namespace").and_then(Value::as_str).unwrap_or("");
-            if ns.is_empty() || ns.len() > 255 {
-                return Err(format!("bad Namespace {ns:?}"));
-            }
-            for set in d
-                .get("Dimensions")
-                .and_then(Value::as_array)
-                .ok_or("no Dimensions")?
-            {
-                let set = set.as_array().ok_or("a dimension set is not an array")?;
-                if set.len() > 30 {
-                    return Err("more than 30 dimensions".into());
-                }
-                for key in set {
-                    let key = key.as_str().ok_or("a dimension name is not a string")?;
-                    v.get(key)
-                        .and_then(Value::as_str)
-                        .ok_or(format!("dimension {key} has no string value at the root"))?;
-                }
-            }
-            for m in d
-                .get("Metrics")
-                .and_then(Value::as_array)
-                .ok_or("no Metrics")?
-            {
-                let name = m.get("Name").and_then(Value::as_str).ok_or("no Name")?;
-                v.get(name)
-                    .and_then(Value::as_f64)
-                    .ok_or(format!("metric {name} has no number at the root"))?;
-                let unit = m.get("Unit").and_then(Value::as_str).unwrap_or("None");
-                if !["Count", "Milliseconds", "None"].contains(&unit) {
-                    return Err(format!("unit {unit}"));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    #[test]
-    fn a_count_with_a_dimension_is_valid_emf() {
-        let d = Datum::count(JUDGMENTS).by("Outcome", "rule_silent");
-        let v = emf("myao/prod", 1_767_600_000_000, "judgment", &d);
-        assert_eq!(check_emf(&v), Ok(()));
-        assert_eq!(v["Outcome"], "rule_silent");
-        assert_eq!(v[JUDGMENTS], 1.0);
-        assert_eq!(v["function"], "judgment");
-        assert_eq!(
-            v["_aws"]["CloudWatchMetrics"][0]["Dimensions"],
-            json!([["Outcome"]])
-        );
-    }
-
-    #[test]
-    fn a_metric_without_dimension_has_one_empty_set() {
-        let v = emf("myao/prod", 0, "response", &Datum::count(SLACK_AUTH_ERRORS));
-        assert_eq!(check_emf(&v), Ok(()));
-        assert_eq!(v["_aws"]["CloudWatchMetrics"][0]["Dimensions"], json!([[]]));
-        let latency = Datum::millis(LLM_LATENCY, 1234).by("Role", "judgment");
-        let v = emf("myao/prod", 0, "judgment", &latency);
-        assert_eq!(check_emf(&v), Ok(()));
-        assert_eq!(v[LLM_LATENCY], 1234.0);
-        assert_eq!(
-            v["_aws"]["CloudWatchMetrics"][0]["Metrics"][0]["Unit"],
-            "Milliseconds"
-        );
-    }
-
-    #[test]
-    fn the_checker_refuses_what_the_spec_refuses() {
-        let good = emf("ns", 0, "f", &Datum::count(ANSWERS).by("Form", "short"));
-        let mut no_value = good.clone();
-        no_value.as_object_mut().unwrap().remove(ANSWERS);
-        assert!(check_emf(&no_value).is_err());
-        let mut no_dimension = good.clone();
-        no_dimension.as_object_mut().unwrap().remove("Form");
-        assert!(check_emf(&no_dimension).is_err());
-        let mut no_namespace = good;
-        no_namespace["_aws"]["CloudWatchMetrics"][0]["Namespace"] = json!("");
-        assert!(check_emf(&no_namespace).is_err());
     }
 }
