@@ -118,9 +118,9 @@ async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_show
     assert_eq!(
         written.written,
         vec![
-            (channel_scope(GENERAL), MemoryKind::Short),
             (channel_scope(GENERAL), MemoryKind::Long),
             (thread_scope(GENERAL, -900), MemoryKind::Short),
+            (channel_scope(GENERAL), MemoryKind::Short),
         ]
     );
     assert_eq!(written.llm_calls, 1);
@@ -135,7 +135,8 @@ async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_show
             "## 課題: チャンネルの記憶の更新",
             "### threads: スレッドの要約",
             &format!("- スレッド {}", ts(-900)),
-            "alice:\nリリース日どうする?",
+            // The root is shown as its thread's too.
+            &format!("alice（スレッド {}）:\nリリース日どうする?", ts(-900)),
             &format!("bob（スレッド {}）:\n金曜は?", ts(-900)),
             &format!("alice（スレッド {}）:\n金曜で決まり", ts(-900)),
         ],
@@ -226,12 +227,13 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
         MemoryReport {
             // One job per channel (its memories, then its threads), the
             // workspace's after them.
+            // (The short-term memory, which marks what is covered, last.)
             written: vec![
-                (channel_scope(GENERAL), MemoryKind::Short),
                 (channel_scope(GENERAL), MemoryKind::Long),
                 (thread_scope(GENERAL, -3600), MemoryKind::Short),
-                (channel_scope(RANDOM), MemoryKind::Short),
+                (channel_scope(GENERAL), MemoryKind::Short),
                 (channel_scope(RANDOM), MemoryKind::Long),
+                (channel_scope(RANDOM), MemoryKind::Short),
                 (MemoryScope::Workspace, MemoryKind::Short),
                 (MemoryScope::Workspace, MemoryKind::Long),
             ],
@@ -512,8 +514,8 @@ async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
     assert_eq!(
         swept.written,
         vec![
-            (channel_scope(GENERAL), MemoryKind::Short),
             (thread_scope(GENERAL, -900), MemoryKind::Short),
+            (channel_scope(GENERAL), MemoryKind::Short),
         ]
     );
     let after: Vec<_> = bed
@@ -766,4 +768,173 @@ async fn a_digest_keeps_the_facts_of_its_new_messages_and_a_garbled_one_writes_n
         memory(&bed, &channel_scope(GENERAL), MemoryKind::Short).await,
         covered
     );
+}
+
+#[tokio::test]
+async fn a_thread_a_digest_left_out_is_summarised_once_its_reply_waited_half_the_window() {
+    let bed = Bed::with_settings(|s| s.memory_min_new_messages = 20).await;
+    let half = i64::from(bed.settings.short_term_window_hours) * 1800;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-600), None, "デプロイ手順どこ?"),
+        message(GENERAL, BOB, ts(-300), Some(ts(-600)), "wiki にあるよ"),
+    ])
+    .await;
+    let run = || async {
+        report(
+            bed.run(&Job::ChannelMemory {
+                channel: channel(GENERAL),
+            })
+            .await,
+        )
+    };
+    // The first digest (the channel had no memory) leaves the thread out.
+    bed.script.leave_out_threads(true);
+    let first = run().await;
+    assert_eq!(
+        first.written,
+        vec![
+            (channel_scope(GENERAL), MemoryKind::Long),
+            (channel_scope(GENERAL), MemoryKind::Short)
+        ]
+    );
+    bed.script.leave_out_threads(false);
+
+    // Nothing new in the channel, and the reply not waiting long: no call.
+    bed.clock.set(at(-300 + half - 60));
+    assert_eq!(run().await.llm_calls, 0);
+    // The reply waited half the window: the thread gets its summary.
+    bed.clock.set(at(-300 + half + 1));
+    let late = run().await;
+    assert_eq!(late.llm_calls, 1);
+    assert!(
+        late.written
+            .contains(&(thread_scope(GENERAL, -600), MemoryKind::Short)),
+        "{late:?}"
+    );
+}
+
+#[tokio::test]
+async fn messages_are_counted_in_profiles_once_even_when_a_deletion_makes_the_memory_again() {
+    use myao::ports::ProfileRecords;
+    let bed = Bed::new().await;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-600), None, "おはよう"),
+        message(GENERAL, ALICE, ts(-500), None, "今日はビルド直す"),
+    ])
+    .await;
+    let run = || async {
+        bed.run(&Job::ChannelMemory {
+            channel: channel(GENERAL),
+        })
+        .await
+    };
+    run().await;
+    let alice = myao::domain::UserId::parse(ALICE).expect("id");
+    let counted = |p: Option<myao::domain::people::Profile>| p.map_or(0, |p| p.messages);
+    let before = counted(bed.store.profile(&alice).await.expect("profile"));
+    assert_eq!(before, 2);
+    // A deletion's forget removes the channel's short-term memory: the next
+    // digest writes it again from the whole window, and counts nobody twice.
+    bed.store
+        .delete_memory(&channel_scope(GENERAL), MemoryKind::Short)
+        .await
+        .expect("delete");
+    bed.seed(&[message(GENERAL, ALICE, ts(-100), None, "直った")])
+        .await;
+    run().await;
+    assert_eq!(
+        counted(bed.store.profile(&alice).await.expect("profile")),
+        3
+    );
+}
+
+#[tokio::test]
+async fn a_quiet_window_clears_the_short_term_memory_only_once_the_long_term_one_holds_it() {
+    let bed = Bed::new().await;
+    bed.seed(&[message(GENERAL, ALICE, ts(-600), None, "MARK-ALPHA の件")])
+        .await;
+    touch(&bed, GENERAL, "general", -600).await;
+    let run = || async {
+        bed.run(&Job::ChannelMemory {
+            channel: channel(GENERAL),
+        })
+        .await
+    };
+    run().await;
+    // A message the long-term memory lacks (within its interval: not merged).
+    bed.clock.advance(Duration::seconds(600));
+    bed.seed(&[message(GENERAL, BOB, ts(300), None, "MARK-BETA も")])
+        .await;
+    run().await;
+    let short = memory(&bed, &channel_scope(GENERAL), MemoryKind::Short).await;
+    assert_eq!(short.newest_ts, Some(ts(300)));
+    assert!(short.content.contains("MARK-BETA"), "{short:?}");
+
+    // The window goes quiet while the memory model is down: nothing cleared.
+    let window = i64::from(bed.settings.short_term_window_hours) * 3600;
+    bed.clock.set(at(300 + window + 60));
+    bed.llm_server.reset().await;
+    run().await;
+    let kept = memory(&bed, &channel_scope(GENERAL), MemoryKind::Short).await;
+    assert!(kept.content.contains("MARK-BETA"), "{kept:?}");
+    let long = memory(&bed, &channel_scope(GENERAL), MemoryKind::Long).await;
+    assert!(!long.content.contains("MARK-BETA"), "{long:?}");
+}
+
+#[tokio::test]
+async fn what_leaves_the_window_reaches_the_long_term_memory_whatever_its_interval() {
+    let bed = Bed::with_settings(|s| s.long_term_update_interval_seconds = 30 * 86_400).await;
+    let run = || async {
+        report(
+            bed.run(&Job::ChannelMemory {
+                channel: channel(GENERAL),
+            })
+            .await,
+        )
+    };
+    bed.seed(&[message(GENERAL, ALICE, ts(-600), None, "MARK-ONE")])
+        .await;
+    run().await;
+    // Within the interval: the short-term memory alone takes MARK-TWO in.
+    bed.clock.set(at(3_600));
+    bed.seed(&[message(GENERAL, BOB, ts(3_000), None, "MARK-TWO")])
+        .await;
+    assert_eq!(
+        run().await.written,
+        vec![(channel_scope(GENERAL), MemoryKind::Short)]
+    );
+    let short = memory(&bed, &channel_scope(GENERAL), MemoryKind::Short).await;
+    assert!(short.content.contains("MARK-TWO"));
+
+    // A day later MARK-TWO leaves the window: the next digest writes the
+    // long-term memory too, from the short-term memory it replaces.
+    let window = i64::from(bed.settings.short_term_window_hours) * 3600;
+    bed.clock.set(at(3_000 + window + 600));
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(3_000 + window + 300),
+        None,
+        "MARK-THREE",
+    )])
+    .await;
+    let calls = bed.llm_calls().await.len();
+    let late = run().await;
+    assert!(
+        late.written
+            .contains(&(channel_scope(GENERAL), MemoryKind::Long)),
+        "{late:?}"
+    );
+    let digest = &bed.llm_calls().await[calls];
+    assert_in_order(
+        &digest.system,
+        &[
+            "### long:",
+            "これまでの短期記憶",
+            &short.content,
+            "MARK-THREE",
+        ],
+    );
+    let long = memory(&bed, &channel_scope(GENERAL), MemoryKind::Long).await;
+    assert!(long.content.contains("MARK-TWO"), "{long:?}");
 }

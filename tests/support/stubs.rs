@@ -215,6 +215,8 @@ pub struct LlmScript {
     reflection: Mutex<String>,
     proactive: Mutex<String>,
     memories: Mutex<BTreeMap<MemoryTask, u32>>,
+    /// Whether a digest's answer leaves out the threads it was asked about.
+    threads_left_out: Mutex<bool>,
 }
 
 impl Default for LlmScript {
@@ -226,6 +228,7 @@ impl Default for LlmScript {
             // Most of the time, nothing worth opening with.
             proactive: Mutex::new(opening(None)),
             memories: Mutex::new(BTreeMap::new()),
+            threads_left_out: Mutex::new(false),
         }
     }
 }
@@ -243,6 +246,12 @@ impl LlmScript {
     /// The text answered to reflection prompts (`{"facts": []}` unless told).
     pub fn set_reflection(&self, answer: impl Into<String>) {
         *lock(&self.reflection) = answer.into();
+    }
+
+    /// Whether a digest's answer leaves out the threads it is asked about
+    /// (as a model may).
+    pub fn leave_out_threads(&self, yes: bool) {
+        *lock(&self.threads_left_out) = yes;
     }
 
     /// The text answered to proactive judgment prompts (normally an
@@ -279,7 +288,8 @@ impl LlmScript {
             .filter_map(|l| l.strip_prefix("- スレッド "))
             .map(|l| l.split('（').next().unwrap_or(l).trim())
             .collect();
-        for thread in threads {
+        let left_out = *lock(&self.threads_left_out);
+        for thread in threads.into_iter().filter(|_| !left_out) {
             answer["threads"][thread] = json!(self.memory(MemoryTask::Thread, system));
         }
         if system.contains("### facts:") {

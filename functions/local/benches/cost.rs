@@ -88,6 +88,8 @@ struct Script {
     recent: Mutex<BTreeMap<Kind, Vec<String>>>,
     /// Memory calls by their task (`スレッドの要約`, `チャンネルの短期記憶`, ...).
     tasks: Mutex<BTreeMap<String, u64>>,
+    /// Judgment and reply prompts by the section their shared prefix ends in.
+    breaks: Mutex<BTreeMap<(Kind, String), u64>>,
 }
 
 /// A memory prompt's task: the title of its `## 課題:` section.
@@ -103,7 +105,9 @@ fn task(prompt: &str) -> String {
 /// The characters of `prompt` in a prefix shared with one of `earlier`, as
 /// a cache would count them: none below [`CACHE_MIN_TOKENS`], else down to a
 /// step of [`CACHE_STEP_TOKENS`].
-fn cacheable(prompt: &str, earlier: &[String]) -> usize {
+/// Also the section (`## ...` heading) in which the longest shared prefix
+/// ends: what broke it.
+fn cacheable_at(prompt: &str, earlier: &[String]) -> (usize, String) {
     let shared = earlier
         .iter()
         .map(|e| {
@@ -116,12 +120,16 @@ fn cacheable(prompt: &str, earlier: &[String]) -> usize {
         .max()
         .unwrap_or(0);
     let prefix = &prompt[..shared];
+    let section = prefix
+        .rfind("\n## ")
+        .map(|at| prefix[at + 1..].lines().next().unwrap_or("").to_owned())
+        .unwrap_or_else(|| "(before any section)".to_owned());
     let tokens = estimate_tokens(prefix);
     if tokens < CACHE_MIN_TOKENS {
-        return 0;
+        return (0, section);
     }
     let kept = tokens / CACHE_STEP_TOKENS * CACHE_STEP_TOKENS;
-    prefix.chars().count() * kept / tokens
+    (prefix.chars().count() * kept / tokens, section)
 }
 
 #[async_trait]
@@ -157,7 +165,13 @@ impl Llm for Script {
         let shared = if matches!(kind, Kind::Judgment | Kind::Reply) {
             let mut recent = self.recent.lock().expect("lock");
             let earlier = recent.entry(kind).or_default();
-            let shared = cacheable(prompt, earlier);
+            let (shared, section) = cacheable_at(prompt, earlier);
+            *self
+                .breaks
+                .lock()
+                .expect("lock")
+                .entry((kind, section))
+                .or_default() += 1;
             earlier.push(prompt.clone());
             if earlier.len() > LOOKBACK {
                 earlier.remove(0);
@@ -244,6 +258,19 @@ fn main() {
         "memory calls per 100 messages by task: {}",
         by_task.join(", ")
     );
+    let breaks = script.breaks.lock().expect("lock").clone();
+    for kind in [Kind::Judgment, Kind::Reply] {
+        let sections: Vec<String> = breaks
+            .iter()
+            .filter(|((k, _), _)| *k == kind)
+            .map(|((_, section), n)| format!("{section} {n}"))
+            .collect();
+        println!(
+            "{} prompts by the section their shared prefix ends in: {}",
+            kind.name(),
+            sections.join(", ")
+        );
+    }
     println!(
         "memory-family calls per 100 messages: {:.1}; judgment and reply input in a cacheable prefix: {}",
         per_100(memory_family, messages),

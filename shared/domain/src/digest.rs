@@ -16,7 +16,7 @@ use crate::settings::Settings;
 pub const THREADS_PER_CALL: usize = 6;
 
 /// The answer length one fact list is given, in tokens.
-const FACTS_TOKENS: u32 = 300;
+const FACTS_TOKENS: u32 = 800;
 
 /// Whether a channel's memories are due for a digest: `new` messages came
 /// after what its short-term memory covers, the oldest at `oldest_new`.
@@ -62,8 +62,8 @@ impl Asked {
         if self.facts {
             total = total.saturating_add(FACTS_TOKENS);
         }
-        // JSON's quotes and keys, and a model that runs a little long.
-        total.saturating_add(total / 4)
+        // JSON's quotes and keys, and a model that runs long.
+        total.saturating_add(total / 2)
     }
 }
 

@@ -158,6 +158,21 @@ pub async fn count_in_profiles(
     Ok(Some(bot))
 }
 
+/// Marks the messages of `place` up to `newest` as read for profiles and
+/// facts.
+pub async fn mark_reflected(
+    cx: &JobContext<'_>,
+    place: &Conversation,
+    newest: Ts,
+) -> Result<(), PortError> {
+    let expires = cx.now + Duration::days(PROFILE_DAYS);
+    cx.svc
+        .ports
+        .store
+        .set_reflected(place, newest, expires)
+        .await
+}
+
 /// Stores the facts a memory call `found` in `channel`'s messages, each
 /// outdating the one it supersedes.
 pub async fn keep_facts(

@@ -188,6 +188,9 @@ pub struct DigestLine {
     pub thread: Option<String>,
     /// Newer than what the channel's memory covers: facts come from these.
     pub new: bool,
+    /// Never left out for the budget (the root of a thread asked about).
+    #[serde(skip)]
+    pub keep: bool,
 }
 
 /// A thread a digest summarises, and its summary so far.
@@ -207,6 +210,9 @@ pub struct DigestTask {
     pub ask_long: bool,
     pub ask_facts: bool,
     pub previous_long: Option<String>,
+    /// The short-term memory being replaced, for the long-term one to take
+    /// in what leaves the window.
+    pub previous_short: Option<String>,
     pub threads: Vec<DigestThread>,
     pub messages: Vec<DigestLine>,
 }
@@ -217,11 +223,19 @@ impl Fit for DigestTask {
             line.message.text = cap_chars(&line.message.text, max_chars);
         }
     }
+    /// What a memory already covers goes first, the oldest first; then the
+    /// newest new messages (the memory then covers only up to what it was
+    /// shown, and the next digest reads the rest). An asked thread's root
+    /// stays.
     fn drop_one(&mut self) -> Option<usize> {
-        (self.messages.len() > 1).then(|| {
-            let m = self.messages.remove(0).message;
-            estimate_tokens(&m.text) + estimate_tokens(&m.user) + 12
-        })
+        let lines = &self.messages;
+        let i = lines
+            .iter()
+            .position(|l| !l.new && !l.keep)
+            .or_else(|| lines.iter().rposition(|l| l.new && !l.keep))
+            .filter(|_| lines.len() > 1)?;
+        let m = self.messages.remove(i).message;
+        Some(estimate_tokens(&m.text) + estimate_tokens(&m.user) + 12)
     }
 }
 
@@ -236,12 +250,13 @@ struct DigestView<'a> {
     task: &'a DigestTask,
 }
 
-/// The memory LLM's request for a digest: JSON, with room for what it asks.
+/// The memory LLM's request for a digest (JSON, with room for what it
+/// asks), and the numbers of the messages it shows (fitted to the budget).
 pub fn digest_request(
     settings: &Settings,
     now: DateTime<Utc>,
     task: &DigestTask,
-) -> Result<LlmRequest, PromptError> {
+) -> Result<(LlmRequest, Vec<usize>), PromptError> {
     let asked = Asked {
         channel: task.ask_channel,
         long: task.ask_long,
@@ -264,14 +279,16 @@ pub fn digest_request(
             },
         )
     };
-    Ok(LlmRequest {
+    let (system, shown) = fit(settings, task, render_task)?;
+    let request = LlmRequest {
         role: LlmRole::Memory,
-        system: fitted(settings, task, render_task)?,
+        system,
         json: true,
         max_tokens: Some(asked.max_tokens(settings)),
         images: Vec::new(),
         stable_prefix: 0,
-    })
+    };
+    Ok((request, shown.messages.iter().map(|l| l.n).collect()))
 }
 
 /// `task` rendered by `render`: its messages capped at `max_message_chars`,
@@ -282,6 +299,15 @@ fn fitted<T: Fit>(
     task: &T,
     render: impl Fn(&T) -> Result<String, PromptError>,
 ) -> Result<String, PromptError> {
+    fit(settings, task, render).map(|(prompt, _)| prompt)
+}
+
+/// [`fitted`], and the task as it was rendered.
+fn fit<T: Fit>(
+    settings: &Settings,
+    task: &T,
+    render: impl Fn(&T) -> Result<String, PromptError>,
+) -> Result<(String, T), PromptError> {
     let mut task = task.clone();
     task.cap(settings.max_message_chars as usize);
     let budget = settings.memory_prompt_max_tokens as usize;
@@ -293,7 +319,7 @@ fn fitted<T: Fit>(
             if dropped > 0 {
                 tracing::info!(tokens, budget, dropped, "memory prompt cut to its budget");
             }
-            return Ok(prompt);
+            return Ok((prompt, task));
         }
         let mut excess = tokens - budget;
         while excess > 0 {
@@ -308,7 +334,7 @@ fn fitted<T: Fit>(
                         budget,
                         "memory prompt over its budget, nothing left to cut"
                     );
-                    return render(&task);
+                    return Ok((render(&task)?, task));
                 }
             }
         }

@@ -670,6 +670,7 @@ fn the_digest_prompt_is_snapshotted() {
             message,
             thread: (i > 0).then(|| "1709280000.000001".to_owned()),
             new: i > 0,
+            keep: false,
         })
         .collect();
     let full = DigestTask {
@@ -679,6 +680,7 @@ fn the_digest_prompt_is_snapshotted() {
         ask_long: true,
         ask_facts: true,
         previous_long: Some("- 2024-02-20 週次報告が始まった".into()),
+        previous_short: Some("- 2024-02-29 ビルドが遅いと話題になった".into()),
         threads: vec![
             DigestThread {
                 ts: "1709280000.000001".into(),
@@ -696,6 +698,7 @@ fn the_digest_prompt_is_snapshotted() {
         ask_long: false,
         ask_facts: false,
         previous_long: None,
+        previous_short: None,
         threads: full.threads[1..].to_vec(),
         ..full.clone()
     };
@@ -703,7 +706,8 @@ fn the_digest_prompt_is_snapshotted() {
         ("memory_digest", &full),
         ("memory_digest_threads", &threads_only),
     ] {
-        let request = digest_request(&s, now, task).unwrap();
+        let (request, shown) = digest_request(&s, now, task).unwrap();
+        assert_eq!(shown, [1, 2], "{name}: within its budget, every message");
         assert!(request.json, "{name}");
         assert!(request
             .max_tokens
@@ -909,4 +913,66 @@ fn consecutive_judgment_prompts_begin_with_the_same_stable_part_byte_for_byte() 
         elsewhere.system.get(..elsewhere.stable_prefix),
         Some(stable)
     );
+}
+
+/// A digest over its budget leaves out what a memory already covers first,
+/// then the newest new messages (for the next digest), never an asked
+/// thread's root.
+#[test]
+fn a_digest_over_its_budget_keeps_the_roots_and_the_oldest_new_messages() {
+    use crate::prompts::memory::{digest_request, DigestLine, DigestTask};
+    let s = Settings {
+        memory_prompt_max_tokens: 2_000,
+        ..memory_settings()
+    };
+    let now = DateTime::<Utc>::from_timestamp(1_709_294_400, 0).unwrap();
+    let long_text = "ビルドの話。".repeat(60);
+    let line = |n: usize, new: bool, keep: bool| DigestLine {
+        n,
+        message: MessageView {
+            time: "2024-03-01 10:00:00".into(),
+            user: "alice".into(),
+            text: format!("{n}: {long_text}"),
+            reaction: None,
+        },
+        thread: None,
+        new,
+        keep,
+    };
+    let task = DigestTask {
+        channel_name: "general".into(),
+        window_hours: 24,
+        ask_channel: true,
+        ask_long: false,
+        ask_facts: false,
+        previous_long: None,
+        previous_short: None,
+        threads: vec![],
+        // 1: an asked root, covered; 2, 3: covered; 4-8: new.
+        messages: vec![
+            line(1, false, true),
+            line(2, false, false),
+            line(3, false, false),
+            line(4, true, false),
+            line(5, true, false),
+            line(6, true, false),
+            line(7, true, false),
+            line(8, true, false),
+        ],
+    };
+    let (request, shown) = digest_request(&s, now, &task).unwrap();
+    assert!(shown.contains(&1), "the root stays: {shown:?}");
+    assert!(!shown.contains(&2) && !shown.contains(&3), "{shown:?}");
+    assert!(
+        shown.contains(&4),
+        "the oldest new message stays: {shown:?}"
+    );
+    assert!(!shown.contains(&8), "the newest waits: {shown:?}");
+    let kept_new: Vec<usize> = shown.iter().copied().filter(|n| *n >= 4).collect();
+    assert_eq!(
+        kept_new,
+        (4..4 + kept_new.len()).collect::<Vec<_>>(),
+        "a run from the oldest"
+    );
+    assert!(crate::domain::budget::estimate_tokens(&request.system) <= 2_000);
 }

@@ -199,7 +199,9 @@ settings! {
     /// queue's own redelivery (1,080 s) takes over; blank: the queue's only.
     retry_delays_seconds: Vec<u32> = vec![10, 30, 90], Delays;
     /// Long-term memories, and the workspace's short-term memory, are
-    /// rewritten at most this often (a day).
+    /// rewritten at most this often (a day); a channel's long-term memory
+    /// sooner only to take in what would otherwise be lost (what leaves the
+    /// short-term window, or a short-term memory a quiet window clears).
     long_term_update_interval_seconds: u32 = DAY, Whole(0, 30 * DAY);
     /// A channel's memories (its short-term memory, its threads' summaries
     /// and the facts in them) are rewritten, in one call, once this many
@@ -272,8 +274,8 @@ settings! {
     fact_half_life_days: u32 = 30, Whole(1, 3_650);
     /// Facts one channel keeps, at most (the strongest).
     max_facts_per_channel: u32 = 100, Whole(0, 10_000);
-    /// New messages from people a quiet conversation needs for a reflection
-    /// (one LLM call that writes facts); 0: none.
+    /// New messages from people a channel's digest needs before it also
+    /// writes the facts in them (in the same call); 0: no facts.
     reflection_min_messages: u32 = 3, Whole(0, 1_000);
     /// Exchanges with myao from which someone is an acquaintance, a friend,
     /// close.
@@ -358,8 +360,8 @@ settings! {
     /// The memory model's maximum output length, in tokens. A channel's
     /// digest writes several memories in one answer: its short-term memory,
     /// up to six thread summaries, facts and, once a day, its long-term
-    /// memory (about 2,500 tokens at most, with the default lengths).
-    memory_max_tokens: u32 = 3_000, Whole(16, 32_000);
+    /// memory (about 3,750 tokens at most, with the default lengths).
+    memory_max_tokens: u32 = 4_000, Whole(16, 32_000);
     /// Timeout of one LLM request; with the retries it must fit the
     /// functions' timeouts.
     llm_timeout_seconds: u32 = 30, Whole(1, 120);

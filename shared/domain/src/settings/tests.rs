@@ -16,7 +16,7 @@ fn defaults_are_the_documented_ones() {
     assert_eq!(s.short_term_max_tokens, 300);
     assert_eq!((s.response_temperature, s.response_max_tokens), (0.7, 1000));
     assert_eq!((s.judgment_temperature, s.judgment_max_tokens), (0.3, 500));
-    assert_eq!((s.memory_temperature, s.memory_max_tokens), (0.5, 3_000));
+    assert_eq!((s.memory_temperature, s.memory_max_tokens), (0.5, 4_000));
     assert_eq!(s.timezone, Tz::UTC);
 }
 

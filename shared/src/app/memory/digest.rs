@@ -7,58 +7,63 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
 
 use super::{forgotten_since, long_term_due, views, MemoryReport};
-use crate::app::reflection::{count_in_profiles, keep_facts};
+use crate::app::reflection::{count_in_profiles, keep_facts, mark_reflected};
 use crate::app::{memory_retention, JobContext};
 use crate::domain::digest::{self, Asked, THREADS_PER_CALL};
 use crate::domain::facts::parse_reflection;
-use crate::domain::{Channel, Memory, MemoryKind, MemoryScope, Message, Ts, UserId};
+use crate::domain::{Channel, Conversation, Memory, MemoryKind, MemoryScope, Message, Ts, UserId};
 use crate::ports::PortError;
 use crate::prompts::memory::{digest_request, DigestLine, DigestTask, DigestThread};
 
 /// A thread whose summary does not cover its newest message in the window.
 struct Moved {
     root: Ts,
-    /// Its newest message in the window.
-    newest: Ts,
     /// Its oldest message the summary lacks (the most overdue go first).
     oldest_new: Ts,
     previous: Option<String>,
 }
 
 /// Digests `channel`'s `window` (its messages of the short-term window,
-/// oldest first), when due.
+/// oldest first, read at `read_at`), when due.
 pub(super) async fn run(
     cx: &JobContext<'_>,
     channel: &Channel,
     window: &[Message],
+    read_at: DateTime<Utc>,
     report: &mut MemoryReport,
 ) -> Result<(), PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let read_at = svc.ports.clock.now();
     let scope = MemoryScope::Channel {
         channel: channel.id.clone(),
     };
-    let covered = svc
+    let short = svc
         .ports
         .store
         .get_memory(&scope, MemoryKind::Short)
-        .await?
-        .and_then(|m| m.newest_ts);
+        .await?;
+    let covered = short.as_ref().and_then(|m| m.newest_ts);
+    // Profiles and facts keep a mark of their own, which forgetting leaves:
+    // a memory written again after a deletion counts nothing twice.
+    let place = Conversation::top_level(channel.id.clone());
+    let counted = covered.max(svc.ports.store.reflected(&place).await?);
     let is_new = |m: &Message| covered.is_none_or(|c| m.ts > c);
+    let moved = moved_threads(cx, channel, window).await?;
     let new = window.iter().filter(|m| is_new(m)).count();
-    let oldest_new = window.iter().filter(|m| is_new(m)).map(|m| m.ts).min();
-    let Some(newest) = window.iter().map(|m| m.ts).max() else {
-        return Ok(());
-    };
+    // A thread an earlier digest left out waits no longer than a message.
+    let oldest_pending = window
+        .iter()
+        .filter(|m| is_new(m))
+        .map(|m| m.ts)
+        .chain(moved.iter().map(|t| t.oldest_new))
+        .min();
     // A channel without a short-term memory (new, or one a deletion
     // removed) gets one at once.
-    if covered.is_some() && !digest::due(new, oldest_new, settings, now) {
+    if covered.is_some() && !digest::due(new, oldest_pending, settings, now) {
         return Ok(());
     }
-    let moved = moved_threads(cx, channel, window).await?;
     let mut messages = window.to_vec();
     for thread in &moved {
         // A thread older than the window: its root says what it is about.
@@ -75,8 +80,18 @@ pub(super) async fn run(
     }
     messages.sort_by_key(|m| m.ts);
     let long = svc.ports.store.get_memory(&scope, MemoryKind::Long).await?;
-    let ask_long = long_term_due(long.as_ref(), Some(newest), settings, now);
-    let people_new = window.iter().filter(|m| is_new(m) && !m.is_bot).count();
+    let long_covered = long.as_ref().and_then(|m| m.newest_ts);
+    let window_start =
+        Ts::from_datetime(now - Duration::hours(i64::from(settings.short_term_window_hours)));
+    // What the short-term memory holds from before the window is about to
+    // leave it: the long-term memory takes it in now, whatever its interval.
+    let leaving = covered > long_covered && long_covered.is_none_or(|l| l < window_start);
+    let newest_in_window = window.iter().map(|m| m.ts).max();
+    let ask_long = leaving || long_term_due(long.as_ref(), newest_in_window, settings, now);
+    let people_new = window
+        .iter()
+        .filter(|m| counted.is_none_or(|c| m.ts > c) && !m.is_bot)
+        .count();
     let min_facts = settings.reflection_min_messages as usize;
     let ask_facts = min_facts > 0 && people_new >= min_facts;
 
@@ -89,11 +104,8 @@ pub(super) async fn run(
             facts: ask_facts,
             threads: threads.len(),
         },
-        previous_long: if ask_long {
-            long.map(|m| m.content)
-        } else {
-            None
-        },
+        previous_long: long.filter(|_| ask_long).map(|m| m.content),
+        previous_short: short.filter(|_| ask_long).map(|m| m.content),
         threads,
     };
     let Some(answer) = ask(cx, channel, &messages, covered, &first, report).await? else {
@@ -102,27 +114,49 @@ pub(super) async fn run(
     let Ok(found) = answer.digest(&first) else {
         return Ok(());
     };
+    // What the memories now cover: up to the newest message the prompt
+    // showed (one cut to its budget leaves the newest for the next digest).
+    let Some(newest) = answer.shown.iter().max().copied() else {
+        return Ok(());
+    };
     if forgotten_since(cx, &scope, read_at).await? {
         tracing::info!(%scope, "digest not written: a message it read was deleted or edited meanwhile");
         return Ok(());
     }
-    let memories = [
-        (MemoryKind::Short, found.channel.clone()),
-        (MemoryKind::Long, found.long.clone()),
-    ];
-    for (kind, content) in memories {
-        if let Some(content) = content {
-            keep(cx, report, &scope, kind, content, newest, read_at).await?;
-        }
+    // The short-term memory, which marks what is covered, last: a failure
+    // before it leaves the digest to be made again.
+    if let Some(content) = found.long.clone() {
+        keep(
+            cx,
+            report,
+            &scope,
+            MemoryKind::Long,
+            content,
+            newest,
+            read_at,
+        )
+        .await?;
     }
-    keep_threads(cx, report, channel, first.threads, &found.threads, read_at).await?;
-    // Each message counted once: the channel's memory now covers them.
-    count_in_profiles(cx, window, covered).await?;
+    keep_threads(cx, report, channel, &answer, &found.threads, read_at).await?;
     if first.asked.facts {
-        answer
-            .facts(cx, channel, &messages, covered, report)
-            .await?;
+        answer.facts(cx, channel, counted, report).await?;
     }
+    if let Some(content) = found.channel.clone() {
+        keep(
+            cx,
+            report,
+            &scope,
+            MemoryKind::Short,
+            content,
+            newest,
+            read_at,
+        )
+        .await?;
+    }
+    // Each message counted once.
+    let shown: Vec<Message> = window.iter().filter(|m| m.ts <= newest).cloned().collect();
+    count_in_profiles(cx, &shown, counted).await?;
+    mark_reflected(cx, &place, newest).await?;
     for threads in batches {
         let call = Call {
             asked: Asked {
@@ -132,6 +166,7 @@ pub(super) async fn run(
                 threads: threads.len(),
             },
             previous_long: None,
+            previous_short: None,
             threads,
         };
         let roots: Vec<Ts> = threads.iter().map(|t| t.root).collect();
@@ -144,7 +179,7 @@ pub(super) async fn run(
             continue;
         };
         if let Ok(found) = answer.digest(&call) {
-            keep_threads(cx, report, channel, threads, &found.threads, read_at).await?;
+            keep_threads(cx, report, channel, &answer, &found.threads, read_at).await?;
         }
     }
     Ok(())
@@ -154,40 +189,56 @@ pub(super) async fn run(
 struct Call<'a> {
     asked: Asked,
     previous_long: Option<String>,
+    previous_short: Option<String>,
     threads: &'a [Moved],
 }
 
-/// A digest's answer, with the messages it was shown by their numbers.
-struct Answer {
+/// A digest's answer, with the messages of its prompt by their numbers,
+/// and which of them it was shown (a prompt over its budget leaves some out).
+struct Answer<'a> {
     text: String,
     numbered: Vec<(Ts, UserId)>,
+    /// The ts of the messages shown.
+    shown: Vec<Ts>,
+    /// The messages shown, by thread (replies only).
+    threads: &'a [Moved],
+    shown_replies: Vec<(Ts, Ts)>,
 }
 
-impl Answer {
+impl Answer<'_> {
     /// The memories in the answer; out of shape (logged), none.
     fn digest(&self, call: &Call<'_>) -> Result<digest::Digest, ()> {
-        let roots: Vec<Ts> = call.threads.iter().map(|t| t.root).collect();
+        let roots: Vec<Ts> = self.threads.iter().map(|t| t.root).collect();
         digest::parse(&self.text, call.asked, &roots).map_err(|error| {
             // The answer may quote the conversation: its length only.
             tracing::warn!(%error, answer_chars = self.text.chars().count(), "digest unusable; no memory written");
         })
     }
 
-    /// Keeps the facts of the answer that come from new messages.
+    /// The newest reply of `root` the prompt showed, when it showed one its
+    /// summary lacks.
+    fn thread_newest(&self, thread: &Moved) -> Option<Ts> {
+        self.shown_replies
+            .iter()
+            .filter(|(root, ts)| *root == thread.root && *ts >= thread.oldest_new)
+            .map(|(_, ts)| *ts)
+            .max()
+    }
+
+    /// Keeps the facts of the answer that come from messages newer than
+    /// `counted` (what earlier digests read for facts).
     async fn facts(
         &self,
         cx: &JobContext<'_>,
         channel: &Channel,
-        messages: &[Message],
-        covered: Option<Ts>,
+        counted: Option<Ts>,
         report: &mut MemoryReport,
     ) -> Result<(), PortError> {
-        debug_assert_eq!(messages.len(), self.numbered.len());
         match parse_reflection(&self.text, &self.numbered) {
             Ok(found) => {
                 let new: Vec<_> = found
                     .into_iter()
-                    .filter(|f| f.sources.iter().any(|s| covered.is_none_or(|c| *s > c)))
+                    .filter(|f| f.sources.iter().any(|s| counted.is_none_or(|c| *s > c)))
                     .collect();
                 keep_facts(cx, &channel.id, new, report).await
             }
@@ -201,25 +252,31 @@ impl Answer {
 
 /// Renders and asks one digest call over `messages`; `None` (logged) when
 /// the prompt does not render, or the LLM fails or answers nothing.
-async fn ask(
+async fn ask<'a>(
     cx: &JobContext<'_>,
     channel: &Channel,
     messages: &[Message],
     covered: Option<Ts>,
-    call: &Call<'_>,
+    call: &Call<'a>,
     report: &mut MemoryReport,
-) -> Result<Option<Answer>, PortError> {
+) -> Result<Option<Answer<'a>>, PortError> {
     let settings = &*cx.settings;
-    let shown = views(cx, messages).await?;
+    let views = views(cx, messages).await?;
+    let is_root = |m: &Message| call.threads.iter().any(|t| t.root == m.ts);
     let lines = messages
         .iter()
-        .zip(shown)
+        .zip(views)
         .enumerate()
         .map(|(i, (m, view))| DigestLine {
             n: i + 1,
             message: view,
-            thread: m.thread_ts.map(|t| t.to_string()),
+            // A root is shown as its thread's too.
+            thread: m
+                .thread_ts
+                .or(Some(m.ts).filter(|_| is_root(m)))
+                .map(|t| t.to_string()),
             new: covered.is_none_or(|c| m.ts > c),
+            keep: is_root(m),
         })
         .collect();
     let task = DigestTask {
@@ -229,6 +286,7 @@ async fn ask(
         ask_long: call.asked.long,
         ask_facts: call.asked.facts,
         previous_long: call.previous_long.clone(),
+        previous_short: call.previous_short.clone(),
         threads: call
             .threads
             .iter()
@@ -239,8 +297,8 @@ async fn ask(
             .collect(),
         messages: lines,
     };
-    let request = match digest_request(settings, cx.now, &task) {
-        Ok(request) => request,
+    let (request, shown) = match digest_request(settings, cx.now, &task) {
+        Ok(fitted) => fitted,
         Err(error) => {
             tracing::error!(%error, channel = %channel.id, "digest prompt failed to render");
             return Ok(None);
@@ -255,7 +313,20 @@ async fn ask(
         }
     };
     let numbered = messages.iter().map(|m| (m.ts, m.user.clone())).collect();
-    Ok(Some(Answer { text, numbered }))
+    let shown: Vec<&Message> = shown
+        .iter()
+        .filter_map(|n| messages.get(n.wrapping_sub(1)))
+        .collect();
+    Ok(Some(Answer {
+        text,
+        numbered,
+        shown_replies: shown
+            .iter()
+            .filter_map(|m| m.thread_ts.map(|root| (root, m.ts)))
+            .collect(),
+        shown: shown.iter().map(|m| m.ts).collect(),
+        threads: call.threads,
+    }))
 }
 
 /// The threads of `window` whose summary lacks a message of it, the most
@@ -288,10 +359,9 @@ async fn moved_threads(
             .into_iter()
             .filter(|ts| covered.is_none_or(|c| *ts > c))
             .collect();
-        if let (Some(&oldest_new), Some(&newest)) = (lacking.iter().min(), lacking.iter().max()) {
+        if let Some(&oldest_new) = lacking.iter().min() {
             moved.push(Moved {
                 root,
-                newest,
                 oldest_new,
                 previous: previous.map(|m| m.content),
             });
@@ -301,17 +371,21 @@ async fn moved_threads(
     Ok(moved)
 }
 
-/// Stores the summaries `found` of the threads asked for.
+/// Stores the summaries `found` of the threads `answer` asked about, each
+/// covering the newest of its replies the prompt showed.
 async fn keep_threads(
     cx: &JobContext<'_>,
     report: &mut MemoryReport,
     channel: &Channel,
-    asked: &[Moved],
+    answer: &Answer<'_>,
     found: &[(Ts, String)],
     read_at: DateTime<Utc>,
 ) -> Result<(), PortError> {
     for (root, summary) in found {
-        let Some(thread) = asked.iter().find(|t| t.root == *root) else {
+        let Some(thread) = answer.threads.iter().find(|t| t.root == *root) else {
+            continue;
+        };
+        let Some(newest) = answer.thread_newest(thread) else {
             continue;
         };
         let scope = MemoryScope::Thread {
@@ -328,7 +402,7 @@ async fn keep_threads(
             &scope,
             MemoryKind::Short,
             content,
-            thread.newest,
+            newest,
             read_at,
         )
         .await?;

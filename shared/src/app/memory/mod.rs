@@ -314,6 +314,8 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
     let channel = super::context::channel(&cx, id).await?;
     let window_start =
         Ts::from_datetime(now - Duration::hours(i64::from(settings.short_term_window_hours)));
+    // Before the read: a deletion recorded after it is seen by the writes.
+    let read_at = svc.ports.clock.now();
     let messages = svc
         .ports
         .store
@@ -321,7 +323,7 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
         .await?;
     let mut report = MemoryReport::default();
     if !messages.is_empty() {
-        digest::run(&cx, &channel, &messages, &mut report).await?;
+        digest::run(&cx, &channel, &messages, read_at, &mut report).await?;
     }
     let memories = Memories::of_channel(&channel);
     let short = svc
@@ -333,8 +335,8 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
         // A quiet window clears the short-term memory: the long-term one
         // takes it in first, whatever its interval.
         let wait = !messages.is_empty();
-        merge_long(&cx, &mut report, &memories, &short, wait).await?;
-        if messages.is_empty() {
+        let kept = merge_long(&cx, &mut report, &memories, &short, wait).await?;
+        if messages.is_empty() && kept {
             clear_quiet(&cx, short).await?;
         }
     }
@@ -498,14 +500,15 @@ async fn write_long_afresh<T: Fit>(
 
 /// Merges `short` into the long-term memory of `memories` when it has
 /// something the long-term one lacks and (`wait`) the interval is over
-/// ([`long_term_due`]).
+/// ([`long_term_due`]). Whether the long-term memory now holds all of
+/// `short`.
 async fn merge_long(
     cx: &JobContext<'_>,
     report: &mut MemoryReport,
     memories: &Memories,
     short: &Memory,
     wait: bool,
-) -> Result<(), PortError> {
+) -> Result<bool, PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let long = svc
         .ports
@@ -517,16 +520,15 @@ async fn merge_long(
         (None, Some(_)) => true,
         (Some(covered), Some(newest)) => covered < newest,
     };
-    let due = if wait {
-        long_term_due(long.as_ref(), short.newest_ts, settings, now)
-    } else {
-        lacks(long.as_ref())
-    };
-    if due {
-        let merge = memories.merge(long.map(|m| m.content), short.content.clone());
-        write_long(cx, report, memories, &merge, short.newest_ts, now).await?;
+    let due = !wait || long_term_due(long.as_ref(), short.newest_ts, settings, now);
+    if !lacks(long.as_ref()) {
+        return Ok(true);
     }
-    Ok(())
+    if !due {
+        return Ok(false);
+    }
+    let merge = memories.merge(long.map(|m| m.content), short.content.clone());
+    write_long(cx, report, memories, &merge, short.newest_ts, now).await
 }
 
 /// The short-term memory of `memories`, written again first from `task`
