@@ -1,6 +1,7 @@
 //! The domain: pure types and rules. No I/O, no async, no AWS.
 
 pub mod budget;
+pub mod channel;
 pub mod channel_messages;
 pub mod context;
 pub mod digest;
@@ -22,13 +23,14 @@ pub mod rules;
 pub mod settings;
 pub mod text;
 
+pub use channel::{Channel, ChannelKind, Visibility, VisibilityChange};
 pub use channel_messages::ChannelMessages;
 pub use context::{Context, Person, Persona};
 pub use ids::{ChannelId, IdError, Ts, UserId};
 pub use job::{Job, JobKind, ScheduleName};
 pub use judgment::JudgmentResult;
 pub use memory::{ChannelMemory, Memory, MemoryKind, MemoryScope};
-pub use message::{Channel, Conversation, Message, User};
-pub use privacy::{ChannelKind, Forget, Visibility, VisibilityChange};
+pub use message::{Conversation, Message, User};
+pub use privacy::Forget;
 pub use reply::{Closing, EmojiName, Reply};
 pub use settings::Settings;

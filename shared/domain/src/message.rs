@@ -1,11 +1,13 @@
-//! Messages, channels and users.
+//! Messages, conversations and users.
+
+use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
 use super::files::SharedFile;
 use super::ids::{ChannelId, Ts, UserId};
-use super::privacy::Visibility;
 use super::reply::EmojiName;
+use super::text::mentions;
 
 /// A message of a channel, as the bot remembers it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,16 +97,6 @@ impl Conversation {
     }
 }
 
-/// A channel the bot is in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Channel {
-    pub id: ChannelId,
-    pub name: String,
-    /// Who can read it; unknown counts as private.
-    #[serde(default)]
-    pub visibility: Visibility,
-}
-
 /// A member of the workspace (a person or a bot).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct User {
@@ -112,6 +104,27 @@ pub struct User {
     /// The name shown in prompts: display name, else real name, else the id.
     pub name: String,
     pub is_bot: bool,
+}
+
+/// The users a prompt over `messages` names: every author, and the first
+/// `max_mentioned` other people mentioned, newest messages first.
+pub fn named_users<'a>(
+    messages: impl DoubleEndedIterator<Item = &'a Message> + Clone,
+    max_mentioned: usize,
+) -> BTreeSet<UserId> {
+    let mut ids: BTreeSet<UserId> = messages.clone().map(|m| m.user.clone()).collect();
+    let mut mentioned = 0;
+    for id in messages.rev().flat_map(|m| mentions(&m.text)) {
+        if ids.contains(&id) {
+            continue;
+        }
+        if mentioned == max_mentioned {
+            break;
+        }
+        mentioned += 1;
+        ids.insert(id);
+    }
+    ids
 }
 
 #[cfg(test)]
@@ -156,5 +169,30 @@ mod tests {
         assert!(thread.contains(&root));
         assert!(!Conversation::top_level(root.channel.clone()).contains(&reply));
         assert!(Conversation::top_level(root.channel.clone()).contains(&root));
+    }
+
+    fn said(user: &str, text: &str, ts: &str) -> Message {
+        Message::new(
+            ChannelId::parse("C1").unwrap(),
+            UserId::parse(user).unwrap(),
+            text,
+            Ts::parse(ts).unwrap(),
+            None,
+            false,
+        )
+    }
+
+    #[test]
+    fn authors_and_the_newest_mentions_are_named() {
+        let messages = [
+            said("U1", "<@U7> <@U8>", "1.0"),
+            said("U2", "<@U1> <@U5> <@U6|six>", "2.0"),
+        ];
+        let ids: Vec<UserId> = named_users(messages.iter(), 2).into_iter().collect();
+        // U1 is an author; the newest message's mentions come first.
+        let id = |s: &str| UserId::parse(s).unwrap();
+        assert_eq!(ids, [id("U1"), id("U2"), id("U5"), id("U6")]);
+        assert_eq!(named_users(messages.iter(), 0).len(), 2);
+        assert_eq!(named_users(messages.iter(), 9).len(), 6);
     }
 }

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::ids::{Ts, UserId};
 use super::message::Message;
-use super::routing::mentions;
 use super::text::without_marks;
+use super::text::{mentions_user, names as calls_name};
 
 /// What the bot knows of one person.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -187,8 +187,8 @@ pub fn tally(
                     .or_insert_with(|| ProfileDelta::at(m.ts));
                 d.seen(m.ts);
                 d.messages += 1;
-                let calls = mentions(&m.text, bot)
-                    || names.iter().any(|n| super::routing::names(&m.text, n));
+                let calls =
+                    mentions_user(&m.text, bot) || names.iter().any(|n| calls_name(&m.text, n));
                 let answers_bot = previous.is_some_and(|p| p.user == *bot);
                 if calls || answers_bot {
                     d.interactions += 1;

@@ -15,9 +15,9 @@ use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc, Weekday};
 use chrono_tz::Tz;
 use serde_json::Value;
 
+use super::channel::Channel;
 use super::ids::ChannelId;
 use super::judgment::first_object;
-use super::message::Channel;
 
 /// The hours of the day (in the workspace's `timezone`) in which the bot may
 /// open a topic: from `start` o'clock up to, not including, `end` o'clock.

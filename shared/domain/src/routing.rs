@@ -7,6 +7,7 @@ use super::job::Job;
 use super::message::Message;
 use super::reply::{closing, Reply};
 use super::settings::Settings;
+use super::text::{mentions_user, names};
 
 /// The wait before judging: `min_wait` varied by +-`jitter_ratio`, with
 /// `unit` drawn uniformly from [0, 1) by the caller's random source.
@@ -23,13 +24,6 @@ pub fn jittered_wait(min_wait_seconds: u32, jitter_ratio: f64, unit: f64) -> Dur
         .max(0.0);
     // At most 2 * 86_400_000 ms, far inside i64.
     Duration::milliseconds(millis as i64)
-}
-
-/// Whether `text` mentions `bot` the way Slack encodes it (`<@U123>` or `<@U123|name>`).
-pub fn mentions(text: &str, bot: &UserId) -> bool {
-    let plain = format!("<@{bot}>");
-    let labelled = format!("<@{bot}|");
-    text.contains(&plain) || text.contains(&labelled)
 }
 
 /// Why a message is addressed to the bot.
@@ -56,7 +50,7 @@ pub fn addressed(
     direct: bool,
     settings: &Settings,
 ) -> Option<Addressed> {
-    if app_mention || bot.is_some_and(|b| mentions(&message.text, b)) {
+    if app_mention || bot.is_some_and(|b| mentions_user(&message.text, b)) {
         return Some(Addressed::Mention);
     }
     if direct {
@@ -70,28 +64,6 @@ pub fn addressed(
         .into_iter()
         .any(|name| names(&super::text::spoken(&message.text), name))
         .then_some(Addressed::Name)
-}
-
-/// Whether `text` calls `name`: case-insensitive; for a name in Latin
-/// script, a whole word among Latin letters and digits ("myao," and
-/// "ねえmyao" yes, "myaomyao" no); for one in another script, anywhere
-/// (Japanese has no spaces between words).
-pub fn names(text: &str, name: &str) -> bool {
-    let name = name.trim().to_lowercase();
-    if name.is_empty() {
-        return false;
-    }
-    let text = text.to_lowercase();
-    if !name.is_ascii() {
-        return text.contains(&name);
-    }
-    // Latin letters and digits make a word; a Japanese neighbour does not.
-    let word_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    text.match_indices(&name).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + name.len()..].chars().next();
-        !before.is_some_and(word_char) && !after.is_some_and(word_char)
-    })
 }
 
 /// What makes a thread reply an answer to the bot ([`engaged`]).
@@ -153,7 +125,7 @@ pub fn engaged(message: &Message, thread: &[Message], e: &Engagement<'_>) -> boo
         return false;
     }
     let calls = |m: &&Message| {
-        !m.is_bot && (mentions(&m.text, e.bot) || e.names.iter().any(|n| names(&m.text, n)))
+        !m.is_bot && (mentions_user(&m.text, e.bot) || e.names.iter().any(|n| names(&m.text, n)))
     };
     let run_start = before.iter().rposition(calls).map_or(0, |i| i + 1);
     let answers = before[run_start..]
@@ -232,7 +204,7 @@ pub fn route(
     if message.is_bot || bot.is_some_and(|b| *b == message.user) {
         return Route::Nothing;
     }
-    let mentioned = mentioned || bot.is_some_and(|b| mentions(&message.text, b));
+    let mentioned = mentioned || bot.is_some_and(|b| mentions_user(&message.text, b));
     if mentioned {
         return Route::RespondNow(Job::Response {
             channel: message.channel.clone(),
@@ -495,9 +467,9 @@ mod tests {
 
     #[test]
     fn mention_detection_is_exact() {
-        assert!(mentions("<@UBOT>", &bot()));
-        assert!(!mentions("<@UBOT2>", &bot()));
-        assert!(!mentions("@UBOT", &bot()));
+        assert!(mentions_user("<@UBOT>", &bot()));
+        assert!(!mentions_user("<@UBOT2>", &bot()));
+        assert!(!mentions_user("@UBOT", &bot()));
     }
 
     fn said(user: &str, secs: i64, text: &str) -> Message {

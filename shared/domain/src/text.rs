@@ -3,10 +3,7 @@
 //! model's reply cleaned before it is posted, the users a message
 //! `<@U…>`-mentions, and the name Slack shows for a user.
 
-use std::collections::BTreeSet;
-
 use super::ids::UserId;
-use super::message::Message;
 
 /// `text` without Slack's `<...>` marks (mentions, channels, links), each
 /// left as a space: what a person typed around them.
@@ -176,27 +173,6 @@ pub fn mentions(text: &str) -> impl Iterator<Item = UserId> + '_ {
     })
 }
 
-/// The users a prompt over `messages` names: every author, and the first
-/// `max_mentioned` other people mentioned, newest messages first.
-pub fn named_users<'a>(
-    messages: impl DoubleEndedIterator<Item = &'a Message> + Clone,
-    max_mentioned: usize,
-) -> BTreeSet<UserId> {
-    let mut ids: BTreeSet<UserId> = messages.clone().map(|m| m.user.clone()).collect();
-    let mut mentioned = 0;
-    for id in messages.rev().flat_map(|m| mentions(&m.text)) {
-        if ids.contains(&id) {
-            continue;
-        }
-        if mentioned == max_mentioned {
-            break;
-        }
-        mentioned += 1;
-        ids.insert(id);
-    }
-    ids
-}
-
 /// The names Slack knows a user by, as `users.info` and an export's
 /// `users.json` both hold them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -229,6 +205,35 @@ impl<'a> UserNames<'a> {
     }
 }
 
+/// Whether `text` mentions `bot` the way Slack encodes it (`<@U123>` or `<@U123|name>`).
+pub fn mentions_user(text: &str, bot: &UserId) -> bool {
+    let plain = format!("<@{bot}>");
+    let labelled = format!("<@{bot}|");
+    text.contains(&plain) || text.contains(&labelled)
+}
+
+/// Whether `text` calls `name`: case-insensitive; for a name in Latin
+/// script, a whole word among Latin letters and digits ("myao," and
+/// "ねえmyao" yes, "myaomyao" no); for one in another script, anywhere
+/// (Japanese has no spaces between words).
+pub fn names(text: &str, name: &str) -> bool {
+    let name = name.trim().to_lowercase();
+    if name.is_empty() {
+        return false;
+    }
+    let text = text.to_lowercase();
+    if !name.is_ascii() {
+        return text.contains(&name);
+    }
+    // Latin letters and digits make a word; a Japanese neighbour does not.
+    let word_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(&name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + name.len()..].chars().next();
+        !before.is_some_and(word_char) && !after.is_some_and(word_char)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,7 +243,6 @@ mod tests {
         assert_eq!(without_marks("<@U1> thanks<#C2|general>!"), "  thanks !");
         assert_eq!(without_marks("a < b"), "a ");
     }
-    use crate::{ChannelId, Ts};
 
     fn names(id: &str) -> Option<String> {
         (id == "U1").then(|| "alice".to_owned())
@@ -317,30 +321,6 @@ mod tests {
         let found: Vec<UserId> = mentions("<@U2|bob> hi <@U1>, <@bad id> <@U3").collect();
         assert_eq!(found, [id("U2"), id("U1"), id("U3")]);
         assert_eq!(mentions("no one <#C1|here>").count(), 0);
-    }
-
-    fn said(user: &str, text: &str, ts: &str) -> Message {
-        Message::new(
-            ChannelId::parse("C1").unwrap(),
-            id(user),
-            text,
-            Ts::parse(ts).unwrap(),
-            None,
-            false,
-        )
-    }
-
-    #[test]
-    fn authors_and_the_newest_mentions_are_named() {
-        let messages = [
-            said("U1", "<@U7> <@U8>", "1.0"),
-            said("U2", "<@U1> <@U5> <@U6|six>", "2.0"),
-        ];
-        let ids: Vec<UserId> = named_users(messages.iter(), 2).into_iter().collect();
-        // U1 is an author; the newest message's mentions come first.
-        assert_eq!(ids, [id("U1"), id("U2"), id("U5"), id("U6")]);
-        assert_eq!(named_users(messages.iter(), 0).len(), 2);
-        assert_eq!(named_users(messages.iter(), 9).len(), 6);
     }
 
     #[test]

@@ -3,10 +3,10 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use myao_domain::channel::VisibilityChange;
 use myao_domain::files::{self, SharedFile};
 use myao_domain::ids::{ChannelId, IdError, Ts, UserId};
 use myao_domain::message::Message;
-use myao_domain::privacy::VisibilityChange;
 
 /// A request body from the Events API.
 // One per request, never held in bulk: boxing the event would only add an

@@ -6,9 +6,9 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::{memory_retention, JobContext, Services};
 use crate::domain::facts;
+use crate::domain::message::named_users;
 use crate::domain::people::Familiarity;
 use crate::domain::privacy::{may_use, Audience, Source};
-use crate::domain::text::named_users;
 use crate::domain::{
     Channel, ChannelId, ChannelMemory, ChannelMessages, Context, Conversation, Forget, Job, Memory,
     MemoryKind, MemoryScope, Message, Person, Persona, Ts, User, UserId, Visibility,
@@ -414,7 +414,7 @@ async fn recalled(
     });
     let names: Vec<&str> = people.iter().map(|p| p.name.as_str()).collect();
     let how = facts::Recall {
-        half_life: super::reflection::half_life(settings),
+        half_life: settings.fact_half_life(),
         floor: RECALL_FLOOR,
         top: RECALL_TOP,
     };

@@ -6,9 +6,9 @@ use serde_json::Value;
 use tracing::Instrument;
 
 use super::judgment::JudgmentOutcome;
-use super::memory::MemoryReport;
 use super::proactive::ProactiveOutcome;
 use super::response::ResponseOutcome;
+use super::MemoryReport;
 use super::{judgment, memory, proactive, response, Services};
 use crate::domain::job::retry_delay;
 use crate::domain::metrics::{self, Datum};

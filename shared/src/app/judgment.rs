@@ -233,7 +233,10 @@ pub async fn run(
     match ruling.decision {
         Decision::Silent => Ok(JudgmentOutcome::Quiet(ruling)),
         Decision::React => {
-            if refused_unprompted(&cx, channel).await?.is_some() {
+            if super::limits::refused_unprompted(&cx, channel)
+                .await?
+                .is_some()
+            {
                 return Ok(JudgmentOutcome::Capped(ruling));
             }
             let emoji = closing.map_or_else(
@@ -247,7 +250,7 @@ pub async fn run(
             Ok(JudgmentOutcome::Sure { ruling, at })
         }
         Decision::Respond => {
-            if let Some(next_hour) = refused_unprompted(&cx, channel).await? {
+            if let Some(next_hour) = super::limits::refused_unprompted(&cx, channel).await? {
                 // A question still waiting when the next hour's replies are
                 // free is judged again then.
                 let asked = ruling.score.answers.unwrap_or(newest_ts).to_datetime();
@@ -290,7 +293,10 @@ pub async fn run(
                 note_decline(&cx, channel, since).await?;
                 return Ok(JudgmentOutcome::Declined(ruling, result));
             };
-            if refused_unprompted(&cx, channel).await?.is_some() {
+            if super::limits::refused_unprompted(&cx, channel)
+                .await?
+                .is_some()
+            {
                 return Ok(JudgmentOutcome::Capped(ruling));
             }
             let at = answer(reply).send(&cx, result.delay()).await?;
@@ -484,33 +490,6 @@ async fn judge_again(
     };
     let at = at.max(now + Duration::seconds(1));
     svc.ports.scheduler.upsert(name, at, &job).await
-}
-
-/// Counts one unprompted reply of `channel` against its hourly cap: `None`
-/// when admitted, else when the cap's hour ends (nothing counted).
-pub(crate) async fn refused_unprompted(
-    cx: &JobContext<'_>,
-    channel: &ChannelId,
-) -> Result<Option<DateTime<Utc>>, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let counter = limits::unprompted_replies(channel, now);
-    let admitted = svc
-        .ports
-        .store
-        .count(
-            &counter.key,
-            u64::from(settings.max_unprompted_per_channel_hour),
-            counter.expires_at,
-        )
-        .await?;
-    if admitted {
-        return Ok(None);
-    }
-    tracing::info!(
-        limit = "max_unprompted_per_channel_hour",
-        "unprompted reply refused by a limit"
-    );
-    Ok(Some(counter.expires_at))
 }
 
 /// Counts an LLM decline in `channel`; the `backoff_after_declines`-th in a

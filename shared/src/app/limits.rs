@@ -18,7 +18,6 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::response::ResponseOutcome;
 use super::{JobContext, Services};
 use crate::domain::limits::{self, CallPurpose, Limit, LIMIT_NOTICE};
 use crate::domain::{Job, Ts, UserId};
@@ -120,16 +119,21 @@ async fn author(svc: &Services, job: &Job) -> Result<Option<UserId>, PortError> 
         .map(|m| m.user))
 }
 
+/// A reply a spend limit refused: which limit, and the notice posted for a
+/// mention, if one was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub limit: Limit,
+    pub notice: Option<Ts>,
+}
+
 /// Counts a response job (already claimed) against the hourly limits:
 /// `None` to go ahead, or the outcome of its refusal (the notice posted
 /// for a mention). The person's mentions are counted first, so that
 /// someone over their own limit does not use up the channel's replies.
 /// A count is not given back: a job redelivered after a failure counts
 /// again, which can only make a limit stricter.
-pub async fn admit_reply(
-    cx: &JobContext<'_>,
-    job: &Job,
-) -> Result<Option<ResponseOutcome>, PortError> {
+pub async fn admit_reply(cx: &JobContext<'_>, job: &Job) -> Result<Option<Refused>, PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let Job::Response { channel, .. } = job else {
         return Ok(None);
@@ -159,7 +163,7 @@ pub async fn admit_reply(
 
 /// The outcome of a response job whose reply the day's LLM budget refused
 /// (the notice posted for a mention).
-pub async fn refused_by_budget(cx: &JobContext<'_>, job: &Job) -> ResponseOutcome {
+pub async fn refused_by_budget(cx: &JobContext<'_>, job: &Job) -> Refused {
     let author = match author(cx.svc, job).await {
         Ok(author) => author,
         Err(error) => {
@@ -171,12 +175,7 @@ pub async fn refused_by_budget(cx: &JobContext<'_>, job: &Job) -> ResponseOutcom
 }
 
 /// Logs a refusal and, for a mention, posts the notice once an hour per person.
-async fn refuse(
-    cx: &JobContext<'_>,
-    job: &Job,
-    author: Option<&UserId>,
-    limit: Limit,
-) -> ResponseOutcome {
+async fn refuse(cx: &JobContext<'_>, job: &Job, author: Option<&UserId>, limit: Limit) -> Refused {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let Job::Response {
         channel,
@@ -186,7 +185,7 @@ async fn refuse(
         ..
     } = job
     else {
-        return ResponseOutcome::Limited {
+        return Refused {
             limit,
             notice: None,
         };
@@ -206,7 +205,7 @@ async fn refuse(
         }
         _ => None,
     };
-    ResponseOutcome::Limited { limit, notice }
+    Refused { limit, notice }
 }
 
 async fn notify(
@@ -317,4 +316,31 @@ mod tests {
             "a new day"
         );
     }
+}
+
+/// Counts one unprompted reply of `channel` against its hourly cap: `None`
+/// when admitted, else when the cap's hour ends (nothing counted).
+pub async fn refused_unprompted(
+    cx: &JobContext<'_>,
+    channel: &crate::domain::ChannelId,
+) -> Result<Option<DateTime<Utc>>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let counter = limits::unprompted_replies(channel, now);
+    let admitted = svc
+        .ports
+        .store
+        .count(
+            &counter.key,
+            u64::from(settings.max_unprompted_per_channel_hour),
+            counter.expires_at,
+        )
+        .await?;
+    if admitted {
+        return Ok(None);
+    }
+    tracing::info!(
+        limit = "max_unprompted_per_channel_hour",
+        "unprompted reply refused by a limit"
+    );
+    Ok(Some(counter.expires_at))
 }

@@ -24,7 +24,7 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::context::{self, prompt_names};
-use super::judgment::refused_unprompted;
+use super::limits::refused_unprompted;
 use super::{JobContext, Services};
 use crate::domain::facts::strength;
 use crate::domain::privacy::Audience;
@@ -461,7 +461,7 @@ pub(crate) async fn view(
     let talk: Vec<&crate::domain::Message> = messages.iter().collect();
     let people = context::people(cx, &talk, &names, Audience::Channel(channel)).await?;
 
-    let half_life = super::reflection::half_life(settings);
+    let half_life = settings.fact_half_life();
     let mut facts: Vec<_> = svc
         .ports
         .store

@@ -10,13 +10,12 @@ use chrono::Duration;
 use serde::Serialize;
 
 use super::context::prompt_names;
-use super::memory::MemoryReport;
-use super::{JobContext, Services};
+use super::{JobContext, MemoryReport, Services};
 use crate::domain::budget::cap_chars;
 use crate::domain::facts::{self, parse_reflection, superseded, Fact, NewFact};
 use crate::domain::people::{still_backed, tally, MAX_TOPICS};
 use crate::domain::text::mentions;
-use crate::domain::{ChannelId, Conversation, Message, Settings, Ts, UserId};
+use crate::domain::{ChannelId, Conversation, Message, Ts, UserId};
 use crate::ports::{LlmRequest, LlmRole, PortError};
 use crate::prompts::{format_now, render, MessageView, PersonaView};
 
@@ -36,11 +35,6 @@ struct ReflectionView<'a> {
     channel_name: &'a str,
     current_time: String,
     messages: Vec<MessageView>,
-}
-
-/// The half-life of facts in `settings`.
-pub fn half_life(settings: &Settings) -> Duration {
-    Duration::days(i64::from(settings.fact_half_life_days.max(1)))
 }
 
 /// Counts the messages of `conversation` (oldest first) newer than `after`
@@ -191,7 +185,7 @@ pub async fn keep_facts(
         .await?
         .is_some_and(|r| r.channel.visibility.is_open());
     let mut existing = svc.ports.store.facts(channel).await?;
-    let expires = now + half_life(settings) * FACT_HALF_LIVES;
+    let expires = now + settings.fact_half_life() * FACT_HALF_LIVES;
     for (i, new_fact) in found.into_iter().enumerate() {
         if let Some(old) = superseded(&existing, &new_fact) {
             let outdated = Fact {
@@ -308,7 +302,7 @@ pub async fn clean_facts(cx: &JobContext<'_>, channel: &ChannelId) -> Result<(),
     let gone = facts::cleanup(
         &all,
         now,
-        half_life(settings),
+        settings.fact_half_life(),
         FACT_FLOOR,
         settings.max_facts_per_channel as usize,
     );

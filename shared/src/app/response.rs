@@ -58,6 +58,15 @@ impl ResponseOutcome {
     }
 }
 
+impl From<super::limits::Refused> for ResponseOutcome {
+    fn from(refused: super::limits::Refused) -> Self {
+        ResponseOutcome::Limited {
+            limit: refused.limit,
+            notice: refused.notice,
+        }
+    }
+}
+
 /// Runs a response job.
 /// How many replies under an answered top-level message are read to tell
 /// whether someone else answered it first.
@@ -185,7 +194,7 @@ pub async fn run(
     // before the LLM (a refused job costs no call; its claim is kept).
     match super::limits::admit_reply(&cx, &job).await {
         Ok(None) => {}
-        Ok(Some(refused)) => return Ok(refused),
+        Ok(Some(refused)) => return Ok(refused.into()),
         Err(error) => return give_back(error).await,
     }
     if let Reply::Reaction { emoji } = reply {
@@ -330,7 +339,7 @@ where
             return give_back(error).await;
         }
         Err(WriteError::OverBudget) => {
-            return Ok(super::limits::refused_by_budget(cx, job).await);
+            return Ok(super::limits::refused_by_budget(cx, job).await.into());
         }
         Err(WriteError::Unusable(unusable)) => {
             let reason = unusable.to_string();

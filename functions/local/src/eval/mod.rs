@@ -23,10 +23,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use myao::domain::privacy::ChannelKind;
-use myao::domain::routing::{mentions, names};
+use myao::domain::channel::ChannelKind;
 use myao::domain::rules::{is_question, Chattiness, Decision};
 use myao::domain::text::render_slack_text;
+use myao::domain::text::{mentions_user, names};
 use myao::domain::{ChannelId, Message, Settings, Ts, UserId};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -402,7 +402,7 @@ impl Tally {
             .rev()
             .flatten()
             .find(|m| m.channel == *channel && m.ts < ts && (m.thread_ts == Some(root)))
-            .is_some_and(|m| !mentions(&m.text, bot) && !names(&m.text, name))
+            .is_some_and(|m| !mentions_user(&m.text, bot) && !names(&m.text, name))
     }
 }
 

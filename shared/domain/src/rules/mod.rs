@@ -35,8 +35,8 @@ use chrono::{DateTime, Duration, Utc};
 use super::ids::{Ts, UserId};
 use super::message::Message;
 use super::reply::{closing, Closing};
-use super::routing::{mentions, names};
 use super::text::spoken;
+use super::text::{mentions_user, names};
 
 mod questions;
 

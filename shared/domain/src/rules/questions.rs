@@ -58,7 +58,7 @@ fn words(text: &str) -> usize {
 
 /// Whether `text` @-mentions someone other than `bot`.
 pub(super) fn mentions_other(text: &str, bot: &UserId) -> bool {
-    text.contains("<@") && !mentions(text, bot)
+    text.contains("<@") && !mentions_user(text, bot)
 }
 
 /// Whether `message` is a person's (not a bot's).

@@ -467,6 +467,12 @@ pub enum SettingError {
 }
 
 impl Settings {
+    /// The half-life of remembered facts (`fact_half_life_days`, at least
+    /// a day).
+    pub fn fact_half_life(&self) -> chrono::Duration {
+        chrono::Duration::days(i64::from(self.fact_half_life_days.max(1)))
+    }
+
     /// The chattiness in `channel`: its own level if it has one, else
     /// `mentions_only` when `autonomous_replies` is off, else `chattiness`.
     pub fn chattiness_in(&self, channel: &ChannelId) -> Chattiness {

@@ -25,6 +25,7 @@ use forget::forgotten_since;
 
 use super::context::prompt_names;
 use super::reflection::{clean_facts, reflect};
+pub use super::MemoryReport;
 use super::{memory_retention, JobContext, Services};
 use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::{
@@ -40,32 +41,6 @@ use crate::prompts::MessageView;
 const THREAD_MESSAGES: usize = 200;
 /// At most this many messages of one channel's window go into its memory prompt.
 const WINDOW_MESSAGES: usize = 500;
-
-/// What a memory run did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MemoryReport {
-    /// The memories written, in the order they were written.
-    pub written: Vec<(MemoryScope, MemoryKind)>,
-    /// LLM calls made (a failed or empty answer counts too).
-    pub llm_calls: usize,
-    /// Jobs queued (the recurring run fans out one job per channel).
-    pub queued: usize,
-    /// The facts reflection wrote.
-    pub facts: Vec<String>,
-    /// The proactive judgments the recurring run scheduled: channel, when.
-    pub proactive: Vec<(ChannelId, DateTime<Utc>)>,
-}
-
-impl MemoryReport {
-    /// Adds what another run did.
-    pub fn merge(&mut self, other: MemoryReport) {
-        self.written.extend(other.written);
-        self.llm_calls += other.llm_calls;
-        self.queued += other.queued;
-        self.facts.extend(other.facts);
-        self.proactive.extend(other.proactive);
-    }
-}
 
 /// Which memory a prompt writes: where it is kept, and the template that
 /// writes it.
