@@ -1,8 +1,11 @@
 //! The shape of the code: no production source file over 800 lines (a file
 //! that grows past it holds several things, and is split by concern). Test
 //! modules (from the first `#[cfg(test)]` on, and `tests.rs` files) do not
-//! count; neither do benchmarks and the tests themselves.
+//! count; neither do benchmarks and the tests themselves. And no import
+//! circle among the modules of a layer: in the domain crate, and in the
+//! library's services (`app/`), every module stands above what it imports.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -76,4 +79,165 @@ fn a_test_module_does_not_count() {
     // A test attribute on something else early in the file exempts nothing.
     let early = "#[cfg(test)]\nuse x::y;\nfn a() {}\nfn b() {}\n";
     assert_eq!(production_lines(early), 4);
+}
+
+/// The sibling modules a production source names through `prefix`
+/// (`super::`, `crate::`, `crate::app::`): `prefix` then a name, or a
+/// group `prefix{a::X, b::{Y, Z}}`, whose items' first segments count.
+fn named_modules(text: &str, prefix: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+    let ident = |s: &str| -> String {
+        s.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut found = BTreeSet::new();
+    for (at, _) in text.match_indices(prefix) {
+        let rest = &text[at + prefix.len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // The group's top-level items.
+            let (mut depth, mut item) = (0, String::new());
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        found.insert(ident(&item));
+                        item.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                if depth == 0 || c != '{' {
+                    item.push(c);
+                }
+            }
+            found.insert(ident(&item));
+        } else {
+            found.insert(ident(rest));
+        }
+    }
+    found.retain(|m| modules.contains(m));
+    found
+}
+
+/// The import graph of a layer's folder: each file or sub-folder of `dir`
+/// is a module; a file names a sibling through `super::` (from a
+/// sub-folder's own files, `crate::` and `super::super::`) or `outer`.
+fn import_graph(dir: &Path, outer: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut members: BTreeMap<String, Vec<(PathBuf, bool)>> = BTreeMap::new();
+    for entry in fs::read_dir(dir).expect("a layer's folder") {
+        let path = entry.expect("a folder entry").path();
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        if path.is_dir() {
+            let mut files = Vec::new();
+            rust_files(&path, &mut files);
+            let inner = files
+                .into_iter()
+                .filter(|f| !f.ends_with("tests.rs"))
+                .map(|f| {
+                    let nested = !f.ends_with("mod.rs");
+                    (f, nested)
+                });
+            members.entry(stem).or_default().extend(inner);
+        } else if path.extension().is_some_and(|e| e == "rs")
+            && !matches!(stem.as_str(), "lib" | "mod" | "tests")
+        {
+            members.entry(stem).or_default().push((path, false));
+        }
+    }
+    let modules: BTreeSet<String> = members.keys().cloned().collect();
+    members
+        .iter()
+        .map(|(module, files)| {
+            let mut to = BTreeSet::new();
+            for (file, nested) in files {
+                let text = fs::read_to_string(file).expect("a source");
+                let lines: Vec<&str> = text.lines().collect();
+                // Comments aside: a doc link is no import.
+                let code: Vec<&str> = lines[..production_lines(&text)]
+                    .iter()
+                    .map(|l| l.split("//").next().unwrap_or(""))
+                    .collect();
+                let code = code.join("\n");
+                let up = if *nested { "super::super::" } else { "super::" };
+                to.extend(named_modules(&code, up, &modules));
+                to.extend(named_modules(&code, outer, &modules));
+            }
+            to.remove(module);
+            (module.clone(), to)
+        })
+        .collect()
+}
+
+/// The modules of `graph` that lie on a circle of imports.
+fn on_circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    // A module lies on a circle when it reaches itself.
+    graph
+        .keys()
+        .filter(|start| {
+            let mut seen = BTreeSet::new();
+            let mut stack: Vec<&String> = graph[*start].iter().collect();
+            while let Some(m) = stack.pop() {
+                if m == *start {
+                    return true;
+                }
+                if seen.insert(m.clone()) {
+                    stack.extend(graph.get(m).into_iter().flatten());
+                }
+            }
+            false
+        })
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn no_import_circle_in_the_domain_or_the_services() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (dir, outer) in [
+        ("shared/domain/src", "crate::"),
+        ("shared/src/app", "crate::app::"),
+    ] {
+        let graph = import_graph(&root.join(dir), outer);
+        assert!(graph.len() > 8, "{dir}: the modules were not found");
+        assert!(
+            graph.values().map(BTreeSet::len).sum::<usize>() > 10,
+            "{dir}: no import was found: {graph:?}"
+        );
+        let circles = on_circles(&graph);
+        assert!(
+            circles.is_empty(),
+            "{dir}: on an import circle: {circles:?}"
+        );
+    }
+}
+
+#[test]
+fn the_circle_check_finds_a_circle_and_reads_groups() {
+    let modules: BTreeSet<String> = ["a", "b", "c"].map(String::from).into();
+    let text = "use super::{a::X, b::{Y, Z}};\nuse super::zz::W;\nfn f() { super::c::g(); }";
+    assert_eq!(
+        named_modules(text, "super::", &modules),
+        modules,
+        "grouped, nested and inline paths"
+    );
+    let graph = |edges: &[(&str, &str)]| {
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (from, to) in edges {
+            g.entry((*from).into()).or_default().insert((*to).into());
+            g.entry((*to).into()).or_default();
+        }
+        g
+    };
+    assert_eq!(
+        on_circles(&graph(&[("a", "b"), ("b", "c"), ("c", "a"), ("d", "a")])),
+        ["a", "b", "c"]
+    );
+    assert!(on_circles(&graph(&[("a", "b"), ("b", "c"), ("a", "c")])).is_empty());
 }
