@@ -245,6 +245,33 @@ async fn notify(
     }
 }
 
+/// Counts one unprompted reply of `channel` against its hourly cap: `None`
+/// when admitted, else when the cap's hour ends (nothing counted).
+pub async fn refused_unprompted(
+    cx: &JobContext<'_>,
+    channel: &crate::domain::ChannelId,
+) -> Result<Option<DateTime<Utc>>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let counter = limits::unprompted_replies(channel, now);
+    let admitted = svc
+        .ports
+        .store
+        .count(
+            &counter.key,
+            u64::from(settings.max_unprompted_per_channel_hour),
+            counter.expires_at,
+        )
+        .await?;
+    if admitted {
+        return Ok(None);
+    }
+    tracing::info!(
+        limit = "max_unprompted_per_channel_hour",
+        "unprompted reply refused by a limit"
+    );
+    Ok(Some(counter.expires_at))
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicU32, Ordering};
@@ -316,31 +343,4 @@ mod tests {
             "a new day"
         );
     }
-}
-
-/// Counts one unprompted reply of `channel` against its hourly cap: `None`
-/// when admitted, else when the cap's hour ends (nothing counted).
-pub async fn refused_unprompted(
-    cx: &JobContext<'_>,
-    channel: &crate::domain::ChannelId,
-) -> Result<Option<DateTime<Utc>>, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let counter = limits::unprompted_replies(channel, now);
-    let admitted = svc
-        .ports
-        .store
-        .count(
-            &counter.key,
-            u64::from(settings.max_unprompted_per_channel_hour),
-            counter.expires_at,
-        )
-        .await?;
-    if admitted {
-        return Ok(None);
-    }
-    tracing::info!(
-        limit = "max_unprompted_per_channel_hour",
-        "unprompted reply refused by a limit"
-    );
-    Ok(Some(counter.expires_at))
 }
