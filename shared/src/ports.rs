@@ -25,8 +25,8 @@ pub type Cause = Arc<dyn std::error::Error + Send + Sync>;
 ///
 /// One type, not one per port, because what the core decides from a failure
 /// is the same whichever port failed: whether trying again may succeed
-/// ([`PortError::is_retryable`]), which the job handler and the ingest
-/// handler each decide in one place. The variant is that decision's input;
+/// ([`PortError::is_retryable`]), which the job handler decides in one
+/// place (ingest answers 500 on any failure, and Slack retries). The variant is that decision's input;
 /// `service` names the port's service; `source` keeps the error underneath.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum PortError {

@@ -1,4 +1,5 @@
-//! Who may read a channel, and what a prompt for one channel may draw from.
+//! What a prompt for one channel may draw from (who can read a channel is
+//! `channel.rs`'s), and what a deletion makes the memories forget.
 //!
 //! The rule: what is said in a channel stays in it. Another channel's
 //! messages, memories and thread summaries reach a prompt only when that
