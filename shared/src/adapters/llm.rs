@@ -108,7 +108,12 @@ where
     } = call;
     let role = request.role.as_str();
     let provider = provider.as_str();
-    let timeout = Duration::from_secs(u64::from(settings.llm_timeout_seconds.max(1)));
+    // A memory's digest answers at length, in a function with time for it.
+    let seconds = match request.role {
+        LlmRole::Memory => settings.memory_timeout_seconds,
+        LlmRole::Judgment | LlmRole::Response => settings.llm_timeout_seconds,
+    };
+    let timeout = Duration::from_secs(u64::from(seconds.max(1)));
     tracing::debug!(
         role,
         provider,

@@ -825,6 +825,32 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_memory_call_waits_for_its_own_longer_timeout() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ok("a long digest").set_delay(Duration::from_millis(1_500)))
+            .mount(&server)
+            .await;
+        let llm = llm_with(
+            Settings {
+                llm_timeout_seconds: 1,
+                memory_timeout_seconds: 5,
+                llm_max_retries: 0,
+                ..settings(format!("{}/v1", server.uri()))
+            },
+            StaticSecrets::new().with("llm_api_key", KEY),
+        );
+        // A reply is cut at llm_timeout_seconds; a memory is not.
+        let reply = llm.complete(&request(LlmRole::Response, false)).await;
+        assert!(
+            matches!(reply, Err(PortError::Unavailable { .. })),
+            "{reply:?}"
+        );
+        let memory = llm.complete(&request(LlmRole::Memory, false)).await;
+        assert_eq!(memory.expect("answered").text, "a long digest");
+    }
+
+    #[tokio::test]
     async fn a_hanging_endpoint_is_cut_before_the_deadline_and_not_retried() {
         let server = MockServer::start().await;
         Mock::given(method("POST"))

@@ -365,6 +365,9 @@ settings! {
     /// Timeout of one LLM request; with the retries it must fit the
     /// functions' timeouts.
     llm_timeout_seconds: u32 = 30, Whole(1, 120);
+    /// Timeout of one request of the memory model, whose digest answers at
+    /// length (up to `memory_max_tokens`) in a function with ten minutes.
+    memory_timeout_seconds: u32 = 120, Whole(1, 180);
     /// Whether a `prompt_cache_key` (the role's) goes with
     /// each call, so that prompts with the same beginning reach the same
     /// cache. Always sent to api.openai.com; other servers may refuse a
