@@ -53,13 +53,13 @@ async fn seed_move_in(bed: &Bed<DynamoStore>, ch: &str) -> Ts {
     root
 }
 
-/// What the reflection stub answers: one fact from Bob's message (the first
-/// shown, number 1).
+/// What the digest's facts are: one fact from Bob's message (number 2: the
+/// thread's root is shown first).
 fn the_move() -> String {
     json!({"facts": [{
         "subject": "Bob", "fact": "Bob moved to Osaka last month, near Namba.",
         "keywords": ["osaka", "namba", "move"], "importance": 4, "shareable": true,
-        "sources": [1]
+        "sources": [2]
     }]})
     .to_string()
 }
@@ -72,6 +72,19 @@ async fn reflect_on_the_move(bed: &Bed<DynamoStore>) {
 
 async fn facts(bed: &Bed<DynamoStore>) -> Vec<myao::domain::facts::Fact> {
     bed.store.facts(&channel(GENERAL)).await.expect("facts")
+}
+
+/// Whether #general has a short-term memory.
+async fn memory_of_general(bed: &Bed<DynamoStore>) -> bool {
+    use myao::ports::MemoryRecords;
+    let scope = myao::domain::MemoryScope::Channel {
+        channel: channel(GENERAL),
+    };
+    bed.store
+        .get_memory(&scope, myao::domain::MemoryKind::Short)
+        .await
+        .expect("read")
+        .is_some()
 }
 
 /// `who`'s profile, if there is one.
@@ -99,7 +112,7 @@ async fn a_quiet_thread_makes_one_reflection_that_writes_facts() {
     let bed = bed(|_| {}).await;
     reflect_on_the_move(&bed).await;
 
-    let reflections = bed.llm_calls_of(PromptKind::Reflection).await;
+    let reflections = bed.fact_asks().await;
     assert_eq!(reflections.len(), 1);
     assert_eq!(
         reflections[0].body["response_format"]["type"],
@@ -116,7 +129,7 @@ async fn a_quiet_thread_makes_one_reflection_that_writes_facts() {
 
     // Nothing new since: no second reflection.
     bed.run(&thread_memory(ts(-900))).await;
-    assert_eq!(bed.llm_calls_of(PromptKind::Reflection).await.len(), 1);
+    assert_eq!(bed.fact_asks().await.len(), 1);
 }
 
 #[tokio::test]
@@ -126,7 +139,7 @@ async fn a_garbled_reflection_writes_nothing() {
     bed.script
         .set_reflection(r#"{"facts": [{"subject": "Bob", "fact": "moved", "sources": [9]}]}"#);
     bed.run(&thread_memory(root)).await;
-    assert_eq!(bed.llm_calls_of(PromptKind::Reflection).await.len(), 1);
+    assert_eq!(bed.fact_asks().await.len(), 1);
     assert!(facts(&bed).await.is_empty());
 }
 
@@ -303,9 +316,9 @@ async fn profiles_count_interactions_and_the_prompt_shows_familiarity() {
     bed.run(&thread_memory(root)).await;
 
     let alice = profile(&bed, ALICE).await.expect("alice");
-    // Her two replies (the root is the top level's, counted with the
-    // channel): calling it by name, being answered, answering it.
-    assert_eq!((alice.messages, alice.interactions), (2, 3));
+    // Her root and two replies (the channel's digest counts them all, once):
+    // calling it by name, being answered, answering it.
+    assert_eq!((alice.messages, alice.interactions), (3, 3));
     let bob = profile(&bed, BOB).await.expect("bob");
     assert_eq!((bob.messages, bob.interactions), (1, 0));
 
@@ -330,19 +343,21 @@ async fn profiles_count_interactions_and_the_prompt_shows_familiarity() {
 async fn a_memory_written_midway_leaves_its_messages_for_the_reflection() {
     let bed = bed(|_| {}).await;
     let root = ts(-900);
-    // The hourly run writes the thread's memory after two replies: too few
-    // for a reflection.
+    // The digest writes the channel's memories after a root and one reply:
+    // too few for facts (`reflection_min_messages`, 3).
     bed.seed(&[
         message(GENERAL, ALICE, root, None, "how was everyone's weekend?"),
         message(GENERAL, BOB, ts(-880), Some(root), MOVED),
-        message(GENERAL, ALICE, ts(-860), Some(root), "wow, congrats!"),
     ])
     .await;
     bed.run(&thread_memory(root)).await;
-    assert!(bed.llm_calls_of(PromptKind::Reflection).await.is_empty());
+    assert!(memory_of_general(&bed).await, "the memory was written");
+    assert!(bed.fact_asks().await.is_empty());
 
-    // Two more: four unread in all, the first two included.
+    // Two more: four unread for facts in all, the first two included, and
+    // shown as such though the memory already covers them.
     bed.seed(&[
+        message(GENERAL, ALICE, ts(-860), Some(root), "wow, congrats!"),
         message(
             GENERAL,
             BOB,
@@ -350,15 +365,14 @@ async fn a_memory_written_midway_leaves_its_messages_for_the_reflection() {
             Some(root),
             "thanks, still unpacking",
         ),
-        message(GENERAL, ALICE, ts(-820), Some(root), "send pictures"),
     ])
     .await;
     bed.script.set_reflection(the_move());
     bed.run(&thread_memory(root)).await;
-    let reflections = bed.llm_calls_of(PromptKind::Reflection).await;
-    assert_eq!(reflections.len(), 1);
+    let asks = bed.fact_asks().await;
+    assert_eq!(asks.len(), 1);
     assert!(
-        reflections[0].system.contains(MOVED),
+        asks[0].system.contains("[2]【新】") && asks[0].system.contains(MOVED),
         "the early reply is read"
     );
     assert_eq!(facts(&bed).await[0].sources, vec![ts(-880)]);

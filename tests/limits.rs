@@ -314,7 +314,7 @@ async fn near_the_daily_cap_memories_stop_first_then_judgments_then_replies() {
         .set(next_day.and_hms_opt(0, 0, 0).expect("midnight").and_utc());
     bed.run(&thread_memory).await;
     assert_eq!(
-        bed.llm_calls_of(PromptKind::Memory(MemoryTask::Thread))
+        bed.llm_calls_of(PromptKind::Memory(MemoryTask::Digest))
             .await
             .len(),
         1

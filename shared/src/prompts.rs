@@ -47,10 +47,6 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/opener_system.j2"),
     ),
     (
-        "reflection_system.j2",
-        include_str!("../../templates/reflection_system.j2"),
-    ),
-    (
         "memory_digest.j2",
         include_str!("../../templates/memory_digest.j2"),
     ),

@@ -74,8 +74,8 @@ pub const STANDARD_EMOJI: &[&str] = &["+1", "eyes", "pray", "tada", "wave"];
 /// LLM stub writes from it: the tests follow facts through the memories.
 pub const MARK_PREFIX: &str = "MARK-";
 
-/// The heading of the reflection prompt (the facts of a conversation).
-pub const REFLECTION_MARK: &str = "## 課題: 覚えておくべき事実";
+/// The section of a digest that asks for the facts of its new messages.
+pub const FACTS_MARK: &str = "### facts: 覚えておくべき事実";
 
 /// The heading of a channel's digest (its memories in one JSON answer).
 pub const DIGEST_MARK: &str = "## 課題: チャンネルの記憶の更新";
@@ -177,7 +177,6 @@ pub enum PromptKind {
     Judgment,
     Response,
     Memory(MemoryTask),
-    Reflection,
     /// Whether to open a topic in a quiet channel.
     Proactive,
     /// The post opening that topic.
@@ -186,9 +185,6 @@ pub enum PromptKind {
 
 /// The kind of a system prompt, by the instructions only its template holds.
 pub fn classify(system: &str) -> Option<PromptKind> {
-    if system.contains(REFLECTION_MARK) {
-        return Some(PromptKind::Reflection);
-    }
     if system.contains(PROACTIVE_MARK) {
         return Some(PromptKind::Proactive);
     }
@@ -243,7 +239,8 @@ impl LlmScript {
         *lock(&self.judgment) = answer.into();
     }
 
-    /// The text answered to reflection prompts (`{"facts": []}` unless told).
+    /// The facts a digest answers when it asks for them (`{"facts": []}`
+    /// unless told; its `facts` list is taken).
     pub fn set_reflection(&self, answer: impl Into<String>) {
         *lock(&self.reflection) = answer.into();
     }
@@ -292,7 +289,7 @@ impl LlmScript {
         for thread in threads.into_iter().filter(|_| !left_out) {
             answer["threads"][thread] = json!(self.memory(MemoryTask::Thread, system));
         }
-        if system.contains("### facts:") {
+        if system.contains(FACTS_MARK) {
             let facts: Value =
                 serde_json::from_str(&lock(&self.reflection)).unwrap_or_else(|_| json!({}));
             answer["facts"] = facts.get("facts").cloned().unwrap_or(json!("not facts"));
@@ -350,7 +347,6 @@ impl Respond for LlmResponder {
         match kind {
             Some(PromptKind::Judgment) => completion(&lock(&self.0.judgment)),
             Some(PromptKind::Response) => completion(&self.0.reply()),
-            Some(PromptKind::Reflection) => completion(&lock(&self.0.reflection)),
             Some(PromptKind::Proactive) => completion(&lock(&self.0.proactive)),
             Some(PromptKind::Opener) => completion(&self.0.reply()),
             Some(PromptKind::Memory(MemoryTask::Digest)) => {
@@ -819,6 +815,15 @@ impl<S: Store + 'static> Bed<S> {
             .await
             .into_iter()
             .filter(|c| c.kind == Some(kind))
+            .collect()
+    }
+
+    /// The digests that asked for facts (what reflection was), in order.
+    pub async fn fact_asks(&self) -> Vec<LlmCall> {
+        self.llm_calls()
+            .await
+            .into_iter()
+            .filter(|c| c.system.contains(FACTS_MARK))
             .collect()
     }
 

@@ -32,9 +32,9 @@ pub enum Job {
         #[serde(default, skip_serializing_if = "Reply::is_full")]
         reply: Reply,
     },
-    /// Refresh the memory of one thread, alone (the channel's digest in
-    /// [`Job::ChannelMemory`] writes thread memories in the course of things;
-    /// this job is kept for one thread, and for jobs queued before it did).
+    /// Refresh the memory of one thread: queued by earlier versions when a
+    /// thread went quiet, and run as its channel's [`Job::ChannelMemory`],
+    /// whose digest writes thread memories now.
     ThreadMemory { channel: ChannelId, thread_ts: Ts },
     /// The recurring run: forget what was deleted, then queue one
     /// [`Job::ChannelMemory`] per active channel and, after them, one

@@ -192,11 +192,11 @@ pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
             } => response::run(svc, channel, *thread_ts, *newest_ts, *mention, reply)
                 .await
                 .map(JobOutcome::Response),
-            Job::ThreadMemory { channel, thread_ts } => {
-                memory::thread_memory(svc, channel, *thread_ts)
-                    .await
-                    .map(JobOutcome::Memory)
-            }
+            // Queued by earlier versions when a thread went quiet: its
+            // channel's digest writes the thread's memory now.
+            Job::ThreadMemory { channel, .. } => memory::channel_memory(svc, channel)
+                .await
+                .map(JobOutcome::Memory),
             Job::MemorySweep => memory::sweep(svc).await.map(JobOutcome::Memory),
             Job::ChannelMemory { channel } => memory::channel_memory(svc, channel)
                 .await

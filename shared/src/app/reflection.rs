@@ -1,135 +1,27 @@
-//! After a lull: what the new messages of a conversation add to the
-//! people's profiles (counted, no LLM call), and the facts worth
-//! remembering in them (one LLM call, the memory model, JSON). Run by the
-//! memory jobs once a conversation's memory was written, so each message
-//! is counted and reflected upon once; ingest does none of it.
+//! What the new messages of a channel add to the people's profiles
+//! (counted, no LLM call) and to its facts (found by the channel's digest,
+//! `memory/digest.rs`, in the same call as its memories), each message
+//! once; and how facts fade, are forgotten with their messages, and leave
+//! the profiles' topics. Ingest does none of it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::Duration;
-use serde::Serialize;
 
-use super::context::prompt_names;
 use super::{JobContext, MemoryReport, Services};
-use crate::domain::budget::cap_chars;
-use crate::domain::facts::{self, parse_reflection, superseded, Fact, NewFact};
+use crate::domain::facts::{self, superseded, Fact, NewFact};
 use crate::domain::people::{still_backed, tally, MAX_TOPICS};
 use crate::domain::text::mentions;
 use crate::domain::{ChannelId, Conversation, Message, Ts, UserId};
-use crate::ports::{LlmRequest, LlmRole, PortError};
-use crate::prompts::{format_now, render, MessageView, PersonaView};
+use crate::ports::PortError;
 
 /// How long a profile lives after its last update.
 const PROFILE_DAYS: i64 = 365;
-/// The newest messages a reflection reads at most.
-const REFLECTION_MESSAGES: usize = 60;
 /// A fact lives for this many half-lives: its strength is then below the
 /// cleanup floor, whatever its importance.
 const FACT_HALF_LIVES: i32 = 5;
 /// The strength under which a fact is forgotten (the design's 0.05).
 pub const FACT_FLOOR: f64 = 0.05;
-
-#[derive(Serialize)]
-struct ReflectionView<'a> {
-    persona: PersonaView,
-    channel_name: &'a str,
-    current_time: String,
-    messages: Vec<MessageView>,
-}
-
-/// Counts the messages of `conversation` (oldest first) newer than `after`
-/// (what the previous memory covered) in their authors' profiles and, once
-/// at least `reflection_min_messages` messages from people came after what
-/// reflection last read there, asks for the facts in them. The two marks
-/// differ: a memory written in the middle of a conversation (the hourly
-/// run) counts its first messages, and leaves them for reflection until
-/// enough follow.
-pub async fn reflect(
-    cx: &JobContext<'_>,
-    place: &Conversation,
-    channel_name: &str,
-    conversation: &[Message],
-    after: Option<Ts>,
-    report: &mut MemoryReport,
-) -> Result<(), PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let channel = &place.channel;
-    let Some(bot) = count_in_profiles(cx, conversation, after).await? else {
-        return Ok(());
-    };
-    let min = settings.reflection_min_messages as usize;
-    if min == 0 {
-        return Ok(());
-    }
-    let read = svc.ports.store.reflected(place).await?;
-    let new: Vec<&Message> = conversation
-        .iter()
-        .filter(|m| read.is_none_or(|r| m.ts > r) && !m.is_bot && m.user != bot)
-        .collect();
-    if new.len() < min {
-        return Ok(());
-    }
-    let Some(newest) = new.iter().map(|m| m.ts).max() else {
-        return Ok(());
-    };
-    let shown: Vec<&Message> = new[new.len().saturating_sub(REFLECTION_MESSAGES)..].to_vec();
-    let names = prompt_names(cx, shown.iter().copied()).await?;
-    let view = ReflectionView {
-        persona: PersonaView {
-            name: settings.persona_name.clone(),
-            system_prompt: settings.persona_system_prompt.clone(),
-        },
-        channel_name,
-        current_time: format_now(now, settings.timezone),
-        messages: shown
-            .iter()
-            .map(|m| {
-                let mut v = MessageView::new(m, &names, settings.timezone);
-                v.text = cap_chars(&v.text, settings.max_message_chars as usize);
-                v
-            })
-            .collect(),
-    };
-    let system = match render("reflection_system.j2", &view) {
-        Ok(system) => system,
-        Err(error) => {
-            tracing::error!(%error, "reflection prompt failed to render");
-            return Ok(());
-        }
-    };
-    report.llm_calls += 1;
-    let request = LlmRequest {
-        role: LlmRole::Memory,
-        system,
-        json: true,
-        max_tokens: None,
-        images: Vec::new(),
-        stable_prefix: 0,
-    };
-    let answer = match svc.llm.complete(&request).await {
-        Ok(reply) => reply.text,
-        Err(error) => {
-            // Unread: the next memory of the conversation tries again.
-            tracing::warn!(%error, "reflection: LLM failed; no facts written");
-            return Ok(());
-        }
-    };
-    // Read, whatever the answer: a garbled one is not asked again.
-    svc.ports
-        .store
-        .set_reflected(place, newest, now + Duration::days(PROFILE_DAYS))
-        .await?;
-    let numbered: Vec<(Ts, UserId)> = shown.iter().map(|m| (m.ts, m.user.clone())).collect();
-    let found = match parse_reflection(&answer, &numbered) {
-        Ok(found) => found,
-        Err(error) => {
-            // The answer may quote the conversation: its length only.
-            tracing::warn!(%error, answer_chars = answer.chars().count(), "reflection unusable; no facts written");
-            return Ok(());
-        }
-    };
-    keep_facts(cx, channel, found, report).await
-}
 
 /// Counts the messages of `conversation` newer than `after` in their
 /// authors' profiles; the bot's own id, `None` when it is not known (then

@@ -14,7 +14,9 @@ use crate::app::reflection::{count_in_profiles, keep_facts, mark_reflected};
 use crate::app::{memory_retention, JobContext};
 use crate::domain::digest::{self, Asked, THREADS_PER_CALL};
 use crate::domain::facts::parse_reflection;
-use crate::domain::{Channel, Conversation, Memory, MemoryKind, MemoryScope, Message, Ts, UserId};
+use crate::domain::{
+    Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Ts, UserId,
+};
 use crate::ports::PortError;
 use crate::prompts::memory::{digest_request, DigestLine, DigestTask, DigestThread};
 
@@ -45,10 +47,22 @@ pub(super) async fn run(
         .get_memory(&scope, MemoryKind::Short)
         .await?;
     let covered = short.as_ref().and_then(|m| m.newest_ts);
-    // Profiles and facts keep a mark of their own, which forgetting leaves:
-    // a memory written again after a deletion counts nothing twice.
+    // Facts keep a mark of their own, which forgetting leaves and only a
+    // digest that asked for facts moves: messages too few for facts wait
+    // for the next digest, and a memory written again after a deletion
+    // extracts nothing twice (nor counts anyone twice in the profiles).
     let place = Conversation::top_level(channel.id.clone());
-    let counted = covered.max(svc.ports.store.reflected(&place).await?);
+    let facts_read = svc.ports.store.reflected(&place).await?;
+    let counted_place = profiles_mark(&channel.id);
+    let counted = covered.max(svc.ports.store.reflected(&counted_place).await?);
+    let min_facts = settings.reflection_min_messages as usize;
+    // Shown as new (and kept first when the prompt is cut): what the
+    // short-term memory lacks, or (with facts on) what facts have not read.
+    let unread = if min_facts > 0 {
+        covered.min(facts_read)
+    } else {
+        covered
+    };
     let is_new = |m: &Message| covered.is_none_or(|c| m.ts > c);
     let moved = moved_threads(cx, channel, window).await?;
     let new = window.iter().filter(|m| is_new(m)).count();
@@ -90,9 +104,8 @@ pub(super) async fn run(
     let ask_long = leaving || long_term_due(long.as_ref(), newest_in_window, settings, now);
     let people_new = window
         .iter()
-        .filter(|m| counted.is_none_or(|c| m.ts > c) && !m.is_bot)
+        .filter(|m| facts_read.is_none_or(|c| m.ts > c) && !m.is_bot)
         .count();
-    let min_facts = settings.reflection_min_messages as usize;
     let ask_facts = min_facts > 0 && people_new >= min_facts;
 
     let mut batches = moved.chunks(THREADS_PER_CALL);
@@ -108,7 +121,7 @@ pub(super) async fn run(
         previous_short: short.filter(|_| ask_long).map(|m| m.content),
         threads,
     };
-    let Some(answer) = ask(cx, channel, &messages, covered, &first, report).await? else {
+    let Some(answer) = ask(cx, channel, &messages, unread, &first, report).await? else {
         return Ok(());
     };
     let Ok(found) = answer.digest(&first) else {
@@ -123,8 +136,8 @@ pub(super) async fn run(
         tracing::info!(%scope, "digest not written: a message it read was deleted or edited meanwhile");
         return Ok(());
     }
-    // The short-term memory, which marks what is covered, last: a failure
-    // before it leaves the digest to be made again.
+    // The short-term memory, which marks what is covered, after the other
+    // memories: a failure before it leaves the digest to be made again.
     if let Some(content) = found.long.clone() {
         keep(
             cx,
@@ -138,9 +151,6 @@ pub(super) async fn run(
         .await?;
     }
     keep_threads(cx, report, channel, &answer, &found.threads, read_at).await?;
-    if first.asked.facts {
-        answer.facts(cx, channel, counted, report).await?;
-    }
     if let Some(content) = found.channel.clone() {
         keep(
             cx,
@@ -153,10 +163,16 @@ pub(super) async fn run(
         )
         .await?;
     }
-    // Each message counted once.
+    // Each message counted once (the profiles first: a fact's topics go to
+    // its speakers' profiles). Facts that fail to be kept are asked again:
+    // their mark moves last.
     let shown: Vec<Message> = window.iter().filter(|m| m.ts <= newest).cloned().collect();
     count_in_profiles(cx, &shown, counted).await?;
-    mark_reflected(cx, &place, newest).await?;
+    mark_reflected(cx, &counted_place, newest).await?;
+    if first.asked.facts {
+        answer.facts(cx, channel, facts_read, report).await?;
+        mark_reflected(cx, &place, newest).await?;
+    }
     for threads in batches {
         let call = Call {
             asked: Asked {
@@ -175,7 +191,7 @@ pub(super) async fn run(
             .filter(|m| roots.contains(&m.ts) || m.thread_ts.is_some_and(|t| roots.contains(&t)))
             .cloned()
             .collect();
-        let Some(answer) = ask(cx, channel, &theirs, covered, &call, report).await? else {
+        let Some(answer) = ask(cx, channel, &theirs, unread, &call, report).await? else {
             continue;
         };
         if let Ok(found) = answer.digest(&call) {
@@ -183,6 +199,13 @@ pub(super) async fn run(
         }
     }
     Ok(())
+}
+
+/// Where the mark of what a channel's profiles counted is kept: beside the
+/// facts' mark (its top level), under a thread no message has (ts 0), so
+/// that forgetting, which removes a short-term memory, leaves it.
+fn profiles_mark(channel: &ChannelId) -> Conversation {
+    Conversation::thread(channel.clone(), Ts::from_parts(0, 0))
 }
 
 /// One call of a digest: what it asks for, and the threads it summarises.
@@ -226,19 +249,19 @@ impl Answer<'_> {
     }
 
     /// Keeps the facts of the answer that come from messages newer than
-    /// `counted` (what earlier digests read for facts).
+    /// `read` (what earlier digests read for facts).
     async fn facts(
         &self,
         cx: &JobContext<'_>,
         channel: &Channel,
-        counted: Option<Ts>,
+        read: Option<Ts>,
         report: &mut MemoryReport,
     ) -> Result<(), PortError> {
         match parse_reflection(&self.text, &self.numbered) {
             Ok(found) => {
                 let new: Vec<_> = found
                     .into_iter()
-                    .filter(|f| f.sources.iter().any(|s| counted.is_none_or(|c| *s > c)))
+                    .filter(|f| f.sources.iter().any(|s| read.is_none_or(|c| *s > c)))
                     .collect();
                 keep_facts(cx, &channel.id, new, report).await
             }
@@ -256,7 +279,7 @@ async fn ask<'a>(
     cx: &JobContext<'_>,
     channel: &Channel,
     messages: &[Message],
-    covered: Option<Ts>,
+    unread: Option<Ts>,
     call: &Call<'a>,
     report: &mut MemoryReport,
 ) -> Result<Option<Answer<'a>>, PortError> {
@@ -275,7 +298,7 @@ async fn ask<'a>(
                 .thread_ts
                 .or(Some(m.ts).filter(|_| is_root(m)))
                 .map(|t| t.to_string()),
-            new: covered.is_none_or(|c| m.ts > c),
+            new: unread.is_none_or(|c| m.ts > c),
             keep: is_root(m),
         })
         .collect();

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, Duration, Utc};
 
 use super::{
-    open_channels, rebuild_channel_long, rebuild_workspace_long, refresh_thread, MemoryReport,
+    open_channels, rebuild_channel_long, rebuild_thread, rebuild_workspace_long, MemoryReport,
 };
 use crate::app::{JobContext, Services};
 use crate::domain::{ChannelId, Forget, Memory, MemoryKind, MemoryScope, Ts};
@@ -193,7 +193,7 @@ async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, 
 
     // 2. Write again from what remains.
     for (channel, root) in stale_threads {
-        report.merge(refresh_thread(cx, &channel, root, true).await?);
+        report.merge(rebuild_thread(cx, &channel, root).await?);
     }
     for id in stale_longs {
         rebuild_channel_long(cx, report, &id).await?;

@@ -24,12 +24,12 @@ pub use forget::forget_now;
 use forget::forgotten_since;
 
 use super::context::prompt_names;
-use super::reflection::{clean_facts, reflect};
+use super::reflection::clean_facts;
 pub use super::MemoryReport;
 use super::{memory_retention, JobContext, Services};
 use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::{
-    Channel, ChannelId, Conversation, Job, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
+    Channel, ChannelId, Job, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
 };
 use crate::ports::PortError;
 use crate::prompts::memory::{
@@ -142,49 +142,29 @@ async fn views(cx: &JobContext<'_>, messages: &[Message]) -> Result<Vec<MessageV
         .collect())
 }
 
-/// Refreshes the short-term memory of one thread, unless it already covers
-/// the thread's newest message.
-pub async fn thread_memory(
-    svc: &Services,
-    channel: &ChannelId,
-    thread_ts: Ts,
-) -> Result<MemoryReport, PortError> {
-    refresh_thread(&JobContext::begin(svc).await?, channel, thread_ts, false).await
-}
-
-/// Writes a thread's memory. `rebuild`: from its remaining messages alone,
-/// whatever the memory covers (a message of it was deleted or edited); the
-/// memory is removed when no message remains.
-async fn refresh_thread(
+/// Writes a thread's memory again from its remaining messages alone,
+/// whatever the memory covered (a message of it was deleted or edited), or
+/// removes it when no message remains.
+async fn rebuild_thread(
     cx: &JobContext<'_>,
     channel: &ChannelId,
     thread_ts: Ts,
-    rebuild: bool,
 ) -> Result<MemoryReport, PortError> {
     let svc = cx.svc;
     let mut report = MemoryReport::default();
     let read_at = svc.ports.clock.now();
-    let mut messages = if rebuild {
-        // Forgetting: read the table itself, consistently (an index may
-        // still show what was just deleted or edited).
-        let mut replies: Vec<Message> = svc
-            .ports
-            .store
-            .messages_after(channel, Some(thread_ts), WINDOW_MESSAGES)
-            .await?
-            .into_iter()
-            .filter(|m| m.thread_ts == Some(thread_ts))
-            .collect();
-        let skip = replies.len().saturating_sub(THREAD_MESSAGES);
-        replies.drain(..skip);
-        replies
-    } else {
-        let conversation = Conversation::thread(channel.clone(), thread_ts);
-        svc.ports
-            .store
-            .conversation_messages(&conversation, THREAD_MESSAGES)
-            .await?
-    };
+    // Read the table itself, consistently (an index may still show what
+    // was just deleted or edited).
+    let mut messages: Vec<Message> = svc
+        .ports
+        .store
+        .messages_after(channel, Some(thread_ts), WINDOW_MESSAGES)
+        .await?
+        .into_iter()
+        .filter(|m| m.thread_ts == Some(thread_ts))
+        .collect();
+    let skip = messages.len().saturating_sub(THREAD_MESSAGES);
+    messages.drain(..skip);
     if let Some(root) = svc.ports.store.get_message(channel, thread_ts).await? {
         messages.insert(0, root);
     }
@@ -193,32 +173,18 @@ async fn refresh_thread(
         thread_ts,
     };
     let Some(newest) = messages.iter().map(|m| m.ts).max() else {
-        if rebuild {
-            svc.ports
-                .store
-                .delete_memory(&scope, MemoryKind::Short)
-                .await?;
-            tracing::info!(%scope, "thread memory removed: nothing remains");
-        }
-        return Ok(report);
-    };
-    let previous = if rebuild {
-        None
-    } else {
         svc.ports
             .store
-            .get_memory(&scope, MemoryKind::Short)
-            .await?
-    };
-    if covers(previous.as_ref(), newest) {
+            .delete_memory(&scope, MemoryKind::Short)
+            .await?;
+        tracing::info!(%scope, "thread memory removed: nothing remains");
         return Ok(report);
-    }
-    let after = previous.as_ref().and_then(|m| m.newest_ts);
+    };
     let ch = super::context::channel(cx, channel).await?;
     let task = ThreadTask {
         channel_name: ch.name.clone(),
         thread_ts: thread_ts.to_string(),
-        previous: previous.map(|m| m.content),
+        previous: None,
         messages: views(cx, &messages).await?,
     };
     let target = Target {
@@ -226,17 +192,7 @@ async fn refresh_thread(
         kind: MemoryKind::Short,
         template: "memory_thread_short.j2",
     };
-    let written = write(cx, &mut report, target, &task, Some(newest), read_at).await?;
-    // Each message once: only what this memory newly covers.
-    if written && !rebuild {
-        // The root is the top level's: reflected with the channel.
-        let replies: Vec<Message> = messages
-            .into_iter()
-            .filter(|m| m.thread_ts.is_some())
-            .collect();
-        let place = Conversation::thread(channel.clone(), thread_ts);
-        reflect(cx, &place, &ch.name, &replies, after, &mut report).await?;
-    }
+    write(cx, &mut report, target, &task, Some(newest), read_at).await?;
     Ok(report)
 }
 
