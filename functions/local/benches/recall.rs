@@ -8,15 +8,14 @@
 //! allude to each fact with other words around the same keywords ("how's
 //! life in Osaka treating you?"), and control threads talk shop. The export
 //! goes through the replay (`myao_local::replay`: ingest, the job board on a
-//! virtual clock, judgment, response, the memory jobs and their reflection,
-//! the in-memory store), so storage, scoring and recall are the production
-//! code.
+//! virtual clock, judgment, response, the channels' digests, the in-memory
+//! store), so storage, scoring and recall are the production code.
 //!
-//! The LLM is an in-process script. Its reflection answer is the benchmark's
-//! own extraction of the fact stated in the messages it is shown (the
-//! sentence and keywords below), so the figure measures what the code owns,
-//! storage and recall, not a model's extraction. Judgments always say yes
-//! with a short reply; memories are a fixed line.
+//! The LLM is an in-process script. The facts of a digest's answer are the
+//! benchmark's own extraction of the fact stated in the messages it is
+//! shown (the sentence and keywords below), so the figure measures what the
+//! code owns, storage and recall, not a model's extraction. Judgments always
+//! say yes with a short reply; memories are a fixed line.
 //!
 //! Reported: recall@3, whether the right fact is among the (at most three)
 //! facts of the "## 覚えていること" section of the judgment prompt of each
@@ -41,7 +40,7 @@ use common::{people, public_channels, Lcg};
 mod scripted;
 use scripted::{digest_answer, replay_scripted, DIGEST_MARK};
 
-/// One fact: who states it, how, what reflection writes of it, and how it
+/// One fact: who states it, how, what a digest writes of it, and how it
 /// is alluded to later.
 struct Spec {
     who: &'static str,
@@ -398,9 +397,6 @@ impl Llm for Script {
                     facts["facts"].clone(),
                 );
                 (Kind::Memory, answer)
-            }
-            LlmRole::Memory if request.system.contains("## 課題: 覚えておくべき事実") => {
-                (Kind::Reflection, Script::extract(&request.system))
             }
             LlmRole::Memory => (
                 Kind::Memory,
