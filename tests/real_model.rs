@@ -1,9 +1,9 @@
 //! The OpenAI adapter against a real OpenAI-compatible server rather than a
 //! stub of ours: llama.cpp's (llama-cpp-python) serving SmolLM2-135M-Instruct,
 //! started by `MYAO_LLAMA=1 bash infra/test.sh` (infra/llama.sh; CI sets it).
-//! A mention is answered and posted; a judgment's verdict, whatever the
-//! model made of it, is acted on when it reads as one and is silence when it
-//! does not. Without `MYAO_LLAMA_BASE_URL` these tests say so and pass,
+//! A mention is answered and posted; a judgment's verdict, and a channel's
+//! digest, whatever the model made of them, are acted on when they read as
+//! one and are silence when they do not. Without `MYAO_LLAMA_BASE_URL` these tests say so and pass,
 //! unless `MYAO_REQUIRE_LLAMA` is set: then they fail.
 
 use std::io::{Read, Write};
@@ -202,5 +202,72 @@ async fn a_real_models_verdict_is_acted_on_when_it_reads_as_one_and_is_silence_w
                 assert!(bed.posts().await.is_empty());
             }
         }
+    }
+}
+
+#[tokio::test]
+async fn a_real_models_digest_is_kept_when_it_reads_as_one_and_is_silence_when_not() {
+    use myao::domain::digest::{self, Asked};
+    use myao::domain::{Job, MemoryKind, MemoryScope};
+    use myao::ports::MemoryRecords;
+    use myao_tests::stubs::{channel, BOB};
+
+    let Some(base) = llama() else { return };
+    let upstream = base
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let answers = Arc::new(Mutex::new(Vec::new()));
+    let bed = Bed::with_settings(|s| {
+        small_model(s);
+        s.memory_timeout_seconds = 120;
+        s.memory_max_tokens = 256;
+        s.memory_prompt_max_tokens = 2_000;
+        s.memory_temperature = 0.0;
+    })
+    .await;
+    Mock::given(method("POST"))
+        .respond_with(Relay {
+            upstream,
+            answers: answers.clone(),
+        })
+        .with_priority(1)
+        .mount(&bed.llm_server)
+        .await;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-600), None, "the build is red again"),
+        message(GENERAL, BOB, ts(-500), None, "I moved to Osaka last week"),
+        message(GENERAL, ALICE, ts(-400), None, "welcome to Osaka, Bob!"),
+    ])
+    .await;
+
+    bed.run(&Job::ChannelMemory {
+        channel: channel(GENERAL),
+    })
+    .await;
+
+    let answers = answers.lock().expect("lock").clone();
+    assert!(!answers.is_empty(), "the digest reached the real server");
+    let asked = Asked {
+        channel: true,
+        long: true,
+        facts: true,
+        threads: 0,
+    };
+    let read = digest::parse(&answers[0], asked, &[]);
+    eprintln!("digest: {:?} -> {read:?}", answers[0]);
+    let scope = MemoryScope::Channel {
+        channel: channel(GENERAL),
+    };
+    let short = bed
+        .store
+        .get_memory(&scope, MemoryKind::Short)
+        .await
+        .expect("read");
+    match read {
+        Ok(d) => assert_eq!(short.map(|m| m.content), d.channel),
+        Err(_) => assert!(short.is_none(), "garbage is silence: {short:?}"),
     }
 }
