@@ -12,7 +12,7 @@ use myao::domain::people::{FamiliarityThresholds, FORGOTTEN_NOTICE};
 use myao::domain::{Job, Reply, Settings, Ts};
 use myao::ports::{FactRecords, ProfileRecords};
 use myao_tests::stubs::{
-    assert_in_order, channel, message, ts, user, Bed, PromptKind, ALICE, BOB, BOT, GENERAL,
+    assert_in_order, at, channel, message, ts, user, Bed, PromptKind, ALICE, BOB, BOT, GENERAL,
     PARTNERS, SECRET,
 };
 use serde_json::json;
@@ -65,9 +65,9 @@ fn the_move() -> String {
 }
 
 async fn reflect_on_the_move(bed: &Bed<DynamoStore>) {
-    let root = seed_move(bed).await;
+    seed_move(bed).await;
     bed.script.set_reflection(the_move());
-    bed.run(&thread_memory(root)).await;
+    bed.run(&digest()).await;
 }
 
 async fn facts(bed: &Bed<DynamoStore>) -> Vec<myao::domain::facts::Fact> {
@@ -92,10 +92,10 @@ async fn profile(bed: &Bed<DynamoStore>, who: &str) -> Option<myao::domain::peop
     bed.store.profile(&user(who)).await.expect("read")
 }
 
-fn thread_memory(root: Ts) -> Job {
-    Job::ThreadMemory {
+/// #general's memory job: its digest writes the facts.
+fn digest() -> Job {
+    Job::ChannelMemory {
         channel: channel(GENERAL),
-        thread_ts: root,
     }
 }
 
@@ -127,18 +127,22 @@ async fn a_quiet_thread_makes_one_reflection_that_writes_facts() {
     assert_eq!(written[0].sources, vec![ts(-880)], "message 1 is Bob's");
     assert_eq!(written[0].speakers, vec![user(BOB)]);
 
-    // Nothing new since: no second reflection.
-    bed.run(&thread_memory(ts(-900))).await;
+    // A digest with nothing new from people: no second ask for facts.
+    bed.seed(&[message(GENERAL, BOT, ts(-800), None, "build passed")])
+        .await;
+    let calls = bed.llm_calls().await.len();
+    bed.run(&digest()).await;
+    assert_eq!(bed.llm_calls().await.len(), calls + 1, "a digest ran");
     assert_eq!(bed.fact_asks().await.len(), 1);
 }
 
 #[tokio::test]
 async fn a_garbled_reflection_writes_nothing() {
     let bed = bed(|_| {}).await;
-    let root = seed_move(&bed).await;
+    seed_move(&bed).await;
     bed.script
         .set_reflection(r#"{"facts": [{"subject": "Bob", "fact": "moved", "sources": [9]}]}"#);
-    bed.run(&thread_memory(root)).await;
+    bed.run(&digest()).await;
     assert_eq!(bed.fact_asks().await.len(), 1);
     assert!(facts(&bed).await.is_empty());
 }
@@ -313,7 +317,7 @@ async fn profiles_count_interactions_and_the_prompt_shows_familiarity() {
         message(GENERAL, BOB, ts(-850), Some(root), "nice"),
     ])
     .await;
-    bed.run(&thread_memory(root)).await;
+    bed.run(&digest()).await;
 
     let alice = profile(&bed, ALICE).await.expect("alice");
     // Her root and two replies (the channel's digest counts them all, once):
@@ -350,7 +354,7 @@ async fn a_memory_written_midway_leaves_its_messages_for_the_reflection() {
         message(GENERAL, BOB, ts(-880), Some(root), MOVED),
     ])
     .await;
-    bed.run(&thread_memory(root)).await;
+    bed.run(&digest()).await;
     assert!(memory_of_general(&bed).await, "the memory was written");
     assert!(bed.fact_asks().await.is_empty());
 
@@ -368,7 +372,7 @@ async fn a_memory_written_midway_leaves_its_messages_for_the_reflection() {
     ])
     .await;
     bed.script.set_reflection(the_move());
-    bed.run(&thread_memory(root)).await;
+    bed.run(&digest()).await;
     let asks = bed.fact_asks().await;
     assert_eq!(asks.len(), 1);
     assert!(
@@ -383,11 +387,10 @@ async fn only_shareable_facts_of_open_channels_become_topics_shown_everywhere() 
     // A profile is shown in every channel: a private channel's fact stays
     // out of its topics.
     let bed = bed(|_| {}).await;
-    let root = seed_move_in(&bed, SECRET).await;
+    seed_move_in(&bed, SECRET).await;
     bed.script.set_reflection(the_move());
-    bed.run(&Job::ThreadMemory {
+    bed.run(&Job::ChannelMemory {
         channel: channel(SECRET),
-        thread_ts: root,
     })
     .await;
     assert_eq!(
@@ -430,4 +433,30 @@ async fn only_shareable_facts_of_open_channels_become_topics_shown_everywhere() 
         prompts[1].system
     );
     assert!(!prompts[1].system.contains("osaka"));
+}
+
+#[tokio::test]
+async fn a_lone_messages_facts_are_asked_for_before_it_leaves_the_window() {
+    let bed = bed(|_| {}).await;
+    // One message from a person: too few for facts (3), and the channel's
+    // first memory is written at once without them.
+    bed.seed(&[message(GENERAL, BOB, ts(-600), None, MOVED)])
+        .await;
+    bed.run(&digest()).await;
+    assert!(bed.fact_asks().await.is_empty());
+    // Nothing else comes. Half the window later the digest asks for its
+    // facts, before the message leaves the window unread.
+    let half = i64::from(bed.settings.short_term_window_hours) * 1800;
+    bed.clock.set(at(-600 + half - 60));
+    bed.run(&digest()).await;
+    assert!(bed.fact_asks().await.is_empty(), "not yet");
+    bed.clock.set(at(-600 + half + 1));
+    bed.script.set_reflection(
+        json!({"facts": [{"subject": "Bob", "fact": "Bob moved to Osaka.", "keywords": ["osaka"],
+            "importance": 4, "shareable": true, "sources": [1]}]})
+        .to_string(),
+    );
+    bed.run(&digest()).await;
+    assert_eq!(bed.fact_asks().await.len(), 1);
+    assert_eq!(facts(&bed).await.len(), 1);
 }

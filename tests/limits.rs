@@ -256,9 +256,8 @@ async fn near_the_daily_cap_memories_stop_first_then_judgments_then_replies() {
             .await
             .expect("count"));
     }
-    let thread_memory = Job::ThreadMemory {
+    let thread_memory = Job::ChannelMemory {
         channel: general.clone(),
-        thread_ts: ts(-300),
     };
     let judgment = Job::Judgment {
         channel: general.clone(),

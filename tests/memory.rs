@@ -374,7 +374,8 @@ async fn a_second_recurring_run_without_new_messages_makes_no_llm_call() {
 
 #[tokio::test]
 async fn long_term_memory_is_not_rewritten_before_its_interval() {
-    let bed = Bed::new().await;
+    // (Facts off: two messages' facts would wait for a digest of their own.)
+    let bed = Bed::with_settings(|s| s.reflection_min_messages = 0).await;
     let interval = i64::from(bed.settings.long_term_update_interval_seconds);
     bed.seed(&[message(
         GENERAL,
@@ -608,9 +609,8 @@ async fn memories_names_and_channel_records_expire_after_the_retention_setting()
         message(GENERAL, BOB, ts(-800), Some(ts(-900)), "金曜"),
     ])
     .await;
-    bed.run(&Job::ThreadMemory {
+    bed.run(&Job::ChannelMemory {
         channel: channel(GENERAL),
-        thread_ts: ts(-900),
     })
     .await;
     let scope = thread_scope(GENERAL, -900);
@@ -777,7 +777,12 @@ async fn a_digest_keeps_the_facts_of_its_new_messages_and_a_garbled_one_writes_n
 
 #[tokio::test]
 async fn a_thread_a_digest_left_out_is_summarised_once_its_reply_waited_half_the_window() {
-    let bed = Bed::with_settings(|s| s.memory_min_new_messages = 20).await;
+    // (Facts off: their own wait would make the same digest.)
+    let bed = Bed::with_settings(|s| {
+        s.memory_min_new_messages = 20;
+        s.reflection_min_messages = 0;
+    })
+    .await;
     let half = i64::from(bed.settings.short_term_window_hours) * 1800;
     bed.seed(&[
         message(GENERAL, ALICE, ts(-600), None, "デプロイ手順どこ?"),
@@ -942,4 +947,26 @@ async fn what_leaves_the_window_reaches_the_long_term_memory_whatever_its_interv
     );
     let long = memory(&bed, &channel_scope(GENERAL), MemoryKind::Long).await;
     assert!(long.content.contains("MARK-TWO"), "{long:?}");
+}
+
+#[tokio::test]
+async fn a_thread_memory_job_of_an_earlier_version_is_dropped_for_the_channels_digest() {
+    let bed = Bed::new().await;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, "リリースいつ?"),
+        message(GENERAL, BOB, ts(-800), Some(ts(-900)), "金曜"),
+    ])
+    .await;
+    let dropped = report(
+        bed.run(&Job::ThreadMemory {
+            channel: channel(GENERAL),
+            thread_ts: ts(-900),
+        })
+        .await,
+    );
+    assert_eq!(dropped, MemoryReport::default());
+    assert!(
+        bed.llm_calls().await.is_empty(),
+        "no call, no race with the digest"
+    );
 }

@@ -459,9 +459,8 @@ async fn a_deleted_thread_root_with_replies_is_forgotten_too() {
         message(GENERAL, BOB, ts(-800), Some(ts(-900)), "MARK-KEEP いいね"),
     ])
     .await;
-    bed.run(&Job::ThreadMemory {
+    bed.run(&Job::ChannelMemory {
         channel: channel(GENERAL),
-        thread_ts: ts(-900),
     })
     .await;
     let outcome = bed.deliver(
@@ -540,9 +539,8 @@ async fn an_edit_makes_the_memories_forget_the_replaced_text() {
         message(GENERAL, BOB, ts(-800), Some(ts(-900)), "MARK-OLD swordfish"),
     ])
     .await;
-    bed.run(&Job::ThreadMemory {
+    bed.run(&Job::ChannelMemory {
         channel: channel(GENERAL),
-        thread_ts: ts(-900),
     })
     .await;
     let thread = MemoryScope::Thread {
@@ -612,9 +610,8 @@ async fn a_memory_written_from_a_read_before_a_deletion_is_not_stored() {
         message(GENERAL, BOB, ts(-800), Some(ts(-900)), "MARK-GONE 秘密"),
     ])
     .await;
-    let job = Job::ThreadMemory {
+    let job = Job::ChannelMemory {
         channel: channel(GENERAL),
-        thread_ts: ts(-900),
     };
     let slow_job = bed.run(&job);
     let delete_meanwhile = async {
@@ -726,9 +723,8 @@ async fn a_deleted_message_leaves_every_prompt_before_its_forget_job_runs() {
         message(GENERAL, BOB, ts(-800), Some(ts(-900)), "MARK-GONE 秘密"),
     ])
     .await;
-    bed.run(&Job::ThreadMemory {
+    bed.run(&Job::ChannelMemory {
         channel: channel(GENERAL),
-        thread_ts: ts(-900),
     })
     .await;
     bed.run(&Job::MemorySweep).await;

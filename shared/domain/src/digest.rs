@@ -27,9 +27,42 @@ pub fn due(new: usize, oldest_new: Option<Ts>, settings: &Settings, now: DateTim
     let Some(oldest) = oldest_new else {
         return false;
     };
-    let patience = Duration::minutes(i64::from(settings.short_term_window_hours) * 30);
-    new >= settings.memory_min_new_messages.max(1) as usize
-        || now - oldest.to_datetime() >= patience
+    new >= settings.memory_min_new_messages.max(1) as usize || waited(oldest, settings, now)
+}
+
+/// Whether `oldest` has waited half the short-term window by `now`: then
+/// its channel's digest is due, and the facts of a message that waits for
+/// company are asked for before it leaves the window.
+pub fn waited(oldest: Ts, settings: &Settings, now: DateTime<Utc>) -> bool {
+    now - oldest.to_datetime()
+        >= Duration::minutes(i64::from(settings.short_term_window_hours) * 30)
+}
+
+/// A message of a digest's prompt, for [`covered_to`]: its ts, whether the
+/// prompt showed it, and whether it was new to what `mark` covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    pub ts: Ts,
+    pub shown: bool,
+    pub new: bool,
+}
+
+/// How far a mark may move after a digest whose prompt showed `seen`: to
+/// the newest shown message older than every new message the prompt left
+/// out (a budget cut leaves the newest for the next digest; a thread's root
+/// kept past them covers nothing), and never back from `mark`.
+pub fn covered_to(seen: &[Seen], mark: Option<Ts>) -> Option<Ts> {
+    let first_left_out = seen
+        .iter()
+        .filter(|s| s.new && !s.shown)
+        .map(|s| s.ts)
+        .min();
+    let reached = seen
+        .iter()
+        .filter(|s| s.shown && first_left_out.is_none_or(|f| s.ts < f))
+        .map(|s| s.ts)
+        .max();
+    reached.max(mark)
 }
 
 /// What one digest call asks for.
@@ -181,6 +214,44 @@ mod tests {
         assert!(due(1, waited, &s, now), "one, waiting half the window");
         let almost = Some(Ts::from_datetime(now - Duration::seconds(half - 60)));
         assert!(!due(1, almost, &s, now));
+    }
+
+    #[test]
+    fn a_mark_covers_what_was_shown_up_to_the_first_new_message_left_out() {
+        let seen = |ts_: &str, shown, new| Seen {
+            ts: ts(ts_),
+            shown,
+            new,
+        };
+        // Nothing left out: the newest shown.
+        let all = [
+            seen("1.0", true, false),
+            seen("2.0", true, true),
+            seen("3.0", true, true),
+        ];
+        assert_eq!(covered_to(&all, Some(ts("1.0"))), Some(ts("3.0")));
+        // The newest left out: up to the last shown before them.
+        let cut = [
+            seen("2.0", true, true),
+            seen("3.0", false, true),
+            seen("4.0", false, true),
+        ];
+        assert_eq!(covered_to(&cut, Some(ts("1.0"))), Some(ts("2.0")));
+        // A root kept past messages left out covers nothing beyond them.
+        let root = [
+            seen("2.0", true, true),
+            seen("3.0", false, true),
+            seen("4.0", true, true),
+            seen("5.0", false, true),
+        ];
+        assert_eq!(covered_to(&root, None), Some(ts("2.0")));
+        // Covered messages left out do not hold the mark back...
+        let old = [seen("1.0", false, false), seen("2.0", true, true)];
+        assert_eq!(covered_to(&old, Some(ts("1.5"))), Some(ts("2.0")));
+        // ...and a mark never moves back.
+        let nothing_new = [seen("1.0", true, false), seen("2.0", false, true)];
+        assert_eq!(covered_to(&nothing_new, Some(ts("1.5"))), Some(ts("1.5")));
+        assert_eq!(covered_to(&[], None), None);
     }
 
     #[test]

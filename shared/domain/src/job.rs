@@ -33,8 +33,8 @@ pub enum Job {
         reply: Reply,
     },
     /// Refresh the memory of one thread: queued by earlier versions when a
-    /// thread went quiet, and run as its channel's [`Job::ChannelMemory`],
-    /// whose digest writes thread memories now.
+    /// thread went quiet, and dropped now (its channel's digest, in
+    /// [`Job::ChannelMemory`], writes thread memories).
     ThreadMemory { channel: ChannelId, thread_ts: Ts },
     /// The recurring run: forget what was deleted, then queue one
     /// [`Job::ChannelMemory`] per active channel and, after them, one

@@ -192,11 +192,13 @@ pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
             } => response::run(svc, channel, *thread_ts, *newest_ts, *mention, reply)
                 .await
                 .map(JobOutcome::Response),
-            // Queued by earlier versions when a thread went quiet: its
-            // channel's digest writes the thread's memory now.
-            Job::ThreadMemory { channel, .. } => memory::channel_memory(svc, channel)
-                .await
-                .map(JobOutcome::Memory),
+            // Queued by earlier versions when a thread went quiet: the
+            // hourly digest of its channel writes the thread's memory now
+            // (running one here could race that channel's own job).
+            Job::ThreadMemory { .. } => {
+                tracing::info!("thread memory job dropped: the channel's digest writes it");
+                Ok(JobOutcome::Memory(MemoryReport::default()))
+            }
             Job::MemorySweep => memory::sweep(svc).await.map(JobOutcome::Memory),
             Job::ChannelMemory { channel } => memory::channel_memory(svc, channel)
                 .await

@@ -191,6 +191,9 @@ pub struct DigestLine {
     /// Never left out for the budget (the root of a thread asked about).
     #[serde(skip)]
     pub keep: bool,
+    /// Already in the short-term memory: the first left out for the budget.
+    #[serde(skip)]
+    pub covered: bool,
 }
 
 /// A thread a digest summarises, and its summary so far.
@@ -231,8 +234,8 @@ impl Fit for DigestTask {
         let lines = &self.messages;
         let i = lines
             .iter()
-            .position(|l| !l.new && !l.keep)
-            .or_else(|| lines.iter().rposition(|l| l.new && !l.keep))
+            .position(|l| l.covered && !l.keep)
+            .or_else(|| lines.iter().rposition(|l| !l.covered && !l.keep))
             .filter(|_| lines.len() > 1)?;
         let m = self.messages.remove(i).message;
         Some(estimate_tokens(&m.text) + estimate_tokens(&m.user) + 12)

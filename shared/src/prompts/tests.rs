@@ -671,6 +671,7 @@ fn the_digest_prompt_is_snapshotted() {
             thread: (i > 0).then(|| "1709280000.000001".to_owned()),
             new: i > 0,
             keep: false,
+            covered: i == 0,
         })
         .collect();
     let full = DigestTask {
@@ -938,6 +939,7 @@ fn a_digest_over_its_budget_keeps_the_roots_and_the_oldest_new_messages() {
         thread: None,
         new,
         keep,
+        covered: !new,
     };
     let task = DigestTask {
         channel_name: "general".into(),

@@ -382,6 +382,7 @@ pub async fn llm(
     let mut once = settings.clone();
     once.llm_max_retries = 0;
     once.llm_timeout_seconds = once.llm_timeout_seconds.min(LLM_TIMEOUT_SECONDS);
+    once.memory_timeout_seconds = once.memory_timeout_seconds.min(LLM_TIMEOUT_SECONDS);
     let once: Arc<dyn SettingsProvider> = Arc::new(FixedSettings::new(once));
     let (parameter, key) = key.unwrap_or_default();
     let openai = OpenAiLlm::new(

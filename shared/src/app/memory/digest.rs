@@ -12,7 +12,7 @@ use chrono::{DateTime, Duration, Utc};
 use super::{forgotten_since, long_term_due, views, MemoryReport};
 use crate::app::reflection::{count_in_profiles, keep_facts, mark_reflected};
 use crate::app::{memory_retention, JobContext};
-use crate::domain::digest::{self, Asked, THREADS_PER_CALL};
+use crate::domain::digest::{self, Asked, Seen, THREADS_PER_CALL};
 use crate::domain::facts::parse_reflection;
 use crate::domain::{
     Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Ts, UserId,
@@ -56,8 +56,8 @@ pub(super) async fn run(
     let counted_place = profiles_mark(&channel.id);
     let counted = covered.max(svc.ports.store.reflected(&counted_place).await?);
     let min_facts = settings.reflection_min_messages as usize;
-    // Shown as new (and kept first when the prompt is cut): what the
-    // short-term memory lacks, or (with facts on) what facts have not read.
+    // Shown as new (【新】): what the short-term memory lacks, or (with facts
+    // on) what facts have not read.
     let unread = if min_facts > 0 {
         covered.min(facts_read)
     } else {
@@ -66,12 +66,18 @@ pub(super) async fn run(
     let is_new = |m: &Message| covered.is_none_or(|c| m.ts > c);
     let moved = moved_threads(cx, channel, window).await?;
     let new = window.iter().filter(|m| is_new(m)).count();
-    // A thread an earlier digest left out waits no longer than a message.
+    // A thread an earlier digest left out waits no longer than a message,
+    // and nor does a message whose facts wait for company.
+    let facts_waiting = window
+        .iter()
+        .filter(|m| min_facts > 0 && !m.is_bot && facts_read.is_none_or(|f| m.ts > f))
+        .map(|m| m.ts);
     let oldest_pending = window
         .iter()
         .filter(|m| is_new(m))
         .map(|m| m.ts)
         .chain(moved.iter().map(|t| t.oldest_new))
+        .chain(facts_waiting)
         .min();
     // A channel without a short-term memory (new, or one a deletion
     // removed) gets one at once.
@@ -102,11 +108,19 @@ pub(super) async fn run(
     let leaving = covered > long_covered && long_covered.is_none_or(|l| l < window_start);
     let newest_in_window = window.iter().map(|m| m.ts).max();
     let ask_long = leaving || long_term_due(long.as_ref(), newest_in_window, settings, now);
-    let people_new = window
+    let people_unread: Vec<Ts> = window
         .iter()
         .filter(|m| facts_read.is_none_or(|c| m.ts > c) && !m.is_bot)
-        .count();
-    let ask_facts = min_facts > 0 && people_new >= min_facts;
+        .map(|m| m.ts)
+        .collect();
+    // Too few for facts wait for company, but not past half the window
+    // (they would leave it unread).
+    let ask_facts = min_facts > 0
+        && (people_unread.len() >= min_facts
+            || people_unread
+                .iter()
+                .min()
+                .is_some_and(|oldest| digest::waited(*oldest, settings, now)));
 
     let mut batches = moved.chunks(THREADS_PER_CALL);
     let threads = batches.next().unwrap_or_default();
@@ -121,15 +135,16 @@ pub(super) async fn run(
         previous_short: short.filter(|_| ask_long).map(|m| m.content),
         threads,
     };
-    let Some(answer) = ask(cx, channel, &messages, unread, &first, report).await? else {
+    let marks = Marks { unread, covered };
+    let Some(answer) = ask(cx, channel, &messages, marks, &first, report).await? else {
         return Ok(());
     };
     let Ok(found) = answer.digest(&first) else {
         return Ok(());
     };
-    // What the memories now cover: up to the newest message the prompt
-    // showed (one cut to its budget leaves the newest for the next digest).
-    let Some(newest) = answer.shown.iter().max().copied() else {
+    // What the memories now cover: up to what the prompt showed (one cut to
+    // its budget leaves the newest for the next digest), never back.
+    let Some(newest) = answer.covered_to(covered) else {
         return Ok(());
     };
     if forgotten_since(cx, &scope, read_at).await? {
@@ -166,12 +181,21 @@ pub(super) async fn run(
     // Each message counted once (the profiles first: a fact's topics go to
     // its speakers' profiles). Facts that fail to be kept are asked again:
     // their mark moves last.
-    let shown: Vec<Message> = window.iter().filter(|m| m.ts <= newest).cloned().collect();
-    count_in_profiles(cx, &shown, counted).await?;
-    mark_reflected(cx, &counted_place, newest).await?;
+    if let Some(counted_to) = answer.covered_to(counted) {
+        let shown: Vec<Message> = window
+            .iter()
+            .filter(|m| m.ts <= counted_to && answer.shown.contains(&m.ts))
+            .cloned()
+            .collect();
+        if count_in_profiles(cx, &shown, counted).await?.is_some() {
+            mark_reflected(cx, &counted_place, counted_to).await?;
+        }
+    }
     if first.asked.facts {
         answer.facts(cx, channel, facts_read, report).await?;
-        mark_reflected(cx, &place, newest).await?;
+        if let Some(read_to) = answer.covered_to(facts_read) {
+            mark_reflected(cx, &place, read_to).await?;
+        }
     }
     for threads in batches {
         let call = Call {
@@ -191,7 +215,7 @@ pub(super) async fn run(
             .filter(|m| roots.contains(&m.ts) || m.thread_ts.is_some_and(|t| roots.contains(&t)))
             .cloned()
             .collect();
-        let Some(answer) = ask(cx, channel, &theirs, unread, &call, report).await? else {
+        let Some(answer) = ask(cx, channel, &theirs, marks, &call, report).await? else {
             continue;
         };
         if let Ok(found) = answer.digest(&call) {
@@ -206,6 +230,15 @@ pub(super) async fn run(
 /// that forgetting, which removes a short-term memory, leaves it.
 fn profiles_mark(channel: &ChannelId) -> Conversation {
     Conversation::thread(channel.clone(), Ts::from_parts(0, 0))
+}
+
+/// What a digest's prompt marks: new to the facts (【新】, `unread`), and
+/// already in the short-term memory (`covered`: left out first for the
+/// budget).
+#[derive(Debug, Clone, Copy)]
+struct Marks {
+    unread: Option<Ts>,
+    covered: Option<Ts>,
 }
 
 /// One call of a digest: what it asks for, and the threads it summarises.
@@ -223,9 +256,10 @@ struct Answer<'a> {
     numbered: Vec<(Ts, UserId)>,
     /// The ts of the messages shown.
     shown: Vec<Ts>,
-    /// The messages shown, by thread (replies only).
+    /// The threads asked about.
     threads: &'a [Moved],
-    shown_replies: Vec<(Ts, Ts)>,
+    /// Every reply of the prompt's messages: its root, its ts, whether shown.
+    replies: Vec<(Ts, Ts, bool)>,
 }
 
 impl Answer<'_> {
@@ -238,14 +272,36 @@ impl Answer<'_> {
         })
     }
 
-    /// The newest reply of `root` the prompt showed, when it showed one its
-    /// summary lacks.
-    fn thread_newest(&self, thread: &Moved) -> Option<Ts> {
-        self.shown_replies
+    /// How far a mark at `mark` may move: [`digest::covered_to`] over the
+    /// prompt's messages.
+    fn covered_to(&self, mark: Option<Ts>) -> Option<Ts> {
+        let seen: Vec<Seen> = self
+            .numbered
             .iter()
-            .filter(|(root, ts)| *root == thread.root && *ts >= thread.oldest_new)
-            .map(|(_, ts)| *ts)
-            .max()
+            .map(|(ts, _)| Seen {
+                ts: *ts,
+                shown: self.shown.contains(ts),
+                new: mark.is_none_or(|m| *ts > m),
+            })
+            .collect();
+        digest::covered_to(&seen, mark)
+    }
+
+    /// How far `thread`'s summary covers: its replies up to the first one
+    /// it lacked that the prompt left out; `None` when none it lacked was
+    /// shown.
+    fn thread_newest(&self, thread: &Moved) -> Option<Ts> {
+        let seen: Vec<Seen> = self
+            .replies
+            .iter()
+            .filter(|(root, _, _)| *root == thread.root)
+            .map(|(_, ts, shown)| Seen {
+                ts: *ts,
+                shown: *shown,
+                new: *ts >= thread.oldest_new,
+            })
+            .collect();
+        digest::covered_to(&seen, None).filter(|to| *to >= thread.oldest_new)
     }
 
     /// Keeps the facts of the answer that come from messages newer than
@@ -279,10 +335,11 @@ async fn ask<'a>(
     cx: &JobContext<'_>,
     channel: &Channel,
     messages: &[Message],
-    unread: Option<Ts>,
+    marks: Marks,
     call: &Call<'a>,
     report: &mut MemoryReport,
 ) -> Result<Option<Answer<'a>>, PortError> {
+    let Marks { unread, covered } = marks;
     let settings = &*cx.settings;
     let views = views(cx, messages).await?;
     let is_root = |m: &Message| call.threads.iter().any(|t| t.root == m.ts);
@@ -300,6 +357,7 @@ async fn ask<'a>(
                 .map(|t| t.to_string()),
             new: unread.is_none_or(|c| m.ts > c),
             keep: is_root(m),
+            covered: covered.is_some_and(|c| m.ts <= c),
         })
         .collect();
     let task = DigestTask {
@@ -336,18 +394,19 @@ async fn ask<'a>(
         }
     };
     let numbered = messages.iter().map(|m| (m.ts, m.user.clone())).collect();
-    let shown: Vec<&Message> = shown
+    let shown: Vec<Ts> = shown
         .iter()
         .filter_map(|n| messages.get(n.wrapping_sub(1)))
+        .map(|m| m.ts)
         .collect();
     Ok(Some(Answer {
         text,
         numbered,
-        shown_replies: shown
+        replies: messages
             .iter()
-            .filter_map(|m| m.thread_ts.map(|root| (root, m.ts)))
+            .filter_map(|m| m.thread_ts.map(|root| (root, m.ts, shown.contains(&m.ts))))
             .collect(),
-        shown: shown.iter().map(|m| m.ts).collect(),
+        shown,
         threads: call.threads,
     }))
 }
