@@ -141,33 +141,39 @@ async fn a_real_model_answers_a_mention_and_the_reply_is_posted() {
         .is_some_and(|t| !t.trim().is_empty()));
 }
 
-#[tokio::test]
-async fn a_real_models_verdict_is_acted_on_when_it_reads_as_one_and_is_silence_when_not() {
-    let Some(base) = llama() else { return };
+/// Makes `bed`'s LLM stub relay to the real server at `base` from now on;
+/// what the model answers, as it comes.
+async fn relay_to(bed: &Bed, base: &str) -> Arc<Mutex<Vec<String>>> {
     let upstream = base
         .trim_start_matches("http://")
         .split('/')
         .next()
         .unwrap_or_default()
         .to_owned();
+    let answers = Arc::new(Mutex::new(Vec::new()));
+    Mock::given(method("POST"))
+        .respond_with(Relay {
+            upstream,
+            answers: answers.clone(),
+        })
+        .with_priority(1)
+        .mount(&bed.llm_server)
+        .await;
+    answers
+}
+
+#[tokio::test]
+async fn a_real_models_verdict_is_acted_on_when_it_reads_as_one_and_is_silence_when_not() {
+    let Some(base) = llama() else { return };
     // Two verdicts: one with room to finish, one cut at 16 tokens, which a
     // JSON mode that stops mid-object leaves unreadable.
     for max_tokens in [200, 16] {
-        let answers = Arc::new(Mutex::new(Vec::new()));
         let bed = Bed::with_settings(|s| {
             small_model(s);
             s.judgment_max_tokens = max_tokens;
         })
         .await;
-        // The bed's LLM stub relays to the real server from now on.
-        Mock::given(method("POST"))
-            .respond_with(Relay {
-                upstream: upstream.clone(),
-                answers: answers.clone(),
-            })
-            .with_priority(1)
-            .mount(&bed.llm_server)
-            .await;
+        let answers = relay_to(&bed, &base).await;
         bed.seed_top_level_question().await;
 
         let outcome = match bed.run(&judgment(None, -300)).await {
@@ -213,13 +219,6 @@ async fn a_real_models_digest_is_kept_when_it_reads_as_one_and_is_silence_when_n
     use myao_tests::stubs::{channel, BOB};
 
     let Some(base) = llama() else { return };
-    let upstream = base
-        .trim_start_matches("http://")
-        .split('/')
-        .next()
-        .unwrap_or_default()
-        .to_owned();
-    let answers = Arc::new(Mutex::new(Vec::new()));
     let bed = Bed::with_settings(|s| {
         small_model(s);
         s.memory_timeout_seconds = 120;
@@ -228,14 +227,7 @@ async fn a_real_models_digest_is_kept_when_it_reads_as_one_and_is_silence_when_n
         s.memory_temperature = 0.0;
     })
     .await;
-    Mock::given(method("POST"))
-        .respond_with(Relay {
-            upstream,
-            answers: answers.clone(),
-        })
-        .with_priority(1)
-        .mount(&bed.llm_server)
-        .await;
+    let answers = relay_to(&bed, &base).await;
     bed.seed(&[
         message(GENERAL, ALICE, ts(-600), None, "the build is red again"),
         message(GENERAL, BOB, ts(-500), None, "I moved to Osaka last week"),
