@@ -10,7 +10,7 @@ use super::{
     open_channels, rebuild_channel_long, rebuild_thread, rebuild_workspace_long, MemoryReport,
 };
 use crate::app::{JobContext, Services};
-use crate::domain::{ChannelId, Forget, Memory, MemoryKind, MemoryScope, Ts};
+use crate::domain::{ChannelId, Forget, MemoryKind, MemoryScope, Ts};
 use crate::ports::PortError;
 
 /// Whether a deletion or an edit that concerns `scope` came after
@@ -93,11 +93,6 @@ async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, 
             workspace.push(f);
         }
     }
-    let covered = |m: &Option<Memory>, fs: &[&Forget]| {
-        m.as_ref()
-            .is_some_and(|m| fs.iter().any(|f| f.may_be_in(m)))
-    };
-
     // 1. Remove: the facts that came from a deleted or edited message
     // (`forget_facts_from` reads the channel's facts once per message), then
     // the memories that may hold it.
@@ -124,17 +119,7 @@ async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, 
             channel: channel.clone(),
             thread_ts: *root,
         };
-        if covered(
-            &svc.ports
-                .store
-                .get_memory(&scope, MemoryKind::Short)
-                .await?,
-            fs,
-        ) {
-            svc.ports
-                .store
-                .delete_memory(&scope, MemoryKind::Short)
-                .await?;
+        if remove_if_covered(cx, &scope, MemoryKind::Short, fs).await? {
             stale_threads.push((channel.clone(), *root));
         }
     }
@@ -143,53 +128,15 @@ async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, 
         let scope = MemoryScope::Channel {
             channel: id.clone(),
         };
-        if covered(
-            &svc.ports
-                .store
-                .get_memory(&scope, MemoryKind::Short)
-                .await?,
-            fs,
-        ) {
-            svc.ports
-                .store
-                .delete_memory(&scope, MemoryKind::Short)
-                .await?;
-        }
-        if covered(
-            &svc.ports.store.get_memory(&scope, MemoryKind::Long).await?,
-            fs,
-        ) {
-            svc.ports
-                .store
-                .delete_memory(&scope, MemoryKind::Long)
-                .await?;
+        remove_if_covered(cx, &scope, MemoryKind::Short, fs).await?;
+        if remove_if_covered(cx, &scope, MemoryKind::Long, fs).await? {
             stale_longs.push(id.clone());
         }
     }
-    let mut rebuild_workspace_long = false;
     let scope = MemoryScope::Workspace;
-    if covered(
-        &svc.ports
-            .store
-            .get_memory(&scope, MemoryKind::Short)
-            .await?,
-        &workspace,
-    ) {
-        svc.ports
-            .store
-            .delete_memory(&scope, MemoryKind::Short)
-            .await?;
-    }
-    if covered(
-        &svc.ports.store.get_memory(&scope, MemoryKind::Long).await?,
-        &workspace,
-    ) {
-        svc.ports
-            .store
-            .delete_memory(&scope, MemoryKind::Long)
-            .await?;
-        rebuild_workspace_long = true;
-    }
+    remove_if_covered(cx, &scope, MemoryKind::Short, &workspace).await?;
+    let rebuild_workspace_long =
+        remove_if_covered(cx, &scope, MemoryKind::Long, &workspace).await?;
 
     // 2. Write again from what remains.
     for (channel, root) in stale_threads {
@@ -206,4 +153,23 @@ async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, 
         }
     }
     Ok(rebuild_workspace_long)
+}
+
+/// Removes the memory of `scope` and `kind` when it may hold one of the
+/// messages `forgets` names; whether it did.
+async fn remove_if_covered(
+    cx: &JobContext<'_>,
+    scope: &MemoryScope,
+    kind: MemoryKind,
+    forgets: &[&Forget],
+) -> Result<bool, PortError> {
+    let store = &cx.svc.ports.store;
+    let Some(memory) = store.get_memory(scope, kind).await? else {
+        return Ok(false);
+    };
+    if !forgets.iter().any(|f| f.may_be_in(&memory)) {
+        return Ok(false);
+    }
+    store.delete_memory(scope, kind).await?;
+    Ok(true)
 }
