@@ -66,18 +66,20 @@ pub(super) async fn run(
     let is_new = |m: &Message| covered.is_none_or(|c| m.ts > c);
     let moved = moved_threads(cx, channel, window).await?;
     let new = window.iter().filter(|m| is_new(m)).count();
-    // A thread an earlier digest left out waits no longer than a message,
-    // and nor does a message whose facts wait for company.
-    let facts_waiting = window
+    // People's messages whose facts were not read yet (none with facts off).
+    let people_unread: Vec<Ts> = window
         .iter()
         .filter(|m| min_facts > 0 && !m.is_bot && facts_read.is_none_or(|f| m.ts > f))
-        .map(|m| m.ts);
+        .map(|m| m.ts)
+        .collect();
+    // A thread an earlier digest left out waits no longer than a message,
+    // and nor does a message whose facts wait for company.
     let oldest_pending = window
         .iter()
         .filter(|m| is_new(m))
         .map(|m| m.ts)
         .chain(moved.iter().map(|t| t.oldest_new))
-        .chain(facts_waiting)
+        .chain(people_unread.iter().copied())
         .min();
     // A channel without a short-term memory (new, or one a deletion
     // removed) gets one at once.
@@ -108,11 +110,6 @@ pub(super) async fn run(
     let leaving = covered > long_covered && long_covered.is_none_or(|l| l < window_start);
     let newest_in_window = window.iter().map(|m| m.ts).max();
     let ask_long = leaving || long_term_due(long.as_ref(), newest_in_window, settings, now);
-    let people_unread: Vec<Ts> = window
-        .iter()
-        .filter(|m| facts_read.is_none_or(|c| m.ts > c) && !m.is_bot)
-        .map(|m| m.ts)
-        .collect();
     // Too few for facts wait for company, but not past half the window
     // (they would leave it unread).
     let ask_facts = min_facts > 0
