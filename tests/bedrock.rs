@@ -14,8 +14,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use myao::adapters::aws::bedrock::{BedrockLlm, JSON_TURN, TEXT_TURN};
 use myao::adapters::aws::http_client;
+use myao::adapters::bedrock::{BedrockLlm, JSON_TURN, TEXT_TURN};
 use myao::adapters::system::StaticSecrets;
 use myao::app::jobs::JobOutcome;
 use myao::app::judgment::JudgmentOutcome;

@@ -1,32 +1,32 @@
-//! myao's core library: the domain, the ports, the application services that
-//! the Lambda functions and the local mode run, the adapters, and the
-//! composition root that joins them.
+//! myao's job services and everything they call: judgment, response,
+//! memory and proactive talk, the prompts, the LLM (OpenAI-compatible and
+//! Bedrock) and Slack Web API adapters, and the job functions' assembly.
 //!
+//! The layers below are crates of their own, re-exported here so that one
+//! path names each thing:
 //! - [`domain`]: pure types and rules (no I/O, no async, no AWS): the crate
 //!   `myao-domain` (`shared/domain`), whose manifest holds no I/O dependency.
 //! - [`slack`]: Slack's wire protocol (events, signature): the crate
 //!   `myao-slack` (`shared/slack`), pure like the domain.
-//! - [`ports`]: the traits that separate the core from the outside world.
-//! - [`app`]: ingest, judgment, response and memory, written against the ports.
-//! - [`adapters`]: AWS (feature `aws`), OpenAI-compatible LLM, Slack Web API,
-//!   and the in-process twins.
-//! - [`prompts`]: the minijinja templates of `templates/` (feature `jobs`).
-//! - [`deadline`]: the invocation's deadline, which the LLM and Slack
-//!   adapters size their attempts and retries to.
+//! - [`ports`], [`deadline`], [`env`], [`telemetry`], ingest and the
+//!   settings cache in [`app`], the twins in [`adapters`]: the crate
+//!   `myao-core` (`shared/core`), which the ingest function links without
+//!   this one.
+//! - the AWS adapters, [`adapters::aws`]: the crate `myao-aws`
+//!   (`shared/aws`).
+//!
+//! This crate's own:
+//! - [`app`]: judgment, response, memory, proactive talk, written against
+//!   the ports.
+//! - [`adapters`]: the LLM (OpenAI-compatible, Bedrock) and the Slack Web API.
+//! - [`prompts`]: the minijinja templates of `templates/`.
 //! - [`wire`]: the composition root, where the adapters are plugged into the
-//!   app's ports: the Lambda functions' assembly (feature `aws`) and the
-//!   in-process one of the local mode, the tests and the benchmarks. Outside
-//!   their tests, neither `app` nor `adapters` imports the other: only
-//!   `wire` sees both.
+//!   app's ports: the job functions' assembly ([`wire::aws`]) and the
+//!   services over any ports. Outside their tests, neither `app` nor
+//!   `adapters` imports the other: only `wire` sees both.
 
 pub mod adapters;
 pub mod app;
-pub mod deadline;
-pub use myao_domain as domain;
-pub use myao_slack as slack;
-pub mod env;
-pub mod ports;
-#[cfg(feature = "jobs")]
+pub use myao_core::{deadline, domain, env, ports, slack, telemetry};
 pub mod prompts;
-pub mod telemetry;
 pub mod wire;

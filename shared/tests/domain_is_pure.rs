@@ -72,13 +72,44 @@ fn the_domain_and_slacks_formats_do_no_io_and_know_no_aws() {
     );
 }
 
+/// What `myao-core` (the ports, ingest, the twins), which the ingest
+/// function links, may depend on: the domain and Slack's formats, the async
+/// runtime, logs. No AWS SDK, no HTTP client, no templates: those are
+/// `myao-aws`'s and `myao`'s, and ingest links them by its dependency list.
+const CORE_DEPENDENCIES: &[&str] = &[
+    "async-trait",
+    "chrono",
+    "myao-domain",
+    "myao-slack",
+    "serde_json",
+    "thiserror",
+    "tokio",
+    "tracing",
+    "tracing-subscriber",
+];
+
 #[test]
-fn the_core_builds_without_the_aws_sdk() {
-    // The SDK crates are optional dependencies behind the `aws` feature.
-    let manifest = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
-        .expect("manifest");
-    for line in manifest.lines().filter(|l| l.starts_with("aws-")) {
-        assert!(line.contains("optional = true"), "not optional: {line}");
+fn the_core_links_no_aws_sdk_http_client_or_templates() {
+    dependencies_within("core/Cargo.toml", CORE_DEPENDENCIES);
+}
+
+/// What the ingest function depends on: the core and the AWS adapters, not
+/// the job functions' crate (its LLM and Slack clients, its templates).
+#[test]
+fn ingest_depends_on_the_core_and_the_aws_adapters_not_the_jobs() {
+    let manifest = "../functions/ingest/Cargo.toml";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(manifest);
+    let text = fs::read_to_string(&path).expect("the manifest");
+    let names: Vec<&str> = text
+        .lines()
+        .map(|l| l.split(['=', '.', ' ']).next().unwrap_or_default())
+        .collect();
+    assert!(
+        names.contains(&"myao-core") && names.contains(&"myao-aws"),
+        "{names:?}"
+    );
+    for unwanted in ["myao", "reqwest", "minijinja"] {
+        assert!(!names.contains(&unwanted), "ingest depends on {unwanted}");
     }
 }
 

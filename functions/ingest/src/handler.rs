@@ -1,7 +1,7 @@
 //! Translates between the Function URL's HTTP request and the ingest service.
 
 use lambda_http::{Body, Request, Response};
-use myao::app::ingest::{Ingest, IngestRequest};
+use myao_core::app::ingest::{Ingest, IngestRequest};
 
 fn header<'a>(request: &'a Request, name: &str) -> Option<&'a str> {
     request.headers().get(name).and_then(|v| v.to_str().ok())

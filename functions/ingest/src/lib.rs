@@ -3,8 +3,8 @@
 pub mod handler;
 
 use lambda_http::{Body, Request, Response};
-use myao::app::ingest::Ingest;
-use myao::wire::aws::MissingEnv;
+use myao_aws::wire::MissingEnv;
+use myao_core::app::ingest::Ingest;
 use tokio::sync::OnceCell;
 
 /// The process's ingest service, built once, by whichever needs it first:
@@ -12,7 +12,7 @@ use tokio::sync::OnceCell;
 static INGEST: OnceCell<Ingest> = OnceCell::const_new();
 
 async fn ingest() -> Result<&'static Ingest, MissingEnv> {
-    INGEST.get_or_try_init(myao::wire::aws::ingest).await
+    INGEST.get_or_try_init(myao_aws::wire::ingest).await
 }
 
 /// What a cold start does beside the runtime's first request for an event:

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use anyhow::bail;
-use myao::adapters::aws::bedrock::BedrockLlm;
+use myao::adapters::bedrock::BedrockLlm;
 use myao::adapters::llm::{provider, LlmRouter};
 use myao::domain::settings::LlmProvider;
 use myao::domain::Settings;

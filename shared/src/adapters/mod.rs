@@ -1,18 +1,14 @@
-//! Adapters: the ports implemented for AWS, for the HTTP services, and in
-//! process (the twins used by tests and by the local mode).
+//! Adapters: the LLM (OpenAI-compatible, Bedrock, and the router between
+//! them), the Slack Web API, and the reqwest client over the one TLS
+//! configuration. Re-exported: `myao-core`'s in-process adapters (the
+//! twins, the clock, the EMF log) and `myao-aws`'s AWS adapters as [`aws`].
 
-#[cfg(feature = "aws")]
-pub mod aws;
-#[cfg(feature = "jobs")]
+pub use myao_aws as aws;
+pub use myao_core::adapters::*;
+
+pub mod bedrock;
 pub(crate) mod http;
-#[cfg(feature = "jobs")]
 pub mod llm;
-pub mod metrics;
-#[cfg(feature = "jobs")]
 pub mod openai;
-#[cfg(feature = "jobs")]
 pub mod slack;
-pub mod system;
-#[cfg(any(feature = "aws", feature = "jobs"))]
 pub mod tls;
-pub mod twins;

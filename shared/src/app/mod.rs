@@ -1,59 +1,30 @@
 //! Application services: what the functions do, written against the ports.
-//! The Lambda functions and the local mode run exactly this code.
+//! The Lambda functions and the local mode run exactly this code. The
+//! [`Ports`], ingest and the settings cache are `myao-core`'s (re-exported
+//! here); the job functions' services are this crate's.
 
-// The job functions' services (feature `jobs`); ingest needs none of them.
-#[cfg(feature = "jobs")]
+pub use myao_core::app::*;
+
 pub mod context;
-#[cfg(feature = "jobs")]
 pub mod files;
-pub mod ingest;
-#[cfg(feature = "jobs")]
 pub mod jobs;
-#[cfg(feature = "jobs")]
 pub mod judgment;
-#[cfg(feature = "jobs")]
 pub mod limits;
-#[cfg(feature = "jobs")]
 pub mod memory;
-#[cfg(feature = "jobs")]
 pub mod proactive;
-#[cfg(feature = "jobs")]
 pub mod reflection;
-#[cfg(feature = "jobs")]
 pub mod response;
-pub mod settings;
 
 use std::sync::Arc;
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
+use tokio::sync::OnceCell;
 
-use crate::domain::Settings;
-use crate::ports::{Clock, Metrics, Queue, RandomSource, Scheduler, SettingsProvider, Store};
-#[cfg(feature = "jobs")]
-use {
-    crate::domain::UserId,
-    crate::ports::{Llm, PortError, SlackApi},
-    tokio::sync::OnceCell,
-};
-
-/// The ports every function uses: the store, the scheduler and the queue
-/// (the AWS services, or their in-process twins), time, chance and the
-/// settings. [`Ingest`](ingest::Ingest) and [`Services`] each hold a
-/// `Ports` (`svc.ports.store`). `crate::wire` assembles them.
-#[derive(Clone)]
-pub struct Ports {
-    pub store: Arc<dyn Store>,
-    pub scheduler: Arc<dyn Scheduler>,
-    pub queue: Arc<dyn Queue>,
-    pub clock: Arc<dyn Clock>,
-    pub random: Arc<dyn RandomSource>,
-    pub settings: Arc<dyn SettingsProvider>,
-    pub metrics: Arc<dyn Metrics>,
-}
+use crate::domain::{Settings, UserId};
+use crate::ports::{Llm, PortError, SlackApi};
 
 /// Everything the judgment, response and memory services use: the
 /// [`Ports`], the LLM and Slack.
-#[cfg(feature = "jobs")]
 pub struct Services {
     pub ports: Ports,
     pub llm: Arc<dyn Llm>,
@@ -61,7 +32,6 @@ pub struct Services {
     bot_user_id: OnceCell<UserId>,
 }
 
-#[cfg(feature = "jobs")]
 impl Services {
     /// The services over these ports. `llm` is put behind the workspace's
     /// daily cap ([`limits::CappedLlm`]), so that no assembly of the
@@ -97,14 +67,12 @@ impl Services {
 /// What one job works with: the services, the settings it read when it
 /// began (a job sees one set of settings from its start to its end) and the
 /// time it began. Passed as one, instead of the three apart.
-#[cfg(feature = "jobs")]
 pub struct JobContext<'a> {
     pub svc: &'a Services,
     pub settings: Arc<Settings>,
     pub now: DateTime<Utc>,
 }
 
-#[cfg(feature = "jobs")]
 impl<'a> JobContext<'a> {
     /// A job starting now, with the current settings.
     pub async fn begin(svc: &'a Services) -> Result<JobContext<'a>, PortError> {
@@ -113,46 +81,5 @@ impl<'a> JobContext<'a> {
             now: svc.ports.clock.now(),
             svc,
         })
-    }
-}
-
-/// When a stored message expires.
-pub fn retention(settings: &Settings, now: DateTime<Utc>) -> DateTime<Utc> {
-    now + Duration::days(i64::from(settings.message_retention_days))
-}
-
-/// When a memory, a cached user, a channel record or a pending deletion
-/// written now expires.
-pub fn memory_retention(settings: &Settings, now: DateTime<Utc>) -> DateTime<Utc> {
-    now + Duration::days(i64::from(settings.memory_retention_days))
-}
-
-/// Jobs whose wait is at least this long go to the scheduler; shorter ones to
-/// the queue (EventBridge Scheduler fires with one-minute precision).
-pub const SCHEDULER_MIN_DELAY_SECONDS: u32 = 60;
-
-/// What a memory run did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MemoryReport {
-    /// The memories written, in the order they were written.
-    pub written: Vec<(crate::domain::MemoryScope, crate::domain::MemoryKind)>,
-    /// LLM calls made (a failed or empty answer counts too).
-    pub llm_calls: usize,
-    /// Jobs queued (the recurring run fans out one job per channel).
-    pub queued: usize,
-    /// The facts reflection wrote.
-    pub facts: Vec<String>,
-    /// The proactive judgments the recurring run scheduled: channel, when.
-    pub proactive: Vec<(crate::domain::ChannelId, DateTime<Utc>)>,
-}
-
-impl MemoryReport {
-    /// Adds what another run did.
-    pub fn merge(&mut self, other: MemoryReport) {
-        self.written.extend(other.written);
-        self.llm_calls += other.llm_calls;
-        self.queued += other.queued;
-        self.facts.extend(other.facts);
-        self.proactive.extend(other.proactive);
     }
 }

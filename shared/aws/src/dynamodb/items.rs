@@ -13,13 +13,13 @@ use super::schema::{
     TTL_ATTRIBUTE,
 };
 use super::SERVICE;
-use crate::domain::facts::Fact;
-use crate::domain::people::Profile;
-use crate::domain::{
+use myao_core::domain::facts::Fact;
+use myao_core::domain::people::Profile;
+use myao_core::domain::{
     Channel, ChannelId, ChannelKind, Forget, Memory, MemoryKind, MemoryScope, Message, Ts, User,
     Visibility,
 };
-use crate::ports::{ChannelRecord, PortError};
+use myao_core::ports::{ChannelRecord, PortError};
 
 pub(super) type Item = HashMap<String, AttributeValue>;
 
@@ -500,7 +500,7 @@ pub(super) fn counter_item(key: &str, expires_at: DateTime<Utc>) -> Item {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::UserId;
+    use myao_core::domain::UserId;
 
     fn ts(v: &str) -> Ts {
         Ts::parse(v).expect("a valid ts")

@@ -20,7 +20,7 @@
 //! A model that wraps its JSON in a code fence or prose anyway still parses:
 //! the readers of JSON answers look for the object (`JudgmentResult::parse`).
 //!
-//! Retries: the loop of every LLM adapter ([`super::super::llm`]): up to
+//! Retries: the loop of every LLM adapter ([`super::llm`]): up to
 //! `llm_max_retries` after the first attempt on throttling
 //! (`ThrottlingException`), `ServiceUnavailableException`,
 //! `InternalServerException`, `ModelNotReadyException`,
@@ -50,7 +50,6 @@ use aws_sdk_bedrockruntime::types::{
 };
 use aws_sdk_bedrockruntime::Client;
 
-use super::is_retryable;
 use crate::adapters::http::{error_chain, exponential_backoff, truncate};
 use crate::adapters::llm::{
     self, model_settings, Attempt, Call, DEFAULT_BACKOFF, DEFAULT_MAX_WAIT, SERVICE,
@@ -60,6 +59,7 @@ use crate::domain::budget::estimate_tokens;
 use crate::domain::files::ImageFormat;
 use crate::domain::settings::LlmProvider;
 use crate::ports::{Llm, LlmReply, LlmRequest, Metrics, PortError, SettingsProvider};
+use myao_aws::is_retryable;
 
 /// The user turn of a request for text: the system prompt says what to write.
 pub const TEXT_TURN: &str = "Answer now, as the instructions above ask.";
@@ -94,7 +94,7 @@ impl fmt::Debug for BedrockLlm {
 
 impl BedrockLlm {
     /// An adapter calling Bedrock with `config`'s Region, credentials and
-    /// HTTP client ([`super::sdk_config`]), reading its models from
+    /// HTTP client ([`myao_aws::sdk_config`]), reading its models from
     /// `settings`. The SDK's own retries are turned off.
     pub fn new(config: &aws_config::SdkConfig, settings: Arc<dyn SettingsProvider>) -> BedrockLlm {
         let config = aws_sdk_bedrockruntime::config::Builder::from(config)

@@ -15,7 +15,7 @@ use aws_sdk_ssm::Client;
 use tokio::time::Instant;
 
 use super::{expecting, port_error};
-use crate::ports::{PortError, Secrets, SettingsSource};
+use myao_core::ports::{PortError, Secrets, SettingsSource};
 
 const SERVICE: &str = "ssm";
 /// How long a secret is reused before it is read again.

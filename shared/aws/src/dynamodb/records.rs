@@ -10,16 +10,18 @@ use super::schema::{
     facts_pk, thread_memory_pk, Key, COUNT_ATTRIBUTE, FORGET_PK, GSI1, TTL_ATTRIBUTE,
 };
 use super::{DynamoStore, SERVICE};
-use crate::adapters::aws::port_error;
-use crate::domain::facts::Fact;
-use crate::domain::people::{Profile, ProfileDelta};
-use crate::domain::{ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Ts, UserId};
-use crate::ports::{
-    sort_forgets, Claim, Claims, FactRecords, MemoryRecords, PortError, ProfileRecords,
-};
+use crate::port_error;
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 use chrono::{DateTime, Utc};
+use myao_core::domain::facts::Fact;
+use myao_core::domain::people::{Profile, ProfileDelta};
+use myao_core::domain::{
+    ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Ts, UserId,
+};
+use myao_core::ports::{
+    sort_forgets, Claim, Claims, FactRecords, MemoryRecords, PortError, ProfileRecords,
+};
 
 #[async_trait]
 impl MemoryRecords for DynamoStore {

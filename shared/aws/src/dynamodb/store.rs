@@ -16,12 +16,14 @@ use super::schema::{
     TTL_ATTRIBUTE,
 };
 use super::{DynamoStore, SERVICE};
-use crate::adapters::aws::port_error;
-use crate::domain::{
+use crate::port_error;
+use myao_core::domain::{
     Channel, ChannelId, ChannelKind, Conversation, EmojiName, Message, Ts, User, UserId,
     VisibilityChange,
 };
-use crate::ports::{ChannelRecord, ChannelRecords, Edit, Insert, Messages, PortError, UserCache};
+use myao_core::ports::{
+    ChannelRecord, ChannelRecords, Edit, Insert, Messages, PortError, UserCache,
+};
 
 #[async_trait]
 impl Messages for DynamoStore {

@@ -6,8 +6,8 @@ use async_trait::async_trait;
 use aws_sdk_sqs::Client;
 
 use super::port_error;
-use crate::domain::{Job, JobKind};
-use crate::ports::{PortError, Queue, MAX_QUEUE_DELAY_SECONDS};
+use myao_core::domain::{Job, JobKind};
+use myao_core::ports::{PortError, Queue, MAX_QUEUE_DELAY_SECONDS};
 
 const SERVICE: &str = "sqs";
 

@@ -1,16 +1,18 @@
-//! The AWS adapters: DynamoDB, EventBridge Scheduler, SQS and SSM, and
-//! with the feature `bedrock` the Bedrock Runtime LLM.
+//! The AWS adapters of `myao-core`'s ports: DynamoDB, EventBridge
+//! Scheduler, SQS and SSM, over one HTTP client ([`http`]) and one TLS
+//! configuration ([`tls`]); and [`wire`], the Lambda functions' assembly.
+//! (Bedrock, an LLM, is `myao`'s, beside the other LLM adapters.)
 //!
 //! Each adapter owns its SDK client and turns every SDK error into a
 //! [`PortError`] here: no SDK type crosses a port.
 
-#[cfg(feature = "bedrock")]
-pub mod bedrock;
 pub mod dynamodb;
 pub mod http;
 pub mod scheduler;
 pub mod sqs;
 pub mod ssm;
+pub mod tls;
+pub mod wire;
 
 use aws_config::BehaviorVersion;
 // The four SDKs re-export one and the same smithy error type and error
@@ -19,7 +21,7 @@ use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkErro
 
 pub use http::http_client;
 
-use crate::ports::PortError;
+use myao_core::ports::PortError;
 
 /// The SDK configuration from the environment (region, credentials, and
 /// `AWS_ENDPOINT_URL`, through which tests and the local tools reach the
@@ -129,7 +131,7 @@ where
 
 /// Whether a retry may succeed where `err` failed: a timeout, the network,
 /// throttling, a 5xx or 429 answer.
-pub(crate) fn is_retryable<E>(err: &SdkError<E>) -> bool
+pub fn is_retryable<E>(err: &SdkError<E>) -> bool
 where
     E: ProvideErrorMetadata,
 {

@@ -25,7 +25,7 @@
 //! - `items`: what each record is written as, and how it is read back;
 //! - `ops`: the table's operations (conditional puts and updates, reads of
 //!   live items, queries);
-//! - `store` and `records`: the [`Store`](crate::ports::Store)'s ports on
+//! - `store` and `records`: the [`Store`](myao_core::ports::Store)'s ports on
 //!   them (messages, channels and users; memories, facts, profiles, claims).
 //!
 //! The table itself is made by the deployment (and by the tests' support
@@ -43,11 +43,11 @@ use aws_sdk_dynamodb::Client;
 
 pub use schema::{GSI1, TTL_ATTRIBUTE};
 
-use crate::ports::Clock;
+use myao_core::ports::Clock;
 
 const SERVICE: &str = "dynamodb";
 
-/// [`Store`](crate::ports::Store) on one DynamoDB table (see the module
+/// [`Store`](myao_core::ports::Store) on one DynamoDB table (see the module
 /// docs for the layout).
 #[derive(Clone)]
 pub struct DynamoStore {

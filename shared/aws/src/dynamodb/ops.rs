@@ -11,9 +11,9 @@ use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use super::items::{b, expired, n, s, FromItem, Item, MessageRow};
 use super::schema::{Key, TTL_ATTRIBUTE};
 use super::{DynamoStore, SERVICE};
-use crate::adapters::aws::{expecting, port_error};
-use crate::domain::{Channel, Message};
-use crate::ports::PortError;
+use crate::{expecting, port_error};
+use myao_core::domain::{Channel, Message};
+use myao_core::ports::PortError;
 
 /// The error of a write whose condition failed.
 pub(super) const CONDITION_FAILED: &str = "ConditionalCheckFailedException";

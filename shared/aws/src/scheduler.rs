@@ -14,8 +14,8 @@ use aws_sdk_scheduler::Client;
 use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Timelike, Utc};
 
 use super::{expecting, port_error};
-use crate::domain::{Job, JobKind, ScheduleName};
-use crate::ports::{PortError, ScheduledJob, Scheduler};
+use myao_core::domain::{Job, JobKind, ScheduleName};
+use myao_core::ports::{PortError, ScheduledJob, Scheduler};
 
 const SERVICE: &str = "scheduler";
 /// The time zone of every expression we write.
