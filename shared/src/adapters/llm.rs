@@ -3,8 +3,8 @@
 //! its logs and metrics, and [`LlmRouter`], which sends each call to its
 //! role's provider.
 //!
-//! An adapter ([`OpenAiLlm`](super::openai::OpenAiLlm), and with the
-//! feature `bedrock` [`BedrockLlm`](super::aws::bedrock::BedrockLlm)) makes
+//! An adapter ([`OpenAiLlm`](super::openai::OpenAiLlm) and
+//! [`BedrockLlm`](super::bedrock::BedrockLlm)) makes
 //! one attempt at a time and says what it came to ([`Attempt`]); [`call`]
 //! decides whether to try again, how long to wait, and when the deadline
 //! leaves no time for it.
