@@ -44,11 +44,12 @@ use myao::domain::files::SharedFile;
 use myao::domain::Reply;
 use myao::domain::{
     Channel, ChannelId, ChannelKind, Conversation, Forget, Job, Memory, MemoryKind, MemoryScope,
-    Message, ScheduleName, Settings, Ts, User, Visibility, VisibilityChange,
+    Message, Settings, Ts, User, Visibility, VisibilityChange,
 };
 use myao::ports::{
     ChannelRecord, Claim, Clock, Edit, Insert, Queue, Scheduler, Secrets, SettingsSource, Store,
 };
+use myao::schedule::ScheduleName;
 use myao_tests::stubs::{channel, user};
 use myao_tests::{
     aws_config, create_table, dynamodb_client, fresh_queues, fresh_scheduler, fresh_store,

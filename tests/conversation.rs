@@ -31,8 +31,9 @@ use myao::app::judgment::JudgmentOutcome;
 use myao::app::response::ResponseOutcome;
 use myao::domain::rules::Gate;
 use myao::domain::Reply;
-use myao::domain::{Conversation, Job, JobKind, Memory, MemoryKind, MemoryScope, ScheduleName};
+use myao::domain::{Conversation, Job, JobKind, Memory, MemoryKind, MemoryScope};
 use myao::ports::{Clock, ScheduledJob};
+use myao::schedule::ScheduleName;
 use myao_tests::stubs::{
     assert_in_order, channel, completion, message, ts, user, verdict, Bed, PromptKind, Sequence,
     ALICE, BOB, BOT, GENERAL, JUDGMENT_MARK, RESPONSE_MARK,

@@ -31,8 +31,9 @@ use myao::adapters::metrics::NoMetrics;
 use myao::adapters::system::{FixedRandom, ManualClock};
 use myao::app::ingest::Ingest;
 use myao::app::{Ports, Services};
-use myao::domain::{ChannelId, Conversation, Job, JobKind, ScheduleName, Ts};
+use myao::domain::{ChannelId, Conversation, Job, JobKind, Ts};
 use myao::ports::{Clock, Scheduler};
+use myao::schedule::ScheduleName;
 use myao::wire::aws::ssm_settings;
 use myao::wire::http_services;
 use myao_tests::{

@@ -10,7 +10,8 @@ use myao::app::jobs::JobOutcome;
 use myao::app::judgment::JudgmentOutcome;
 use myao::domain::routing::Route;
 use myao::domain::rules::{Decision, Gate, Signal};
-use myao::domain::{Conversation, Job, JobKind, ScheduleName, Settings, Ts};
+use myao::domain::{Conversation, Job, JobKind, Settings, Ts};
+use myao::schedule::ScheduleName;
 use myao_tests::stubs::{channel, message, ts, verdict, Bed, PromptKind, ALICE, BOB, BOT, GENERAL};
 use serde_json::{json, Value};
 

@@ -27,6 +27,6 @@
 
 pub mod adapters;
 pub mod app;
-pub use myao_core::{deadline, domain, env, ports, slack, telemetry};
+pub use myao_core::{deadline, domain, env, ports, schedule, slack, telemetry};
 pub mod prompts;
 pub mod wire;

@@ -11,6 +11,8 @@
 //!   settings cache.
 //! - [`adapters`]: the in-process adapters: the twins, the clock and random
 //!   source, the metrics' EMF log.
+//! - [`schedule`]: the scheduler's key, a schedule's name (EventBridge
+//!   Scheduler's rules, kept by the twin too).
 //! - [`deadline`]: the invocation's deadline.
 //! - [`wire`]: the in-process assembly ([`wire::Twins`]).
 
@@ -21,5 +23,6 @@ pub use myao_domain as domain;
 pub use myao_slack as slack;
 pub mod env;
 pub mod ports;
+pub mod schedule;
 pub mod telemetry;
 pub mod wire;

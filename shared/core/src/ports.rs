@@ -14,8 +14,9 @@ use crate::domain::metrics::Datum;
 use crate::domain::people::{Profile, ProfileDelta};
 use crate::domain::{
     Channel, ChannelId, Conversation, EmojiName, Forget, Job, Memory, MemoryKind, MemoryScope,
-    Message, ScheduleName, Settings, Ts, User, UserId, VisibilityChange,
+    Message, Settings, Ts, User, UserId, VisibilityChange,
 };
+use crate::schedule::ScheduleName;
 
 /// The error underneath a [`PortError`]: an SDK, HTTP or decoding error,
 /// kept as its [`source`](std::error::Error::source).

@@ -27,7 +27,7 @@ pub use channel::{Channel, ChannelKind, Visibility, VisibilityChange};
 pub use channel_messages::ChannelMessages;
 pub use context::{Context, Person, Persona};
 pub use ids::{ChannelId, IdError, Ts, UserId};
-pub use job::{Job, JobKind, ScheduleName};
+pub use job::{Job, JobKind};
 pub use judgment::JudgmentResult;
 pub use memory::{ChannelMemory, Memory, MemoryKind, MemoryScope};
 pub use message::{Conversation, Message, User};

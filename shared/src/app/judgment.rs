@@ -10,11 +10,11 @@ use crate::domain::limits;
 use crate::domain::routing::{addressed, jittered_wait};
 use crate::domain::rules::{self, Decision, Facts, Gate, Scene, Score, Thresholds};
 use crate::domain::{
-    ChannelId, Conversation, Job, JobKind, JudgmentResult, Message, Reply, ScheduleName, Settings,
-    Ts, UserId,
+    ChannelId, Conversation, Job, JobKind, JudgmentResult, Message, Reply, Settings, Ts, UserId,
 };
 use crate::ports::PortError;
 use crate::prompts::{ContextPrompt, PromptError};
+use crate::schedule::ScheduleName;
 
 /// The rule stage's verdict on a conversation: its score, the signals
 /// behind it, the thresholds it was held to and what they decided.

@@ -33,12 +33,13 @@ use crate::domain::proactive::{
 };
 use crate::domain::{
     Channel, ChannelId, Conversation, Forget, Job, JobKind, Memory, MemoryKind, MemoryScope, Reply,
-    ScheduleName, Ts,
+    Ts,
 };
 use crate::ports::{ChannelRecord, PortError};
 use crate::prompts::{
     format_now, MessageView, PersonView, PersonaView, ProactiveView, PromptError,
 };
+use crate::schedule::ScheduleName;
 
 /// How long a proactive job's claim is kept: longer than any redelivery.
 const CLAIM_DAYS: i64 = 2;

@@ -14,10 +14,9 @@ use crate::domain::metrics::{self, Datum};
 use crate::domain::routing::{
     addressed, engaged, may_be_engaged, route, spoke_within, Addressed, Engagement, Route,
 };
-use crate::domain::{
-    ChannelId, Conversation, Forget, Job, JobKind, Message, ScheduleName, Settings, Ts, UserId,
-};
+use crate::domain::{ChannelId, Conversation, Forget, Job, JobKind, Message, Settings, Ts, UserId};
 use crate::ports::{Claim, Edit, Insert, PortError, Secrets};
+use crate::schedule::ScheduleName;
 use crate::slack::event::{check_times, parse_envelope, Envelope, SlackEvent};
 use crate::slack::signature::verify;
 

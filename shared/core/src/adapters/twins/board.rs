@@ -6,8 +6,9 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::domain::{Job, ScheduleName};
+use crate::domain::Job;
 use crate::ports::{Clock, PortError, Queue, ScheduledJob, Scheduler, MAX_QUEUE_DELAY_SECONDS};
+use crate::schedule::ScheduleName;
 
 use super::lock;
 

@@ -3,8 +3,9 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use crate::domain::{ChannelId, Conversation, Job, Message, ScheduleName, Ts, UserId};
+use crate::domain::{ChannelId, Conversation, Job, Message, Ts, UserId};
 use crate::ports::{Clock, Edit, Insert, Queue, Scheduler};
+use crate::schedule::ScheduleName;
 
 use super::*;
 use crate::adapters::system::ManualClock;
