@@ -92,6 +92,20 @@ impl JudgmentOutcome {
             JudgmentOutcome::Sure { .. } => "rule_yes",
         }
     }
+
+    /// The rule stage's ruling behind the outcome: `None` when no score was
+    /// made (stale, empty, held by a gate).
+    pub fn ruling(&self) -> Option<&Ruling> {
+        match self {
+            JudgmentOutcome::Stale | JudgmentOutcome::Empty | JudgmentOutcome::Held(_) => None,
+            JudgmentOutcome::Quiet(ruling)
+            | JudgmentOutcome::Capped(ruling)
+            | JudgmentOutcome::Silent { ruling, .. }
+            | JudgmentOutcome::Declined(ruling, _)
+            | JudgmentOutcome::Respond { ruling, .. }
+            | JudgmentOutcome::Sure { ruling, .. } => Some(ruling),
+        }
+    }
 }
 
 /// The wait before an answer the rule stage is sure of: a person who sees a
