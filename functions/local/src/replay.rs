@@ -26,7 +26,7 @@ use myao::adapters::system::{ManualClock, SplitMix, StaticSecrets};
 use myao::adapters::twins::{JobBoard, MemoryStore};
 use myao::app::ingest::{Ingest, Outcome};
 use myao::app::jobs::{self, JobOutcome};
-use myao::app::judgment::{JudgmentOutcome, Ruling};
+use myao::app::judgment::JudgmentOutcome;
 use myao::app::response::ResponseOutcome;
 use myao::app::Services;
 use myao::deadline::{job_budget, Deadline};
@@ -40,7 +40,7 @@ use myao::wire::Twins;
 
 use crate::export::Export;
 use crate::timeline::{
-    proactive_name, Event, EventKind, Header, MemoryNote, Prompt, Sink, Summary, Verdict,
+    proactive_name, DueReply, Event, EventKind, Header, MemoryNote, Prompt, Sink, Summary, Verdict,
 };
 use crate::twins::{DryRunLlm, MeteredLlm, ReplaySlack};
 
@@ -495,53 +495,28 @@ impl Engine<'_> {
         }
     }
 
-    /// What a judgment came to, for the timeline, and the rule stage's
-    /// ruling behind it (none when a gate held it, or no score was made).
+    /// What a judgment came to, for the timeline: the app's outcome, and
+    /// the reply it made due, if any.
     fn verdict(
         &self,
         outcome: JudgmentOutcome,
         channel: Option<&ChannelId>,
         now: DateTime<Utc>,
-    ) -> (Verdict, Option<Ruling>) {
-        match outcome {
-            JudgmentOutcome::Stale => (Verdict::Stale, None),
-            JudgmentOutcome::Empty => (Verdict::Empty, None),
-            JudgmentOutcome::Held(gate) => (Verdict::Held(gate), None),
-            JudgmentOutcome::Quiet(ruling) => (Verdict::Quiet, Some(ruling)),
-            JudgmentOutcome::Capped(ruling) => (Verdict::Capped, Some(ruling)),
-            JudgmentOutcome::Sure { ruling, at } => {
-                let verdict = Verdict::Sure {
-                    delay_seconds: (at - now).num_seconds(),
-                    reply_at: at,
-                    reply_thread: self.reply_thread(channel, at),
-                };
-                (verdict, Some(ruling))
+    ) -> Verdict {
+        let reply = match &outcome {
+            JudgmentOutcome::Respond { at, .. } | JudgmentOutcome::Sure { at, .. } => {
+                Some(DueReply {
+                    at: *at,
+                    delay_seconds: (*at - now).num_seconds(),
+                    thread: self.reply_thread(channel, *at),
+                })
             }
-            JudgmentOutcome::Respond { ruling, result, at } => {
-                let verdict = Verdict::Respond {
-                    delay_seconds: (at - now).num_seconds(),
-                    reply_at: at,
-                    reply_thread: self.reply_thread(channel, at),
-                    reason: result.reason,
-                    confidence: result.confidence,
-                    form: result.response_type.name(),
-                };
-                (verdict, Some(ruling))
-            }
-            JudgmentOutcome::Declined(ruling, result) => {
-                let verdict = Verdict::Declined {
-                    reason: result.reason,
-                    confidence: result.confidence,
-                };
-                (verdict, Some(ruling))
-            }
-            // No LLM: the ambiguous band's judgment is its prompt.
-            JudgmentOutcome::Silent { ruling, .. } if self.dry_run => {
-                (Verdict::DryRun, Some(ruling))
-            }
-            JudgmentOutcome::Silent { ruling, reason } => {
-                (Verdict::NoVerdict { reason }, Some(ruling))
-            }
+            _ => None,
+        };
+        Verdict {
+            outcome,
+            dry_run: self.dry_run,
+            reply,
         }
     }
 
@@ -581,13 +556,9 @@ impl Engine<'_> {
         let thread = conversation.as_ref().and_then(|c| c.thread_ts);
         let kind = match result {
             Ok(JobOutcome::Judgment(outcome)) => {
-                let (verdict, ruling) = self.verdict(outcome, channel.as_ref(), now);
+                let verdict = self.verdict(outcome, channel.as_ref(), now);
                 *self.summary.judgments.entry(verdict.name()).or_insert(0) += 1;
-                EventKind::Judgment {
-                    verdict,
-                    ruling,
-                    prompts,
-                }
+                EventKind::Judgment { verdict, prompts }
             }
             Ok(JobOutcome::Response(outcome)) => {
                 let mention = matches!(job, Job::Response { mention: true, .. });
@@ -798,7 +769,7 @@ mod tests {
         // One judgment; the rule stage finds nothing to say (no question,
         // one person), so it stays quiet without asking the LLM.
         assert_eq!(s.judgment_count(), 1);
-        assert_eq!(s.judgments.get("quiet"), Some(&1));
+        assert_eq!(s.judgments.get("rule_silent"), Some(&1));
         let judgment = rec
             .events
             .iter()

@@ -11,6 +11,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, Utc};
+use myao::app::judgment::JudgmentOutcome;
 use myao::domain::rules::Decision;
 use myao_local::cli::{self, Command, ReplayArgs};
 use myao_local::export::{self, Filter};
@@ -88,12 +89,12 @@ async fn dry_run_of_the_example_shows_prompts_and_invents_nothing() {
     );
     assert_eq!(s.replies, 0, "a dry run invents no reply");
     assert_eq!(s.memory_count(), 0, "nor a memory");
-    // The rule stage decides judgments alone: quiet (a low score) or sure
+    // The rule stage decides judgments alone: silent (a low score) or sure
     // (a high one); each sure one makes a response job, which a dry run
     // cannot write either.
     let count = |name: &str| s.judgments.get(name).copied().unwrap_or(0);
-    let sure = count("sure");
-    assert!(sure + count("quiet") >= 1, "{:?}", s.judgments);
+    let sure = count("rule_yes") + count("rule_react");
+    assert!(sure + count("rule_silent") >= 1, "{:?}", s.judgments);
     let no_reply = |mention: bool| {
         rec.events
             .iter()
@@ -112,28 +113,26 @@ async fn dry_run_of_the_example_shows_prompts_and_invents_nothing() {
     assert_eq!(judge.calls as usize, dry);
     assert_eq!(judge.prompt_tokens, 0);
     for e in judgments(&rec.events) {
-        let EventKind::Judgment {
-            verdict,
-            ruling,
-            prompts,
-        } = &e.kind
-        else {
+        let EventKind::Judgment { verdict, prompts } = &e.kind else {
             unreachable!()
         };
         // Every judgment past the gates shows its ruling.
-        let decision = ruling.as_ref().map(|r| r.decision);
-        match verdict {
-            Verdict::DryRun => {
+        let decision = verdict.ruling().map(|r| r.decision);
+        match &verdict.outcome {
+            JudgmentOutcome::Silent { .. } => {
+                assert_eq!(verdict.name(), "dry run");
                 assert_eq!(decision, Some(Decision::Ask));
                 assert_eq!(prompts.len(), 1);
                 assert!(prompts[0].text.contains("should_respond"));
             }
-            Verdict::Quiet => assert_eq!(decision, Some(Decision::Silent)),
-            Verdict::Sure { .. } => assert_eq!(decision, Some(Decision::Respond)),
-            Verdict::Stale | Verdict::Empty | Verdict::Held(_) => assert_eq!(decision, None),
+            JudgmentOutcome::Quiet(_) => assert_eq!(decision, Some(Decision::Silent)),
+            JudgmentOutcome::Sure { .. } => assert_eq!(decision, Some(Decision::Respond)),
+            JudgmentOutcome::Stale | JudgmentOutcome::Empty | JudgmentOutcome::Held(_) => {
+                assert_eq!(decision, None)
+            }
             other => panic!("a dry run has no {other:?}"),
         }
-        if !matches!(verdict, Verdict::DryRun) {
+        if !verdict.is_dry_run() {
             assert!(prompts.is_empty(), "no LLM call outside the ambiguous band");
         }
     }
@@ -334,14 +333,17 @@ async fn with_an_llm_stub_replies_land_in_the_right_threads_at_the_right_times()
             matches!(
                 &e.kind,
                 EventKind::Judgment {
-                    verdict: Verdict::Respond { .. },
+                    verdict: Verdict {
+                        outcome: JudgmentOutcome::Respond { .. },
+                        ..
+                    },
                     ..
                 }
             )
         })
         .unwrap();
     assert_eq!(answered.at, found[0].0);
-    assert_eq!(s.judgments.get("respond"), Some(&1));
+    assert_eq!(s.judgments.get("llm_yes"), Some(&1));
     assert_eq!(s.replies, 4);
     assert_eq!(s.mention_replies, 3);
     assert!(s.memory_count() > 0, "memories were written");

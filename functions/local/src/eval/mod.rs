@@ -23,6 +23,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
 use std::sync::Arc;
 
+use myao::app::judgment::JudgmentOutcome;
 use myao::domain::channel::ChannelKind;
 use myao::domain::rules::{is_question, Chattiness, Decision};
 use myao::domain::text::render_slack_text;
@@ -33,7 +34,7 @@ use serde_json::{json, Value};
 
 use crate::export::Export;
 use crate::replay::{self, Options};
-use crate::timeline::{Event, EventKind, Header, Sink, Summary, Verdict};
+use crate::timeline::{Event, EventKind, Header, Sink, Summary};
 use crate::twins::OfflineWriter;
 
 pub use figures::{Figures, Post};
@@ -297,13 +298,18 @@ struct Tally {
 }
 
 impl Tally {
-    fn judged(&mut self, channel: &ChannelId, verdict: &Verdict, decision: Option<Decision>) {
-        if matches!(verdict, Verdict::Stale) {
+    fn judged(
+        &mut self,
+        channel: &ChannelId,
+        outcome: &JudgmentOutcome,
+        decision: Option<Decision>,
+    ) {
+        if matches!(outcome, JudgmentOutcome::Stale) {
             return;
         }
         let c = self.counts.entry(channel.clone()).or_default();
         c.judgments += 1;
-        if !matches!(verdict, Verdict::Empty) {
+        if !matches!(outcome, JudgmentOutcome::Empty) {
             c.baseline += 1;
         }
         match decision {
@@ -455,18 +461,13 @@ impl Sink for Tally {
                     self.people[i] = None;
                 }
             }
-            EventKind::Judgment {
-                verdict, ruling, ..
-            } => {
-                let decision = ruling.as_ref().map(|r| r.decision);
-                self.judged(channel, verdict, decision);
-                match (verdict, ruling) {
-                    (
-                        Verdict::Respond { reply_thread, .. } | Verdict::Sure { reply_thread, .. },
-                        Some(r),
-                    ) => {
+            EventKind::Judgment { verdict, .. } => {
+                let decision = verdict.ruling().map(|r| r.decision);
+                self.judged(channel, &verdict.outcome, decision);
+                match (&verdict.reply, verdict.ruling()) {
+                    (Some(reply), Some(r)) => {
                         self.rulings
-                            .insert((channel.clone(), *reply_thread), r.explain());
+                            .insert((channel.clone(), reply.thread), r.explain());
                     }
                     _ => {
                         self.rulings.remove(&(channel.clone(), e.thread_ts));

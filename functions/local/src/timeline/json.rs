@@ -4,10 +4,10 @@ use myao::app::proactive::ProactiveOutcome;
 use std::io::{self, Write};
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use myao::app::judgment::Ruling;
+use myao::app::judgment::{JudgmentOutcome, Ruling};
 use serde_json::{json, Value};
 
-use super::{proactive_name, Event, EventKind, Header, Prompt, Sink, Summary, Verdict};
+use super::{proactive_name, Event, EventKind, Header, Prompt, Sink, Summary};
 
 /// One JSON object per line.
 pub struct JsonSink<W: Write> {
@@ -47,9 +47,9 @@ fn prompts_json(prompts: &[Prompt]) -> Value {
 }
 
 /// The gate that held a judgment, by its name (`cooldown`), if one did.
-fn gate(verdict: &Verdict) -> Option<&'static str> {
-    match verdict {
-        Verdict::Held(gate) => Some(gate.name()),
+fn gate(outcome: &JudgmentOutcome) -> Option<&'static str> {
+    match outcome {
+        JudgmentOutcome::Held(gate) => Some(gate.name()),
         _ => None,
     }
 }
@@ -95,44 +95,27 @@ pub fn event_json(e: &Event) -> Value {
             text,
         } => json!({"type": "deletion", "ts": ts, "user_name": user_name, "text": text}),
         EventKind::Skipped { reason } => json!({"type": "skipped", "reason": reason}),
-        EventKind::Judgment {
-            verdict,
-            ruling,
-            prompts,
-        } => {
+        EventKind::Judgment { verdict, prompts } => {
             let mut j = json!({"type": "judgment", "outcome": verdict.name(),
-                               "gate": gate(verdict), "ruling": ruling.as_ref().map(ruling_json),
+                               "gate": gate(&verdict.outcome),
+                               "ruling": verdict.ruling().map(ruling_json),
                                "prompts": prompts_json(prompts)});
-            match verdict {
-                Verdict::Respond {
-                    delay_seconds,
-                    reply_at,
-                    reply_thread,
-                    reason,
-                    confidence,
-                    form,
-                } => {
-                    j["form"] = json!(form);
-                    j["delay_seconds"] = json!(delay_seconds);
-                    j["reply_at"] = json!(time(*reply_at));
-                    j["reply_thread_ts"] = json!(reply_thread);
+            if let JudgmentOutcome::Respond { result, .. } = &verdict.outcome {
+                j["form"] = json!(result.response_type.name());
+            }
+            if let Some(reply) = &verdict.reply {
+                j["delay_seconds"] = json!(reply.delay_seconds);
+                j["reply_at"] = json!(time(reply.at));
+                j["reply_thread_ts"] = json!(reply.thread);
+            }
+            match &verdict.outcome {
+                JudgmentOutcome::Respond { result, .. } | JudgmentOutcome::Declined(_, result) => {
+                    j["reason"] = json!(result.reason);
+                    j["confidence"] = json!(result.confidence);
+                }
+                JudgmentOutcome::Silent { reason, .. } if !verdict.is_dry_run() => {
                     j["reason"] = json!(reason);
-                    j["confidence"] = json!(confidence);
                 }
-                Verdict::Sure {
-                    delay_seconds,
-                    reply_at,
-                    reply_thread,
-                } => {
-                    j["delay_seconds"] = json!(delay_seconds);
-                    j["reply_at"] = json!(time(*reply_at));
-                    j["reply_thread_ts"] = json!(reply_thread);
-                }
-                Verdict::Declined { reason, confidence } => {
-                    j["reason"] = json!(reason);
-                    j["confidence"] = json!(confidence);
-                }
-                Verdict::NoVerdict { reason } => j["reason"] = json!(reason),
                 _ => {}
             }
             j
@@ -289,7 +272,7 @@ mod tests {
     use myao::domain::rules::{Decision, Gate, Score, Signal, Thresholds};
     use myao::domain::{Channel, ChannelId, Ts, Visibility};
 
-    fn judgment(verdict: Verdict, ruling: Option<Ruling>) -> Value {
+    fn judgment(outcome: JudgmentOutcome, dry_run: bool) -> Value {
         event_json(&Event {
             at: Ts::parse("1767600000.000100").unwrap().to_datetime(),
             channel: Some(Channel {
@@ -299,8 +282,11 @@ mod tests {
             }),
             thread_ts: None,
             kind: EventKind::Judgment {
-                verdict,
-                ruling,
+                verdict: Verdict {
+                    outcome,
+                    dry_run,
+                    reply: None,
+                },
                 prompts: vec![],
             },
         })
@@ -308,14 +294,14 @@ mod tests {
 
     #[test]
     fn judgments_show_their_gate_or_their_ruling() {
-        let held = judgment(Verdict::Held(Gate::Cooldown), None);
-        assert_eq!(held["outcome"], "held: cooldown");
+        let held = judgment(JudgmentOutcome::Held(Gate::Cooldown), false);
+        assert_eq!(held["outcome"], "held");
         assert_eq!(held["gate"], "cooldown");
         assert!(held["ruling"].is_null());
-        let old = judgment(Verdict::Held(Gate::TooOld), None);
+        let old = judgment(JudgmentOutcome::Held(Gate::TooOld), false);
         assert_eq!(
             (&old["outcome"], &old["gate"]),
-            (&json!("too old"), &json!("too_old"))
+            (&json!("too_old"), &json!("too_old"))
         );
 
         let ruling = Ruling {
@@ -332,15 +318,25 @@ mod tests {
             Signal::UnansweredQuestion.points(),
             Signal::TwoPeople.points(),
         );
-        let dry = judgment(Verdict::DryRun, Some(ruling));
+        let silent = JudgmentOutcome::Silent {
+            ruling,
+            reason: "no LLM".into(),
+        };
+        let dry = judgment(silent.clone(), true);
         assert_eq!(dry["outcome"], "dry run");
         assert!(dry["gate"].is_null());
+        assert!(dry["reason"].is_null(), "the dry run's is no answer");
         assert_eq!(
             dry["ruling"],
             json!({"decision": "ask", "score": 30, "low": 20, "high": 50,
                    "signals": [{"signal": "unanswered_question", "points": q},
                                {"signal": "two_people", "points": two}],
                    "explain": format!("ask score=30 [20..50) unanswered_question({q:+}) two_people({two:+})")})
+        );
+        let unusable = judgment(silent, false);
+        assert_eq!(
+            (&unusable["outcome"], &unusable["reason"]),
+            (&json!("unusable"), &json!("no LLM"))
         );
     }
 }

@@ -11,9 +11,8 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use myao::app::judgment::Ruling;
+use myao::app::judgment::{JudgmentOutcome, Ruling};
 use myao::app::proactive::ProactiveOutcome;
-use myao::domain::rules::Gate;
 use myao::domain::{Channel, MemoryKind, Ts, UserId};
 use myao::ports::LlmRole;
 
@@ -55,84 +54,65 @@ pub struct Prompt {
     pub file: Option<PathBuf>,
 }
 
-/// What a judgment decided.
+/// The name of what a replay without an LLM shows where the LLM would
+/// have judged (a judgment's or a proactive judgment's): the prompt is all
+/// there is. The replay's only outcome the app has no name for.
+pub const DRY_RUN: &str = "dry run";
+
+/// What a judgment decided: the app's own outcome, which names it as the
+/// logs and the `Judgments` metric do, and what the replay adds.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
-    /// The LLM, asked in the rule stage's ambiguous band, wants to speak.
-    Respond {
-        delay_seconds: i64,
-        reply_at: DateTime<Utc>,
-        /// Where the reply goes: the thread of the judged conversation, or
-        /// of the earlier top-level message it answers (`None`: the top level).
-        reply_thread: Option<Ts>,
-        reason: String,
-        confidence: f64,
-        /// The answer's form: `reaction`, `short` or `full`.
-        form: &'static str,
-    },
-    /// The LLM, asked in the ambiguous band, declined.
-    Declined { reason: String, confidence: f64 },
-    /// The LLM failed or its answer was no verdict: silence.
-    NoVerdict { reason: String },
-    /// No LLM: in the ambiguous band, the prompt is all there is.
-    DryRun,
-    /// The rule stage scored at or above its high threshold: a reply is
-    /// due without asking the LLM.
-    Sure {
-        delay_seconds: i64,
-        reply_at: DateTime<Utc>,
-        reply_thread: Option<Ts>,
-    },
-    /// The rule stage scored below its low threshold: silent, no LLM call.
-    Quiet,
-    /// The channel had its unprompted replies of the hour
-    /// (`max_unprompted_per_channel_hour`).
-    Capped,
-    /// A newer message came in; its own judgment decides.
-    Stale,
-    /// A gate closed before any score: the bot spoke last, the message is
-    /// too old, the channel is mentions only, cooling down or backed off.
-    Held(Gate),
-    /// Every message of the conversation was deleted.
-    Empty,
+pub struct Verdict {
+    pub outcome: JudgmentOutcome,
+    /// No LLM: an unusable answer in the rule stage's ambiguous band is the
+    /// dry run's ([`DRY_RUN`]), its prompt all there is.
+    pub dry_run: bool,
+    /// The reply the judgment made due (`llm_yes`, `rule_yes`,
+    /// `rule_react`), if it made one.
+    pub reply: Option<DueReply>,
+}
+
+/// A reply a judgment made due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DueReply {
+    /// When it is due, and how long after the judgment that is.
+    pub at: DateTime<Utc>,
+    pub delay_seconds: i64,
+    /// Where the reply goes: the thread of the judged conversation, or of
+    /// the earlier top-level message it answers (`None`: the top level).
+    pub thread: Option<Ts>,
 }
 
 impl Verdict {
-    /// The name of the outcome, for counts and JSON.
+    /// The name of the outcome, for counts, JSON and the text timeline:
+    /// [`JudgmentOutcome::name`], or [`DRY_RUN`].
     pub fn name(&self) -> &'static str {
-        match self {
-            Verdict::Respond { .. } => "respond",
-            Verdict::Declined { .. } => "declined",
-            Verdict::NoVerdict { .. } => "no verdict",
-            Verdict::DryRun => "dry run",
-            Verdict::Sure { .. } => "sure",
-            Verdict::Quiet => "quiet",
-            Verdict::Capped => "capped",
-            Verdict::Stale => "stale",
-            Verdict::Held(gate) => held_name(*gate),
-            Verdict::Empty => "empty",
+        if self.is_dry_run() {
+            DRY_RUN
+        } else {
+            self.outcome.name()
         }
+    }
+
+    /// Whether the LLM would have judged, in a replay without one.
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run && matches!(self.outcome, JudgmentOutcome::Silent { .. })
+    }
+
+    /// The rule stage's score, signals, thresholds and decision; `None`
+    /// when no score was made (stale, empty, held by a gate).
+    pub fn ruling(&self) -> Option<&Ruling> {
+        self.outcome.ruling()
     }
 }
 
 /// The name of a proactive judgment's outcome, for counts and JSON: the
-/// outcome's own ([`ProactiveOutcome::name`]), or `dry run` for the no
+/// outcome's own ([`ProactiveOutcome::name`]), or [`DRY_RUN`] for the no
 /// verdict of a replay without an LLM.
 pub fn proactive_name(outcome: &ProactiveOutcome, dry_run: bool) -> &'static str {
     match outcome {
-        ProactiveOutcome::Silent { .. } if dry_run => "dry run",
+        ProactiveOutcome::Silent { .. } if dry_run => DRY_RUN,
         other => other.name(),
-    }
-}
-
-/// The verdict name of a judgment held by `gate`.
-fn held_name(gate: Gate) -> &'static str {
-    match gate {
-        Gate::BotSpokeLast => "bot spoke last",
-        Gate::TooOld => "too old",
-        Gate::MentionsOnly => "held: mentions_only",
-        Gate::Cooldown => "held: cooldown",
-        Gate::Backoff => "held: backoff",
     }
 }
 
@@ -179,9 +159,6 @@ pub enum EventKind {
     },
     Judgment {
         verdict: Verdict,
-        /// The rule stage's score, signals, thresholds and decision; `None`
-        /// when no score was made (stale, empty, held by a gate).
-        ruling: Option<Ruling>,
         prompts: Vec<Prompt>,
     },
     /// The bot posted.
@@ -346,5 +323,180 @@ impl Sink for Recorder {
     fn summary(&mut self, summary: &Summary) -> io::Result<()> {
         self.summary = Some(summary.clone());
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use myao::app::jobs::JobOutcome;
+    use myao::domain::judgment::ResponseType;
+    use myao::domain::rules::{self, Decision, Score, Thresholds};
+    use myao::domain::{ChannelId, Job, JudgmentResult, Visibility};
+
+    fn ruling(decision: Decision) -> Ruling {
+        Ruling {
+            score: Score {
+                total: 30,
+                signals: vec![],
+                answers: None,
+                again: None,
+            },
+            thresholds: Thresholds { low: 20, high: 40 },
+            decision,
+        }
+    }
+
+    fn result(should_respond: bool) -> JudgmentResult {
+        JudgmentResult {
+            should_respond,
+            reason: "a reason".into(),
+            confidence: 0.5,
+            delay_seconds: None,
+            response_type: if should_respond {
+                ResponseType::Full
+            } else {
+                ResponseType::None
+            },
+            emoji: None,
+        }
+    }
+
+    fn at() -> DateTime<Utc> {
+        Ts::parse("1767600000.000100").unwrap().to_datetime()
+    }
+
+    /// Every judgment outcome the app has, each gate's and each sure
+    /// decision's.
+    fn every_judgment() -> Vec<JudgmentOutcome> {
+        let at = at();
+        let mut all = vec![
+            JudgmentOutcome::Stale,
+            JudgmentOutcome::Empty,
+            JudgmentOutcome::Quiet(ruling(Decision::Silent)),
+            JudgmentOutcome::Capped(ruling(Decision::Respond)),
+            JudgmentOutcome::Silent {
+                ruling: ruling(Decision::Ask),
+                reason: "no JSON object".into(),
+            },
+            JudgmentOutcome::Declined(ruling(Decision::Ask), result(false)),
+            JudgmentOutcome::Respond {
+                ruling: ruling(Decision::Ask),
+                result: result(true),
+                at,
+            },
+            JudgmentOutcome::Sure {
+                ruling: ruling(Decision::Respond),
+                at,
+            },
+            JudgmentOutcome::Sure {
+                ruling: ruling(Decision::React),
+                at,
+            },
+        ];
+        all.extend(
+            rules::GATES
+                .iter()
+                .map(|(gate, _)| JudgmentOutcome::Held(*gate)),
+        );
+        // A new outcome fails to compile here until it is listed above.
+        for outcome in &all {
+            match outcome {
+                JudgmentOutcome::Stale
+                | JudgmentOutcome::Empty
+                | JudgmentOutcome::Held(_)
+                | JudgmentOutcome::Quiet(_)
+                | JudgmentOutcome::Capped(_)
+                | JudgmentOutcome::Silent { .. }
+                | JudgmentOutcome::Declined(..)
+                | JudgmentOutcome::Respond { .. }
+                | JudgmentOutcome::Sure { .. } => {}
+            }
+        }
+        all
+    }
+
+    fn event(kind: EventKind) -> Event {
+        Event {
+            at: at(),
+            channel: Some(Channel {
+                id: ChannelId::parse("C1").unwrap(),
+                name: "general".into(),
+                visibility: Visibility::PUBLIC,
+            }),
+            thread_ts: None,
+            kind,
+        }
+    }
+
+    /// The line the text sink writes for `event`.
+    fn line(event: &Event) -> String {
+        let mut out = Vec::new();
+        TextSink::new(&mut out).event(event).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// The value of the metric `job` counts `outcome` under, by `Outcome`.
+    fn metric(outcome: JobOutcome, job: &Job) -> String {
+        match outcome.metric(job).and_then(|d| d.dimension) {
+            Some(("Outcome", value)) => value,
+            other => panic!("no Outcome: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_timeline_names_a_judgment_as_its_metric_does() {
+        let job = Job::Judgment {
+            channel: ChannelId::parse("C1").unwrap(),
+            thread_ts: None,
+            newest_ts: Ts::parse("1767600000.000100").unwrap(),
+        };
+        let mut names = BTreeMap::new();
+        for outcome in every_judgment() {
+            let counted = metric(JobOutcome::Judgment(outcome.clone()), &job);
+            for dry_run in [false, true] {
+                let verdict = Verdict {
+                    outcome: outcome.clone(),
+                    dry_run,
+                    reply: None,
+                };
+                let name = verdict.name();
+                if dry_run && matches!(outcome, JudgmentOutcome::Silent { .. }) {
+                    // No LLM: the replay's own name, no metric's.
+                    assert_eq!(name, DRY_RUN);
+                } else {
+                    assert_eq!(name, counted, "{outcome:?}");
+                }
+                let e = event(EventKind::Judgment {
+                    verdict,
+                    prompts: vec![],
+                });
+                assert_eq!(event_json(&e)["outcome"], name, "{outcome:?}");
+                let shown = line(&e);
+                assert!(
+                    shown.contains(&format!("judgment (top level): {name}, "))
+                        || shown.contains(&format!("judgment (top level): {name}: ")),
+                    "{shown}"
+                );
+                names.insert(name, ());
+            }
+        }
+        assert_eq!(
+            names.into_keys().collect::<Vec<_>>(),
+            [
+                "dry run",
+                "empty",
+                "held",
+                "limited",
+                "llm_no",
+                "llm_yes",
+                "rule_react",
+                "rule_silent",
+                "rule_yes",
+                "stale",
+                "too_old",
+                "unusable"
+            ]
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! The timeline as readable text, for a terminal.
 
+use myao::app::judgment::JudgmentOutcome;
 use myao::app::proactive::ProactiveOutcome;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -11,7 +12,7 @@ use myao::domain::rules::{Decision, Gate};
 use myao::domain::Ts;
 use myao::prompts::format_time;
 
-use super::{Event, EventKind, Header, Prompt, Sink, Summary, Verdict};
+use super::{Event, EventKind, Header, Prompt, Sink, Summary};
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -244,77 +245,75 @@ impl<W: Write> Sink for TextSink<W> {
                 _ => "a message not in the replay was deleted".to_owned(),
             },
             EventKind::Skipped { reason } => format!("skipped: {reason}"),
-            EventKind::Judgment {
-                verdict, ruling, ..
-            } => {
-                let reply = |delay_seconds: i64, thread: Option<Ts>, verb: &str| {
-                    let when = if delay_seconds <= 0 {
+            EventKind::Judgment { verdict, .. } => {
+                // Where a reply goes: when, and in which thread if not this one.
+                let reply = |verb: &str| {
+                    let Some(due) = &verdict.reply else {
+                        return verb.to_owned();
+                    };
+                    let when = if due.delay_seconds <= 0 {
                         format!("{verb} now")
                     } else {
-                        format!("{verb} in {delay_seconds} s")
+                        format!("{verb} in {} s", due.delay_seconds)
                     };
-                    match thread {
+                    match due.thread {
                         Some(root) if e.thread_ts != Some(root) => {
                             format!("{when} in the thread of {}", self.thread_label(root, e.at))
                         }
                         _ => when,
                     }
                 };
-                let what = match verdict {
-                    Verdict::Respond {
-                        delay_seconds,
-                        reply_thread,
-                        reason,
-                        confidence,
-                        form,
-                        ..
-                    } => {
-                        let verb = match *form {
+                let what = match &verdict.outcome {
+                    _ if verdict.is_dry_run() => "no verdict".to_owned(),
+                    JudgmentOutcome::Respond { result, .. } => {
+                        let verb = match result.response_type.name() {
                             "reaction" => "react",
                             "short" => "respond briefly",
                             _ => "respond",
                         };
-                        let when = reply(*delay_seconds, *reply_thread, verb);
-                        format!("{when} — {reason} (confidence {confidence:.2})")
+                        format!(
+                            "{} — {} (confidence {:.2})",
+                            reply(verb),
+                            result.reason,
+                            result.confidence
+                        )
                     }
-                    Verdict::Sure {
-                        delay_seconds,
-                        reply_thread,
-                        ..
-                    } => {
-                        let reacts = ruling
-                            .as_ref()
-                            .is_some_and(|r| r.decision == Decision::React);
-                        let verb = if reacts { "react" } else { "reply" };
-                        let when = reply(*delay_seconds, *reply_thread, verb);
-                        format!("sure, {when}, without asking the LLM")
+                    JudgmentOutcome::Sure { ruling, .. } => {
+                        let verb = if ruling.decision == Decision::React {
+                            "react"
+                        } else {
+                            "reply"
+                        };
+                        format!("{}, without asking the LLM", reply(verb))
                     }
-                    Verdict::Declined { reason, confidence } => {
-                        format!("stay silent — {reason} (confidence {confidence:.2})")
+                    JudgmentOutcome::Declined(_, result) => format!(
+                        "stay silent — {} (confidence {:.2})",
+                        result.reason, result.confidence
+                    ),
+                    JudgmentOutcome::Silent { reason, .. } => format!("silent — {reason}"),
+                    JudgmentOutcome::Quiet(_) => "silent without asking the LLM".to_owned(),
+                    JudgmentOutcome::Capped(_) => {
+                        "the channel had its unprompted replies of the hour".to_owned()
                     }
-                    Verdict::NoVerdict { reason } => format!("no verdict, silent — {reason}"),
-                    Verdict::DryRun => "dry run, no verdict".to_owned(),
-                    Verdict::Quiet => "quiet, silent without asking the LLM".to_owned(),
-                    Verdict::Capped => {
-                        "capped, the channel had its unprompted replies of the hour".to_owned()
-                    }
-                    Verdict::Stale => "stale, a newer message has its own judgment".to_owned(),
-                    Verdict::Held(gate) => match gate {
+                    JudgmentOutcome::Stale => "a newer message has its own judgment".to_owned(),
+                    JudgmentOutcome::Held(gate) => match gate {
                         Gate::BotSpokeLast => "nothing to add, the bot spoke last".to_owned(),
-                        Gate::TooOld => "skipped, the newest message is too old".to_owned(),
-                        Gate::MentionsOnly => {
-                            "held: mentions_only, no unprompted reply here".to_owned()
-                        }
-                        Gate::Cooldown => {
-                            "held: cooldown, the bot spoke here moments ago".to_owned()
-                        }
-                        Gate::Backoff => {
-                            "held: backoff, the LLM declined here several times in a row".to_owned()
-                        }
+                        Gate::TooOld => "the newest message is too old".to_owned(),
+                        Gate::MentionsOnly => "no unprompted reply here".to_owned(),
+                        Gate::Cooldown => "the bot spoke here moments ago".to_owned(),
+                        Gate::Backoff => "the LLM declined here several times in a row".to_owned(),
                     },
-                    Verdict::Empty => "skipped, every message was deleted".to_owned(),
+                    JudgmentOutcome::Empty => "every message was deleted".to_owned(),
                 };
-                format!("judgment{top}: {what}")
+                // The outcome's name first, as the summary counts it, and
+                // the gate where the name does not say it (`held: cooldown`).
+                let name = verdict.name();
+                match &verdict.outcome {
+                    JudgmentOutcome::Held(gate) if gate.name() != name => {
+                        format!("judgment{top}: {name}: {}, {what}", gate.name())
+                    }
+                    _ => format!("judgment{top}: {name}, {what}"),
+                }
             }
             EventKind::Reply {
                 text,
@@ -428,11 +427,10 @@ impl<W: Write> Sink for TextSink<W> {
         } else {
             writeln!(self.out, "{time}  {place}  {line}")?;
         }
-        if let EventKind::Judgment {
-            ruling: Some(ruling),
-            ..
-        } = &e.kind
-        {
+        if let Some(ruling) = match &e.kind {
+            EventKind::Judgment { verdict, .. } => verdict.ruling(),
+            _ => None,
+        } {
             writeln!(
                 self.out,
                 "{INDENT}rule stage: {}",
@@ -598,6 +596,7 @@ impl<W: Write> Sink for TextSink<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::timeline::{DueReply, Verdict};
     use myao::app::judgment::Ruling;
     use myao::domain::rules::{Decision, Score, Signal, Thresholds};
     use myao::domain::{Channel, ChannelId, Visibility};
@@ -606,6 +605,7 @@ mod tests {
     fn a_sure_judgment_shows_where_it_replies_and_its_ruling() {
         let at = Ts::parse("1767600600.000100").unwrap().to_datetime();
         let question = Ts::parse("1767600000.000100").unwrap();
+        let due = at + chrono::Duration::seconds(30);
         let mut out = Vec::new();
         TextSink::new(&mut out)
             .event(&Event {
@@ -617,21 +617,27 @@ mod tests {
                 }),
                 thread_ts: None,
                 kind: EventKind::Judgment {
-                    verdict: Verdict::Sure {
-                        delay_seconds: 30,
-                        reply_at: at + chrono::Duration::seconds(30),
-                        reply_thread: Some(question),
-                    },
-                    ruling: Some(Ruling {
-                        score: Score {
-                            total: 60,
-                            signals: vec![Signal::UnansweredQuestion, Signal::AfterSilence],
-                            answers: Some(question),
-                            again: None,
+                    verdict: Verdict {
+                        outcome: JudgmentOutcome::Sure {
+                            ruling: Ruling {
+                                score: Score {
+                                    total: 60,
+                                    signals: vec![Signal::UnansweredQuestion, Signal::AfterSilence],
+                                    answers: Some(question),
+                                    again: None,
+                                },
+                                thresholds: Thresholds { low: 20, high: 50 },
+                                decision: Decision::Respond,
+                            },
+                            at: due,
                         },
-                        thresholds: Thresholds { low: 20, high: 50 },
-                        decision: Decision::Respond,
-                    }),
+                        dry_run: false,
+                        reply: Some(DueReply {
+                            at: due,
+                            delay_seconds: 30,
+                            thread: Some(question),
+                        }),
+                    },
                     prompts: vec![],
                 },
             })
@@ -639,7 +645,7 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(
             text.contains(
-                "#general  judgment (top level): sure, reply in 30 s in the thread of 08:00:00, \
+                "#general  judgment (top level): rule_yes, reply in 30 s in the thread of 08:00:00, \
                  without asking the LLM\n"
             ),
             "{text}"
