@@ -330,6 +330,7 @@ impl Sink for Recorder {
 mod tests {
     use super::*;
     use myao::app::jobs::JobOutcome;
+    use myao::app::proactive::Hold;
     use myao::domain::judgment::ResponseType;
     use myao::domain::rules::{self, Decision, Score, Thresholds};
     use myao::domain::{ChannelId, Job, JudgmentResult, Visibility};
@@ -411,6 +412,58 @@ mod tests {
                 | JudgmentOutcome::Declined(..)
                 | JudgmentOutcome::Respond { .. }
                 | JudgmentOutcome::Sure { .. } => {}
+            }
+        }
+        all
+    }
+
+    /// Every proactive outcome the app has, each hold's.
+    fn every_proactive() -> Vec<ProactiveOutcome> {
+        let holds = [
+            Hold::Off,
+            Hold::NotAllowed,
+            Hold::MentionsOnly,
+            Hold::OutsideHours,
+            Hold::Empty,
+            Hold::NotSilent,
+            Hold::BotSpokeLast,
+            Hold::Cooldown,
+            Hold::WeekFull,
+            Hold::HourFull,
+        ];
+        let mut all = vec![
+            ProactiveOutcome::Stale,
+            ProactiveOutcome::AlreadyDone,
+            ProactiveOutcome::Silent {
+                reason: "no JSON object".into(),
+            },
+            ProactiveOutcome::Declined,
+            ProactiveOutcome::Open {
+                topic: "cats".into(),
+                at: at(),
+            },
+        ];
+        all.extend(holds.into_iter().map(ProactiveOutcome::Held));
+        // A new outcome or hold fails to compile here until it is listed above.
+        for outcome in &all {
+            match outcome {
+                ProactiveOutcome::Held(
+                    Hold::Off
+                    | Hold::NotAllowed
+                    | Hold::MentionsOnly
+                    | Hold::OutsideHours
+                    | Hold::Empty
+                    | Hold::NotSilent
+                    | Hold::BotSpokeLast
+                    | Hold::Cooldown
+                    | Hold::WeekFull
+                    | Hold::HourFull,
+                )
+                | ProactiveOutcome::Stale
+                | ProactiveOutcome::AlreadyDone
+                | ProactiveOutcome::Silent { .. }
+                | ProactiveOutcome::Declined
+                | ProactiveOutcome::Open { .. } => {}
             }
         }
         all
@@ -498,5 +551,36 @@ mod tests {
                 "unusable"
             ]
         );
+    }
+
+    #[test]
+    fn the_timeline_names_a_proactive_judgment_as_its_metric_does() {
+        let job = Job::Proactive {
+            channel: ChannelId::parse("C1").unwrap(),
+            made_at: Ts::parse("1767600000.000100").unwrap(),
+        };
+        for outcome in every_proactive() {
+            let counted = metric(JobOutcome::Proactive(outcome.clone()), &job);
+            for dry_run in [false, true] {
+                let name = proactive_name(&outcome, dry_run);
+                if dry_run && matches!(outcome, ProactiveOutcome::Silent { .. }) {
+                    assert_eq!(name, DRY_RUN);
+                } else {
+                    assert_eq!(name, counted, "{outcome:?}");
+                }
+                let e = event(EventKind::Proactive {
+                    outcome: outcome.clone(),
+                    dry_run,
+                    prompts: vec![],
+                });
+                assert_eq!(event_json(&e)["outcome"], name, "{outcome:?}");
+                let shown = line(&e);
+                assert!(
+                    shown.contains(&format!("proactive judgment: {name}"))
+                        || shown.contains(&format!("proactive judgment: held: {name}\n")),
+                    "{shown}"
+                );
+            }
+        }
     }
 }

@@ -12,7 +12,7 @@ use myao::domain::rules::{Decision, Gate};
 use myao::domain::Ts;
 use myao::prompts::format_time;
 
-use super::{Event, EventKind, Header, Prompt, Sink, Summary};
+use super::{proactive_name, Event, EventKind, Header, Prompt, Sink, Summary};
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -405,18 +405,20 @@ impl<W: Write> Sink for TextSink<W> {
             EventKind::Proactive {
                 outcome, dry_run, ..
             } => {
+                // The outcome's name first, as the summary counts it.
+                let name = proactive_name(outcome, *dry_run);
                 let what = match outcome {
+                    ProactiveOutcome::Silent { .. } if *dry_run => format!("{name}, no verdict"),
                     ProactiveOutcome::Open { topic, .. } => {
-                        format!("open a topic — {}", Self::flow(topic))
+                        format!("{name} a topic — {}", Self::flow(topic))
                     }
-                    ProactiveOutcome::Declined => "nothing worth opening with, silent".to_owned(),
-                    ProactiveOutcome::Silent { .. } if *dry_run => "dry run, no verdict".to_owned(),
-                    ProactiveOutcome::Silent { reason } => {
-                        format!("no verdict, silent — {reason}")
+                    ProactiveOutcome::Declined => {
+                        format!("{name}, nothing worth opening with, silent")
                     }
-                    ProactiveOutcome::Stale => "stale, the channel spoke since".to_owned(),
-                    ProactiveOutcome::AlreadyDone => "already done".to_owned(),
-                    ProactiveOutcome::Held(hold) => format!("held: {}", hold.name()),
+                    ProactiveOutcome::Silent { reason } => format!("{name}, silent — {reason}"),
+                    ProactiveOutcome::Stale => format!("{name}, the channel spoke since"),
+                    ProactiveOutcome::AlreadyDone => format!("{name}, judged before"),
+                    ProactiveOutcome::Held(_) => format!("held: {name}"),
                 };
                 format!("proactive judgment: {what}")
             }
