@@ -41,6 +41,7 @@ use myao::wire::Twins;
 use crate::export::Export;
 use crate::timeline::{
     proactive_name, DueReply, Event, EventKind, Header, MemoryNote, Prompt, Sink, Summary, Verdict,
+    DRY_RUN,
 };
 use crate::twins::{DryRunLlm, MeteredLlm, ReplaySlack};
 
@@ -562,16 +563,6 @@ impl Engine<'_> {
             }
             Ok(JobOutcome::Response(outcome)) => {
                 let mention = matches!(job, Job::Response { mention: true, .. });
-                let no_reply = |reason: &str| {
-                    (
-                        reason.to_owned(),
-                        EventKind::NoReply {
-                            mention,
-                            reason: reason.to_owned(),
-                            prompts: prompts.clone(),
-                        },
-                    )
-                };
                 let short = matches!(
                     job,
                     Job::Response {
@@ -622,31 +613,14 @@ impl Engine<'_> {
                         };
                         (None, kind)
                     }
-                    ResponseOutcome::NoReply { .. } if self.dry_run => {
-                        let (_, kind) = no_reply("dry run");
-                        (Some("dry run".to_owned()), kind)
-                    }
-                    ResponseOutcome::NoReply { reason }
-                    | ResponseOutcome::PostFailed { reason } => {
-                        let (r, kind) = no_reply(&reason);
-                        (Some(r), kind)
-                    }
-                    ResponseOutcome::Stale => {
-                        let (_, kind) = no_reply("stale, a newer message came in");
-                        (Some("stale".to_owned()), kind)
-                    }
-                    ResponseOutcome::AlreadyDone => {
-                        let (_, kind) = no_reply("already answered");
-                        (Some("already answered".to_owned()), kind)
-                    }
-                    ResponseOutcome::TooOld => {
-                        let (_, kind) = no_reply("mention too old to answer");
-                        (Some("too old".to_owned()), kind)
-                    }
-                    ResponseOutcome::Limited { limit, .. } => {
-                        let reason = format!("over {}", limit.setting());
-                        let (_, kind) = no_reply(&reason);
-                        (Some(reason), kind)
+                    other => {
+                        let (key, reason) = not_posted(&other, self.dry_run);
+                        let kind = EventKind::NoReply {
+                            mention,
+                            reason,
+                            prompts,
+                        };
+                        (Some(key), kind)
                     }
                 };
                 if let Some(reason) = counted {
@@ -720,6 +694,34 @@ impl Engine<'_> {
     }
 }
 
+/// What a response job that posted nothing is counted under in the
+/// summary, and the reason its timeline line shows: the outcome's name
+/// ([`ResponseOutcome::name`]) with a word on it, the LLM's or Slack's
+/// reason, or [`DRY_RUN`].
+fn not_posted(outcome: &ResponseOutcome, dry_run: bool) -> (String, String) {
+    let name = outcome.name();
+    match outcome {
+        ResponseOutcome::NoReply { .. } if dry_run => (DRY_RUN.to_owned(), DRY_RUN.to_owned()),
+        ResponseOutcome::NoReply { reason } | ResponseOutcome::PostFailed { reason } => {
+            (reason.clone(), reason.clone())
+        }
+        ResponseOutcome::Stale => (name.to_owned(), format!("{name}, a newer message came in")),
+        ResponseOutcome::AlreadyDone => (name.to_owned(), format!("{name}, already answered")),
+        ResponseOutcome::TooOld => (
+            name.to_owned(),
+            format!("{name}, the mention is too old to answer"),
+        ),
+        ResponseOutcome::Limited { limit, .. } => {
+            let limited = format!("{name}: {}", limit.setting());
+            (limited.clone(), limited)
+        }
+        // Posted: not counted here.
+        ResponseOutcome::Posted { .. } | ResponseOutcome::Reacted { .. } => {
+            (name.to_owned(), name.to_owned())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -744,6 +746,72 @@ mod tests {
             .map(|(_, v)| Entry::from_json(&c.id, v, "test").unwrap())
             .collect();
         Export::new("test", users, vec![c], entries)
+    }
+
+    #[test]
+    fn a_response_that_posted_nothing_is_counted_by_its_outcomes_name() {
+        use myao::domain::limits::Limit;
+        let limited = ResponseOutcome::Limited {
+            limit: Limit::LlmCallsPerDay,
+            notice: None,
+        };
+        let failed = |reason: &str| ResponseOutcome::NoReply {
+            reason: reason.into(),
+        };
+        let cases = [
+            (
+                ResponseOutcome::Stale,
+                "stale",
+                "stale, a newer message came in",
+            ),
+            (
+                ResponseOutcome::AlreadyDone,
+                "already_done",
+                "already_done, already answered",
+            ),
+            (
+                ResponseOutcome::TooOld,
+                "too_old",
+                "too_old, the mention is too old to answer",
+            ),
+            (
+                limited.clone(),
+                "limited: max_llm_calls_per_day",
+                "limited: max_llm_calls_per_day",
+            ),
+            // The LLM's or Slack's reason says more than `no_reply`.
+            (
+                failed("LLM failed: 500"),
+                "LLM failed: 500",
+                "LLM failed: 500",
+            ),
+            (
+                ResponseOutcome::PostFailed {
+                    reason: "channel_not_found".into(),
+                },
+                "channel_not_found",
+                "channel_not_found",
+            ),
+        ];
+        for (outcome, key, shown) in cases {
+            let (k, s) = not_posted(&outcome, false);
+            assert_eq!((k.as_str(), s.as_str()), (key, shown));
+            // The named ones by the name the logs give them.
+            if !matches!(
+                outcome,
+                ResponseOutcome::NoReply { .. } | ResponseOutcome::PostFailed { .. }
+            ) {
+                assert!(key.starts_with(outcome.name()), "{outcome:?}");
+            }
+        }
+        assert_eq!(
+            not_posted(&failed("no LLM"), true),
+            ("dry run".to_owned(), "dry run".to_owned())
+        );
+        assert_eq!(
+            not_posted(&limited, true).0,
+            "limited: max_llm_calls_per_day"
+        );
     }
 
     #[tokio::test]
