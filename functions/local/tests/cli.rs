@@ -185,6 +185,21 @@ fn the_readme_replay_runs_as_a_dry_run() {
     assert!(stdout.contains("skipped       3"));
     // Each judgment past the gates shows the rule stage's ruling.
     assert!(stdout.contains("rule stage: silent score="), "{stdout}");
+    // The judgment "Reading the replay" shows, as the replay writes it.
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let shown: Vec<&str> = readme
+        .lines()
+        .filter(|l| {
+            (l.starts_with("2026-") && l.contains("judgment: "))
+                || l.trim_start().starts_with("rule stage: ")
+        })
+        .collect();
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    for line in shown {
+        assert!(stdout.contains(line.trim()), "{line}");
+    }
     // The prompts a dry run made are not read as a live run's cost.
     assert!(stdout.contains("LLM prompts   memory "), "{stdout}");
     assert!(stdout.contains("none sent") && stdout.contains("not its cost"));
