@@ -59,6 +59,10 @@ struct Tally {
     /// Characters of input, and of them those in a cacheable prefix.
     chars: u64,
     cacheable_chars: u64,
+    /// The most a cache could hold of them, whatever the layout: every
+    /// prompt after the first of its role in its channel cached whole; the
+    /// first as it is (its channel's part was never sent before).
+    bound_chars: u64,
 }
 
 /// A memory of the size a model writes (about 1,500 characters).
@@ -90,6 +94,29 @@ struct Script {
     tasks: Mutex<BTreeMap<String, u64>>,
     /// Judgment and reply prompts by the section their shared prefix ends in.
     breaks: Mutex<BTreeMap<(Kind, String), u64>>,
+    /// The channels that had a prompt of each role (for the bound).
+    channels: Mutex<BTreeMap<Kind, std::collections::BTreeSet<String>>>,
+}
+
+/// The channel a judgment or reply prompt is in, as its conversation's
+/// first sentence names it (`現在は、#name ...`, `現在、あなたは #name ...`).
+fn prompt_channel(prompt: &str) -> Option<String> {
+    let line = prompt
+        .lines()
+        .find(|l| l.starts_with("現在は、#") || l.starts_with("現在、あなたは #"))?;
+    let name = line.split('#').nth(1)?.split(' ').next()?;
+    Some(name.to_owned())
+}
+
+/// The characters a cache bills at its price, of a prefix of `prefix`
+/// characters and `tokens` tokens: none below [`CACHE_MIN_TOKENS`], else
+/// down to a step of [`CACHE_STEP_TOKENS`].
+fn in_steps(prefix: usize, tokens: usize) -> usize {
+    if tokens < CACHE_MIN_TOKENS {
+        return 0;
+    }
+    let kept = tokens / CACHE_STEP_TOKENS * CACHE_STEP_TOKENS;
+    prefix * kept / tokens
 }
 
 /// A memory prompt's task: the title of its `## 課題:` section.
@@ -124,12 +151,10 @@ fn cacheable_at(prompt: &str, earlier: &[String]) -> (usize, String) {
         .rfind("\n## ")
         .map(|at| prefix[at + 1..].lines().next().unwrap_or("").to_owned())
         .unwrap_or_else(|| "(before any section)".to_owned());
-    let tokens = estimate_tokens(prefix);
-    if tokens < CACHE_MIN_TOKENS {
-        return (0, section);
-    }
-    let kept = tokens / CACHE_STEP_TOKENS * CACHE_STEP_TOKENS;
-    (prefix.chars().count() * kept / tokens, section)
+    (
+        in_steps(prefix.chars().count(), estimate_tokens(prefix)),
+        section,
+    )
 }
 
 #[async_trait]
@@ -162,7 +187,7 @@ impl Llm for Script {
                     .to_owned(),
             ),
         };
-        let shared = if matches!(kind, Kind::Judgment | Kind::Reply) {
+        let (shared, bound) = if matches!(kind, Kind::Judgment | Kind::Reply) {
             let mut recent = self.recent.lock().expect("lock");
             let earlier = recent.entry(kind).or_default();
             let (shared, section) = cacheable_at(prompt, earlier);
@@ -176,9 +201,13 @@ impl Llm for Script {
             if earlier.len() > LOOKBACK {
                 earlier.remove(0);
             }
-            shared
+            let mut channels = self.channels.lock().expect("lock");
+            let seen = channels.entry(kind).or_default();
+            let again = prompt_channel(prompt).is_some_and(|c| !seen.insert(c));
+            let whole = in_steps(prompt.chars().count(), estimate_tokens(prompt));
+            (shared, if again { whole.max(shared) } else { shared })
         } else {
-            0
+            (0, 0)
         };
         let input = estimate_tokens(prompt) as u64;
         let output = estimate_tokens(&text) as u64;
@@ -189,6 +218,7 @@ impl Llm for Script {
         t.output_tokens += output;
         t.chars += prompt.chars().count() as u64;
         t.cacheable_chars += shared as u64;
+        t.bound_chars += bound as u64;
         Ok(LlmReply {
             text,
             prompt_tokens: input,
@@ -225,15 +255,22 @@ fn main() {
         "role", "calls/100 msg", "input tok/100", "output tok/100", "cacheable input"
     );
     let mut memory_family = 0;
-    let (mut chars, mut cacheable_chars) = (0, 0);
+    let (mut chars, mut cacheable_chars, mut bound_chars) = (0, 0, 0);
+    let mut bounds = Vec::new();
     for kind in [Kind::Judgment, Kind::Reply, Kind::Memory, Kind::Reflection] {
         let t = tally.get(&kind).cloned().unwrap_or_default();
         let share = if matches!(kind, Kind::Judgment | Kind::Reply) {
             chars += t.chars;
             cacheable_chars += t.cacheable_chars;
+            bound_chars += t.bound_chars;
             if t.chars == 0 {
                 "–".to_owned()
             } else {
+                bounds.push(format!(
+                    "{} {:.1}%",
+                    kind.name(),
+                    100.0 * t.bound_chars as f64 / t.chars as f64
+                ));
                 format!("{:.1}%", 100.0 * t.cacheable_chars as f64 / t.chars as f64)
             }
         } else {
@@ -280,4 +317,11 @@ fn main() {
             format!("{:.1}%", 100.0 * cacheable_chars as f64 / chars as f64)
         }
     );
+    if chars > 0 {
+        println!(
+            "the most any layout could make cacheable: {:.1}% ({}; every judgment or reply prompt after the first of its role in its channel cached whole)",
+            100.0 * bound_chars as f64 / chars as f64,
+            bounds.join(", ")
+        );
+    }
 }
