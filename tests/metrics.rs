@@ -1,7 +1,7 @@
 //! What the functions count (CloudWatch EMF on AWS, the `RecordedMetrics`
 //! twin here), over the real ingest, judgment and response code and the
 //! real LLM and Slack adapters against their stubs: the metrics the alarms
-//! watch (`tests/template.rs` checks the alarms watch these names) come
+//! watch (`tests/template/mod.rs` checks the alarms watch these names) come
 //! from the failures they are meant for.
 
 use std::sync::Arc;

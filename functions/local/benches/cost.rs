@@ -59,10 +59,15 @@ struct Tally {
     /// Characters of input, and of them those in a cacheable prefix.
     chars: u64,
     cacheable_chars: u64,
-    /// The most a cache could hold of them, whatever the layout: every
-    /// prompt after the first of its role in its channel cached whole; the
-    /// first as it is (its channel's part was never sent before).
+    /// The most a cache could hold of them with the sections in the
+    /// design's order: every prompt after the first of its role in its
+    /// channel cached whole; the first as it is (what follows its channel
+    /// list was never sent before).
     bound_chars: u64,
+    /// The prompts that were the first of their role in their channel, and
+    /// their characters.
+    firsts: u64,
+    first_chars: u64,
 }
 
 /// A memory of the size a model writes (about 1,500 characters).
@@ -205,6 +210,13 @@ impl Llm for Script {
             let seen = channels.entry(kind).or_default();
             let again = prompt_channel(prompt).is_some_and(|c| !seen.insert(c));
             let whole = in_steps(prompt.chars().count(), estimate_tokens(prompt));
+            let chars = prompt.chars().count() as u64;
+            let mut tally = self.tally.lock().expect("lock");
+            let t = tally.entry(kind).or_default();
+            if !again {
+                t.firsts += 1;
+                t.first_chars += chars;
+            }
             (shared, if again { whole.max(shared) } else { shared })
         } else {
             (0, 0)
@@ -267,9 +279,12 @@ fn main() {
                 "–".to_owned()
             } else {
                 bounds.push(format!(
-                    "{} {:.1}%",
+                    "{} {:.1}% ({} of {} prompts, {:.0}% of its input, the first of their role in their channel)",
                     kind.name(),
-                    100.0 * t.bound_chars as f64 / t.chars as f64
+                    100.0 * t.bound_chars as f64 / t.chars as f64,
+                    t.firsts,
+                    t.calls,
+                    100.0 * t.first_chars as f64 / t.chars as f64
                 ));
                 format!("{:.1}%", 100.0 * t.cacheable_chars as f64 / t.chars as f64)
             }
@@ -319,7 +334,7 @@ fn main() {
     );
     if chars > 0 {
         println!(
-            "the most any layout could make cacheable: {:.1}% ({}; every judgment or reply prompt after the first of its role in its channel cached whole)",
+            "the most the design's order could make cacheable: {:.1}% (every judgment or reply prompt after the first of its role in its channel cached whole, its new messages too): {}",
             100.0 * bound_chars as f64 / chars as f64,
             bounds.join(", ")
         );

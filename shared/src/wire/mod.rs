@@ -1,7 +1,8 @@
-//! The composition root: where the adapters are plugged into the
-//! application's [`Ports`], from which [`Ingest`](crate::app::ingest::Ingest)
-//! and [`Services`](crate::app::Services) are built. It is the one module
-//! that sees both `app` and `adapters`.
+//! The job functions' composition root: where the LLM and Slack adapters
+//! are plugged in beside the [`Ports`], from which
+//! [`Services`](crate::app::Services) are built. It is the one module of
+//! this crate that sees both `app` and `adapters`. (Ingest is assembled by
+//! `myao_aws::wire`, re-exported by [`aws`].)
 //!
 //! - [`aws`]: the job functions, from their environment (ingest's is
 //!   `myao_aws::wire`).

@@ -14,8 +14,9 @@ use crate::ports::{Clock, Metrics, Queue, RandomSource, Scheduler, SettingsProvi
 
 /// The ports every function uses: the store, the scheduler and the queue
 /// (the AWS services, or their in-process twins), time, chance and the
-/// settings. [`Ingest`](ingest::Ingest) and [`Services`] each hold a
-/// `Ports` (`svc.ports.store`). `crate::wire` assembles them.
+/// settings. [`Ingest`](ingest::Ingest) and the job functions' `Services`
+/// (the crate `myao`) each hold a `Ports` (`svc.ports.store`). A Lambda's
+/// are assembled by `myao_aws::wire`, the twins' by [`crate::wire::Twins`].
 #[derive(Clone)]
 pub struct Ports {
     pub store: Arc<dyn Store>,
@@ -36,34 +37,4 @@ pub fn retention(settings: &Settings, now: DateTime<Utc>) -> DateTime<Utc> {
 /// written now expires.
 pub fn memory_retention(settings: &Settings, now: DateTime<Utc>) -> DateTime<Utc> {
     now + Duration::days(i64::from(settings.memory_retention_days))
-}
-
-/// Jobs whose wait is at least this long go to the scheduler; shorter ones to
-/// the queue (EventBridge Scheduler fires with one-minute precision).
-pub const SCHEDULER_MIN_DELAY_SECONDS: u32 = 60;
-
-/// What a memory run did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MemoryReport {
-    /// The memories written, in the order they were written.
-    pub written: Vec<(crate::domain::MemoryScope, crate::domain::MemoryKind)>,
-    /// LLM calls made (a failed or empty answer counts too).
-    pub llm_calls: usize,
-    /// Jobs queued (the recurring run fans out one job per channel).
-    pub queued: usize,
-    /// The facts reflection wrote.
-    pub facts: Vec<String>,
-    /// The proactive judgments the recurring run scheduled: channel, when.
-    pub proactive: Vec<(crate::domain::ChannelId, DateTime<Utc>)>,
-}
-
-impl MemoryReport {
-    /// Adds what another run did.
-    pub fn merge(&mut self, other: MemoryReport) {
-        self.written.extend(other.written);
-        self.llm_calls += other.llm_calls;
-        self.queued += other.queued;
-        self.facts.extend(other.facts);
-        self.proactive.extend(other.proactive);
-    }
 }
