@@ -1,7 +1,7 @@
 //! The frames of a Socket Mode connection: what Slack sends ([`Frame`],
 //! read by [`parse_frame`]) and the acknowledgement sent back ([`ack`]).
 
-use super::*;
+use serde_json::{json, Value};
 
 /// One message from Slack over the socket.
 #[derive(Debug, Clone, PartialEq)]

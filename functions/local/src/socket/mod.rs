@@ -23,20 +23,15 @@
 //! came and decides about connections.
 
 use std::future::Future;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context as _};
 use futures_util::{SinkExt as _, StreamExt as _};
 use myao::app::ingest::Ingest;
 use myao::ports::Secrets as _;
-use reqwest::Url;
-use serde_json::{json, Value};
-use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
 use crate::config::{env_var, LocalConfig, SLACK_APP_TOKEN};
 use crate::serve::{self, Bot};
@@ -45,11 +40,9 @@ mod frame;
 mod open;
 
 pub use frame::{ack, parse_frame, Content, Frame, FrameError, Next, Reason};
-pub use open::{read_open_answer, Backoff, OpenError};
+pub use open::{read_open_answer, Backoff, OpenError, OPEN_METHOD};
 use open::{AppToken, Opener, Ws};
 
-/// The Web API method that opens a connection.
-pub const OPEN_METHOD: &str = "apps.connections.open";
 /// The first wait before opening a connection again.
 pub const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 /// The longest wait between two attempts.
@@ -464,6 +457,8 @@ async fn close_gracefully(ws: &mut Ws) {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{json, Value};
+
     use super::*;
 
     #[test]

@@ -2,7 +2,18 @@
 //! ([`read_open_answer`] reads its answer), the WebSocket handshake, and
 //! the waits between attempts ([`Backoff`]).
 
-use super::*;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::Url;
+use serde_json::Value;
+use tokio::net::TcpStream;
+use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
+
+use crate::config::{env_var, SLACK_APP_TOKEN};
+
+/// The Web API method that opens a connection.
+pub const OPEN_METHOD: &str = "apps.connections.open";
 
 /// The codes with which `apps.connections.open` refuses a token: trying
 /// again cannot help.
