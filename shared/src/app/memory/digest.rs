@@ -7,15 +7,15 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 
-use super::{forgotten_since, long_term_due, views, MemoryReport};
+use super::{forgotten_since, keep, long_term_due, views, MemoryReport};
 use crate::app::reflection::{count_in_profiles, keep_facts, mark_reflected};
-use crate::app::{memory_retention, JobContext};
+use crate::app::JobContext;
 use crate::domain::digest::{self, Asked, Seen, THREADS_PER_CALL};
 use crate::domain::facts::parse_reflection;
 use crate::domain::{
-    Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Ts, UserId,
+    Channel, ChannelId, Conversation, MemoryKind, MemoryScope, Message, Ts, UserId,
 };
 use crate::ports::PortError;
 use crate::prompts::memory::{digest_request, DigestLine, DigestTask, DigestThread};
@@ -29,11 +29,13 @@ struct Moved {
 }
 
 /// Digests `channel`'s `window` (its messages of the short-term window,
-/// oldest first, read at `read_at`), when due.
+/// which starts at `window_start`, oldest first, read at `read_at`), when
+/// due.
 pub(super) async fn run(
     cx: &JobContext<'_>,
     channel: &Channel,
     window: &[Message],
+    window_start: Ts,
     read_at: DateTime<Utc>,
     report: &mut MemoryReport,
 ) -> Result<(), PortError> {
@@ -103,8 +105,6 @@ pub(super) async fn run(
     messages.sort_by_key(|m| m.ts);
     let long = svc.ports.store.get_memory(&scope, MemoryKind::Long).await?;
     let long_covered = long.as_ref().and_then(|m| m.newest_ts);
-    let window_start =
-        Ts::from_datetime(now - Duration::hours(i64::from(settings.short_term_window_hours)));
     // What the short-term memory holds from before the window is about to
     // leave it: the long-term memory takes it in now, whatever its interval.
     let leaving = covered > long_covered && long_covered.is_none_or(|l| l < window_start);
@@ -157,7 +157,7 @@ pub(super) async fn run(
             &scope,
             MemoryKind::Long,
             content,
-            newest,
+            Some(newest),
             read_at,
         )
         .await?;
@@ -170,7 +170,7 @@ pub(super) async fn run(
             &scope,
             MemoryKind::Short,
             content,
-            newest,
+            Some(newest),
             read_at,
         )
         .await?;
@@ -216,6 +216,11 @@ pub(super) async fn run(
             continue;
         };
         if let Ok(found) = answer.digest(&call) {
+            // A deletion or an edit in the channel since the read: the
+            // next digest writes these from what remains.
+            if forgotten_since(cx, &scope, read_at).await? {
+                return Ok(());
+            }
             keep_threads(cx, report, channel, &answer, &found.threads, read_at).await?;
         }
     }
@@ -451,7 +456,8 @@ async fn moved_threads(
 }
 
 /// Stores the summaries `found` of the threads `answer` asked about, each
-/// covering the newest of its replies the prompt showed.
+/// covering the newest of its replies the prompt showed. The caller has
+/// checked that nothing of the channel was forgotten since `read_at`.
 async fn keep_threads(
     cx: &JobContext<'_>,
     report: &mut MemoryReport,
@@ -471,44 +477,16 @@ async fn keep_threads(
             channel: channel.id.clone(),
             thread_ts: *root,
         };
-        if forgotten_since(cx, &scope, read_at).await? {
-            continue;
-        }
-        let content = summary.clone();
         keep(
             cx,
             report,
             &scope,
             MemoryKind::Short,
-            content,
-            newest,
+            summary.clone(),
+            Some(newest),
             read_at,
         )
         .await?;
     }
-    Ok(())
-}
-
-/// Stores one memory the digest wrote.
-async fn keep(
-    cx: &JobContext<'_>,
-    report: &mut MemoryReport,
-    scope: &MemoryScope,
-    kind: MemoryKind,
-    content: String,
-    newest: Ts,
-    read_at: DateTime<Utc>,
-) -> Result<(), PortError> {
-    let memory = Memory {
-        scope: scope.clone(),
-        kind,
-        content,
-        updated_at: read_at,
-        newest_ts: Some(newest),
-    };
-    let retention = memory_retention(&cx.settings, cx.now);
-    cx.svc.ports.store.put_memory(&memory, retention).await?;
-    tracing::info!(%scope, kind = kind.as_str(), "memory written");
-    report.written.push((scope.clone(), kind));
     Ok(())
 }

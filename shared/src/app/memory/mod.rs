@@ -61,7 +61,6 @@ async fn write<T: Fit>(
     newest_ts: Option<Ts>,
     read_at: DateTime<Utc>,
 ) -> Result<bool, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let Some(content) = ask(cx, report, &target, task).await else {
         return Ok(false);
     };
@@ -72,23 +71,34 @@ async fn write<T: Fit>(
         tracing::info!(%scope, kind = kind.as_str(), "memory not written: a message it read was deleted or edited meanwhile");
         return Ok(false);
     }
-    svc.ports
-        .store
-        .put_memory(
-            &Memory {
-                scope: scope.clone(),
-                kind,
-                content,
-                // When its inputs were read: a forget after it may not be in it.
-                updated_at: read_at,
-                newest_ts,
-            },
-            memory_retention(settings, now),
-        )
-        .await?;
-    tracing::info!(%scope, kind = kind.as_str(), "memory written");
-    report.written.push((scope, kind));
+    keep(cx, report, &scope, kind, content, newest_ts, read_at).await?;
     Ok(true)
+}
+
+/// Stores a memory written from what was read at `read_at` (its
+/// `updated_at`: a forget after it may not be in it), covering the messages
+/// up to `newest_ts`.
+pub(super) async fn keep(
+    cx: &JobContext<'_>,
+    report: &mut MemoryReport,
+    scope: &MemoryScope,
+    kind: MemoryKind,
+    content: String,
+    newest_ts: Option<Ts>,
+    read_at: DateTime<Utc>,
+) -> Result<(), PortError> {
+    let memory = Memory {
+        scope: scope.clone(),
+        kind,
+        content,
+        updated_at: read_at,
+        newest_ts,
+    };
+    let retention = memory_retention(&cx.settings, cx.now);
+    cx.svc.ports.store.put_memory(&memory, retention).await?;
+    tracing::info!(%scope, kind = kind.as_str(), "memory written");
+    report.written.push((scope.clone(), kind));
+    Ok(())
 }
 
 /// Renders a memory prompt and asks the LLM; `None` (logged) when the
@@ -254,7 +264,7 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
         .await?;
     let mut report = MemoryReport::default();
     if !messages.is_empty() {
-        digest::run(&cx, &channel, &messages, read_at, &mut report).await?;
+        digest::run(&cx, &channel, &messages, window_start, read_at, &mut report).await?;
     }
     let memories = Memories::of_channel(&channel);
     let short = svc
@@ -446,16 +456,13 @@ async fn merge_long(
         .store
         .get_memory(&memories.scope, MemoryKind::Long)
         .await?;
-    let lacks = |long: Option<&Memory>| match (long.and_then(|m| m.newest_ts), short.newest_ts) {
-        (_, None) => false,
-        (None, Some(_)) => true,
-        (Some(covered), Some(newest)) => covered < newest,
-    };
-    let due = !wait || long_term_due(long.as_ref(), short.newest_ts, settings, now);
-    if !lacks(long.as_ref()) {
+    let lacks = short
+        .newest_ts
+        .is_some_and(|newest| !covers(long.as_ref(), newest));
+    if !lacks {
         return Ok(true);
     }
-    if !due {
+    if wait && !long_term_due(long.as_ref(), short.newest_ts, settings, now) {
         return Ok(false);
     }
     let merge = memories.merge(long.map(|m| m.content), short.content.clone());
