@@ -9,6 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{Map, Value};
 
 use crate::ids::Ts;
+use crate::judgment::first_object;
 use crate::settings::Settings;
 
 /// The most threads one digest call summarises; more are summarised by
@@ -131,10 +132,7 @@ pub enum DigestError {
 /// it was); a thread not asked for is ignored, one left out stays as it was.
 /// Anything else out of shape refuses the whole answer.
 pub fn parse(answer: &str, asked: Asked, threads: &[Ts]) -> Result<Digest, DigestError> {
-    let start = answer.find('{').ok_or(DigestError::NotJson)?;
-    let end = answer.rfind('}').ok_or(DigestError::NotJson)?;
-    let value: Value = answer
-        .get(start..=end)
+    let value: Value = first_object(answer)
         .and_then(|s| serde_json::from_str(s).ok())
         .ok_or(DigestError::NotJson)?;
     let object = value.as_object().ok_or(DigestError::NotJson)?;

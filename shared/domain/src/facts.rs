@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ids::{ChannelId, Ts, UserId};
+use super::judgment::first_object;
 use super::text::without_marks;
 
 /// A remembered fact.
@@ -311,11 +312,9 @@ pub fn parse_reflection(
     answer: &str,
     messages: &[(Ts, UserId)],
 ) -> Result<Vec<NewFact>, ReflectionError> {
-    let start = answer.find('{').ok_or(ReflectionError::NotFacts)?;
-    let end = answer.rfind('}').ok_or(ReflectionError::NotFacts)?;
-    let value: Value =
-        serde_json::from_str(answer.get(start..=end).ok_or(ReflectionError::NotFacts)?)
-            .map_err(|_| ReflectionError::NotFacts)?;
+    let value: Value = first_object(answer)
+        .and_then(|s| serde_json::from_str(s).ok())
+        .ok_or(ReflectionError::NotFacts)?;
     let list = value
         .get("facts")
         .and_then(Value::as_array)
