@@ -161,6 +161,7 @@ async fn huge_messages_and_many_channels_still_fit_every_prompt_budget() {
         newest_ts: ts(-100),
         mention: true,
         reply: Reply::Full,
+        seen_ts: None,
     })
     .await;
     let reply = &bed.llm_calls_of(PromptKind::Response).await[0].system;

@@ -57,6 +57,7 @@ pub(crate) fn response(thread: Option<i64>, newest: i64, mention: bool) -> Job {
         newest_ts: ts(newest),
         mention,
         reply: Reply::Full,
+        seen_ts: None,
     }
 }
 
@@ -786,6 +787,44 @@ async fn another_bots_message_after_the_job_does_not_cancel_the_judgment() {
             .any(|(_, o)| matches!(o, JobOutcome::Response(ResponseOutcome::Posted { .. }))),
         "{replies:?}"
     );
+}
+
+/// Issue 43: a helper bot that answers the question while myao's decided
+/// answer waits out its delay is an answer, as a person's would be.
+#[tokio::test]
+async fn another_apps_answer_after_the_judgment_stands_the_decided_answer_down() {
+    let bed = Bed::new().await;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, "デプロイ失敗した"),
+        message(GENERAL, ALICE, ts(-300), Some(ts(-900)), "誰かわかる?"),
+    ])
+    .await;
+    let outcome = judged(bed.run(&judgment(Some(-900), -300)).await);
+    assert!(
+        matches!(outcome, JudgmentOutcome::Respond { .. }),
+        "{outcome:?}"
+    );
+    let mut helper = message(
+        GENERAL,
+        "UHELPER",
+        ts(-5),
+        Some(ts(-900)),
+        "Re-run the deploy with --force",
+    );
+    helper.is_bot = true;
+    bed.seed(&[helper]).await;
+    bed.clock.advance(Duration::minutes(10));
+
+    let replies = bed.run_due().await;
+
+    assert!(
+        matches!(
+            replies.as_slice(),
+            [(_, JobOutcome::Response(ResponseOutcome::Stale))]
+        ),
+        "{replies:?}"
+    );
+    assert!(bed.posts().await.is_empty());
 }
 
 #[tokio::test]

@@ -28,6 +28,7 @@ fn mention(newest: i64) -> Job {
         newest_ts: ts(newest),
         mention: true,
         reply: Reply::Full,
+        seen_ts: None,
     }
 }
 

@@ -280,6 +280,7 @@ async fn forget_me_removes_the_profile_and_the_facts_and_says_so() {
             newest_ts: ts(0),
             mention: true,
             reply: Reply::Full,
+            seen_ts: None,
         })
         .await;
 

@@ -34,6 +34,7 @@ fn mention(ch: &str, newest: Ts, thread: Option<Ts>) -> Job {
         newest_ts: newest,
         mention: true,
         reply: Reply::Full,
+        seen_ts: None,
     }
 }
 
@@ -44,6 +45,7 @@ fn unprompted(ch: &str, root: i64, newest: i64) -> Job {
         newest_ts: ts(newest),
         mention: false,
         reply: Reply::Full,
+        seen_ts: None,
     }
 }
 

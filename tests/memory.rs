@@ -313,6 +313,7 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
             newest_ts: ts(-10),
             mention: true,
             reply: Reply::Full,
+            seen_ts: None,
         })
         .await;
     assert!(matches!(outcome, JobOutcome::Response(_)), "{outcome:?}");
@@ -508,6 +509,7 @@ async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
         newest_ts: ts(3_680),
         mention: true,
         reply: Reply::Full,
+        seen_ts: None,
     })
     .await;
 

@@ -28,6 +28,7 @@ fn mention_reply() -> Job {
         newest_ts: ts(0),
         mention: true,
         reply: Reply::Full,
+        seen_ts: None,
     }
 }
 

@@ -428,6 +428,7 @@ async fn a_deleted_message_is_forgotten_by_every_memory_that_covered_it() {
             newest_ts: ts(3_650),
             mention: true,
             reply: Reply::Full,
+            seen_ts: None,
         })
         .await;
         bed.run(&Job::Judgment {

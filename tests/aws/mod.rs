@@ -113,6 +113,7 @@ fn response(newest: &str) -> Job {
         newest_ts: ts(newest),
         mention: true,
         reply: Reply::Full,
+        seen_ts: None,
     }
 }
 

@@ -10,6 +10,8 @@
 //! - Engaged, not captured: after it speaks in a thread, a reply is
 //!   answered at once only when it answers the bot, a run of them stops at
 //!   `max_engaged_answers`, and a mention is always answered.
+//! - Called, not talked about: "hey myao," and 「ねえみゃお、」 are answered at
+//!   once, "myao is down again?" is judged like any message.
 
 use crate::common;
 
@@ -236,6 +238,30 @@ async fn the_asker_answering_the_bot_is_answered_at_once() {
     .await;
     assert!(answered_at_once(&posts, 60), "the mention: {posts:?}");
     assert!(answered_at_once(&posts, 120), "engaged: {posts:?}");
+}
+
+#[tokio::test]
+async fn its_name_in_a_call_is_answered_at_once_talk_about_it_is_not() {
+    let posts = replay(
+        &[
+            said("UBEN", 0, None, "morning"),
+            said("UANN", 600, None, "myao is down again?"),
+            said("UBEN", 1800, None, "should we turn myao off"),
+            said("UCAT", 3600, None, "hey myao, what does rebase do?"),
+            said("UDAN", 5400, None, "ねえみゃお、これ何？"),
+            said("UANN", 7200, None, "the myao-bot deploy is green"),
+        ],
+        &[],
+    )
+    .await;
+    assert!(!answered_at_once(&posts, 600), "talk: {posts:?}");
+    assert!(!answered_at_once(&posts, 1800), "talk: {posts:?}");
+    assert!(answered_at_once(&posts, 3600), "a call: {posts:?}");
+    assert!(
+        answered_at_once(&posts, 5400),
+        "a call in Japanese: {posts:?}"
+    );
+    assert!(!answered_at_once(&posts, 7200), "a compound: {posts:?}");
 }
 
 #[tokio::test]

@@ -31,6 +31,13 @@ pub enum Job {
         /// forms existed holds), a short one, or a reaction on `newest_ts`.
         #[serde(default, skip_serializing_if = "Reply::is_full")]
         reply: Reply,
+        /// The newest message of the conversation when the answer was
+        /// decided. A bot's message after it (another app's answer) stands
+        /// the answer down, as a person's does; one the judgment saw does
+        /// not. `None` (a mention, an opening, a job of an earlier
+        /// version): `newest_ts`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seen_ts: Option<Ts>,
     },
     /// Refresh the memory of one thread: queued by earlier versions when a
     /// thread went quiet, and dropped now (its channel's digest, in
@@ -199,6 +206,7 @@ mod tests {
             newest_ts: Ts::parse("5.0").unwrap(),
             mention: true,
             reply: Reply::Full,
+            seen_ts: None,
         };
         let json = serde_json::to_value(&job).unwrap();
         // A full reply is written as jobs were before forms existed, so
@@ -216,12 +224,14 @@ mod tests {
             reply: Reply::Reaction {
                 emoji: crate::EmojiName::wave(),
             },
+            seen_ts: Some(Ts::parse("6.0").unwrap()),
         };
         let json = serde_json::to_value(&reaction).unwrap();
         assert_eq!(
             json["reply"],
             serde_json::json!({"reaction": {"emoji": "wave"}})
         );
+        assert_eq!(json["seen_ts"], "6.000000");
         assert_eq!(serde_json::from_value::<Job>(json).unwrap(), reaction);
         assert_eq!(
             serde_json::from_str::<Job>(r#"{"kind":"memory_sweep"}"#).unwrap(),
@@ -248,6 +258,7 @@ mod tests {
             newest_ts: Ts::parse("5.0").unwrap(),
             mention: true,
             reply,
+            seen_ts: None,
         };
         // Whatever its form: one answer per message.
         assert_eq!(

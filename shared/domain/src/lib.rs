@@ -1,5 +1,6 @@
 //! The domain: pure types and rules. No I/O, no async, no AWS.
 
+pub mod address;
 pub mod budget;
 pub mod channel;
 pub mod channel_messages;

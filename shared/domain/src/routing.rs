@@ -2,12 +2,13 @@
 
 use chrono::{DateTime, Duration, Utc};
 
+use super::address::calls;
 use super::ids::{Ts, UserId};
 use super::job::Job;
 use super::message::Message;
 use super::reply::{closing, Reply};
 use super::settings::Settings;
-use super::text::{mentions_user, names};
+use super::text::mentions_user;
 
 /// The wait before judging: `min_wait` varied by +-`jitter_ratio`, with
 /// `unit` drawn uniformly from [0, 1) by the caller's random source.
@@ -33,7 +34,9 @@ pub enum Addressed {
     Mention,
     /// Written in a direct message with the bot.
     Direct,
-    /// The bot's name (`persona_name`, `name_aliases`) is in the text.
+    /// The message calls the bot by a name (`persona_name`,
+    /// `name_aliases`): "myao, ...", "hey myao", 「ねえみゃお」. Talk about
+    /// it ("myao is down") is no call ([`super::address`]).
     Name,
     /// A reply in a thread where the bot spoke within
     /// `engagement_window_seconds`: the conversation is with it.
@@ -59,11 +62,7 @@ pub fn addressed(
     if message.text.contains("<@") {
         return None;
     }
-    settings
-        .names()
-        .into_iter()
-        .any(|name| names(&super::text::spoken(&message.text), name))
-        .then_some(Addressed::Name)
+    calls(&message.text, &settings.names()).then_some(Addressed::Name)
 }
 
 /// What makes a thread reply an answer to the bot ([`engaged`]).
@@ -72,8 +71,8 @@ pub struct Engagement<'a> {
     pub bot: &'a UserId,
     /// `engagement_window_seconds`: the bot spoke this recently.
     pub window: Duration,
-    /// The bot's names (`persona_name`, `name_aliases`): a message naming
-    /// it calls it, and a call starts a new run.
+    /// The bot's names (`persona_name`, `name_aliases`): a message calling
+    /// it by one starts a new run.
     pub names: &'a [&'a str],
     /// `max_engaged_answers`: the bot answers this many replies in a row in
     /// one thread without being called again.
@@ -124,9 +123,8 @@ pub fn engaged(message: &Message, thread: &[Message], e: &Engagement<'_>) -> boo
     if quotes_another(message, &before, e.bot) {
         return false;
     }
-    let calls = |m: &&Message| {
-        !m.is_bot && (mentions_user(&m.text, e.bot) || e.names.iter().any(|n| names(&m.text, n)))
-    };
+    let calls =
+        |m: &&Message| !m.is_bot && (mentions_user(&m.text, e.bot) || calls(&m.text, e.names));
     let run_start = before.iter().rposition(calls).map_or(0, |i| i + 1);
     let answers = before[run_start..]
         .iter()
@@ -212,6 +210,7 @@ pub fn route(
             newest_ts: message.ts,
             mention: true,
             reply: addressed_reply(&message.text, settings),
+            seen_ts: None,
         });
     }
     if settings.thresholds_in(&message.channel).is_none() {
@@ -275,15 +274,31 @@ mod tests {
     }
 
     #[test]
-    fn its_name_is_a_whole_word_in_latin_script_and_anywhere_in_japanese() {
-        assert!(names("myao, what do you think?", "myao"));
-        assert!(names("What do you think, Myao?", "myao"));
-        assert!(names("@myao hi", "myao"));
-        assert!(!names("the myaomyao crate", "myao"));
-        assert!(!names("xmyao", "myao"));
-        assert!(names("ねえみゃおどう思う?", "みゃお"));
-        assert!(names("ミャオちゃん", "ミャオ"));
-        assert!(!names("anything", "  "));
+    fn talk_about_the_bot_is_not_addressed_to_it_a_call_is() {
+        let s = Settings::default();
+        let m = |text: &str| message("U1", text, None);
+        for talk in [
+            "myao is down again?",
+            "should we turn myao off",
+            "みゃおって誰が作ったの？",
+        ] {
+            assert_eq!(
+                addressed(&m(talk), Some(&bot()), false, false, &s),
+                None,
+                "{talk}"
+            );
+        }
+        for call in [
+            "hey myao",
+            "myao, is the build green?",
+            "ねえみゃお、これ何？",
+        ] {
+            assert_eq!(
+                addressed(&m(call), Some(&bot()), false, false, &s),
+                Some(Addressed::Name),
+                "{call}"
+            );
+        }
     }
 
     #[test]
@@ -356,6 +371,7 @@ mod tests {
                 newest_ts: m.ts,
                 mention: true,
                 reply: Reply::Full,
+                seen_ts: None,
             })
         );
         let labelled = message("U1", "<@UBOT|myao> hi", None);

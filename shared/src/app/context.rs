@@ -442,8 +442,8 @@ pub(crate) struct Recent {
     pub person_after: bool,
     /// The newest message a person wrote after the job was made.
     pub newest_person: Option<Ts>,
-    /// The bots that wrote after the job was made.
-    pub bots_after: Vec<UserId>,
+    /// The bots that wrote after the job was made, and when.
+    pub bots_after: Vec<(UserId, Ts)>,
 }
 
 pub(crate) async fn recent(
@@ -462,7 +462,7 @@ pub(crate) async fn recent(
     let bots_after = after
         .iter()
         .filter(|m| m.is_bot)
-        .map(|m| m.user.clone())
+        .map(|m| (m.user.clone(), m.ts))
         .collect();
     let newest = match messages.last() {
         Some(m) => Some(m.clone()),

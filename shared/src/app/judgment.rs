@@ -381,6 +381,17 @@ impl Scenery {
     }
 }
 
+/// The newest message the judgment read, when it is newer than the one
+/// answered: a bot's message after it is news to the answer
+/// ([`Job::Response`]'s `seen_ts`).
+fn seen(messages: &[Message], answered: Ts) -> Option<Ts> {
+    messages
+        .iter()
+        .map(|m| m.ts)
+        .max()
+        .filter(|s| *s > answered)
+}
+
 /// Where and to what the bot answers.
 struct Answer {
     job: Job,
@@ -411,6 +422,7 @@ impl Answer {
                 newest_ts: on,
                 mention: false,
                 reply,
+                seen_ts: seen(messages, on),
             };
             return Answer {
                 job,
@@ -431,6 +443,7 @@ impl Answer {
             newest_ts,
             mention: false,
             reply,
+            seen_ts: seen(messages, newest_ts),
         };
         let answered = Conversation {
             channel: conversation.channel.clone(),

@@ -378,6 +378,7 @@ pub async fn run(
         reply: Reply::Opener {
             topic: topic.clone(),
         },
+        seen_ts: None,
     };
     if let Err(error) = svc.ports.queue.send(&response, 0).await {
         release(svc, &[&week, &claim]).await;

@@ -79,6 +79,7 @@ pub async fn run(
     newest_ts: Ts,
     mention: bool,
     reply: &Reply,
+    seen_ts: Option<Ts>,
 ) -> Result<ResponseOutcome, PortError> {
     let cx = JobContext::begin(svc).await?;
     let (settings, now) = (&*cx.settings, cx.now);
@@ -106,15 +107,21 @@ pub async fn run(
             ..
         }) = recent(svc, &conversation, newest_ts).await?
         {
-            // A person spoke since the judgment (their own judgment decides), or
-            // this bot did (it already answered, e.g. a mention): not now.
+            // A person spoke since the judgment (their own judgment decides);
+            // this bot did (it already answered, e.g. a mention); or another
+            // app did after the judgment read the conversation: its answer
+            // is an answer, as a person's is. A bot the judgment saw and
+            // still decided to answer after (a CI notice) does not count.
+            let seen = seen_ts.unwrap_or(newest_ts).max(newest_ts);
             let bot_spoke = if person_after || bots_after.is_empty() {
                 false
+            } else if bots_after.iter().any(|(_, ts)| *ts > seen) {
+                true
             } else {
                 let bot = svc.bot_user_id(settings).await.ok();
                 bots_after
                     .iter()
-                    .any(|b| bot.as_ref().is_none_or(|me| me == b))
+                    .any(|(b, _)| bot.as_ref().is_none_or(|me| me == b))
             };
             if person_after || bot_spoke {
                 tracing::info!(job = %newest_ts, newest = %newest.ts, "stale response job");
@@ -160,6 +167,7 @@ pub async fn run(
         newest_ts,
         mention,
         reply: reply.clone(),
+        seen_ts,
     };
     // One claim per job: a job made twice (a retried delivery, a mention seen
     // as message and app_mention) is answered once.

@@ -20,6 +20,11 @@ use kinds::*;
 
 pub mod kinds;
 
+/// The default `persona_name`.
+pub const DEFAULT_PERSONA_NAME: &str = "myao";
+/// The names in kana the default persona answers to as well.
+pub const DEFAULT_PERSONA_KANA_NAMES: &[&str] = &["みゃお", "ミャオ"];
+
 /// The persona's default system prompt.
 pub const DEFAULT_PERSONA_PROMPT: &str = "あなたは「myao」という名前の猫のキャラクターです。\
 このワークスペースのメンバーの一人として、友達のように気さくに、短めの自然な口調で話します。\
@@ -307,12 +312,13 @@ settings! {
     /// A mention refused by one of these limits gets a short fixed notice in
     /// its thread (at most once an hour per person); false: silence.
     limit_notice: bool = true, Bool;
-    /// The bot's name in prompts; a message that calls it by name is
-    /// answered like a mention.
-    persona_name: String = "myao".to_owned(), Text;
+    /// The bot's name in prompts; a message that calls it by name ("myao,
+    /// ...", "hey myao", 「ねえみゃお」, not "myao is down") is answered like a
+    /// mention. The default, `myao`, answers to `みゃお` and `ミャオ` too.
+    persona_name: String = DEFAULT_PERSONA_NAME.to_owned(), Text;
     /// Other names it answers to, comma-separated (e.g. `ミャオ,みゃお`); a
-    /// name in Latin script must stand as a whole word, one in Japanese
-    /// anywhere.
+    /// name in Latin script must stand as a whole word. Only a call by one
+    /// counts, as for `persona_name`.
     name_aliases: Vec<String> = Vec::new(), Words { lower: false };
     /// Who myao is: its character and way of talking. The default is a
     /// friendly cat who talks casually in short sentences, in Japanese.
@@ -486,11 +492,23 @@ impl Settings {
         }
     }
 
-    /// The bot's names: `persona_name` and `name_aliases`.
+    /// The bot's names: `persona_name` and `name_aliases`. The default
+    /// persona, a cat who talks in Japanese, answers to its Japanese names
+    /// too ([`DEFAULT_PERSONA_KANA_NAMES`]).
     pub fn names(&self) -> Vec<&str> {
+        let kana = if self
+            .persona_name
+            .trim()
+            .eq_ignore_ascii_case(DEFAULT_PERSONA_NAME)
+        {
+            DEFAULT_PERSONA_KANA_NAMES
+        } else {
+            &[]
+        };
         std::iter::once(&self.persona_name)
             .chain(&self.name_aliases)
             .map(String::as_str)
+            .chain(kana.iter().copied())
             .collect()
     }
 
