@@ -704,6 +704,7 @@ async fn store_records_channel_info_activity_and_visibility_changes() -> Result<
                 channel: c.clone(),
                 last_active: DateTime::UNIX_EPOCH,
                 checked_at: Some(checked),
+                answer_times: None,
             }),
             "{}",
             c.id
@@ -718,6 +719,7 @@ async fn store_records_channel_info_activity_and_visibility_changes() -> Result<
         channel: secret.clone(),
         last_active: t1,
         checked_at: Some(checked),
+        answer_times: None,
     };
     assert_eq!(store.get_channel(&secret.id).await?, Some(expected.clone()));
     store
@@ -748,6 +750,7 @@ async fn store_records_channel_info_activity_and_visibility_changes() -> Result<
             channel: renamed.clone(),
             last_active: t2,
             checked_at: Some(checked2),
+            answer_times: None,
         })
     );
 
@@ -760,6 +763,7 @@ async fn store_records_channel_info_activity_and_visibility_changes() -> Result<
             channel: newcomer.clone(),
             last_active: t1,
             checked_at: None,
+            answer_times: None,
         })
     );
 
@@ -934,5 +938,53 @@ async fn store_deletes_a_memory_and_tolerates_a_missing_one() -> Result<()> {
         store.get_memory(&short.scope, MemoryKind::Short).await?,
         Some(short)
     );
+    Ok(())
+}
+
+/// Issue 43: a channel's learned answer times live on its record, on the
+/// emulator's table as in the in-process twin: kept by the record's other
+/// writes, never creating a record, and read back as written.
+#[tokio::test]
+async fn a_channels_answer_times_round_trip_on_its_record() -> Result<()> {
+    use myao::adapters::twins::MemoryStore;
+    use myao::domain::answer_times::{AnswerTimes, Fate};
+
+    let mut times = AnswerTimes::default();
+    let asked = Ts::parse("1700000000.000100")?;
+    times.observe(asked, Fate::Answered(Duration::seconds(400)));
+    times.observe(asked, Fate::Left);
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let stores: [(&str, Box<dyn Store>); 2] = [
+        ("dynamodb", Box::new(fresh_store().await)),
+        ("twin", Box::new(MemoryStore::new(clock))),
+    ];
+    for (kind, store) in stores {
+        let dev = chan("C9", "dev", Visibility::PUBLIC);
+        // No record: nothing is created.
+        store.put_answer_times(&dev.id, &times).await?;
+        ensure!(
+            store.get_channel(&dev.id).await?.is_none(),
+            "{kind}: made a record"
+        );
+
+        store
+            .touch_channel(&dev, at_millis(1_700_000_000_000), later())
+            .await?;
+        store.put_answer_times(&dev.id, &times).await?;
+        // Slack's answer and a later activity keep them.
+        store
+            .put_channel_info(&dev, at_millis(1_700_000_001_000), later())
+            .await?;
+        store
+            .touch_channel(&dev, at_millis(1_700_000_002_000), later())
+            .await?;
+        let got = store.get_channel(&dev.id).await?.context("the record")?;
+        let learned = got.answer_times.context("the answer times")?;
+        ensure!(learned.through == times.through, "{kind}: {learned:?}");
+        ensure!(
+            (learned.answered_weight() - 1.0).abs() < 1e-3 && (learned.left - 1.0).abs() < 1e-3,
+            "{kind}: {learned:?}"
+        );
+    }
     Ok(())
 }

@@ -10,6 +10,9 @@
 //! - Engaged, not captured: after it speaks in a thread, a reply is
 //!   answered at once only when it answers the bot, a run of them stops at
 //!   `max_engaged_answers`, and a mention is always answered.
+//! - Learned per channel: a channel whose people answer in 20 minutes gets
+//!   a longer wait before an unanswered question than one where they
+//!   answer in 2.
 //! - Called, not talked about: "hey myao," and 「ねえみゃお、」 are answered at
 //!   once, "myao is down again?" is judged like any message.
 
@@ -238,6 +241,58 @@ async fn the_asker_answering_the_bot_is_answered_at_once() {
     .await;
     assert!(answered_at_once(&posts, 60), "the mention: {posts:?}");
     assert!(answered_at_once(&posts, 120), "engaged: {posts:?}");
+}
+
+/// Eight questions an hour apart, each answered in its thread by another
+/// person after `answer_after` seconds, then one nobody answers (at 8 h).
+fn answered_history(answer_after: i64) -> Vec<Value> {
+    let mut messages = Vec::new();
+    for i in 0..8 {
+        let t = i * 3600;
+        messages.push(said(
+            "UANN",
+            t,
+            None,
+            &format!("how do I fix build error {i}?"),
+        ));
+        messages.push(said("UBEN", t + answer_after, Some(t), "clear the cache"));
+    }
+    messages.push(said(
+        "UCAT",
+        8 * 3600,
+        None,
+        "does anyone know why the tests hang?",
+    ));
+    messages
+}
+
+/// How long after the last question (at 8 h) the bot first answered it.
+fn answered_last_after(posts: &[Posted]) -> Duration {
+    let asked = at(8 * 3600);
+    posts
+        .iter()
+        .filter(|p| p.at >= asked)
+        .map(|p| p.at - asked)
+        .min()
+        .unwrap_or_else(|| panic!("the last question was not answered: {posts:?}"))
+}
+
+#[tokio::test]
+async fn a_channel_whose_people_answer_slowly_waits_longer_than_a_quick_one() {
+    let slow = answered_last_after(&replay(&answered_history(1200), &[]).await);
+    let quick = answered_last_after(&replay(&answered_history(120), &[]).await);
+    assert!(
+        slow >= quick + Duration::minutes(10),
+        "20-minute answers: {slow}, 2-minute answers: {quick}"
+    );
+    // The quick channel waits the judgment's own wait (min_wait_seconds,
+    // 300 s here), and an answer's delay of 10-30 s.
+    assert!(quick < Duration::seconds(300 + 60), "{quick}");
+    assert!(slow <= rules_ceiling() + Duration::seconds(60), "{slow}");
+}
+
+fn rules_ceiling() -> Duration {
+    myao::domain::answer_times::CEILING
 }
 
 #[tokio::test]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use crate::domain::answer_times::AnswerTimes;
 use crate::domain::facts::Fact;
 use crate::domain::files::Image;
 use crate::domain::metrics::Datum;
@@ -168,7 +169,7 @@ pub enum Edit {
 }
 
 /// A channel with the time of its last known activity.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChannelRecord {
     pub channel: Channel,
     /// The newest activity recorded (the epoch when none was).
@@ -176,6 +177,10 @@ pub struct ChannelRecord {
     /// When Slack last told its name and visibility; `None` when never, or
     /// when an event said they changed since.
     pub checked_at: Option<DateTime<Utc>>,
+    /// How long its people take to answer each other's questions, as
+    /// learned so far; `None` before any was (or from another version's
+    /// record, which starts learning again).
+    pub answer_times: Option<AnswerTimes>,
 }
 
 /// Messages: stored with a conditional write, edited, deleted (a tombstone stays), and read by conversation or channel. Reads never return deleted or expired messages.
@@ -271,6 +276,9 @@ pub trait ChannelRecords: Send + Sync {
         id: &ChannelId,
         change: VisibilityChange,
     ) -> Result<(), PortError>;
+    /// Stores what a channel's people did with their questions on its live
+    /// record (its other fields kept); a channel not recorded stays so.
+    async fn put_answer_times(&self, id: &ChannelId, times: &AnswerTimes) -> Result<(), PortError>;
     /// A live channel record.
     async fn get_channel(&self, id: &ChannelId) -> Result<Option<ChannelRecord>, PortError>;
     /// Every live channel record.

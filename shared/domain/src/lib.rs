@@ -1,6 +1,7 @@
 //! The domain: pure types and rules. No I/O, no async, no AWS.
 
 pub mod address;
+pub mod answer_times;
 pub mod budget;
 pub mod channel;
 pub mod channel_messages;

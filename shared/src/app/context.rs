@@ -36,9 +36,30 @@ pub const CHANNEL_CHECK_HOURS: i64 = 24;
 /// else from Slack (then remembered). When Slack cannot tell, what was known
 /// stays; a channel never known is shown by its id and counts as private.
 pub async fn channel(cx: &JobContext<'_>, id: &ChannelId) -> Result<Channel, PortError> {
+    let record = cx.svc.ports.store.get_channel(id).await?;
+    checked(cx, id, record.as_ref()).await
+}
+
+/// [`channel`], and the channel's record as read before (the learned
+/// answer times with it), for a job that needs both from one read.
+pub async fn channel_and_record(
+    cx: &JobContext<'_>,
+    id: &ChannelId,
+) -> Result<(Channel, Option<ChannelRecord>), PortError> {
+    let record = cx.svc.ports.store.get_channel(id).await?;
+    let channel = checked(cx, id, record.as_ref()).await?;
+    Ok((channel, record))
+}
+
+/// The channel as `record` holds it while recently checked, else as Slack
+/// says (then remembered).
+async fn checked(
+    cx: &JobContext<'_>,
+    id: &ChannelId,
+    record: Option<&ChannelRecord>,
+) -> Result<Channel, PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let record = svc.ports.store.get_channel(id).await?;
-    if let Some(r) = &record {
+    if let Some(r) = record {
         if r.checked_at
             .is_some_and(|at| now - at < Duration::hours(CHANNEL_CHECK_HOURS))
         {
@@ -53,9 +74,7 @@ pub async fn channel(cx: &JobContext<'_>, id: &ChannelId) -> Result<Channel, Por
                 .await?;
             // Found less visible without an event (missed, or none sent):
             // what it said leaves the memories other channels see.
-            let was_open = record
-                .as_ref()
-                .is_some_and(|r| r.channel.visibility.is_open());
+            let was_open = record.is_some_and(|r| r.channel.visibility.is_open());
             if was_open && !channel.visibility.is_open() {
                 let forget = Forget::whole_channel(id.clone(), now);
                 svc.ports
@@ -72,15 +91,15 @@ pub async fn channel(cx: &JobContext<'_>, id: &ChannelId) -> Result<Channel, Por
         Err(error) => {
             tracing::warn!(channel = %id, %error, "conversations.info failed; keeping what is known");
             // What was known holds a while; past that, private in effect.
-            let trusted = |r: &ChannelRecord| {
+            let trusted = |r: &&ChannelRecord| {
                 r.checked_at
                     .is_some_and(|at| now - at < Duration::hours(2 * CHANNEL_CHECK_HOURS))
             };
             Ok(match record {
-                Some(r) if trusted(&r) => r.channel,
+                Some(r) if trusted(&r) => r.channel.clone(),
                 Some(r) => Channel {
                     visibility: Visibility::UNKNOWN,
-                    ..r.channel
+                    ..r.channel.clone()
                 },
                 None => Channel {
                     id: id.clone(),

@@ -12,7 +12,7 @@ use crate::domain::rules::{self, Decision, Facts, Gate, Scene, Score, Thresholds
 use crate::domain::{
     ChannelId, Conversation, Job, JobKind, JudgmentResult, Message, Reply, Settings, Ts, UserId,
 };
-use crate::ports::PortError;
+use crate::ports::{ChannelRecord, PortError};
 use crate::prompts::{ContextPrompt, PromptError};
 use crate::schedule::ScheduleName;
 
@@ -177,10 +177,11 @@ pub async fn run(
         .store
         .release(&limits::judgment_window(name.as_str()))
         .await?;
-    let ch = context::channel(&cx, channel).await?;
+    let (ch, record) = context::channel_and_record(&cx, channel).await?;
     touch(&cx, &ch, &newest).await?;
     let bot = svc.bot_user_id(settings).await.ok();
     let scene = Scenery::read(&cx, &conversation).await?;
+    let learned_wait = learn_answer_times(&cx, channel, record, &scene.channel).await?;
     let since = bot.as_ref().and_then(|b| scene.last_call(b, settings));
     let facts = Facts {
         newest: &newest,
@@ -214,6 +215,7 @@ pub async fn run(
         bot: &bot,
         now,
         interests: &settings.interest_keywords,
+        learned_wait,
     };
     let score = rules::score(&rule_scene);
     let closing = rules::thanks_to_bot(&rule_scene, &settings.names());
@@ -317,6 +319,25 @@ pub async fn run(
             Ok(JudgmentOutcome::Respond { ruling, result, at })
         }
     }
+}
+
+/// Folds the questions of the channel's recent messages whose fate is now
+/// known into its learned answer times (stored when any was), and reads
+/// from them how long a question waits here at the channel's level: `None`
+/// while the channel has too little history.
+async fn learn_answer_times(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+    record: Option<ChannelRecord>,
+    messages: &[Message],
+) -> Result<Option<Duration>, PortError> {
+    let settings = &*cx.settings;
+    let mut times = record.and_then(|r| r.answer_times).unwrap_or_default();
+    if times.learn(messages, cx.now) {
+        cx.svc.ports.store.put_answer_times(channel, &times).await?;
+    }
+    let floor = Duration::seconds(i64::from(settings.min_wait_seconds));
+    Ok(times.wait(settings.chattiness_in(channel), floor))
 }
 
 /// What the rule stage reads: the judged conversation (a thread with its

@@ -67,6 +67,11 @@ pub struct Counts {
     /// Topics the bot opened unasked: posts too, but kept out of the
     /// figures (they answer no question and intrude on no exchange).
     pub openers: usize,
+    /// The wait before a question is left to the room that the channel's
+    /// learned answer times came to, at its last judgment of a waiting
+    /// question; `None` while it had too little history (its pace decided),
+    /// and in a total.
+    pub learned_wait_seconds: Option<i64>,
 }
 
 impl Counts {
@@ -309,6 +314,9 @@ impl Tally {
         }
         let c = self.counts.entry(channel.clone()).or_default();
         c.judgments += 1;
+        if let Some(wait) = outcome.ruling().and_then(|r| r.score.wait) {
+            c.learned_wait_seconds = Some(wait.num_seconds());
+        }
         if !matches!(outcome, JudgmentOutcome::Empty) {
             c.baseline += 1;
         }
@@ -576,6 +584,10 @@ const ROWS: &[Row] = &[
     }),
     ("unprompted/channel-hour", |c| {
         format!("{:.2}", c.figures.per_hour())
+    }),
+    ("learned wait for an answer", |c| {
+        c.learned_wait_seconds
+            .map_or_else(|| "–".to_owned(), |s| format!("{}m{:02}s", s / 60, s % 60))
     }),
     ("posts (all)", |c| c.posts.to_string()),
     ("short posts", |c| c.short_posts.to_string()),

@@ -310,6 +310,7 @@ mod tests {
                 signals: vec![Signal::UnansweredQuestion, Signal::TwoPeople],
                 answers: None,
                 again: None,
+                wait: None,
             },
             thresholds: Thresholds { low: 20, high: 50 },
             decision: Decision::Ask,

@@ -342,6 +342,7 @@ mod tests {
                 signals: vec![],
                 answers: None,
                 again: None,
+                wait: None,
             },
             thresholds: Thresholds { low: 20, high: 40 },
             decision,

@@ -627,6 +627,7 @@ mod tests {
                                     signals: vec![Signal::UnansweredQuestion, Signal::AfterSilence],
                                     answers: Some(question),
                                     again: None,
+                                    wait: None,
                                 },
                                 thresholds: Thresholds { low: 20, high: 50 },
                                 decision: Decision::Respond,

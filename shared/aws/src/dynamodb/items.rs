@@ -13,6 +13,7 @@ use super::schema::{
     TTL_ATTRIBUTE,
 };
 use super::SERVICE;
+use myao_core::domain::answer_times::AnswerTimes;
 use myao_core::domain::facts::Fact;
 use myao_core::domain::people::Profile;
 use myao_core::domain::{
@@ -301,9 +302,14 @@ impl FromItem for ChannelRecord {
             },
             last_active: r.opt_millis("last_active")?.unwrap_or(DateTime::UNIX_EPOCH),
             checked_at: r.opt_millis("checked_at")?,
+            // A line this version cannot read starts the learning again.
+            answer_times: r.opt_s(ANSWER_TIMES)?.and_then(AnswerTimes::parse),
         })
     }
 }
+
+/// The attribute of a channel record holding [`AnswerTimes::to_text`].
+pub(super) const ANSWER_TIMES: &str = "answer_times";
 
 /// The record of a channel first seen active at `at` (never checked).
 pub(super) fn channel_item(

@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 
 use super::items::{
     b, channel_item, message_item, n, pending_edit_item, s, user_item, FromItem, MessageRow,
+    ANSWER_TIMES,
 };
 use super::ops::*;
 use super::schema::{
@@ -17,6 +18,7 @@ use super::schema::{
 };
 use super::{DynamoStore, SERVICE};
 use crate::port_error;
+use myao_core::domain::answer_times::AnswerTimes;
 use myao_core::domain::{
     Channel, ChannelId, ChannelKind, Conversation, EmojiName, Message, Ts, User, UserId,
     VisibilityChange,
@@ -373,6 +375,24 @@ impl ChannelRecords for DynamoStore {
             .expression_attribute_names("#field", field)
             .expression_attribute_names("#checked", "checked_at")
             .expression_attribute_values(":value", value)
+            .send()
+            .await;
+        written("UpdateItem", update)?;
+        Ok(())
+    }
+
+    async fn put_answer_times(&self, id: &ChannelId, times: &AnswerTimes) -> Result<(), PortError> {
+        // On a live record only: one not recorded, or expired, stays so.
+        let update = self
+            .update(Key::channel(id))
+            .update_expression("SET #answers = :answers")
+            .condition_expression(
+                "attribute_exists(pk) AND (attribute_not_exists(#exp) OR #exp > :now)",
+            )
+            .expression_attribute_names("#answers", ANSWER_TIMES)
+            .expression_attribute_names("#exp", TTL_ATTRIBUTE)
+            .expression_attribute_values(":answers", s(times.to_text()))
+            .expression_attribute_values(":now", n(self.now()))
             .send()
             .await;
         written("UpdateItem", update)?;

@@ -216,6 +216,12 @@ pub struct Scene<'a> {
     pub now: DateTime<Utc>,
     /// `interest_keywords`, lower case.
     pub interests: &'a [String],
+    /// How long the channel's people take to answer a question, learned
+    /// from its history at the level's share ([`AnswerTimes::wait`]); `None`
+    /// while it has too little: the conversation's pace decides then.
+    ///
+    /// [`AnswerTimes::wait`]: super::answer_times::AnswerTimes::wait
+    pub learned_wait: Option<Duration>,
 }
 
 /// The rule stage's score and the signals behind it.
@@ -230,6 +236,9 @@ pub struct Score {
     /// wait is over, or its exchange would have stalled), if it is not yet:
     /// the conversation is judged again then, unless a person speaks first.
     pub again: Option<DateTime<Utc>>,
+    /// The learned wait a waiting question was held to ([`Scene::learned_wait`]),
+    /// when one was: else its conversation's pace decided.
+    pub wait: Option<Duration>,
 }
 
 impl Score {
@@ -238,6 +247,10 @@ impl Score {
         self.signals
             .iter()
             .map(|s| format!("{}({:+})", s.name(), s.points()))
+            .chain(
+                self.wait
+                    .map(|w| format!("learned_wait={}s", w.num_seconds())),
+            )
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -396,7 +409,7 @@ pub fn score(scene: &Scene<'_>) -> Score {
         }
         let pace = pace(scene.conversation, scene.channel);
         let asked = q.ts.to_datetime();
-        let left = asked + pace_wait(pace);
+        let left = asked + scene.learned_wait.unwrap_or_else(|| pace_wait(pace));
         let stalled = asked + stall_wait(pace);
         if scene.now < left {
             signals.push(Signal::NotLeftYet);
@@ -488,6 +501,7 @@ pub fn score(scene: &Scene<'_>) -> Score {
         answers: question.or(latest_person).map(|m| m.ts),
         signals,
         again,
+        wait: question.and(scene.learned_wait),
     }
 }
 
@@ -639,6 +653,7 @@ mod tests {
             bot: &bot,
             now: at(now),
             interests,
+            learned_wait: None,
         })
     }
 
@@ -652,6 +667,7 @@ mod tests {
                 bot: &bot,
                 now: at(600),
                 interests: &[],
+                learned_wait: None,
             },
             &["myao"],
         )
@@ -853,6 +869,7 @@ mod tests {
             signals: vec![],
             answers: None,
             again: None,
+            wait: None,
         };
         assert_eq!(decide(&score(t.low - 1), t), Decision::Silent);
         assert_eq!(decide(&score(t.low), t), Decision::Ask);
@@ -975,6 +992,7 @@ mod tests {
             bot: &bot,
             now: at(400),
             interests: &[],
+            learned_wait: None,
         });
         assert!(s.signals.contains(&Signal::UnansweredQuestion));
         assert_eq!(s.answers, Some(q.ts));
@@ -1083,6 +1101,7 @@ mod tests {
             bot: &bot,
             now: at(now),
             interests: &[],
+            learned_wait: None,
         })
     }
 

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use crate::domain::answer_times::AnswerTimes;
 use crate::domain::facts::Fact;
 use crate::domain::people::Profile;
 use crate::domain::{
@@ -201,6 +202,7 @@ fn first_seen(channel: &Channel, at: DateTime<Utc>) -> ChannelRecord {
         channel: channel.clone(),
         last_active: at,
         checked_at: None,
+        answer_times: None,
     }
 }
 
@@ -404,15 +406,12 @@ impl ChannelRecords for MemoryStore {
     ) -> Result<(), PortError> {
         let now = self.clock.now();
         let mut inner = self.write()?;
-        let last_active = inner
-            .channels
-            .get(&channel.id)
-            .and_then(|e| e.live(now))
-            .map_or(DateTime::UNIX_EPOCH, |r| r.last_active);
+        let known = inner.channels.get(&channel.id).and_then(|e| e.live(now));
         let record = ChannelRecord {
             channel: channel.clone(),
-            last_active,
+            last_active: known.map_or(DateTime::UNIX_EPOCH, |r| r.last_active),
             checked_at: Some(checked_at),
+            answer_times: known.and_then(|r| r.answer_times.clone()),
         };
         inner
             .channels
@@ -429,6 +428,17 @@ impl ChannelRecords for MemoryStore {
         if let Some(e) = inner.channels.get_mut(id) {
             e.value.channel.visibility = e.value.channel.visibility.after(change);
             e.value.checked_at = None;
+        }
+        Ok(())
+    }
+
+    async fn put_answer_times(&self, id: &ChannelId, times: &AnswerTimes) -> Result<(), PortError> {
+        let now = self.clock.now();
+        let mut inner = self.write()?;
+        if let Some(e) = inner.channels.get_mut(id) {
+            if e.live(now).is_some() {
+                e.value.answer_times = Some(times.clone());
+            }
         }
         Ok(())
     }
