@@ -428,6 +428,35 @@ async fn a_question_over_the_hourly_cap_is_judged_again_when_the_hour_turns() {
     assert_eq!(again.map(|s| s.at), Some(at(3600)), "judged again at 09:00");
 }
 
+/// Issue 45: a question cross-posted to 200 channels gets at most
+/// `max_unprompted_per_workspace_hour` unprompted answers in its hour; the
+/// other channels' judgments are capped (judged again when the hour turns).
+#[tokio::test]
+async fn the_workspace_cap_on_unprompted_answers_holds_across_200_channels() {
+    let bed = bed(|s| s.cooldown_seconds = 0).await;
+    let cap = Settings::default().max_unprompted_per_workspace_hour as usize;
+    let (mut answered, mut capped) = (0, 0);
+    for i in 0..200 {
+        let ch = format!("CW{i:03}");
+        bed.seed(&[
+            message(&ch, BOB, ts(-3600), None, "morning"),
+            message(&ch, ALICE, ts(-600), None, QUESTION),
+        ])
+        .await;
+        let job = Job::Judgment {
+            channel: channel(&ch),
+            thread_ts: None,
+            newest_ts: ts(-600),
+        };
+        match judge(&bed, &job).await {
+            JudgmentOutcome::Sure { .. } => answered += 1,
+            JudgmentOutcome::Capped(_) => capped += 1,
+            other => panic!("{ch}: {other:?}"),
+        }
+    }
+    assert_eq!((answered, capped), (cap, 200 - cap));
+}
+
 #[tokio::test]
 async fn a_name_call_and_a_direct_message_are_answered_without_a_judgment_wait() {
     let bed = bed(|_| {}).await;

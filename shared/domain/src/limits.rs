@@ -112,6 +112,12 @@ pub fn unprompted_replies(channel: &ChannelId, now: DateTime<Utc>) -> Counter {
     hourly("unprompted", channel.as_str(), now)
 }
 
+/// The unprompted replies of the whole workspace in the hour of `now`.
+pub fn workspace_unprompted_replies(now: DateTime<Utc>) -> Counter {
+    // "unprompted-all": no channel id has a dash, so no channel's counter.
+    hourly("unprompted-all", "workspace", now)
+}
+
 /// The LLM's declines in `channel` in a row since `since` (the bot's last
 /// message there, or the last call of its name): a new message of the bot
 /// or a new call starts another row. Kept for a day at most.

@@ -53,7 +53,8 @@ pub enum JudgmentOutcome {
     /// question is not left to the room yet (judged again then,
     /// [`Score::again`]): silent, no LLM call.
     Quiet(Ruling),
-    /// The channel had its `max_unprompted_per_channel_hour` replies.
+    /// The channel had its `max_unprompted_per_channel_hour` replies, or
+    /// the workspace its `max_unprompted_per_workspace_hour`.
     Capped(Ruling),
     /// In the ambiguous band, the LLM failed or answered something
     /// unusable: silence.

@@ -245,31 +245,40 @@ async fn notify(
     }
 }
 
-/// Counts one unprompted reply of `channel` against its hourly cap: `None`
-/// when admitted, else when the cap's hour ends (nothing counted).
+/// Counts one unprompted reply of `channel` against its hourly cap, then
+/// against the workspace's: `None` when both admit it, else when the cap's
+/// hour ends. A reply the workspace's cap refuses has used one of its
+/// channel's (the counters only count up): it matters only in an hour the
+/// workspace is at its cap already.
 pub async fn refused_unprompted(
     cx: &JobContext<'_>,
     channel: &crate::domain::ChannelId,
 ) -> Result<Option<DateTime<Utc>>, PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let counter = limits::unprompted_replies(channel, now);
-    let admitted = svc
-        .ports
-        .store
-        .count(
-            &counter.key,
-            u64::from(settings.max_unprompted_per_channel_hour),
-            counter.expires_at,
-        )
-        .await?;
-    if admitted {
-        return Ok(None);
+    let caps = [
+        (
+            limits::unprompted_replies(channel, now),
+            settings.max_unprompted_per_channel_hour,
+            "max_unprompted_per_channel_hour",
+        ),
+        (
+            limits::workspace_unprompted_replies(now),
+            settings.max_unprompted_per_workspace_hour,
+            "max_unprompted_per_workspace_hour",
+        ),
+    ];
+    for (counter, max, setting) in caps {
+        let admitted = svc
+            .ports
+            .store
+            .count(&counter.key, u64::from(max), counter.expires_at)
+            .await?;
+        if !admitted {
+            tracing::info!(limit = setting, "unprompted reply refused by a limit");
+            return Ok(Some(counter.expires_at));
+        }
     }
-    tracing::info!(
-        limit = "max_unprompted_per_channel_hour",
-        "unprompted reply refused by a limit"
-    );
-    Ok(Some(counter.expires_at))
+    Ok(None)
 }
 
 #[cfg(test)]

@@ -17,7 +17,8 @@
 //!   people and its shareable facts (nothing of other channels) and answers
 //!   `{"open": bool, "topic": "..."}`; anything else is silence. A yes
 //!   takes one of the week's openings and the hour's unprompted reply
-//!   (`max_unprompted_per_channel_hour`), and queues a response job
+//!   (`max_unprompted_per_channel_hour`, `max_unprompted_per_workspace_hour`),
+//!   and queues a response job
 //!   ([`Reply::Opener`]) that the reply model writes as a top-level post,
 //!   counted against the channel's hourly replies like any reply.
 
@@ -162,7 +163,8 @@ pub enum Hold {
     Cooldown,
     /// The channel had its `max_proactive_per_channel_week` openings.
     WeekFull,
-    /// The channel had its `max_unprompted_per_channel_hour` replies.
+    /// The channel had its `max_unprompted_per_channel_hour` replies, or
+    /// the workspace its `max_unprompted_per_workspace_hour`.
     HourFull,
 }
 

@@ -261,6 +261,11 @@ settings! {
     cooldown_seconds: u32 = 120, Whole(0, DAY);
     /// Unprompted replies a channel gets in an hour, at most.
     max_unprompted_per_channel_hour: u32 = 4, Whole(0, 10_000);
+    /// Unprompted replies (and topics opened) in the whole workspace in an
+    /// hour, at most, whatever the channels: a question cross-posted to
+    /// many channels gets this many answers. Answers to mentions, names and
+    /// DMs are not counted.
+    max_unprompted_per_workspace_hour: u32 = 20, Whole(0, 100_000);
     /// After this many LLM declines in a row in a channel, its judgments
     /// pause for `backoff_seconds` (0: never); a mention or its name ends the
     /// pause.
