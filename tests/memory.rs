@@ -12,6 +12,8 @@
 //! - nothing new, no LLM call: `a_second_recurring_run_*`
 //! - long-term memory waits for its interval: `long_term_memory_*`
 //! - deleted messages stay out of later prompts: `a_deleted_message_*`
+//! - an unusable digest backs off, and a later good one writes memory:
+//!   `an_unusable_digest_backs_off_*`
 
 use chrono::Duration;
 use myao::app::jobs::JobOutcome;
@@ -239,6 +241,7 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
             ],
             // Each channel's memories, and its thread's, in one call.
             llm_calls: 4,
+            unusable: 0,
             queued: 3,
             facts: vec![],
             proactive: vec![],
@@ -970,5 +973,76 @@ async fn a_thread_memory_job_of_an_earlier_version_is_dropped_for_the_channels_d
     assert!(
         bed.llm_calls().await.is_empty(),
         "no call, no race with the digest"
+    );
+}
+
+/// Issue 45: a model that answers the digest with prose is asked again only
+/// as its channel's backoff allows (30 minutes, doubling to a day), not at
+/// every half-hourly run; a good answer later writes the memory and ends
+/// the backoff.
+#[tokio::test]
+async fn an_unusable_digest_backs_off_and_a_later_good_one_writes_memory() {
+    let bed = Bed::new().await;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-600), None, "the deploy is red"),
+        message(GENERAL, BOB, ts(-500), None, "looking at it"),
+    ])
+    .await;
+    bed.script
+        .set_digest_answer(Some("Sure! Here is a summary of the channel: ..."));
+    let run = || async {
+        report(
+            bed.run(&Job::ChannelMemory {
+                channel: channel(GENERAL),
+            })
+            .await,
+        )
+    };
+    // A simulated day of half-hourly runs.
+    let mut calls = 0;
+    let mut unusable = 0;
+    for _ in 0..48 {
+        let r = run().await;
+        calls += r.llm_calls;
+        unusable += r.unusable;
+        assert!(r.written.is_empty(), "{r:?}");
+        bed.clock.advance(Duration::minutes(30));
+    }
+    // Asked at 0, 0.5, 1.5, 3.5, 7.5 and 15.5 hours (then a day later).
+    assert_eq!((calls, unusable), (6, 6));
+    assert_eq!(
+        bed.metrics.total(
+            myao::domain::metrics::LLM_UNUSABLE,
+            Some(("Role", "memory"))
+        ),
+        6.0
+    );
+
+    bed.script.set_digest_answer(None);
+    bed.clock.advance(Duration::hours(12));
+    let now = (bed.now() - at(0)).num_seconds();
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(now - 60),
+        None,
+        "fixed: a stale cache",
+    )])
+    .await;
+    let r = run().await;
+    assert!(
+        r.written
+            .contains(&(channel_scope(GENERAL), MemoryKind::Short)),
+        "{r:?}"
+    );
+    let record = bed
+        .store
+        .get_channel(&channel(GENERAL))
+        .await
+        .expect("read")
+        .expect("recorded");
+    assert_eq!(
+        record.digest_backoff, None,
+        "a good digest ends the backoff"
     );
 }

@@ -705,6 +705,7 @@ async fn store_records_channel_info_activity_and_visibility_changes() -> Result<
                 last_active: DateTime::UNIX_EPOCH,
                 checked_at: Some(checked),
                 answer_times: None,
+                digest_backoff: None,
             }),
             "{}",
             c.id
@@ -720,6 +721,7 @@ async fn store_records_channel_info_activity_and_visibility_changes() -> Result<
         last_active: t1,
         checked_at: Some(checked),
         answer_times: None,
+        digest_backoff: None,
     };
     assert_eq!(store.get_channel(&secret.id).await?, Some(expected.clone()));
     store
@@ -751,6 +753,7 @@ async fn store_records_channel_info_activity_and_visibility_changes() -> Result<
             last_active: t2,
             checked_at: Some(checked2),
             answer_times: None,
+            digest_backoff: None,
         })
     );
 
@@ -764,6 +767,7 @@ async fn store_records_channel_info_activity_and_visibility_changes() -> Result<
             last_active: t1,
             checked_at: None,
             answer_times: None,
+            digest_backoff: None,
         })
     );
 
@@ -941,13 +945,15 @@ async fn store_deletes_a_memory_and_tolerates_a_missing_one() -> Result<()> {
     Ok(())
 }
 
-/// Issue 43: a channel's learned answer times live on its record, on the
+/// Issue 43 (and 45): a channel's learned answer times (and its digest's
+/// backoff) live on its record, on the
 /// emulator's table as in the in-process twin: kept by the record's other
 /// writes, never creating a record, and read back as written.
 #[tokio::test]
 async fn a_channels_answer_times_round_trip_on_its_record() -> Result<()> {
     use myao::adapters::twins::MemoryStore;
     use myao::domain::answer_times::{AnswerTimes, Fate};
+    use myao::domain::digest::Backoff;
 
     let mut times = AnswerTimes::default();
     let asked = Ts::parse("1700000000.000100")?;
@@ -985,6 +991,16 @@ async fn a_channels_answer_times_round_trip_on_its_record() -> Result<()> {
             (learned.answered_weight() - 1.0).abs() < 1e-3 && (learned.left - 1.0).abs() < 1e-3,
             "{kind}: {learned:?}"
         );
+
+        // Issue 45: the digest's backoff, set beside them and ended.
+        let backoff = Backoff::after_failure(None, at_millis(1_700_000_003_000));
+        store.put_digest_backoff(&dev.id, Some(&backoff)).await?;
+        let got = store.get_channel(&dev.id).await?.context("the record")?;
+        ensure!(got.digest_backoff == Some(backoff), "{kind}: {got:?}");
+        ensure!(got.answer_times.is_some(), "{kind}: the answer times kept");
+        store.put_digest_backoff(&dev.id, None).await?;
+        let got = store.get_channel(&dev.id).await?.context("the record")?;
+        ensure!(got.digest_backoff.is_none(), "{kind}: {got:?}");
     }
     Ok(())
 }

@@ -213,6 +213,8 @@ pub struct LlmScript {
     memories: Mutex<BTreeMap<MemoryTask, u32>>,
     /// Whether a digest's answer leaves out the threads it was asked about.
     threads_left_out: Mutex<bool>,
+    /// What a digest answers instead of its memories (prose, say), if set.
+    digest_answer: Mutex<Option<String>>,
 }
 
 impl Default for LlmScript {
@@ -225,6 +227,7 @@ impl Default for LlmScript {
             proactive: Mutex::new(opening(None)),
             memories: Mutex::new(BTreeMap::new()),
             threads_left_out: Mutex::new(false),
+            digest_answer: Mutex::new(None),
         }
     }
 }
@@ -251,6 +254,12 @@ impl LlmScript {
         *lock(&self.threads_left_out) = yes;
     }
 
+    /// What a digest answers instead of its memories (an unusable answer,
+    /// say); `None`: the memories, as normally.
+    pub fn set_digest_answer(&self, answer: Option<&str>) {
+        *lock(&self.digest_answer) = answer.map(str::to_owned);
+    }
+
     /// The text answered to proactive judgment prompts (normally an
     /// [`opening`]).
     pub fn set_proactive(&self, answer: impl Into<String>) {
@@ -269,6 +278,9 @@ impl LlmScript {
     /// A digest's answer: the memories it asks for, each as [`Self::memory`]
     /// writes it under its own task, and the reflection's facts.
     fn digest(&self, system: &str) -> String {
+        if let Some(answer) = lock(&self.digest_answer).clone() {
+            return answer;
+        }
         let mut answer = json!({"channel": null, "long": null, "threads": {}, "facts": []});
         if system.contains("### channel:") {
             answer["channel"] = json!(self.memory(MemoryTask::ChannelShort, system));

@@ -640,6 +640,7 @@ impl Engine<'_> {
                     self.sweep_repeats = self.dry_run && !self.changed_since_sweep;
                     self.changed_since_sweep = false;
                 }
+                self.summary.unusable_digests += report.unusable;
                 // A sweep that planned proactive judgments is news, repeat or not.
                 let repeat = sweep && self.sweep_repeats && report.proactive.is_empty();
                 if report.written.is_empty()

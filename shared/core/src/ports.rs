@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::domain::answer_times::AnswerTimes;
+use crate::domain::digest::Backoff;
 use crate::domain::facts::Fact;
 use crate::domain::files::Image;
 use crate::domain::metrics::Datum;
@@ -181,6 +182,8 @@ pub struct ChannelRecord {
     /// learned so far; `None` before any was (or from another version's
     /// record, which starts learning again).
     pub answer_times: Option<AnswerTimes>,
+    /// Its digest held back after answers that could not be used, if it is.
+    pub digest_backoff: Option<Backoff>,
 }
 
 /// Messages: stored with a conditional write, edited, deleted (a tombstone stays), and read by conversation or channel. Reads never return deleted or expired messages.
@@ -279,6 +282,13 @@ pub trait ChannelRecords: Send + Sync {
     /// Stores what a channel's people did with their questions on its live
     /// record (its other fields kept); a channel not recorded stays so.
     async fn put_answer_times(&self, id: &ChannelId, times: &AnswerTimes) -> Result<(), PortError>;
+    /// Records (or with `None` ends) a channel's digest backoff on its live
+    /// record; a channel not recorded stays so.
+    async fn put_digest_backoff(
+        &self,
+        id: &ChannelId,
+        backoff: Option<&Backoff>,
+    ) -> Result<(), PortError>;
     /// A live channel record.
     async fn get_channel(&self, id: &ChannelId) -> Result<Option<ChannelRecord>, PortError>;
     /// Every live channel record.

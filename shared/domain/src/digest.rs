@@ -183,6 +183,62 @@ fn text(object: &Map<String, Value>, key: &'static str) -> Result<Option<String>
     }
 }
 
+/// The first wait after a digest answer that could not be used.
+pub const BACKOFF_FIRST: Duration = Duration::minutes(30);
+/// The longest: a day.
+pub const BACKOFF_MAX: Duration = Duration::days(1);
+
+/// A channel's digest held back after answers it could not use (prose, or
+/// JSON cut at the token limit): each such answer in a row doubles the wait
+/// ([`BACKOFF_FIRST`] to [`BACKOFF_MAX`]); a good digest ends it. The
+/// memory run asks again only after `until`, so a model that keeps failing
+/// costs a few calls a day, not one at every sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    /// Unusable answers in a row.
+    pub failures: u32,
+    /// No digest of the channel before this.
+    pub until: DateTime<Utc>,
+}
+
+impl Backoff {
+    /// The backoff after one more unusable answer at `now`.
+    pub fn after_failure(previous: Option<&Backoff>, now: DateTime<Utc>) -> Backoff {
+        let failures = previous.map_or(0, |b| b.failures).saturating_add(1);
+        // 2^(failures - 1) waits, never past the day (2^6 halves already is).
+        let doublings = (failures - 1).min(6);
+        let wait = (BACKOFF_FIRST * 2i32.pow(doublings)).min(BACKOFF_MAX);
+        Backoff {
+            failures,
+            until: now + wait,
+        }
+    }
+
+    /// Whether a digest waits at `now`.
+    pub fn holds(&self, now: DateTime<Utc>) -> bool {
+        now < self.until
+    }
+
+    /// `b1 FAILURES UNTIL_MILLIS`, as the channel's record keeps it.
+    pub fn to_text(&self) -> String {
+        format!("b1 {} {}", self.failures, self.until.timestamp_millis())
+    }
+
+    /// Reads [`Backoff::to_text`]'s line; `None` for anything else.
+    pub fn parse(text: &str) -> Option<Backoff> {
+        let mut words = text.split_whitespace();
+        if words.next()? != "b1" {
+            return None;
+        }
+        let failures = words.next()?.parse().ok()?;
+        let until = DateTime::from_timestamp_millis(words.next()?.parse().ok()?)?;
+        words
+            .next()
+            .is_none()
+            .then_some(Backoff { failures, until })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,5 +400,24 @@ mod tests {
             full.max_tokens(&s) <= s.memory_max_tokens,
             "within the memory model's answer"
         );
+    }
+
+    #[test]
+    fn an_unusable_digest_doubles_its_wait_up_to_a_day() {
+        let now = DateTime::from_timestamp(1_767_600_000, 0).unwrap();
+        let mut backoff: Option<Backoff> = None;
+        let mut waits = Vec::new();
+        for _ in 0..8 {
+            let next = Backoff::after_failure(backoff.as_ref(), now);
+            waits.push((next.until - now).num_minutes());
+            backoff = Some(next);
+        }
+        assert_eq!(waits, [30, 60, 120, 240, 480, 960, 1440, 1440]);
+        let b = backoff.unwrap();
+        assert!(b.holds(now) && !b.holds(b.until));
+        assert_eq!(Backoff::parse(&b.to_text()), Some(b));
+        for bad in ["", "b2 1 0", "b1 x 0", "b1 1", "b1 1 0 9"] {
+            assert_eq!(Backoff::parse(bad), None, "{bad}");
+        }
     }
 }

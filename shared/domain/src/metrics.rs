@@ -29,6 +29,9 @@ pub const LLM_CALLS: &str = "LlmCalls";
 /// LLM calls that failed after their retries (an expired key, an outage):
 /// no dimension, for the alarm.
 pub const LLM_FAILURES: &str = "LlmFailures";
+/// LLM answers that could not be used (a digest in prose, or JSON cut at
+/// the token limit), by `Role`: the call succeeded, the answer did not.
+pub const LLM_UNUSABLE: &str = "LlmUnusableAnswers";
 /// LLM calls that answered: no dimension, for the alarm (failures with no
 /// success beside them).
 pub const LLM_SUCCESSES: &str = "LlmSuccesses";

@@ -85,9 +85,10 @@ impl JobOutcome {
                 }
             }
             JobOutcome::Memory(report) => format!(
-                "memory written={} llm_calls={} queued={} facts={} proactive={}",
+                "memory written={} llm_calls={} unusable={} queued={} facts={} proactive={}",
                 report.written.len(),
                 report.llm_calls,
+                report.unusable,
                 report.queued,
                 report.facts.len(),
                 report.proactive.len()
@@ -512,6 +513,7 @@ mod tests {
         let memory = JobOutcome::Memory(MemoryReport {
             written: vec![(MemoryScope::Workspace, MemoryKind::Long)],
             llm_calls: 2,
+            unusable: 1,
             queued: 0,
             facts: vec![format!("Bob said {WORDS}")],
             proactive: vec![],
@@ -519,7 +521,7 @@ mod tests {
         // The facts are conversation: their count only.
         assert_eq!(
             memory.summary(),
-            "memory written=1 llm_calls=2 queued=0 facts=1 proactive=0"
+            "memory written=1 llm_calls=2 unusable=1 queued=0 facts=1 proactive=0"
         );
         assert_eq!(
             JobOutcome::Judgment(JudgmentOutcome::Stale).summary(),

@@ -95,6 +95,9 @@ pub struct MemoryReport {
     pub written: Vec<(crate::domain::MemoryScope, crate::domain::MemoryKind)>,
     /// LLM calls made (a failed or empty answer counts too).
     pub llm_calls: usize,
+    /// Digest answers that could not be used (prose, JSON cut short): their
+    /// channel's digest backs off.
+    pub unusable: usize,
     /// Jobs queued (the recurring run fans out one job per channel).
     pub queued: usize,
     /// The facts reflection wrote.
@@ -108,6 +111,7 @@ impl MemoryReport {
     pub fn merge(&mut self, other: MemoryReport) {
         self.written.extend(other.written);
         self.llm_calls += other.llm_calls;
+        self.unusable += other.unusable;
         self.queued += other.queued;
         self.facts.extend(other.facts);
         self.proactive.extend(other.proactive);

@@ -221,6 +221,7 @@ pub fn summary_json(s: &Summary) -> Value {
         "prompts_written": s.prompts_written,
         "jobs_run": s.jobs_run,
         "sweeps": s.sweeps,
+        "unusable_digests": s.unusable_digests,
         "learnt": s.learnt.iter().map(|(c, f)| json!({"channel": c, "fact": f})).collect::<Vec<_>>(),
         "job_failures": s.job_failures,
         "jobs_left": s.jobs_left,

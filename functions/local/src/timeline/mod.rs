@@ -258,6 +258,8 @@ pub struct Summary {
     pub jobs_run: usize,
     /// Memory sweeps among the jobs run.
     pub sweeps: usize,
+    /// Digest answers that could not be used (their channel backs off).
+    pub unusable_digests: usize,
     pub job_failures: usize,
     /// Jobs still pending when the replay stopped (after its bound).
     pub jobs_left: usize,

@@ -572,9 +572,17 @@ impl<W: Write> Sink for TextSink<W> {
         } else {
             String::new()
         };
+        let unusable = if s.unusable_digests > 0 {
+            format!(
+                ", {} unusable digest answer(s): their channels back off",
+                s.unusable_digests
+            )
+        } else {
+            String::new()
+        };
         writeln!(
             self.out,
-            "jobs          {} run ({} memory sweeps){failures}{left}",
+            "jobs          {} run ({} memory sweeps){failures}{left}{unusable}",
             s.jobs_run, s.sweeps
         )?;
         if let (Some(first), Some(last)) = (s.first, s.last) {

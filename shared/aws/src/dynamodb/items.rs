@@ -14,6 +14,7 @@ use super::schema::{
 };
 use super::SERVICE;
 use myao_core::domain::answer_times::AnswerTimes;
+use myao_core::domain::digest::Backoff;
 use myao_core::domain::facts::Fact;
 use myao_core::domain::people::Profile;
 use myao_core::domain::{
@@ -304,12 +305,15 @@ impl FromItem for ChannelRecord {
             checked_at: r.opt_millis("checked_at")?,
             // A line this version cannot read starts the learning again.
             answer_times: r.opt_s(ANSWER_TIMES)?.and_then(AnswerTimes::parse),
+            digest_backoff: r.opt_s(DIGEST_BACKOFF)?.and_then(Backoff::parse),
         })
     }
 }
 
 /// The attribute of a channel record holding [`AnswerTimes::to_text`].
 pub(super) const ANSWER_TIMES: &str = "answer_times";
+/// The attribute of a channel record holding [`Backoff::to_text`].
+pub(super) const DIGEST_BACKOFF: &str = "digest_backoff";
 
 /// The record of a channel first seen active at `at` (never checked).
 pub(super) fn channel_item(

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 
 use super::items::{
     b, channel_item, message_item, n, pending_edit_item, s, user_item, FromItem, MessageRow,
-    ANSWER_TIMES,
+    ANSWER_TIMES, DIGEST_BACKOFF,
 };
 use super::ops::*;
 use super::schema::{
@@ -19,6 +19,7 @@ use super::schema::{
 use super::{DynamoStore, SERVICE};
 use crate::port_error;
 use myao_core::domain::answer_times::AnswerTimes;
+use myao_core::domain::digest::Backoff;
 use myao_core::domain::{
     Channel, ChannelId, ChannelKind, Conversation, EmojiName, Message, Ts, User, UserId,
     VisibilityChange,
@@ -396,6 +397,29 @@ impl ChannelRecords for DynamoStore {
             .send()
             .await;
         written("UpdateItem", update)?;
+        Ok(())
+    }
+
+    async fn put_digest_backoff(
+        &self,
+        id: &ChannelId,
+        backoff: Option<&Backoff>,
+    ) -> Result<(), PortError> {
+        let update = self
+            .update(Key::channel(id))
+            .condition_expression(
+                "attribute_exists(pk) AND (attribute_not_exists(#exp) OR #exp > :now)",
+            )
+            .expression_attribute_names("#backoff", DIGEST_BACKOFF)
+            .expression_attribute_names("#exp", TTL_ATTRIBUTE)
+            .expression_attribute_values(":now", n(self.now()));
+        let update = match backoff {
+            Some(b) => update
+                .update_expression("SET #backoff = :backoff")
+                .expression_attribute_values(":backoff", s(b.to_text())),
+            None => update.update_expression("REMOVE #backoff"),
+        };
+        written("UpdateItem", update.send().await)?;
         Ok(())
     }
 

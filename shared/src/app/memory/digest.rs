@@ -3,7 +3,8 @@
 //! short-term memory, the summaries of the threads that moved, the facts in
 //! the new messages and, when due, its long-term memory. Threads beyond
 //! [`THREADS_PER_CALL`] are summarised by further calls, that many at a
-//! time. An answer out of shape writes nothing: the next run asks again.
+//! time. An answer out of shape writes nothing, and the channel's digest
+//! backs off before it asks again ([`crate::domain::digest::Backoff`]).
 
 use std::collections::BTreeMap;
 
@@ -28,6 +29,18 @@ struct Moved {
     previous: Option<String>,
 }
 
+/// What a digest came to, for its channel's backoff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Digested {
+    /// Not due, or nothing asked (the LLM failed, a prompt did not render):
+    /// no answer to judge.
+    Nothing,
+    /// The first call's answer could not be used: nothing written.
+    Unusable,
+    /// The first call's answer was used.
+    Usable,
+}
+
 /// Digests `channel`'s `window` (its messages of the short-term window,
 /// which starts at `window_start`, oldest first, read at `read_at`), when
 /// due.
@@ -38,7 +51,7 @@ pub(super) async fn run(
     window_start: Ts,
     read_at: DateTime<Utc>,
     report: &mut MemoryReport,
-) -> Result<(), PortError> {
+) -> Result<Digested, PortError> {
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let scope = MemoryScope::Channel {
         channel: channel.id.clone(),
@@ -86,7 +99,7 @@ pub(super) async fn run(
     // A channel without a short-term memory (new, or one a deletion
     // removed) gets one at once.
     if covered.is_some() && !digest::due(new, oldest_pending, settings, now) {
-        return Ok(());
+        return Ok(Digested::Nothing);
     }
     let mut messages = window.to_vec();
     for thread in &moved {
@@ -134,19 +147,20 @@ pub(super) async fn run(
     };
     let marks = Marks { unread, covered };
     let Some(answer) = ask(cx, channel, &messages, marks, &first, report).await? else {
-        return Ok(());
+        return Ok(Digested::Nothing);
     };
     let Ok(found) = answer.digest(&first) else {
-        return Ok(());
+        report.unusable += 1;
+        return Ok(Digested::Unusable);
     };
     // What the memories now cover: up to what the prompt showed (one cut to
     // its budget leaves the newest for the next digest), never back.
     let Some(newest) = answer.covered_to(covered) else {
-        return Ok(());
+        return Ok(Digested::Usable);
     };
     if forgotten_since(cx, &scope, read_at).await? {
         tracing::info!(%scope, "digest not written: a message it read was deleted or edited meanwhile");
-        return Ok(());
+        return Ok(Digested::Usable);
     }
     // The short-term memory, which marks what is covered, after the other
     // memories: a failure before it leaves the digest to be made again.
@@ -219,12 +233,12 @@ pub(super) async fn run(
             // A deletion or an edit in the channel since the read: the
             // next digest writes these from what remains.
             if forgotten_since(cx, &scope, read_at).await? {
-                return Ok(());
+                return Ok(Digested::Usable);
             }
             keep_threads(cx, report, channel, &answer, &found.threads, read_at).await?;
         }
     }
-    Ok(())
+    Ok(Digested::Usable)
 }
 
 /// Where the mark of what a channel's profiles counted is kept: beside the

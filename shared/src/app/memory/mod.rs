@@ -27,6 +27,8 @@ use super::context::prompt_names;
 use super::reflection::clean_facts;
 pub use super::MemoryReport;
 use super::{memory_retention, JobContext, Services};
+use crate::domain::digest::Backoff;
+use crate::domain::metrics::{self, Datum};
 use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::{
     Channel, ChannelId, Job, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
@@ -252,7 +254,7 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
     let (settings, now) = (&*cx.settings, cx.now);
     // Its visibility (checked with Slack when not lately) decides whether
     // the workspace memory may read it.
-    let channel = super::context::channel(&cx, id).await?;
+    let (channel, record) = super::context::channel_and_record(&cx, id).await?;
     let window_start =
         Ts::from_datetime(now - Duration::hours(i64::from(settings.short_term_window_hours)));
     // Before the read: a deletion recorded after it is seen by the writes.
@@ -263,8 +265,13 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
         .messages_after(&channel.id, Some(window_start), WINDOW_MESSAGES)
         .await?;
     let mut report = MemoryReport::default();
-    if !messages.is_empty() {
-        digest::run(&cx, &channel, &messages, window_start, read_at, &mut report).await?;
+    let backoff = record.and_then(|r| r.digest_backoff);
+    if let Some(b) = backoff.filter(|b| b.holds(now)) {
+        tracing::info!(failures = b.failures, until = %b.until, "digest backed off after unusable answers");
+    } else if !messages.is_empty() {
+        let digested =
+            digest::run(&cx, &channel, &messages, window_start, read_at, &mut report).await?;
+        back_off(&cx, &channel.id, backoff, digested).await?;
     }
     let memories = Memories::of_channel(&channel);
     let short = svc
@@ -283,6 +290,31 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
     }
     clean_facts(&cx, &channel.id).await?;
     Ok(report)
+}
+
+/// Holds the channel's digest back after an answer it could not use (the
+/// wait doubling, up to a day; counted as `LlmUnusableAnswers`), and ends
+/// the backoff after one it used.
+async fn back_off(
+    cx: &JobContext<'_>,
+    id: &ChannelId,
+    backoff: Option<Backoff>,
+    digested: digest::Digested,
+) -> Result<(), PortError> {
+    let store = &cx.svc.ports.store;
+    match digested {
+        digest::Digested::Unusable => {
+            let next = Backoff::after_failure(backoff.as_ref(), cx.now);
+            cx.svc
+                .ports
+                .metrics
+                .put(Datum::count(metrics::LLM_UNUSABLE).by("Role", "memory"));
+            tracing::warn!(failures = next.failures, until = %next.until, "digest unusable; its channel's digest backs off");
+            store.put_digest_backoff(id, Some(&next)).await
+        }
+        digest::Digested::Usable if backoff.is_some() => store.put_digest_backoff(id, None).await,
+        _ => Ok(()),
+    }
 }
 
 /// The workspace memories, written from the open channels' memories only.

@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::domain::answer_times::AnswerTimes;
+use crate::domain::digest::Backoff;
 use crate::domain::facts::Fact;
 use crate::domain::people::Profile;
 use crate::domain::{
@@ -203,6 +204,7 @@ fn first_seen(channel: &Channel, at: DateTime<Utc>) -> ChannelRecord {
         last_active: at,
         checked_at: None,
         answer_times: None,
+        digest_backoff: None,
     }
 }
 
@@ -412,6 +414,7 @@ impl ChannelRecords for MemoryStore {
             last_active: known.map_or(DateTime::UNIX_EPOCH, |r| r.last_active),
             checked_at: Some(checked_at),
             answer_times: known.and_then(|r| r.answer_times.clone()),
+            digest_backoff: known.and_then(|r| r.digest_backoff),
         };
         inner
             .channels
@@ -438,6 +441,21 @@ impl ChannelRecords for MemoryStore {
         if let Some(e) = inner.channels.get_mut(id) {
             if e.live(now).is_some() {
                 e.value.answer_times = Some(times.clone());
+            }
+        }
+        Ok(())
+    }
+
+    async fn put_digest_backoff(
+        &self,
+        id: &ChannelId,
+        backoff: Option<&Backoff>,
+    ) -> Result<(), PortError> {
+        let now = self.clock.now();
+        let mut inner = self.write()?;
+        if let Some(e) = inner.channels.get_mut(id) {
+            if e.live(now).is_some() {
+                e.value.digest_backoff = backoff.copied();
             }
         }
         Ok(())
