@@ -941,6 +941,44 @@ async fn a_reply_fifty_thousand_characters_long_is_posted_cut_at_a_sentence_unfu
     assert_eq!(posts[0]["unfurl_media"], json!(false));
 }
 
+/// Issue 45: a reply Slack refuses as `msg_too_long` is posted once more,
+/// held to 4,000 characters after escaping, rather than lost.
+#[tokio::test]
+async fn a_reply_slack_refuses_as_too_long_is_posted_once_more_shorter() {
+    let bed = Bed::with_settings(|s| s.max_reply_chars = 40_000).await;
+    Mock::given(method("POST"))
+        .and(path("/api/chat.postMessage"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": "msg_too_long"})),
+        )
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&bed.slack_server)
+        .await;
+    bed.script
+        .set_reply("Use a < b & c > d here. ".repeat(1_000));
+    bed.seed(&[message(GENERAL, ALICE, ts(0), None, "<@UBOT> how?")])
+        .await;
+
+    let outcome = responded(bed.run(&response(None, 0, true)).await);
+
+    assert!(
+        matches!(outcome, ResponseOutcome::Posted { .. }),
+        "{outcome:?}"
+    );
+    let posts = bed.posts().await;
+    assert_eq!(posts.len(), 2, "the refused post and one shorter");
+    let text = posts[1]["text"].as_str().expect("a text");
+    assert!(text.chars().count() <= 4_000, "{}", text.chars().count());
+    assert!(text.chars().count() > 3_900, "{}", text.chars().count());
+    assert!(text.ends_with("here."), "{:?}", &text[text.len() - 20..]);
+    assert_eq!(
+        bed.llm_calls_of(PromptKind::Response).await.len(),
+        1,
+        "written once"
+    );
+}
+
 #[tokio::test]
 async fn a_file_shared_before_a_mention_is_named_in_the_reply_prompt() {
     let bed = Bed::new().await;

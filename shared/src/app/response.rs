@@ -355,9 +355,8 @@ where
             return Ok(ResponseOutcome::NoReply { reason });
         }
     };
-    let escaped = escape(&text);
-    let ts = match svc.slack.post_message(channel, thread_ts, &escaped).await {
-        Ok(ts) => ts,
+    let (ts, escaped) = match post_held(svc, channel, thread_ts, &text).await {
+        Ok(posted) => posted,
         // Slack surely did not post (rate limited, never connected): a
         // redelivery may.
         Err(error) if error.is_retryable() => {
@@ -388,6 +387,47 @@ where
     }
     tracing::info!(ts = %ts, chars = text.chars().count(), "replied");
     Ok(ResponseOutcome::Posted { ts, text })
+}
+
+/// The most characters a reply is posted with after Slack refused it as
+/// `msg_too_long`, counted after escaping: Slack's advice for a message's
+/// text.
+pub const SAFE_POST_CHARS: usize = 4_000;
+
+/// Posts `text` escaped; when Slack refuses it as too long
+/// (`msg_too_long`), once more held to [`SAFE_POST_CHARS`] escaped
+/// characters, cut at a sentence or a space and never inside an escape.
+/// The text posted, escaped, with its `ts`.
+async fn post_held(
+    svc: &Services,
+    channel: &ChannelId,
+    thread_ts: Option<Ts>,
+    text: &str,
+) -> Result<(Ts, String), PortError> {
+    let escaped = escape(text);
+    match svc.slack.post_message(channel, thread_ts, &escaped).await {
+        Err(error) if error.detail().ends_with("msg_too_long") => {
+            let shorter = held_escaped(&escaped, SAFE_POST_CHARS).to_owned();
+            tracing::warn!(
+                chars = escaped.chars().count(),
+                held_to = shorter.chars().count(),
+                "Slack refused the reply as too long; posting it shorter"
+            );
+            let ts = svc.slack.post_message(channel, thread_ts, &shorter).await?;
+            Ok((ts, shorter))
+        }
+        posted => posted.map(|ts| (ts, escaped)),
+    }
+}
+
+/// An escaped text held to `max_chars` ([`held_to`]), without a cut
+/// escape (`&amp;`, `&lt;`, `&gt;`) at its end.
+fn held_escaped(escaped: &str, max_chars: usize) -> &str {
+    let held = held_to(escaped, max_chars);
+    match held.rfind('&') {
+        Some(amp) if !held[amp..].contains(';') => held[..amp].trim_end(),
+        _ => held,
+    }
 }
 
 /// When the mention `newest_ts` asks the bot to forget its author: forgets
@@ -526,4 +566,20 @@ async fn write_reply(
     }
     // As long as a person would write, cut at a sentence (before escaping).
     Ok(held_to(&text, settings.max_reply_chars as usize).to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_held_escaped_text_never_ends_inside_an_escape() {
+        let escaped = escape(&"a<b ".repeat(10));
+        // 9 characters: "a&lt;b a&" would cut the second escape.
+        assert_eq!(held_escaped("a&lt;b&amp;c", 9), "a&lt;b");
+        assert_eq!(held_escaped("x &gt; y", 100), "x &gt; y");
+        let held = held_escaped(&escaped, 20);
+        assert!(held.chars().count() <= 20, "{held}");
+        assert!(!held.ends_with('&') && held.matches('&').count() == held.matches(';').count());
+    }
 }
