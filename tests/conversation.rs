@@ -941,6 +941,59 @@ async fn a_reply_fifty_thousand_characters_long_is_posted_cut_at_a_sentence_unfu
     assert_eq!(posts[0]["unfurl_media"], json!(false));
 }
 
+/// Issue 45: once Slack refuses the bot token, mentions cost no LLM call
+/// until the breaker closes (5 minutes); then they are answered again.
+#[tokio::test]
+async fn a_revoked_token_stops_llm_calls_until_it_works_again() {
+    let bed = Bed::new().await;
+    Mock::given(method("POST"))
+        .and(path("/api/chat.postMessage"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"ok": false, "error": "token_revoked"})),
+        )
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&bed.slack_server)
+        .await;
+    for (i, secs) in [0, 10, 20].into_iter().enumerate() {
+        bed.seed(&[message(
+            GENERAL,
+            ALICE,
+            ts(secs),
+            None,
+            "<@UBOT> are you there?",
+        )])
+        .await;
+        let outcome = responded(bed.run(&response(None, secs, true)).await);
+        if i == 0 {
+            assert!(
+                matches!(outcome, ResponseOutcome::PostFailed { .. }),
+                "{outcome:?}"
+            );
+        } else {
+            assert!(
+                matches!(&outcome, ResponseOutcome::NoReply { reason } if reason.starts_with("token_refused")),
+                "{outcome:?}"
+            );
+        }
+    }
+    assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 1);
+
+    // The token works again (the stub's refusal is spent); after the
+    // breaker's minutes a mention is answered.
+    bed.clock.advance(Duration::minutes(6));
+    let later = (bed.now() - myao_tests::stubs::at(0)).num_seconds();
+    bed.seed(&[message(GENERAL, ALICE, ts(later), None, "<@UBOT> now?")])
+        .await;
+    let outcome = responded(bed.run(&response(None, later, true)).await);
+    assert!(
+        matches!(outcome, ResponseOutcome::Posted { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 2);
+}
+
 /// Issue 45: a reply Slack refuses as `msg_too_long` is posted once more,
 /// held to 4,000 characters after escaping, rather than lost.
 #[tokio::test]

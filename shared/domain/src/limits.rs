@@ -112,6 +112,20 @@ pub fn unprompted_replies(channel: &ChannelId, now: DateTime<Utc>) -> Counter {
     hourly("unprompted", channel.as_str(), now)
 }
 
+/// The claim that, while held, means Slack refused the bot token lately:
+/// no LLM call is made for a reply or a judgment (it could not be posted).
+pub const TOKEN_BREAKER: &str = "breaker#slack-token";
+/// How long the breaker stays open after a refusal.
+pub const TOKEN_BREAKER_FOR: Duration = Duration::minutes(5);
+
+/// Whether a Slack failure's detail (`"chat.postMessage: token_revoked"`)
+/// is a refusal of the bot token ([`crate::metrics::SLACK_AUTH_CODES`]).
+pub fn is_token_refusal(detail: &str) -> bool {
+    crate::metrics::SLACK_AUTH_CODES
+        .iter()
+        .any(|code| detail.ends_with(&format!(": {code}")))
+}
+
 /// The unprompted replies of the whole workspace in the hour of `now`.
 pub fn workspace_unprompted_replies(now: DateTime<Utc>) -> Counter {
     // "unprompted-all": no channel id has a dash, so no channel's counter.
@@ -247,5 +261,14 @@ mod tests {
         let n = notice_claim(&u, t("2026-01-05T08:59:00Z"));
         assert_eq!(n.key, "notice#U1");
         assert_eq!(n.expires_at, t("2026-01-05T09:59:00Z"));
+    }
+
+    #[test]
+    fn a_token_refusal_is_told_by_slacks_code() {
+        for code in ["invalid_auth", "token_revoked", "account_inactive", "not_authed"] {
+            assert!(is_token_refusal(&format!("chat.postMessage: {code}")), "{code}");
+        }
+        assert!(!is_token_refusal("chat.postMessage: channel_not_found"));
+        assert!(!is_token_refusal("chat.postMessage: not_invalid_auth_really"));
     }
 }

@@ -283,6 +283,11 @@ pub async fn run(
             Ok(JudgmentOutcome::Sure { ruling, at })
         }
         Decision::Ask => {
+            if super::limits::token_refused(&cx).await? {
+                // No answer could be posted: no LLM call to decide one.
+                let reason = super::response::TOKEN_REFUSED.to_owned();
+                return Ok(JudgmentOutcome::Silent { ruling, reason });
+            }
             let result = match judge(&cx, &conversation, newest_ts).await? {
                 Ok(result) => result,
                 Err(unusable) => {

@@ -245,6 +245,30 @@ async fn notify(
     }
 }
 
+/// Whether Slack refused the bot token within the last
+/// [`limits::TOKEN_BREAKER_FOR`]: a reply could not be posted, so no LLM
+/// call is made for one.
+pub async fn token_refused(cx: &JobContext<'_>) -> Result<bool, PortError> {
+    let held = cx.svc.ports.store.held_until(limits::TOKEN_BREAKER).await?;
+    Ok(held.is_some_and(|until| until > cx.now))
+}
+
+/// Opens the token breaker when `error` is Slack refusing the bot token
+/// (`invalid_auth`, `token_revoked`, ...); the alarm on `SlackAuthErrors`
+/// tells a person. Closes by itself after [`limits::TOKEN_BREAKER_FOR`].
+pub async fn trip_on_token_refusal(cx: &JobContext<'_>, error: &PortError) {
+    if !limits::is_token_refusal(error.detail()) {
+        return;
+    }
+    let until = cx.now + limits::TOKEN_BREAKER_FOR;
+    match cx.svc.ports.store.claim(limits::TOKEN_BREAKER, until).await {
+        Ok(_) => {
+            tracing::warn!(%until, "Slack refused the bot token: no LLM call for a reply until then")
+        }
+        Err(store) => tracing::warn!(%store, "could not open the token breaker"),
+    }
+}
+
 /// Counts one unprompted reply of `channel` against its hourly cap, then
 /// against the workspace's: `None` when both admit it, else when the cap's
 /// hour ends. A reply the workspace's cap refuses has used one of its

@@ -189,6 +189,14 @@ pub async fn run(
         }
         Err(error)
     };
+    // Slack refused the token lately: a reply could not be posted, so no
+    // LLM call writes one (the alarm on SlackAuthErrors tells a person).
+    if super::limits::token_refused(&cx).await? {
+        tracing::warn!("no reply: Slack refused the bot token lately");
+        return Ok(ResponseOutcome::NoReply {
+            reason: TOKEN_REFUSED.to_owned(),
+        });
+    }
     // "Forget me": no LLM call and no limit, the person's profile and facts
     // go, and a fixed line says so.
     if mention {
@@ -326,7 +334,10 @@ where
     .await;
     let (bot, ch, request, with_images) = match prepared {
         Ok(prepared) => prepared,
-        Err(error) => return give_back(error).await,
+        Err(error) => {
+            super::limits::trip_on_token_refusal(cx, &error).await;
+            return give_back(error).await;
+        }
     };
     let mut written = write_reply(cx, request).await;
     // A model that refuses the images (a kind or a size it does not take):
@@ -366,6 +377,7 @@ where
         Err(error) => {
             // Refused, or it may have gone through: never posted twice.
             tracing::error!(%error, "chat.postMessage failed");
+            super::limits::trip_on_token_refusal(cx, &error).await;
             return Ok(ResponseOutcome::PostFailed {
                 reason: error.to_string(),
             });
@@ -388,6 +400,9 @@ where
     tracing::info!(ts = %ts, chars = text.chars().count(), "replied");
     Ok(ResponseOutcome::Posted { ts, text })
 }
+
+/// Why a reply was not written while the token breaker is open.
+pub const TOKEN_REFUSED: &str = "token_refused: Slack refused the bot token lately";
 
 /// The most characters a reply is posted with after Slack refused it as
 /// `msg_too_long`, counted after escaping: Slack's advice for a message's
