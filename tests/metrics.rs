@@ -81,6 +81,24 @@ async fn another_slack_refusal_is_an_error_but_not_a_token_problem() {
     assert_eq!(bed.metrics.total(SLACK_AUTH_ERRORS, None), 0.0);
 }
 
+/// Issue 45: a post Slack refuses for its channel (the bot not invited, the
+/// channel gone or archived) counts the metric its alarm watches; another
+/// refusal does not.
+#[tokio::test]
+async fn a_refused_channel_makes_the_metric_its_alarm_watches() {
+    use myao::domain::metrics::SLACK_CHANNEL_REFUSALS;
+    for code in ["not_in_channel", "channel_not_found", "is_archived"] {
+        let (bed, _) = refused_post(code).await;
+        assert_eq!(
+            bed.metrics.total(SLACK_CHANNEL_REFUSALS, None),
+            1.0,
+            "{code}"
+        );
+    }
+    let (bed, _) = refused_post("invalid_blocks").await;
+    assert_eq!(bed.metrics.total(SLACK_CHANNEL_REFUSALS, None), 0.0);
+}
+
 #[tokio::test]
 async fn an_expired_llm_key_counts_failures_and_no_success() {
     let bed = Bed::new().await;

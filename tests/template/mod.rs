@@ -746,9 +746,11 @@ fn the_metrics_feed_the_alarms_and_the_dashboard() {
             .unwrap_or_else(|| panic!("no {id}"))
     };
     let slack = alarm("SlackAuthAlarm");
+    let channels = alarm("SlackChannelAlarm");
     let events = alarm("SlackRateLimitedAlarm");
     for (alarm, metric) in [
         (slack, metrics::SLACK_AUTH_ERRORS),
+        (channels, metrics::SLACK_CHANNEL_REFUSALS),
         (events, metrics::SLACK_EVENTS_RATE_LIMITED),
     ] {
         assert_eq!(
@@ -782,7 +784,7 @@ fn the_metrics_feed_the_alarms_and_the_dashboard() {
             (namespace.clone(), metrics::LLM_SUCCESSES.to_owned()),
         ]
     );
-    for alarm in [slack, events, llm] {
+    for alarm in [slack, channels, events, llm] {
         assert!(
             at(alarm, &["Properties", "AlarmActions"]).is_some(),
             "the alarm tells the AlarmEmail topic"
@@ -816,7 +818,9 @@ fn the_metrics_feed_the_alarms_and_the_dashboard() {
         metrics::SLACK_ERRORS,
         metrics::SLACK_RATE_LIMITED,
         metrics::SLACK_AUTH_ERRORS,
+        metrics::SLACK_CHANNEL_REFUSALS,
         metrics::SLACK_EVENTS_RATE_LIMITED,
+        metrics::LLM_UNUSABLE,
     ] {
         assert!(body.contains(name), "the dashboard lacks {name}");
     }

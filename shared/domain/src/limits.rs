@@ -265,10 +265,20 @@ mod tests {
 
     #[test]
     fn a_token_refusal_is_told_by_slacks_code() {
-        for code in ["invalid_auth", "token_revoked", "account_inactive", "not_authed"] {
-            assert!(is_token_refusal(&format!("chat.postMessage: {code}")), "{code}");
+        for code in [
+            "invalid_auth",
+            "token_revoked",
+            "account_inactive",
+            "not_authed",
+        ] {
+            assert!(
+                is_token_refusal(&format!("chat.postMessage: {code}")),
+                "{code}"
+            );
         }
         assert!(!is_token_refusal("chat.postMessage: channel_not_found"));
-        assert!(!is_token_refusal("chat.postMessage: not_invalid_auth_really"));
+        assert!(!is_token_refusal(
+            "chat.postMessage: not_invalid_auth_really"
+        ));
     }
 }

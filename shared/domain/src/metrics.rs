@@ -48,6 +48,9 @@ pub const SLACK_ERRORS: &str = "SlackErrors";
 /// Slack refusing the token (`invalid_auth`, `token_revoked`,
 /// `account_inactive`, `not_authed`): no dimension, for the alarm.
 pub const SLACK_AUTH_ERRORS: &str = "SlackAuthErrors";
+/// Slack refusing a post in a channel (`not_in_channel`,
+/// `channel_not_found`, `is_archived`): no dimension, for the alarm.
+pub const SLACK_CHANNEL_REFUSALS: &str = "SlackChannelRefusals";
 /// Slack calls given up on its rate limit, by `Method`.
 pub const SLACK_RATE_LIMITED: &str = "SlackRateLimited";
 /// Replies a spend limit refused, by `Limit` (the setting's name).
@@ -60,6 +63,20 @@ pub const SLACK_AUTH_CODES: &[&str] = &[
     "account_inactive",
     "not_authed",
     "token_expired",
+];
+
+/// Slack's error codes that mean the bot cannot post in a channel, each
+/// with what a person does about it.
+pub const SLACK_CHANNEL_CODES: &[(&str, &str)] = &[
+    (
+        "not_in_channel",
+        "invite the bot to the channel (/invite @myao)",
+    ),
+    (
+        "channel_not_found",
+        "nothing: the channel is gone, or the bot was never in it",
+    ),
+    ("is_archived", "nothing: the channel was archived"),
 ];
 
 /// A metric's unit, as EMF names it.

@@ -171,6 +171,13 @@ impl SlackWebApi {
                 tracing::error!(method, error = %error, "the Slack token was refused");
                 m.put(Datum::count(metrics::SLACK_AUTH_ERRORS));
             }
+            if let Some((code, fix)) = metrics::SLACK_CHANNEL_CODES
+                .iter()
+                .find(|(code, _)| refused_for(&error, method, code))
+            {
+                tracing::error!(method, code, fix, "Slack refused the channel");
+                m.put(Datum::count(metrics::SLACK_CHANNEL_REFUSALS));
+            }
         }
         tracing::warn!(method, attempts, latency_ms, error = %error, "slack call failed");
         error
