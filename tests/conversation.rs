@@ -242,6 +242,8 @@ async fn a_judged_yes_without_delay_replies_once_in_its_thread_after_a_prompt_in
             "text": bed.script.reply(),
             "unfurl_links": false,
             "unfurl_media": false,
+            // The job's mark, to find the post should its answer be lost.
+            "metadata": {"event_type": "myao_reply", "event_payload": {"key": reply_job.claim_key()}},
         })]
     );
     assert_eq!(bed.llm_calls_of(PromptKind::Judgment).await.len(), 1);
@@ -310,6 +312,7 @@ async fn a_judged_yes_with_a_delay_of_120_s_is_scheduled_under_the_conversation_
             "text": bed.script.reply(),
             "unfurl_links": false,
             "unfurl_media": false,
+            "metadata": {"event_type": "myao_reply", "event_payload": {"key": done[0].0.claim_key()}},
         })],
         "a top-level reply carries no thread_ts"
     );
@@ -505,6 +508,8 @@ async fn a_mention_is_answered_without_judgment_and_the_reply_is_remembered() {
             "text": first_reply,
             "unfurl_links": false,
             "unfurl_media": false,
+            "metadata": {"event_type": "myao_reply",
+                         "event_payload": {"key": response(Some(-600), -60, true).claim_key()}},
         })]
     );
     let stored = bed
@@ -939,6 +944,69 @@ async fn a_reply_fifty_thousand_characters_long_is_posted_cut_at_a_sentence_unfu
     );
     assert_eq!(posts[0]["unfurl_links"], json!(false));
     assert_eq!(posts[0]["unfurl_media"], json!(false));
+}
+
+/// A Slack stub answering `conversations.replies` and `.history` with one
+/// message of the bot's, `ts` 1767600000.900000, marked with `marker` when
+/// given.
+async fn mount_marked_history(bed: &Bed, marker: Option<&str>) {
+    let mut message =
+        json!({"type": "message", "user": BOT, "text": "earlier", "ts": "1767600000.900000"});
+    if let Some(key) = marker {
+        message["metadata"] = json!({"event_type": "myao_reply", "event_payload": {"key": key}});
+    }
+    for method_path in ["/api/conversations.replies", "/api/conversations.history"] {
+        Mock::given(method("GET"))
+            .and(path(method_path))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"ok": true, "messages": [message.clone()]})),
+            )
+            .mount(&bed.slack_server)
+            .await;
+    }
+}
+
+/// Issue 45: a post whose answer was lost (Slack's 5xx) is looked for by
+/// its marker: found, it is the answer, and nothing is posted twice; not
+/// found, it is posted again, once. Either way the LLM wrote it once.
+#[tokio::test]
+async fn a_mention_whose_post_got_a_5xx_is_answered_once_whether_or_not_it_posted() {
+    for posted in [true, false] {
+        let bed = Bed::new().await;
+        Mock::given(method("POST"))
+            .and(path("/api/chat.postMessage"))
+            .respond_with(ResponseTemplate::new(500))
+            .up_to_n_times(1)
+            .with_priority(1)
+            .mount(&bed.slack_server)
+            .await;
+        bed.seed(&[message(GENERAL, ALICE, ts(0), None, "<@UBOT> status?")])
+            .await;
+        let job = response(None, 0, true);
+        let marker = job.claim_key();
+        mount_marked_history(&bed, posted.then_some(marker.as_str())).await;
+
+        let outcome = responded(bed.run(&job).await);
+
+        let ResponseOutcome::Posted { ts: at, .. } = outcome else {
+            panic!("posted={posted}: {outcome:?}");
+        };
+        let posts = bed.posts().await;
+        assert!(
+            posts
+                .iter()
+                .all(|p| p["metadata"]["event_payload"]["key"] == json!(marker)),
+            "every try carries the marker: {posts:?}"
+        );
+        if posted {
+            assert_eq!(posts.len(), 1, "found: not posted again");
+            assert_eq!(at.to_string(), "1767600000.900000");
+        } else {
+            assert_eq!(posts.len(), 2, "not found: posted once more");
+        }
+        assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 1);
+    }
 }
 
 /// Issue 45: once Slack refuses the bot token, mentions cost no LLM call

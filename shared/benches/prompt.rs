@@ -47,6 +47,24 @@ impl SlackApi for Slack {
     ) -> Result<Ts, PortError> {
         Err(PortError::refused("slack", "not in a benchmark"))
     }
+    async fn post_marked(
+        &self,
+        _channel: &ChannelId,
+        _thread_ts: Option<Ts>,
+        _text: &str,
+        _marker: &str,
+    ) -> Result<Ts, PortError> {
+        Err(PortError::refused("slack", "not in a benchmark"))
+    }
+    async fn find_marked(
+        &self,
+        _channel: &ChannelId,
+        _thread_ts: Option<Ts>,
+        _since: Ts,
+        _marker: &str,
+    ) -> Result<Option<Ts>, PortError> {
+        Err(PortError::refused("slack", "not in a benchmark"))
+    }
     async fn user_info(&self, user: &UserId) -> Result<User, PortError> {
         Ok(User {
             id: user.clone(),

@@ -22,6 +22,8 @@ pub struct Post {
     pub thread_ts: Option<Ts>,
     pub ts: Ts,
     pub text: String,
+    /// What [`SlackApi::post_marked`] gave it, for `find_marked`.
+    pub marker: Option<String>,
 }
 
 /// Slack during a replay: `users.info` and `conversations.info` answer from
@@ -67,6 +69,34 @@ impl ReplaySlack {
     pub fn posts(&self) -> Vec<Post> {
         lock(&self.posts).clone()
     }
+
+    /// Records a post at the virtual now, its `ts` unique in its channel.
+    fn record(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Option<Ts>,
+        text: &str,
+        marker: Option<&str>,
+    ) -> Ts {
+        let mut ts = Ts::from_datetime(self.clock.now());
+        {
+            let mut taken = lock(&self.taken);
+            let used = taken.entry(channel.clone()).or_default();
+            // A reply to a mention is posted at the mention's own instant.
+            while used.contains(&ts) {
+                ts = Ts::from_parts(ts.secs(), ts_micros(ts) + 1);
+            }
+            used.insert(ts);
+        }
+        lock(&self.posts).push(Post {
+            channel: channel.clone(),
+            thread_ts,
+            ts,
+            text: text.to_owned(),
+            marker: marker.map(str::to_owned),
+        });
+        ts
+    }
 }
 
 #[async_trait]
@@ -94,23 +124,35 @@ impl SlackApi for ReplaySlack {
         thread_ts: Option<Ts>,
         text: &str,
     ) -> Result<Ts, PortError> {
-        let mut ts = Ts::from_datetime(self.clock.now());
-        {
-            let mut taken = lock(&self.taken);
-            let used = taken.entry(channel.clone()).or_default();
-            // A reply to a mention is posted at the mention's own instant.
-            while used.contains(&ts) {
-                ts = Ts::from_parts(ts.secs(), ts_micros(ts) + 1);
-            }
-            used.insert(ts);
-        }
-        lock(&self.posts).push(Post {
-            channel: channel.clone(),
-            thread_ts,
-            ts,
-            text: text.to_owned(),
-        });
-        Ok(ts)
+        Ok(self.record(channel, thread_ts, text, None))
+    }
+
+    async fn post_marked(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Option<Ts>,
+        text: &str,
+        marker: &str,
+    ) -> Result<Ts, PortError> {
+        Ok(self.record(channel, thread_ts, text, Some(marker)))
+    }
+
+    async fn find_marked(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Option<Ts>,
+        since: Ts,
+        marker: &str,
+    ) -> Result<Option<Ts>, PortError> {
+        Ok(lock(&self.posts)
+            .iter()
+            .find(|p| {
+                p.channel == *channel
+                    && p.thread_ts == thread_ts
+                    && p.ts >= since
+                    && p.marker.as_deref() == Some(marker)
+            })
+            .map(|p| p.ts))
     }
 
     async fn user_info(&self, user: &UserId) -> Result<User, PortError> {

@@ -583,6 +583,26 @@ pub trait SlackApi: Send + Sync {
         thread_ts: Option<Ts>,
         text: &str,
     ) -> Result<Ts, PortError>;
+    /// Posts `text` as [`SlackApi::post_message`] does, with `marker` in the
+    /// message's metadata, so that [`SlackApi::find_marked`] can tell
+    /// whether a post whose answer was lost (a 5xx, a timeout) went through.
+    async fn post_marked(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Option<Ts>,
+        text: &str,
+        marker: &str,
+    ) -> Result<Ts, PortError>;
+    /// The `ts` of the message carrying `marker` among the messages of
+    /// `channel`'s thread `thread_ts` (its top level for `None`) posted at
+    /// or after `since`, if there is one.
+    async fn find_marked(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Option<Ts>,
+        since: Ts,
+        marker: &str,
+    ) -> Result<Option<Ts>, PortError>;
     async fn user_info(&self, user: &UserId) -> Result<User, PortError>;
     async fn channel_info(&self, channel: &ChannelId) -> Result<Channel, PortError>;
     /// The bot's own user id.

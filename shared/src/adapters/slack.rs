@@ -373,13 +373,18 @@ const MAX_LOADING: usize = 10;
 /// Where Slack serves the files shared in a workspace (`url_private`).
 const FILES_HOST: &str = "files.slack.com";
 
-#[async_trait]
-impl SlackApi for SlackWebApi {
-    async fn post_message(
+/// The metadata event type of a post that carries a marker
+/// ([`SlackApi::post_marked`]).
+const MARKER_EVENT: &str = "myao_reply";
+
+impl SlackWebApi {
+    /// `chat.postMessage`, with `marker` in the message's metadata when given.
+    async fn post(
         &self,
         channel: &ChannelId,
         thread_ts: Option<Ts>,
         text: &str,
+        marker: Option<&str>,
     ) -> Result<Ts, PortError> {
         const METHOD: &str = "chat.postMessage";
         // No unfurling: a link a model wrote (an image whose address
@@ -393,6 +398,9 @@ impl SlackApi for SlackWebApi {
         if let Some(ts) = thread_ts {
             body["thread_ts"] = json!(ts.to_string());
         }
+        if let Some(key) = marker {
+            body["metadata"] = json!({"event_type": MARKER_EVENT, "event_payload": {"key": key}});
+        }
         let answer = self
             .call(METHOD, Args::Json(body), Replay::OnlyIfUnsent)
             .await?;
@@ -403,6 +411,68 @@ impl SlackApi for SlackWebApi {
             .and_then(Value::as_str)
             .and_then(|ts| Ts::parse(ts).ok())
             .ok_or_else(|| PortError::refused(SERVICE, format!("{METHOD}: no valid ts in answer")))
+    }
+}
+
+#[async_trait]
+impl SlackApi for SlackWebApi {
+    async fn post_message(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Option<Ts>,
+        text: &str,
+    ) -> Result<Ts, PortError> {
+        self.post(channel, thread_ts, text, None).await
+    }
+
+    async fn post_marked(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Option<Ts>,
+        text: &str,
+        marker: &str,
+    ) -> Result<Ts, PortError> {
+        self.post(channel, thread_ts, text, Some(marker)).await
+    }
+
+    async fn find_marked(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Option<Ts>,
+        since: Ts,
+        marker: &str,
+    ) -> Result<Option<Ts>, PortError> {
+        // A thread's replies, or the channel's top level, from `since` on,
+        // with the messages' metadata (which only the app that posted it
+        // and its scopes read).
+        let oldest = since.to_string();
+        let thread = thread_ts.map(|t| t.to_string());
+        let mut args = vec![
+            ("channel", channel.as_str()),
+            ("oldest", oldest.as_str()),
+            ("inclusive", "true"),
+            ("include_all_metadata", "true"),
+            ("limit", "200"),
+        ];
+        let method = match &thread {
+            Some(root) => {
+                args.push(("ts", root.as_str()));
+                "conversations.replies"
+            }
+            None => "conversations.history",
+        };
+        let answer = self.call(method, Args::Query(&args), Replay::Safe).await?;
+        Ok(answer
+            .get("messages")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|m| {
+                let meta = &m["metadata"];
+                meta["event_type"] == MARKER_EVENT && meta["event_payload"]["key"] == marker
+            })
+            .filter_map(|m| m["ts"].as_str().and_then(|ts| Ts::parse(ts).ok()))
+            .find(|ts| *ts >= since))
     }
 
     async fn user_info(&self, user: &UserId) -> Result<User, PortError> {
@@ -974,6 +1044,38 @@ mod tests {
             .expect("posted");
 
         assert_eq!(new_ts, ts("1712345679.000100"));
+    }
+
+    #[tokio::test]
+    async fn a_marked_post_is_found_by_its_marker_in_its_thread_only() {
+        let server = MockServer::start().await;
+        let marked = |key: &str, at: &str| json!({"ts": at, "metadata": {"event_type": "myao_reply", "event_payload": {"key": key}}});
+        Mock::given(method("GET"))
+            .and(path("/api/conversations.replies"))
+            .and(query_param("channel", "C0123ABC"))
+            .and(query_param("ts", "1712345678.000100"))
+            .and(query_param("oldest", "1712345600.000000"))
+            .and(query_param("include_all_metadata", "true"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "ok": true,
+                "messages": [
+                    {"ts": "1712345678.000100", "text": "the root"},
+                    marked("another-job", "1712345680.000100"),
+                    marked("the-job", "1712345690.000100"),
+                ]
+            })))
+            .expect(2)
+            .mount(&server)
+            .await;
+        let api = slack(&server);
+        let thread = Some(ts("1712345678.000100"));
+        let since = ts("1712345600.000000");
+
+        let found = api.find_marked(&channel(), thread, since, "the-job").await;
+        let missing = api.find_marked(&channel(), thread, since, "no-job").await;
+
+        assert_eq!(found, Ok(Some(ts("1712345690.000100"))));
+        assert_eq!(missing, Ok(None));
     }
 
     #[tokio::test]

@@ -366,7 +366,7 @@ where
             return Ok(ResponseOutcome::NoReply { reason });
         }
     };
-    let (ts, escaped) = match post_held(svc, channel, thread_ts, &text).await {
+    let (ts, escaped) = match post_held(svc, channel, thread_ts, &text, &job.claim_key()).await {
         Ok(posted) => posted,
         // Slack surely did not post (rate limited, never connected): a
         // redelivery may.
@@ -409,18 +409,28 @@ pub const TOKEN_REFUSED: &str = "token_refused: Slack refused the bot token late
 /// text.
 pub const SAFE_POST_CHARS: usize = 4_000;
 
-/// Posts `text` escaped; when Slack refuses it as too long
-/// (`msg_too_long`), once more held to [`SAFE_POST_CHARS`] escaped
-/// characters, cut at a sentence or a space and never inside an escape.
-/// The text posted, escaped, with its `ts`.
+/// Posts `text` escaped, marked with `marker` (the job's claim key). When
+/// Slack refuses it as too long (`msg_too_long`), once more held to
+/// [`SAFE_POST_CHARS`] escaped characters, cut at a sentence or a space and
+/// never inside an escape. When its answer was lost (a 5xx, a timeout: it
+/// may have posted), the conversation is searched for the marker and the
+/// reply posted again only when it is not there. The text posted, escaped,
+/// with its `ts`.
 async fn post_held(
     svc: &Services,
     channel: &ChannelId,
     thread_ts: Option<Ts>,
     text: &str,
+    marker: &str,
 ) -> Result<(Ts, String), PortError> {
     let escaped = escape(text);
-    match svc.slack.post_message(channel, thread_ts, &escaped).await {
+    // Slack's clock, not ours, stamps the post: a minute's margin.
+    let since = Ts::from_datetime(svc.ports.clock.now() - Duration::minutes(1));
+    let first = svc
+        .slack
+        .post_marked(channel, thread_ts, &escaped, marker)
+        .await;
+    match first {
         Err(error) if error.detail().ends_with("msg_too_long") => {
             let shorter = held_escaped(&escaped, SAFE_POST_CHARS).to_owned();
             tracing::warn!(
@@ -428,8 +438,31 @@ async fn post_held(
                 held_to = shorter.chars().count(),
                 "Slack refused the reply as too long; posting it shorter"
             );
-            let ts = svc.slack.post_message(channel, thread_ts, &shorter).await?;
+            let ts = svc
+                .slack
+                .post_marked(channel, thread_ts, &shorter, marker)
+                .await?;
             Ok((ts, shorter))
+        }
+        Err(PortError::Uncertain { detail, .. }) => {
+            match svc
+                .slack
+                .find_marked(channel, thread_ts, since, marker)
+                .await?
+            {
+                Some(ts) => {
+                    tracing::info!(%detail, ts = %ts, "the post's answer was lost, but it was posted");
+                    Ok((ts, escaped))
+                }
+                None => {
+                    tracing::warn!(%detail, "the post's answer was lost and it is not there; posting it again");
+                    let ts = svc
+                        .slack
+                        .post_marked(channel, thread_ts, &escaped, marker)
+                        .await?;
+                    Ok((ts, escaped))
+                }
+            }
         }
         posted => posted.map(|ts| (ts, escaped)),
     }
