@@ -72,6 +72,12 @@ async fn a_revoked_token_makes_the_metric_its_alarm_watches() {
         1.0
     );
     assert_eq!(bed.metrics.total(ANSWERS, None), 0.0, "nothing posted");
+    // Issue 45: a mention given up is counted for its alarm.
+    assert_eq!(
+        bed.metrics
+            .total(myao::domain::metrics::MENTIONS_GIVEN_UP, None),
+        1.0
+    );
 }
 
 #[tokio::test]

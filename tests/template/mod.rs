@@ -747,10 +747,12 @@ fn the_metrics_feed_the_alarms_and_the_dashboard() {
     };
     let slack = alarm("SlackAuthAlarm");
     let channels = alarm("SlackChannelAlarm");
+    let given_up = alarm("MentionsGivenUpAlarm");
     let events = alarm("SlackRateLimitedAlarm");
     for (alarm, metric) in [
         (slack, metrics::SLACK_AUTH_ERRORS),
         (channels, metrics::SLACK_CHANNEL_REFUSALS),
+        (given_up, metrics::MENTIONS_GIVEN_UP),
         (events, metrics::SLACK_EVENTS_RATE_LIMITED),
     ] {
         assert_eq!(
@@ -784,7 +786,7 @@ fn the_metrics_feed_the_alarms_and_the_dashboard() {
             (namespace.clone(), metrics::LLM_SUCCESSES.to_owned()),
         ]
     );
-    for alarm in [slack, channels, events, llm] {
+    for alarm in [slack, channels, given_up, events, llm] {
         assert!(
             at(alarm, &["Properties", "AlarmActions"]).is_some(),
             "the alarm tells the AlarmEmail topic"
@@ -821,6 +823,7 @@ fn the_metrics_feed_the_alarms_and_the_dashboard() {
         metrics::SLACK_CHANNEL_REFUSALS,
         metrics::SLACK_EVENTS_RATE_LIMITED,
         metrics::LLM_UNUSABLE,
+        metrics::MENTIONS_GIVEN_UP,
     ] {
         assert!(body.contains(name), "the dashboard lacks {name}");
     }

@@ -53,6 +53,10 @@ pub const SLACK_AUTH_ERRORS: &str = "SlackAuthErrors";
 pub const SLACK_CHANNEL_REFUSALS: &str = "SlackChannelRefusals";
 /// Slack calls given up on its rate limit, by `Method`.
 pub const SLACK_RATE_LIMITED: &str = "SlackRateLimited";
+/// Mentions (names, DMs) that got no answer (too old, the post failed, no
+/// reply written): no dimension, for the alarm (the job's log line says
+/// which).
+pub const MENTIONS_GIVEN_UP: &str = "MentionsGivenUp";
 /// Replies a spend limit refused, by `Limit` (the setting's name).
 pub const LIMIT_REFUSALS: &str = "LimitRefusals";
 

@@ -138,6 +138,16 @@ impl JobOutcome {
                     ResponseOutcome::Limited { limit, .. } => {
                         Some(Datum::count(metrics::LIMIT_REFUSALS).by("Limit", limit.setting()))
                     }
+                    // A mention that got no answer: somebody asked and heard
+                    // nothing. (One that fails for good ends in the
+                    // dead-letter queue, whose alarm tells.)
+                    ResponseOutcome::TooOld
+                    | ResponseOutcome::PostFailed { .. }
+                    | ResponseOutcome::NoReply { .. }
+                        if matches!(job, Job::Response { mention: true, .. }) =>
+                    {
+                        Some(Datum::count(metrics::MENTIONS_GIVEN_UP))
+                    }
                     _ => None,
                 }
             }
