@@ -885,6 +885,9 @@ async fn a_post_rate_limited_past_its_retries_is_answered_on_redelivery() {
         .filter(|m| m.is_bot)
         .count();
     assert_eq!(bot_messages, 1);
+    // Issue 45: the redelivery posted the reply the first try wrote; the
+    // LLM was asked once.
+    assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 1);
 }
 
 #[tokio::test]

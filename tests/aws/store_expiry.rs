@@ -1004,3 +1004,37 @@ async fn a_channels_answer_times_round_trip_on_its_record() -> Result<()> {
     }
     Ok(())
 }
+
+/// Issue 45: a job's written reply is kept apart from its claim, on the
+/// emulator's table as in the twin: giving the claim back leaves it, and
+/// it is gone once expired.
+#[tokio::test]
+async fn a_draft_outlives_its_claim_and_not_its_expiry() -> Result<()> {
+    use myao::adapters::twins::MemoryStore;
+
+    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let stores: [(&str, Box<dyn Store>); 2] = [
+        (
+            "dynamodb",
+            Box::new(fresh_store_with_clock(clock.clone()).await),
+        ),
+        ("twin", Box::new(MemoryStore::new(clock.clone()))),
+    ];
+    for (kind, store) in stores {
+        let key = format!("response:C1:top:{}", unique("1"));
+        ensure!(store.draft(&key).await?.is_none(), "{kind}: none yet");
+        ensure!(store.claim(&key, clock.now() + Duration::days(1)).await?);
+        store
+            .keep_draft(&key, "the reply & more", clock.now() + Duration::hours(1))
+            .await?;
+        store.release(&key).await?;
+        ensure!(
+            store.draft(&key).await?.as_deref() == Some("the reply & more"),
+            "{kind}: kept past the claim"
+        );
+        clock.advance(Duration::hours(2));
+        ensure!(store.draft(&key).await?.is_none(), "{kind}: expired");
+        clock.set(Utc::now());
+    }
+    Ok(())
+}

@@ -409,6 +409,18 @@ pub trait Claims: Send + Sync {
         limit: u64,
         expires_at: DateTime<Utc>,
     ) -> Result<bool, PortError>;
+    /// Keeps a job's written work (a reply's text) under its claim's `key`
+    /// until `expires_at`, apart from the claim: a claim given back for a
+    /// redelivery leaves it, so that the redelivery posts it without asking
+    /// the LLM again.
+    async fn keep_draft(
+        &self,
+        key: &str,
+        text: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError>;
+    /// The live draft kept under `key`, if any.
+    async fn draft(&self, key: &str) -> Result<Option<String>, PortError>;
 }
 
 /// Everything stored (DynamoDB on AWS, [`crate::adapters::twins::MemoryStore`]

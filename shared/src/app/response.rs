@@ -8,7 +8,7 @@ use super::{context, retention, JobContext, Services};
 use crate::domain::people::{forget_me, FORGOTTEN_NOTICE};
 use crate::domain::reply::pick_emoji;
 use crate::domain::text::{clean_reply, escape, held_to};
-use crate::domain::{ChannelId, Conversation, EmojiName, Job, Message, Reply, Ts};
+use crate::domain::{Channel, ChannelId, Conversation, EmojiName, Job, Message, Reply, Ts, UserId};
 use crate::ports::{LlmRequest, PortError, Reacted};
 use crate::prompts::status_lines;
 use crate::prompts::{ContextPrompt, PromptError};
@@ -274,8 +274,27 @@ async fn clear_status(svc: &Services, channel: &ChannelId, thread: Ts) {
     }
 }
 
-/// Writes the reply to `job` and posts it; `give_back` returns its claim
-/// when nothing was posted and a redelivery may do better.
+/// A reply written, or why not.
+enum Composed {
+    Ready {
+        bot: UserId,
+        ch: Channel,
+        text: String,
+    },
+    /// Nothing to post, for good (an unusable reply, a spend limit).
+    Done(ResponseOutcome),
+    /// Nothing yet: a redelivery may do better.
+    Retry(PortError),
+}
+
+/// How long a written reply is kept for the tries that post it.
+const DRAFT_HOURS: i64 = 24;
+
+/// Writes the reply to `job` (or takes the one an earlier try of it wrote)
+/// and posts it; `give_back` returns its claim when nothing was posted and
+/// a redelivery may do better. A written reply is kept with the job until
+/// it is posted: a redelivery after Slack failed posts it without asking
+/// the LLM again or reading the context again.
 async fn compose_and_post<F, Fut>(
     cx: &JobContext<'_>,
     job: &Job,
@@ -287,16 +306,86 @@ where
     Fut: std::future::Future<Output = Result<ResponseOutcome, PortError>>,
 {
     let Job::Response {
+        channel, thread_ts, ..
+    } = job
+    else {
+        return Err(PortError::refused("response", "not a response job"));
+    };
+    let thread_ts = *thread_ts;
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let key = job.claim_key();
+    let kept = match svc.ports.store.draft(&key).await {
+        Ok(kept) => kept,
+        Err(error) => return give_back(error).await,
+    };
+    let composed = match kept {
+        Some(text) => {
+            tracing::info!("posting the reply an earlier try wrote");
+            match kept_context(cx, channel).await {
+                Ok((bot, ch)) => Composed::Ready { bot, ch, text },
+                Err(error) => Composed::Retry(error),
+            }
+        }
+        None => write(cx, job, conversation).await,
+    };
+    let (bot, ch, text) = match composed {
+        Composed::Ready { bot, ch, text } => (bot, ch, text),
+        Composed::Done(outcome) => return Ok(outcome),
+        Composed::Retry(error) => return give_back(error).await,
+    };
+    let until = now + Duration::hours(DRAFT_HOURS);
+    if let Err(error) = svc.ports.store.keep_draft(&key, &text, until).await {
+        // Only a redelivery would write it again.
+        tracing::warn!(%error, "could not keep the written reply");
+    }
+    let (ts, escaped) = match post_held(svc, channel, thread_ts, &text, &job.claim_key()).await {
+        Ok(posted) => posted,
+        // Slack surely did not post (rate limited, never connected): a
+        // redelivery may.
+        Err(error) if error.is_retryable() => {
+            tracing::warn!(%error, "chat.postMessage not sent; the job will be redelivered");
+            return give_back(error).await;
+        }
+        Err(error) => {
+            // Refused, or it may have gone through: never posted twice.
+            tracing::error!(%error, "chat.postMessage failed");
+            super::limits::trip_on_token_refusal(cx, &error).await;
+            return Ok(ResponseOutcome::PostFailed {
+                reason: error.to_string(),
+            });
+        }
+    };
+    // Stored as Slack will echo it (escaped); prompts unescape it.
+    let posted = Message::new(channel.clone(), bot, escaped, ts, thread_ts, true);
+    // Ingest stores it too when Slack echoes it; whichever comes first wins.
+    if let Err(error) = svc
+        .ports
+        .store
+        .insert_message(&posted, true, retention(settings, now))
+        .await
+    {
+        tracing::warn!(%error, "posted, but could not store the bot's message");
+    }
+    if let Err(error) = touch(cx, &ch, &posted).await {
+        tracing::warn!(%error, "could not record the channel's activity");
+    }
+    tracing::info!(ts = %ts, chars = text.chars().count(), "replied");
+    Ok(ResponseOutcome::Posted { ts, text })
+}
+
+/// Writes the reply to `job`: the bot's id, the channel and the text, or
+/// why not.
+async fn write(cx: &JobContext<'_>, job: &Job, conversation: &Conversation) -> Composed {
+    let Job::Response {
         channel,
-        thread_ts,
         newest_ts,
         reply,
         ..
     } = job
     else {
-        return Err(PortError::refused("response", "not a response job"));
+        return Composed::Retry(PortError::refused("response", "not a response job"));
     };
-    let (channel, thread_ts, newest_ts) = (channel, *thread_ts, *newest_ts);
+    let newest_ts = *newest_ts;
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let prepared = async {
         let bot = svc.bot_user_id(settings).await?;
@@ -336,7 +425,7 @@ where
         Ok(prepared) => prepared,
         Err(error) => {
             super::limits::trip_on_token_refusal(cx, &error).await;
-            return give_back(error).await;
+            return Composed::Retry(error);
         }
     };
     let mut written = write_reply(cx, request).await;
@@ -355,50 +444,34 @@ where
         Ok(t) => t,
         Err(WriteError::Retryable(error)) => {
             tracing::warn!(%error, "no reply written yet; the job will be redelivered");
-            return give_back(error).await;
+            return Composed::Retry(error);
         }
         Err(WriteError::OverBudget) => {
-            return Ok(super::limits::refused_by_budget(cx, job).await.into());
+            return Composed::Done(super::limits::refused_by_budget(cx, job).await.into());
         }
         Err(WriteError::Unusable(unusable)) => {
             let reason = unusable.to_string();
             tracing::error!(%reason, "no reply written");
-            return Ok(ResponseOutcome::NoReply { reason });
+            return Composed::Done(ResponseOutcome::NoReply { reason });
         }
     };
-    let (ts, escaped) = match post_held(svc, channel, thread_ts, &text, &job.claim_key()).await {
-        Ok(posted) => posted,
-        // Slack surely did not post (rate limited, never connected): a
-        // redelivery may.
-        Err(error) if error.is_retryable() => {
-            tracing::warn!(%error, "chat.postMessage not sent; the job will be redelivered");
-            return give_back(error).await;
-        }
+    Composed::Ready { bot, ch, text }
+}
+
+/// The bot's id and the channel, for posting a reply an earlier try wrote
+/// (both read by that try: cached, or in the store).
+async fn kept_context(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+) -> Result<(UserId, Channel), PortError> {
+    let bot = match cx.svc.bot_user_id(&cx.settings).await {
+        Ok(bot) => bot,
         Err(error) => {
-            // Refused, or it may have gone through: never posted twice.
-            tracing::error!(%error, "chat.postMessage failed");
             super::limits::trip_on_token_refusal(cx, &error).await;
-            return Ok(ResponseOutcome::PostFailed {
-                reason: error.to_string(),
-            });
+            return Err(error);
         }
     };
-    // Stored as Slack will echo it (escaped); prompts unescape it.
-    let posted = Message::new(channel.clone(), bot, escaped, ts, thread_ts, true);
-    // Ingest stores it too when Slack echoes it; whichever comes first wins.
-    if let Err(error) = svc
-        .ports
-        .store
-        .insert_message(&posted, true, retention(settings, now))
-        .await
-    {
-        tracing::warn!(%error, "posted, but could not store the bot's message");
-    }
-    if let Err(error) = touch(cx, &ch, &posted).await {
-        tracing::warn!(%error, "could not record the channel's activity");
-    }
-    tracing::info!(ts = %ts, chars = text.chars().count(), "replied");
-    Ok(ResponseOutcome::Posted { ts, text })
+    Ok((bot, context::channel(cx, channel).await?))
 }
 
 /// Why a reply was not written while the token breaker is open.

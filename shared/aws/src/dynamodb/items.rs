@@ -500,6 +500,16 @@ pub(super) fn claim_item(key: &str, expires_at: DateTime<Utc>) -> Item {
     expiring(Key::claim(key), expires_at)
 }
 
+/// The attribute of a draft item holding its text.
+pub(super) const DRAFT_TEXT: &str = "text";
+
+/// A job's written work, kept apart from its claim until `expires_at`.
+pub(super) fn draft_item(key: &str, text: &str, expires_at: DateTime<Utc>) -> Item {
+    let mut item = expiring(Key::draft(key), expires_at);
+    item.insert(DRAFT_TEXT.into(), s(text));
+    item
+}
+
 /// A counter started afresh, with its first count.
 pub(super) fn counter_item(key: &str, expires_at: DateTime<Utc>) -> Item {
     let mut item = expiring(Key::counter(key), expires_at);

@@ -2,8 +2,8 @@
 //! facts and profiles, claims and counters.
 
 use super::items::{
-    claim_item, counter_item, expired, expires_at, fact_item, forget_item, mark_item, memory_item,
-    n, s, time_text, FromItem, MarkRow,
+    claim_item, counter_item, draft_item, expired, expires_at, fact_item, forget_item, mark_item,
+    memory_item, n, s, time_text, FromItem, MarkRow, DRAFT_TEXT,
 };
 use super::ops::*;
 use super::schema::{
@@ -222,6 +222,26 @@ impl Claims for DynamoStore {
 
     async fn release(&self, key: &str) -> Result<(), PortError> {
         self.delete_item(Key::claim(key)).await
+    }
+
+    async fn keep_draft(
+        &self,
+        key: &str,
+        text: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        self.put_item(draft_item(key, text, expires_at)).await
+    }
+
+    async fn draft(&self, key: &str) -> Result<Option<String>, PortError> {
+        let now = self.now();
+        let Some(item) = self.get_item(Key::draft(key)).await? else {
+            return Ok(None);
+        };
+        if expired(&item, now) {
+            return Ok(None);
+        }
+        Ok(item.get(DRAFT_TEXT).and_then(|v| v.as_s().ok()).cloned())
     }
 
     async fn held_until(&self, key: &str) -> Result<Option<DateTime<Utc>>, PortError> {

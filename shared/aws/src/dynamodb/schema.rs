@@ -105,6 +105,11 @@ impl Key {
         Key::new(format!("CLAIM#{key}"), "-")
     }
 
+    /// A job's written work, kept apart from its claim.
+    pub fn draft(key: &str) -> Key {
+        Key::new(format!("DRAFT#{key}"), "-")
+    }
+
     /// A counter.
     pub fn counter(key: &str) -> Key {
         Key::new(format!("COUNT#{key}"), "-")

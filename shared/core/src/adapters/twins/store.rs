@@ -78,6 +78,7 @@ struct StoreInner {
     memories: BTreeMap<(MemoryScope, MemoryKind), Expiring<Memory>>,
     forgets: BTreeMap<(ChannelId, Ts), Expiring<Forget>>,
     claims: HashMap<String, DateTime<Utc>>,
+    drafts: HashMap<String, Expiring<String>>,
     counters: HashMap<String, Expiring<u64>>,
     facts: BTreeMap<(ChannelId, String), Expiring<Fact>>,
     reflected: BTreeMap<Conversation, Expiring<Ts>>,

@@ -263,4 +263,26 @@ impl Claims for MemoryStore {
         counter.value += 1;
         Ok(true)
     }
+
+    async fn keep_draft(
+        &self,
+        key: &str,
+        text: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        self.write()?
+            .drafts
+            .insert(key.to_owned(), Expiring::new(text.to_owned(), expires_at));
+        Ok(())
+    }
+
+    async fn draft(&self, key: &str) -> Result<Option<String>, PortError> {
+        let now = self.clock.now();
+        Ok(self
+            .read()
+            .drafts
+            .get(key)
+            .and_then(|d| d.live(now))
+            .cloned())
+    }
 }
