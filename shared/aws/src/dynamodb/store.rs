@@ -290,6 +290,34 @@ impl Messages for DynamoStore {
     }
 }
 
+impl DynamoStore {
+    /// Sets `attribute` of a live channel record to `value` (removes it for
+    /// `None`); a channel not recorded, or expired, stays so.
+    async fn set_on_live_channel(
+        &self,
+        id: &ChannelId,
+        attribute: &str,
+        value: Option<String>,
+    ) -> Result<(), PortError> {
+        let update = self
+            .update(Key::channel(id))
+            .condition_expression(
+                "attribute_exists(pk) AND (attribute_not_exists(#exp) OR #exp > :now)",
+            )
+            .expression_attribute_names("#attr", attribute)
+            .expression_attribute_names("#exp", TTL_ATTRIBUTE)
+            .expression_attribute_values(":now", n(self.now()));
+        let update = match value {
+            Some(value) => update
+                .update_expression("SET #attr = :value")
+                .expression_attribute_values(":value", s(value)),
+            None => update.update_expression("REMOVE #attr"),
+        };
+        written("UpdateItem", update.send().await)?;
+        Ok(())
+    }
+}
+
 #[async_trait]
 impl ChannelRecords for DynamoStore {
     async fn touch_channel(
@@ -383,21 +411,8 @@ impl ChannelRecords for DynamoStore {
     }
 
     async fn put_answer_times(&self, id: &ChannelId, times: &AnswerTimes) -> Result<(), PortError> {
-        // On a live record only: one not recorded, or expired, stays so.
-        let update = self
-            .update(Key::channel(id))
-            .update_expression("SET #answers = :answers")
-            .condition_expression(
-                "attribute_exists(pk) AND (attribute_not_exists(#exp) OR #exp > :now)",
-            )
-            .expression_attribute_names("#answers", ANSWER_TIMES)
-            .expression_attribute_names("#exp", TTL_ATTRIBUTE)
-            .expression_attribute_values(":answers", s(times.to_text()))
-            .expression_attribute_values(":now", n(self.now()))
-            .send()
-            .await;
-        written("UpdateItem", update)?;
-        Ok(())
+        self.set_on_live_channel(id, ANSWER_TIMES, Some(times.to_text()))
+            .await
     }
 
     async fn put_digest_backoff(
@@ -405,22 +420,8 @@ impl ChannelRecords for DynamoStore {
         id: &ChannelId,
         backoff: Option<&Backoff>,
     ) -> Result<(), PortError> {
-        let update = self
-            .update(Key::channel(id))
-            .condition_expression(
-                "attribute_exists(pk) AND (attribute_not_exists(#exp) OR #exp > :now)",
-            )
-            .expression_attribute_names("#backoff", DIGEST_BACKOFF)
-            .expression_attribute_names("#exp", TTL_ATTRIBUTE)
-            .expression_attribute_values(":now", n(self.now()));
-        let update = match backoff {
-            Some(b) => update
-                .update_expression("SET #backoff = :backoff")
-                .expression_attribute_values(":backoff", s(b.to_text())),
-            None => update.update_expression("REMOVE #backoff"),
-        };
-        written("UpdateItem", update.send().await)?;
-        Ok(())
+        self.set_on_live_channel(id, DIGEST_BACKOFF, backoff.map(Backoff::to_text))
+            .await
     }
 
     async fn get_channel(&self, id: &ChannelId) -> Result<Option<ChannelRecord>, PortError> {

@@ -378,6 +378,25 @@ impl Messages for MemoryStore {
     }
 }
 
+impl MemoryStore {
+    /// Changes a live channel record; a channel not recorded, or expired,
+    /// stays so.
+    fn on_live_channel(
+        &self,
+        id: &ChannelId,
+        change: impl FnOnce(&mut ChannelRecord),
+    ) -> Result<(), PortError> {
+        let now = self.clock.now();
+        let mut inner = self.write()?;
+        if let Some(e) = inner.channels.get_mut(id) {
+            if e.live(now).is_some() {
+                change(&mut e.value);
+            }
+        }
+        Ok(())
+    }
+}
+
 #[async_trait]
 impl ChannelRecords for MemoryStore {
     async fn touch_channel(
@@ -437,14 +456,7 @@ impl ChannelRecords for MemoryStore {
     }
 
     async fn put_answer_times(&self, id: &ChannelId, times: &AnswerTimes) -> Result<(), PortError> {
-        let now = self.clock.now();
-        let mut inner = self.write()?;
-        if let Some(e) = inner.channels.get_mut(id) {
-            if e.live(now).is_some() {
-                e.value.answer_times = Some(times.clone());
-            }
-        }
-        Ok(())
+        self.on_live_channel(id, |r| r.answer_times = Some(times.clone()))
     }
 
     async fn put_digest_backoff(
@@ -452,14 +464,7 @@ impl ChannelRecords for MemoryStore {
         id: &ChannelId,
         backoff: Option<&Backoff>,
     ) -> Result<(), PortError> {
-        let now = self.clock.now();
-        let mut inner = self.write()?;
-        if let Some(e) = inner.channels.get_mut(id) {
-            if e.live(now).is_some() {
-                e.value.digest_backoff = backoff.copied();
-            }
-        }
-        Ok(())
+        self.on_live_channel(id, |r| r.digest_backoff = backoff.copied())
     }
 
     async fn get_channel(&self, id: &ChannelId) -> Result<Option<ChannelRecord>, PortError> {
