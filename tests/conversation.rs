@@ -1012,6 +1012,67 @@ async fn a_mention_whose_post_got_a_5xx_is_answered_once_whether_or_not_it_poste
     }
 }
 
+/// Issue 45: a Slack outage of 10 minutes (every post and read 503s) ends
+/// with exactly one answer and one LLM call: the tries come back after
+/// `retry_delays_seconds` (the queue's part, played here by running the job
+/// again at each delay), each posting the reply the first one wrote.
+#[tokio::test]
+async fn a_slack_outage_of_ten_minutes_ends_with_one_answer_and_one_llm_call() {
+    let bed = Bed::with_settings(|s| s.slack_max_retries = 0).await;
+    let outage_ends = bed.now() + Duration::minutes(10);
+    for api in [
+        "/api/chat.postMessage",
+        "/api/conversations.replies",
+        "/api/conversations.history",
+    ] {
+        let clock = bed.clock.clone();
+        // Matches only while Slack is down; after, the bed's own responders.
+        let during_outage = move |_: &wiremock::Request| clock.now() < outage_ends;
+        Mock::given(path(api))
+            .and(during_outage)
+            .respond_with(ResponseTemplate::new(503))
+            .with_priority(1)
+            .mount(&bed.slack_server)
+            .await;
+    }
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(0),
+        None,
+        "<@UBOT> is the deploy done?",
+    )])
+    .await;
+    let job = response(None, 0, true);
+    let delays = myao::domain::Settings::default().retry_delays_seconds;
+
+    let mut outcome = myao::app::jobs::run(&bed.services, &job).await;
+    for delay in &delays {
+        if outcome.is_ok() {
+            break;
+        }
+        let error = outcome.expect_err("failed");
+        assert!(error.is_retryable(), "{error}");
+        bed.clock.advance(Duration::seconds(i64::from(*delay)));
+        outcome = myao::app::jobs::run(&bed.services, &job).await;
+    }
+
+    let outcome = responded(outcome.expect("answered after the outage"));
+    assert!(
+        matches!(outcome, ResponseOutcome::Posted { .. }),
+        "{outcome:?}"
+    );
+    assert!(bed.now() >= outage_ends, "answered after the outage");
+    assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 1);
+    let bot_messages = bed
+        .store
+        .all_messages()
+        .into_iter()
+        .filter(|m| m.is_bot)
+        .count();
+    assert_eq!(bot_messages, 1, "one answer");
+}
+
 /// Issue 45: once Slack refuses the bot token, mentions cost no LLM call
 /// until the breaker closes (5 minutes); then they are answered again.
 #[tokio::test]

@@ -199,10 +199,12 @@ settings! {
     /// default lets the quick retries through, and one redelivery after the
     /// response queue's 1,080 s visibility timeout.
     mention_max_age_seconds: u32 = 1_200, Whole(60, DAY);
-    /// A reply job that fails retryably (the model or Slack down a moment)
+    /// A reply job that fails retryably (the model or Slack down a while)
     /// comes back after these many seconds, one per try, before the response
     /// queue's own redelivery (1,080 s) takes over; blank: the queue's only.
-    retry_delays_seconds: Vec<u32> = vec![10, 30, 90], Delays;
+    /// The default's tries span 16 minutes, inside `mention_max_age_seconds`:
+    /// a Slack outage that long still ends in the answer, written once.
+    retry_delays_seconds: Vec<u32> = vec![10, 30, 90, 240, 600], Delays;
     /// Long-term memories, and the workspace's short-term memory, are
     /// rewritten at most this often (a day); a channel's long-term memory
     /// sooner only to take in what would otherwise be lost (what leaves the

@@ -206,7 +206,7 @@ fn a_mention_may_be_answered_for_twenty_minutes_by_default() {
         assert_eq!(issues.len(), 1, "{bad}");
         assert_eq!(
             s.retry_delays_seconds,
-            vec![10, 30, 90],
+            vec![10, 30, 90, 240, 600],
             "{bad}: the default stays"
         );
     }
