@@ -769,9 +769,10 @@ async fn a_digest_keeps_the_facts_of_its_new_messages_and_a_garbled_one_writes_n
         })
         .await,
     );
+    // Asked once more in the stricter form (issue 45), garbled again.
     assert_eq!(
         (garbled.llm_calls, garbled.written.len()),
-        (1, 0),
+        (2, 0),
         "{garbled:?}"
     );
     assert_eq!(
@@ -976,10 +977,10 @@ async fn a_thread_memory_job_of_an_earlier_version_is_dropped_for_the_channels_d
     );
 }
 
-/// Issue 45: a model that answers the digest with prose is asked again only
-/// as its channel's backoff allows (30 minutes, doubling to a day), not at
-/// every half-hourly run; a good answer later writes the memory and ends
-/// the backoff.
+/// Issue 45: a model that answers the digest with prose is asked once more,
+/// stricter, then again only as its channel's backoff allows (30 minutes,
+/// doubling to a day), not at every half-hourly run; a good answer later
+/// writes the memory and ends the backoff.
 #[tokio::test]
 async fn an_unusable_digest_backs_off_and_a_later_good_one_writes_memory() {
     let bed = Bed::new().await;
@@ -1008,15 +1009,26 @@ async fn an_unusable_digest_backs_off_and_a_later_good_one_writes_memory() {
         assert!(r.written.is_empty(), "{r:?}");
         bed.clock.advance(Duration::minutes(30));
     }
-    // Asked at 0, 0.5, 1.5, 3.5, 7.5 and 15.5 hours (then a day later).
-    assert_eq!((calls, unusable), (6, 6));
+    // Asked at 0, 0.5, 1.5, 3.5, 7.5 and 15.5 hours (then a day later),
+    // each time once more in the stricter form.
+    assert_eq!((calls, unusable), (12, 12));
     assert_eq!(
         bed.metrics.total(
             myao::domain::metrics::LLM_UNUSABLE,
             Some(("Role", "memory"))
         ),
-        6.0
+        12.0
     );
+    let strict = bed
+        .llm_calls()
+        .await
+        .iter()
+        .filter(|c| {
+            c.system
+                .contains("前回の回答はこの形式のJSONとして読めませんでした")
+        })
+        .count();
+    assert_eq!(strict, 6, "every second call is the stricter one");
 
     bed.script.set_digest_answer(None);
     bed.clock.advance(Duration::hours(12));
@@ -1045,4 +1057,40 @@ async fn an_unusable_digest_backs_off_and_a_later_good_one_writes_memory() {
         record.digest_backoff, None,
         "a good digest ends the backoff"
     );
+}
+
+/// Issue 45: an answer wrapped in prose is asked for once more in the
+/// stricter form, whose good answer is used: the memory is written and the
+/// channel does not back off.
+#[tokio::test]
+async fn a_digest_in_prose_is_asked_once_more_and_the_stricter_answer_is_used() {
+    let bed = Bed::new().await;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-600), None, "the deploy is red"),
+        message(GENERAL, BOB, ts(-500), None, "looking at it"),
+    ])
+    .await;
+    bed.script
+        .set_digest_answer_for("Here you go: the channel talked about deploys.", 1);
+
+    let r = report(
+        bed.run(&Job::ChannelMemory {
+            channel: channel(GENERAL),
+        })
+        .await,
+    );
+
+    assert_eq!((r.llm_calls, r.unusable), (2, 1), "{r:?}");
+    assert!(
+        r.written
+            .contains(&(channel_scope(GENERAL), MemoryKind::Short)),
+        "{r:?}"
+    );
+    let record = bed
+        .store
+        .get_channel(&channel(GENERAL))
+        .await
+        .expect("read")
+        .expect("recorded");
+    assert_eq!(record.digest_backoff, None);
 }

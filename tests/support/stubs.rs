@@ -213,8 +213,9 @@ pub struct LlmScript {
     memories: Mutex<BTreeMap<MemoryTask, u32>>,
     /// Whether a digest's answer leaves out the threads it was asked about.
     threads_left_out: Mutex<bool>,
-    /// What a digest answers instead of its memories (prose, say), if set.
-    digest_answer: Mutex<Option<String>>,
+    /// What a digest answers instead of its memories (prose, say), if set,
+    /// and for how many more calls (`None`: every one).
+    digest_answer: Mutex<Option<(String, Option<u32>)>>,
 }
 
 impl Default for LlmScript {
@@ -257,7 +258,12 @@ impl LlmScript {
     /// What a digest answers instead of its memories (an unusable answer,
     /// say); `None`: the memories, as normally.
     pub fn set_digest_answer(&self, answer: Option<&str>) {
-        *lock(&self.digest_answer) = answer.map(str::to_owned);
+        *lock(&self.digest_answer) = answer.map(|a| (a.to_owned(), None));
+    }
+
+    /// [`Self::set_digest_answer`] for the next `calls` digests only.
+    pub fn set_digest_answer_for(&self, answer: &str, calls: u32) {
+        *lock(&self.digest_answer) = Some((answer.to_owned(), Some(calls)));
     }
 
     /// The text answered to proactive judgment prompts (normally an
@@ -278,8 +284,16 @@ impl LlmScript {
     /// A digest's answer: the memories it asks for, each as [`Self::memory`]
     /// writes it under its own task, and the reflection's facts.
     fn digest(&self, system: &str) -> String {
-        if let Some(answer) = lock(&self.digest_answer).clone() {
-            return answer;
+        {
+            let mut scripted = lock(&self.digest_answer);
+            if let Some((answer, left)) = scripted.clone() {
+                *scripted = match left {
+                    Some(1) => None,
+                    Some(n) => Some((answer.clone(), Some(n - 1))),
+                    None => Some((answer.clone(), None)),
+                };
+                return answer;
+            }
         }
         let mut answer = json!({"channel": null, "long": null, "threads": {}, "facts": []});
         if system.contains("### channel:") {

@@ -218,6 +218,10 @@ pub struct DigestTask {
     pub previous_short: Option<String>,
     pub threads: Vec<DigestThread>,
     pub messages: Vec<DigestLine>,
+    /// Asked again after an answer that could not be read as the JSON asked
+    /// for (prose around it, or cut at the token limit): the prompt says so
+    /// and asks for the object alone, its memories short.
+    pub strict: bool,
 }
 
 impl Fit for DigestTask {

@@ -693,6 +693,7 @@ fn the_digest_prompt_is_snapshotted() {
             },
         ],
         messages: lines.clone(),
+        strict: false,
     };
     let threads_only = DigestTask {
         ask_channel: false,
@@ -703,9 +704,15 @@ fn the_digest_prompt_is_snapshotted() {
         threads: full.threads[1..].to_vec(),
         ..full.clone()
     };
+    // Asked again after an answer that could not be read (issue 45).
+    let strict = DigestTask {
+        strict: true,
+        ..full.clone()
+    };
     for (name, task) in [
         ("memory_digest", &full),
         ("memory_digest_threads", &threads_only),
+        ("memory_digest_strict", &strict),
     ] {
         let (request, shown) = digest_request(&s, now, task).unwrap();
         assert_eq!(shown, [1, 2], "{name}: within its budget, every message");
@@ -961,6 +968,7 @@ fn a_digest_over_its_budget_keeps_the_roots_and_the_oldest_new_messages() {
             line(7, true, false),
             line(8, true, false),
         ],
+        strict: false,
     };
     let (request, shown) = digest_request(&s, now, &task).unwrap();
     assert!(shown.contains(&1), "the root stays: {shown:?}");

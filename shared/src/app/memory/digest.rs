@@ -15,6 +15,7 @@ use crate::app::reflection::{count_in_profiles, keep_facts, mark_reflected};
 use crate::app::JobContext;
 use crate::domain::digest::{self, Asked, Seen, THREADS_PER_CALL};
 use crate::domain::facts::parse_reflection;
+use crate::domain::metrics::{self, Datum};
 use crate::domain::{
     Channel, ChannelId, Conversation, MemoryKind, MemoryScope, Message, Ts, UserId,
 };
@@ -146,12 +147,26 @@ pub(super) async fn run(
         threads,
     };
     let marks = Marks { unread, covered };
-    let Some(answer) = ask(cx, channel, &messages, marks, &first, report).await? else {
+    let Some(mut answer) = ask(cx, channel, &messages, marks, &first, false, report).await? else {
         return Ok(Digested::Nothing);
     };
-    let Ok(found) = answer.digest(&first) else {
-        report.unusable += 1;
-        return Ok(Digested::Unusable);
+    let found = match answer.digest(&first) {
+        Ok(found) => found,
+        // Once more, told what went wrong (prose around the object, or cut
+        // at the token limit); then the channel backs off.
+        Err(()) => {
+            unusable(cx, report);
+            let Some(again) = ask(cx, channel, &messages, marks, &first, true, report).await?
+            else {
+                return Ok(Digested::Unusable);
+            };
+            let Ok(found) = again.digest(&first) else {
+                unusable(cx, report);
+                return Ok(Digested::Unusable);
+            };
+            answer = again;
+            found
+        }
     };
     // What the memories now cover: up to what the prompt showed (one cut to
     // its budget leaves the newest for the next digest), never back.
@@ -226,7 +241,7 @@ pub(super) async fn run(
             .filter(|m| roots.contains(&m.ts) || m.thread_ts.is_some_and(|t| roots.contains(&t)))
             .cloned()
             .collect();
-        let Some(answer) = ask(cx, channel, &theirs, marks, &call, report).await? else {
+        let Some(answer) = ask(cx, channel, &theirs, marks, &call, false, report).await? else {
             continue;
         };
         if let Ok(found) = answer.digest(&call) {
@@ -239,6 +254,16 @@ pub(super) async fn run(
         }
     }
     Ok(Digested::Usable)
+}
+
+/// Counts an answer that could not be used: in the report, and as
+/// `LlmUnusableAnswers` (Role `memory`).
+fn unusable(cx: &JobContext<'_>, report: &mut MemoryReport) {
+    report.unusable += 1;
+    cx.svc
+        .ports
+        .metrics
+        .put(Datum::count(metrics::LLM_UNUSABLE).by("Role", "memory"));
 }
 
 /// Where the mark of what a channel's profiles counted is kept: beside the
@@ -353,6 +378,7 @@ async fn ask<'a>(
     messages: &[Message],
     marks: Marks,
     call: &Call<'a>,
+    strict: bool,
     report: &mut MemoryReport,
 ) -> Result<Option<Answer<'a>>, PortError> {
     let Marks { unread, covered } = marks;
@@ -393,6 +419,7 @@ async fn ask<'a>(
             })
             .collect(),
         messages: lines,
+        strict,
     };
     let (request, shown) = match digest_request(settings, cx.now, &task) {
         Ok(fitted) => fitted,

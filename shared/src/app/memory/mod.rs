@@ -28,7 +28,6 @@ use super::reflection::clean_facts;
 pub use super::MemoryReport;
 use super::{memory_retention, JobContext, Services};
 use crate::domain::digest::Backoff;
-use crate::domain::metrics::{self, Datum};
 use crate::domain::privacy::{may_use, Audience, Source};
 use crate::domain::{
     Channel, ChannelId, Job, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
@@ -292,9 +291,9 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
     Ok(report)
 }
 
-/// Holds the channel's digest back after an answer it could not use (the
-/// wait doubling, up to a day; counted as `LlmUnusableAnswers`), and ends
-/// the backoff after one it used.
+/// Holds the channel's digest back after answers it could not use (asked
+/// twice: the wait doubling, up to a day), and ends the backoff after one
+/// it used.
 async fn back_off(
     cx: &JobContext<'_>,
     id: &ChannelId,
@@ -305,10 +304,6 @@ async fn back_off(
     match digested {
         digest::Digested::Unusable => {
             let next = Backoff::after_failure(backoff.as_ref(), cx.now);
-            cx.svc
-                .ports
-                .metrics
-                .put(Datum::count(metrics::LLM_UNUSABLE).by("Role", "memory"));
             tracing::warn!(failures = next.failures, until = %next.until, "digest unusable; its channel's digest backs off");
             store.put_digest_backoff(id, Some(&next)).await
         }
