@@ -1012,6 +1012,45 @@ async fn a_mention_whose_post_got_a_5xx_is_answered_once_whether_or_not_it_poste
     }
 }
 
+/// Issue 45 (review): a post whose answer was lost, and whose search for it
+/// failed too, is looked for again by the redelivery before it posts the
+/// kept reply: the post had landed, so nothing is posted twice.
+#[tokio::test]
+async fn a_redelivery_finds_the_post_an_earlier_try_lost_track_of_and_posts_nothing() {
+    let bed = Bed::with_settings(|s| s.slack_max_retries = 0).await;
+    Mock::given(method("POST"))
+        .and(path("/api/chat.postMessage"))
+        .respond_with(ResponseTemplate::new(500))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&bed.slack_server)
+        .await;
+    for api in ["/api/conversations.replies", "/api/conversations.history"] {
+        Mock::given(path(api))
+            .respond_with(ResponseTemplate::new(503))
+            .up_to_n_times(1)
+            .with_priority(1)
+            .mount(&bed.slack_server)
+            .await;
+    }
+    bed.seed(&[message(GENERAL, ALICE, ts(0), None, "<@UBOT> status?")])
+        .await;
+    let job = response(None, 0, true);
+    let marker = job.claim_key();
+    mount_marked_history(&bed, Some(&marker)).await;
+
+    let first = myao::app::jobs::run(&bed.services, &job).await;
+    assert!(first.as_ref().is_err_and(|e| e.is_retryable()), "{first:?}");
+    let second = responded(bed.run(&job).await);
+
+    let ResponseOutcome::Posted { ts: at, .. } = second else {
+        panic!("{second:?}");
+    };
+    assert_eq!(at.to_string(), "1767600000.900000", "the post that landed");
+    assert_eq!(bed.posts().await.len(), 1, "posted once");
+    assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 1);
+}
+
 /// Issue 45: a Slack outage of 10 minutes (every post and read 503s) ends
 /// with exactly one answer and one LLM call: the tries come back after
 /// `retry_delays_seconds` (the queue's part, played here by running the job

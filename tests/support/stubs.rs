@@ -640,6 +640,18 @@ impl<S: Store + 'static> Bed<S> {
             })
             .mount(&slack_server)
             .await;
+        // A search for a post's mark finds nothing unless a test says so
+        // (below the default priority, so that a test's own answer wins).
+        for history in ["/api/conversations.replies", "/api/conversations.history"] {
+            Mock::given(method("GET"))
+                .and(path(history))
+                .respond_with(
+                    ResponseTemplate::new(200).set_body_json(json!({"ok": true, "messages": []})),
+                )
+                .with_priority(10)
+                .mount(&slack_server)
+                .await;
+        }
         Mock::given(method("GET"))
             .and(path("/api/users.info"))
             .respond_with(users_info)

@@ -135,7 +135,8 @@ fn use_at(text: &str, start: usize, end: usize, name: &str) -> Option<NameUse> {
 
     // Opened with the name, or with a greeting and the name.
     let interjections = lead.split_whitespace().all(is_interjection);
-    if lead.is_empty() || prev == Some('@') || (interjections && !lead.ends_with(',')) {
+    // "hey, myao is down" is talk; "hey, myao, help?" a call.
+    if lead.is_empty() || prev == Some('@') || (interjections && (!lead.ends_with(',') || paused)) {
         // 「みゃおちゃん教えて」 yes, 「みゃおちゃん可愛いね」 no.
         let japanese = rest.chars().next().is_some_and(|c| !c.is_ascii());
         let call = if paused {
@@ -166,7 +167,7 @@ fn use_at(text: &str, start: usize, end: usize, name: &str) -> Option<NameUse> {
             || lead_words
                 .last()
                 .is_some_and(|w| is_interjection(w.trim_end_matches(',')))
-            || (question && lead_words.iter().any(|w| is_you(w))))
+            || (question && asks_its_view(&lead_words)))
     {
         return Some(NameUse::Call);
     }
@@ -341,6 +342,23 @@ fn ends_with_any(word: &str, list: &[&str]) -> bool {
     list.iter().any(|v| word.ends_with(v))
 }
 
+/// Whether a question before the name asks for the bot's own view ("what
+/// do you think myao?", "what would you suggest myao?"), rather than about
+/// it ("have you tried myao?", "did you ask myao?").
+fn asks_its_view(lead_words: &[&str]) -> bool {
+    let words: Vec<&str> = lead_words
+        .iter()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .collect();
+    words.iter().any(|w| is_you(w))
+        && words.last().is_some_and(|w| {
+            matches!(
+                *w,
+                "think" | "reckon" | "suggest" | "recommend" | "say" | "mean" | "know" | "thoughts"
+            )
+        })
+}
+
 fn is_you(word: &str) -> bool {
     let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
     matches!(word, "you" | "you're" | "your" | "u" | "ya")
@@ -466,12 +484,9 @@ fn requests(tail: &str) -> bool {
         "か",
         "かな",
         "の",
-        "る",
         "何",
         "なに",
         "どう",
-        "いる",
-        "ない",
     ]
     .iter()
     .any(|form| end.ends_with(form))
@@ -505,6 +520,7 @@ mod tests {
             ("myao can you check the logs", &myao, Some(Call)),
             ("ok myao, go ahead", &myao, Some(Call)),
             ("what do you think myao?", &myao, Some(Call)),
+            ("hey, myao, can you help?", &myao, Some(Call)),
             ("myao\nwhat is this error?", &myao, Some(Call)),
             ("so myao, what now?", &myao, Some(Call)),
             ("Got it. Myao, can you write it up?", &myao, Some(Call)),
@@ -528,6 +544,10 @@ mod tests {
             ("ask myao", &myao, Some(Talk)),
             ("myao's answer was wrong", &myao, Some(Talk)),
             ("did anyone ask myao?", &myao, Some(Talk)),
+            ("have you tried myao?", &myao, Some(Talk)),
+            ("did you ask myao?", &myao, Some(Talk)),
+            ("hey, myao is down again", &myao, Some(Talk)),
+            ("みゃお壊れてる", &myao, Some(Talk)),
             ("myao can summarize threads now", &myao, Some(Talk)),
             ("myao crashed again", &myao, Some(Talk)),
             ("is myao down?", &myao, Some(Talk)),

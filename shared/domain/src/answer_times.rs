@@ -137,19 +137,23 @@ impl AnswerTimes {
     /// wait is the least `t` where it is at most the level's share. Where
     /// people answer nearly everything, that is late (the ceiling); where
     /// they leave many questions, sooner.
-    pub fn wait(&self, level: Chattiness, floor: Duration) -> Option<Duration> {
+    pub fn wait(&self, level: Chattiness, floor: Duration, now: Ts) -> Option<Duration> {
         let share = still_answered(level)?;
-        let answered = self.answered_weight();
+        // Weighed as of now: a channel busy long ago and quiet since has
+        // little history left.
+        let mut current = self.clone();
+        current.decay_to(now);
+        let answered = current.answered_weight();
         if answered < MIN_ANSWERED {
             return None;
         }
         // (1 - u)(1 - F) <= s (u + (1 - u)(1 - F)), with u = L / (A + L):
         // 1 - F <= s L / ((1 - s) A).
-        let target = 1.0 - share * self.left / ((1.0 - share) * answered);
+        let target = 1.0 - share * current.left / ((1.0 - share) * answered);
         let wait = if target <= 0.0 {
             Duration::zero()
         } else {
-            self.delay_quantile(target)
+            current.delay_quantile(target)
         };
         Some(wait.max(floor).min(CEILING.max(floor)))
     }
@@ -338,14 +342,27 @@ mod tests {
     }
 
     #[test]
+    fn history_long_past_weighs_little() {
+        let floor = Duration::seconds(300);
+        let times = answered_after(600, 8);
+        assert!(times.wait(Chattiness::Normal, floor, ts(0)).is_some());
+        // Eight answers two half-lives ago weigh two: too little now.
+        let later = Ts::from_datetime(ts(0).to_datetime() + HALF_LIFE * 2);
+        assert_eq!(times.wait(Chattiness::Normal, floor, later), None);
+    }
+
+    #[test]
     fn too_little_history_falls_back_and_mentions_only_never_waits() {
         let floor = Duration::seconds(300);
-        assert_eq!(answered_after(600, 4).wait(Chattiness::Normal, floor), None);
+        assert_eq!(
+            answered_after(600, 4).wait(Chattiness::Normal, floor, ts(0)),
+            None
+        );
         assert!(answered_after(600, 5)
-            .wait(Chattiness::Normal, floor)
+            .wait(Chattiness::Normal, floor, ts(0))
             .is_some());
         assert_eq!(
-            answered_after(600, 50).wait(Chattiness::MentionsOnly, floor),
+            answered_after(600, 50).wait(Chattiness::MentionsOnly, floor, ts(0)),
             None
         );
     }
@@ -354,17 +371,17 @@ mod tests {
     fn a_slow_channel_waits_longer_than_a_fast_one_within_the_bounds() {
         let floor = Duration::seconds(120);
         let slow = answered_after(1150, 20)
-            .wait(Chattiness::Normal, floor)
+            .wait(Chattiness::Normal, floor, ts(0))
             .unwrap();
         let fast = answered_after(110, 20)
-            .wait(Chattiness::Normal, floor)
+            .wait(Chattiness::Normal, floor, ts(0))
             .unwrap();
         assert!(slow > fast, "{slow} vs {fast}");
         assert!(slow <= CEILING && slow >= Duration::minutes(15), "{slow}");
         assert_eq!(fast, floor, "never below the floor");
         // Answers after 50 minutes: the ceiling.
         let slowest = answered_after(3000, 20)
-            .wait(Chattiness::Quiet, floor)
+            .wait(Chattiness::Quiet, floor, ts(0))
             .unwrap();
         assert_eq!(slowest, CEILING);
     }
@@ -382,9 +399,9 @@ mod tests {
         {
             times.observe(ts(i as i64), Fate::Answered(Duration::seconds(delay)));
         }
-        let quiet = times.wait(Chattiness::Quiet, floor).unwrap();
-        let normal = times.wait(Chattiness::Normal, floor).unwrap();
-        let chatty = times.wait(Chattiness::Chatty, floor).unwrap();
+        let quiet = times.wait(Chattiness::Quiet, floor, ts(0)).unwrap();
+        let normal = times.wait(Chattiness::Normal, floor, ts(0)).unwrap();
+        let chatty = times.wait(Chattiness::Chatty, floor, ts(0)).unwrap();
         assert!(
             quiet > normal && normal > chatty,
             "{quiet} {normal} {chatty}"
@@ -393,7 +410,7 @@ mod tests {
         // answered after any wait: it waits less.
         let mut leaving = times.clone();
         leaving.left = 20.0;
-        assert!(leaving.wait(Chattiness::Normal, floor).unwrap() < normal);
+        assert!(leaving.wait(Chattiness::Normal, floor, ts(0)).unwrap() < normal);
     }
 
     #[test]

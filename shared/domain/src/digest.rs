@@ -189,20 +189,21 @@ pub const BACKOFF_FIRST: Duration = Duration::minutes(30);
 pub const BACKOFF_MAX: Duration = Duration::days(1);
 
 /// A channel's digest held back after answers it could not use (prose, or
-/// JSON cut at the token limit): each such answer in a row doubles the wait
-/// ([`BACKOFF_FIRST`] to [`BACKOFF_MAX`]); a good digest ends it. The
+/// JSON cut at the token limit, asked for twice): each such digest in a row
+/// doubles the wait ([`BACKOFF_FIRST`] to [`BACKOFF_MAX`]); a good digest
+/// ends it. The
 /// memory run asks again only after `until`, so a model that keeps failing
 /// costs a few calls a day, not one at every sweep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Backoff {
-    /// Unusable answers in a row.
+    /// Digests in a row whose answers could not be used.
     pub failures: u32,
     /// No digest of the channel before this.
     pub until: DateTime<Utc>,
 }
 
 impl Backoff {
-    /// The backoff after one more unusable answer at `now`.
+    /// The backoff after one more failed digest at `now`.
     pub fn after_failure(previous: Option<&Backoff>, now: DateTime<Utc>) -> Backoff {
         let failures = previous.map_or(0, |b| b.failures).saturating_add(1);
         // 2^(failures - 1) waits, never past the day (2^6 halves already is).

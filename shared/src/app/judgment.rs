@@ -343,7 +343,11 @@ async fn learn_answer_times(
         cx.svc.ports.store.put_answer_times(channel, &times).await?;
     }
     let floor = Duration::seconds(i64::from(settings.min_wait_seconds));
-    Ok(times.wait(settings.chattiness_in(channel), floor))
+    Ok(times.wait(
+        settings.chattiness_in(channel),
+        floor,
+        Ts::from_datetime(cx.now),
+    ))
 }
 
 /// What the rule stage reads: the judged conversation (a thread with its

@@ -206,12 +206,20 @@ pub async fn run(
             Err(error) => return give_back(error).await,
         }
     }
+    // A reply an earlier try of this job wrote, which a post failure left
+    // unposted: that try passed the limits and asked the LLM already.
+    let kept = match svc.ports.store.draft(&job.claim_key()).await {
+        Ok(kept) => kept,
+        Err(error) => return give_back(error).await,
+    };
     // Spend limits: after the claim (a duplicate is not counted twice),
     // before the LLM (a refused job costs no call; its claim is kept).
-    match super::limits::admit_reply(&cx, &job).await {
-        Ok(None) => {}
-        Ok(Some(refused)) => return Ok(refused.into()),
-        Err(error) => return give_back(error).await,
+    if kept.is_none() {
+        match super::limits::admit_reply(&cx, &job).await {
+            Ok(None) => {}
+            Ok(Some(refused)) => return Ok(refused.into()),
+            Err(error) => return give_back(error).await,
+        }
     }
     if let Reply::Reaction { emoji } = reply {
         return match react(&cx, channel, newest_ts, emoji).await {
@@ -229,7 +237,7 @@ pub async fn run(
         }
         _ => None,
     };
-    let outcome = compose_and_post(&cx, &job, &conversation, give_back).await;
+    let outcome = compose_and_post(&cx, &job, &conversation, kept, give_back).await;
     if let Some(shown_in) = status {
         // Posting in its thread clears it; anything else is cleared here.
         let cleared =
@@ -290,15 +298,17 @@ enum Composed {
 /// How long a written reply is kept for the tries that post it.
 const DRAFT_HOURS: i64 = 24;
 
-/// Writes the reply to `job` (or takes the one an earlier try of it wrote)
-/// and posts it; `give_back` returns its claim when nothing was posted and
-/// a redelivery may do better. A written reply is kept with the job until
-/// it is posted: a redelivery after Slack failed posts it without asking
-/// the LLM again or reading the context again.
+/// Writes the reply to `job` (or takes `kept`, the one an earlier try of it
+/// wrote) and posts it; `give_back` returns its claim when nothing was
+/// posted and a redelivery may do better. A written reply is kept with the
+/// job for a day: a redelivery after Slack failed posts it without asking
+/// the LLM again or reading the context again, once it has made sure that
+/// the earlier try's post did not land after all.
 async fn compose_and_post<F, Fut>(
     cx: &JobContext<'_>,
     job: &Job,
     conversation: &Conversation,
+    kept: Option<String>,
     give_back: F,
 ) -> Result<ResponseOutcome, PortError>
 where
@@ -306,18 +316,18 @@ where
     Fut: std::future::Future<Output = Result<ResponseOutcome, PortError>>,
 {
     let Job::Response {
-        channel, thread_ts, ..
+        channel,
+        thread_ts,
+        newest_ts,
+        ..
     } = job
     else {
         return Err(PortError::refused("response", "not a response job"));
     };
-    let thread_ts = *thread_ts;
+    let (thread_ts, newest_ts) = (*thread_ts, *newest_ts);
     let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let key = job.claim_key();
-    let kept = match svc.ports.store.draft(&key).await {
-        Ok(kept) => kept,
-        Err(error) => return give_back(error).await,
-    };
+    let reused = kept.is_some();
     let composed = match kept {
         Some(text) => {
             tracing::info!("posting the reply an earlier try wrote");
@@ -333,12 +343,35 @@ where
         Composed::Done(outcome) => return Ok(outcome),
         Composed::Retry(error) => return give_back(error).await,
     };
-    let until = now + Duration::hours(DRAFT_HOURS);
-    if let Err(error) = svc.ports.store.keep_draft(&key, &text, until).await {
-        // Only a redelivery would write it again.
-        tracing::warn!(%error, "could not keep the written reply");
+    if !reused {
+        let until = now + Duration::hours(DRAFT_HOURS);
+        if let Err(error) = svc.ports.store.keep_draft(&key, &text, until).await {
+            // Only a redelivery would write it again.
+            tracing::warn!(%error, "could not keep the written reply");
+        }
     }
-    let (ts, escaped) = match post_held(svc, channel, thread_ts, &text, &job.claim_key()).await {
+    // An earlier try whose post's answer was lost, and whose search for it
+    // failed too, may have posted: look again before posting.
+    let landed = if reused {
+        match svc
+            .slack
+            .find_marked(channel, thread_ts, newest_ts, &key)
+            .await
+        {
+            Ok(landed) => landed,
+            Err(error) => return give_back(error).await,
+        }
+    } else {
+        None
+    };
+    let posted = match landed {
+        Some(ts) => {
+            tracing::info!(ts = %ts, "an earlier try had posted the reply");
+            Ok((ts, escape(&text)))
+        }
+        None => post_held(svc, channel, thread_ts, &text, &key).await,
+    };
+    let (ts, escaped) = match posted {
         Ok(posted) => posted,
         // Slack surely did not post (rate limited, never connected): a
         // redelivery may.

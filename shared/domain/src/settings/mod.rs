@@ -196,8 +196,8 @@ settings! {
     max_message_age_seconds: u32 = 43_200, Whole(60, 30 * DAY);
     /// A mention not answered within this many seconds (its reply job failed
     /// and came back later) is dropped and logged, not answered late. The
-    /// default lets the quick retries through, and one redelivery after the
-    /// response queue's 1,080 s visibility timeout.
+    /// default lets the quick retries of `retry_delays_seconds` through
+    /// (about 16 minutes).
     mention_max_age_seconds: u32 = 1_200, Whole(60, DAY);
     /// A reply job that fails retryably (the model or Slack down a while)
     /// comes back after these many seconds, one per try, before the response

@@ -3,8 +3,9 @@
 //! short-term memory, the summaries of the threads that moved, the facts in
 //! the new messages and, when due, its long-term memory. Threads beyond
 //! [`THREADS_PER_CALL`] are summarised by further calls, that many at a
-//! time. An answer out of shape writes nothing, and the channel's digest
-//! backs off before it asks again ([`crate::domain::digest::Backoff`]).
+//! time. An answer out of shape writes nothing: it is asked for once more,
+//! stricter, and when that fails too the channel's digest backs off before
+//! the next run asks again ([`crate::domain::digest::Backoff`]).
 
 use std::collections::BTreeMap;
 
@@ -36,9 +37,10 @@ pub(super) enum Digested {
     /// Not due, or nothing asked (the LLM failed, a prompt did not render):
     /// no answer to judge.
     Nothing,
-    /// The first call's answer could not be used: nothing written.
+    /// Neither the first call's answer nor the stricter second one could
+    /// be used (or the second call failed): nothing written.
     Unusable,
-    /// The first call's answer was used.
+    /// The first call's answer, or the stricter second one, was used.
     Usable,
 }
 
