@@ -61,6 +61,18 @@ pub(crate) fn response(thread: Option<i64>, newest: i64, mention: bool) -> Job {
     }
 }
 
+/// Has Slack answer the next `chat.postMessage` with `answer` (then the
+/// bed's own responder, which posts).
+async fn answer_next_post(bed: &Bed, answer: ResponseTemplate) {
+    Mock::given(method("POST"))
+        .and(path("/api/chat.postMessage"))
+        .respond_with(answer)
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&bed.slack_server)
+        .await;
+}
+
 fn judged(outcome: JobOutcome) -> JudgmentOutcome {
     match outcome {
         JobOutcome::Judgment(o) => o,
@@ -853,17 +865,13 @@ async fn a_response_job_is_stale_once_the_bot_itself_has_spoken() {
 #[tokio::test]
 async fn a_post_rate_limited_past_its_retries_is_answered_on_redelivery() {
     let bed = Bed::with_settings(|s| s.slack_max_retries = 0).await;
-    Mock::given(method("POST"))
-        .and(path("/api/chat.postMessage"))
-        .respond_with(
-            ResponseTemplate::new(429)
-                .insert_header("retry-after", "1")
-                .set_body_json(json!({"ok": false, "error": "ratelimited"})),
-        )
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&bed.slack_server)
-        .await;
+    answer_next_post(
+        &bed,
+        ResponseTemplate::new(429)
+            .insert_header("retry-after", "1")
+            .set_body_json(json!({"ok": false, "error": "ratelimited"})),
+    )
+    .await;
     bed.seed(&[message(GENERAL, ALICE, ts(-60), None, "<@UBOT> いる?")])
         .await;
     let job = response(None, -60, true);
@@ -977,13 +985,7 @@ async fn mount_marked_history(bed: &Bed, marker: Option<&str>) {
 async fn a_mention_whose_post_got_a_5xx_is_answered_once_whether_or_not_it_posted() {
     for posted in [true, false] {
         let bed = Bed::new().await;
-        Mock::given(method("POST"))
-            .and(path("/api/chat.postMessage"))
-            .respond_with(ResponseTemplate::new(500))
-            .up_to_n_times(1)
-            .with_priority(1)
-            .mount(&bed.slack_server)
-            .await;
+        answer_next_post(&bed, ResponseTemplate::new(500)).await;
         bed.seed(&[message(GENERAL, ALICE, ts(0), None, "<@UBOT> status?")])
             .await;
         let job = response(None, 0, true);
@@ -1018,13 +1020,7 @@ async fn a_mention_whose_post_got_a_5xx_is_answered_once_whether_or_not_it_poste
 #[tokio::test]
 async fn a_redelivery_finds_the_post_an_earlier_try_lost_track_of_and_posts_nothing() {
     let bed = Bed::with_settings(|s| s.slack_max_retries = 0).await;
-    Mock::given(method("POST"))
-        .and(path("/api/chat.postMessage"))
-        .respond_with(ResponseTemplate::new(500))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&bed.slack_server)
-        .await;
+    answer_next_post(&bed, ResponseTemplate::new(500)).await;
     for api in ["/api/conversations.replies", "/api/conversations.history"] {
         Mock::given(path(api))
             .respond_with(ResponseTemplate::new(503))
@@ -1117,16 +1113,11 @@ async fn a_slack_outage_of_ten_minutes_ends_with_one_answer_and_one_llm_call() {
 #[tokio::test]
 async fn a_revoked_token_stops_llm_calls_until_it_works_again() {
     let bed = Bed::new().await;
-    Mock::given(method("POST"))
-        .and(path("/api/chat.postMessage"))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(json!({"ok": false, "error": "token_revoked"})),
-        )
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&bed.slack_server)
-        .await;
+    answer_next_post(
+        &bed,
+        ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": "token_revoked"})),
+    )
+    .await;
     for (i, secs) in [0, 10, 20].into_iter().enumerate() {
         bed.seed(&[message(
             GENERAL,
@@ -1170,15 +1161,11 @@ async fn a_revoked_token_stops_llm_calls_until_it_works_again() {
 #[tokio::test]
 async fn a_reply_slack_refuses_as_too_long_is_posted_once_more_shorter() {
     let bed = Bed::with_settings(|s| s.max_reply_chars = 40_000).await;
-    Mock::given(method("POST"))
-        .and(path("/api/chat.postMessage"))
-        .respond_with(
-            ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": "msg_too_long"})),
-        )
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&bed.slack_server)
-        .await;
+    answer_next_post(
+        &bed,
+        ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": "msg_too_long"})),
+    )
+    .await;
     bed.script
         .set_reply("Use a < b & c > d here. ".repeat(1_000));
     bed.seed(&[message(GENERAL, ALICE, ts(0), None, "<@UBOT> how?")])
