@@ -369,7 +369,8 @@ where
             tracing::info!(ts = %ts, "an earlier try had posted the reply");
             Ok((ts, escape(&text)))
         }
-        None => post_held(svc, channel, thread_ts, &text, &key).await,
+        // A reply comes after the message it answers: the search starts there.
+        None => post_held(svc, channel, thread_ts, &text, &key, newest_ts).await,
     };
     let (ts, escaped) = match posted {
         Ok(posted) => posted,
@@ -520,18 +521,17 @@ pub const SAFE_POST_CHARS: usize = 4_000;
 /// [`SAFE_POST_CHARS`] escaped characters, cut at a sentence or a space and
 /// never inside an escape. When its answer was lost (a 5xx, a timeout: it
 /// may have posted), the conversation is searched for the marker and the
-/// reply posted again only when it is not there. The text posted, escaped,
-/// with its `ts`.
+/// reply posted again only when it is not there (among the messages from
+/// `since`, the one it answers). The text posted, escaped, with its `ts`.
 async fn post_held(
     svc: &Services,
     channel: &ChannelId,
     thread_ts: Option<Ts>,
     text: &str,
     marker: &str,
+    since: Ts,
 ) -> Result<(Ts, String), PortError> {
     let escaped = escape(text);
-    // Slack's clock, not ours, stamps the post: a minute's margin.
-    let since = Ts::from_datetime(svc.ports.clock.now() - Duration::minutes(1));
     let first = svc
         .slack
         .post_marked(channel, thread_ts, &escaped, marker)
