@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 
 # Ingest on its own, so that cargo does not unify its dependencies' features
-# with the job functions' (it links myao-core and myao-aws, not myao).
+# with the job functions' (it links myao-core and myao-aws, not the job services).
 cargo build --release -p myao-ingest --bin myao-ingest --example hello
 cargo build --release -p myao-jobs
 # The harness itself (a debug build: it only serves the Runtime API).

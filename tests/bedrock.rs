@@ -1,6 +1,6 @@
 //! Amazon Bedrock as the LLM (issue 19): judgment and response jobs run with
 //! the services wired as the Lambda functions wire them
-//! (`myao::wire::http_services_with`), the real Bedrock adapter's SDK client
+//! (`myao_wire::http_services_with`), the real Bedrock adapter's SDK client
 //! talking to a local stub of the Converse API, the rest on the stub bed
 //! (`myao_tests::stubs`). The memory role stays on the OpenAI-compatible
 //! stub: the provider is chosen per role.
@@ -14,17 +14,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use myao::adapters::aws::http_client;
-use myao::adapters::bedrock::{BedrockLlm, JSON_TURN, TEXT_TURN};
-use myao::adapters::system::StaticSecrets;
-use myao::app::jobs::JobOutcome;
-use myao::app::judgment::JudgmentOutcome;
-use myao::app::response::ResponseOutcome;
-use myao::domain::metrics;
-use myao::domain::settings::LlmProvider;
-use myao::domain::{Job, Settings};
-use myao::wire::http_services_with;
+use myao_aws::http_client;
+use myao_core::adapters::system::StaticSecrets;
+use myao_domain::metrics;
+use myao_domain::settings::LlmProvider;
+use myao_domain::{Job, Settings};
+use myao_llm::bedrock::{BedrockLlm, JSON_TURN, TEXT_TURN};
+use myao_services::jobs::JobOutcome;
+use myao_services::judgment::JudgmentOutcome;
+use myao_services::response::ResponseOutcome;
 use myao_tests::stubs::{channel, classify, ts, verdict, Bed, PromptKind, GENERAL};
+use myao_wire::http_services_with;
 use serde_json::{json, Value};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};

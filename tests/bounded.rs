@@ -6,10 +6,10 @@
 //! - `huge_messages_and_many_channels_still_fit_every_prompt_budget`
 
 use chrono::Duration;
-use myao::domain::budget::estimate_tokens;
-use myao::domain::Reply;
-use myao::domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
-use myao::ports::{ChannelRecords, MemoryRecords};
+use myao_core::ports::{ChannelRecords, MemoryRecords};
+use myao_domain::budget::estimate_tokens;
+use myao_domain::Reply;
+use myao_domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
 use myao_tests::stubs::{at, channel, message, ts, verdict, Bed, PromptKind, ALICE, BOB, GENERAL};
 
 #[tokio::test]
@@ -203,10 +203,10 @@ async fn a_sweep_over_many_channels_puts_one_job_per_channel_on_the_queue() {
     }
     // Run by itself, as the hourly schedule does (not through the bed,
     // which would run the jobs it fans out).
-    let outcome = myao::app::jobs::run(&bed.services, &Job::MemorySweep)
+    let outcome = myao_services::jobs::run(&bed.services, &Job::MemorySweep)
         .await
         .expect("the sweep");
-    let myao::app::jobs::JobOutcome::Memory(report) = outcome else {
+    let myao_services::jobs::JobOutcome::Memory(report) = outcome else {
         panic!("{outcome:?}")
     };
     assert_eq!(report.llm_calls, 0, "the sweep itself asks nothing");
@@ -224,7 +224,7 @@ async fn a_sweep_over_many_channels_puts_one_job_per_channel_on_the_queue() {
     assert_eq!(workspace.len(), 1);
     assert_eq!(
         workspace[0].0,
-        bed.now() + Duration::seconds(i64::from(myao::app::memory::WORKSPACE_AFTER_SECONDS)),
+        bed.now() + Duration::seconds(i64::from(myao_services::memory::WORKSPACE_AFTER_SECONDS)),
         "the workspace's after the channels'"
     );
     assert!(bed.llm_calls().await.is_empty());

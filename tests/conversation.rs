@@ -1,5 +1,5 @@
 //! Taking part in a conversation (issue 4): judgment and response jobs run
-//! through `myao::app::jobs::run` with the real LLM and Slack adapters
+//! through `myao_services::jobs::run` with the real LLM and Slack adapters
 //! against stub servers and the in-process AWS twins (`myao_tests::stubs`).
 //!
 //! - a yes without delay is one reply in the right thread, and the judgment
@@ -22,18 +22,18 @@
 //! - the bot having spoken last: `no_llm_call_when_the_bot_spoke_last`
 //! - display names in prompts: `prompts_show_display_names_*`
 
-use myao::ports::{MemoryRecords, Messages, UserCache};
+use myao_core::ports::{MemoryRecords, Messages, UserCache};
 use std::time::{Duration as StdDuration, Instant};
 
 use chrono::Duration;
-use myao::app::jobs::{Answer, JobOutcome};
-use myao::app::judgment::JudgmentOutcome;
-use myao::app::response::ResponseOutcome;
-use myao::domain::rules::Gate;
-use myao::domain::Reply;
-use myao::domain::{Conversation, Job, JobKind, Memory, MemoryKind, MemoryScope};
-use myao::ports::{Clock, ScheduledJob};
-use myao::schedule::ScheduleName;
+use myao_core::ports::{Clock, ScheduledJob};
+use myao_core::schedule::ScheduleName;
+use myao_domain::rules::Gate;
+use myao_domain::Reply;
+use myao_domain::{Conversation, Job, JobKind, Memory, MemoryKind, MemoryScope};
+use myao_services::jobs::{Answer, JobOutcome};
+use myao_services::judgment::JudgmentOutcome;
+use myao_services::response::ResponseOutcome;
 use myao_tests::stubs::{
     assert_in_order, channel, completion, message, ts, user, verdict, Bed, PromptKind, Sequence,
     ALICE, BOB, BOT, GENERAL, JUDGMENT_MARK, RESPONSE_MARK,
@@ -747,7 +747,7 @@ async fn a_response_that_fails_before_posting_is_answered_on_redelivery() {
         .await;
     let job = response(None, -60, true);
 
-    let failed = myao::app::jobs::run(&bed.services, &job).await;
+    let failed = myao_services::jobs::run(&bed.services, &job).await;
 
     match failed {
         Err(error) => assert!(error.is_retryable(), "{error}"),
@@ -878,7 +878,7 @@ async fn a_post_rate_limited_past_its_retries_is_answered_on_redelivery() {
 
     // Slack surely did not post: the claim is given back and the error asks
     // for a redelivery (SQS, or Lambda's retries of a scheduled job).
-    let first = myao::app::jobs::run(&bed.services, &job).await;
+    let first = myao_services::jobs::run(&bed.services, &job).await;
     assert!(matches!(&first, Err(e) if e.is_retryable()), "{first:?}");
     let second = responded(bed.run(&job).await);
 
@@ -1035,7 +1035,7 @@ async fn a_redelivery_finds_the_post_an_earlier_try_lost_track_of_and_posts_noth
     let marker = job.claim_key();
     mount_marked_history(&bed, Some(&marker)).await;
 
-    let first = myao::app::jobs::run(&bed.services, &job).await;
+    let first = myao_services::jobs::run(&bed.services, &job).await;
     assert!(first.as_ref().is_err_and(|e| e.is_retryable()), "{first:?}");
     let second = responded(bed.run(&job).await);
 
@@ -1079,9 +1079,9 @@ async fn a_slack_outage_of_ten_minutes_ends_with_one_answer_and_one_llm_call() {
     )])
     .await;
     let job = response(None, 0, true);
-    let delays = myao::domain::Settings::default().retry_delays_seconds;
+    let delays = myao_domain::Settings::default().retry_delays_seconds;
 
-    let mut outcome = myao::app::jobs::run(&bed.services, &job).await;
+    let mut outcome = myao_services::jobs::run(&bed.services, &job).await;
     for delay in &delays {
         if outcome.is_ok() {
             break;
@@ -1089,7 +1089,7 @@ async fn a_slack_outage_of_ten_minutes_ends_with_one_answer_and_one_llm_call() {
         let error = outcome.expect_err("failed");
         assert!(error.is_retryable(), "{error}");
         bed.clock.advance(Duration::seconds(i64::from(*delay)));
-        outcome = myao::app::jobs::run(&bed.services, &job).await;
+        outcome = myao_services::jobs::run(&bed.services, &job).await;
     }
 
     let outcome = responded(outcome.expect("answered after the outage"));
@@ -1525,10 +1525,10 @@ async fn response_queue_on_sqs(
     bed: &mut Bed,
     visibility: u32,
     max_receives: u32,
-) -> (myao::adapters::aws::sqs::SqsQueue, String) {
+) -> (myao_aws::sqs::SqsQueue, String) {
     use aws_sdk_sqs::types::QueueAttributeName;
     let client = myao_tests::sqs_client().await;
-    let dlq = myao::adapters::aws::sqs::create_queue(&client, &myao_tests::unique("myao-dlq"))
+    let dlq = myao_aws::sqs::create_queue(&client, &myao_tests::unique("myao-dlq"))
         .await
         .expect("a dead-letter queue");
     let dlq_arn = client
@@ -1557,7 +1557,7 @@ async fn response_queue_on_sqs(
         .expect("a response queue")
         .queue_url
         .expect("its URL");
-    let queue = myao::adapters::aws::sqs::SqsQueue {
+    let queue = myao_aws::sqs::SqsQueue {
         client,
         response_queue_url: url,
         memory_queue_url: None,
@@ -1573,7 +1573,7 @@ async fn response_queue_on_sqs(
 /// or `None` when nothing came.
 async fn poll_once(
     bed: &Bed,
-    queue: &myao::adapters::aws::sqs::SqsQueue,
+    queue: &myao_aws::sqs::SqsQueue,
     wait_seconds: i32,
 ) -> Option<(u32, bool)> {
     use aws_sdk_sqs::types::MessageSystemAttributeName;
@@ -1602,7 +1602,7 @@ async fn poll_once(
         "attributes": {"ApproximateReceiveCount": count},
         "eventSource": "aws:sqs",
     }]});
-    let answer = myao::app::jobs::handle_payload(&bed.services, &[JobKind::Response], event)
+    let answer = myao_services::jobs::handle_payload(&bed.services, &[JobKind::Response], event)
         .await
         .expect("handled");
     let Answer::Batch(batch) = &answer else {
@@ -1638,7 +1638,7 @@ async fn a_mention_on_sqs(
     visibility: u32,
     max_receives: u32,
     failures: Option<u64>,
-) -> (Bed, myao::adapters::aws::sqs::SqsQueue, String) {
+) -> (Bed, myao_aws::sqs::SqsQueue, String) {
     let mut bed = Bed::with_settings(|s| {
         s.llm_max_retries = 0;
         s.retry_delays_seconds = delays.to_vec();
@@ -1657,8 +1657,8 @@ async fn a_mention_on_sqs(
 }
 
 /// Alice's mention, stored, and its reply job on the queue.
-async fn a_mention_on_the_queue(bed: &Bed, queue: &myao::adapters::aws::sqs::SqsQueue) {
-    use myao::ports::Queue;
+async fn a_mention_on_the_queue(bed: &Bed, queue: &myao_aws::sqs::SqsQueue) {
+    use myao_core::ports::Queue;
     bed.seed(&[message(
         GENERAL,
         ALICE,
@@ -1689,7 +1689,7 @@ async fn a_mention_whose_reply_fails_once_comes_back_within_its_first_delay_and_
     assert_eq!(poll_once(&bed, &queue, 1).await, None, "done: deleted");
 
     // The same job delivered twice more still posts once.
-    use myao::ports::Queue;
+    use myao_core::ports::Queue;
     for _ in 0..2 {
         queue
             .send(&response(None, 0, true), 0)

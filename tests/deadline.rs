@@ -1,5 +1,5 @@
 //! Deadline-aware jobs (issue 13, item 2), through the response function's
-//! handler and `myao::app::jobs::run`, with the real LLM and Slack adapters
+//! handler and `myao_services::jobs::run`, with the real LLM and Slack adapters
 //! against stub servers and the in-process AWS twins (`myao_tests::stubs`).
 //!
 //! - an LLM that hangs: the reply job gives its claim back with time to
@@ -12,10 +12,10 @@ use std::time::{Duration as StdDuration, Instant, SystemTime, UNIX_EPOCH};
 
 use chrono::Duration;
 use lambda_runtime::{Context, LambdaEvent};
-use myao::app::jobs::JobOutcome;
-use myao::app::response::ResponseOutcome;
-use myao::domain::Job;
-use myao::domain::Reply;
+use myao_domain::Job;
+use myao_domain::Reply;
+use myao_services::jobs::JobOutcome;
+use myao_services::response::ResponseOutcome;
 use myao_tests::stubs::{channel, completion, message, ts, Bed, ALICE, BOB, GENERAL};
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
@@ -106,7 +106,7 @@ async fn a_hanging_llm_gives_the_claim_back_before_the_deadline_and_the_redelive
         json!({"batchItemFailures": []})
     );
     assert_eq!(bed.posts().await.len(), 1);
-    let third = myao::app::jobs::run(&bed.services, &job).await;
+    let third = myao_services::jobs::run(&bed.services, &job).await;
     assert!(
         matches!(
             third,
@@ -135,7 +135,7 @@ async fn a_mention_redelivered_after_its_max_age_is_dropped_not_answered_late() 
     bed.seed(&[message(GENERAL, ALICE, ts(0), None, "<@UBOT> 起きてる?")])
         .await;
     let job = mention(0);
-    let first = myao::app::jobs::run(&bed.services, &job).await;
+    let first = myao_services::jobs::run(&bed.services, &job).await;
     assert!(matches!(&first, Err(e) if e.is_retryable()), "{first:?}");
 
     // SQS delivers it again once its visibility timeout (18 min) is over:
@@ -156,7 +156,7 @@ async fn a_mention_redelivered_after_its_max_age_is_dropped_not_answered_late() 
     bed.seed(&[message(GENERAL, BOB, ts(1080), None, "<@UBOT> いる?")])
         .await;
     let late_job = mention(1080);
-    let failed = myao::app::jobs::run(&bed.services, &late_job).await;
+    let failed = myao_services::jobs::run(&bed.services, &late_job).await;
     assert!(matches!(&failed, Err(e) if e.is_retryable()), "{failed:?}");
     let calls = bed.llm_calls().await.len();
     bed.clock.advance(Duration::seconds(1201));

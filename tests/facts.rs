@@ -5,12 +5,12 @@
 //! memory, judgment and response code, DynamoDB on the emulator, and the
 //! LLM and Slack stubs.
 
-use myao::adapters::aws::dynamodb::DynamoStore;
-use myao::app::jobs::JobOutcome;
-use myao::app::response::ResponseOutcome;
-use myao::domain::people::{FamiliarityThresholds, FORGOTTEN_NOTICE};
-use myao::domain::{Job, Reply, Settings, Ts};
-use myao::ports::{FactRecords, ProfileRecords};
+use myao_aws::dynamodb::DynamoStore;
+use myao_core::ports::{FactRecords, ProfileRecords};
+use myao_domain::people::{FamiliarityThresholds, FORGOTTEN_NOTICE};
+use myao_domain::{Job, Reply, Settings, Ts};
+use myao_services::jobs::JobOutcome;
+use myao_services::response::ResponseOutcome;
 use myao_tests::stubs::{
     assert_in_order, at, channel, message, ts, user, Bed, PromptKind, ALICE, BOB, BOT, GENERAL,
     PARTNERS, SECRET,
@@ -70,25 +70,25 @@ async fn reflect_on_the_move(bed: &Bed<DynamoStore>) {
     bed.run(&digest()).await;
 }
 
-async fn facts(bed: &Bed<DynamoStore>) -> Vec<myao::domain::facts::Fact> {
+async fn facts(bed: &Bed<DynamoStore>) -> Vec<myao_domain::facts::Fact> {
     bed.store.facts(&channel(GENERAL)).await.expect("facts")
 }
 
 /// Whether #general has a short-term memory.
 async fn memory_of_general(bed: &Bed<DynamoStore>) -> bool {
-    use myao::ports::MemoryRecords;
-    let scope = myao::domain::MemoryScope::Channel {
+    use myao_core::ports::MemoryRecords;
+    let scope = myao_domain::MemoryScope::Channel {
         channel: channel(GENERAL),
     };
     bed.store
-        .get_memory(&scope, myao::domain::MemoryKind::Short)
+        .get_memory(&scope, myao_domain::MemoryKind::Short)
         .await
         .expect("read")
         .is_some()
 }
 
 /// `who`'s profile, if there is one.
-async fn profile(bed: &Bed<DynamoStore>, who: &str) -> Option<myao::domain::people::Profile> {
+async fn profile(bed: &Bed<DynamoStore>, who: &str) -> Option<myao_domain::people::Profile> {
     bed.store.profile(&user(who)).await.expect("read")
 }
 

@@ -17,29 +17,30 @@
 //! - a cold start whose settings cannot be read: 500, nothing written, and
 //!   the job functions fail rather than run on the defaults
 
-use myao::ports::{MemoryRecords, Messages};
+use myao_core::ports::{MemoryRecords, Messages};
 use std::sync::Arc;
 
 use anyhow::Result;
 use chrono::{DateTime, Duration, Utc};
 use lambda_http::{Body, Request};
-use myao::adapters::aws::dynamodb::DynamoStore;
-use myao::adapters::aws::scheduler::{self as eb, EventBridgeScheduler};
-use myao::adapters::aws::sqs::SqsQueue;
-use myao::adapters::aws::ssm::SsmSecrets;
-use myao::adapters::metrics::NoMetrics;
-use myao::adapters::system::{FixedRandom, ManualClock};
-use myao::app::ingest::Ingest;
-use myao::app::{Ports, Services};
-use myao::domain::{ChannelId, Conversation, Job, JobKind, Ts};
-use myao::ports::{Clock, Scheduler};
-use myao::schedule::ScheduleName;
-use myao::wire::aws::ssm_settings;
-use myao::wire::http_services;
+use myao_aws::dynamodb::DynamoStore;
+use myao_aws::scheduler::{self as eb, EventBridgeScheduler};
+use myao_aws::sqs::SqsQueue;
+use myao_aws::ssm::SsmSecrets;
+use myao_core::adapters::metrics::NoMetrics;
+use myao_core::adapters::system::{FixedRandom, ManualClock};
+use myao_core::app::ingest::Ingest;
+use myao_core::app::Ports;
+use myao_core::ports::{Clock, Scheduler};
+use myao_core::schedule::ScheduleName;
+use myao_domain::{ChannelId, Conversation, Job, JobKind, Ts};
+use myao_services::Services;
 use myao_tests::{
     fresh_queues, fresh_scheduler, fresh_store_with_clock, signed_request_headers, ssm_client,
     unique,
 };
+use myao_aws::wire::ssm_settings;
+use myao_wire::http_services;
 use serde_json::{json, Value};
 
 const SECRET: &str = "emulated-signing-secret";
@@ -770,7 +771,7 @@ async fn a_fired_schedule_runs_the_judgment_and_its_reply_goes_through_sqs() -> 
     svc.ports
         .queue
         .send(
-            &myao::domain::Job::ChannelMemory {
+            &myao_domain::Job::ChannelMemory {
                 channel: ChannelId::parse("C1")?,
             },
             0,
@@ -792,11 +793,11 @@ async fn a_fired_schedule_runs_the_judgment_and_its_reply_goes_through_sqs() -> 
     let memory = b
         .store
         .get_memory(
-            &myao::domain::MemoryScope::Thread {
+            &myao_domain::MemoryScope::Thread {
                 channel: ChannelId::parse("C1")?,
                 thread_ts: Ts::parse(root)?,
             },
-            myao::domain::MemoryKind::Short,
+            myao_domain::MemoryKind::Short,
         )
         .await?
         .expect("thread memory");
@@ -968,7 +969,7 @@ async fn recorded(b: &mut Bed, ops: &Operations) {
 }
 
 /// The AWS calls each kind of message costs ingest (docs/performance.md, "Costs and
-/// limits", and `cargo bench -p myao --bench ingest`), as the emulator
+/// limits", and `cargo bench -p myao-core --bench ingest`), as the emulator
 /// receives them. Settings and the signing secret are cached by then.
 #[tokio::test]
 async fn the_aws_calls_of_each_kind_of_message() -> Result<()> {

@@ -4,14 +4,14 @@
 //! judgment code, DynamoDB on the emulator and the LLM and Slack stubs.
 
 use chrono::Duration;
-use myao::adapters::aws::dynamodb::DynamoStore;
-use myao::app::ingest::Outcome;
-use myao::app::jobs::JobOutcome;
-use myao::app::judgment::JudgmentOutcome;
-use myao::domain::routing::Route;
-use myao::domain::rules::{Decision, Gate, Signal};
-use myao::domain::{Conversation, Job, JobKind, Settings, Ts};
-use myao::schedule::ScheduleName;
+use myao_aws::dynamodb::DynamoStore;
+use myao_core::app::ingest::Outcome;
+use myao_core::schedule::ScheduleName;
+use myao_domain::routing::Route;
+use myao_domain::rules::{Decision, Gate, Signal};
+use myao_domain::{Conversation, Job, JobKind, Settings, Ts};
+use myao_services::jobs::JobOutcome;
+use myao_services::judgment::JudgmentOutcome;
 use myao_tests::stubs::{channel, message, ts, verdict, Bed, PromptKind, ALICE, BOB, BOT, GENERAL};
 use serde_json::{json, Value};
 
@@ -363,7 +363,7 @@ async fn mentions_only_in_a_channel_schedules_no_judgment() {
     let bed = bed(|s| {
         s.channel_chattiness.insert(
             channel(GENERAL),
-            myao::domain::rules::Chattiness::MentionsOnly,
+            myao_domain::rules::Chattiness::MentionsOnly,
         );
     })
     .await;

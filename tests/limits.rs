@@ -1,5 +1,5 @@
 //! Spend limits (issue 13, item 5), enforced before any LLM call: jobs run
-//! through `myao::app::jobs::run` with the real LLM and Slack adapters
+//! through `myao_services::jobs::run` with the real LLM and Slack adapters
 //! against stub servers and the in-process AWS twins (`myao_tests::stubs`).
 //! Every test counts the LLM stub's requests.
 //!
@@ -13,14 +13,14 @@
 //!   replies last: `near_the_daily_cap_*`
 //! - the same on DynamoDB (the emulator): `on_dynamodb_*`
 
-use myao::app::jobs::JobOutcome;
-use myao::app::judgment::JudgmentOutcome;
-use myao::app::response::ResponseOutcome;
-use myao::domain::limits::{self, Limit, LIMIT_NOTICE};
-use myao::domain::Reply;
-use myao::domain::{Job, MemoryKind, MemoryScope, Ts};
-use myao::ports::Store;
-use myao::ports::{Claims, MemoryRecords};
+use myao_core::ports::Store;
+use myao_core::ports::{Claims, MemoryRecords};
+use myao_domain::limits::{self, Limit, LIMIT_NOTICE};
+use myao_domain::Reply;
+use myao_domain::{Job, MemoryKind, MemoryScope, Ts};
+use myao_services::jobs::JobOutcome;
+use myao_services::judgment::JudgmentOutcome;
+use myao_services::response::ResponseOutcome;
 use myao_tests::stubs::{
     at, channel, message, ts, Bed, MemoryTask, PromptKind, ALICE, BOB, DEFAULT_REPLY, GENERAL,
     RANDOM,

@@ -14,6 +14,7 @@ mod ingest;
 mod judge;
 mod layout;
 mod limits;
+mod manifests;
 mod memory;
 mod metrics;
 mod privacy;

@@ -1,5 +1,5 @@
 //! Memory (issue 5): thread, channel and workspace memories written by the
-//! LLM through `myao::app::jobs::run`, with the real LLM and Slack adapters
+//! LLM through `myao_services::jobs::run`, with the real LLM and Slack adapters
 //! against stub servers and the in-process AWS twins (`myao_tests::stubs`).
 //!
 //! - a thread that went quiet gets a memory, written by its channel's
@@ -16,12 +16,12 @@
 //!   `an_unusable_digest_backs_off_*`
 
 use chrono::Duration;
-use myao::app::jobs::JobOutcome;
-use myao::app::judgment::JudgmentOutcome;
-use myao::app::memory::MemoryReport;
-use myao::domain::Reply;
-use myao::domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
-use myao::ports::{ChannelRecords, MemoryRecords, Messages, UserCache};
+use myao_core::ports::{ChannelRecords, MemoryRecords, Messages, UserCache};
+use myao_domain::Reply;
+use myao_domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
+use myao_services::jobs::JobOutcome;
+use myao_services::judgment::JudgmentOutcome;
+use myao_services::memory::MemoryReport;
 use myao_tests::stubs::{
     assert_in_order, at, channel, message, ts, verdict, Bed, MemoryTask, PromptKind, ALICE, BOB,
     GENERAL, RANDOM,
@@ -831,7 +831,7 @@ async fn a_thread_a_digest_left_out_is_summarised_once_its_reply_waited_half_the
 
 #[tokio::test]
 async fn messages_are_counted_in_profiles_once_even_when_a_deletion_makes_the_memory_again() {
-    use myao::ports::ProfileRecords;
+    use myao_core::ports::ProfileRecords;
     let bed = Bed::new().await;
     bed.seed(&[
         message(GENERAL, ALICE, ts(-600), None, "おはよう"),
@@ -845,8 +845,8 @@ async fn messages_are_counted_in_profiles_once_even_when_a_deletion_makes_the_me
         .await
     };
     run().await;
-    let alice = myao::domain::UserId::parse(ALICE).expect("id");
-    let counted = |p: Option<myao::domain::people::Profile>| p.map_or(0, |p| p.messages);
+    let alice = myao_domain::UserId::parse(ALICE).expect("id");
+    let counted = |p: Option<myao_domain::people::Profile>| p.map_or(0, |p| p.messages);
     let before = counted(bed.store.profile(&alice).await.expect("profile"));
     assert_eq!(before, 2);
     // A deletion's forget removes the channel's short-term memory: the next
@@ -1013,10 +1013,8 @@ async fn an_unusable_digest_backs_off_and_a_later_good_one_writes_memory() {
     // each time once more in the stricter form.
     assert_eq!((calls, unusable), (12, 12));
     assert_eq!(
-        bed.metrics.total(
-            myao::domain::metrics::LLM_UNUSABLE,
-            Some(("Role", "memory"))
-        ),
+        bed.metrics
+            .total(myao_domain::metrics::LLM_UNUSABLE, Some(("Role", "memory"))),
         12.0
     );
     let strict = bed

@@ -6,15 +6,15 @@
 
 use std::sync::Arc;
 
-use myao::adapters::system::StaticSecrets;
-use myao::app::ingest::{Ingest, IngestRequest};
-use myao::app::jobs::JobOutcome;
-use myao::app::response::ResponseOutcome;
-use myao::domain::metrics::{
+use myao_core::adapters::system::StaticSecrets;
+use myao_core::app::ingest::{Ingest, IngestRequest};
+use myao_domain::metrics::{
     ANSWERS, EVENTS, JUDGMENTS, LLM_CALLS, LLM_FAILURES, LLM_SUCCESSES, LLM_TOKENS_IN,
     LLM_TOKENS_OUT, SLACK_AUTH_ERRORS, SLACK_ERRORS, SLACK_EVENTS_RATE_LIMITED,
 };
-use myao::domain::{Job, Reply};
+use myao_domain::{Job, Reply};
+use myao_services::jobs::JobOutcome;
+use myao_services::response::ResponseOutcome;
 use myao_tests::signed_request_headers;
 use myao_tests::stubs::{channel, message, ts, verdict_of, Bed, ALICE, BOB, GENERAL};
 use serde_json::json;
@@ -75,7 +75,7 @@ async fn a_revoked_token_makes_the_metric_its_alarm_watches() {
     // Issue 45: a mention given up is counted for its alarm.
     assert_eq!(
         bed.metrics
-            .total(myao::domain::metrics::MENTIONS_GIVEN_UP, None),
+            .total(myao_domain::metrics::MENTIONS_GIVEN_UP, None),
         1.0
     );
 }
@@ -92,7 +92,7 @@ async fn another_slack_refusal_is_an_error_but_not_a_token_problem() {
 /// refusal does not.
 #[tokio::test]
 async fn a_refused_channel_makes_the_metric_its_alarm_watches() {
-    use myao::domain::metrics::SLACK_CHANNEL_REFUSALS;
+    use myao_domain::metrics::SLACK_CHANNEL_REFUSALS;
     for code in ["not_in_channel", "channel_not_found", "is_archived"] {
         let (bed, _) = refused_post(code).await;
         assert_eq!(

@@ -14,13 +14,13 @@
 //!   `a_deleted_message_is_forgotten_by_every_memory_that_covered_it`
 //! - an edit that arrives first wins: `an_edit_that_arrives_before_its_message_is_kept`
 
-use myao::ports::{MemoryRecords, Messages};
+use myao_core::ports::{MemoryRecords, Messages};
 use std::collections::BTreeSet;
 
-use myao::adapters::aws::dynamodb::DynamoStore;
-use myao::app::ingest::Outcome;
-use myao::domain::Reply;
-use myao::domain::{Job, MemoryKind, MemoryScope};
+use myao_aws::dynamodb::DynamoStore;
+use myao_core::app::ingest::Outcome;
+use myao_domain::Reply;
+use myao_domain::{Job, MemoryKind, MemoryScope};
 use myao_tests::stubs::{
     at, channel, message, ts, verdict, Bed, LlmCall, MemoryTask, PromptKind, ALICE, BOB, GENERAL,
     PARTNERS, RANDOM, SECRET,

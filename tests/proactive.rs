@@ -10,18 +10,16 @@
 //! a judgment planned before Monday's window runs at 14:00.
 
 use chrono::{DateTime, Duration, Utc};
-use myao::adapters::aws::dynamodb::DynamoStore;
-use myao::app::jobs::JobOutcome;
-use myao::app::proactive::{schedule_name, Hold, ProactiveOutcome};
-use myao::app::response::ResponseOutcome;
-use myao::domain::facts::Fact;
-use myao::domain::metrics;
-use myao::domain::proactive::ProactiveChannels;
-use myao::domain::rules::Chattiness;
-use myao::domain::{
-    Channel, Job, Memory, MemoryKind, MemoryScope, Reply, Settings, Ts, Visibility,
-};
-use myao::ports::{ChannelRecords, FactRecords, MemoryRecords, Messages};
+use myao_aws::dynamodb::DynamoStore;
+use myao_core::ports::{ChannelRecords, FactRecords, MemoryRecords, Messages};
+use myao_domain::facts::Fact;
+use myao_domain::metrics;
+use myao_domain::proactive::ProactiveChannels;
+use myao_domain::rules::Chattiness;
+use myao_domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Reply, Settings, Ts, Visibility};
+use myao_services::jobs::JobOutcome;
+use myao_services::proactive::{schedule_name, Hold, ProactiveOutcome};
+use myao_services::response::ResponseOutcome;
 use myao_tests::stubs::{
     at, channel, message, opening, ts, Bed, PromptKind, ALICE, BOB, BOT, DEFAULT_REPLY, GENERAL,
     PARTNERS, RANDOM, SECRET,

@@ -3,15 +3,15 @@
 //! the LLM and Slack stubs (`reactions.add`, `emoji.list`).
 
 use chrono::Duration;
-use myao::adapters::aws::dynamodb::DynamoStore;
-use myao::app::ingest::Outcome;
-use myao::app::jobs::JobOutcome;
-use myao::app::judgment::JudgmentOutcome;
-use myao::app::response::ResponseOutcome;
-use myao::domain::routing::Route;
-use myao::domain::rules::{Decision, Gate};
-use myao::domain::{EmojiName, Job, Reply, Settings, Ts};
-use myao::ports::Messages;
+use myao_aws::dynamodb::DynamoStore;
+use myao_core::app::ingest::Outcome;
+use myao_core::ports::Messages;
+use myao_domain::routing::Route;
+use myao_domain::rules::{Decision, Gate};
+use myao_domain::{EmojiName, Job, Reply, Settings, Ts};
+use myao_services::jobs::JobOutcome;
+use myao_services::judgment::JudgmentOutcome;
+use myao_services::response::ResponseOutcome;
 use myao_tests::stubs::{
     channel, message, ts, verdict_of, Bed, PromptKind, ALICE, BOB, BOT, GENERAL,
 };

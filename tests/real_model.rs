@@ -11,9 +11,9 @@ use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use myao::app::judgment::JudgmentOutcome;
-use myao::app::response::ResponseOutcome;
-use myao::domain::{JudgmentResult, Settings};
+use myao_domain::{JudgmentResult, Settings};
+use myao_services::judgment::JudgmentOutcome;
+use myao_services::response::ResponseOutcome;
 use myao_tests::stubs::{message, ts, Bed, ALICE, GENERAL};
 use serde_json::Value;
 use wiremock::matchers::method;
@@ -125,7 +125,7 @@ async fn a_real_model_answers_a_mention_and_the_reply_is_posted() {
     .await;
 
     let outcome = match bed.run(&response(None, 0, true)).await {
-        myao::app::jobs::JobOutcome::Response(outcome) => outcome,
+        myao_services::jobs::JobOutcome::Response(outcome) => outcome,
         other => panic!("not a response: {other:?}"),
     };
 
@@ -177,7 +177,7 @@ async fn a_real_models_verdict_is_acted_on_when_it_reads_as_one_and_is_silence_w
         bed.seed_top_level_question().await;
 
         let outcome = match bed.run(&judgment(None, -300)).await {
-            myao::app::jobs::JobOutcome::Judgment(outcome) => outcome,
+            myao_services::jobs::JobOutcome::Judgment(outcome) => outcome,
             other => panic!("not a judgment: {other:?}"),
         };
 
@@ -213,9 +213,9 @@ async fn a_real_models_verdict_is_acted_on_when_it_reads_as_one_and_is_silence_w
 
 #[tokio::test]
 async fn a_real_models_digest_is_kept_when_it_reads_as_one_and_is_silence_when_not() {
-    use myao::domain::digest::{self, Asked};
-    use myao::domain::{Job, MemoryKind, MemoryScope};
-    use myao::ports::MemoryRecords;
+    use myao_core::ports::MemoryRecords;
+    use myao_domain::digest::{self, Asked};
+    use myao_domain::{Job, MemoryKind, MemoryScope};
     use myao_tests::stubs::{channel, BOB};
 
     let Some(base) = llama() else { return };

@@ -9,7 +9,7 @@
 //!
 //! This file holds what they share: the emulator's clients and the helpers.
 
-use myao::ports::{ChannelRecords, Claims, MemoryRecords, Messages, UserCache};
+use myao_core::ports::{ChannelRecords, Claims, MemoryRecords, Messages, UserCache};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -38,20 +38,20 @@ use aws_smithy_runtime_api::client::http::{
 use aws_smithy_runtime_api::client::result::ConnectorError;
 use aws_smithy_runtime_api::http::StatusCode;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
-use myao::adapters::aws::dynamodb::DynamoStore;
-use myao::adapters::aws::scheduler::EventBridgeScheduler;
-use myao::adapters::aws::ssm::{SsmSecrets, SsmSettingsSource};
-use myao::adapters::system::{ManualClock, SystemClock};
-use myao::domain::files::SharedFile;
-use myao::domain::Reply;
-use myao::domain::{
+use myao_aws::dynamodb::DynamoStore;
+use myao_aws::scheduler::EventBridgeScheduler;
+use myao_aws::ssm::{SsmSecrets, SsmSettingsSource};
+use myao_core::adapters::system::{ManualClock, SystemClock};
+use myao_core::ports::{
+    ChannelRecord, Claim, Clock, Edit, Insert, Queue, Scheduler, Secrets, SettingsSource, Store,
+};
+use myao_core::schedule::ScheduleName;
+use myao_domain::files::SharedFile;
+use myao_domain::Reply;
+use myao_domain::{
     Channel, ChannelId, ChannelKind, Conversation, Forget, Job, Memory, MemoryKind, MemoryScope,
     Message, Settings, Ts, User, Visibility, VisibilityChange,
 };
-use myao::ports::{
-    ChannelRecord, Claim, Clock, Edit, Insert, Queue, Scheduler, Secrets, SettingsSource, Store,
-};
-use myao::schedule::ScheduleName;
 use myao_tests::stubs::{channel, user};
 use myao_tests::{
     aws_config, create_table, dynamodb_client, fresh_queues, fresh_scheduler, fresh_store,

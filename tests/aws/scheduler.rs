@@ -267,7 +267,7 @@ async fn scheduler_keeps_its_group_when_ensured_again() -> Result<()> {
     let s = fresh_scheduler().await;
     let n = name("survivor");
     s.upsert(&n, at(1_900_000_000), &judgment("2.0")).await?;
-    myao::adapters::aws::scheduler::ensure_group(&s.client, &s.group).await?;
+    myao_aws::scheduler::ensure_group(&s.client, &s.group).await?;
     assert!(
         s.get(&n).await?.is_some(),
         "ensure_group must not re-create (and so wipe) a group"

@@ -650,7 +650,7 @@ impl aws_sdk_dynamodb::config::HttpClient for OneRequestAtATime {
 async fn fresh_store_in_turn(clock: Arc<dyn Clock>) -> Result<DynamoStore> {
     let config = aws_sdk_dynamodb::config::Builder::from(&aws_config().await)
         .http_client(OneRequestAtATime {
-            http: myao::adapters::tls::http_client(),
+            http: myao_http::http_client(),
             gate: Arc::new(tokio::sync::Semaphore::new(1)),
         })
         .build();

@@ -951,9 +951,9 @@ async fn store_deletes_a_memory_and_tolerates_a_missing_one() -> Result<()> {
 /// writes, never creating a record, and read back as written.
 #[tokio::test]
 async fn a_channels_answer_times_round_trip_on_its_record() -> Result<()> {
-    use myao::adapters::twins::MemoryStore;
-    use myao::domain::answer_times::{AnswerTimes, Fate};
-    use myao::domain::digest::Backoff;
+    use myao_core::adapters::twins::MemoryStore;
+    use myao_domain::answer_times::{AnswerTimes, Fate};
+    use myao_domain::digest::Backoff;
 
     let mut times = AnswerTimes::default();
     let asked = Ts::parse("1700000000.000100")?;
@@ -1010,7 +1010,7 @@ async fn a_channels_answer_times_round_trip_on_its_record() -> Result<()> {
 /// it is gone once expired.
 #[tokio::test]
 async fn a_draft_outlives_its_claim_and_not_its_expiry() -> Result<()> {
-    use myao::adapters::twins::MemoryStore;
+    use myao_core::adapters::twins::MemoryStore;
 
     let clock = Arc::new(ManualClock::new(Utc::now()));
     let stores: [(&str, Box<dyn Store>); 2] = [

@@ -40,7 +40,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
-use myao::env::{self, Function};
+use myao_core::env::{self, Function};
 use myao_tests::{
     emulator_endpoint, fresh_queues, fresh_scheduler, fresh_store, signed_request_headers,
     ssm_client, unique,

@@ -12,11 +12,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use chrono::{DateTime, Utc};
-use myao::adapters::aws::dynamodb::{schema, DynamoStore};
-use myao::adapters::aws::scheduler::{self, EventBridgeScheduler};
-use myao::adapters::aws::sqs::{self, SqsQueue};
-use myao::adapters::system::SystemClock;
-use myao::ports::Clock;
+use myao_aws::dynamodb::{schema, DynamoStore};
+use myao_aws::scheduler::{self, EventBridgeScheduler};
+use myao_aws::sqs::{self, SqsQueue};
+use myao_core::adapters::system::SystemClock;
+use myao_core::ports::Clock;
 
 pub mod stubs;
 
@@ -46,7 +46,7 @@ pub async fn aws_config() -> SdkConfig {
         aws_sdk_dynamodb::config::Credentials::new("test", "test", None, None, "myao-tests");
     aws_config::defaults(BehaviorVersion::latest())
         .empty_test_environment()
-        .http_client(myao::adapters::aws::http_client())
+        .http_client(myao_aws::http_client())
         .endpoint_url(emulator_endpoint())
         .region(Region::new(REGION))
         .credentials_provider(credentials)
@@ -247,7 +247,7 @@ pub fn signed_request_headers(
     now: DateTime<Utc>,
 ) -> (String, String) {
     let timestamp = now.timestamp().to_string();
-    let signature = myao::slack::signature::sign(secret.as_ref(), &timestamp, body.as_ref());
+    let signature = myao_slack::signature::sign(secret.as_ref(), &timestamp, body.as_ref());
     (timestamp, signature)
 }
 
@@ -274,7 +274,7 @@ mod tests {
         let now = Utc::now();
         let (ts, sig) = signed_request_headers("secret", "body", now);
         assert_eq!(
-            myao::slack::signature::verify(
+            myao_slack::signature::verify(
                 b"secret",
                 Some(&ts),
                 Some(&sig),

@@ -18,19 +18,19 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration as StdDuration, Instant};
 
 use chrono::{DateTime, Utc};
-use myao::adapters::aws::dynamodb::DynamoStore;
-use myao::adapters::openai::OpenAiLlm;
-use myao::adapters::slack::SlackWebApi;
-use myao::adapters::system::{FixedRandom, ManualClock, StaticSecrets};
-use myao::adapters::twins::{JobBoard, MemoryStore, RecordedMetrics};
-use myao::app::ingest::{Ingest, Outcome};
-use myao::app::jobs::{self, JobOutcome};
-use myao::app::Services;
-use myao::domain::rules::Thresholds;
-use myao::domain::{ChannelId, Job, Message, Settings, Ts, UserId};
-use myao::ports::{Clock, Store};
-use myao::slack::event::parse_envelope;
-use myao::wire::Twins;
+use myao_aws::dynamodb::DynamoStore;
+use myao_core::adapters::system::{FixedRandom, ManualClock, StaticSecrets};
+use myao_core::adapters::twins::{JobBoard, MemoryStore, RecordedMetrics};
+use myao_core::app::ingest::{Ingest, Outcome};
+use myao_core::ports::{Clock, Store};
+use myao_core::wire::Twins;
+use myao_domain::rules::Thresholds;
+use myao_domain::{ChannelId, Job, Message, Settings, Ts, UserId};
+use myao_llm::openai::OpenAiLlm;
+use myao_services::jobs::{self, JobOutcome};
+use myao_services::Services;
+use myao_slack::event::parse_envelope;
+use myao_slack_api::SlackWebApi;
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
@@ -707,7 +707,7 @@ impl<S: Store + 'static> Bed<S> {
                 .with("slack_bot_token", "xoxb-test"),
         );
         let llm = OpenAiLlm::new(
-            myao::adapters::tls::http_client(),
+            myao_http::http_client(),
             ports.settings.clone(),
             secrets.clone(),
             "llm_api_key",
@@ -715,7 +715,7 @@ impl<S: Store + 'static> Bed<S> {
         .with_backoff(StdDuration::from_millis(1))
         .with_metrics(ports.metrics.clone());
         let slack = SlackWebApi::new(
-            myao::adapters::tls::http_client(),
+            myao_http::http_client(),
             ports.settings.clone(),
             secrets,
             "slack_bot_token",

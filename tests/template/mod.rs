@@ -5,7 +5,7 @@
 //! through them. Each test gathers every problem before failing, and names the
 //! resource and the variable, action or setting concerned.
 //!
-//! - `every_function_has_the_environment_variables_it_reads`: `myao::env::required`
+//! - `every_function_has_the_environment_variables_it_reads`: `myao_core::env::required`
 //! - `no_policy_statement_has_a_wildcard_action` and
 //!   `function_policies_are_explicit_statements`: least privilege
 //! - `no_secret_value_in_parameters_or_outputs`: secrets live in SSM only
@@ -19,8 +19,8 @@
 
 use std::path::{Path, PathBuf};
 
-use myao::domain::settings::{Settings, SETTING_NAMES};
-use myao::env::{self, Function};
+use myao_core::env::{self, Function};
+use myao_domain::settings::{Settings, SETTING_NAMES};
 use serde_yaml::Value;
 
 mod cfn;
@@ -411,7 +411,7 @@ fn every_function_builds_its_own_binary() {
 /// say the same, or the check would guard the wrong limit.
 #[test]
 fn job_functions_have_the_timeouts_the_settings_are_checked_against() {
-    use myao::domain::settings::{
+    use myao_domain::settings::{
         JUDGMENT_FUNCTION_TIMEOUT_SECONDS, MEMORY_FUNCTION_TIMEOUT_SECONDS,
         RESPONSE_FUNCTION_TIMEOUT_SECONDS,
     };
@@ -610,7 +610,7 @@ const METHOD_SCOPES: &[(&str, &[&str])] = &[
 /// scopes.
 #[test]
 fn the_manifest_and_the_readme_ask_for_what_is_called() {
-    let adapter = std::fs::read_to_string(workspace_root().join("shared/src/adapters/slack.rs"))
+    let adapter = std::fs::read_to_string(workspace_root().join("shared/slack-api/src/lib.rs"))
         .expect("the Slack adapter");
     let called: Vec<&str> = adapter
         .split("const METHOD: &str = \"")
@@ -722,7 +722,7 @@ fn every_queue_and_function_has_an_alarm_and_the_email_is_optional() {
 /// JSON once substituted) shows every metric.
 #[test]
 fn the_metrics_feed_the_alarms_and_the_dashboard() {
-    use myao::domain::metrics;
+    use myao_domain::metrics;
     let t = template();
     let namespace = at(
         &t,

@@ -3,8 +3,9 @@
 pub mod handler;
 
 use lambda_http::{Body, Request, Response};
-use myao_aws::wire::MissingEnv;
+use myao_aws::wire::{common, queue, scheduler, var, MissingEnv};
 use myao_core::app::ingest::Ingest;
+use myao_core::env::{self, Function};
 use tokio::sync::OnceCell;
 
 /// The process's ingest service, built once, by whichever needs it first:
@@ -12,7 +13,19 @@ use tokio::sync::OnceCell;
 static INGEST: OnceCell<Ingest> = OnceCell::const_new();
 
 async fn ingest() -> Result<&'static Ingest, MissingEnv> {
-    INGEST.get_or_try_init(myao_aws::wire::ingest).await
+    INGEST.get_or_try_init(build).await
+}
+
+/// The ingest service over the AWS adapters of the function's environment.
+async fn build() -> Result<Ingest, MissingEnv> {
+    let c = common(Function::Ingest).await?;
+    let scheduler = scheduler(&c.config)?;
+    let queue = queue(&c.config).ok_or(MissingEnv(env::RESPONSE_QUEUE_URL))?;
+    Ok(Ingest::new(
+        c.ports(scheduler, queue),
+        c.secrets,
+        var(env::SLACK_SIGNING_SECRET_PARAM)?,
+    ))
 }
 
 /// What a cold start does beside the runtime's first request for an event:

@@ -3,11 +3,11 @@
 //! function and its kinds.
 
 use lambda_runtime::{service_fn, Error, LambdaEvent};
-use myao::app::jobs::{handle_payload, Answer};
-use myao::app::Services;
-use myao::deadline::Deadline;
-use myao::domain::JobKind;
-use myao::env::Function;
+use myao_core::deadline::Deadline;
+use myao_core::env::Function;
+use myao_domain::JobKind;
+use myao_services::jobs::{handle_payload, Answer};
+use myao_services::Services;
 use serde_json::Value;
 
 /// The kinds the judgment function runs (its schedules): a conversation's
@@ -31,7 +31,7 @@ pub const MEMORY: &[JobKind] = &[
 /// the invocation's deadline, to which the LLM and Slack calls are sized: a
 /// job out of time fails retryably before Lambda would kill it. Which
 /// failures fail the invocation is decided once, in
-/// [`myao::app::jobs::handle_payload`].
+/// [`myao_services::jobs::handle_payload`].
 pub async fn handle(
     services: &Services,
     kinds: &[JobKind],
@@ -45,8 +45,8 @@ pub async fn handle(
 /// The body of each binary's `main`: builds `function`'s services once per
 /// cold start, then serves invocations.
 pub async fn serve(function: Function, kinds: &'static [JobKind]) -> Result<(), Error> {
-    myao::telemetry::init(myao::telemetry::lambda_wants_json());
-    let services = myao::wire::aws::services(function).await?;
+    myao_core::telemetry::init(myao_core::telemetry::lambda_wants_json());
+    let services = myao_wire::aws::services(function).await?;
     let services = &services;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<Value>| {
         handle(services, kinds, event)

@@ -21,9 +21,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use myao::domain::budget::estimate_tokens;
-use myao::domain::Settings;
-use myao::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError};
+use myao_core::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError};
+use myao_domain::budget::estimate_tokens;
+use myao_domain::Settings;
 use myao_local::export::{self, Filter};
 use serde_json::json;
 

@@ -24,9 +24,9 @@ mod serving;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use myao::slack::signature::sign;
 use myao_local::config;
 use myao_local::serve::{self, EVENTS_PATH};
+use myao_slack::signature::sign;
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 
@@ -106,7 +106,7 @@ async fn run(events: usize, concurrency: usize) -> anyhow::Result<()> {
         let _ = stopped.await;
     }));
 
-    let client = myao::adapters::tls::http_client();
+    let client = myao_http::http_client();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)?
         .as_secs();

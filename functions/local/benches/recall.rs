@@ -30,8 +30,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use myao::domain::{ChannelId, Settings, Ts, UserId};
-use myao::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError};
+use myao_core::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError};
+use myao_domain::{ChannelId, Settings, Ts, UserId};
 use myao_local::export::{Entry, Export};
 use serde_json::json;
 

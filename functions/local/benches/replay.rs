@@ -15,8 +15,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use myao::domain::{Channel, ChannelId, Settings, User, UserId, Visibility};
-use myao::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError};
+use myao_core::ports::{Llm, LlmReply, LlmRequest, LlmRole, PortError};
+use myao_domain::{Channel, ChannelId, Settings, User, UserId, Visibility};
 use myao_local::export::{Entry, Export};
 use myao_local::replay::{self, Options};
 use myao_local::timeline::Recorder;

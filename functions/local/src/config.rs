@@ -8,9 +8,9 @@ use std::fmt;
 use std::io;
 use std::path::Path;
 
-use myao::adapters::system::StaticSecrets;
-use myao::domain::settings::{SettingIssue, SETTING_NAMES};
-use myao::domain::Settings;
+use myao_core::adapters::system::StaticSecrets;
+use myao_domain::settings::{SettingIssue, SETTING_NAMES};
+use myao_domain::Settings;
 
 /// The secret holding the LLM API key (`MYAO_LLM_API_KEY`).
 pub const LLM_API_KEY: &str = "llm_api_key";
@@ -212,7 +212,7 @@ fn plain(value: &toml::Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use myao::ports::Secrets;
+    use myao_core::ports::Secrets;
 
     fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs

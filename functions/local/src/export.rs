@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Each message is read with the live event parser
-//! ([`myao::slack::event::parse_event`]) once its `channel` is set,
+//! ([`myao_slack::event::parse_event`]) once its `channel` is set,
 //! so subtypes, edits (`message_changed`) and deletions (`message_deleted`)
 //! follow exactly the rules of the Events API. A file that is not what it
 //! should be is an [`ExportError`] naming it; a message of a subtype the bot
@@ -21,9 +21,9 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use chrono_tz::Tz;
-use myao::domain::text::UserNames;
-use myao::domain::{Channel, ChannelId, IdError, Ts, User, UserId, Visibility};
-use myao::slack::event::{parse_event, EventParseError, SlackEvent};
+use myao_domain::text::UserNames;
+use myao_domain::{Channel, ChannelId, IdError, Ts, User, UserId, Visibility};
+use myao_slack::event::{parse_event, EventParseError, SlackEvent};
 use serde_json::Value;
 
 /// The most read of one file in a zip export (64 MiB uncompressed): a day

@@ -8,11 +8,11 @@
 use std::sync::Arc;
 
 use anyhow::bail;
-use myao::adapters::bedrock::BedrockLlm;
-use myao::adapters::llm::{provider, LlmRouter};
-use myao::domain::settings::LlmProvider;
-use myao::domain::Settings;
-use myao::ports::{Llm, LlmRole, SettingsProvider};
+use myao_core::ports::{Llm, LlmRole, SettingsProvider};
+use myao_domain::settings::LlmProvider;
+use myao_domain::Settings;
+use myao_llm::bedrock::BedrockLlm;
+use myao_llm::{provider, LlmRouter};
 
 /// The three roles, in the order they are shown.
 pub const ROLES: [LlmRole; 3] = [LlmRole::Judgment, LlmRole::Response, LlmRole::Memory];
@@ -37,7 +37,7 @@ pub async fn bedrock_if_asked(
     if !uses(current, LlmProvider::Bedrock) {
         return Ok(None);
     }
-    let config = myao::adapters::aws::sdk_config().await;
+    let config = myao_aws::sdk_config().await;
     if config.region().is_none() {
         bail!(
             "llm_provider (or a role's provider) is bedrock, but no AWS region is set: set \
@@ -76,7 +76,7 @@ pub fn label(settings: &Settings) -> String {
     let roles: Vec<String> = ROLES
         .iter()
         .map(|role| {
-            let model = myao::adapters::llm::model_name(settings, *role);
+            let model = myao_llm::model_name(settings, *role);
             if mixed {
                 format!("{} {model} on {}", role.as_str(), provider(settings, *role))
             } else {
@@ -124,8 +124,9 @@ mod tests {
     #[tokio::test]
     async fn no_bedrock_client_unless_a_role_asks_for_one() {
         let openai = settings(&[]);
-        let provider: Arc<dyn SettingsProvider> =
-            Arc::new(myao::adapters::system::FixedSettings::new(openai.clone()));
+        let provider: Arc<dyn SettingsProvider> = Arc::new(
+            myao_core::adapters::system::FixedSettings::new(openai.clone()),
+        );
         let made = bedrock_if_asked(&openai, provider).await.expect("no error");
         assert!(made.is_none());
     }

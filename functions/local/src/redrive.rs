@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 use aws_sdk_sqs::types::Message;
-use myao::domain::{Job, JobKind};
+use myao_domain::{Job, JobKind};
 use serde_json::Value;
 
 use crate::doctor::aws_error;

@@ -14,7 +14,7 @@
 //! one pending sweep, armed again after each run; it runs before the board's
 //! jobs due at the same instant.
 
-use myao::ports::Messages;
+use myao_core::ports::Messages;
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,21 +22,21 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use chrono::{DateTime, Duration, Utc};
-use myao::adapters::system::{ManualClock, SplitMix, StaticSecrets};
-use myao::adapters::twins::{JobBoard, MemoryStore};
-use myao::app::ingest::{Ingest, Outcome};
-use myao::app::jobs::{self, JobOutcome};
-use myao::app::judgment::JudgmentOutcome;
-use myao::app::response::ResponseOutcome;
-use myao::app::Services;
-use myao::deadline::{job_budget, Deadline};
-use myao::domain::text::render_slack_text;
-use myao::domain::{
+use myao_core::adapters::system::{ManualClock, SplitMix, StaticSecrets};
+use myao_core::adapters::twins::{JobBoard, MemoryStore};
+use myao_core::app::ingest::{Ingest, Outcome};
+use myao_core::deadline::{job_budget, Deadline};
+use myao_core::ports::{Clock, Llm};
+use myao_core::wire::Twins;
+use myao_domain::text::render_slack_text;
+use myao_domain::{
     Channel, ChannelId, Job, MemoryKind, MemoryScope, Reply, Settings, Ts, UserId, Visibility,
 };
-use myao::ports::{Clock, Llm};
-use myao::slack::event::{Envelope, SlackEvent};
-use myao::wire::Twins;
+use myao_services::jobs::{self, JobOutcome};
+use myao_services::judgment::JudgmentOutcome;
+use myao_services::response::ResponseOutcome;
+use myao_services::Services;
+use myao_slack::event::{Envelope, SlackEvent};
 
 use crate::export::Export;
 use crate::timeline::{
@@ -728,7 +728,7 @@ mod tests {
     use super::*;
     use crate::export::Entry;
     use crate::timeline::Recorder;
-    use myao::domain::User;
+    use myao_domain::User;
     use serde_json::json;
 
     fn export(entries: Vec<(&str, serde_json::Value)>) -> Export {
@@ -751,7 +751,7 @@ mod tests {
 
     #[test]
     fn a_response_that_posted_nothing_is_counted_by_its_outcomes_name() {
-        use myao::domain::limits::Limit;
+        use myao_domain::limits::Limit;
         let limited = ResponseOutcome::Limited {
             limit: Limit::LlmCallsPerDay,
             notice: None,
@@ -940,7 +940,7 @@ mod tests {
                 if proactive_name(outcome, *dry_run) != "dry run" {
                     continue;
                 }
-                assert!(myao::domain::proactive::within(
+                assert!(myao_domain::proactive::within(
                     e.at,
                     settings.timezone,
                     settings.proactive_hours,

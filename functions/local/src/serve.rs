@@ -22,18 +22,18 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use myao::adapters::openai::OpenAiLlm;
-use myao::adapters::slack::SlackWebApi;
-use myao::adapters::system::{FixedSettings, SplitMix, SystemClock};
-use myao::adapters::twins::JobBoard;
-use myao::app::ingest::{Ingest, IngestRequest, MAX_BODY_BYTES};
-use myao::app::{jobs, Services};
-use myao::deadline::{job_budget, Deadline};
-use myao::domain::job::retry_delay;
-use myao::domain::{Job, Settings};
-use myao::ports::SlackApi;
-use myao::schedule::ScheduleName;
-use myao::wire::Twins;
+use myao_core::adapters::system::{FixedSettings, SplitMix, SystemClock};
+use myao_core::adapters::twins::JobBoard;
+use myao_core::app::ingest::{Ingest, IngestRequest, MAX_BODY_BYTES};
+use myao_core::deadline::{job_budget, Deadline};
+use myao_core::ports::SlackApi;
+use myao_core::schedule::ScheduleName;
+use myao_core::wire::Twins;
+use myao_domain::job::retry_delay;
+use myao_domain::{Job, Settings};
+use myao_llm::openai::OpenAiLlm;
+use myao_services::{jobs, Services};
+use myao_slack_api::SlackWebApi;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
 
@@ -132,7 +132,7 @@ pub async fn assemble(config: LocalConfig) -> anyhow::Result<Bot> {
         );
     }
     let secrets = Arc::new(config.secrets.clone());
-    let http = myao::adapters::tls::http_client();
+    let http = myao_http::http_client();
     let mut settings = config.settings.clone();
     // One Slack client for auth.test and the jobs. It reads only
     // slack_api_base_url and slack_max_retries from its settings, which

@@ -12,8 +12,8 @@ use std::path::Path;
 
 use aws_sdk_ssm::error::ProvideErrorMetadata as _;
 use aws_sdk_ssm::types::ParameterType;
-use myao::domain::settings::{SettingDoc, SETTING_NAMES};
-use myao::domain::Settings;
+use myao_domain::settings::{SettingDoc, SETTING_NAMES};
+use myao_domain::Settings;
 
 use crate::config::{self, Origin, SECRET_NAMES};
 

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use myao::domain::JobKind;
+use myao_domain::JobKind;
 use serde_json::Value;
 
 /// The output holding the ingest function's URL.

@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
-use myao::adapters::system::ManualClock;
-use myao::domain::{Channel, ChannelId, EmojiName, Ts, User, UserId};
-use myao::ports::{Clock, Llm, LlmReply, LlmRequest, LlmRole, PortError, Reacted, SlackApi};
+use myao_core::adapters::system::ManualClock;
+use myao_core::ports::{Clock, Llm, LlmReply, LlmRequest, LlmRole, PortError, Reacted, SlackApi};
+use myao_domain::{Channel, ChannelId, EmojiName, Ts, User, UserId};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())

@@ -27,9 +27,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use aws_sdk_ssm::types::ParameterType;
-use myao::adapters::aws::scheduler::ensure_group;
-use myao::adapters::aws::sqs::create_queue;
-use myao::domain::Settings;
+use myao_aws::scheduler::ensure_group;
+use myao_aws::sqs::create_queue;
+use myao_domain::Settings;
 use myao_local::config;
 use myao_local::doctor::required_scopes;
 use myao_local::serve::{self, EVENTS_PATH};
@@ -894,7 +894,7 @@ async fn settings_set_refuses_a_bad_value_writes_a_good_one_and_unset_restores_t
     let listed = run.stdout.lines().skip(1).count();
     assert_eq!(
         listed,
-        myao::domain::settings::SETTING_NAMES.len(),
+        myao_domain::settings::SETTING_NAMES.len(),
         "{}",
         run.stdout
     );

@@ -7,7 +7,7 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use myao::domain::rules::Chattiness;
+use myao_domain::rules::Chattiness;
 use myao_local::cli::{self, Command, ReplayArgs};
 use myao_local::eval::html::HtmlOptions;
 use myao_local::eval::{self, Report};

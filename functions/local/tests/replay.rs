@@ -11,12 +11,12 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, Utc};
-use myao::app::judgment::JudgmentOutcome;
-use myao::domain::rules::Decision;
+use myao_domain::rules::Decision;
 use myao_local::cli::{self, Command, ReplayArgs};
 use myao_local::export::{self, Filter};
 use myao_local::replay;
 use myao_local::timeline::{Event, EventKind, Recorder, TextSink, Verdict};
+use myao_services::judgment::JudgmentOutcome;
 use serde_json::{json, Value};
 use wiremock::{Request, Respond, ResponseTemplate};
 
@@ -25,7 +25,7 @@ fn example() -> PathBuf {
 }
 
 fn at(ts: &str) -> DateTime<Utc> {
-    myao::domain::Ts::parse(ts).expect("ts").to_datetime()
+    myao_domain::Ts::parse(ts).expect("ts").to_datetime()
 }
 
 fn replay_args(extra: &[&str]) -> ReplayArgs {
@@ -566,7 +566,7 @@ async fn unknown_subtypes_are_skipped_and_counted() {
     let mut rec = Recorder::default();
     let s = replay::run(
         &export,
-        replay::Options::dry_run(myao::domain::Settings::default()),
+        replay::Options::dry_run(myao_domain::Settings::default()),
         &mut rec,
     )
     .await

@@ -10,9 +10,9 @@ use crate::serving;
 
 use std::time::Duration;
 
-use myao::slack::signature::sign;
 use myao_local::config;
 use myao_local::serve::{self, EVENTS_PATH};
+use myao_slack::signature::sign;
 use serde_json::Value;
 use serving::{llm_stub, slack_stub, wait_for_post, CHANNEL, REPLY};
 use wiremock::MockServer;
@@ -64,7 +64,7 @@ async fn a_signed_mention_is_answered_in_slack_and_a_forged_one_refused() {
         let _ = stopped.await;
     }));
     let url = format!("http://{addr}{EVENTS_PATH}");
-    let client = myao::adapters::tls::http_client();
+    let client = myao_http::http_client();
 
     // Slack's URL check.
     let challenge = br#"{"type":"url_verification","challenge":"c-123","token":"x"}"#.to_vec();
@@ -119,9 +119,9 @@ async fn a_signed_mention_is_answered_in_slack_and_a_forged_one_refused() {
 #[tokio::test]
 async fn an_oversized_body_gets_413() {
     let (addr, _, stop, running, _stubs) = running_with(serve::Limits::default(), &[]).await;
-    let big = vec![b' '; myao::app::ingest::MAX_BODY_BYTES + 10];
+    let big = vec![b' '; myao_core::app::ingest::MAX_BODY_BYTES + 10];
     let r = post(
-        &myao::adapters::tls::http_client(),
+        &myao_http::http_client(),
         &format!("http://{addr}{EVENTS_PATH}"),
         big,
         None,
@@ -147,7 +147,7 @@ async fn a_mention_during_a_short_llm_outage_is_answered_once_after_it() {
         .with_priority(1)
         .mount(&llm)
         .await;
-    let client = myao::adapters::tls::http_client();
+    let client = myao_http::http_client();
     let url = format!("http://{addr}{EVENTS_PATH}");
     let r = post(&client, &url, mention_body(&serving::now_ts(3000)), None).await;
     assert_eq!(r.status(), 200);
@@ -204,7 +204,7 @@ async fn serve_refuses_to_start_without_its_secrets() {
 /// The status of a GET of a path that is not the events' (404 when the
 /// server answers).
 async fn status_of_another_path(addr: std::net::SocketAddr) -> u16 {
-    myao::adapters::tls::http_client()
+    myao_http::http_client()
         .get(format!("http://{addr}/health"))
         .send()
         .await
@@ -414,7 +414,7 @@ async fn accept_failing_for_want_of_descriptors_pauses_instead_of_spinning() {
     for _ in 0..60 {
         let got = tokio::time::timeout(
             Duration::from_secs(1),
-            myao::adapters::tls::http_client()
+            myao_http::http_client()
                 .get(format!("http://{addr}/health"))
                 .send(),
         )
@@ -467,7 +467,7 @@ async fn a_mention_shows_the_bot_writing_while_a_slow_model_writes() {
         .mount(&llm)
         .await;
     let ts = serving::now_ts(4000);
-    let client = myao::adapters::tls::http_client();
+    let client = myao_http::http_client();
     let sent = std::time::Instant::now();
     let r = post(
         &client,
@@ -536,7 +536,7 @@ async fn a_reply_that_is_not_written_clears_the_status_and_a_missing_scope_costs
         .with_priority(1)
         .mount(&llm)
         .await;
-    let client = myao::adapters::tls::http_client();
+    let client = myao_http::http_client();
     let url = format!("http://{addr}{EVENTS_PATH}");
     let r = post(&client, &url, mention_body(&serving::now_ts(5000)), None).await;
     assert_eq!(r.status(), 200);

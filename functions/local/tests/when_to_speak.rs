@@ -21,7 +21,7 @@ use crate::common;
 use std::path::Path;
 
 use chrono::{DateTime, Duration, Utc};
-use myao::domain::Ts;
+use myao_domain::Ts;
 use myao_local::cli::{self, Command};
 use myao_local::export;
 use myao_local::replay;
@@ -292,7 +292,7 @@ async fn a_channel_whose_people_answer_slowly_waits_longer_than_a_quick_one() {
 }
 
 fn rules_ceiling() -> Duration {
-    myao::domain::answer_times::CEILING
+    myao_domain::answer_times::CEILING
 }
 
 #[tokio::test]

@@ -1,5 +1,5 @@
 //! The HTTP client of every SDK client: hyper-util's pooled HTTP/1.1 client
-//! over rustls, with the one TLS configuration of [`crate::tls`].
+//! over rustls, with the one TLS configuration of [`myao_tls`].
 //!
 //! The SDK's ready-made client (`aws-smithy-http-client`) takes its roots
 //! only as PEM: the compiled-in roots would be encoded to PEM, decoded back
@@ -56,7 +56,7 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// connections stay in it). Nothing is connected, resolved or read until
 /// the first request.
 pub fn http_client() -> SharedHttpClient {
-    http_client_with(crate::tls::client_config())
+    http_client_with(myao_tls::client_config())
 }
 
 /// The same, over the TLS configuration `tls` (tests give one that trusts
@@ -473,7 +473,7 @@ mod tests {
     }
 
     fn trusting(server: &Server) -> SharedHttpClient {
-        http_client_with(Arc::new(crate::tls::client_config_with(server.ca.clone())))
+        http_client_with(Arc::new(myao_tls::client_config_with(server.ca.clone())))
     }
 
     fn no_timeouts() -> TimeoutConfig {

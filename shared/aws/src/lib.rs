@@ -1,7 +1,8 @@
 //! The AWS adapters of `myao-core`'s ports: DynamoDB, EventBridge
 //! Scheduler, SQS and SSM, over one HTTP client ([`http`]) and one TLS
-//! configuration ([`tls`]); and [`wire`], the Lambda functions' assembly.
-//! (Bedrock, an LLM, is `myao`'s, beside the other LLM adapters.)
+//! configuration (`myao-tls`); and [`wire`], these adapters built from a
+//! Lambda function's environment (the functions assemble their services).
+//! (Bedrock, an LLM, is `myao-llm`'s, beside the other LLM adapter.)
 //!
 //! Each adapter owns its SDK client and turns every SDK error into a
 //! [`PortError`] here: no SDK type crosses a port.
@@ -11,7 +12,6 @@ pub mod http;
 pub mod scheduler;
 pub mod sqs;
 pub mod ssm;
-pub mod tls;
 pub mod wire;
 
 use aws_config::BehaviorVersion;

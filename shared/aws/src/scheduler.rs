@@ -14,9 +14,9 @@ use aws_sdk_scheduler::Client;
 use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Timelike, Utc};
 
 use super::{expecting, port_error};
-use myao_core::domain::{Job, JobKind};
 use myao_core::ports::{PortError, ScheduledJob, Scheduler};
 use myao_core::schedule::ScheduleName;
+use myao_domain::{Job, JobKind};
 
 const SERVICE: &str = "scheduler";
 /// The time zone of every expression we write.

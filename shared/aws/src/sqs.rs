@@ -6,8 +6,8 @@ use async_trait::async_trait;
 use aws_sdk_sqs::Client;
 
 use super::port_error;
-use myao_core::domain::{Job, JobKind};
 use myao_core::ports::{PortError, Queue, MAX_QUEUE_DELAY_SECONDS};
+use myao_domain::{Job, JobKind};
 
 const SERVICE: &str = "sqs";
 

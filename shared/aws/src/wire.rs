@@ -1,6 +1,6 @@
 //! The Lambda functions' assembly: the AWS adapters from the function's
 //! environment (`myao_core::env`), built once per cold start. Ingest is
-//! assembled here whole; the job functions (`myao::wire::aws`) start from
+//! assembled here whole; the job functions (`myao_wire::aws`) start from
 //! the same [`common`] part.
 
 use std::sync::Arc;
@@ -9,7 +9,6 @@ use chrono::Duration;
 
 use myao_core::adapters::metrics::EmfLog;
 use myao_core::adapters::system::{SplitMix, SystemClock};
-use myao_core::app::ingest::Ingest;
 use myao_core::app::settings::{CachedSettings, DEFAULT_TTL_SECONDS};
 use myao_core::app::Ports;
 use myao_core::env::{self, Function};
@@ -116,7 +115,9 @@ pub async fn common(function: Function) -> Result<Common, MissingEnv> {
     })
 }
 
-fn scheduler(config: &aws_config::SdkConfig) -> Result<EventBridgeScheduler, MissingEnv> {
+/// The scheduler of a function that makes schedules (all of its
+/// variables required).
+pub fn scheduler(config: &aws_config::SdkConfig) -> Result<EventBridgeScheduler, MissingEnv> {
     Ok(EventBridgeScheduler {
         client: aws_sdk_scheduler::Client::new(config),
         group: var(env::SCHEDULE_GROUP)?,
@@ -128,22 +129,11 @@ fn scheduler(config: &aws_config::SdkConfig) -> Result<EventBridgeScheduler, Mis
     })
 }
 
-fn queue(config: &aws_config::SdkConfig) -> Option<SqsQueue> {
+/// The queues, when the function has `RESPONSE_QUEUE_URL`.
+pub fn queue(config: &aws_config::SdkConfig) -> Option<SqsQueue> {
     optional(env::RESPONSE_QUEUE_URL).map(|url| SqsQueue {
         client: aws_sdk_sqs::Client::new(config),
         response_queue_url: url,
         memory_queue_url: optional(env::MEMORY_QUEUE_URL),
     })
-}
-
-/// The ingest service.
-pub async fn ingest() -> Result<Ingest, MissingEnv> {
-    let c = common(Function::Ingest).await?;
-    let scheduler = scheduler(&c.config)?;
-    let queue = queue(&c.config).ok_or(MissingEnv(env::RESPONSE_QUEUE_URL))?;
-    Ok(Ingest::new(
-        c.ports(scheduler, queue),
-        c.secrets,
-        var(env::SLACK_SIGNING_SECRET_PARAM)?,
-    ))
 }

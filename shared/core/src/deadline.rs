@@ -21,11 +21,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::time::Instant;
 
-use crate::domain::settings::{
+use myao_domain::settings::{
     JUDGMENT_FUNCTION_TIMEOUT_SECONDS, MEMORY_FUNCTION_TIMEOUT_SECONDS,
     RESPONSE_FUNCTION_TIMEOUT_SECONDS,
 };
-use crate::domain::JobKind;
+use myao_domain::JobKind;
 
 tokio::task_local! {
     static CURRENT: Deadline;

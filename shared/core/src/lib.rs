@@ -19,8 +19,6 @@
 pub mod adapters;
 pub mod app;
 pub mod deadline;
-pub use myao_domain as domain;
-pub use myao_slack as slack;
 pub mod env;
 pub mod ports;
 pub mod schedule;

@@ -8,17 +8,17 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::domain::answer_times::AnswerTimes;
-use crate::domain::digest::Backoff;
-use crate::domain::facts::Fact;
-use crate::domain::files::Image;
-use crate::domain::metrics::Datum;
-use crate::domain::people::{Profile, ProfileDelta};
-use crate::domain::{
+use crate::schedule::ScheduleName;
+use myao_domain::answer_times::AnswerTimes;
+use myao_domain::digest::Backoff;
+use myao_domain::facts::Fact;
+use myao_domain::files::Image;
+use myao_domain::metrics::Datum;
+use myao_domain::people::{Profile, ProfileDelta};
+use myao_domain::{
     Channel, ChannelId, Conversation, EmojiName, Forget, Job, Memory, MemoryKind, MemoryScope,
     Message, Settings, Ts, User, UserId, VisibilityChange,
 };
-use crate::schedule::ScheduleName;
 
 /// The error underneath a [`PortError`]: an SDK, HTTP or decoding error,
 /// kept as its [`source`](std::error::Error::source).

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::domain::{Conversation, JobKind};
+use myao_domain::{Conversation, JobKind};
 
 /// The most characters EventBridge Scheduler allows in a schedule name.
 pub const MAX_SCHEDULE_NAME: usize = 64;
@@ -80,7 +80,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{ChannelId, Ts};
+    use myao_domain::{ChannelId, Ts};
 
     fn conv(channel: &str, thread: Option<&str>) -> Conversation {
         Conversation {

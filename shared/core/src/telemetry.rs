@@ -60,7 +60,7 @@ mod tests {
         assert!(!default.would_enable("myao", &Level::DEBUG));
 
         let asked = filter(Some("warn,myao=debug"));
-        assert!(asked.would_enable("myao::app", &Level::DEBUG));
+        assert!(asked.would_enable("myao_services::judgment", &Level::DEBUG));
         assert!(!asked.would_enable("aws_smithy_runtime", &Level::INFO));
         assert!(asked.would_enable("aws_smithy_runtime", &Level::WARN));
 

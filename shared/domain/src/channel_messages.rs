@@ -12,7 +12,7 @@ use super::message::Message;
 /// Built once and then only read:
 ///
 /// ```compile_fail
-/// use myao::domain::{ChannelId, ChannelMessages};
+/// use myao_domain::{ChannelId, ChannelMessages};
 /// let cm = ChannelMessages::new(ChannelId::parse("C1").unwrap(), "general", vec![]);
 /// cm.top_level_messages.clear(); // the fields are private: no mutation
 /// ```

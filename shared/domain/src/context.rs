@@ -18,7 +18,7 @@ pub struct Persona {
 /// built by whoever receives it.
 ///
 /// ```compile_fail
-/// use myao::domain::{ChannelId, ChannelMessages, Context, Persona};
+/// use myao_domain::{ChannelId, ChannelMessages, Context, Persona};
 /// let p = Persona { name: "myao".into(), system_prompt: "cat".into() };
 /// let h = ChannelMessages::new(ChannelId::parse("C1").unwrap(), "general", vec![]);
 /// let c = Context::new(p, h);

@@ -57,7 +57,7 @@ pub struct Memory {
 /// A channel's memories, as the prompts show them (design 04a).
 ///
 /// ```compile_fail
-/// use myao::domain::{ChannelId, ChannelMemory};
+/// use myao_domain::{ChannelId, ChannelMemory};
 /// let m = ChannelMemory::new(ChannelId::parse("C1").unwrap(), "general");
 /// m.long_term_memory = Some("x".into()); // the fields are private: no mutation
 /// ```

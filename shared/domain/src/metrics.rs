@@ -1,6 +1,6 @@
 //! What the functions count: the metrics' names, units and dimensions.
 //! How a count is written for CloudWatch (its Embedded Metric Format) is the
-//! metrics adapter's (`myao::adapters::metrics`).
+//! metrics adapter's (`myao_core::adapters::metrics`).
 //!
 //! The names below are what the stack's alarms and dashboard watch
 //! (`template.yaml`), in the namespace `myao/<stack>`.

@@ -1,6 +1,6 @@
 //! The judgment function.
 
-use myao::env::Function;
+use myao_core::env::Function;
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {

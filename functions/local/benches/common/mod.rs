@@ -1,6 +1,6 @@
 //! What the local benchmarks share.
 
-use myao::domain::{Channel, ChannelId, User, UserId, Visibility};
+use myao_domain::{Channel, ChannelId, User, UserId, Visibility};
 
 /// A small deterministic generator (no dependency needed for this): the
 /// same seed, the same workspace.

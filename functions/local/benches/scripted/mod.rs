@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use myao::domain::Settings;
-use myao::ports::Llm;
+use myao_core::ports::Llm;
+use myao_domain::Settings;
 use myao_local::export::Export;
 use myao_local::replay::{self, Options};
 use myao_local::timeline::{Recorder, Summary};

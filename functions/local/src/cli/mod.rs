@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use chrono::{Datelike as _, Duration, NaiveDate};
-use myao::domain::{IdError, UserId};
+use myao_domain::{IdError, UserId};
 
 use crate::eval::html::HtmlOptions;
 use crate::export::Filter;

@@ -5,11 +5,11 @@ use std::io::Write;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use myao::adapters::openai::OpenAiLlm;
-use myao::adapters::system::FixedSettings;
-use myao::domain::rules::Chattiness;
-use myao::domain::{IdError, UserId};
-use myao::ports::Llm;
+use myao_core::adapters::system::FixedSettings;
+use myao_core::ports::Llm;
+use myao_domain::rules::Chattiness;
+use myao_domain::{IdError, UserId};
+use myao_llm::openai::OpenAiLlm;
 
 use crate::config::{self, ConfigError, LocalConfig, LLM_API_KEY};
 use crate::export::{self, Filter};
@@ -80,7 +80,7 @@ pub fn replay_plan_with(
         let provider = Arc::new(FixedSettings::new(settings.clone()));
         let openai: Arc<dyn Llm> = if config.llm_base_url_set {
             Arc::new(OpenAiLlm::new(
-                myao::adapters::tls::http_client(),
+                myao_http::http_client(),
                 provider.clone(),
                 Arc::new(config.secrets.clone()),
                 LLM_API_KEY,
@@ -88,7 +88,7 @@ pub fn replay_plan_with(
         } else {
             Arc::new(crate::twins::DryRunLlm)
         };
-        let mut llm = myao::adapters::llm::LlmRouter::new(provider, openai);
+        let mut llm = myao_llm::LlmRouter::new(provider, openai);
         if let Some(bedrock) = bedrock {
             llm = llm.with_bedrock(bedrock);
         }
@@ -201,7 +201,7 @@ pub fn stack(args: &StackArgs) -> anyhow::Result<Stack> {
 /// The AWS configuration of doctor and redrive: the caller's, which must
 /// name a region.
 async fn aws_config() -> anyhow::Result<aws_config::SdkConfig> {
-    let config = myao::adapters::aws::sdk_config().await;
+    let config = myao_aws::sdk_config().await;
     if config.region().is_none() {
         anyhow::bail!(
             "no AWS region: set AWS_REGION (or AWS_DEFAULT_REGION) to the stack's region"
@@ -214,7 +214,7 @@ async fn aws_config() -> anyhow::Result<aws_config::SdkConfig> {
 pub async fn doctor(args: StackArgs) -> anyhow::Result<()> {
     let stack = stack(&args)?;
     let aws = doctor::Clients::new(&aws_config().await?);
-    let http = myao::adapters::tls::http_client_builder()
+    let http = myao_http::http_client_builder()
         .timeout(std::time::Duration::from_secs(40))
         .build()
         .context("cannot make an HTTP client")?;

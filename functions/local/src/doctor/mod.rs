@@ -26,14 +26,14 @@ use std::time::Duration;
 use aws_sdk_sqs::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_sqs::types::QueueAttributeName;
 use aws_sdk_ssm::types::ParameterType;
-use myao::adapters::aws::ssm::SsmSettingsSource;
-use myao::adapters::bedrock::BedrockLlm;
-use myao::adapters::llm::{model_name, provider, LlmRouter};
-use myao::adapters::openai::OpenAiLlm;
-use myao::adapters::system::{FixedSettings, StaticSecrets};
-use myao::domain::settings::LlmProvider;
-use myao::domain::Settings;
-use myao::ports::{Llm, LlmRequest, LlmRole, SettingsProvider, SettingsSource};
+use myao_aws::ssm::SsmSettingsSource;
+use myao_core::adapters::system::{FixedSettings, StaticSecrets};
+use myao_core::ports::{Llm, LlmRequest, LlmRole, SettingsProvider, SettingsSource};
+use myao_domain::settings::LlmProvider;
+use myao_domain::Settings;
+use myao_llm::bedrock::BedrockLlm;
+use myao_llm::openai::OpenAiLlm;
+use myao_llm::{model_name, provider, LlmRouter};
 
 use crate::stack::{QueueId, Secret, Stack, FUNCTION_URL, SCHEDULE_GROUP, SETTINGS_PATH, TABLE};
 

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use myao::domain::Settings;
-use myao::slack::signature;
+use myao_domain::Settings;
+use myao_slack::signature;
 use serde_json::{json, Value};
 
 use super::{Check, MANIFEST};

@@ -32,8 +32,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::Duration;
-use myao::domain::rules::is_question;
-use myao::domain::{ChannelId, Message, Ts, UserId};
+use myao_domain::rules::is_question;
+use myao_domain::{ChannelId, Message, Ts, UserId};
 use serde::Serialize;
 
 /// How long a question must stay without another person's answer to count

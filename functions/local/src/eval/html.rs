@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use minijinja::{AutoEscape, Environment};
-use myao::domain::{ChannelId, Ts};
+use myao_domain::{ChannelId, Ts};
 use serde::Serialize;
 
 use super::{figures, Counts, Mark, MarkKind, Report, Said};

@@ -23,12 +23,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use myao::app::judgment::JudgmentOutcome;
-use myao::domain::channel::ChannelKind;
-use myao::domain::rules::{is_question, Chattiness, Decision};
-use myao::domain::text::render_slack_text;
-use myao::domain::text::{mentions_user, names};
-use myao::domain::{ChannelId, Message, Settings, Ts, UserId};
+use myao_domain::channel::ChannelKind;
+use myao_domain::rules::{is_question, Chattiness, Decision};
+use myao_domain::text::render_slack_text;
+use myao_domain::text::{mentions_user, names};
+use myao_domain::{ChannelId, Message, Settings, Ts, UserId};
+use myao_services::judgment::JudgmentOutcome;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -155,7 +155,7 @@ pub struct Mark {
     pub kind: MarkKind,
     pub unprompted: bool,
     /// The rule stage's decision, score and signals that let it speak
-    /// unprompted ([`Ruling::explain`](myao::app::judgment::Ruling::explain)).
+    /// unprompted ([`Ruling::explain`](myao_services::judgment::Ruling::explain)).
     pub ruling: Option<String>,
     /// What it posted, or the reaction's emoji.
     pub text: String,

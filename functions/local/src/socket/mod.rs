@@ -27,8 +27,8 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context as _};
 use futures_util::{SinkExt as _, StreamExt as _};
-use myao::app::ingest::Ingest;
-use myao::ports::Secrets as _;
+use myao_core::app::ingest::Ingest;
+use myao_core::ports::Secrets as _;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
@@ -85,11 +85,11 @@ pub async fn prepare(config: LocalConfig, debug_reconnects: bool) -> anyhow::Res
     }
     let base = config.settings.slack_api_base_url.trim_end_matches('/');
     let opener = Opener {
-        http: myao::adapters::tls::http_client(),
+        http: myao_http::http_client(),
         endpoint: format!("{base}/{OPEN_METHOD}"),
         token: AppToken(token),
         debug_reconnects,
-        tls: myao::adapters::tls::client_config(),
+        tls: myao_tls::client_config(),
     };
     let bot = serve::assemble(config).await?;
     Ok(SocketMode {

@@ -1,10 +1,10 @@
 //! The timeline as JSON: one object per line.
 
-use myao::app::proactive::ProactiveOutcome;
+use myao_services::proactive::ProactiveOutcome;
 use std::io::{self, Write};
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use myao::app::judgment::{JudgmentOutcome, Ruling};
+use myao_services::judgment::{JudgmentOutcome, Ruling};
 use serde_json::{json, Value};
 
 use super::{proactive_name, Event, EventKind, Header, Prompt, Sink, Summary};
@@ -270,8 +270,8 @@ impl<W: Write> Sink for JsonSink<W> {
 mod tests {
     use super::*;
     use crate::timeline::{Event, EventKind, Verdict};
-    use myao::domain::rules::{Decision, Gate, Score, Signal, Thresholds};
-    use myao::domain::{Channel, ChannelId, Ts, Visibility};
+    use myao_domain::rules::{Decision, Gate, Score, Signal, Thresholds};
+    use myao_domain::{Channel, ChannelId, Ts, Visibility};
 
     fn judgment(outcome: JudgmentOutcome, dry_run: bool) -> Value {
         event_json(&Event {

@@ -11,10 +11,10 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use myao::app::judgment::{JudgmentOutcome, Ruling};
-use myao::app::proactive::ProactiveOutcome;
-use myao::domain::{Channel, MemoryKind, Ts, UserId};
-use myao::ports::LlmRole;
+use myao_core::ports::LlmRole;
+use myao_domain::{Channel, MemoryKind, Ts, UserId};
+use myao_services::judgment::{JudgmentOutcome, Ruling};
+use myao_services::proactive::ProactiveOutcome;
 
 use crate::twins::RoleStats;
 
@@ -331,11 +331,11 @@ impl Sink for Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use myao::app::jobs::JobOutcome;
-    use myao::app::proactive::Hold;
-    use myao::domain::judgment::ResponseType;
-    use myao::domain::rules::{self, Decision, Score, Thresholds};
-    use myao::domain::{ChannelId, Job, JudgmentResult, Visibility};
+    use myao_domain::judgment::ResponseType;
+    use myao_domain::rules::{self, Decision, Score, Thresholds};
+    use myao_domain::{ChannelId, Job, JudgmentResult, Visibility};
+    use myao_services::jobs::JobOutcome;
+    use myao_services::proactive::Hold;
 
     fn ruling(decision: Decision) -> Ruling {
         Ruling {

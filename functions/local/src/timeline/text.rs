@@ -1,16 +1,16 @@
 //! The timeline as readable text, for a terminal.
 
-use myao::app::judgment::JudgmentOutcome;
-use myao::app::proactive::ProactiveOutcome;
+use myao_services::judgment::JudgmentOutcome;
+use myao_services::proactive::ProactiveOutcome;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, Write};
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use myao::domain::rules::{Decision, Gate};
-use myao::domain::Ts;
-use myao::prompts::format_time;
+use myao_domain::rules::{Decision, Gate};
+use myao_domain::Ts;
+use myao_services::prompts::format_time;
 
 use super::{proactive_name, Event, EventKind, Header, Prompt, Sink, Summary};
 
@@ -607,9 +607,9 @@ impl<W: Write> Sink for TextSink<W> {
 mod tests {
     use super::*;
     use crate::timeline::{DueReply, Verdict};
-    use myao::app::judgment::Ruling;
-    use myao::domain::rules::{Decision, Score, Signal, Thresholds};
-    use myao::domain::{Channel, ChannelId, Visibility};
+    use myao_domain::rules::{Decision, Score, Signal, Thresholds};
+    use myao_domain::{Channel, ChannelId, Visibility};
+    use myao_services::judgment::Ruling;
 
     #[test]
     fn a_sure_judgment_shows_where_it_replies_and_its_ruling() {

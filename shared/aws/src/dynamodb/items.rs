@@ -13,15 +13,15 @@ use super::schema::{
     TTL_ATTRIBUTE,
 };
 use super::SERVICE;
-use myao_core::domain::answer_times::AnswerTimes;
-use myao_core::domain::digest::Backoff;
-use myao_core::domain::facts::Fact;
-use myao_core::domain::people::Profile;
-use myao_core::domain::{
+use myao_core::ports::{ChannelRecord, PortError};
+use myao_domain::answer_times::AnswerTimes;
+use myao_domain::digest::Backoff;
+use myao_domain::facts::Fact;
+use myao_domain::people::Profile;
+use myao_domain::{
     Channel, ChannelId, ChannelKind, Forget, Memory, MemoryKind, MemoryScope, Message, Ts, User,
     Visibility,
 };
-use myao_core::ports::{ChannelRecord, PortError};
 
 pub(super) type Item = HashMap<String, AttributeValue>;
 
@@ -520,7 +520,7 @@ pub(super) fn counter_item(key: &str, expires_at: DateTime<Utc>) -> Item {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use myao_core::domain::UserId;
+    use myao_domain::UserId;
 
     fn ts(v: &str) -> Ts {
         Ts::parse(v).expect("a valid ts")

@@ -12,8 +12,8 @@ use super::items::{b, expired, n, s, FromItem, Item, MessageRow};
 use super::schema::{Key, TTL_ATTRIBUTE};
 use super::{DynamoStore, SERVICE};
 use crate::{expecting, port_error};
-use myao_core::domain::{Channel, Message};
 use myao_core::ports::PortError;
+use myao_domain::{Channel, Message};
 
 /// The error of a write whose condition failed.
 pub(super) const CONDITION_FAILED: &str = "ConditionalCheckFailedException";

@@ -14,14 +14,12 @@ use crate::port_error;
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 use chrono::{DateTime, Utc};
-use myao_core::domain::facts::Fact;
-use myao_core::domain::people::{Profile, ProfileDelta};
-use myao_core::domain::{
-    ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Ts, UserId,
-};
 use myao_core::ports::{
     sort_forgets, Claim, Claims, FactRecords, MemoryRecords, PortError, ProfileRecords,
 };
+use myao_domain::facts::Fact;
+use myao_domain::people::{Profile, ProfileDelta};
+use myao_domain::{ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Ts, UserId};
 
 #[async_trait]
 impl MemoryRecords for DynamoStore {

@@ -1,7 +1,7 @@
 //! The table's schema: the key and index attribute names, the index, and
 //! the key of every kind of item (see the layout in the module docs).
 
-use myao_core::domain::{ChannelId, MemoryKind, MemoryScope, Ts, UserId};
+use myao_domain::{ChannelId, MemoryKind, MemoryScope, Ts, UserId};
 
 /// The partition key attribute.
 pub const PK: &str = "pk";

@@ -18,14 +18,14 @@ use super::schema::{
 };
 use super::{DynamoStore, SERVICE};
 use crate::port_error;
-use myao_core::domain::answer_times::AnswerTimes;
-use myao_core::domain::digest::Backoff;
-use myao_core::domain::{
-    Channel, ChannelId, ChannelKind, Conversation, EmojiName, Message, Ts, User, UserId,
-    VisibilityChange,
-};
 use myao_core::ports::{
     ChannelRecord, ChannelRecords, Edit, Insert, Messages, PortError, UserCache,
+};
+use myao_domain::answer_times::AnswerTimes;
+use myao_domain::digest::Backoff;
+use myao_domain::{
+    Channel, ChannelId, ChannelKind, Conversation, EmojiName, Message, Ts, User, UserId,
+    VisibilityChange,
 };
 
 #[async_trait]

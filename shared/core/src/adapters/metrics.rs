@@ -7,8 +7,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Map, Value};
 
-use crate::domain::metrics::Datum;
 use crate::ports::Metrics;
+use myao_domain::metrics::Datum;
 
 /// Writes each datum as one EMF line in `namespace`, naming the function.
 #[derive(Debug, Clone)]
@@ -69,7 +69,7 @@ pub fn emf(namespace: &str, timestamp_ms: i64, function: &str, datum: &Datum) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::metrics::{ANSWERS, JUDGMENTS, LLM_LATENCY, SLACK_AUTH_ERRORS};
+    use myao_domain::metrics::{ANSWERS, JUDGMENTS, LLM_LATENCY, SLACK_AUTH_ERRORS};
 
     /// The EMF specification's rules for one object: `_aws` with an integer
     /// `Timestamp` and a non-empty `CloudWatchMetrics`, each directive with

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::domain::Settings;
 use crate::ports::{Clock, PortError, RandomSource, Secrets, SettingsProvider};
+use myao_domain::Settings;
 
 /// The system clock.
 #[derive(Debug, Default, Clone, Copy)]

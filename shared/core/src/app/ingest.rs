@@ -9,16 +9,16 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, Utc};
 
 use super::{memory_retention, retention, Ports};
-use crate::domain::limits;
-use crate::domain::metrics::{self, Datum};
-use crate::domain::routing::{
-    addressed, engaged, may_be_engaged, route, spoke_within, Addressed, Engagement, Route,
-};
-use crate::domain::{ChannelId, Conversation, Forget, Job, JobKind, Message, Settings, Ts, UserId};
 use crate::ports::{Claim, Edit, Insert, PortError, Secrets};
 use crate::schedule::ScheduleName;
-use crate::slack::event::{check_times, parse_envelope, Envelope, SlackEvent};
-use crate::slack::signature::verify;
+use myao_domain::limits;
+use myao_domain::metrics::{self, Datum};
+use myao_domain::routing::{
+    addressed, engaged, may_be_engaged, route, spoke_within, Addressed, Engagement, Route,
+};
+use myao_domain::{ChannelId, Conversation, Forget, Job, JobKind, Message, Settings, Ts, UserId};
+use myao_slack::event::{check_times, parse_envelope, Envelope, SlackEvent};
+use myao_slack::signature::verify;
 
 /// How many of a thread's newest messages are read to tell whether the bot
 /// spoke there lately.
@@ -598,11 +598,11 @@ mod tests {
     use super::*;
     use crate::adapters::system::{FixedRandom, FixedSettings, ManualClock, StaticSecrets};
     use crate::adapters::twins::{JobBoard, MemoryStore};
-    use crate::domain::{ChannelId, Ts};
     use crate::ports::Clock;
-    use crate::slack::signature::sign;
     use crate::wire::Twins;
     use chrono::Duration;
+    use myao_domain::{ChannelId, Ts};
+    use myao_slack::signature::sign;
     use serde_json::{json, Value};
 
     const SECRET: &str = "test-signing-secret";

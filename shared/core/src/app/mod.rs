@@ -1,6 +1,6 @@
 //! The application services that every function shares: the [`Ports`],
 //! ingest and the settings cache. The job functions' services (judgment,
-//! response, memory, ...) are the crate `myao`'s, over these ports.
+//! response, memory, ...) are the crate `myao-services`, over these ports.
 
 pub mod ingest;
 pub mod settings;
@@ -9,14 +9,14 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 
-use crate::domain::Settings;
 use crate::ports::{Clock, Metrics, Queue, RandomSource, Scheduler, SettingsProvider, Store};
+use myao_domain::Settings;
 
 /// The ports every function uses: the store, the scheduler and the queue
 /// (the AWS services, or their in-process twins), time, chance and the
 /// settings. [`Ingest`](ingest::Ingest) and the job functions' `Services`
-/// (the crate `myao`) each hold a `Ports` (`svc.ports.store`). A Lambda's
-/// are assembled by `myao_aws::wire`, the twins' by [`crate::wire::Twins`].
+/// (the crate `myao-services`) each hold a `Ports` (`svc.ports.store`). A Lambda's
+/// are assembled from `myao_aws::wire`, the twins' by [`crate::wire::Twins`].
 #[derive(Clone)]
 pub struct Ports {
     pub store: Arc<dyn Store>,

@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use tokio::sync::Mutex;
 
-use crate::domain::Settings;
 use crate::ports::{Clock, PortError, SettingsProvider, SettingsSource};
+use myao_domain::Settings;
 
 /// The default time a loaded set of settings is used before reloading.
 pub const DEFAULT_TTL_SECONDS: i64 = 60;

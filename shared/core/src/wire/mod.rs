@@ -1,15 +1,15 @@
 //! The in-process assembly: the [`Ports`] over the twins of the AWS
 //! services, for the local mode, the tests and the benchmarks. The
 //! Lambda functions' assembly is `myao-aws`'s `wire`; the job services'
-//! is `myao::wire`.
+//! is `myao_wire`.
 
 use std::sync::Arc;
 
 use crate::adapters::system::{FixedSettings, ManualClock};
 use crate::adapters::twins::{JobBoard, MemoryStore, RecordedMetrics};
 use crate::app::Ports;
-use crate::domain::Settings;
 use crate::ports::{Clock, RandomSource, Store};
+use myao_domain::Settings;
 
 /// The in-process stand-ins for AWS on one clock: a store (the
 /// [`MemoryStore`] twin, or any other) and the [`JobBoard`], which is both

@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::domain::Job;
 use crate::ports::{Clock, PortError, Queue, ScheduledJob, Scheduler, MAX_QUEUE_DELAY_SECONDS};
 use crate::schedule::ScheduleName;
+use myao_domain::Job;
 
 use super::lock;
 

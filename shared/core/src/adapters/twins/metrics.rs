@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::domain::metrics::Datum;
 use crate::ports::Metrics;
+use myao_domain::metrics::Datum;
 
 use super::lock;
 

@@ -7,16 +7,16 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::domain::answer_times::AnswerTimes;
-use crate::domain::digest::Backoff;
-use crate::domain::facts::Fact;
-use crate::domain::people::Profile;
-use crate::domain::{
-    Channel, ChannelId, Conversation, EmojiName, Forget, Memory, MemoryKind, MemoryScope, Message,
-    Ts, User, UserId, VisibilityChange,
-};
 use crate::ports::{
     ChannelRecord, ChannelRecords, Clock, Edit, Insert, Messages, PortError, UserCache,
+};
+use myao_domain::answer_times::AnswerTimes;
+use myao_domain::digest::Backoff;
+use myao_domain::facts::Fact;
+use myao_domain::people::Profile;
+use myao_domain::{
+    Channel, ChannelId, Conversation, EmojiName, Forget, Memory, MemoryKind, MemoryScope, Message,
+    Ts, User, UserId, VisibilityChange,
 };
 
 use super::lock;

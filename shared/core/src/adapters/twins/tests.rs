@@ -3,14 +3,14 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use crate::domain::{ChannelId, Conversation, Job, Message, Ts, UserId};
 use crate::ports::{Clock, Edit, Insert, Queue, Scheduler};
 use crate::schedule::ScheduleName;
+use myao_domain::{ChannelId, Conversation, Job, Message, Ts, UserId};
 
 use super::*;
 use crate::adapters::system::ManualClock;
-use crate::domain::JobKind;
 use chrono::Duration;
+use myao_domain::JobKind;
 
 fn t(secs: i64) -> DateTime<Utc> {
     DateTime::<Utc>::from_timestamp(secs, 0).unwrap()

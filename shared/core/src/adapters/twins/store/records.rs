@@ -3,14 +3,14 @@
 
 use super::*;
 
-use crate::domain::facts::Fact;
-use crate::domain::people::{Profile, ProfileDelta};
-use crate::domain::{ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Ts, UserId};
 use crate::ports::{
     sort_forgets, Claim, Claims, FactRecords, MemoryRecords, PortError, ProfileRecords,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use myao_domain::facts::Fact;
+use myao_domain::people::{Profile, ProfileDelta};
+use myao_domain::{ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Ts, UserId};
 
 #[async_trait]
 impl MemoryRecords for MemoryStore {

@@ -1,0 +1,523 @@
+//! The one context builder used by judgment, response and memory.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{DateTime, Duration, Utc};
+
+use myao_core::app::memory_retention;
+
+use super::{JobContext, Services};
+use myao_core::ports::{ChannelRecord, PortError};
+use myao_domain::facts;
+use myao_domain::message::named_users;
+use myao_domain::people::Familiarity;
+use myao_domain::privacy::{may_use, Audience, Source};
+use myao_domain::{
+    Channel, ChannelId, ChannelMemory, ChannelMessages, Context, Conversation, Forget, Job, Memory,
+    MemoryKind, MemoryScope, Message, Person, Persona, Ts, User, UserId, Visibility,
+};
+
+/// How long a cached user name is trusted before `users.info` is asked again.
+pub const USER_CACHE_DAYS: i64 = 7;
+/// How long a user Slack could not name is not asked about again.
+pub const USER_FAILURE_CACHE_MINUTES: i64 = 60;
+/// At most this many mentioned people (not authors) are looked up for one
+/// prompt: a message full of mentions cannot make a job outlive its time.
+pub const MAX_MENTION_LOOKUPS: usize = 5;
+/// The time all `users.info` lookups of one prompt may take together.
+const LOOKUP_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
+/// At most this many missing thread roots are fetched for one context.
+const MAX_ROOT_FETCHES: usize = 10;
+
+/// How long what Slack said of a channel (name, visibility) is trusted
+/// before `conversations.info` is asked again. Events that change the
+/// visibility make it be asked at once.
+pub const CHANNEL_CHECK_HOURS: i64 = 24;
+
+/// The channel's name and visibility: from the store while recently checked,
+/// else from Slack (then remembered). When Slack cannot tell, what was known
+/// stays; a channel never known is shown by its id and counts as private.
+pub async fn channel(cx: &JobContext<'_>, id: &ChannelId) -> Result<Channel, PortError> {
+    let record = cx.svc.ports.store.get_channel(id).await?;
+    checked(cx, id, record.as_ref()).await
+}
+
+/// [`channel`], and the channel's record as read before (the learned
+/// answer times with it), for a job that needs both from one read.
+pub async fn channel_and_record(
+    cx: &JobContext<'_>,
+    id: &ChannelId,
+) -> Result<(Channel, Option<ChannelRecord>), PortError> {
+    let record = cx.svc.ports.store.get_channel(id).await?;
+    let channel = checked(cx, id, record.as_ref()).await?;
+    Ok((channel, record))
+}
+
+/// The channel as `record` holds it while recently checked, else as Slack
+/// says (then remembered).
+async fn checked(
+    cx: &JobContext<'_>,
+    id: &ChannelId,
+    record: Option<&ChannelRecord>,
+) -> Result<Channel, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    if let Some(r) = record {
+        if r.checked_at
+            .is_some_and(|at| now - at < Duration::hours(CHANNEL_CHECK_HOURS))
+        {
+            return Ok(r.channel.clone());
+        }
+    }
+    match svc.slack.channel_info(id).await {
+        Ok(channel) => {
+            svc.ports
+                .store
+                .put_channel_info(&channel, now, memory_retention(settings, now))
+                .await?;
+            // Found less visible without an event (missed, or none sent):
+            // what it said leaves the memories other channels see.
+            let was_open = record.is_some_and(|r| r.channel.visibility.is_open());
+            if was_open && !channel.visibility.is_open() {
+                let forget = Forget::whole_channel(id.clone(), now);
+                svc.ports
+                    .store
+                    .record_forget(&forget, memory_retention(settings, now))
+                    .await?;
+                if let Err(error) = svc.ports.queue.send(&Job::Forget, 0).await {
+                    // The next memory run forgets it all the same.
+                    tracing::warn!(channel = %id, %error, "could not queue the forget job");
+                }
+            }
+            Ok(channel)
+        }
+        Err(error) => {
+            tracing::warn!(channel = %id, %error, "conversations.info failed; keeping what is known");
+            // What was known holds a while; past that, private in effect.
+            let trusted = |r: &&ChannelRecord| {
+                r.checked_at
+                    .is_some_and(|at| now - at < Duration::hours(2 * CHANNEL_CHECK_HOURS))
+            };
+            Ok(match record {
+                Some(r) if trusted(&r) => r.channel.clone(),
+                Some(r) => Channel {
+                    visibility: Visibility::UNKNOWN,
+                    ..r.channel.clone()
+                },
+                None => Channel {
+                    id: id.clone(),
+                    name: id.to_string(),
+                    visibility: Visibility::UNKNOWN,
+                },
+            })
+        }
+    }
+}
+
+/// Display names, by user.
+pub type Names = BTreeMap<UserId, String>;
+
+/// Display names for `ids`: cached in the store, else `users.info`; the id
+/// itself when Slack cannot tell (remembered for
+/// [`USER_FAILURE_CACHE_MINUTES`], so a bad id is not asked about at every
+/// job). The lookups together take at most [`LOOKUP_BUDGET`]; whoever is
+/// left shows as an id.
+pub async fn user_names(cx: &JobContext<'_>, ids: &BTreeSet<UserId>) -> Result<Names, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let mut names = Names::new();
+    let started = tokio::time::Instant::now();
+    // `B...` ids are old-style bot integrations: users.info knows none of them.
+    for id in ids.iter().filter(|id| !id.as_str().starts_with('B')) {
+        if let Some((user, fetched)) = svc.ports.store.get_user(id).await? {
+            let unknown = user.name == id.as_str();
+            let trusted = if unknown {
+                Duration::minutes(USER_FAILURE_CACHE_MINUTES)
+            } else {
+                Duration::days(USER_CACHE_DAYS)
+            };
+            if now - fetched < trusted {
+                if !unknown {
+                    names.insert(id.clone(), user.name);
+                }
+                continue;
+            }
+        }
+        let Some(left) = LOOKUP_BUDGET.checked_sub(started.elapsed()) else {
+            tracing::warn!(user = %id, "no time left for users.info; showing the id");
+            continue;
+        };
+        match tokio::time::timeout(left, svc.slack.user_info(id)).await {
+            Ok(Ok(user)) => {
+                svc.ports
+                    .store
+                    .put_user(&user, now, memory_retention(settings, now))
+                    .await?;
+                names.insert(id.clone(), user.name);
+            }
+            Ok(Err(error)) if error.is_retryable() => {
+                tracing::warn!(user = %id, %error, "users.info unavailable; showing the id");
+            }
+            Ok(Err(error)) => {
+                // Slack knows no such user (a fake mention): not asked again soon.
+                tracing::warn!(user = %id, %error, "users.info failed; showing the id");
+                let unknown = User {
+                    id: id.clone(),
+                    name: id.to_string(),
+                    is_bot: false,
+                };
+                svc.ports
+                    .store
+                    .put_user(&unknown, now, memory_retention(settings, now))
+                    .await?;
+            }
+            Err(_) => {
+                tracing::warn!(user = %id, "users.info out of time; showing the id");
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// The names a prompt over `messages` shows: every author's and the first
+/// [`MAX_MENTION_LOOKUPS`] other people `<@U...>`-mentioned, newest
+/// messages first ([`user_names`]; the others show as their id), and the
+/// bot's own, which is the persona's.
+pub(crate) async fn prompt_names<'a>(
+    cx: &JobContext<'_>,
+    messages: impl DoubleEndedIterator<Item = &'a Message> + Clone,
+) -> Result<Names, PortError> {
+    let ids = named_users(messages, MAX_MENTION_LOOKUPS);
+    let mut names = user_names(cx, &ids).await?;
+    if let Ok(bot) = cx.svc.bot_user_id(&cx.settings).await {
+        names.insert(bot, cx.settings.persona_name.clone());
+    }
+    Ok(names)
+}
+
+/// Builds the context of `conversation`: the newest `channel_messages_limit`
+/// messages of its channel (plus the target thread and any missing thread
+/// roots), the workspace memories, the memories of channels active within
+/// `active_channel_days`, the channel's thread memories within
+/// `thread_memory_days`, and display names. Whatever comes from outside the
+/// conversation's channel goes through [`may_use`]: its members are told
+/// only what they could read themselves.
+pub async fn build(
+    cx: &JobContext<'_>,
+    conversation: &Conversation,
+    newest_ts: Option<Ts>,
+) -> Result<Context, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let channel = channel(cx, &conversation.channel).await?;
+    let audience = Audience::Channel(&channel);
+    let mut messages = svc
+        .ports
+        .store
+        .recent_messages(&channel.id, settings.channel_messages_limit as usize)
+        .await?;
+    if let Some(root) = conversation.thread_ts {
+        // The judged thread may be older than the channel's recent window.
+        let replies = svc
+            .ports
+            .store
+            .conversation_messages(conversation, settings.message_limit as usize)
+            .await?;
+        messages.extend(replies);
+        if !messages.iter().any(|m| m.ts == root) {
+            if let Some(r) = svc.ports.store.get_message(&channel.id, root).await? {
+                messages.push(r);
+            }
+        }
+    }
+    // The job's own message, read consistently: an index may not show a
+    // message written a moment ago (a mention answered at once).
+    if let Some(ts) = newest_ts {
+        if !messages.iter().any(|m| m.ts == ts) {
+            if let Some(m) = svc.ports.store.get_message(&channel.id, ts).await? {
+                messages.push(m);
+            }
+        }
+    }
+    // Roots of the other threads in the window, when they fell out of it.
+    let present: BTreeSet<_> = messages.iter().map(|m| m.ts).collect();
+    let missing: BTreeSet<_> = messages
+        .iter()
+        .filter_map(|m| m.thread_ts)
+        .filter(|t| !present.contains(t))
+        .collect();
+    for root in missing.into_iter().take(MAX_ROOT_FETCHES) {
+        if let Some(r) = svc.ports.store.get_message(&channel.id, root).await? {
+            messages.push(r);
+        }
+    }
+    let history = ChannelMessages::new(channel.id.clone(), channel.name.clone(), messages);
+
+    // A memory that may hold a deleted or edited message stays out of the
+    // prompt until the forget job has written it again.
+    let pending = svc.ports.store.forgets().await?;
+    let fresh = |m: Option<Memory>, concerns: &dyn Fn(&Forget) -> bool| {
+        m.filter(|m| !pending.iter().any(|f| concerns(f) && f.may_be_in(m)))
+    };
+    let any = |_: &Forget| true;
+    let (workspace_long, workspace_short) = if may_use(audience, Source::WorkspaceMemory) {
+        (
+            fresh(
+                svc.ports
+                    .store
+                    .get_memory(&MemoryScope::Workspace, MemoryKind::Long)
+                    .await?,
+                &any,
+            ),
+            fresh(
+                svc.ports
+                    .store
+                    .get_memory(&MemoryScope::Workspace, MemoryKind::Short)
+                    .await?,
+                &any,
+            ),
+        )
+    } else {
+        (None, None)
+    };
+
+    let active_since = now - Duration::days(i64::from(settings.active_channel_days));
+    let mut active: Vec<(Channel, DateTime<Utc>)> = svc
+        .ports
+        .store
+        .channels()
+        .await?
+        .into_iter()
+        .filter(|r| r.last_active >= active_since && r.channel.id != channel.id)
+        .filter(|r| may_use(audience, Source::Channel(&r.channel)))
+        .map(|r| (r.channel, r.last_active))
+        .collect();
+    active.push((channel.clone(), now));
+    active.sort_by(|(a, _), (b, _)| (a.name.as_str(), &a.id).cmp(&(b.name.as_str(), &b.id)));
+    let mut channel_memories = Vec::with_capacity(active.len());
+    for (c, last_active) in active {
+        let scope = MemoryScope::Channel {
+            channel: c.id.clone(),
+        };
+        let of_channel = |f: &Forget| f.channel == c.id && !f.is_whole_channel();
+        let long = fresh(
+            svc.ports.store.get_memory(&scope, MemoryKind::Long).await?,
+            &of_channel,
+        );
+        let short = fresh(
+            svc.ports
+                .store
+                .get_memory(&scope, MemoryKind::Short)
+                .await?,
+            &of_channel,
+        );
+        channel_memories.push(
+            ChannelMemory::new(c.id, c.name)
+                .with_memories(long.map(|m| m.content), short.map(|m| m.content))
+                .with_last_active(last_active),
+        );
+    }
+
+    let thread_since = now - Duration::days(i64::from(settings.thread_memory_days));
+    let thread_memories: BTreeMap<_, _> = svc
+        .ports
+        .store
+        .thread_memories(&channel.id, thread_since)
+        .await?
+        .into_iter()
+        .filter_map(|m| match m.scope {
+            MemoryScope::Thread { thread_ts, .. } if m.kind == MemoryKind::Short => {
+                let of_thread = |f: &Forget| {
+                    f.channel == channel.id && !f.is_whole_channel() && f.thread() == thread_ts
+                };
+                fresh(Some(m), &of_thread).map(|m| (thread_ts, m.content))
+            }
+            _ => None,
+        })
+        .collect();
+
+    let names = prompt_names(cx, history.get_all_messages().into_iter()).await?;
+    let talk: Vec<&Message> = history
+        .get_all_messages()
+        .into_iter()
+        .filter(|m| conversation.contains(m))
+        .collect();
+    let people = people(cx, &talk, &names, audience).await?;
+    let facts = recalled(cx, &channel.id, &talk, &people, &pending).await?;
+
+    Ok(Context::new(
+        Persona {
+            name: settings.persona_name.clone(),
+            system_prompt: settings.persona_system_prompt.clone(),
+        },
+        history,
+    )
+    .with_workspace_memories(
+        workspace_long.map(|m| m.content),
+        workspace_short.map(|m| m.content),
+    )
+    .with_channel_memories(channel_memories)
+    .with_thread_memories(thread_memories)
+    .with_target_thread(conversation.thread_ts)
+    .with_user_names(names)
+    .with_people(people)
+    .with_facts(facts))
+}
+
+/// How many people of a conversation a prompt introduces at most.
+const MAX_PEOPLE: usize = 8;
+/// How many of a conversation's newest people's messages recall reads.
+const RECALL_MESSAGES: usize = 5;
+/// Recall's floor and size.
+const RECALL_FLOOR: f64 = 0.04;
+const RECALL_TOP: usize = 3;
+
+/// The people of a conversation (its newest speakers first, not the bot),
+/// with what the bot knows of them. Their topics come from open channels'
+/// facts: shown only to an `audience` that may hear the open channels (not
+/// one shared with another organisation).
+pub(crate) async fn people(
+    cx: &JobContext<'_>,
+    talk: &[&Message],
+    names: &BTreeMap<UserId, String>,
+    audience: Audience<'_>,
+) -> Result<Vec<Person>, PortError> {
+    let (svc, settings) = (cx.svc, &*cx.settings);
+    let topics = may_use(audience, Source::WorkspaceMemory);
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for m in talk.iter().rev().filter(|m| !m.is_bot) {
+        if out.len() == MAX_PEOPLE || !seen.insert(m.user.clone()) {
+            continue;
+        }
+        let profile = svc.ports.store.profile(&m.user).await?;
+        let interactions = profile.as_ref().map_or(0, |p| p.interactions);
+        out.push(Person {
+            name: names
+                .get(&m.user)
+                .cloned()
+                .unwrap_or_else(|| m.user.to_string()),
+            familiarity: Familiarity::of(interactions, settings.familiarity_thresholds)
+                .shown()
+                .to_owned(),
+            topics: profile
+                .filter(|_| topics)
+                .map(|p| p.topics)
+                .unwrap_or_default(),
+        });
+    }
+    Ok(out)
+}
+
+/// The channel's facts that the conversation's newest words call up (none
+/// from a message whose deletion or edit is still being forgotten).
+async fn recalled(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+    talk: &[&Message],
+    people: &[Person],
+    pending: &[Forget],
+) -> Result<Vec<String>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let words: Vec<&str> = talk
+        .iter()
+        .rev()
+        .filter(|m| !m.is_bot)
+        .take(RECALL_MESSAGES)
+        .map(|m| m.text.as_str())
+        .collect();
+    if words.is_empty() {
+        return Ok(Vec::new());
+    }
+    let text = words.join("\n");
+    let mut all = svc.ports.store.facts(channel).await?;
+    all.retain(|f| {
+        !pending
+            .iter()
+            .any(|p| p.channel == *channel && f.sources.contains(&p.ts))
+    });
+    let names: Vec<&str> = people.iter().map(|p| p.name.as_str()).collect();
+    let how = facts::Recall {
+        half_life: settings.fact_half_life(),
+        floor: RECALL_FLOOR,
+        top: RECALL_TOP,
+    };
+    let found = facts::recall(
+        &all,
+        &facts::tokens(&text),
+        &facts::proper_nouns(&text, &names),
+        now,
+        how,
+    );
+    tracing::debug!(recalled = found.len(), "facts recalled");
+    Ok(found.into_iter().map(|(f, _)| f.text.clone()).collect())
+}
+
+/// How many of a conversation's newest messages are read to tell whether
+/// someone spoke after a job was made.
+const RECENT: usize = 50;
+
+/// The newest message of a conversation (a thread's root counts when it has
+/// no reply) and who spoke after a job's `newest_ts`.
+pub(crate) struct Recent {
+    pub newest: Message,
+    /// Someone (not a bot) wrote after the job was made: their message has a
+    /// judgment of its own, which decides instead.
+    pub person_after: bool,
+    /// The newest message a person wrote after the job was made.
+    pub newest_person: Option<Ts>,
+    /// The bots that wrote after the job was made, and when.
+    pub bots_after: Vec<(UserId, Ts)>,
+}
+
+pub(crate) async fn recent(
+    svc: &Services,
+    conversation: &Conversation,
+    since: Ts,
+) -> Result<Option<Recent>, PortError> {
+    let messages = svc
+        .ports
+        .store
+        .conversation_messages(conversation, RECENT)
+        .await?;
+    let after: Vec<&Message> = messages.iter().filter(|m| m.ts > since).collect();
+    let person_after = after.iter().any(|m| !m.is_bot);
+    let newest_person = after.iter().filter(|m| !m.is_bot).map(|m| m.ts).max();
+    let bots_after = after
+        .iter()
+        .filter(|m| m.is_bot)
+        .map(|m| (m.user.clone(), m.ts))
+        .collect();
+    let newest = match messages.last() {
+        Some(m) => Some(m.clone()),
+        None => match conversation.thread_ts {
+            Some(root) => {
+                svc.ports
+                    .store
+                    .get_message(&conversation.channel, root)
+                    .await?
+            }
+            None => None,
+        },
+    };
+    Ok(newest.map(|newest| Recent {
+        newest,
+        newest_person,
+        person_after,
+        bots_after,
+    }))
+}
+
+/// Records that a channel was active at its newest message.
+pub(crate) async fn touch(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+    newest: &Message,
+) -> Result<(), PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    svc.ports
+        .store
+        .touch_channel(
+            channel,
+            newest.ts.to_datetime(),
+            memory_retention(settings, now),
+        )
+        .await
+}

@@ -1,0 +1,552 @@
+//! Running jobs, whoever delivers them: a schedule's input, an SQS batch,
+//! or the local job board.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tracing::Instrument;
+
+use super::judgment::JudgmentOutcome;
+use super::proactive::ProactiveOutcome;
+use super::response::ResponseOutcome;
+use super::MemoryReport;
+use super::{judgment, memory, proactive, response, Services};
+use myao_core::ports::PortError;
+use myao_domain::job::retry_delay;
+use myao_domain::metrics::{self, Datum};
+use myao_domain::{Job, JobKind, JudgmentResult, Reply, Settings};
+
+/// What running a job came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobOutcome {
+    Judgment(JudgmentOutcome),
+    Response(ResponseOutcome),
+    Memory(MemoryReport),
+    Proactive(ProactiveOutcome),
+}
+
+impl JobOutcome {
+    /// What the job came to in kinds, ids, times, lengths and counts only:
+    /// the line logged at INFO. The outcome itself may hold conversation (a
+    /// reply, a judgment's reason, an unusable LLM answer) and is logged at
+    /// DEBUG only.
+    pub fn summary(&self) -> String {
+        match self {
+            JobOutcome::Judgment(outcome) => {
+                let name = outcome.name();
+                match outcome {
+                    JudgmentOutcome::Stale | JudgmentOutcome::Empty => format!("judgment {name}"),
+                    JudgmentOutcome::Held(gate) => {
+                        format!("judgment {name} gate={}", gate.name())
+                    }
+                    JudgmentOutcome::Quiet(ruling) | JudgmentOutcome::Capped(ruling) => {
+                        format!("judgment {name} {}", ruling.explain())
+                    }
+                    JudgmentOutcome::Silent { ruling, reason } => format!(
+                        "judgment {name} {} reason_chars={}",
+                        ruling.explain(),
+                        reason.chars().count()
+                    ),
+                    JudgmentOutcome::Declined(ruling, result) => {
+                        format!("judgment {name} {} {}", ruling.explain(), verdict(result))
+                    }
+                    JudgmentOutcome::Respond { ruling, result, at } => format!(
+                        "judgment {name} at={} {} {}",
+                        at.to_rfc3339(),
+                        ruling.explain(),
+                        verdict(result)
+                    ),
+                    JudgmentOutcome::Sure { ruling, at } => format!(
+                        "judgment {name} at={} {}",
+                        at.to_rfc3339(),
+                        ruling.explain()
+                    ),
+                }
+            }
+            JobOutcome::Response(outcome) => {
+                let name = outcome.name();
+                match outcome {
+                    ResponseOutcome::Limited { limit, notice } => format!(
+                        "response {name} limit={} notice={}",
+                        limit.setting(),
+                        notice.is_some()
+                    ),
+                    ResponseOutcome::NoReply { reason }
+                    | ResponseOutcome::PostFailed { reason } => {
+                        format!("response {name} reason_chars={}", reason.chars().count())
+                    }
+                    ResponseOutcome::Posted { ts, text } => format!(
+                        "response {name} ts={ts} reply_chars={}",
+                        text.chars().count()
+                    ),
+                    ResponseOutcome::Reacted { ts, emoji } => {
+                        format!("response {name} ts={ts} emoji={emoji}")
+                    }
+                    _ => format!("response {name}"),
+                }
+            }
+            JobOutcome::Memory(report) => format!(
+                "memory written={} llm_calls={} unusable={} queued={} facts={} proactive={}",
+                report.written.len(),
+                report.llm_calls,
+                report.unusable,
+                report.queued,
+                report.facts.len(),
+                report.proactive.len()
+            ),
+            // The topic and an unusable answer are the LLM's words: counts only.
+            JobOutcome::Proactive(outcome) => match outcome {
+                ProactiveOutcome::Held(hold) => format!("proactive held hold={}", hold.name()),
+                ProactiveOutcome::Silent { reason } => format!(
+                    "proactive {} reason_chars={}",
+                    outcome.name(),
+                    reason.chars().count()
+                ),
+                ProactiveOutcome::Open { topic, at } => format!(
+                    "proactive {} at={} topic_chars={}",
+                    outcome.name(),
+                    at.to_rfc3339(),
+                    topic.chars().count()
+                ),
+                _ => format!("proactive {}", outcome.name()),
+            },
+        }
+    }
+}
+
+impl JobOutcome {
+    /// What the outcome counts for (the metrics of `domain::metrics`):
+    /// a judgment's outcome, an answer's form, a spend limit's refusal.
+    pub fn metric(&self, job: &Job) -> Option<Datum> {
+        let judged = |outcome: &str| Some(Datum::count(metrics::JUDGMENTS).by("Outcome", outcome));
+        match self {
+            JobOutcome::Judgment(outcome) => judged(outcome.name()),
+            JobOutcome::Response(outcome) => {
+                let answered = |form: &str| Some(Datum::count(metrics::ANSWERS).by("Form", form));
+                match outcome {
+                    ResponseOutcome::Posted { .. } => match job {
+                        Job::Response {
+                            reply: Reply::Short,
+                            ..
+                        } => answered("short"),
+                        Job::Response {
+                            reply: Reply::Opener { .. },
+                            ..
+                        } => answered("opener"),
+                        _ => answered("full"),
+                    },
+                    ResponseOutcome::Reacted { .. } => answered("reaction"),
+                    ResponseOutcome::Limited { limit, .. } => {
+                        Some(Datum::count(metrics::LIMIT_REFUSALS).by("Limit", limit.setting()))
+                    }
+                    // A mention that got no answer: somebody asked and heard
+                    // nothing. (One that fails for good ends in the
+                    // dead-letter queue, whose alarm tells.)
+                    ResponseOutcome::TooOld
+                    | ResponseOutcome::PostFailed { .. }
+                    | ResponseOutcome::NoReply { .. }
+                        if matches!(job, Job::Response { mention: true, .. }) =>
+                    {
+                        Some(Datum::count(metrics::MENTIONS_GIVEN_UP))
+                    }
+                    _ => None,
+                }
+            }
+            JobOutcome::Memory(_) => None,
+            JobOutcome::Proactive(outcome) => {
+                Some(Datum::count(metrics::PROACTIVE_JUDGMENTS).by("Outcome", outcome.name()))
+            }
+        }
+    }
+}
+
+/// A judgment's verdict without its reason's words.
+fn verdict(result: &JudgmentResult) -> String {
+    let delay = result
+        .delay_seconds
+        .map_or_else(|| "none".to_owned(), |d| d.to_string());
+    format!(
+        "should_respond={} response_type={} confidence={} delay_seconds={delay} reason_chars={}",
+        result.should_respond,
+        result.response_type.name(),
+        result.confidence,
+        result.reason.chars().count()
+    )
+}
+
+/// Runs one job. The error is a failure worth a redelivery (storage down);
+/// everything else (LLM garbage, a Slack refusal) is an outcome.
+pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
+    // One span per job, carried across every await (not entered on a
+    // thread), so concurrent jobs in `myao serve` log under their own.
+    let conversation = job.conversation();
+    let span = tracing::info_span!(
+        "job",
+        kind = %job.kind(),
+        channel = conversation.as_ref().map(|c| c.channel.to_string()),
+        thread = conversation.as_ref().and_then(|c| c.thread_ts).map(|t| t.to_string()),
+    );
+    async {
+        match job {
+            Job::Judgment {
+                channel,
+                thread_ts,
+                newest_ts,
+            } => judgment::run(svc, channel, *thread_ts, *newest_ts)
+                .await
+                .map(JobOutcome::Judgment),
+            Job::Response {
+                channel,
+                thread_ts,
+                newest_ts,
+                mention,
+                reply,
+                seen_ts,
+            } => response::run(
+                svc, channel, *thread_ts, *newest_ts, *mention, reply, *seen_ts,
+            )
+            .await
+            .map(JobOutcome::Response),
+            // Queued by earlier versions when a thread went quiet: the
+            // hourly digest of its channel writes the thread's memory now
+            // (running one here could race that channel's own job).
+            Job::ThreadMemory { .. } => {
+                tracing::info!("thread memory job dropped: the channel's digest writes it");
+                Ok(JobOutcome::Memory(MemoryReport::default()))
+            }
+            Job::MemorySweep => memory::sweep(svc).await.map(JobOutcome::Memory),
+            Job::ChannelMemory { channel } => memory::channel_memory(svc, channel)
+                .await
+                .map(JobOutcome::Memory),
+            Job::WorkspaceMemory => memory::workspace_memory(svc).await.map(JobOutcome::Memory),
+            Job::Forget => memory::forget_now(svc).await.map(JobOutcome::Memory),
+            Job::Proactive { channel, made_at } => proactive::run(svc, channel, *made_at)
+                .await
+                .map(JobOutcome::Proactive),
+        }
+    }
+    .instrument(span)
+    .await
+    .inspect(|outcome| {
+        if let Some(datum) = outcome.metric(job) {
+            svc.ports.metrics.put(datum);
+        }
+    })
+}
+
+/// Why a Lambda payload was not run.
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    /// Worth a retry by the caller (the scheduler's retry policy).
+    #[error(transparent)]
+    Retryable(PortError),
+}
+
+#[derive(Deserialize)]
+struct SqsRecord {
+    #[serde(rename = "messageId")]
+    message_id: String,
+    /// Names this delivery of the message, to make it visible again sooner.
+    #[serde(rename = "receiptHandle", default)]
+    receipt_handle: Option<String>,
+    #[serde(default)]
+    attributes: SqsAttributes,
+    body: String,
+}
+
+#[derive(Deserialize, Default)]
+struct SqsAttributes {
+    /// How many times the message was received, this time included.
+    #[serde(rename = "ApproximateReceiveCount", default)]
+    approximate_receive_count: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct SqsEvent {
+    #[serde(rename = "Records")]
+    records: Vec<SqsRecord>,
+}
+
+/// Lambda's partial batch response to an SQS batch: the messages to
+/// redeliver, by id. (The `sqs` feature of `aws_lambda_events` has the
+/// same two types, and would bring `serde_with` and its proc macros into
+/// the job functions' build for them.)
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchResponse {
+    pub batch_item_failures: Vec<BatchItemFailure>,
+}
+
+/// One message of a batch to redeliver.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchItemFailure {
+    pub item_identifier: String,
+}
+
+/// What an invocation answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Answer {
+    /// An SQS batch's: the jobs that failed retryably, to redeliver.
+    Batch(BatchResponse),
+    /// A schedule's input that is not a job: logged and dropped.
+    Dropped { dropped: bool },
+    /// A schedule's job, run (`{}`).
+    Done {},
+}
+
+/// Handles a Lambda invocation: a schedule's input (a [`Job`]) or an SQS
+/// batch whose bodies are jobs. Only `accepted` kinds run; a payload that is
+/// not a job, or a job of another kind, is logged and dropped (a retry would
+/// not make it better). For SQS, jobs that failed retryably are reported as
+/// `batchItemFailures` so that only they are redelivered.
+pub async fn handle_payload(
+    svc: &Services,
+    accepted: &[JobKind],
+    payload: Value,
+) -> Result<Answer, PayloadError> {
+    if payload.get("Records").is_some() {
+        let event: SqsEvent = match serde_json::from_value(payload) {
+            Ok(e) => e,
+            Err(error) => {
+                tracing::error!(error = %unquoted(&error), "an SQS event of the wrong shape; dropped");
+                return Ok(Answer::Batch(BatchResponse::default()));
+            }
+        };
+        let mut failures = Vec::new();
+        for record in event.records {
+            let job = match serde_json::from_str::<Job>(&record.body) {
+                Ok(job) => job,
+                Err(error) => {
+                    tracing::error!(error = %unquoted(&error), "a queue message that is not a job; dropped");
+                    continue;
+                }
+            };
+            if let Err(error) = run_accepted(svc, accepted, &job).await {
+                tracing::error!(%error, message_id = %record.message_id, "job failed; it will be redelivered");
+                come_back_soon(svc, &job, &record).await;
+                failures.push(BatchItemFailure {
+                    item_identifier: record.message_id,
+                });
+            }
+        }
+        return Ok(Answer::Batch(BatchResponse {
+            batch_item_failures: failures,
+        }));
+    }
+    let job: Job = match serde_json::from_value(payload) {
+        Ok(j) => j,
+        Err(error) => {
+            tracing::error!(error = %unquoted(&error), "a payload that is not a job; dropped");
+            return Ok(Answer::Dropped { dropped: true });
+        }
+    };
+    run_accepted(svc, accepted, &job)
+        .await
+        .map_err(PayloadError::Retryable)?;
+    Ok(Answer::Done {})
+}
+
+/// What is wrong with a body that is not a job, and where, without serde's
+/// message: it may quote a value of the body (an opener's topic).
+fn unquoted(error: &serde_json::Error) -> String {
+    format!(
+        "{:?} at line {}, column {}",
+        error.classify(),
+        error.line(),
+        error.column()
+    )
+}
+
+/// Has a job that failed come back after a short, growing delay
+/// (`retry_delays_seconds`, by its delivery's receive count) instead of
+/// its queue's visibility timeout, when it is one that a person waits for
+/// ([`Job::retries_quickly`]) and has quick tries left. If that fails too,
+/// the queue's timeout still brings it back.
+async fn come_back_soon(svc: &Services, job: &Job, record: &SqsRecord) {
+    let Some(receipt) = record.receipt_handle.as_deref() else {
+        return;
+    };
+    if !job.retries_quickly() {
+        return;
+    }
+    let tries = record
+        .attributes
+        .approximate_receive_count
+        .as_deref()
+        .and_then(|n| n.trim().parse::<u32>().ok())
+        .unwrap_or(1);
+    // The settings may be what failed: the default delays then.
+    let delays = match svc.ports.settings.current().await {
+        Ok(settings) => settings.retry_delays_seconds.clone(),
+        Err(_) => Settings::default().retry_delays_seconds,
+    };
+    let Some(delay) = retry_delay(tries, &delays) else {
+        tracing::info!(tries, "no quick tries left: the queue's own redelivery");
+        return;
+    };
+    match svc.ports.queue.redeliver(job, Some(receipt), delay).await {
+        Ok(()) => tracing::info!(tries, delay_seconds = delay, "the job comes back soon"),
+        Err(error) => tracing::warn!(%error, "could not bring the job back sooner"),
+    }
+}
+
+async fn run_accepted(svc: &Services, accepted: &[JobKind], job: &Job) -> Result<(), PortError> {
+    if !accepted.contains(&job.kind()) {
+        tracing::error!(kind = %job.kind(), "a job of a kind this function does not run; dropped");
+        return Ok(());
+    }
+    match run(svc, job).await {
+        Ok(outcome) => {
+            tracing::info!(outcome = %outcome.summary(), "job done");
+            tracing::debug!(?outcome, "job outcome");
+            Ok(())
+        }
+        Err(error) if error.is_retryable() => Err(error),
+        Err(error) => {
+            tracing::error!(%error, "job failed and will not be retried");
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judgment::Ruling;
+    use myao_domain::judgment::ResponseType;
+    use myao_domain::{MemoryKind, MemoryScope, Ts};
+
+    const WORDS: &str = "the secret plan of the cat";
+
+    fn ruling() -> Ruling {
+        use myao_domain::rules::{Decision, Score, Signal, Thresholds};
+        Ruling {
+            score: Score {
+                total: 30,
+                signals: vec![Signal::UnansweredQuestion, Signal::TwoPeople],
+                answers: None,
+                again: None,
+                wait: None,
+            },
+            thresholds: Thresholds { low: 20, high: 50 },
+            decision: Decision::Ask,
+        }
+    }
+
+    fn result(should_respond: bool) -> JudgmentResult {
+        JudgmentResult {
+            should_respond,
+            reason: format!("because {WORDS}"),
+            confidence: 0.8,
+            delay_seconds: Some(30),
+            response_type: if should_respond {
+                ResponseType::Full
+            } else {
+                ResponseType::None
+            },
+            emoji: None,
+        }
+    }
+
+    #[test]
+    fn a_job_summary_holds_no_conversation() {
+        let at = Ts::parse("1767600000.0").unwrap().to_datetime();
+        let outcomes = [
+            JobOutcome::Judgment(JudgmentOutcome::Silent {
+                ruling: ruling(),
+                reason: format!("no JSON object in the answer: {WORDS:?}"),
+            }),
+            JobOutcome::Judgment(JudgmentOutcome::Declined(ruling(), result(false))),
+            JobOutcome::Judgment(JudgmentOutcome::Respond {
+                ruling: ruling(),
+                result: result(true),
+                at,
+            }),
+            JobOutcome::Response(ResponseOutcome::NoReply {
+                reason: format!("LLM failed: {WORDS}"),
+            }),
+            JobOutcome::Response(ResponseOutcome::PostFailed {
+                reason: format!("slack: {WORDS}"),
+            }),
+            JobOutcome::Response(ResponseOutcome::Posted {
+                ts: Ts::parse("1767600001.000100").unwrap(),
+                text: format!("meow, {WORDS}"),
+            }),
+        ];
+        let outcomes = outcomes.into_iter().chain([
+            JobOutcome::Proactive(ProactiveOutcome::Open {
+                topic: format!("ask about {WORDS}"),
+                at,
+            }),
+            JobOutcome::Proactive(ProactiveOutcome::Silent {
+                reason: format!("no JSON object in the answer: {WORDS:?}"),
+            }),
+        ]);
+        for outcome in outcomes {
+            let summary = outcome.summary();
+            assert!(format!("{outcome:?}").contains("secret plan"));
+            assert!(!summary.contains("secret"), "{summary}");
+            assert!(!summary.contains("cat"), "{summary}");
+        }
+    }
+
+    #[test]
+    fn a_job_summary_keeps_kinds_ids_and_counts() {
+        let posted = JobOutcome::Response(ResponseOutcome::Posted {
+            ts: Ts::parse("1767600001.000100").unwrap(),
+            text: "héllo".to_owned(),
+        });
+        assert_eq!(
+            posted.summary(),
+            "response posted ts=1767600001.000100 reply_chars=5"
+        );
+        let reacted = JobOutcome::Response(ResponseOutcome::Reacted {
+            ts: Ts::parse("1767600001.000100").unwrap(),
+            emoji: myao_domain::EmojiName::wave(),
+        });
+        assert_eq!(
+            reacted.summary(),
+            "response reacted ts=1767600001.000100 emoji=wave"
+        );
+        let declined = JobOutcome::Judgment(JudgmentOutcome::Declined(ruling(), result(false)));
+        assert_eq!(
+            declined.summary(),
+            "judgment llm_no ask score=30 [20..50) unanswered_question(+60) two_people(-10) \
+             should_respond=false response_type=none confidence=0.8 delay_seconds=30 reason_chars=34"
+        );
+        // The log line and the metric name the outcome alike.
+        let JobOutcome::Judgment(outcome) = &declined else {
+            unreachable!()
+        };
+        assert_eq!(outcome.name(), "llm_no");
+        let memory = JobOutcome::Memory(MemoryReport {
+            written: vec![(MemoryScope::Workspace, MemoryKind::Long)],
+            llm_calls: 2,
+            unusable: 1,
+            queued: 0,
+            facts: vec![format!("Bob said {WORDS}")],
+            proactive: vec![],
+        });
+        // The facts are conversation: their count only.
+        assert_eq!(
+            memory.summary(),
+            "memory written=1 llm_calls=2 unusable=1 queued=0 facts=1 proactive=0"
+        );
+        assert_eq!(
+            JobOutcome::Judgment(JudgmentOutcome::Stale).summary(),
+            "judgment stale"
+        );
+    }
+
+    #[test]
+    fn a_body_that_is_not_a_job_is_described_without_its_values() {
+        let error = serde_json::from_str::<Job>(
+            r#"{"kind": "response", "channel": "the launch is on friday"}"#,
+        )
+        .expect_err("not a job");
+        let shown = unquoted(&error);
+        assert!(!shown.contains("launch"), "{shown}");
+        assert!(shown.starts_with("Data"), "{shown}");
+    }
+}

@@ -1,0 +1,120 @@
+//! The job services: what the judgment, response and memory functions do,
+//! written against `myao-core`'s ports, and the prompts they send. The
+//! Lambda functions and the local mode run exactly this code, assembled
+//! with the adapters by `myao-wire`. No AWS SDK, no HTTP client, no LLM or
+//! Slack adapter: this crate's manifest does not name them.
+
+pub mod context;
+pub mod files;
+pub mod jobs;
+pub mod judgment;
+pub mod limits;
+pub mod memory;
+pub mod proactive;
+pub mod prompts;
+pub mod reflection;
+pub mod response;
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use tokio::sync::OnceCell;
+
+use myao_core::app::Ports;
+use myao_core::ports::{Llm, PortError, SlackApi};
+use myao_domain::{Settings, UserId};
+
+/// Everything the judgment, response and memory services use: the
+/// [`Ports`], the LLM and Slack.
+pub struct Services {
+    pub ports: Ports,
+    pub llm: Arc<dyn Llm>,
+    pub slack: Arc<dyn SlackApi>,
+    bot_user_id: OnceCell<UserId>,
+}
+
+impl Services {
+    /// The services over these ports. `llm` is put behind the workspace's
+    /// daily cap ([`limits::CappedLlm`]), so that no assembly of the
+    /// services can make an LLM call the cap did not count.
+    pub fn new(ports: Ports, llm: Arc<dyn Llm>, slack: Arc<dyn SlackApi>) -> Services {
+        let llm: Arc<dyn Llm> = Arc::new(limits::CappedLlm::new(
+            llm,
+            ports.store.clone(),
+            ports.settings.clone(),
+            ports.clock.clone(),
+        ));
+        Services {
+            ports,
+            llm,
+            slack,
+            bot_user_id: OnceCell::new(),
+        }
+    }
+
+    /// The bot's own user id: the `bot_user_id` setting, else `auth.test`
+    /// (asked once per process).
+    pub async fn bot_user_id(&self, settings: &Settings) -> Result<UserId, PortError> {
+        if let Some(id) = &settings.bot_user_id {
+            return Ok(id.clone());
+        }
+        self.bot_user_id
+            .get_or_try_init(|| async { self.slack.auth_test().await })
+            .await
+            .cloned()
+    }
+}
+
+/// What one job works with: the services, the settings it read when it
+/// began (a job sees one set of settings from its start to its end) and the
+/// time it began. Passed as one, instead of the three apart.
+pub struct JobContext<'a> {
+    pub svc: &'a Services,
+    pub settings: Arc<Settings>,
+    pub now: DateTime<Utc>,
+}
+
+impl<'a> JobContext<'a> {
+    /// A job starting now, with the current settings.
+    pub async fn begin(svc: &'a Services) -> Result<JobContext<'a>, PortError> {
+        Ok(JobContext {
+            settings: svc.ports.settings.current().await?,
+            now: svc.ports.clock.now(),
+            svc,
+        })
+    }
+}
+
+/// Jobs whose wait is at least this long go to the scheduler; shorter ones to
+/// the queue (EventBridge Scheduler fires with one-minute precision).
+pub const SCHEDULER_MIN_DELAY_SECONDS: u32 = 60;
+
+/// What a memory run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemoryReport {
+    /// The memories written, in the order they were written.
+    pub written: Vec<(myao_domain::MemoryScope, myao_domain::MemoryKind)>,
+    /// LLM calls made (a failed or empty answer counts too).
+    pub llm_calls: usize,
+    /// Digest answers that could not be used (prose, JSON cut short): their
+    /// channel's digest backs off.
+    pub unusable: usize,
+    /// Jobs queued (the recurring run fans out one job per channel).
+    pub queued: usize,
+    /// The facts reflection wrote.
+    pub facts: Vec<String>,
+    /// The proactive judgments the recurring run scheduled: channel, when.
+    pub proactive: Vec<(myao_domain::ChannelId, DateTime<Utc>)>,
+}
+
+impl MemoryReport {
+    /// Adds what another run did.
+    pub fn merge(&mut self, other: MemoryReport) {
+        self.written.extend(other.written);
+        self.llm_calls += other.llm_calls;
+        self.unusable += other.unusable;
+        self.queued += other.queued;
+        self.facts.extend(other.facts);
+        self.proactive.extend(other.proactive);
+    }
+}

@@ -1,0 +1,381 @@
+//! Spend limits, enforced before any LLM call (issue 13).
+//!
+//! - The workspace's LLM calls per day: [`CappedLlm`], around the LLM of
+//!   every [`Services`], counts each call before making it and refuses
+//!   memories above 80 % of the day, judgments above 95 %, replies at 100 %
+//!   ([`CallPurpose`]). A refusal is a `PortError::Refused` from the service
+//!   `"budget"`, which the services already treat as silence.
+//! - Replies per channel and mentions per person per hour: [`admit_reply`],
+//!   called by a response job after its claim (a duplicate delivery is not
+//!   counted twice) and before the LLM (a refused job costs no call).
+//!
+//! A mention refused by any of them gets [`LIMIT_NOTICE`], at most once an
+//! hour per person. Every refusal is logged at WARN with the setting that
+//! refused it, and ids only.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::{JobContext, Services};
+use myao_core::ports::{
+    Clock, Llm, LlmReply, LlmRequest, LlmRole, PortError, SettingsProvider, Store,
+};
+use myao_domain::limits::{self, CallPurpose, Limit, LIMIT_NOTICE};
+use myao_domain::{Job, Ts, UserId};
+
+/// The service name of a refusal by the day's budget.
+pub const BUDGET: &str = "budget";
+
+/// Whether `error` is a refusal by the day's LLM budget.
+pub fn is_over_budget(error: &PortError) -> bool {
+    matches!(error, PortError::Refused { service, .. } if *service == BUDGET)
+}
+
+fn purpose(role: LlmRole) -> CallPurpose {
+    match role {
+        LlmRole::Memory => CallPurpose::Memory,
+        LlmRole::Judgment => CallPurpose::Judgment,
+        LlmRole::Response => CallPurpose::Response,
+    }
+}
+
+/// An [`Llm`] that counts every call against `max_llm_calls_per_day` before
+/// making it, and refuses the calls whose purpose has used its share. A call
+/// is counted once whatever its retries; a store failure refuses the call
+/// (as unavailable): spend is never left unchecked.
+pub struct CappedLlm {
+    inner: Arc<dyn Llm>,
+    store: Arc<dyn Store>,
+    settings: Arc<dyn SettingsProvider>,
+    clock: Arc<dyn Clock>,
+}
+
+impl CappedLlm {
+    pub fn new(
+        inner: Arc<dyn Llm>,
+        store: Arc<dyn Store>,
+        settings: Arc<dyn SettingsProvider>,
+        clock: Arc<dyn Clock>,
+    ) -> CappedLlm {
+        CappedLlm {
+            inner,
+            store,
+            settings,
+            clock,
+        }
+    }
+}
+
+#[async_trait]
+impl Llm for CappedLlm {
+    async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError> {
+        let settings = self.settings.current().await?;
+        let purpose = purpose(request.role);
+        let max = settings.max_llm_calls_per_day;
+        let ceiling = purpose.ceiling(max);
+        let counter = limits::llm_calls(self.clock.now());
+        if self
+            .store
+            .count(&counter.key, ceiling, counter.expires_at)
+            .await?
+        {
+            return self.inner.complete(request).await;
+        }
+        tracing::warn!(
+            limit = Limit::LlmCallsPerDay.setting(),
+            max,
+            role = request.role.as_str(),
+            share_percent = purpose.share_percent(),
+            "LLM call refused: the day's calls for its purpose are used"
+        );
+        Err(PortError::refused(
+            BUDGET,
+            format!(
+                "{} {max}: {}% used, no more {} calls today",
+                Limit::LlmCallsPerDay.setting(),
+                purpose.share_percent(),
+                request.role.as_str()
+            ),
+        ))
+    }
+}
+
+/// The author of a mention job's newest message (the person who asked).
+async fn author(svc: &Services, job: &Job) -> Result<Option<UserId>, PortError> {
+    let Job::Response {
+        channel,
+        newest_ts,
+        mention: true,
+        ..
+    } = job
+    else {
+        return Ok(None);
+    };
+    Ok(svc
+        .ports
+        .store
+        .get_message(channel, *newest_ts)
+        .await?
+        .map(|m| m.user))
+}
+
+/// A reply a spend limit refused: which limit, and the notice posted for a
+/// mention, if one was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub limit: Limit,
+    pub notice: Option<Ts>,
+}
+
+/// Counts a response job (already claimed) against the hourly limits:
+/// `None` to go ahead, or the outcome of its refusal (the notice posted
+/// for a mention). The person's mentions are counted first, so that
+/// someone over their own limit does not use up the channel's replies.
+/// A count is not given back: a job redelivered after a failure counts
+/// again, which can only make a limit stricter.
+pub async fn admit_reply(cx: &JobContext<'_>, job: &Job) -> Result<Option<Refused>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let Job::Response { channel, .. } = job else {
+        return Ok(None);
+    };
+    let author = author(svc, job).await?;
+    let mut counters = Vec::with_capacity(2);
+    if let Some(user) = &author {
+        counters.push((Limit::MentionsPerUser, limits::user_mentions(user, now)));
+    }
+    counters.push((
+        Limit::RepliesPerChannel,
+        limits::channel_replies(channel, now),
+    ));
+    for (limit, counter) in counters {
+        let max = u64::from(limit.max(settings));
+        if !svc
+            .ports
+            .store
+            .count(&counter.key, max, counter.expires_at)
+            .await?
+        {
+            return Ok(Some(refuse(cx, job, author.as_ref(), limit).await));
+        }
+    }
+    Ok(None)
+}
+
+/// The outcome of a response job whose reply the day's LLM budget refused
+/// (the notice posted for a mention).
+pub async fn refused_by_budget(cx: &JobContext<'_>, job: &Job) -> Refused {
+    let author = match author(cx.svc, job).await {
+        Ok(author) => author,
+        Err(error) => {
+            tracing::warn!(%error, "could not read the mention's author; no notice");
+            None
+        }
+    };
+    refuse(cx, job, author.as_ref(), Limit::LlmCallsPerDay).await
+}
+
+/// Logs a refusal and, for a mention, posts the notice once an hour per person.
+async fn refuse(cx: &JobContext<'_>, job: &Job, author: Option<&UserId>, limit: Limit) -> Refused {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let Job::Response {
+        channel,
+        thread_ts,
+        newest_ts,
+        mention,
+        ..
+    } = job
+    else {
+        return Refused {
+            limit,
+            notice: None,
+        };
+    };
+    tracing::warn!(
+        limit = limit.setting(),
+        max = limit.max(settings),
+        mention,
+        user = author.map(UserId::as_str),
+        "reply refused: over a spend limit"
+    );
+    let notice = match author {
+        Some(user) if *mention && settings.limit_notice => {
+            // In the mention's thread (a top-level mention starts one), so
+            // that the notice stays out of the channel's way.
+            notify(svc, channel, thread_ts.unwrap_or(*newest_ts), user, now).await
+        }
+        _ => None,
+    };
+    Refused { limit, notice }
+}
+
+async fn notify(
+    svc: &Services,
+    channel: &myao_domain::ChannelId,
+    thread: Ts,
+    user: &UserId,
+    now: DateTime<Utc>,
+) -> Option<Ts> {
+    let claim = limits::notice_claim(user, now);
+    match svc.ports.store.claim(&claim.key, claim.expires_at).await {
+        Ok(true) => {}
+        Ok(false) => {
+            tracing::info!(user = %user, "no limit notice: one was posted within the hour");
+            return None;
+        }
+        Err(error) => {
+            tracing::warn!(%error, "could not claim the limit notice; none posted");
+            return None;
+        }
+    }
+    match svc
+        .slack
+        .post_message(channel, Some(thread), LIMIT_NOTICE)
+        .await
+    {
+        Ok(ts) => {
+            tracing::info!(user = %user, ts = %ts, "limit notice posted");
+            Some(ts)
+        }
+        Err(error) => {
+            // Not retried: a notice is a courtesy, and the claim keeps it
+            // from being posted twice.
+            tracing::warn!(%error, "could not post the limit notice");
+            None
+        }
+    }
+}
+
+/// Whether Slack refused the bot token within the last
+/// [`limits::TOKEN_BREAKER_FOR`]: a reply could not be posted, so no LLM
+/// call is made for one.
+pub async fn token_refused(cx: &JobContext<'_>) -> Result<bool, PortError> {
+    let held = cx.svc.ports.store.held_until(limits::TOKEN_BREAKER).await?;
+    Ok(held.is_some_and(|until| until > cx.now))
+}
+
+/// Opens the token breaker when `error` is Slack refusing the bot token
+/// (`invalid_auth`, `token_revoked`, ...); the alarm on `SlackAuthErrors`
+/// tells a person. Closes by itself after [`limits::TOKEN_BREAKER_FOR`].
+pub async fn trip_on_token_refusal(cx: &JobContext<'_>, error: &PortError) {
+    if !limits::is_token_refusal(error.detail()) {
+        return;
+    }
+    let until = cx.now + limits::TOKEN_BREAKER_FOR;
+    match cx.svc.ports.store.claim(limits::TOKEN_BREAKER, until).await {
+        Ok(_) => {
+            tracing::warn!(%until, "Slack refused the bot token: no LLM call for a reply until then")
+        }
+        Err(store) => tracing::warn!(%store, "could not open the token breaker"),
+    }
+}
+
+/// Counts one unprompted reply of `channel` against its hourly cap, then
+/// against the workspace's: `None` when both admit it, else when the cap's
+/// hour ends. A reply the workspace's cap refuses has used one of its
+/// channel's (the counters only count up): it matters only in an hour the
+/// workspace is at its cap already.
+pub async fn refused_unprompted(
+    cx: &JobContext<'_>,
+    channel: &myao_domain::ChannelId,
+) -> Result<Option<DateTime<Utc>>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let caps = [
+        (
+            limits::unprompted_replies(channel, now),
+            settings.max_unprompted_per_channel_hour,
+            "max_unprompted_per_channel_hour",
+        ),
+        (
+            limits::workspace_unprompted_replies(now),
+            settings.max_unprompted_per_workspace_hour,
+            "max_unprompted_per_workspace_hour",
+        ),
+    ];
+    for (counter, max, setting) in caps {
+        let admitted = svc
+            .ports
+            .store
+            .count(&counter.key, u64::from(max), counter.expires_at)
+            .await?;
+        if !admitted {
+            tracing::info!(limit = setting, "unprompted reply refused by a limit");
+            return Ok(Some(counter.expires_at));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    use super::*;
+    use myao_core::adapters::system::{FixedSettings, ManualClock};
+    use myao_core::adapters::twins::MemoryStore;
+    use myao_domain::Settings;
+
+    #[derive(Default)]
+    struct Counting(AtomicU32);
+
+    #[async_trait]
+    impl Llm for Counting {
+        async fn complete(&self, _: &LlmRequest) -> Result<LlmReply, PortError> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            Ok(LlmReply::default())
+        }
+    }
+
+    fn request(role: LlmRole) -> LlmRequest {
+        LlmRequest {
+            role,
+            system: String::new(),
+            json: false,
+            max_tokens: None,
+            images: Vec::new(),
+            stable_prefix: 0,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_cap_refuses_before_calling_and_memories_first() {
+        let start = DateTime::parse_from_rfc3339("2026-01-05T23:00:00Z")
+            .expect("a time")
+            .with_timezone(&Utc);
+        let clock = Arc::new(ManualClock::new(start));
+        let inner = Arc::new(Counting::default());
+        let settings = Settings {
+            max_llm_calls_per_day: 10,
+            ..Settings::default()
+        };
+        let llm = CappedLlm::new(
+            inner.clone(),
+            Arc::new(MemoryStore::new(clock.clone())),
+            Arc::new(FixedSettings::new(settings)),
+            clock.clone(),
+        );
+        let mut made = Vec::new();
+        for role in [LlmRole::Memory, LlmRole::Judgment, LlmRole::Response] {
+            let mut n = 0;
+            while llm.complete(&request(role)).await.is_ok() {
+                n += 1;
+            }
+            made.push(n);
+        }
+        // 8 memories (80 % of 10), then one judgment, then one reply.
+        assert_eq!(made, [8, 1, 1]);
+        assert_eq!(inner.0.load(Ordering::SeqCst), 10, "refusals call nothing");
+        let refused = llm.complete(&request(LlmRole::Response)).await;
+        let error = refused.expect_err("over the cap");
+        assert!(is_over_budget(&error), "{error}");
+        assert!(!error.is_retryable());
+        assert!(!is_over_budget(&PortError::refused("llm", "400")));
+
+        clock.set(start + chrono::Duration::hours(1));
+        assert!(
+            llm.complete(&request(LlmRole::Memory)).await.is_ok(),
+            "a new day"
+        );
+    }
+}

@@ -1,0 +1,533 @@
+//! A channel's digest: once enough new messages came (or the oldest waited
+//! half the window), one LLM call rewrites from the channel's window its
+//! short-term memory, the summaries of the threads that moved, the facts in
+//! the new messages and, when due, its long-term memory. Threads beyond
+//! [`THREADS_PER_CALL`] are summarised by further calls, that many at a
+//! time. An answer out of shape writes nothing: it is asked for once more,
+//! stricter, and when that fails too the channel's digest backs off before
+//! the next run asks again ([`myao_domain::digest::Backoff`]).
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+
+use super::{forgotten_since, keep, long_term_due, views, MemoryReport};
+use crate::prompts::memory::{digest_request, DigestLine, DigestTask, DigestThread};
+use crate::reflection::{count_in_profiles, keep_facts, mark_reflected};
+use crate::JobContext;
+use myao_core::ports::PortError;
+use myao_domain::digest::{self, Asked, Seen, THREADS_PER_CALL};
+use myao_domain::facts::parse_reflection;
+use myao_domain::metrics::{self, Datum};
+use myao_domain::{Channel, ChannelId, Conversation, MemoryKind, MemoryScope, Message, Ts, UserId};
+
+/// A thread whose summary does not cover its newest message in the window.
+struct Moved {
+    root: Ts,
+    /// Its oldest message the summary lacks (the most overdue go first).
+    oldest_new: Ts,
+    previous: Option<String>,
+}
+
+/// What a digest came to, for its channel's backoff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Digested {
+    /// Not due, or nothing asked (the LLM failed, a prompt did not render):
+    /// no answer to judge.
+    Nothing,
+    /// Neither the first call's answer nor the stricter second one could
+    /// be used (or the second call failed): nothing written.
+    Unusable,
+    /// The first call's answer, or the stricter second one, was used.
+    Usable,
+}
+
+/// Digests `channel`'s `window` (its messages of the short-term window,
+/// which starts at `window_start`, oldest first, read at `read_at`), when
+/// due.
+pub(super) async fn run(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+    window: &[Message],
+    window_start: Ts,
+    read_at: DateTime<Utc>,
+    report: &mut MemoryReport,
+) -> Result<Digested, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let scope = MemoryScope::Channel {
+        channel: channel.id.clone(),
+    };
+    let short = svc
+        .ports
+        .store
+        .get_memory(&scope, MemoryKind::Short)
+        .await?;
+    let covered = short.as_ref().and_then(|m| m.newest_ts);
+    // Facts keep a mark of their own, which forgetting leaves and only a
+    // digest that asked for facts moves: messages too few for facts wait
+    // for the next digest, and a memory written again after a deletion
+    // extracts nothing twice (nor counts anyone twice in the profiles).
+    let place = Conversation::top_level(channel.id.clone());
+    let facts_read = svc.ports.store.reflected(&place).await?;
+    let counted_place = profiles_mark(&channel.id);
+    let counted = covered.max(svc.ports.store.reflected(&counted_place).await?);
+    let min_facts = settings.reflection_min_messages as usize;
+    // Shown as new (【新】): what the short-term memory lacks, or (with facts
+    // on) what facts have not read.
+    let unread = if min_facts > 0 {
+        covered.min(facts_read)
+    } else {
+        covered
+    };
+    let is_new = |m: &Message| covered.is_none_or(|c| m.ts > c);
+    let moved = moved_threads(cx, channel, window).await?;
+    let new = window.iter().filter(|m| is_new(m)).count();
+    // People's messages whose facts were not read yet (none with facts off).
+    let people_unread: Vec<Ts> = window
+        .iter()
+        .filter(|m| min_facts > 0 && !m.is_bot && facts_read.is_none_or(|f| m.ts > f))
+        .map(|m| m.ts)
+        .collect();
+    // A thread an earlier digest left out waits no longer than a message,
+    // and nor does a message whose facts wait for company.
+    let oldest_pending = window
+        .iter()
+        .filter(|m| is_new(m))
+        .map(|m| m.ts)
+        .chain(moved.iter().map(|t| t.oldest_new))
+        .chain(people_unread.iter().copied())
+        .min();
+    // A channel without a short-term memory (new, or one a deletion
+    // removed) gets one at once.
+    if covered.is_some() && !digest::due(new, oldest_pending, settings, now) {
+        return Ok(Digested::Nothing);
+    }
+    let mut messages = window.to_vec();
+    for thread in &moved {
+        // A thread older than the window: its root says what it is about.
+        if !messages.iter().any(|m| m.ts == thread.root) {
+            if let Some(root) = svc
+                .ports
+                .store
+                .get_message(&channel.id, thread.root)
+                .await?
+            {
+                messages.push(root);
+            }
+        }
+    }
+    messages.sort_by_key(|m| m.ts);
+    let long = svc.ports.store.get_memory(&scope, MemoryKind::Long).await?;
+    let long_covered = long.as_ref().and_then(|m| m.newest_ts);
+    // What the short-term memory holds from before the window is about to
+    // leave it: the long-term memory takes it in now, whatever its interval.
+    let leaving = covered > long_covered && long_covered.is_none_or(|l| l < window_start);
+    let newest_in_window = window.iter().map(|m| m.ts).max();
+    let ask_long = leaving || long_term_due(long.as_ref(), newest_in_window, settings, now);
+    // Too few for facts wait for company, but not past half the window
+    // (they would leave it unread).
+    let ask_facts = min_facts > 0
+        && (people_unread.len() >= min_facts
+            || people_unread
+                .iter()
+                .min()
+                .is_some_and(|oldest| digest::waited(*oldest, settings, now)));
+
+    let mut batches = moved.chunks(THREADS_PER_CALL);
+    let threads = batches.next().unwrap_or_default();
+    let first = Call {
+        asked: Asked {
+            channel: true,
+            long: ask_long,
+            facts: ask_facts,
+            threads: threads.len(),
+        },
+        previous_long: long.filter(|_| ask_long).map(|m| m.content),
+        previous_short: short.filter(|_| ask_long).map(|m| m.content),
+        threads,
+    };
+    let marks = Marks { unread, covered };
+    let Some(mut answer) = ask(cx, channel, &messages, marks, &first, false, report).await? else {
+        return Ok(Digested::Nothing);
+    };
+    let found = match answer.digest(&first) {
+        Ok(found) => found,
+        // Once more, told what went wrong (prose around the object, or cut
+        // at the token limit); then the channel backs off.
+        Err(()) => {
+            unusable(cx, report);
+            let Some(again) = ask(cx, channel, &messages, marks, &first, true, report).await?
+            else {
+                return Ok(Digested::Unusable);
+            };
+            let Ok(found) = again.digest(&first) else {
+                unusable(cx, report);
+                return Ok(Digested::Unusable);
+            };
+            answer = again;
+            found
+        }
+    };
+    // What the memories now cover: up to what the prompt showed (one cut to
+    // its budget leaves the newest for the next digest), never back.
+    let Some(newest) = answer.covered_to(covered) else {
+        return Ok(Digested::Usable);
+    };
+    if forgotten_since(cx, &scope, read_at).await? {
+        tracing::info!(%scope, "digest not written: a message it read was deleted or edited meanwhile");
+        return Ok(Digested::Usable);
+    }
+    // The short-term memory, which marks what is covered, after the other
+    // memories: a failure before it leaves the digest to be made again.
+    if let Some(content) = found.long.clone() {
+        keep(
+            cx,
+            report,
+            &scope,
+            MemoryKind::Long,
+            content,
+            Some(newest),
+            read_at,
+        )
+        .await?;
+    }
+    keep_threads(cx, report, channel, &answer, &found.threads, read_at).await?;
+    if let Some(content) = found.channel.clone() {
+        keep(
+            cx,
+            report,
+            &scope,
+            MemoryKind::Short,
+            content,
+            Some(newest),
+            read_at,
+        )
+        .await?;
+    }
+    // Each message counted once (the profiles first: a fact's topics go to
+    // its speakers' profiles). Facts that fail to be kept are asked again:
+    // their mark moves last.
+    if let Some(counted_to) = answer.covered_to(counted) {
+        let shown: Vec<Message> = window
+            .iter()
+            .filter(|m| m.ts <= counted_to && answer.shown.contains(&m.ts))
+            .cloned()
+            .collect();
+        if count_in_profiles(cx, &shown, counted).await?.is_some() {
+            mark_reflected(cx, &counted_place, counted_to).await?;
+        }
+    }
+    if first.asked.facts {
+        answer.facts(cx, channel, facts_read, report).await?;
+        if let Some(read_to) = answer.covered_to(facts_read) {
+            mark_reflected(cx, &place, read_to).await?;
+        }
+    }
+    for threads in batches {
+        let call = Call {
+            asked: Asked {
+                channel: false,
+                long: false,
+                facts: false,
+                threads: threads.len(),
+            },
+            previous_long: None,
+            previous_short: None,
+            threads,
+        };
+        let roots: Vec<Ts> = threads.iter().map(|t| t.root).collect();
+        let theirs: Vec<Message> = messages
+            .iter()
+            .filter(|m| roots.contains(&m.ts) || m.thread_ts.is_some_and(|t| roots.contains(&t)))
+            .cloned()
+            .collect();
+        let Some(answer) = ask(cx, channel, &theirs, marks, &call, false, report).await? else {
+            continue;
+        };
+        if let Ok(found) = answer.digest(&call) {
+            // A deletion or an edit in the channel since the read: the
+            // next digest writes these from what remains.
+            if forgotten_since(cx, &scope, read_at).await? {
+                return Ok(Digested::Usable);
+            }
+            keep_threads(cx, report, channel, &answer, &found.threads, read_at).await?;
+        }
+    }
+    Ok(Digested::Usable)
+}
+
+/// Counts an answer that could not be used: in the report, and as
+/// `LlmUnusableAnswers` (Role `memory`).
+fn unusable(cx: &JobContext<'_>, report: &mut MemoryReport) {
+    report.unusable += 1;
+    cx.svc
+        .ports
+        .metrics
+        .put(Datum::count(metrics::LLM_UNUSABLE).by("Role", "memory"));
+}
+
+/// Where the mark of what a channel's profiles counted is kept: beside the
+/// facts' mark (its top level), under a thread no message has (ts 0), so
+/// that forgetting, which removes a short-term memory, leaves it.
+fn profiles_mark(channel: &ChannelId) -> Conversation {
+    Conversation::thread(channel.clone(), Ts::from_parts(0, 0))
+}
+
+/// What a digest's prompt marks: new to the facts (【新】, `unread`), and
+/// already in the short-term memory (`covered`: left out first for the
+/// budget).
+#[derive(Debug, Clone, Copy)]
+struct Marks {
+    unread: Option<Ts>,
+    covered: Option<Ts>,
+}
+
+/// One call of a digest: what it asks for, and the threads it summarises.
+struct Call<'a> {
+    asked: Asked,
+    previous_long: Option<String>,
+    previous_short: Option<String>,
+    threads: &'a [Moved],
+}
+
+/// A digest's answer, with the messages of its prompt by their numbers,
+/// and which of them it was shown (a prompt over its budget leaves some out).
+struct Answer<'a> {
+    text: String,
+    numbered: Vec<(Ts, UserId)>,
+    /// The ts of the messages shown.
+    shown: Vec<Ts>,
+    /// The threads asked about.
+    threads: &'a [Moved],
+    /// Every reply of the prompt's messages: its root, its ts, whether shown.
+    replies: Vec<(Ts, Ts, bool)>,
+}
+
+impl Answer<'_> {
+    /// The memories in the answer; out of shape (logged), none.
+    fn digest(&self, call: &Call<'_>) -> Result<digest::Digest, ()> {
+        let roots: Vec<Ts> = self.threads.iter().map(|t| t.root).collect();
+        digest::parse(&self.text, call.asked, &roots).map_err(|error| {
+            // The answer may quote the conversation: its length only.
+            tracing::warn!(%error, answer_chars = self.text.chars().count(), "digest unusable; no memory written");
+        })
+    }
+
+    /// How far a mark at `mark` may move: [`digest::covered_to`] over the
+    /// prompt's messages.
+    fn covered_to(&self, mark: Option<Ts>) -> Option<Ts> {
+        let seen: Vec<Seen> = self
+            .numbered
+            .iter()
+            .map(|(ts, _)| Seen {
+                ts: *ts,
+                shown: self.shown.contains(ts),
+                new: mark.is_none_or(|m| *ts > m),
+            })
+            .collect();
+        digest::covered_to(&seen, mark)
+    }
+
+    /// How far `thread`'s summary covers: its replies up to the first one
+    /// it lacked that the prompt left out; `None` when none it lacked was
+    /// shown.
+    fn thread_newest(&self, thread: &Moved) -> Option<Ts> {
+        let seen: Vec<Seen> = self
+            .replies
+            .iter()
+            .filter(|(root, _, _)| *root == thread.root)
+            .map(|(_, ts, shown)| Seen {
+                ts: *ts,
+                shown: *shown,
+                new: *ts >= thread.oldest_new,
+            })
+            .collect();
+        digest::covered_to(&seen, None).filter(|to| *to >= thread.oldest_new)
+    }
+
+    /// Keeps the facts of the answer that come from messages newer than
+    /// `read` (what earlier digests read for facts).
+    async fn facts(
+        &self,
+        cx: &JobContext<'_>,
+        channel: &Channel,
+        read: Option<Ts>,
+        report: &mut MemoryReport,
+    ) -> Result<(), PortError> {
+        match parse_reflection(&self.text, &self.numbered) {
+            Ok(found) => {
+                let new: Vec<_> = found
+                    .into_iter()
+                    .filter(|f| f.sources.iter().any(|s| read.is_none_or(|c| *s > c)))
+                    .collect();
+                keep_facts(cx, &channel.id, new, report).await
+            }
+            Err(error) => {
+                tracing::warn!(%error, "digest's facts unusable; none written");
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Renders and asks one digest call over `messages`; `None` (logged) when
+/// the prompt does not render, or the LLM fails or answers nothing.
+async fn ask<'a>(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+    messages: &[Message],
+    marks: Marks,
+    call: &Call<'a>,
+    strict: bool,
+    report: &mut MemoryReport,
+) -> Result<Option<Answer<'a>>, PortError> {
+    let Marks { unread, covered } = marks;
+    let settings = &*cx.settings;
+    let views = views(cx, messages).await?;
+    let is_root = |m: &Message| call.threads.iter().any(|t| t.root == m.ts);
+    let lines = messages
+        .iter()
+        .zip(views)
+        .enumerate()
+        .map(|(i, (m, view))| DigestLine {
+            n: i + 1,
+            message: view,
+            // A root is shown as its thread's too.
+            thread: m
+                .thread_ts
+                .or(Some(m.ts).filter(|_| is_root(m)))
+                .map(|t| t.to_string()),
+            new: unread.is_none_or(|c| m.ts > c),
+            keep: is_root(m),
+            covered: covered.is_some_and(|c| m.ts <= c),
+        })
+        .collect();
+    let task = DigestTask {
+        channel_name: channel.name.clone(),
+        window_hours: settings.short_term_window_hours,
+        ask_channel: call.asked.channel,
+        ask_long: call.asked.long,
+        ask_facts: call.asked.facts,
+        previous_long: call.previous_long.clone(),
+        previous_short: call.previous_short.clone(),
+        threads: call
+            .threads
+            .iter()
+            .map(|t| DigestThread {
+                ts: t.root.to_string(),
+                previous: t.previous.clone(),
+            })
+            .collect(),
+        messages: lines,
+        strict,
+    };
+    let (request, shown) = match digest_request(settings, cx.now, &task) {
+        Ok(fitted) => fitted,
+        Err(error) => {
+            tracing::error!(%error, channel = %channel.id, "digest prompt failed to render");
+            return Ok(None);
+        }
+    };
+    report.llm_calls += 1;
+    let text = match cx.svc.llm.complete(&request).await {
+        Ok(reply) => reply.text,
+        Err(error) => {
+            tracing::warn!(%error, channel = %channel.id, "digest not written: LLM failed");
+            return Ok(None);
+        }
+    };
+    let numbered = messages.iter().map(|m| (m.ts, m.user.clone())).collect();
+    let shown: Vec<Ts> = shown
+        .iter()
+        .filter_map(|n| messages.get(n.wrapping_sub(1)))
+        .map(|m| m.ts)
+        .collect();
+    Ok(Some(Answer {
+        text,
+        numbered,
+        replies: messages
+            .iter()
+            .filter_map(|m| m.thread_ts.map(|root| (root, m.ts, shown.contains(&m.ts))))
+            .collect(),
+        shown,
+        threads: call.threads,
+    }))
+}
+
+/// The threads of `window` whose summary lacks a message of it, the most
+/// overdue first.
+async fn moved_threads(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+    window: &[Message],
+) -> Result<Vec<Moved>, PortError> {
+    let mut spans: BTreeMap<Ts, Vec<Ts>> = BTreeMap::new();
+    for m in window {
+        if let Some(root) = m.thread_ts {
+            spans.entry(root).or_default().push(m.ts);
+        }
+    }
+    let mut moved = Vec::new();
+    for (root, replies) in spans {
+        let scope = MemoryScope::Thread {
+            channel: channel.id.clone(),
+            thread_ts: root,
+        };
+        let previous = cx
+            .svc
+            .ports
+            .store
+            .get_memory(&scope, MemoryKind::Short)
+            .await?;
+        let covered = previous.as_ref().and_then(|m| m.newest_ts);
+        let lacking: Vec<Ts> = replies
+            .into_iter()
+            .filter(|ts| covered.is_none_or(|c| *ts > c))
+            .collect();
+        if let Some(&oldest_new) = lacking.iter().min() {
+            moved.push(Moved {
+                root,
+                oldest_new,
+                previous: previous.map(|m| m.content),
+            });
+        }
+    }
+    moved.sort_by_key(|t| (t.oldest_new, t.root));
+    Ok(moved)
+}
+
+/// Stores the summaries `found` of the threads `answer` asked about, each
+/// covering the newest of its replies the prompt showed. The caller has
+/// checked that nothing of the channel was forgotten since `read_at`.
+async fn keep_threads(
+    cx: &JobContext<'_>,
+    report: &mut MemoryReport,
+    channel: &Channel,
+    answer: &Answer<'_>,
+    found: &[(Ts, String)],
+    read_at: DateTime<Utc>,
+) -> Result<(), PortError> {
+    for (root, summary) in found {
+        let Some(thread) = answer.threads.iter().find(|t| t.root == *root) else {
+            continue;
+        };
+        let Some(newest) = answer.thread_newest(thread) else {
+            continue;
+        };
+        let scope = MemoryScope::Thread {
+            channel: channel.id.clone(),
+            thread_ts: *root,
+        };
+        keep(
+            cx,
+            report,
+            &scope,
+            MemoryKind::Short,
+            summary.clone(),
+            Some(newest),
+            read_at,
+        )
+        .await?;
+    }
+    Ok(())
+}

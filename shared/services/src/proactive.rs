@@ -1,0 +1,515 @@
+//! Proactive talk (issue 17): now and then, after a long silence, the bot
+//! opens a topic in a channel it may speak in.
+//!
+//! - The hourly memory run ([`plan`], from `memory::sweep`; ingest's calls
+//!   stay as they are) finds the channels that qualify (`proactive` on, the
+//!   channel allowed by `proactive_channels`, silent `proactive_after_hours`)
+//!   and schedules one [`Job::Proactive`] each, at a random whole minute
+//!   inside the working hours (`proactive_hours`, `proactive_days`, in
+//!   `timezone`), at least a minute ahead, by a schedule name per channel
+//!   and at most one a day per channel (a claim), so hourly runs never pile
+//!   them up.
+//! - The judgment function runs it ([`run`]): stale when anyone wrote in
+//!   the channel since it was made; held outside working hours, when the
+//!   bot's own message is the newest (never two openings in a row), in its
+//!   cooldown, or when the week's openings (`max_proactive_per_channel_week`)
+//!   are used. Else the judgment model sees the channel's own memories, its
+//!   people and its shareable facts (nothing of other channels) and answers
+//!   `{"open": bool, "topic": "..."}`; anything else is silence. A yes
+//!   takes one of the week's openings and the hour's unprompted reply
+//!   (`max_unprompted_per_channel_hour`, `max_unprompted_per_workspace_hour`),
+//!   and queues a response job
+//!   ([`Reply::Opener`]) that the reply model writes as a top-level post,
+//!   counted against the channel's hourly replies like any reply.
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::context::{self, prompt_names};
+use super::limits::refused_unprompted;
+use super::{JobContext, Services};
+use crate::prompts::{
+    format_now, MessageView, PersonView, PersonaView, ProactiveView, PromptError,
+};
+use myao_core::ports::{ChannelRecord, PortError};
+use myao_core::schedule::ScheduleName;
+use myao_domain::facts::strength;
+use myao_domain::privacy::Audience;
+use myao_domain::proactive::{
+    day_claim, parse_opening, silent_for, slot, week_slot, within, OpeningParseError,
+};
+use myao_domain::{
+    Channel, ChannelId, Conversation, Forget, Job, JobKind, Memory, MemoryKind, MemoryScope, Reply,
+    Ts,
+};
+
+/// How long a proactive job's claim is kept: longer than any redelivery.
+const CLAIM_DAYS: i64 = 2;
+/// The channel's last messages the prompts show.
+const VIEW_MESSAGES: usize = 20;
+/// The shareable facts the prompts show at most, strongest first.
+const VIEW_FACTS: usize = 5;
+
+/// The schedule name of `channel`'s pending proactive judgment: one per
+/// channel, so that planning it again replaces it.
+pub fn schedule_name(channel: &ChannelId) -> ScheduleName {
+    ScheduleName::for_conversation(
+        JobKind::Proactive,
+        &Conversation {
+            channel: channel.clone(),
+            thread_ts: None,
+        },
+    )
+}
+
+/// Schedules a proactive judgment for each channel of `records` that
+/// qualifies at `now`; returns the channels and when theirs runs. A
+/// failure is logged and skipped (the next hourly run tries again): it never
+/// fails the memory run.
+pub async fn plan(
+    cx: &JobContext<'_>,
+    records: &[ChannelRecord],
+) -> Vec<(ChannelId, DateTime<Utc>)> {
+    let (settings, now) = (&*cx.settings, cx.now);
+    let mut planned = Vec::new();
+    if !settings.proactive || settings.max_proactive_per_channel_week == 0 {
+        return planned;
+    }
+    let after = Duration::hours(i64::from(settings.proactive_after_hours));
+    for record in records {
+        let id = &record.channel.id;
+        // `mentions_only` (the off switch, for one channel or all) means
+        // nothing unprompted, openings included.
+        if !settings.proactive_channels.allows(&record.channel)
+            || settings.thresholds_in(id).is_none()
+            || !silent_for(record.last_active, now, after)
+        {
+            continue;
+        }
+        match plan_one(cx, id).await {
+            Ok(Some(at)) => {
+                tracing::info!(channel = %id, at = %at.to_rfc3339(), "proactive judgment scheduled");
+                planned.push((id.clone(), at));
+            }
+            Ok(None) => {}
+            Err(error) => {
+                tracing::warn!(channel = %id, %error, "could not schedule a proactive judgment");
+            }
+        }
+    }
+    planned
+}
+
+async fn plan_one(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+) -> Result<Option<DateTime<Utc>>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let Some((at, date)) = slot(
+        now,
+        settings.timezone,
+        settings.proactive_hours,
+        settings.proactive_days,
+        svc.ports.random.unit(),
+    ) else {
+        return Ok(None);
+    };
+    // The week's openings are used: no judgment to spend.
+    let (full, _) = week_slot(channel, at, settings.max_proactive_per_channel_week);
+    if svc.ports.store.held_until(&full).await?.is_some() {
+        return Ok(None);
+    }
+    let (day, expires) = day_claim(channel, date);
+    if !svc.ports.store.claim(&day, expires).await? {
+        return Ok(None);
+    }
+    let job = Job::Proactive {
+        channel: channel.clone(),
+        made_at: Ts::from_datetime(now),
+    };
+    if let Err(error) = svc
+        .ports
+        .scheduler
+        .upsert(&schedule_name(channel), at, &job)
+        .await
+    {
+        // The next hourly run may make it.
+        if let Err(release) = svc.ports.store.release(&day).await {
+            tracing::warn!(%release, "could not release the proactive day claim");
+        }
+        return Err(error);
+    }
+    Ok(Some(at))
+}
+
+/// Why a proactive judgment stopped before asking the LLM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// `proactive` is off (it was turned off after the job was made).
+    Off,
+    /// The channel is not one `proactive_channels` allows (any more).
+    NotAllowed,
+    /// Only mentions are answered there (`chattiness`, `channel_chattiness`
+    /// or `autonomous_replies`): nothing unprompted.
+    MentionsOnly,
+    /// Run outside the working hours (a late delivery).
+    OutsideHours,
+    /// No message of the channel is left to go on.
+    Empty,
+    /// The channel has not been silent `proactive_after_hours`.
+    NotSilent,
+    /// The bot's own message is the newest: never two openings in a row.
+    BotSpokeLast,
+    /// The bot spoke in the channel within `cooldown_seconds`.
+    Cooldown,
+    /// The channel had its `max_proactive_per_channel_week` openings.
+    WeekFull,
+    /// The channel had its `max_unprompted_per_channel_hour` replies, or
+    /// the workspace its `max_unprompted_per_workspace_hour`.
+    HourFull,
+}
+
+impl Hold {
+    pub fn name(self) -> &'static str {
+        match self {
+            Hold::Off => "off",
+            Hold::NotAllowed => "not_allowed",
+            Hold::MentionsOnly => "mentions_only",
+            Hold::OutsideHours => "outside_hours",
+            Hold::Empty => "empty",
+            Hold::NotSilent => "not_silent",
+            Hold::BotSpokeLast => "bot_spoke_last",
+            Hold::Cooldown => "cooldown",
+            Hold::WeekFull => "week_full",
+            Hold::HourFull => "hour_full",
+        }
+    }
+}
+
+/// What a proactive judgment came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProactiveOutcome {
+    /// Someone wrote in the channel since the job was made.
+    Stale,
+    /// This job was already judged (a duplicate delivery).
+    AlreadyDone,
+    /// Stopped before any LLM call.
+    Held(Hold),
+    /// The LLM failed (or the day's budget refused it), or its answer was
+    /// no verdict: silence. `reason` may quote the answer: DEBUG only.
+    Silent { reason: String },
+    /// The LLM found nothing worth opening with.
+    Declined,
+    /// The LLM named a topic: the opening post's response job was queued,
+    /// due at `at`.
+    Open { topic: String, at: DateTime<Utc> },
+}
+
+impl ProactiveOutcome {
+    /// The outcome's one name, in the logs, the metrics' `Outcome` and the
+    /// replay's timeline: `stale`, `already_done`, the hold's name
+    /// (`outside_hours`, ...), `unusable`, `declined` or `open`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ProactiveOutcome::Stale => "stale",
+            ProactiveOutcome::AlreadyDone => "already_done",
+            ProactiveOutcome::Held(hold) => hold.name(),
+            ProactiveOutcome::Silent { .. } => "unusable",
+            ProactiveOutcome::Declined => "declined",
+            ProactiveOutcome::Open { .. } => "open",
+        }
+    }
+}
+
+/// Why the judgment's answer is unusable.
+#[derive(Debug, thiserror::Error)]
+enum Unusable {
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    #[error("LLM failed: {0}")]
+    Llm(PortError),
+    #[error("{0}")]
+    NotAVerdict(OpeningParseError),
+}
+
+/// Runs a proactive judgment job.
+pub async fn run(
+    svc: &Services,
+    channel: &ChannelId,
+    made_at: Ts,
+) -> Result<ProactiveOutcome, PortError> {
+    let cx = JobContext::begin(svc).await?;
+    let (settings, now) = (&*cx.settings, cx.now);
+    let held = |hold: Hold| {
+        tracing::info!(hold = hold.name(), "proactive judgment held");
+        Ok(ProactiveOutcome::Held(hold))
+    };
+    if !settings.proactive || settings.max_proactive_per_channel_week == 0 {
+        return held(Hold::Off);
+    }
+    // Its visibility as Slack says now: a channel made private since is
+    // not `public` any more.
+    let ch = context::channel(&cx, channel).await?;
+    if !settings.proactive_channels.allows(&ch) {
+        return held(Hold::NotAllowed);
+    }
+    if settings.thresholds_in(channel).is_none() {
+        return held(Hold::MentionsOnly);
+    }
+    if !within(
+        now,
+        settings.timezone,
+        settings.proactive_hours,
+        settings.proactive_days,
+    ) {
+        return held(Hold::OutsideHours);
+    }
+    // Any message since, in any conversation of the channel (the table
+    // itself, read consistently).
+    if !svc
+        .ports
+        .store
+        .messages_after(channel, Some(made_at), 1)
+        .await?
+        .is_empty()
+    {
+        tracing::info!(job = %made_at, "stale proactive judgment");
+        return Ok(ProactiveOutcome::Stale);
+    }
+    let recent = svc
+        .ports
+        .store
+        .recent_messages(channel, VIEW_MESSAGES)
+        .await?;
+    let Some(newest) = recent.iter().max_by_key(|m| m.ts) else {
+        return held(Hold::Empty);
+    };
+    if !silent_for(
+        newest.ts.to_datetime(),
+        now,
+        Duration::hours(i64::from(settings.proactive_after_hours)),
+    ) {
+        return held(Hold::NotSilent);
+    }
+    let bot = svc.bot_user_id(settings).await.ok();
+    if newest.is_bot && bot.as_ref().is_none_or(|b| *b == newest.user) {
+        return held(Hold::BotSpokeLast);
+    }
+    let cooldown = Duration::seconds(i64::from(settings.cooldown_seconds));
+    if recent
+        .iter()
+        .any(|m| bot.as_ref().is_some_and(|b| *b == m.user) && now - m.ts.to_datetime() < cooldown)
+    {
+        return held(Hold::Cooldown);
+    }
+    let max = settings.max_proactive_per_channel_week;
+    if svc
+        .ports
+        .store
+        .held_until(&week_slot(channel, now, max).0)
+        .await?
+        .is_some()
+    {
+        return held(Hold::WeekFull);
+    }
+    // One judgment per job, whatever its deliveries: claimed before the LLM.
+    let job = Job::Proactive {
+        channel: channel.clone(),
+        made_at,
+    };
+    let claim = job.claim_key();
+    if !svc
+        .ports
+        .store
+        .claim(&claim, now + Duration::days(CLAIM_DAYS))
+        .await?
+    {
+        tracing::info!("proactive judgment already done");
+        return Ok(ProactiveOutcome::AlreadyDone);
+    }
+    let topic = match judge(&cx, &ch).await? {
+        Ok(Some(topic)) => topic,
+        Ok(None) => {
+            tracing::info!("proactive judgment: nothing to open with");
+            return Ok(ProactiveOutcome::Declined);
+        }
+        Err(unusable) => {
+            let reason = unusable.to_string();
+            tracing::warn!(
+                reason_chars = reason.chars().count(),
+                "proactive judgment unusable; staying silent"
+            );
+            tracing::debug!(%reason, "why the proactive judgment is unusable");
+            return Ok(ProactiveOutcome::Silent { reason });
+        }
+    };
+    // The topic is the LLM's words about the channel: DEBUG only.
+    tracing::info!(
+        topic_chars = topic.chars().count(),
+        "proactive judgment: open"
+    );
+    tracing::debug!(%topic, "the topic to open with");
+    let mut taken = None;
+    for n in 1..=max {
+        let (key, expires) = week_slot(channel, now, n);
+        if svc.ports.store.claim(&key, expires).await? {
+            taken = Some(key);
+            break;
+        }
+    }
+    let Some(week) = taken else {
+        return held(Hold::WeekFull);
+    };
+    match refused_unprompted(&cx, channel).await {
+        Ok(None) => {}
+        Ok(Some(_)) => {
+            // The week's opening is not used; this job is done.
+            release(svc, &[&week]).await;
+            return held(Hold::HourFull);
+        }
+        Err(error) => {
+            // A redelivery may judge again.
+            release(svc, &[&week, &claim]).await;
+            return Err(error);
+        }
+    }
+    let response = Job::Response {
+        channel: channel.clone(),
+        thread_ts: None,
+        newest_ts: made_at,
+        mention: false,
+        reply: Reply::Opener {
+            topic: topic.clone(),
+        },
+        seen_ts: None,
+    };
+    if let Err(error) = svc.ports.queue.send(&response, 0).await {
+        release(svc, &[&week, &claim]).await;
+        return Err(error);
+    }
+    Ok(ProactiveOutcome::Open { topic, at: now })
+}
+
+/// Gives claims back (logged when it cannot).
+async fn release(svc: &Services, keys: &[&str]) {
+    for key in keys {
+        if let Err(error) = svc.ports.store.release(key).await {
+            tracing::warn!(%error, "could not release a proactive claim");
+        }
+    }
+}
+
+/// Asks the judgment model. The outer error is a storage failure; the inner
+/// one an unusable answer.
+async fn judge(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+) -> Result<Result<Option<String>, Unusable>, PortError> {
+    let request = match view(cx, channel).await?.judgment_request(&cx.settings) {
+        Ok(request) => request,
+        Err(error) => {
+            tracing::warn!(%error, "proactive prompt failed to render");
+            return Ok(Err(error.into()));
+        }
+    };
+    let reply = match cx.svc.llm.complete(&request).await {
+        Ok(reply) => reply,
+        Err(error) => {
+            tracing::warn!(%error, "proactive judgment LLM call failed");
+            return Ok(Err(Unusable::Llm(error)));
+        }
+    };
+    Ok(parse_opening(&reply.text).map_err(|error| {
+        // The answer is conversation: its length at WARN, its words at DEBUG.
+        tracing::warn!(
+            %error,
+            answer_chars = reply.text.chars().count(),
+            "the proactive judgment's answer is not a verdict"
+        );
+        tracing::debug!(answer = %reply.text, "the proactive judgment's answer");
+        Unusable::NotAVerdict(error)
+    }))
+}
+
+/// What the proactive prompts show of `channel` (and nothing of any other):
+/// its own memories (none that may hold a message being forgotten), its
+/// last messages, their authors as the bot knows them, and its facts that
+/// may be told outside their conversation, strongest first.
+pub(crate) async fn view(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+) -> Result<ProactiveView, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let messages = svc
+        .ports
+        .store
+        .recent_messages(&channel.id, VIEW_MESSAGES)
+        .await?;
+    let pending = svc.ports.store.forgets().await?;
+    let of_channel = |f: &Forget| f.channel == channel.id && !f.is_whole_channel();
+    let fresh = |m: Option<Memory>| {
+        m.filter(|m| !pending.iter().any(|f| of_channel(f) && f.may_be_in(m)))
+            .map(|m| m.content)
+    };
+    let scope = MemoryScope::Channel {
+        channel: channel.id.clone(),
+    };
+    let long_term = fresh(svc.ports.store.get_memory(&scope, MemoryKind::Long).await?);
+    let short_term = fresh(
+        svc.ports
+            .store
+            .get_memory(&scope, MemoryKind::Short)
+            .await?,
+    );
+
+    let names = prompt_names(cx, messages.iter()).await?;
+    let talk: Vec<&myao_domain::Message> = messages.iter().collect();
+    let people = context::people(cx, &talk, &names, Audience::Channel(channel)).await?;
+
+    let half_life = settings.fact_half_life();
+    let mut facts: Vec<_> = svc
+        .ports
+        .store
+        .facts(&channel.id)
+        .await?
+        .into_iter()
+        .filter(|f| f.shareable && !f.outdated)
+        .filter(|f| {
+            !pending
+                .iter()
+                .any(|p| p.channel == channel.id && f.sources.contains(&p.ts))
+        })
+        .map(|f| (strength(&f, now, half_life), f.text))
+        .collect();
+    facts.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+
+    let newest = messages.iter().map(|m| m.ts).max();
+    Ok(ProactiveView {
+        persona: PersonaView {
+            name: settings.persona_name.clone(),
+            system_prompt: settings.persona_system_prompt.clone(),
+        },
+        channel_name: channel.name.clone(),
+        long_term,
+        short_term,
+        people: people
+            .into_iter()
+            .map(|p| PersonView {
+                name: p.name,
+                familiarity: p.familiarity,
+                topics: p.topics,
+            })
+            .collect(),
+        facts: facts
+            .into_iter()
+            .take(VIEW_FACTS)
+            .map(|(_, text)| text)
+            .collect(),
+        recent_messages: messages
+            .iter()
+            .map(|m| MessageView::new(m, &names, settings.timezone))
+            .collect(),
+        silent_hours: newest.map_or(0, |t| (now - t.to_datetime()).num_hours()),
+        current_time: format_now(now, settings.timezone),
+        topic: None,
+    })
+}

@@ -1,0 +1,233 @@
+//! What the new messages of a channel add to the people's profiles
+//! (counted, no LLM call) and to its facts (found by the channel's digest,
+//! `memory/digest.rs`, in the same call as its memories), each message
+//! once; and how facts fade, are forgotten with their messages, and leave
+//! the profiles' topics. Ingest does none of it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::Duration;
+
+use super::{JobContext, MemoryReport, Services};
+use myao_core::ports::PortError;
+use myao_domain::facts::{self, superseded, Fact, NewFact};
+use myao_domain::people::{still_backed, tally, MAX_TOPICS};
+use myao_domain::text::mentions;
+use myao_domain::{ChannelId, Conversation, Message, Ts, UserId};
+
+/// How long a profile lives after its last update.
+const PROFILE_DAYS: i64 = 365;
+/// A fact lives for this many half-lives: its strength is then below the
+/// cleanup floor, whatever its importance.
+const FACT_HALF_LIVES: i32 = 5;
+/// The strength under which a fact is forgotten (the design's 0.05).
+pub const FACT_FLOOR: f64 = 0.05;
+
+/// Counts the messages of `conversation` newer than `after` in their
+/// authors' profiles; the bot's own id, `None` when it is not known (then
+/// nothing is counted: the bot cannot tell people from itself).
+pub async fn count_in_profiles(
+    cx: &JobContext<'_>,
+    conversation: &[Message],
+    after: Option<Ts>,
+) -> Result<Option<UserId>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let Ok(bot) = svc.bot_user_id(settings).await else {
+        return Ok(None);
+    };
+    for (user, delta) in tally(conversation, after, &bot, &settings.names()) {
+        svc.ports
+            .store
+            .add_to_profile(&user, &delta, now + Duration::days(PROFILE_DAYS))
+            .await?;
+    }
+    Ok(Some(bot))
+}
+
+/// Marks the messages of `place` up to `newest` as read for profiles and
+/// facts.
+pub async fn mark_reflected(
+    cx: &JobContext<'_>,
+    place: &Conversation,
+    newest: Ts,
+) -> Result<(), PortError> {
+    let expires = cx.now + Duration::days(PROFILE_DAYS);
+    cx.svc
+        .ports
+        .store
+        .set_reflected(place, newest, expires)
+        .await
+}
+
+/// Stores the facts a memory call `found` in `channel`'s messages, each
+/// outdating the one it supersedes.
+pub async fn keep_facts(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+    found: Vec<NewFact>,
+    report: &mut MemoryReport,
+) -> Result<(), PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    // A profile is shown in every channel's prompts: its topics come only
+    // from shareable facts of channels whose talk may be repeated anywhere.
+    let open = svc
+        .ports
+        .store
+        .get_channel(channel)
+        .await?
+        .is_some_and(|r| r.channel.visibility.is_open());
+    let mut existing = svc.ports.store.facts(channel).await?;
+    let expires = now + settings.fact_half_life() * FACT_HALF_LIVES;
+    for (i, new_fact) in found.into_iter().enumerate() {
+        if let Some(old) = superseded(&existing, &new_fact) {
+            let outdated = Fact {
+                outdated: true,
+                ..old.clone()
+            };
+            svc.ports.store.put_fact(&outdated, expires).await?;
+            if let Some(slot) = existing.iter_mut().find(|f| f.id == outdated.id) {
+                *slot = outdated;
+            }
+        }
+        let newest = new_fact
+            .sources
+            .iter()
+            .max()
+            .copied()
+            .unwrap_or_else(|| Ts::from_datetime(now));
+        let id = format!("{}-{i}", newest.sort_key());
+        let fact = new_fact.stored(id, channel.clone(), now);
+        svc.ports.store.put_fact(&fact, expires).await?;
+        if open && fact.shareable {
+            note_topics(svc, &fact).await?;
+        }
+        report.facts.push(fact.text.clone());
+        existing.push(fact);
+    }
+    Ok(())
+}
+
+/// Puts a fact's first keywords at the front of its speakers' topics (only
+/// for a shareable fact of an open channel: profiles travel).
+async fn note_topics(svc: &Services, fact: &Fact) -> Result<(), PortError> {
+    for user in &fact.speakers {
+        let Some(profile) = svc.ports.store.profile(user).await? else {
+            continue;
+        };
+        let mut topics: Vec<String> = fact.keywords.iter().take(2).cloned().collect();
+        topics.extend(
+            profile
+                .topics
+                .into_iter()
+                .filter(|t| !fact.keywords.contains(t)),
+        );
+        topics.truncate(MAX_TOPICS);
+        svc.ports.store.set_topics(user, &topics).await?;
+    }
+    Ok(())
+}
+
+/// Forgets the facts of `channel` that came from the message `ts` (deleted,
+/// or edited since); returns the speakers of those forgotten.
+pub async fn forget_facts_from(
+    svc: &Services,
+    channel: &ChannelId,
+    ts: Ts,
+) -> Result<BTreeSet<UserId>, PortError> {
+    let mut speakers = BTreeSet::new();
+    for fact in svc.ports.store.facts(channel).await? {
+        if fact.sources.contains(&ts) {
+            svc.ports.store.delete_fact(channel, &fact.id).await?;
+            speakers.extend(fact.speakers);
+        }
+    }
+    Ok(speakers)
+}
+
+/// Keeps in `users`' profiles only the topics a fact still backs: a
+/// current, shareable fact of an open channel that they said, with that
+/// keyword. A topic whose facts were forgotten (their message deleted,
+/// their channel made private) leaves the profile, which every channel's
+/// prompts show.
+pub async fn prune_topics(svc: &Services, users: &BTreeSet<UserId>) -> Result<(), PortError> {
+    if users.is_empty() {
+        return Ok(());
+    }
+    let mut backing: BTreeMap<&UserId, BTreeSet<String>> = BTreeMap::new();
+    for record in svc.ports.store.channels().await? {
+        if !record.channel.visibility.is_open() {
+            continue;
+        }
+        for fact in svc.ports.store.facts(&record.channel.id).await? {
+            if !fact.shareable || fact.outdated {
+                continue;
+            }
+            for user in users.iter().filter(|u| fact.speakers.contains(u)) {
+                backing
+                    .entry(user)
+                    .or_default()
+                    .extend(fact.keywords.iter().cloned());
+            }
+        }
+    }
+    for user in users {
+        let Some(profile) = svc.ports.store.profile(user).await? else {
+            continue;
+        };
+        let kept = still_backed(&profile.topics, backing.get(user));
+        if kept != profile.topics {
+            svc.ports.store.set_topics(user, &kept).await?;
+            tracing::info!(
+                dropped = profile.topics.len() - kept.len(),
+                "topics of forgotten facts left a profile"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Removes the facts of `channel` that faded below [`FACT_FLOOR`], and the
+/// weakest over `max_facts_per_channel`.
+pub async fn clean_facts(cx: &JobContext<'_>, channel: &ChannelId) -> Result<(), PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let all = svc.ports.store.facts(channel).await?;
+    let gone = facts::cleanup(
+        &all,
+        now,
+        settings.fact_half_life(),
+        FACT_FLOOR,
+        settings.max_facts_per_channel as usize,
+    );
+    for id in &gone {
+        svc.ports.store.delete_fact(channel, id).await?;
+    }
+    if !gone.is_empty() {
+        tracing::info!(%channel, facts = gone.len(), "faded facts forgotten");
+    }
+    Ok(())
+}
+
+/// Forgets `user`: their profile, and every fact they said or that is
+/// about them (its subject is one of their `names`), in every channel.
+pub async fn forget_person(
+    svc: &Services,
+    user: &UserId,
+    names: &[String],
+) -> Result<usize, PortError> {
+    svc.ports.store.delete_profile(user).await?;
+    let mut gone = 0;
+    for record in svc.ports.store.channels().await? {
+        let channel = record.channel.id;
+        for fact in svc.ports.store.facts(&channel).await? {
+            let about = names
+                .iter()
+                .any(|n| !n.is_empty() && fact.subject.trim().eq_ignore_ascii_case(n.trim()))
+                || mentions(&fact.text).any(|u| u == *user);
+            if about || fact.speakers.contains(user) {
+                svc.ports.store.delete_fact(&channel, &fact.id).await?;
+                gone += 1;
+            }
+        }
+    }
+    Ok(gone)
+}

@@ -1,0 +1,51 @@
+//! The job functions' assembly: the AWS adapters from the function's
+//! environment (`myao_aws::wire`), and the
+//! LLM and Slack clients, built once per cold start.
+
+use std::sync::Arc;
+
+use myao_aws::scheduler::EventBridgeScheduler;
+use myao_aws::sqs::SqsQueue;
+use myao_aws::wire::MissingEnv;
+use myao_aws::wire::{common, optional, var};
+
+use crate::http_services_with;
+use myao_core::env::{self, Function};
+use myao_core::ports::Llm;
+use myao_llm::bedrock::BedrockLlm;
+use myao_services::Services;
+
+/// The services of the judgment, response and memory functions.
+pub async fn services(function: Function) -> Result<Services, MissingEnv> {
+    let c = common(function).await?;
+    // Functions that make no schedule or queue message get the ports all the
+    // same; a job they should not make is refused by the adapter.
+    let scheduler = EventBridgeScheduler {
+        client: aws_sdk_scheduler::Client::new(&c.config),
+        group: optional(env::SCHEDULE_GROUP).unwrap_or_default(),
+        role_arn: optional(env::SCHEDULER_ROLE_ARN).unwrap_or_default(),
+        dlq_arn: optional(env::SCHEDULE_DLQ_ARN),
+        judgment_target_arn: optional(env::JUDGMENT_FUNCTION_ARN),
+        response_target_arn: optional(env::RESPONSE_FUNCTION_ARN),
+        memory_target_arn: None,
+    };
+    let queue = SqsQueue {
+        client: aws_sdk_sqs::Client::new(&c.config),
+        response_queue_url: optional(env::RESPONSE_QUEUE_URL).unwrap_or_default(),
+        memory_queue_url: optional(env::MEMORY_QUEUE_URL),
+    };
+    // Always built (it makes no call until asked): `llm_provider` and the
+    // roles' providers may turn to Bedrock without a restart.
+    let bedrock: Option<Arc<dyn Llm>> = Some(Arc::new(
+        BedrockLlm::new(&c.config, c.settings.clone()).with_metrics(c.metrics.clone()),
+    ));
+    let slack_token = var(env::SLACK_BOT_TOKEN_PARAM)?;
+    Ok(http_services_with(
+        c.ports(scheduler, queue),
+        c.secrets,
+        // Bedrock needs no key: without the variable, none is sent.
+        optional(env::LLM_API_KEY_PARAM).unwrap_or_default(),
+        slack_token,
+        bedrock,
+    ))
+}

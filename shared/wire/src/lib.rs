@@ -1,0 +1,63 @@
+//! The job services' composition root: where the LLM and Slack adapters
+//! are plugged in beside the [`Ports`], from which
+//! [`Services`](myao_services::Services) are built. It is the one crate
+//! that sees both the services and the adapters; the functions (jobs, the
+//! local mode) and the tests assemble through it. Ingest, which links no
+//! service of the jobs, assembles itself (`functions/ingest`).
+//!
+//! - [`aws`]: the job functions, from their environment.
+//! - [`http_services`]: the services over any ports (the AWS adapters, or
+//!   `myao-core`'s in-process twins), with the real LLM and Slack clients
+//!   ([`http_services_with`]: Amazon Bedrock's LLM besides).
+
+pub mod aws;
+
+use std::sync::Arc;
+
+use myao_core::app::Ports;
+use myao_core::ports::{Llm, Secrets};
+use myao_llm::openai::OpenAiLlm;
+use myao_llm::LlmRouter;
+use myao_services::Services;
+use myao_slack_api::SlackWebApi;
+
+/// The services over `ports`, with the OpenAI-compatible LLM and the Slack
+/// Web API (one HTTP client for both), which read the settings of `ports`
+/// and find their key and token in `secrets` under `llm_key_name` (empty:
+/// no key is sent) and `slack_token_name`. The client trusts the
+/// compiled-in roots ([`myao_http`]).
+pub fn http_services(
+    ports: Ports,
+    secrets: Arc<dyn Secrets>,
+    llm_key_name: impl Into<String>,
+    slack_token_name: impl Into<String>,
+) -> Services {
+    http_services_with(ports, secrets, llm_key_name, slack_token_name, None)
+}
+
+/// The same, where `bedrock` (when given) answers the LLM calls of the
+/// roles whose provider is `bedrock` ([`LlmRouter`]); without it, those
+/// calls are refused.
+pub fn http_services_with(
+    ports: Ports,
+    secrets: Arc<dyn Secrets>,
+    llm_key_name: impl Into<String>,
+    slack_token_name: impl Into<String>,
+    bedrock: Option<Arc<dyn Llm>>,
+) -> Services {
+    let http = myao_http::http_client();
+    let openai = OpenAiLlm::new(
+        http.clone(),
+        ports.settings.clone(),
+        secrets.clone(),
+        llm_key_name,
+    )
+    .with_metrics(ports.metrics.clone());
+    let mut llm = LlmRouter::new(ports.settings.clone(), Arc::new(openai));
+    if let Some(bedrock) = bedrock {
+        llm = llm.with_bedrock(bedrock);
+    }
+    let slack = SlackWebApi::new(http, ports.settings.clone(), secrets, slack_token_name)
+        .with_metrics(ports.metrics.clone());
+    Services::new(ports, Arc::new(llm), Arc::new(slack))
+}
