@@ -364,6 +364,74 @@ fn is_you(word: &str) -> bool {
     matches!(word, "you" | "you're" | "your" | "u" | "ya")
 }
 
+/// Words after a name that ask it something ("myao can you check"), unless
+/// the word after them is not "you" ("myao can summarize threads").
+const ASKING: &[&str] = &["can", "could", "would", "will", "do", "did", "are"];
+
+/// Words after a name that speak of it in the third person ("myao is
+/// down", "myao just broke", "myao and I").
+const THIRD_PERSON: &[&str] = &[
+    "is",
+    "isn't",
+    "was",
+    "wasn't",
+    "has",
+    "hasn't",
+    "had",
+    "does",
+    "doesn't",
+    "didn't",
+    "can't",
+    "cannot",
+    "won't",
+    "wouldn't",
+    "couldn't",
+    "shouldn't",
+    "should",
+    "might",
+    "may",
+    "must",
+    "seems",
+    "just",
+    "said",
+    "says",
+    "told",
+    "broke",
+    "went",
+    "got",
+    "and",
+    "or",
+    "bot",
+    "itself",
+    "also",
+    "still",
+    "never",
+    "always",
+    "really",
+    "apparently",
+    "actually",
+    "again",
+    "keeps",
+    "kept",
+    "used",
+    "being",
+    "though",
+    "too",
+    "isnt",
+    "doesnt",
+    "cant",
+    "wont",
+    "didnt",
+    "wasnt",
+    "vs",
+];
+
+/// Words ending in "s" that are no third-person verb: a thanks, a request,
+/// a noun put to the room ("myao thanks", "myao status?").
+const NOT_VERBS: &[&str] = &[
+    "thanks", "thx", "pls", "plz", "status", "yes", "guys", "folks", "thoughts", "ideas", "does",
+];
+
 /// Whether what follows a name at the start of a sentence says something
 /// of it, in the third person ("myao is down", "myao crashed", "myao can
 /// summarize threads"), rather than asking it something ("myao summarize
@@ -375,93 +443,21 @@ fn about_it(rest: &str) -> bool {
     let Some(first) = words.next() else {
         return false;
     };
-    let second = words.next().unwrap_or("");
-    if matches!(
-        first,
-        "can" | "could" | "would" | "will" | "do" | "did" | "are"
-    ) {
-        return !is_you(second);
+    if ASKING.contains(&first) {
+        return !is_you(words.next().unwrap_or(""));
     }
-    const THIRD_PERSON: &[&str] = &[
-        "is",
-        "isn't",
-        "was",
-        "wasn't",
-        "has",
-        "hasn't",
-        "had",
-        "does",
-        "doesn't",
-        "didn't",
-        "can't",
-        "cannot",
-        "won't",
-        "wouldn't",
-        "couldn't",
-        "shouldn't",
-        "should",
-        "might",
-        "may",
-        "must",
-        "seems",
-        "just",
-        "said",
-        "says",
-        "told",
-        "broke",
-        "went",
-        "got",
-        "and",
-        "or",
-        "bot",
-        "itself",
-        "also",
-        "still",
-        "never",
-        "always",
-        "really",
-        "apparently",
-        "actually",
-        "again",
-        "keeps",
-        "kept",
-        "used",
-        "being",
-        "though",
-        "too",
-        "isnt",
-        "doesnt",
-        "cant",
-        "wont",
-        "didnt",
-        "wasnt",
-        "vs",
-        "itself",
-    ];
-    if THIRD_PERSON.contains(&first) {
-        return true;
-    }
-    // Past tense or a third-person verb ("crashed", "works", "answers"),
-    // not a request ("thanks", "pls", "status?").
-    let lower = first.to_ascii_lowercase();
-    (lower.len() > 3 && lower.ends_with("ed"))
-        || (lower.len() > 3
-            && lower.ends_with('s')
-            && !lower.ends_with("ss")
-            && !matches!(
-                lower.as_str(),
-                "thanks"
-                    | "thx"
-                    | "pls"
-                    | "plz"
-                    | "status"
-                    | "yes"
-                    | "guys"
-                    | "folks"
-                    | "thoughts"
-                    | "ideas"
-                    | "does"
-            ))
+    THIRD_PERSON.contains(&first) || verb_of_it(first)
+}
+
+/// Whether a word is in the past tense or a third-person verb ("crashed",
+/// "works", "answers"), not a request ("thanks", "pls", "status?").
+fn verb_of_it(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
+    lower.len() > 3
+        && (lower.ends_with("ed")
+            || (lower.ends_with('s')
+                && !lower.ends_with("ss")
+                && !NOT_VERBS.contains(&lower.as_str())))
 }
 
 /// Whether a Japanese sentence asks for something: it ends (marks and
