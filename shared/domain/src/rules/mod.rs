@@ -397,48 +397,94 @@ pub fn their_exchange(conversation: &[Message], question: &Message) -> bool {
     (talking || their_thread) && people.len() <= EXCHANGE_PEOPLE
 }
 
+/// Whether a signal of the scene as a whole holds.
+type SceneTest = fn(&Scene<'_>) -> bool;
+
+/// The signals of the scene as a whole, each with its test, in the order
+/// they are listed.
+const SCENE_SIGNALS: [(Signal, SceneTest); 5] = [
+    (Signal::AfterSilence, after_silence),
+    (Signal::Interest, of_interest),
+    (Signal::TwoPeople, two_people),
+    (Signal::Burst, burst),
+    (Signal::BotRecent, bot_recent),
+];
+
 /// Scores the scene.
 pub fn score(scene: &Scene<'_>) -> Score {
     let mut signals = Vec::new();
-    let mut again = None;
     let question = unanswered_question(scene);
-    if let Some(q) = question {
-        signals.push(Signal::UnansweredQuestion);
-        if mentions_other(&q.text, scene.bot) {
-            signals.push(Signal::AskedSomeoneElse);
-        }
-        let pace = pace(scene.conversation, scene.channel);
-        let asked = q.ts.to_datetime();
-        let left = asked + scene.learned_wait.unwrap_or_else(|| pace_wait(pace));
-        let stalled = asked + stall_wait(pace);
-        if scene.now < left {
-            signals.push(Signal::NotLeftYet);
-            again = Some(left);
-        } else if scene.now < stalled
-            && (their_exchange(scene.conversation, q) || mentions_other(&q.text, scene.bot))
-        {
-            signals.push(Signal::TheirExchange);
-            again = Some(stalled);
-        }
-    }
+    let again = question.and_then(|q| waiting_question(scene, q, &mut signals));
     // Not past the question's age: it is no longer waiting then. So a
     // question of an exchange slow enough to stall only after that (a pace
     // of 5 minutes or more) stays theirs: a late answer from the bot would
     // come after they had half an hour to answer each other.
     let again =
         again.filter(|at| question.is_some_and(|q| *at - q.ts.to_datetime() < QUESTION_MAX_AGE));
-    let latest_person = scene.conversation.iter().rev().find(|m| person(m));
-    if let Some(latest) = latest_person {
+    signals.extend(
+        SCENE_SIGNALS
+            .iter()
+            .filter(|(_, holds)| holds(scene))
+            .map(|(signal, _)| *signal),
+    );
+    Score {
+        total: signals.iter().map(|s| s.points()).sum(),
+        answers: question.or(latest_person(scene)).map(|m| m.ts),
+        signals,
+        again,
+        wait: question.and(scene.learned_wait),
+    }
+}
+
+/// The signals of an unanswered question `q`, pushed onto `signals`, and
+/// when to judge again while it is not left to the room yet or is still
+/// theirs.
+fn waiting_question(
+    scene: &Scene<'_>,
+    q: &Message,
+    signals: &mut Vec<Signal>,
+) -> Option<DateTime<Utc>> {
+    signals.push(Signal::UnansweredQuestion);
+    if mentions_other(&q.text, scene.bot) {
+        signals.push(Signal::AskedSomeoneElse);
+    }
+    let pace = pace(scene.conversation, scene.channel);
+    let asked = q.ts.to_datetime();
+    let left = asked + scene.learned_wait.unwrap_or_else(|| pace_wait(pace));
+    let stalled = asked + stall_wait(pace);
+    if scene.now < left {
+        signals.push(Signal::NotLeftYet);
+        Some(left)
+    } else if scene.now < stalled
+        && (their_exchange(scene.conversation, q) || mentions_other(&q.text, scene.bot))
+    {
+        signals.push(Signal::TheirExchange);
+        Some(stalled)
+    } else {
+        None
+    }
+}
+
+/// The conversation's latest message of a person.
+fn latest_person<'a>(scene: &Scene<'a>) -> Option<&'a Message> {
+    scene.conversation.iter().rev().find(|m| person(m))
+}
+
+/// The latest message of a person came after [`SILENCE`] in the channel.
+fn after_silence(scene: &Scene<'_>) -> bool {
+    latest_person(scene).is_some_and(|latest| {
         let before = scene
             .channel
             .iter()
             .filter(|m| m.ts < latest.ts)
             .map(|m| m.ts)
             .max();
-        if before.is_none_or(|b| latest.ts.to_datetime() - b.to_datetime() >= SILENCE) {
-            signals.push(Signal::AfterSilence);
-        }
-    }
+        before.is_none_or(|b| latest.ts.to_datetime() - b.to_datetime() >= SILENCE)
+    })
+}
+
+/// One of the persona's interests is in the last three messages of people.
+fn of_interest(scene: &Scene<'_>) -> bool {
     let recent_text = scene
         .conversation
         .iter()
@@ -447,15 +493,15 @@ pub fn score(scene: &Scene<'_>) -> Score {
         .take(3)
         .map(|m| m.text.to_lowercase())
         .collect::<Vec<_>>();
-    if scene
+    scene
         .interests
         .iter()
         .filter(|k| !k.trim().is_empty())
         .any(|k| recent_text.iter().any(|t| t.contains(k.trim())))
-    {
-        signals.push(Signal::Interest);
-    }
-    // A dialogue: the last few messages of people are of exactly two.
+}
+
+/// A dialogue: the last few messages of people are of exactly two.
+fn two_people(scene: &Scene<'_>) -> bool {
     let mut people: Vec<&UserId> = scene
         .conversation
         .iter()
@@ -467,12 +513,13 @@ pub fn score(scene: &Scene<'_>) -> Score {
     let enough = people.len() >= DIALOGUE_MESSAGES;
     people.sort();
     people.dedup();
-    if enough && people.len() == 2 {
-        signals.push(Signal::TwoPeople);
-    }
-    // The busiest minute of the conversation's last ten: a lively exchange
-    // that does without the bot (the channel's other conversations are
-    // theirs).
+    enough && people.len() == 2
+}
+
+/// The busiest minute of the conversation's last ten: a lively exchange
+/// that does without the bot (the channel's other conversations are
+/// theirs).
+fn burst(scene: &Scene<'_>) -> bool {
     let since = scene.now - SILENCE;
     let talk = scene.conversation;
     let busiest = (0..talk.len())
@@ -486,23 +533,15 @@ pub fn score(scene: &Scene<'_>) -> Score {
         })
         .max()
         .unwrap_or(0);
-    if busiest >= BURST_MESSAGES && scene.conversation.len() > 1 {
-        signals.push(Signal::Burst);
-    }
-    if scene
+    busiest >= BURST_MESSAGES && scene.conversation.len() > 1
+}
+
+/// The bot spoke in the channel within [`BOT_RECENT`].
+fn bot_recent(scene: &Scene<'_>) -> bool {
+    scene
         .channel
         .iter()
         .any(|m| m.user == *scene.bot && scene.now - m.ts.to_datetime() <= BOT_RECENT)
-    {
-        signals.push(Signal::BotRecent);
-    }
-    Score {
-        total: signals.iter().map(|s| s.points()).sum(),
-        answers: question.or(latest_person).map(|m| m.ts),
-        signals,
-        again,
-        wait: question.and(scene.learned_wait),
-    }
 }
 
 /// Where an answer to `answers` goes: in its thread when the judged
