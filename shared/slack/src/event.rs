@@ -246,93 +246,98 @@ const MESSAGE_SUBTYPES: &[&str] = &[
 
 /// Parses the inner `event` object.
 pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
-    let kind = str_field(event, "type")?;
-    match kind {
-        "app_mention" => Ok(SlackEvent::NewMessage {
-            message: new_message(event)?,
-            app_mention: true,
-            direct: is_direct(event),
-        }),
-        "message" => match opt_str(event, "subtype") {
-            None => Ok(SlackEvent::NewMessage {
-                message: new_message(event)?,
-                app_mention: false,
-                direct: is_direct(event),
-            }),
-            Some(s) if MESSAGE_SUBTYPES.contains(&s) => Ok(SlackEvent::NewMessage {
-                message: new_message(event)?,
-                app_mention: false,
-                direct: is_direct(event),
-            }),
-            Some("message_changed") => {
-                let inner = event
-                    .get("message")
-                    .ok_or(EventParseError::Missing("message"))?;
-                // A thread's root deleted while it has replies stays as a
-                // tombstone (observed, not documented): a deletion.
-                if opt_str(inner, "subtype") == Some("tombstone") {
-                    return Ok(SlackEvent::Deleted {
-                        channel: channel(event)?,
-                        ts: ts_field(inner, "ts")?,
-                        thread_ts: None,
-                    });
-                }
-                // Slack also sends message_changed for link previews and reply
-                // counts: same text and files, nothing to store. A file taken
-                // off the message changes its text's file lines.
-                let text = opt_str(inner, "text");
-                let previous = event.get("previous_message");
-                let before = previous.and_then(|p| opt_str(p, "text"));
-                let same_files = previous.is_some_and(|p| files_of(p) == files_of(inner));
-                if text.is_some() && text == before && same_files {
-                    return Ok(SlackEvent::Ignored {
-                        reason: "message_changed without a text change".to_owned(),
-                    });
-                }
-                let ts = ts_field(inner, "ts")?;
-                Ok(SlackEvent::Edited {
-                    channel: channel(event)?,
-                    ts,
-                    thread_ts: opt_ts(inner, "thread_ts")?.filter(|root| *root != ts),
-                    text: with_files(opt_str(inner, "text").unwrap_or_default(), inner),
-                })
-            }
-            Some("message_deleted") => {
-                let ts = ts_field(event, "deleted_ts")?;
-                let thread_ts = match event.get("previous_message") {
-                    Some(previous) => opt_ts(previous, "thread_ts")?.filter(|root| *root != ts),
-                    None => None,
-                };
-                Ok(SlackEvent::Deleted {
-                    channel: channel(event)?,
-                    ts,
-                    thread_ts,
-                })
-            }
-            Some("channel_convert_to_private") => Ok(SlackEvent::VisibilityChanged {
-                channel: channel(event)?,
-                change: VisibilityChange::ConvertedToPrivate,
-            }),
-            Some("channel_convert_to_public") => Ok(SlackEvent::VisibilityChanged {
-                channel: channel(event)?,
-                change: VisibilityChange::ConvertedToPublic,
-            }),
-            Some(other) => Ok(SlackEvent::Ignored {
-                reason: format!("message subtype {other}"),
-            }),
-        },
-        "channel_shared" => Ok(SlackEvent::VisibilityChanged {
-            channel: channel(event)?,
-            change: VisibilityChange::SharedExternally,
-        }),
-        "channel_unshared" => Ok(SlackEvent::VisibilityChanged {
-            channel: channel(event)?,
-            change: VisibilityChange::Unshared,
-        }),
+    match str_field(event, "type")? {
+        "app_mention" => written(event, true),
+        "message" => message_event(event),
+        "channel_shared" => visibility(event, VisibilityChange::SharedExternally),
+        "channel_unshared" => visibility(event, VisibilityChange::Unshared),
         other => Ok(SlackEvent::Ignored {
             reason: format!("event type {other}"),
         }),
     }
+}
+
+/// A `message` event, by its subtype.
+fn message_event(event: &Value) -> Result<SlackEvent, EventParseError> {
+    match opt_str(event, "subtype") {
+        None => written(event, false),
+        Some(s) if MESSAGE_SUBTYPES.contains(&s) => written(event, false),
+        Some("message_changed") => changed(event),
+        Some("message_deleted") => deleted(event),
+        Some("channel_convert_to_private") => {
+            visibility(event, VisibilityChange::ConvertedToPrivate)
+        }
+        Some("channel_convert_to_public") => visibility(event, VisibilityChange::ConvertedToPublic),
+        Some(other) => Ok(SlackEvent::Ignored {
+            reason: format!("message subtype {other}"),
+        }),
+    }
+}
+
+/// A message someone wrote; `app_mention` when it came as one.
+fn written(event: &Value, app_mention: bool) -> Result<SlackEvent, EventParseError> {
+    Ok(SlackEvent::NewMessage {
+        message: new_message(event)?,
+        app_mention,
+        direct: is_direct(event),
+    })
+}
+
+/// A `message_changed`: an edit, a deletion, or nothing to store.
+fn changed(event: &Value) -> Result<SlackEvent, EventParseError> {
+    let inner = event
+        .get("message")
+        .ok_or(EventParseError::Missing("message"))?;
+    // A thread's root deleted while it has replies stays as a
+    // tombstone (observed, not documented): a deletion.
+    if opt_str(inner, "subtype") == Some("tombstone") {
+        return Ok(SlackEvent::Deleted {
+            channel: channel(event)?,
+            ts: ts_field(inner, "ts")?,
+            thread_ts: None,
+        });
+    }
+    // Slack also sends message_changed for link previews and reply
+    // counts: same text and files, nothing to store. A file taken
+    // off the message changes its text's file lines.
+    let text = opt_str(inner, "text");
+    let previous = event.get("previous_message");
+    let before = previous.and_then(|p| opt_str(p, "text"));
+    let same_files = previous.is_some_and(|p| files_of(p) == files_of(inner));
+    if text.is_some() && text == before && same_files {
+        return Ok(SlackEvent::Ignored {
+            reason: "message_changed without a text change".to_owned(),
+        });
+    }
+    let ts = ts_field(inner, "ts")?;
+    Ok(SlackEvent::Edited {
+        channel: channel(event)?,
+        ts,
+        thread_ts: opt_ts(inner, "thread_ts")?.filter(|root| *root != ts),
+        text: with_files(opt_str(inner, "text").unwrap_or_default(), inner),
+    })
+}
+
+/// A `message_deleted`, with its thread when the previous message says it.
+fn deleted(event: &Value) -> Result<SlackEvent, EventParseError> {
+    let ts = ts_field(event, "deleted_ts")?;
+    let thread_ts = match event.get("previous_message") {
+        Some(previous) => opt_ts(previous, "thread_ts")?.filter(|root| *root != ts),
+        None => None,
+    };
+    Ok(SlackEvent::Deleted {
+        channel: channel(event)?,
+        ts,
+        thread_ts,
+    })
+}
+
+/// A channel's visibility changed.
+fn visibility(event: &Value, change: VisibilityChange) -> Result<SlackEvent, EventParseError> {
+    Ok(SlackEvent::VisibilityChanged {
+        channel: channel(event)?,
+        change,
+    })
 }
 
 /// A message in a direct message with the bot: `channel_type: im`, or
