@@ -31,7 +31,8 @@ use myao_core::schedule::ScheduleName;
 use myao_domain::rules::Gate;
 use myao_domain::Reply;
 use myao_domain::{Conversation, Job, JobKind, Memory, MemoryKind, MemoryScope};
-use myao_services::jobs::{Answer, JobOutcome};
+use myao_jobs::payload::Answer;
+use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
 use myao_tests::stubs::{
@@ -1602,7 +1603,7 @@ async fn poll_once(
         "attributes": {"ApproximateReceiveCount": count},
         "eventSource": "aws:sqs",
     }]});
-    let answer = myao_services::jobs::handle_payload(&bed.services, &[JobKind::Response], event)
+    let answer = myao_jobs::payload::handle_payload(&bed.services, &[JobKind::Response], event)
         .await
         .expect("handled");
     let Answer::Batch(batch) = &answer else {

@@ -2,13 +2,16 @@
 //! kinds they run: one handler serves the three, and each binary names its
 //! function and its kinds.
 
+pub mod payload;
+
 use lambda_runtime::{service_fn, Error, LambdaEvent};
 use myao_core::deadline::Deadline;
 use myao_core::env::Function;
 use myao_domain::JobKind;
-use myao_services::jobs::{handle_payload, Answer};
 use myao_services::Services;
 use serde_json::Value;
+
+use payload::{handle_payload, Answer};
 
 /// The kinds the judgment function runs (its schedules): a conversation's
 /// judgment, and a proactive one (whether to open a topic).
@@ -31,7 +34,7 @@ pub const MEMORY: &[JobKind] = &[
 /// the invocation's deadline, to which the LLM and Slack calls are sized: a
 /// job out of time fails retryably before Lambda would kill it. Which
 /// failures fail the invocation is decided once, in
-/// [`myao_services::jobs::handle_payload`].
+/// [`payload::handle_payload`].
 pub async fn handle(
     services: &Services,
     kinds: &[JobKind],

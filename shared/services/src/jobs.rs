@@ -1,8 +1,7 @@
-//! Running jobs, whoever delivers them: a schedule's input, an SQS batch,
-//! or the local job board.
+//! Running jobs, whoever delivers them: the job functions (a schedule's
+//! input, an SQS batch: their formats are `functions/jobs`'), or the local
+//! job board.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tracing::Instrument;
 
 use super::judgment::JudgmentOutcome;
@@ -233,149 +232,16 @@ pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
     })
 }
 
-/// Why a Lambda payload was not run.
-#[derive(Debug, thiserror::Error)]
-pub enum PayloadError {
-    /// Worth a retry by the caller (the scheduler's retry policy).
-    #[error(transparent)]
-    Retryable(PortError),
-}
-
-#[derive(Deserialize)]
-struct SqsRecord {
-    #[serde(rename = "messageId")]
-    message_id: String,
-    /// Names this delivery of the message, to make it visible again sooner.
-    #[serde(rename = "receiptHandle", default)]
-    receipt_handle: Option<String>,
-    #[serde(default)]
-    attributes: SqsAttributes,
-    body: String,
-}
-
-#[derive(Deserialize, Default)]
-struct SqsAttributes {
-    /// How many times the message was received, this time included.
-    #[serde(rename = "ApproximateReceiveCount", default)]
-    approximate_receive_count: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct SqsEvent {
-    #[serde(rename = "Records")]
-    records: Vec<SqsRecord>,
-}
-
-/// Lambda's partial batch response to an SQS batch: the messages to
-/// redeliver, by id. (The `sqs` feature of `aws_lambda_events` has the
-/// same two types, and would bring `serde_with` and its proc macros into
-/// the job functions' build for them.)
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BatchResponse {
-    pub batch_item_failures: Vec<BatchItemFailure>,
-}
-
-/// One message of a batch to redeliver.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BatchItemFailure {
-    pub item_identifier: String,
-}
-
-/// What an invocation answers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
-pub enum Answer {
-    /// An SQS batch's: the jobs that failed retryably, to redeliver.
-    Batch(BatchResponse),
-    /// A schedule's input that is not a job: logged and dropped.
-    Dropped { dropped: bool },
-    /// A schedule's job, run (`{}`).
-    Done {},
-}
-
-/// Handles a Lambda invocation: a schedule's input (a [`Job`]) or an SQS
-/// batch whose bodies are jobs. Only `accepted` kinds run; a payload that is
-/// not a job, or a job of another kind, is logged and dropped (a retry would
-/// not make it better). For SQS, jobs that failed retryably are reported as
-/// `batchItemFailures` so that only they are redelivered.
-pub async fn handle_payload(
-    svc: &Services,
-    accepted: &[JobKind],
-    payload: Value,
-) -> Result<Answer, PayloadError> {
-    if payload.get("Records").is_some() {
-        let event: SqsEvent = match serde_json::from_value(payload) {
-            Ok(e) => e,
-            Err(error) => {
-                tracing::error!(error = %unquoted(&error), "an SQS event of the wrong shape; dropped");
-                return Ok(Answer::Batch(BatchResponse::default()));
-            }
-        };
-        let mut failures = Vec::new();
-        for record in event.records {
-            let job = match serde_json::from_str::<Job>(&record.body) {
-                Ok(job) => job,
-                Err(error) => {
-                    tracing::error!(error = %unquoted(&error), "a queue message that is not a job; dropped");
-                    continue;
-                }
-            };
-            if let Err(error) = run_accepted(svc, accepted, &job).await {
-                tracing::error!(%error, message_id = %record.message_id, "job failed; it will be redelivered");
-                come_back_soon(svc, &job, &record).await;
-                failures.push(BatchItemFailure {
-                    item_identifier: record.message_id,
-                });
-            }
-        }
-        return Ok(Answer::Batch(BatchResponse {
-            batch_item_failures: failures,
-        }));
-    }
-    let job: Job = match serde_json::from_value(payload) {
-        Ok(j) => j,
-        Err(error) => {
-            tracing::error!(error = %unquoted(&error), "a payload that is not a job; dropped");
-            return Ok(Answer::Dropped { dropped: true });
-        }
-    };
-    run_accepted(svc, accepted, &job)
-        .await
-        .map_err(PayloadError::Retryable)?;
-    Ok(Answer::Done {})
-}
-
-/// What is wrong with a body that is not a job, and where, without serde's
-/// message: it may quote a value of the body (an opener's topic).
-fn unquoted(error: &serde_json::Error) -> String {
-    format!(
-        "{:?} at line {}, column {}",
-        error.classify(),
-        error.line(),
-        error.column()
-    )
-}
-
 /// Has a job that failed come back after a short, growing delay
 /// (`retry_delays_seconds`, by its delivery's receive count) instead of
 /// its queue's visibility timeout, when it is one that a person waits for
-/// ([`Job::retries_quickly`]) and has quick tries left. If that fails too,
+/// ([`Job::retries_quickly`]) and has quick tries left: `receipt` names the
+/// failed delivery, `tries` counts the deliveries so far, this one included. If that fails too,
 /// the queue's timeout still brings it back.
-async fn come_back_soon(svc: &Services, job: &Job, record: &SqsRecord) {
-    let Some(receipt) = record.receipt_handle.as_deref() else {
-        return;
-    };
+pub async fn come_back_soon(svc: &Services, job: &Job, receipt: &str, tries: u32) {
     if !job.retries_quickly() {
         return;
     }
-    let tries = record
-        .attributes
-        .approximate_receive_count
-        .as_deref()
-        .and_then(|n| n.trim().parse::<u32>().ok())
-        .unwrap_or(1);
     // The settings may be what failed: the default delays then.
     let delays = match svc.ports.settings.current().await {
         Ok(settings) => settings.retry_delays_seconds.clone(),
@@ -391,7 +257,14 @@ async fn come_back_soon(svc: &Services, job: &Job, record: &SqsRecord) {
     }
 }
 
-async fn run_accepted(svc: &Services, accepted: &[JobKind], job: &Job) -> Result<(), PortError> {
+/// Runs `job` when its kind is one of `accepted` (a function runs only
+/// its own kinds; another is logged and dropped). The error is a failure
+/// worth a redelivery; any other failure is logged and dropped.
+pub async fn run_accepted(
+    svc: &Services,
+    accepted: &[JobKind],
+    job: &Job,
+) -> Result<(), PortError> {
     if !accepted.contains(&job.kind()) {
         tracing::error!(kind = %job.kind(), "a job of a kind this function does not run; dropped");
         return Ok(());
@@ -537,16 +410,5 @@ mod tests {
             JobOutcome::Judgment(JudgmentOutcome::Stale).summary(),
             "judgment stale"
         );
-    }
-
-    #[test]
-    fn a_body_that_is_not_a_job_is_described_without_its_values() {
-        let error = serde_json::from_str::<Job>(
-            r#"{"kind": "response", "channel": "the launch is on friday"}"#,
-        )
-        .expect_err("not a job");
-        let shown = unquoted(&error);
-        assert!(!shown.contains("launch"), "{shown}");
-        assert!(shown.starts_with("Data"), "{shown}");
     }
 }
