@@ -4,6 +4,7 @@
 //! does the least that is safe: verify, store with a conditional write, and
 //! make one job (a judgment schedule or a queued reply).
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
@@ -16,7 +17,9 @@ use myao_domain::metrics::{self, Datum};
 use myao_domain::routing::{
     addressed, engaged, may_be_engaged, route, spoke_within, Addressed, Engagement, Route,
 };
-use myao_domain::{ChannelId, Conversation, Forget, Job, JobKind, Message, Settings, Ts, UserId};
+use myao_domain::{
+    ChannelId, Conversation, Forget, Job, JobKind, Message, Settings, Ts, UserId, VisibilityChange,
+};
 use myao_slack::event::{check_times, parse_envelope, Envelope, SlackEvent};
 use myao_slack::signature::verify;
 
@@ -99,6 +102,49 @@ impl Outcome {
             Outcome::RateLimited => "app_rate_limited",
         }
     }
+}
+
+/// An event an envelope delivers, with what the envelope says of it.
+struct Delivery {
+    /// The bot's user id, from the envelope's authorizations.
+    bot: Option<UserId>,
+    event: SlackEvent,
+    api_app_id: Option<String>,
+    team_id: Option<String>,
+}
+
+/// What ingest answers to an event it does not take: one sent to another
+/// app or from another workspace (with `slack_app_id` / `slack_team_id`
+/// set; an envelope that names neither is accepted), acknowledged and
+/// dropped; one with a time Slack would not send, refused.
+fn refusal(
+    settings: &Settings,
+    delivery: &Delivery,
+    now: DateTime<Utc>,
+) -> Option<(Outcome, IngestResponse)> {
+    let differs = |configured: Option<&str>, sent: Option<&str>| {
+        configured.zip(sent).is_some_and(|(c, s)| c != s)
+    };
+    if differs(
+        settings.slack_app_id.as_deref(),
+        delivery.api_app_id.as_deref(),
+    ) {
+        let outcome = Outcome::Ignored("event for another app".to_owned());
+        return Some((outcome, IngestResponse::ok()));
+    }
+    if differs(
+        settings.slack_team_id.as_deref(),
+        delivery.team_id.as_deref(),
+    ) {
+        let outcome = Outcome::Ignored("event for another team".to_owned());
+        return Some((outcome, IngestResponse::ok()));
+    }
+    if let Err(error) = check_times(&delivery.event, now) {
+        tracing::warn!(%error, "refused an event with a time Slack would not send");
+        let outcome = Outcome::Refused(error.to_string());
+        return Some((outcome, IngestResponse::text(400, "malformed event")));
+    }
+    None
 }
 
 /// The ingest service.
@@ -209,49 +255,16 @@ impl Ingest {
         envelope: Envelope,
         now: DateTime<Utc>,
     ) -> Result<(Outcome, IngestResponse), PortError> {
-        let (bot, event, api_app_id, team_id) = match envelope {
-            Envelope::UrlVerification { challenge } => {
-                return Ok((Outcome::Challenge, IngestResponse::text(200, challenge)));
-            }
-            Envelope::Other { kind } if kind == "app_rate_limited" => {
-                // Slack holds this app's events back: counted for the alarm.
-                tracing::warn!("Slack is holding back this app's events (app_rate_limited)");
-                self.ports
-                    .metrics
-                    .put(Datum::count(metrics::SLACK_EVENTS_RATE_LIMITED));
-                return Ok((Outcome::RateLimited, IngestResponse::ok()));
-            }
-            Envelope::Other { kind } => return Ok((Outcome::Ignored(kind), IngestResponse::ok())),
-            Envelope::Event {
-                bot_user_id,
-                api_app_id,
-                team_id,
-                event,
-                ..
-            } => (bot_user_id, event, api_app_id, team_id),
+        let delivery = match self.delivery(envelope) {
+            ControlFlow::Continue(delivery) => delivery,
+            ControlFlow::Break(answered) => return Ok(answered),
         };
         let settings = self.ports.settings.current().await?;
-        // With `slack_app_id` / `slack_team_id` set, an event sent to another
-        // app or from another workspace is acknowledged and dropped. An
-        // envelope that names neither is accepted.
-        let differs = |configured: Option<&str>, sent: Option<&str>| {
-            configured.zip(sent).is_some_and(|(c, s)| c != s)
-        };
-        if differs(settings.slack_app_id.as_deref(), api_app_id.as_deref()) {
-            let outcome = Outcome::Ignored("event for another app".to_owned());
-            return Ok((outcome, IngestResponse::ok()));
+        if let Some(refused) = refusal(&settings, &delivery, now) {
+            return Ok(refused);
         }
-        if differs(settings.slack_team_id.as_deref(), team_id.as_deref()) {
-            let outcome = Outcome::Ignored("event for another team".to_owned());
-            return Ok((outcome, IngestResponse::ok()));
-        }
-        if let Err(error) = check_times(&event, now) {
-            tracing::warn!(%error, "refused an event with a time Slack would not send");
-            let outcome = Outcome::Refused(error.to_string());
-            return Ok((outcome, IngestResponse::text(400, "malformed event")));
-        }
-        let bot = bot.or_else(|| settings.bot_user_id.clone());
-        let outcome = match event {
+        let bot = delivery.bot.or_else(|| settings.bot_user_id.clone());
+        let outcome = match delivery.event {
             SlackEvent::NewMessage {
                 message,
                 app_mention,
@@ -267,52 +280,124 @@ impl Ingest {
                 thread_ts,
                 text,
             } => {
-                let edit = self
-                    .ports
-                    .store
-                    .edit_message(&channel, ts, &text, retention(&settings, now))
-                    .await?;
-                // The replaced text may be in memories: forget it. A
-                // pending edit may be of a message kept no longer (past its
-                // retention) that memories still hold.
-                if edit != Edit::Deleted {
-                    self.forget(&settings, channel, ts, thread_ts, now).await?;
-                }
-                Outcome::Edited
+                self.edited(&settings, channel, ts, thread_ts, &text, now)
+                    .await?
             }
             SlackEvent::Deleted {
                 channel,
                 ts,
                 thread_ts,
-            } => {
-                // Its thread, when Slack did not say: from the stored message.
-                let thread_ts = match thread_ts {
-                    Some(root) => Some(root),
-                    None => self
-                        .ports
-                        .store
-                        .get_message(&channel, ts)
-                        .await?
-                        .and_then(|m| m.thread_ts),
-                };
-                self.ports
-                    .store
-                    .delete_message(&channel, ts, retention(&settings, now))
-                    .await?;
-                self.forget(&settings, channel, ts, thread_ts, now).await?;
-                Outcome::Deleted
-            }
+            } => self.deleted(&settings, channel, ts, thread_ts, now).await?,
             SlackEvent::VisibilityChanged { channel, change } => {
-                self.ports.store.change_visibility(&channel, change).await?;
-                if Forget::needed_after(change) {
-                    let forget = Forget::whole_channel(channel, now);
-                    self.record_forget(&settings, &forget, now).await?;
-                }
-                Outcome::VisibilityChanged
+                self.visibility_changed(&settings, channel, change, now)
+                    .await?
             }
             SlackEvent::Ignored { reason } => Outcome::Ignored(reason),
         };
         Ok((outcome, IngestResponse::ok()))
+    }
+
+    /// The event an envelope delivers, or what ingest answers at once to
+    /// one that delivers none (a URL verification, Slack's rate limit,
+    /// another kind of envelope).
+    fn delivery(&self, envelope: Envelope) -> ControlFlow<(Outcome, IngestResponse), Delivery> {
+        match envelope {
+            Envelope::UrlVerification { challenge } => {
+                ControlFlow::Break((Outcome::Challenge, IngestResponse::text(200, challenge)))
+            }
+            Envelope::Other { kind } if kind == "app_rate_limited" => {
+                // Slack holds this app's events back: counted for the alarm.
+                tracing::warn!("Slack is holding back this app's events (app_rate_limited)");
+                self.ports
+                    .metrics
+                    .put(Datum::count(metrics::SLACK_EVENTS_RATE_LIMITED));
+                ControlFlow::Break((Outcome::RateLimited, IngestResponse::ok()))
+            }
+            Envelope::Other { kind } => {
+                ControlFlow::Break((Outcome::Ignored(kind), IngestResponse::ok()))
+            }
+            Envelope::Event {
+                bot_user_id,
+                api_app_id,
+                team_id,
+                event,
+                ..
+            } => ControlFlow::Continue(Delivery {
+                bot: bot_user_id,
+                event,
+                api_app_id,
+                team_id,
+            }),
+        }
+    }
+
+    /// Stores an edit and, unless the message is kept no longer, has the
+    /// memories forget the replaced text.
+    async fn edited(
+        &self,
+        settings: &Settings,
+        channel: ChannelId,
+        ts: Ts,
+        thread_ts: Option<Ts>,
+        text: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Outcome, PortError> {
+        let edit = self
+            .ports
+            .store
+            .edit_message(&channel, ts, text, retention(settings, now))
+            .await?;
+        // The replaced text may be in memories: forget it. A
+        // pending edit may be of a message kept no longer (past its
+        // retention) that memories still hold.
+        if edit != Edit::Deleted {
+            self.forget(settings, channel, ts, thread_ts, now).await?;
+        }
+        Ok(Outcome::Edited)
+    }
+
+    /// Deletes a message and has the memories forget it.
+    async fn deleted(
+        &self,
+        settings: &Settings,
+        channel: ChannelId,
+        ts: Ts,
+        thread_ts: Option<Ts>,
+        now: DateTime<Utc>,
+    ) -> Result<Outcome, PortError> {
+        // Its thread, when Slack did not say: from the stored message.
+        let thread_ts = match thread_ts {
+            Some(root) => Some(root),
+            None => self
+                .ports
+                .store
+                .get_message(&channel, ts)
+                .await?
+                .and_then(|m| m.thread_ts),
+        };
+        self.ports
+            .store
+            .delete_message(&channel, ts, retention(settings, now))
+            .await?;
+        self.forget(settings, channel, ts, thread_ts, now).await?;
+        Ok(Outcome::Deleted)
+    }
+
+    /// Records a channel's new visibility and, when it is no longer one the
+    /// bot may remember, has the memories forget the whole channel.
+    async fn visibility_changed(
+        &self,
+        settings: &Settings,
+        channel: ChannelId,
+        change: VisibilityChange,
+        now: DateTime<Utc>,
+    ) -> Result<Outcome, PortError> {
+        self.ports.store.change_visibility(&channel, change).await?;
+        if Forget::needed_after(change) {
+            let forget = Forget::whole_channel(channel, now);
+            self.record_forget(settings, &forget, now).await?;
+        }
+        Ok(Outcome::VisibilityChanged)
     }
 
     /// Records a deletion or an edit, and has the memories forget it.
