@@ -58,8 +58,7 @@ const FORGET_GRACE_MINUTES: i64 = 15;
 /// Returns whether the workspace's long-term memory must be rebuilt, once
 /// the channels' are.
 async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, PortError> {
-    let (svc, now) = (cx.svc, cx.now);
-    let forgets = svc.ports.store.forgets().await?;
+    let forgets = cx.svc.ports.store.forgets().await?;
     if forgets.is_empty() {
         return Ok(false);
     }
@@ -67,37 +66,127 @@ async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, 
         count = forgets.len(),
         "forgetting deleted and edited messages"
     );
-    let mut threads: BTreeMap<(ChannelId, Ts), Vec<&Forget>> = BTreeMap::new();
-    let mut channels: BTreeMap<ChannelId, Vec<&Forget>> = BTreeMap::new();
-    let mut workspace: Vec<&Forget> = Vec::new();
-    for f in &forgets {
-        if f.is_whole_channel() {
-            // The channel's own memories stay for its own members; what it
-            // said leaves the workspace memory.
-            workspace.push(f);
-            continue;
-        }
-        threads
-            .entry((f.channel.clone(), f.thread()))
-            .or_default()
-            .push(f);
-        channels.entry(f.channel.clone()).or_default().push(f);
-        // Its channel may have fed the workspace memory while it was open.
-        let fed = svc
-            .ports
-            .store
-            .get_channel(&f.channel)
-            .await?
-            .is_none_or(|r| r.channel.visibility.is_open() || r.checked_at.is_none());
-        if fed {
-            workspace.push(f);
-        }
-    }
-    // 1. Remove: the facts that came from a deleted or edited message
-    // (`forget_facts_from` reads the channel's facts once per message), then
+    let holders = Holders::of(cx, &forgets).await?;
+    // 1. Remove: the facts that came from a deleted or edited message, then
     // the memories that may hold it.
+    forget_facts(cx, &forgets).await?;
+    let removed = holders.remove(cx).await?;
+    // 2. Write again from what remains.
+    for (channel, root) in removed.threads {
+        report.merge(rebuild_thread(cx, &channel, root).await?);
+    }
+    for id in removed.channel_longs {
+        rebuild_channel_long(cx, report, &id).await?;
+    }
+    // 3. Handled; each stays pending a while for the writes in flight.
+    clear_handled(cx, &forgets).await?;
+    Ok(removed.workspace_long)
+}
+
+/// The memories that may hold what is forgotten, each with the forgets
+/// that concern it.
+struct Holders<'a> {
+    /// Each thread's summary, by channel and root.
+    threads: BTreeMap<(ChannelId, Ts), Vec<&'a Forget>>,
+    /// Each channel's short-term and long-term memories.
+    channels: BTreeMap<ChannelId, Vec<&'a Forget>>,
+    /// The workspace's memories.
+    workspace: Vec<&'a Forget>,
+}
+
+/// The memories [`Holders::remove`] removed that are written again at once
+/// (a channel's short-term memory waits for the run, from its window).
+struct Removed {
+    /// The threads whose summary was removed.
+    threads: Vec<(ChannelId, Ts)>,
+    /// The channels whose long-term memory was removed.
+    channel_longs: Vec<ChannelId>,
+    /// Whether the workspace's long-term memory was.
+    workspace_long: bool,
+}
+
+impl<'a> Holders<'a> {
+    /// Sorts `forgets` by the memories they concern.
+    async fn of(cx: &JobContext<'_>, forgets: &'a [Forget]) -> Result<Holders<'a>, PortError> {
+        let mut holders = Holders {
+            threads: BTreeMap::new(),
+            channels: BTreeMap::new(),
+            workspace: Vec::new(),
+        };
+        for f in forgets {
+            if f.is_whole_channel() {
+                // The channel's own memories stay for its own members; what it
+                // said leaves the workspace memory.
+                holders.workspace.push(f);
+                continue;
+            }
+            holders
+                .threads
+                .entry((f.channel.clone(), f.thread()))
+                .or_default()
+                .push(f);
+            holders
+                .channels
+                .entry(f.channel.clone())
+                .or_default()
+                .push(f);
+            // Its channel may have fed the workspace memory while it was open.
+            let fed = cx
+                .svc
+                .ports
+                .store
+                .get_channel(&f.channel)
+                .await?
+                .is_none_or(|r| r.channel.visibility.is_open() || r.checked_at.is_none());
+            if fed {
+                holders.workspace.push(f);
+            }
+        }
+        Ok(holders)
+    }
+
+    /// Removes each memory that may hold one of its forgets: the threads',
+    /// the channels', then the workspace's.
+    async fn remove(&self, cx: &JobContext<'_>) -> Result<Removed, PortError> {
+        let mut threads = Vec::new();
+        for ((channel, root), fs) in &self.threads {
+            let scope = MemoryScope::Thread {
+                channel: channel.clone(),
+                thread_ts: *root,
+            };
+            if remove_if_covered(cx, &scope, MemoryKind::Short, fs).await? {
+                threads.push((channel.clone(), *root));
+            }
+        }
+        let mut channel_longs = Vec::new();
+        for (id, fs) in &self.channels {
+            let scope = MemoryScope::Channel {
+                channel: id.clone(),
+            };
+            remove_if_covered(cx, &scope, MemoryKind::Short, fs).await?;
+            if remove_if_covered(cx, &scope, MemoryKind::Long, fs).await? {
+                channel_longs.push(id.clone());
+            }
+        }
+        let scope = MemoryScope::Workspace;
+        remove_if_covered(cx, &scope, MemoryKind::Short, &self.workspace).await?;
+        let workspace_long =
+            remove_if_covered(cx, &scope, MemoryKind::Long, &self.workspace).await?;
+        Ok(Removed {
+            threads,
+            channel_longs,
+            workspace_long,
+        })
+    }
+}
+
+/// Removes the facts that came from a deleted or edited message
+/// (`forget_facts_from` reads the channel's facts once per message), and
+/// the topics they backed, with those of a channel made private.
+async fn forget_facts(cx: &JobContext<'_>, forgets: &[Forget]) -> Result<(), PortError> {
+    let svc = cx.svc;
     let mut speakers = BTreeSet::new();
-    for f in &forgets {
+    for f in forgets {
         if f.is_whole_channel() {
             // Made private: its facts no longer back anyone's topics.
             for fact in svc.ports.store.facts(&f.channel).await? {
@@ -112,47 +201,18 @@ async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, 
         speakers.extend(gone);
     }
     // Their topics go with them: a profile is shown in every channel.
-    crate::reflection::prune_topics(svc, &speakers).await?;
-    let mut stale_threads = Vec::new();
-    for ((channel, root), fs) in &threads {
-        let scope = MemoryScope::Thread {
-            channel: channel.clone(),
-            thread_ts: *root,
-        };
-        if remove_if_covered(cx, &scope, MemoryKind::Short, fs).await? {
-            stale_threads.push((channel.clone(), *root));
-        }
-    }
-    let mut stale_longs = Vec::new();
-    for (id, fs) in &channels {
-        let scope = MemoryScope::Channel {
-            channel: id.clone(),
-        };
-        remove_if_covered(cx, &scope, MemoryKind::Short, fs).await?;
-        if remove_if_covered(cx, &scope, MemoryKind::Long, fs).await? {
-            stale_longs.push(id.clone());
-        }
-    }
-    let scope = MemoryScope::Workspace;
-    remove_if_covered(cx, &scope, MemoryKind::Short, &workspace).await?;
-    let rebuild_workspace_long =
-        remove_if_covered(cx, &scope, MemoryKind::Long, &workspace).await?;
+    crate::reflection::prune_topics(svc, &speakers).await
+}
 
-    // 2. Write again from what remains.
-    for (channel, root) in stale_threads {
-        report.merge(rebuild_thread(cx, &channel, root).await?);
-    }
-    for id in stale_longs {
-        rebuild_channel_long(cx, report, &id).await?;
-    }
-
-    // 3. Handled; each stays pending a while for the writes in flight.
-    for f in &forgets {
-        if now - f.at >= Duration::minutes(FORGET_GRACE_MINUTES) {
-            svc.ports.store.clear_forget(f).await?;
+/// Clears the forgets recorded over [`FORGET_GRACE_MINUTES`] ago; the
+/// others stay pending a while for the writes in flight.
+async fn clear_handled(cx: &JobContext<'_>, forgets: &[Forget]) -> Result<(), PortError> {
+    for f in forgets {
+        if cx.now - f.at >= Duration::minutes(FORGET_GRACE_MINUTES) {
+            cx.svc.ports.store.clear_forget(f).await?;
         }
     }
-    Ok(rebuild_workspace_long)
+    Ok(())
 }
 
 /// Removes the memory of `scope` and `kind` when it may hold one of the
