@@ -22,6 +22,8 @@
 //!   ([`Reply::Opener`]) that the reply model writes as a top-level post,
 //!   counted against the channel's hourly replies like any reply.
 
+use std::ops::ControlFlow;
+
 use chrono::{DateTime, Duration, Utc};
 
 use super::context::{self, prompt_names};
@@ -231,29 +233,71 @@ enum Unusable {
     NotAVerdict(OpeningParseError),
 }
 
-/// Runs a proactive judgment job.
+/// Runs a proactive judgment job: the channel's gates, the silence's, one
+/// judgment per job, the LLM's verdict, then the opening.
 pub async fn run(
     svc: &Services,
     channel: &ChannelId,
     made_at: Ts,
 ) -> Result<ProactiveOutcome, PortError> {
     let cx = JobContext::begin(svc).await?;
-    let (settings, now) = (&*cx.settings, cx.now);
-    let held = |hold: Hold| {
-        tracing::info!(hold = hold.name(), "proactive judgment held");
-        Ok(ProactiveOutcome::Held(hold))
+    let ch = match allowed(&cx, channel).await? {
+        Ok(ch) => ch,
+        Err(hold) => return Ok(held(hold)),
     };
+    if spoken_since(&cx, channel, made_at).await? {
+        tracing::info!(job = %made_at, "stale proactive judgment");
+        return Ok(ProactiveOutcome::Stale);
+    }
+    if let Some(hold) = silence_held(&cx, channel).await? {
+        return Ok(held(hold));
+    }
+    // One judgment per job, whatever its deliveries: claimed before the LLM.
+    let claim = Job::Proactive {
+        channel: channel.clone(),
+        made_at,
+    }
+    .claim_key();
+    if !svc
+        .ports
+        .store
+        .claim(&claim, cx.now + Duration::days(CLAIM_DAYS))
+        .await?
+    {
+        tracing::info!("proactive judgment already done");
+        return Ok(ProactiveOutcome::AlreadyDone);
+    }
+    let topic = match verdict(&cx, &ch).await? {
+        ControlFlow::Continue(topic) => topic,
+        ControlFlow::Break(outcome) => return Ok(outcome),
+    };
+    open(&cx, channel, made_at, topic, &claim).await
+}
+
+/// A hold, logged.
+fn held(hold: Hold) -> ProactiveOutcome {
+    tracing::info!(hold = hold.name(), "proactive judgment held");
+    ProactiveOutcome::Held(hold)
+}
+
+/// The channel, when the settings let the bot open a topic there now: the
+/// hold that stops it otherwise.
+async fn allowed(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+) -> Result<Result<Channel, Hold>, PortError> {
+    let (settings, now) = (&*cx.settings, cx.now);
     if !settings.proactive || settings.max_proactive_per_channel_week == 0 {
-        return held(Hold::Off);
+        return Ok(Err(Hold::Off));
     }
     // Its visibility as Slack says now: a channel made private since is
     // not `public` any more.
-    let ch = context::channel(&cx, channel).await?;
+    let ch = context::channel(cx, channel).await?;
     if !settings.proactive_channels.allows(&ch) {
-        return held(Hold::NotAllowed);
+        return Ok(Err(Hold::NotAllowed));
     }
     if settings.thresholds_in(channel).is_none() {
-        return held(Hold::MentionsOnly);
+        return Ok(Err(Hold::MentionsOnly));
     }
     if !within(
         now,
@@ -261,45 +305,57 @@ pub async fn run(
         settings.proactive_hours,
         settings.proactive_days,
     ) {
-        return held(Hold::OutsideHours);
+        return Ok(Err(Hold::OutsideHours));
     }
-    // Any message since, in any conversation of the channel (the table
-    // itself, read consistently).
-    if !svc
+    Ok(Ok(ch))
+}
+
+/// Whether anyone wrote in the channel since the job was made, in any of
+/// its conversations (the table itself, read consistently).
+async fn spoken_since(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+    made_at: Ts,
+) -> Result<bool, PortError> {
+    Ok(!cx
+        .svc
         .ports
         .store
         .messages_after(channel, Some(made_at), 1)
         .await?
-        .is_empty()
-    {
-        tracing::info!(job = %made_at, "stale proactive judgment");
-        return Ok(ProactiveOutcome::Stale);
-    }
+        .is_empty())
+}
+
+/// What holds the opening in the channel's last messages and its week: no
+/// message, no long enough silence, the bot's own word last or within its
+/// cooldown, the week's openings used.
+async fn silence_held(cx: &JobContext<'_>, channel: &ChannelId) -> Result<Option<Hold>, PortError> {
+    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
     let recent = svc
         .ports
         .store
         .recent_messages(channel, VIEW_MESSAGES)
         .await?;
     let Some(newest) = recent.iter().max_by_key(|m| m.ts) else {
-        return held(Hold::Empty);
+        return Ok(Some(Hold::Empty));
     };
     if !silent_for(
         newest.ts.to_datetime(),
         now,
         Duration::hours(i64::from(settings.proactive_after_hours)),
     ) {
-        return held(Hold::NotSilent);
+        return Ok(Some(Hold::NotSilent));
     }
     let bot = svc.bot_user_id(settings).await.ok();
     if newest.is_bot && bot.as_ref().is_none_or(|b| *b == newest.user) {
-        return held(Hold::BotSpokeLast);
+        return Ok(Some(Hold::BotSpokeLast));
     }
     let cooldown = Duration::seconds(i64::from(settings.cooldown_seconds));
     if recent
         .iter()
         .any(|m| bot.as_ref().is_some_and(|b| *b == m.user) && now - m.ts.to_datetime() < cooldown)
     {
-        return held(Hold::Cooldown);
+        return Ok(Some(Hold::Cooldown));
     }
     let max = settings.max_proactive_per_channel_week;
     if svc
@@ -309,28 +365,22 @@ pub async fn run(
         .await?
         .is_some()
     {
-        return held(Hold::WeekFull);
+        return Ok(Some(Hold::WeekFull));
     }
-    // One judgment per job, whatever its deliveries: claimed before the LLM.
-    let job = Job::Proactive {
-        channel: channel.clone(),
-        made_at,
-    };
-    let claim = job.claim_key();
-    if !svc
-        .ports
-        .store
-        .claim(&claim, now + Duration::days(CLAIM_DAYS))
-        .await?
-    {
-        tracing::info!("proactive judgment already done");
-        return Ok(ProactiveOutcome::AlreadyDone);
-    }
-    let topic = match judge(&cx, &ch).await? {
+    Ok(None)
+}
+
+/// The judgment model's verdict: the topic to open with, or the outcome
+/// that ends the job (declined, or silent on an unusable answer), logged.
+async fn verdict(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+) -> Result<ControlFlow<ProactiveOutcome, String>, PortError> {
+    let topic = match judge(cx, channel).await? {
         Ok(Some(topic)) => topic,
         Ok(None) => {
             tracing::info!("proactive judgment: nothing to open with");
-            return Ok(ProactiveOutcome::Declined);
+            return Ok(ControlFlow::Break(ProactiveOutcome::Declined));
         }
         Err(unusable) => {
             let reason = unusable.to_string();
@@ -339,7 +389,7 @@ pub async fn run(
                 "proactive judgment unusable; staying silent"
             );
             tracing::debug!(%reason, "why the proactive judgment is unusable");
-            return Ok(ProactiveOutcome::Silent { reason });
+            return Ok(ControlFlow::Break(ProactiveOutcome::Silent { reason }));
         }
     };
     // The topic is the LLM's words about the channel: DEBUG only.
@@ -348,27 +398,34 @@ pub async fn run(
         "proactive judgment: open"
     );
     tracing::debug!(%topic, "the topic to open with");
-    let mut taken = None;
-    for n in 1..=max {
-        let (key, expires) = week_slot(channel, now, n);
-        if svc.ports.store.claim(&key, expires).await? {
-            taken = Some(key);
-            break;
-        }
-    }
-    let Some(week) = taken else {
-        return held(Hold::WeekFull);
+    Ok(ControlFlow::Continue(topic))
+}
+
+/// Opens with `topic`: takes one of the week's openings and the hour's
+/// unprompted reply, and queues the opening post's response job. A
+/// failure gives back what was taken (the job's `claim` too, so that a
+/// redelivery may judge again).
+async fn open(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+    made_at: Ts,
+    topic: String,
+    claim: &str,
+) -> Result<ProactiveOutcome, PortError> {
+    let svc = cx.svc;
+    let Some(week) = take_week_slot(cx, channel).await? else {
+        return Ok(held(Hold::WeekFull));
     };
-    match refused_unprompted(&cx, channel).await {
+    match refused_unprompted(cx, channel).await {
         Ok(None) => {}
         Ok(Some(_)) => {
             // The week's opening is not used; this job is done.
             release(svc, &[&week]).await;
-            return held(Hold::HourFull);
+            return Ok(held(Hold::HourFull));
         }
         Err(error) => {
             // A redelivery may judge again.
-            release(svc, &[&week, &claim]).await;
+            release(svc, &[&week, claim]).await;
             return Err(error);
         }
     }
@@ -383,10 +440,25 @@ pub async fn run(
         seen_ts: None,
     };
     if let Err(error) = svc.ports.queue.send(&response, 0).await {
-        release(svc, &[&week, &claim]).await;
+        release(svc, &[&week, claim]).await;
         return Err(error);
     }
-    Ok(ProactiveOutcome::Open { topic, at: now })
+    Ok(ProactiveOutcome::Open { topic, at: cx.now })
+}
+
+/// Claims the first of the week's openings still free; `None` when all
+/// are taken.
+async fn take_week_slot(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+) -> Result<Option<String>, PortError> {
+    for n in 1..=cx.settings.max_proactive_per_channel_week {
+        let (key, expires) = week_slot(channel, cx.now, n);
+        if cx.svc.ports.store.claim(&key, expires).await? {
+            return Ok(Some(key));
+        }
+    }
+    Ok(None)
 }
 
 /// Gives claims back (logged when it cannot).
