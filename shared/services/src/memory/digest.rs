@@ -8,6 +8,7 @@
 //! the next run asks again ([`myao_domain::digest::Backoff`]).
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 
 use chrono::{DateTime, Utc};
 
@@ -19,7 +20,10 @@ use myao_core::ports::PortError;
 use myao_domain::digest::{self, Asked, Seen, THREADS_PER_CALL};
 use myao_domain::facts::parse_reflection;
 use myao_domain::metrics::{self, Datum};
-use myao_domain::{Channel, ChannelId, Conversation, MemoryKind, MemoryScope, Message, Ts, UserId};
+use myao_domain::{
+    Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
+    UserId,
+};
 
 /// A thread whose summary does not cover its newest message in the window.
 struct Moved {
@@ -44,7 +48,8 @@ pub(super) enum Digested {
 
 /// Digests `channel`'s `window` (its messages of the short-term window,
 /// which starts at `window_start`, oldest first, read at `read_at`), when
-/// due.
+/// due: where its marks stand, what waits, the first call (asked again,
+/// stricter, when out of shape), its writes, then the further threads.
 pub(super) async fn run(
     cx: &JobContext<'_>,
     channel: &Channel,
@@ -53,60 +58,176 @@ pub(super) async fn run(
     read_at: DateTime<Utc>,
     report: &mut MemoryReport,
 ) -> Result<Digested, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let (settings, now) = (&*cx.settings, cx.now);
     let scope = MemoryScope::Channel {
         channel: channel.id.clone(),
     };
-    let short = svc
+    let progress = progress(cx, channel, &scope).await?;
+    let moved = moved_threads(cx, channel, window).await?;
+    let facts_on = settings.reflection_min_messages > 0;
+    let pending = Pending::of(window, &moved, &progress, facts_on);
+    // A channel without a short-term memory (new, or one a deletion
+    // removed) gets one at once.
+    if progress.covered.is_some() && !digest::due(pending.new, pending.oldest, settings, now) {
+        return Ok(Digested::Nothing);
+    }
+    let messages = with_roots(cx, channel, window, &moved).await?;
+    let long = cx
+        .svc
         .ports
         .store
-        .get_memory(&scope, MemoryKind::Short)
+        .get_memory(&scope, MemoryKind::Long)
         .await?;
+    let ask_long = long_asked(cx, long.as_ref(), progress.covered, window, window_start);
+    let ask_facts = pending.facts_asked(settings, now);
+    let marks = progress.prompt_marks(facts_on);
+    let mut batches = moved.chunks(THREADS_PER_CALL);
+    let threads = batches.next().unwrap_or_default();
+    let first = Call::first(threads, ask_long, ask_facts, long, progress.short);
+    let (answer, found) = match first_answer(cx, channel, &messages, marks, &first, report).await? {
+        ControlFlow::Continue(used) => used,
+        ControlFlow::Break(digested) => return Ok(digested),
+    };
+    // What the memories now cover: up to what the prompt showed (one cut to
+    // its budget leaves the newest for the next digest), never back.
+    let Some(newest) = answer.covered_to(progress.covered) else {
+        return Ok(Digested::Usable);
+    };
+    if forgotten_since(cx, &scope, read_at).await? {
+        tracing::info!(%scope, "digest not written: a message it read was deleted or edited meanwhile");
+        return Ok(Digested::Usable);
+    }
+    keep_memories(cx, report, channel, &answer, found, newest, read_at).await?;
+    // Each message counted once (the profiles first: a fact's topics go to
+    // its speakers' profiles). Facts that fail to be kept are asked again:
+    // their mark moves last.
+    count_people(cx, channel, window, &answer, progress.counted).await?;
+    if first.asked.facts {
+        answer
+            .facts(cx, channel, progress.facts_read, report)
+            .await?;
+        if let Some(read_to) = answer.covered_to(progress.facts_read) {
+            mark_reflected(cx, &facts_mark(&channel.id), read_to).await?;
+        }
+    }
+    further_threads(cx, report, channel, &messages, marks, batches, read_at).await?;
+    Ok(Digested::Usable)
+}
+
+/// Where a channel's marks stood when its digest began.
+struct Progress {
+    /// Its short-term memory.
+    short: Option<Memory>,
+    /// What its short-term memory covers.
+    covered: Option<Ts>,
+    /// What its facts read.
+    facts_read: Option<Ts>,
+    /// What its profiles counted (never behind the short-term memory).
+    counted: Option<Ts>,
+}
+
+impl Progress {
+    /// What the prompt marks: new (【新】) is what the short-term memory
+    /// lacks, or (with facts on) what facts have not read.
+    fn prompt_marks(&self, facts_on: bool) -> Marks {
+        let unread = if facts_on {
+            self.covered.min(self.facts_read)
+        } else {
+            self.covered
+        };
+        Marks {
+            unread,
+            covered: self.covered,
+        }
+    }
+}
+
+/// Reads where `channel`'s marks stand (`scope` is the channel's).
+async fn progress(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+    scope: &MemoryScope,
+) -> Result<Progress, PortError> {
+    let store = &cx.svc.ports.store;
+    let short = store.get_memory(scope, MemoryKind::Short).await?;
     let covered = short.as_ref().and_then(|m| m.newest_ts);
     // Facts keep a mark of their own, which forgetting leaves and only a
     // digest that asked for facts moves: messages too few for facts wait
     // for the next digest, and a memory written again after a deletion
     // extracts nothing twice (nor counts anyone twice in the profiles).
-    let place = Conversation::top_level(channel.id.clone());
-    let facts_read = svc.ports.store.reflected(&place).await?;
-    let counted_place = profiles_mark(&channel.id);
-    let counted = covered.max(svc.ports.store.reflected(&counted_place).await?);
-    let min_facts = settings.reflection_min_messages as usize;
-    // Shown as new (【新】): what the short-term memory lacks, or (with facts
-    // on) what facts have not read.
-    let unread = if min_facts > 0 {
-        covered.min(facts_read)
-    } else {
-        covered
-    };
-    let is_new = |m: &Message| covered.is_none_or(|c| m.ts > c);
-    let moved = moved_threads(cx, channel, window).await?;
-    let new = window.iter().filter(|m| is_new(m)).count();
-    // People's messages whose facts were not read yet (none with facts off).
-    let people_unread: Vec<Ts> = window
-        .iter()
-        .filter(|m| min_facts > 0 && !m.is_bot && facts_read.is_none_or(|f| m.ts > f))
-        .map(|m| m.ts)
-        .collect();
-    // A thread an earlier digest left out waits no longer than a message,
-    // and nor does a message whose facts wait for company.
-    let oldest_pending = window
-        .iter()
-        .filter(|m| is_new(m))
-        .map(|m| m.ts)
-        .chain(moved.iter().map(|t| t.oldest_new))
-        .chain(people_unread.iter().copied())
-        .min();
-    // A channel without a short-term memory (new, or one a deletion
-    // removed) gets one at once.
-    if covered.is_some() && !digest::due(new, oldest_pending, settings, now) {
-        return Ok(Digested::Nothing);
+    let facts_read = store.reflected(&facts_mark(&channel.id)).await?;
+    let counted = covered.max(store.reflected(&profiles_mark(&channel.id)).await?);
+    Ok(Progress {
+        short,
+        covered,
+        facts_read,
+        counted,
+    })
+}
+
+/// What of a channel's window waits for a digest.
+struct Pending {
+    /// Its messages the short-term memory lacks.
+    new: usize,
+    /// People's messages whose facts were not read yet (none with facts off).
+    people_unread: Vec<Ts>,
+    /// The oldest of what waits: a new message, a reply a moved thread's
+    /// summary lacks, a message whose facts were not read.
+    oldest: Option<Ts>,
+}
+
+impl Pending {
+    fn of(window: &[Message], moved: &[Moved], progress: &Progress, facts_on: bool) -> Pending {
+        let is_new = |m: &Message| progress.covered.is_none_or(|c| m.ts > c);
+        let new = window.iter().filter(|m| is_new(m)).count();
+        let people_unread: Vec<Ts> = window
+            .iter()
+            .filter(|m| facts_on && !m.is_bot && progress.facts_read.is_none_or(|f| m.ts > f))
+            .map(|m| m.ts)
+            .collect();
+        // A thread an earlier digest left out waits no longer than a message,
+        // and nor does a message whose facts wait for company.
+        let oldest = window
+            .iter()
+            .filter(|m| is_new(m))
+            .map(|m| m.ts)
+            .chain(moved.iter().map(|t| t.oldest_new))
+            .chain(people_unread.iter().copied())
+            .min();
+        Pending {
+            new,
+            people_unread,
+            oldest,
+        }
     }
+
+    /// Whether this digest asks for facts: too few for facts wait for
+    /// company, but not past half the window (they would leave it unread).
+    fn facts_asked(&self, settings: &Settings, now: DateTime<Utc>) -> bool {
+        let min_facts = settings.reflection_min_messages as usize;
+        min_facts > 0
+            && (self.people_unread.len() >= min_facts
+                || self
+                    .people_unread
+                    .iter()
+                    .min()
+                    .is_some_and(|oldest| digest::waited(*oldest, settings, now)))
+    }
+}
+
+/// The `window` with the roots of the `moved` threads older than it (a
+/// root says what its thread is about), oldest first.
+async fn with_roots(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+    window: &[Message],
+    moved: &[Moved],
+) -> Result<Vec<Message>, PortError> {
     let mut messages = window.to_vec();
-    for thread in &moved {
-        // A thread older than the window: its root says what it is about.
+    for thread in moved {
         if !messages.iter().any(|m| m.ts == thread.root) {
-            if let Some(root) = svc
+            if let Some(root) = cx
+                .svc
                 .ports
                 .store
                 .get_message(&channel.id, thread.root)
@@ -117,124 +238,124 @@ pub(super) async fn run(
         }
     }
     messages.sort_by_key(|m| m.ts);
-    let long = svc.ports.store.get_memory(&scope, MemoryKind::Long).await?;
-    let long_covered = long.as_ref().and_then(|m| m.newest_ts);
-    // What the short-term memory holds from before the window is about to
-    // leave it: the long-term memory takes it in now, whatever its interval.
+    Ok(messages)
+}
+
+/// Whether the first call rewrites the long-term memory `long`: when it is
+/// due, or at once when what the short-term memory holds (up to `covered`)
+/// from before the window is about to leave it.
+fn long_asked(
+    cx: &JobContext<'_>,
+    long: Option<&Memory>,
+    covered: Option<Ts>,
+    window: &[Message],
+    window_start: Ts,
+) -> bool {
+    let long_covered = long.and_then(|m| m.newest_ts);
+    // The long-term memory takes it in now, whatever its interval.
     let leaving = covered > long_covered && long_covered.is_none_or(|l| l < window_start);
     let newest_in_window = window.iter().map(|m| m.ts).max();
-    let ask_long = leaving || long_term_due(long.as_ref(), newest_in_window, settings, now);
-    // Too few for facts wait for company, but not past half the window
-    // (they would leave it unread).
-    let ask_facts = min_facts > 0
-        && (people_unread.len() >= min_facts
-            || people_unread
-                .iter()
-                .min()
-                .is_some_and(|oldest| digest::waited(*oldest, settings, now)));
+    leaving || long_term_due(long, newest_in_window, &cx.settings, cx.now)
+}
 
-    let mut batches = moved.chunks(THREADS_PER_CALL);
-    let threads = batches.next().unwrap_or_default();
-    let first = Call {
-        asked: Asked {
-            channel: true,
-            long: ask_long,
-            facts: ask_facts,
-            threads: threads.len(),
-        },
-        previous_long: long.filter(|_| ask_long).map(|m| m.content),
-        previous_short: short.filter(|_| ask_long).map(|m| m.content),
-        threads,
+/// Asks the first call, and once more when its answer is out of shape:
+/// the answer used and its memories, or what the digest came to without.
+async fn first_answer<'a>(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+    messages: &[Message],
+    marks: Marks,
+    call: &Call<'a>,
+    report: &mut MemoryReport,
+) -> Result<ControlFlow<Digested, (Answer<'a>, digest::Digest)>, PortError> {
+    let Some(answer) = ask(cx, channel, messages, marks, call, false, report).await? else {
+        return Ok(ControlFlow::Break(Digested::Nothing));
     };
-    let marks = Marks { unread, covered };
-    let Some(mut answer) = ask(cx, channel, &messages, marks, &first, false, report).await? else {
-        return Ok(Digested::Nothing);
+    if let Ok(found) = answer.digest(call) {
+        return Ok(ControlFlow::Continue((answer, found)));
+    }
+    // Once more, told what went wrong (prose around the object, or cut at
+    // the token limit); then the channel backs off.
+    unusable(cx, report);
+    let Some(again) = ask(cx, channel, messages, marks, call, true, report).await? else {
+        return Ok(ControlFlow::Break(Digested::Unusable));
     };
-    let found = match answer.digest(&first) {
-        Ok(found) => found,
-        // Once more, told what went wrong (prose around the object, or cut
-        // at the token limit); then the channel backs off.
-        Err(()) => {
-            unusable(cx, report);
-            let Some(again) = ask(cx, channel, &messages, marks, &first, true, report).await?
-            else {
-                return Ok(Digested::Unusable);
-            };
-            let Ok(found) = again.digest(&first) else {
-                unusable(cx, report);
-                return Ok(Digested::Unusable);
-            };
-            answer = again;
-            found
-        }
+    let Ok(found) = again.digest(call) else {
+        unusable(cx, report);
+        return Ok(ControlFlow::Break(Digested::Unusable));
     };
-    // What the memories now cover: up to what the prompt showed (one cut to
-    // its budget leaves the newest for the next digest), never back.
-    let Some(newest) = answer.covered_to(covered) else {
-        return Ok(Digested::Usable);
+    Ok(ControlFlow::Continue((again, found)))
+}
+
+/// Stores the memories `found` in the first call's `answer`, covering up to
+/// `newest`: the long-term memory, the threads', then the short-term
+/// memory, which marks what is covered: a failure before it leaves the
+/// digest to be made again. The caller has checked that nothing of the
+/// channel was forgotten since `read_at`.
+async fn keep_memories(
+    cx: &JobContext<'_>,
+    report: &mut MemoryReport,
+    channel: &Channel,
+    answer: &Answer<'_>,
+    found: digest::Digest,
+    newest: Ts,
+    read_at: DateTime<Utc>,
+) -> Result<(), PortError> {
+    let scope = MemoryScope::Channel {
+        channel: channel.id.clone(),
     };
-    if forgotten_since(cx, &scope, read_at).await? {
-        tracing::info!(%scope, "digest not written: a message it read was deleted or edited meanwhile");
-        return Ok(Digested::Usable);
+    if let Some(content) = found.long {
+        let kind = MemoryKind::Long;
+        keep(cx, report, &scope, kind, content, Some(newest), read_at).await?;
     }
-    // The short-term memory, which marks what is covered, after the other
-    // memories: a failure before it leaves the digest to be made again.
-    if let Some(content) = found.long.clone() {
-        keep(
-            cx,
-            report,
-            &scope,
-            MemoryKind::Long,
-            content,
-            Some(newest),
-            read_at,
-        )
-        .await?;
+    keep_threads(cx, report, channel, answer, &found.threads, read_at).await?;
+    if let Some(content) = found.channel {
+        let kind = MemoryKind::Short;
+        keep(cx, report, &scope, kind, content, Some(newest), read_at).await?;
     }
-    keep_threads(cx, report, channel, &answer, &found.threads, read_at).await?;
-    if let Some(content) = found.channel.clone() {
-        keep(
-            cx,
-            report,
-            &scope,
-            MemoryKind::Short,
-            content,
-            Some(newest),
-            read_at,
-        )
-        .await?;
+    Ok(())
+}
+
+/// Counts in the profiles the messages of `window` the answer showed that
+/// they had not counted (up to `counted`), and moves their mark.
+async fn count_people(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+    window: &[Message],
+    answer: &Answer<'_>,
+    counted: Option<Ts>,
+) -> Result<(), PortError> {
+    let Some(counted_to) = answer.covered_to(counted) else {
+        return Ok(());
+    };
+    let shown: Vec<Message> = window
+        .iter()
+        .filter(|m| m.ts <= counted_to && answer.shown.contains(&m.ts))
+        .cloned()
+        .collect();
+    if count_in_profiles(cx, &shown, counted).await?.is_some() {
+        mark_reflected(cx, &profiles_mark(&channel.id), counted_to).await?;
     }
-    // Each message counted once (the profiles first: a fact's topics go to
-    // its speakers' profiles). Facts that fail to be kept are asked again:
-    // their mark moves last.
-    if let Some(counted_to) = answer.covered_to(counted) {
-        let shown: Vec<Message> = window
-            .iter()
-            .filter(|m| m.ts <= counted_to && answer.shown.contains(&m.ts))
-            .cloned()
-            .collect();
-        if count_in_profiles(cx, &shown, counted).await?.is_some() {
-            mark_reflected(cx, &counted_place, counted_to).await?;
-        }
-    }
-    if first.asked.facts {
-        answer.facts(cx, channel, facts_read, report).await?;
-        if let Some(read_to) = answer.covered_to(facts_read) {
-            mark_reflected(cx, &place, read_to).await?;
-        }
-    }
+    Ok(())
+}
+
+/// Summarises the moved threads the first call left out, a call per batch
+/// over their own `messages`; stops at a deletion or an edit in the
+/// channel since `read_at` (the next digest writes them from what remains).
+async fn further_threads<'a>(
+    cx: &JobContext<'_>,
+    report: &mut MemoryReport,
+    channel: &Channel,
+    messages: &[Message],
+    marks: Marks,
+    batches: impl Iterator<Item = &'a [Moved]>,
+    read_at: DateTime<Utc>,
+) -> Result<(), PortError> {
+    let scope = MemoryScope::Channel {
+        channel: channel.id.clone(),
+    };
     for threads in batches {
-        let call = Call {
-            asked: Asked {
-                channel: false,
-                long: false,
-                facts: false,
-                threads: threads.len(),
-            },
-            previous_long: None,
-            previous_short: None,
-            threads,
-        };
+        let call = Call::threads(threads);
         let roots: Vec<Ts> = threads.iter().map(|t| t.root).collect();
         let theirs: Vec<Message> = messages
             .iter()
@@ -245,15 +366,13 @@ pub(super) async fn run(
             continue;
         };
         if let Ok(found) = answer.digest(&call) {
-            // A deletion or an edit in the channel since the read: the
-            // next digest writes these from what remains.
             if forgotten_since(cx, &scope, read_at).await? {
-                return Ok(Digested::Usable);
+                return Ok(());
             }
             keep_threads(cx, report, channel, &answer, &found.threads, read_at).await?;
         }
     }
-    Ok(Digested::Usable)
+    Ok(())
 }
 
 /// Counts an answer that could not be used: in the report, and as
@@ -264,6 +383,11 @@ fn unusable(cx: &JobContext<'_>, report: &mut MemoryReport) {
         .ports
         .metrics
         .put(Datum::count(metrics::LLM_UNUSABLE).by("Role", "memory"));
+}
+
+/// Where the mark of what a channel's facts read is kept: its top level.
+fn facts_mark(channel: &ChannelId) -> Conversation {
+    Conversation::top_level(channel.clone())
 }
 
 /// Where the mark of what a channel's profiles counted is kept: beside the
@@ -288,6 +412,46 @@ struct Call<'a> {
     previous_long: Option<String>,
     previous_short: Option<String>,
     threads: &'a [Moved],
+}
+
+impl<'a> Call<'a> {
+    /// The first call: the channel's short-term memory and `threads`, and
+    /// when asked the facts and the long-term memory (shown then the
+    /// previous `long` and `short`).
+    fn first(
+        threads: &'a [Moved],
+        long: bool,
+        facts: bool,
+        previous_long: Option<Memory>,
+        previous_short: Option<Memory>,
+    ) -> Call<'a> {
+        Call {
+            asked: Asked {
+                channel: true,
+                long,
+                facts,
+                threads: threads.len(),
+            },
+            previous_long: previous_long.filter(|_| long).map(|m| m.content),
+            previous_short: previous_short.filter(|_| long).map(|m| m.content),
+            threads,
+        }
+    }
+
+    /// A further call: `threads` only.
+    fn threads(threads: &'a [Moved]) -> Call<'a> {
+        Call {
+            asked: Asked {
+                channel: false,
+                long: false,
+                facts: false,
+                threads: threads.len(),
+            },
+            previous_long: None,
+            previous_short: None,
+            threads,
+        }
+    }
 }
 
 /// A digest's answer, with the messages of its prompt by their numbers,
