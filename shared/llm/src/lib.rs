@@ -102,30 +102,9 @@ where
     F: Future<Output = Attempt>,
     W: Fn(u32, Option<f64>) -> Duration,
 {
-    let Call {
-        request,
-        provider,
-        model,
-        settings,
-        metrics,
-    } = call;
-    let role = request.role.as_str();
-    let provider = provider.as_str();
-    // A memory's digest answers at length, in a function with time for it.
-    let seconds = match request.role {
-        LlmRole::Memory => settings.memory_timeout_seconds,
-        LlmRole::Judgment | LlmRole::Response => settings.llm_timeout_seconds,
-    };
-    let timeout = Duration::from_secs(u64::from(seconds.max(1)));
-    tracing::debug!(
-        role,
-        provider,
-        model,
-        prompt_chars = request.system.chars().count(),
-        json = request.json,
-        "llm call"
-    );
-
+    let report = Report::of(&call);
+    let timeout = timeout(call.request, call.settings);
+    report.starting(call.request);
     let started = Instant::now();
     let mut attempts = 0u32;
     let mut last_error = None;
@@ -134,15 +113,7 @@ where
             let error = last_error.unwrap_or_else(|| {
                 PortError::unavailable(SERVICE, "no time left before the deadline")
             });
-            tracing::warn!(
-                role,
-                provider,
-                model,
-                attempts,
-                error = %error,
-                "llm call stopped: no time left before the deadline"
-            );
-            count(metrics, role, millis(started.elapsed()), None);
+            report.out_of_time(attempts, millis(started.elapsed()), &error);
             return Err(error);
         };
         attempts += 1;
@@ -150,46 +121,131 @@ where
         let latency_ms = millis(started.elapsed());
         let error = match outcome {
             Attempt::Done(reply) => {
-                tracing::info!(
-                    role,
-                    provider,
-                    model,
-                    prompt_tokens = reply.prompt_tokens,
-                    cached_tokens = reply.cached_tokens,
-                    completion_tokens = reply.completion_tokens,
-                    latency_ms,
-                    attempts,
-                    "llm call done"
-                );
-                count(metrics, role, latency_ms, Some(&reply));
+                report.done(attempts, latency_ms, &reply);
                 return Ok(reply);
             }
-            Attempt::Retry(error, retry_after) if attempts <= settings.llm_max_retries => {
+            Attempt::Retry(error, retry_after) if attempts <= call.settings.llm_max_retries => {
                 let wait = wait(attempts - 1, retry_after);
-                let wait_ms = millis(wait);
                 if LLM_BUDGET.can_wait(wait) {
-                    tracing::warn!(
-                        role,
-                        provider,
-                        model,
-                        attempts,
-                        wait_ms,
-                        error = %error,
-                        "llm call failed; retrying"
-                    );
+                    report.retrying(attempts, wait, &error);
                     last_error = Some(error);
                     tokio::time::sleep(wait).await;
                     continue;
                 }
-                tracing::warn!(
-                    role,
-                    wait_ms,
-                    "no time left before the deadline for a retry"
-                );
+                report.no_time_to_retry(wait);
                 error
             }
             Attempt::Retry(error, _) | Attempt::Fail(error) => error,
         };
+        report.failed(attempts, latency_ms, &error);
+        return Err(error);
+    }
+}
+
+/// Each attempt's timeout: a memory's digest answers at length, in a
+/// function with time for it.
+fn timeout(request: &LlmRequest, settings: &Settings) -> Duration {
+    let seconds = match request.role {
+        LlmRole::Memory => settings.memory_timeout_seconds,
+        LlmRole::Judgment | LlmRole::Response => settings.llm_timeout_seconds,
+    };
+    Duration::from_secs(u64::from(seconds.max(1)))
+}
+
+/// What [`call`] logs and counts of one call, at each of its turns.
+struct Report<'a> {
+    role: &'static str,
+    provider: &'static str,
+    model: &'a str,
+    metrics: &'a dyn Metrics,
+}
+
+impl<'a> Report<'a> {
+    fn of(call: &Call<'a>) -> Report<'a> {
+        Report {
+            role: call.request.role.as_str(),
+            provider: call.provider.as_str(),
+            model: call.model,
+            metrics: call.metrics,
+        }
+    }
+
+    /// The call begins: the prompt's length at DEBUG, never its text.
+    fn starting(&self, request: &LlmRequest) {
+        let Report {
+            role,
+            provider,
+            model,
+            ..
+        } = *self;
+        tracing::debug!(
+            role,
+            provider,
+            model,
+            prompt_chars = request.system.chars().count(),
+            json = request.json,
+            "llm call"
+        );
+    }
+
+    /// An attempt answered.
+    fn done(&self, attempts: u32, latency_ms: u64, reply: &LlmReply) {
+        let Report {
+            role,
+            provider,
+            model,
+            ..
+        } = *self;
+        tracing::info!(
+            role,
+            provider,
+            model,
+            prompt_tokens = reply.prompt_tokens,
+            cached_tokens = reply.cached_tokens,
+            completion_tokens = reply.completion_tokens,
+            latency_ms,
+            attempts,
+            "llm call done"
+        );
+        count(self.metrics, role, latency_ms, Some(reply));
+    }
+
+    /// An attempt failed and the next one follows after `wait`.
+    fn retrying(&self, attempts: u32, wait: Duration, error: &PortError) {
+        let Report {
+            role,
+            provider,
+            model,
+            ..
+        } = *self;
+        tracing::warn!(
+            role,
+            provider,
+            model,
+            attempts,
+            wait_ms = millis(wait),
+            error = %error,
+            "llm call failed; retrying"
+        );
+    }
+
+    /// A retry's `wait` would leave no attempt before the deadline.
+    fn no_time_to_retry(&self, wait: Duration) {
+        tracing::warn!(
+            role = self.role,
+            wait_ms = millis(wait),
+            "no time left before the deadline for a retry"
+        );
+    }
+
+    /// The call failed for good.
+    fn failed(&self, attempts: u32, latency_ms: u64, error: &PortError) {
+        let Report {
+            role,
+            provider,
+            model,
+            ..
+        } = *self;
         tracing::warn!(
             role,
             provider,
@@ -199,8 +255,26 @@ where
             error = %error,
             "llm call failed"
         );
-        count(metrics, role, latency_ms, None);
-        return Err(error);
+        count(self.metrics, role, latency_ms, None);
+    }
+
+    /// The deadline left no time for another attempt.
+    fn out_of_time(&self, attempts: u32, latency_ms: u64, error: &PortError) {
+        let Report {
+            role,
+            provider,
+            model,
+            ..
+        } = *self;
+        tracing::warn!(
+            role,
+            provider,
+            model,
+            attempts,
+            error = %error,
+            "llm call stopped: no time left before the deadline"
+        );
+        count(self.metrics, role, latency_ms, None);
     }
 }
 
