@@ -108,10 +108,29 @@ pub async fn fresh_store_with_clock(clock: Arc<dyn Clock>) -> DynamoStore {
 /// existing table is left as it is (its TTL is still switched on).
 pub async fn create_table(client: &aws_sdk_dynamodb::Client, name: &str) -> anyhow::Result<()> {
     use aws_sdk_dynamodb::client::Waiters;
+
+    create_unless_there(client, name).await?;
+    client
+        .wait_until_table_exists()
+        .table_name(name)
+        .wait(std::time::Duration::from_secs(120))
+        .await
+        .map_err(|e| failed("waiting for the table", name, &e))?;
+    switch_ttl_on(client, name).await
+}
+
+/// An error of `what` on table `name`, with the SDK's whole context.
+fn failed(what: &str, name: &str, e: &dyn std::error::Error) -> anyhow::Error {
     use aws_sdk_dynamodb::error::DisplayErrorContext;
+
+    anyhow::anyhow!("{what} {name}: {}", DisplayErrorContext(e))
+}
+
+/// Creates the table with the store's keys and `gsi1`, unless it exists.
+async fn create_unless_there(client: &aws_sdk_dynamodb::Client, name: &str) -> anyhow::Result<()> {
     use aws_sdk_dynamodb::types::{
         AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
-        Projection, ProjectionType, ScalarAttributeType, TimeToLiveSpecification, TimeToLiveStatus,
+        Projection, ProjectionType, ScalarAttributeType,
     };
 
     let attr = |n: &str| {
@@ -125,9 +144,6 @@ pub async fn create_table(client: &aws_sdk_dynamodb::Client, name: &str) -> anyh
             .attribute_name(n)
             .key_type(t)
             .build()
-    };
-    let failed = |what: &str, e: &dyn std::error::Error| {
-        anyhow::anyhow!("{what} {name}: {}", DisplayErrorContext(e))
     };
     let gsi = GlobalSecondaryIndex::builder()
         .index_name(schema::GSI1)
@@ -153,45 +169,49 @@ pub async fn create_table(client: &aws_sdk_dynamodb::Client, name: &str) -> anyh
         .send()
         .await;
     match created {
-        Ok(_) => {}
+        Ok(_) => Ok(()),
         // It exists already.
         Err(e)
             if e.as_service_error()
-                .is_some_and(|e| e.is_resource_in_use_exception()) => {}
-        Err(e) => return Err(failed("CreateTable", &e)),
+                .is_some_and(|e| e.is_resource_in_use_exception()) =>
+        {
+            Ok(())
+        }
+        Err(e) => Err(failed("CreateTable", name, &e)),
     }
-    client
-        .wait_until_table_exists()
-        .table_name(name)
-        .wait(std::time::Duration::from_secs(120))
-        .await
-        .map_err(|e| failed("waiting for the table", &e))?;
+}
+
+/// Switches the table's TTL on (on `schema::TTL_ATTRIBUTE`), unless it is
+/// on or being switched on.
+async fn switch_ttl_on(client: &aws_sdk_dynamodb::Client, name: &str) -> anyhow::Result<()> {
+    use aws_sdk_dynamodb::types::{TimeToLiveSpecification, TimeToLiveStatus};
 
     let ttl = client
         .describe_time_to_live()
         .table_name(name)
         .send()
         .await
-        .map_err(|e| failed("DescribeTimeToLive", &e))?;
+        .map_err(|e| failed("DescribeTimeToLive", name, &e))?;
     let status = ttl
         .time_to_live_description()
         .and_then(|d| d.time_to_live_status());
-    if !matches!(
+    if matches!(
         status,
         Some(TimeToLiveStatus::Enabled | TimeToLiveStatus::Enabling)
     ) {
-        let spec = TimeToLiveSpecification::builder()
-            .enabled(true)
-            .attribute_name(schema::TTL_ATTRIBUTE)
-            .build()?;
-        client
-            .update_time_to_live()
-            .table_name(name)
-            .time_to_live_specification(spec)
-            .send()
-            .await
-            .map_err(|e| failed("UpdateTimeToLive", &e))?;
+        return Ok(());
     }
+    let spec = TimeToLiveSpecification::builder()
+        .enabled(true)
+        .attribute_name(schema::TTL_ATTRIBUTE)
+        .build()?;
+    client
+        .update_time_to_live()
+        .table_name(name)
+        .time_to_live_specification(spec)
+        .send()
+        .await
+        .map_err(|e| failed("UpdateTimeToLive", name, &e))?;
     Ok(())
 }
 

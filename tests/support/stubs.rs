@@ -22,6 +22,7 @@ use myao_aws::dynamodb::DynamoStore;
 use myao_core::adapters::system::{FixedRandom, ManualClock, StaticSecrets};
 use myao_core::adapters::twins::{JobBoard, MemoryStore, RecordedMetrics};
 use myao_core::app::ingest::{Ingest, Outcome};
+use myao_core::app::Ports;
 use myao_core::ports::{Clock, Store};
 use myao_core::wire::Twins;
 use myao_domain::rules::Thresholds;
@@ -620,109 +621,130 @@ impl Bed<DynamoStore> {
     }
 }
 
+/// The LLM's stub server: chat completions answered from `script`.
+async fn llm_stub(script: &Arc<LlmScript>) -> MockServer {
+    let llm_server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(LlmResponder(script.clone()))
+        .mount(&llm_server)
+        .await;
+    llm_server
+}
+
+/// Slack's stub server: posts stamped on `clock`, searches that find
+/// nothing, and the users, channel, reaction, status, emoji and auth calls.
+async fn slack_stub(clock: &Arc<ManualClock>) -> MockServer {
+    let slack_server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/api/chat.postMessage"))
+        .respond_with(PostResponder {
+            clock: clock.clone(),
+            posted: AtomicU32::new(0),
+        })
+        .mount(&slack_server)
+        .await;
+    // A search for a post's mark finds nothing unless a test says so
+    // (below the default priority, so that a test's own answer wins).
+    for history in ["/api/conversations.replies", "/api/conversations.history"] {
+        Mock::given(method("GET"))
+            .and(path(history))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(json!({"ok": true, "messages": []})),
+            )
+            .with_priority(10)
+            .mount(&slack_server)
+            .await;
+    }
+    Mock::given(method("GET"))
+        .and(path("/api/users.info"))
+        .respond_with(users_info)
+        .mount(&slack_server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/conversations.info"))
+        .respond_with(conversations_info)
+        .mount(&slack_server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/reactions.add"))
+        .respond_with(ReactionResponder::default())
+        .mount(&slack_server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/assistant.threads.setStatus"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"ok": true})))
+        .mount(&slack_server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/emoji.list"))
+        .respond_with(emoji_list)
+        .mount(&slack_server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/auth.test"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"ok": true, "user_id": BOT, "bot_id": "B1"})),
+        )
+        .mount(&slack_server)
+        .await;
+    slack_server
+}
+
+/// The bed's default settings, pointed at the stubs.
+fn settings_for(llm_server: &MockServer, slack_server: &MockServer) -> Settings {
+    Settings {
+        llm_base_url: format!("{}/v1", llm_server.uri()),
+        slack_api_base_url: format!("{}/api", slack_server.uri()),
+        persona_name: BOT_NAME.to_owned(),
+        // Every judgment in the ambiguous band, so that tests of the
+        // LLM judgment reach it; tests of the rule stage set their own.
+        rule_thresholds: Some(ALWAYS_ASK),
+        // Every memory run with something new digests it, so that tests
+        // of what memories hold need no crowd of messages; the wait for
+        // enough of them has its own test.
+        memory_min_new_messages: 1,
+        ..Settings::default()
+    }
+}
+
+/// The services over `ports` with the real LLM and Slack clients (their
+/// backoff cut to a millisecond), whose keys are fakes the stubs accept.
+fn http_services(ports: Ports) -> Services {
+    let secrets = Arc::new(
+        StaticSecrets::new()
+            .with("llm_api_key", "fake-llm-key")
+            .with("slack_bot_token", "xoxb-test"),
+    );
+    let llm = OpenAiLlm::new(
+        myao_http::http_client(),
+        ports.settings.clone(),
+        secrets.clone(),
+        "llm_api_key",
+    )
+    .with_backoff(StdDuration::from_millis(1))
+    .with_metrics(ports.metrics.clone());
+    let slack = SlackWebApi::new(
+        myao_http::http_client(),
+        ports.settings.clone(),
+        secrets,
+        "slack_bot_token",
+    )
+    .with_backoff(StdDuration::from_millis(1))
+    .with_metrics(ports.metrics.clone());
+    Services::new(ports, Arc::new(llm), Arc::new(slack))
+}
+
 impl<S: Store + 'static> Bed<S> {
     async fn assemble(twins: Twins<ManualClock, S>, tweak: impl FnOnce(&mut Settings)) -> Bed<S> {
         let script = Arc::new(LlmScript::default());
-
-        let llm_server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .and(path("/v1/chat/completions"))
-            .respond_with(LlmResponder(script.clone()))
-            .mount(&llm_server)
-            .await;
-
-        let slack_server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .and(path("/api/chat.postMessage"))
-            .respond_with(PostResponder {
-                clock: twins.clock.clone(),
-                posted: AtomicU32::new(0),
-            })
-            .mount(&slack_server)
-            .await;
-        // A search for a post's mark finds nothing unless a test says so
-        // (below the default priority, so that a test's own answer wins).
-        for history in ["/api/conversations.replies", "/api/conversations.history"] {
-            Mock::given(method("GET"))
-                .and(path(history))
-                .respond_with(
-                    ResponseTemplate::new(200).set_body_json(json!({"ok": true, "messages": []})),
-                )
-                .with_priority(10)
-                .mount(&slack_server)
-                .await;
-        }
-        Mock::given(method("GET"))
-            .and(path("/api/users.info"))
-            .respond_with(users_info)
-            .mount(&slack_server)
-            .await;
-        Mock::given(method("GET"))
-            .and(path("/api/conversations.info"))
-            .respond_with(conversations_info)
-            .mount(&slack_server)
-            .await;
-        Mock::given(method("POST"))
-            .and(path("/api/reactions.add"))
-            .respond_with(ReactionResponder::default())
-            .mount(&slack_server)
-            .await;
-        Mock::given(method("POST"))
-            .and(path("/api/assistant.threads.setStatus"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"ok": true})))
-            .mount(&slack_server)
-            .await;
-        Mock::given(method("GET"))
-            .and(path("/api/emoji.list"))
-            .respond_with(emoji_list)
-            .mount(&slack_server)
-            .await;
-        Mock::given(method("GET"))
-            .and(path("/api/auth.test"))
-            .respond_with(
-                ResponseTemplate::new(200)
-                    .set_body_json(json!({"ok": true, "user_id": BOT, "bot_id": "B1"})),
-            )
-            .mount(&slack_server)
-            .await;
-
-        let mut settings = Settings {
-            llm_base_url: format!("{}/v1", llm_server.uri()),
-            slack_api_base_url: format!("{}/api", slack_server.uri()),
-            persona_name: BOT_NAME.to_owned(),
-            // Every judgment in the ambiguous band, so that tests of the
-            // LLM judgment reach it; tests of the rule stage set their own.
-            rule_thresholds: Some(ALWAYS_ASK),
-            // Every memory run with something new digests it, so that tests
-            // of what memories hold need no crowd of messages; the wait for
-            // enough of them has its own test.
-            memory_min_new_messages: 1,
-            ..Settings::default()
-        };
+        let llm_server = llm_stub(&script).await;
+        let slack_server = slack_stub(&twins.clock).await;
+        let mut settings = settings_for(&llm_server, &slack_server);
         tweak(&mut settings);
         let ports = twins.ports(FixedRandom(0.5), settings.clone());
-        let secrets = Arc::new(
-            StaticSecrets::new()
-                .with("llm_api_key", "fake-llm-key")
-                .with("slack_bot_token", "xoxb-test"),
-        );
-        let llm = OpenAiLlm::new(
-            myao_http::http_client(),
-            ports.settings.clone(),
-            secrets.clone(),
-            "llm_api_key",
-        )
-        .with_backoff(StdDuration::from_millis(1))
-        .with_metrics(ports.metrics.clone());
-        let slack = SlackWebApi::new(
-            myao_http::http_client(),
-            ports.settings.clone(),
-            secrets,
-            "slack_bot_token",
-        )
-        .with_backoff(StdDuration::from_millis(1))
-        .with_metrics(ports.metrics.clone());
-        let services = Services::new(ports, Arc::new(llm), Arc::new(slack));
+        let services = http_services(ports);
         let Twins {
             clock,
             store,
