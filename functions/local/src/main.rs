@@ -3,17 +3,16 @@
 
 use std::process::ExitCode;
 
+use anyhow::Context as _;
 use myao_local::cli::{self, Command};
 use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let command = match cli::parse(&args) {
+    // A usage error exits 2 with clap's message; --help and --version
+    // print and exit 0.
+    let command = match cli::parse(std::env::args_os().skip(1)) {
         Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}\n\nRun `myao --help` for usage.");
-            return ExitCode::from(2);
-        }
+        Err(e) => e.exit(),
     };
     // The replay prints its own timeline: the core's logs stay quiet unless
     // RUST_LOG asks for them. The server logs at info.
@@ -44,9 +43,12 @@ fn main() -> ExitCode {
     let env = cli::environment();
     let result = runtime.block_on(async {
         match command {
-            Command::Help(command) => {
-                print!("{}", cli::help(command));
-                Ok(())
+            Command::Completions(shell) => {
+                match cli::completions(shell, &mut std::io::stdout().lock()) {
+                    // The reader went away (`myao completions bash | head`).
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                    other => other.context("cannot write the completion script"),
+                }
             }
             Command::Version => {
                 print!("{}", cli::version());

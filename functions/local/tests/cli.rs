@@ -1,4 +1,5 @@
-//! The `myao` binary: exit codes, help, and the README's first command.
+//! The `myao` binary: exit codes, help, completions, and the README's first
+//! command.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -18,6 +19,74 @@ fn myao(args: &[&str]) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Every command, as `myao --help` lists them.
+const COMMANDS: [&str; 7] = [
+    "replay",
+    "eval",
+    "serve",
+    "doctor",
+    "redrive",
+    "settings",
+    "completions",
+];
+
+#[test]
+fn completions_bash_prints_a_script_naming_every_command() {
+    let out = myao(&["completions", "bash"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let script = text(&out.stdout);
+    assert!(script.contains("complete -F _myao"), "{script}");
+    for c in COMMANDS {
+        assert!(script.contains(&format!("myao,{c})")), "{c}: {script}");
+    }
+    // The options of a command are completed too.
+    assert!(script.contains("--memory-interval") && script.contains("--dry-run"));
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = myao(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        assert!(text(&out.stdout).contains("redrive"), "{shell}");
+    }
+    let out = myao(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("possible values: bash"));
+}
+
+#[test]
+fn help_of_a_command_shows_its_examples_however_asked() {
+    for c in COMMANDS {
+        for args in [&["help", c][..], &[c, "--help"][..], &[c, "-h"][..]] {
+            let out = myao(args);
+            assert_eq!(out.status.code(), Some(0), "{args:?}");
+            let help = text(&out.stdout);
+            let examples = help.split_once("Examples:\n").map(|(_, e)| e);
+            let Some(examples) = examples else {
+                panic!("{args:?}: {help}")
+            };
+            assert!(
+                examples.lines().any(|l| l.contains(&format!("myao {c} "))),
+                "{args:?}: {help}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_unknown_option_is_a_usage_error_exit_2() {
+    let out = myao(&["replay", "examples/export", "--bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("error: unexpected argument '--bogus' found"),
+        "{err}"
+    );
+    assert!(err.contains("Usage: myao replay"), "{err}");
+    assert!(out.stdout.is_empty());
+    // A near miss is named.
+    let out = myao(&["replay", "examples/export", "--jsn"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("a similar argument exists: '--json'"));
 }
 
 #[test]
@@ -41,13 +110,13 @@ fn logs_into_a_pipe_carry_no_colour_codes() {
 
 #[test]
 fn each_command_has_its_own_help_and_there_is_a_version() {
-    let helps: Vec<String> = ["replay", "eval", "serve", "doctor", "redrive"]
+    let helps: Vec<String> = COMMANDS
         .iter()
         .map(|c| {
             let out = myao(&[c, "--help"]);
             assert!(out.status.success(), "{c}");
             let help = text(&out.stdout);
-            assert!(help.starts_with(&format!("myao {c}")), "{c}: {help}");
+            assert!(help.contains(&format!("Usage: myao {c}")), "{c}: {help}");
             assert!(help.contains("Examples:"), "{c}");
             help
         })
@@ -57,8 +126,12 @@ fn each_command_has_its_own_help_and_there_is_a_version() {
             assert_ne!(a, b);
         }
     }
+    // The whole help lists every command, each with what it does.
     let all = text(&myao(&["--help"]).stdout);
-    assert!(all.contains("USAGE") && helps.iter().all(|h| all.len() > h.len()));
+    assert!(all.contains("Usage: myao <COMMAND>"), "{all}");
+    for c in COMMANDS {
+        assert!(all.contains(&format!("\n  {c} ")), "{c}: {all}");
+    }
     let out = myao(&["--version"]);
     assert!(out.status.success());
     assert_eq!(
@@ -100,7 +173,9 @@ fn usage_errors_exit_2_with_a_clear_message() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = text(&out.stderr);
         assert!(err.starts_with("error: "), "{err}");
-        assert!(err.contains("myao --help"), "{err}");
+        // clap's pointer to the help.
+        assert!(err.contains("try '--help'"), "{err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
     }
 }
 
@@ -114,7 +189,7 @@ fn out_of_range_intervals_and_dates_exit_2_instead_of_panicking() {
                 "--memory-interval",
                 "106751991167301d",
             ][..],
-            "--memory-interval must be from 1m to 30d",
+            "'--memory-interval <DURATION>': must be from 1m to 30d",
         ),
         (
             &[
@@ -122,7 +197,7 @@ fn out_of_range_intervals_and_dates_exit_2_instead_of_panicking() {
                 "examples/export",
                 "--memory-interval=9223372036854775807",
             ][..],
-            "--memory-interval must be from 1m to 30d",
+            "'--memory-interval <DURATION>': must be from 1m to 30d",
         ),
         (
             &[
@@ -131,15 +206,15 @@ fn out_of_range_intervals_and_dates_exit_2_instead_of_panicking() {
                 "--memory-interval",
                 "99999999999999999999h",
             ][..],
-            "--memory-interval must be from 1m to 30d",
+            "'--memory-interval <DURATION>': must be from 1m to 30d",
         ),
         (
             &["replay", "examples/export", "--to", "+262142-12-31"][..],
-            "--to wants a date from 0001-01-01 to 9999-12-31",
+            "'--to <YYYY-MM-DD>': the dates go from 0001-01-01 to 9999-12-31",
         ),
         (
             &["replay", "examples/export", "--from", "-262143-01-01"][..],
-            "--from wants a date from 0001-01-01 to 9999-12-31",
+            "'--from <YYYY-MM-DD>': the dates go from 0001-01-01 to 9999-12-31",
         ),
     ] {
         let out = myao(args);
@@ -168,7 +243,7 @@ fn help_exits_0() {
     let out = myao(&["--help"]);
     assert_eq!(out.status.code(), Some(0));
     let help = text(&out.stdout);
-    assert!(help.contains("myao replay <slack-export>"));
+    assert!(help.contains("myao replay functions/local/examples/export"));
     assert!(help.contains("MYAO_SLACK_BOT_TOKEN"));
     assert!(help.contains("myao serve --socket-mode"));
     assert!(help.contains("MYAO_SLACK_APP_TOKEN"));
@@ -301,10 +376,10 @@ fn eval_prints_the_levels_side_by_side() {
     assert_eq!(v["total"]["mentions_only"]["unprompted"], 0);
 
     for (args, needle) in [
-        (&["eval"][..], "eval needs the path"),
+        (&["eval"][..], "<slack-export>"),
         (
             &["eval", "examples/export", "--prompts-dir", "p"][..],
-            "unknown option --prompts-dir for eval",
+            "unexpected argument '--prompts-dir' found",
         ),
     ] {
         let out = myao(args);

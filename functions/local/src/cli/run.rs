@@ -5,6 +5,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use clap::CommandFactory as _;
 use myao_core::adapters::system::FixedSettings;
 use myao_core::ports::Llm;
 use myao_domain::rules::Chattiness;
@@ -20,6 +21,21 @@ use crate::timeline::{JsonSink, Sink, TextSink};
 use crate::{doctor, eval, redrive, socket};
 
 use super::{RedriveArgs, ReplayArgs, ServeArgs, SettingsAction, SettingsArgs, StackArgs};
+
+/// What `myao --version` prints.
+pub fn version() -> String {
+    super::args::Cli::command().render_version()
+}
+
+/// Writes the completion script of `shell` for every command to `out`.
+/// (clap_complete panics on a failed write: the script is made in memory.)
+pub fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> std::io::Result<()> {
+    let mut script = Vec::new();
+    let mut cli = super::args::Cli::command();
+    clap_complete::generate(shell, &mut cli, "myao", &mut script);
+    out.write_all(&script)?;
+    out.flush()
+}
 
 /// The process environment, as `(name, value)` pairs.
 pub fn environment() -> Vec<(String, String)> {
