@@ -12,7 +12,7 @@ use myao_domain::rules::{Decision, Gate};
 use myao_domain::Ts;
 use myao_services::prompts::format_time;
 
-use super::{proactive_name, Event, EventKind, Header, Prompt, Sink, Summary};
+use super::{proactive_name, Event, EventKind, Header, MemoryNote, Prompt, Sink, Summary, Verdict};
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -207,12 +207,39 @@ impl<W: Write> Sink for TextSink<W> {
         }
         let time = self.time(e.at);
         let place = self.place(e);
+        let line = self.line(e);
+        if place.is_empty() {
+            writeln!(self.out, "{time}  {line}")?;
+        } else {
+            writeln!(self.out, "{time}  {place}  {line}")?;
+        }
+        self.rule_stage(e)?;
+        self.event_prompts(e)
+    }
+
+    fn summary(&mut self, s: &Summary) -> io::Result<()> {
+        self.summary_conversations(s)?;
+        if s.proactive_count() > 0 {
+            self.summary_proactive(s)?;
+        }
+        self.summary_memories(s)?;
+        self.summary_llm(s)?;
+        self.summary_jobs(s)?;
+        self.summary_time(s)?;
+        self.out.flush()
+    }
+}
+
+/// An event's line, one writer per kind of event.
+impl<W: Write> TextSink<W> {
+    /// What happened, after the event's time and place.
+    fn line(&self, e: &Event) -> String {
         let top = if e.channel.is_some() && e.thread_ts.is_none() {
             " (top level)"
         } else {
             ""
         };
-        let line = match &e.kind {
+        match &e.kind {
             EventKind::Message {
                 user_name,
                 shown,
@@ -245,119 +272,25 @@ impl<W: Write> Sink for TextSink<W> {
                 _ => "a message not in the replay was deleted".to_owned(),
             },
             EventKind::Skipped { reason } => format!("skipped: {reason}"),
-            EventKind::Judgment { verdict, .. } => {
-                // Where a reply goes: when, and in which thread if not this one.
-                let reply = |verb: &str| {
-                    let Some(due) = &verdict.reply else {
-                        return verb.to_owned();
-                    };
-                    let when = if due.delay_seconds <= 0 {
-                        format!("{verb} now")
-                    } else {
-                        format!("{verb} in {} s", due.delay_seconds)
-                    };
-                    match due.thread {
-                        Some(root) if e.thread_ts != Some(root) => {
-                            format!("{when} in the thread of {}", self.thread_label(root, e.at))
-                        }
-                        _ => when,
-                    }
-                };
-                let what = match &verdict.outcome {
-                    _ if verdict.is_dry_run() => "no verdict".to_owned(),
-                    JudgmentOutcome::Respond { result, .. } => {
-                        let verb = match result.response_type.name() {
-                            "reaction" => "react",
-                            "short" => "respond briefly",
-                            _ => "respond",
-                        };
-                        format!(
-                            "{} — {} (confidence {:.2})",
-                            reply(verb),
-                            result.reason,
-                            result.confidence
-                        )
-                    }
-                    JudgmentOutcome::Sure { ruling, .. } => {
-                        let verb = if ruling.decision == Decision::React {
-                            "react"
-                        } else {
-                            "reply"
-                        };
-                        format!("{}, without asking the LLM", reply(verb))
-                    }
-                    JudgmentOutcome::Declined(_, result) => format!(
-                        "stay silent — {} (confidence {:.2})",
-                        result.reason, result.confidence
-                    ),
-                    JudgmentOutcome::Silent { reason, .. } => format!("silent — {reason}"),
-                    JudgmentOutcome::Quiet(_) => "silent without asking the LLM".to_owned(),
-                    JudgmentOutcome::Capped(_) => {
-                        "the channel had its unprompted replies of the hour".to_owned()
-                    }
-                    JudgmentOutcome::Stale => "a newer message has its own judgment".to_owned(),
-                    JudgmentOutcome::Held(gate) => match gate {
-                        Gate::BotSpokeLast => "nothing to add, the bot spoke last".to_owned(),
-                        Gate::TooOld => "the newest message is too old".to_owned(),
-                        Gate::MentionsOnly => "no unprompted reply here".to_owned(),
-                        Gate::Cooldown => "the bot spoke here moments ago".to_owned(),
-                        Gate::Backoff => "the LLM declined here several times in a row".to_owned(),
-                    },
-                    JudgmentOutcome::Empty => "every message was deleted".to_owned(),
-                };
-                // The outcome's name first, as the summary counts it, and
-                // the gate where the name does not say it (`held: cooldown`).
-                let name = verdict.name();
-                match &verdict.outcome {
-                    JudgmentOutcome::Held(gate) if gate.name() != name => {
-                        format!("judgment{top}: {name}: {}, {what}", gate.name())
-                    }
-                    _ => format!("judgment{top}: {name}, {what}"),
-                }
-            }
+            EventKind::Judgment { verdict, .. } => self.judgment(e, verdict, top),
             EventKind::Reply {
                 text,
                 mention,
                 short,
                 opener,
                 ..
-            } => {
-                let what = match (*mention, *short, *opener) {
-                    (true, _, _) => "answered the mention",
-                    (false, _, true) => "opened a topic",
-                    (false, true, false) => "replied briefly",
-                    (false, false, false) => "replied",
-                };
-                format!("{} {what}: {}", self.bot_name, Self::flow(text))
-            }
+            } => self.reply(text, *mention, *short, *opener),
             EventKind::Reaction {
                 on,
                 user_name,
                 emoji,
                 ..
-            } => {
-                let whose = user_name
-                    .as_deref()
-                    .map_or_else(|| "a message".to_owned(), |n| format!("{n}'s"));
-                let at = on.to_datetime().with_timezone(&self.tz).format("%H:%M");
-                format!("{} added reaction :{emoji}: on {whose} {at}", self.bot_name)
-            }
+            } => self.reaction(*on, user_name.as_deref(), emoji),
             EventKind::NoReply {
                 mention,
                 reason,
                 prompts,
-            } => {
-                let what = if *mention {
-                    "no reply to mention"
-                } else {
-                    "no reply"
-                };
-                if self.dry_run && !prompts.is_empty() {
-                    format!("{what}{top}: dry run")
-                } else {
-                    format!("{what}{top}: {reason}")
-                }
-            }
+            } => self.no_reply(*mention, reason, prompts, top),
             EventKind::Memory {
                 sweep,
                 written,
@@ -368,67 +301,198 @@ impl<W: Write> Sink for TextSink<W> {
                 ..
             } => {
                 let what = if *sweep { "memory sweep" } else { "memory" };
-                let learnt: String = facts
-                    .iter()
-                    .map(|f| format!("\n{INDENT}learnt: {}", Self::flow(f)))
-                    .chain(proactive.iter().map(|(channel, at)| {
-                        format!(
-                            "\n{INDENT}proactive judgment of #{channel} scheduled at {}",
-                            self.time(*at)
-                        )
-                    }))
-                    .collect();
-                if written.is_empty() && facts.is_empty() && *llm_calls == 0 {
-                    format!(
-                        "{what}: {} proactive judgment(s) planned{learnt}",
-                        proactive.len()
-                    )
-                } else if written.is_empty() && (!facts.is_empty() || !proactive.is_empty()) {
-                    format!("{what}: {llm_calls} LLM call(s){learnt}")
-                } else if written.is_empty() {
-                    if self.dry_run {
-                        format!(
-                            "{what}: dry run, {}, nothing written",
-                            Self::prompt_list(prompts)
-                        )
-                    } else {
-                        format!("{what}: {llm_calls} LLM call(s), nothing written")
-                    }
-                } else {
-                    let notes: Vec<String> = written
-                        .iter()
-                        .map(|n| format!("{} {}", n.label, n.kind.as_str()))
-                        .collect();
-                    format!("{what}: wrote {}{learnt}", notes.join(", "))
-                }
+                self.memory(what, written, facts, *llm_calls, prompts, proactive)
             }
             EventKind::Proactive {
                 outcome, dry_run, ..
-            } => {
-                // The outcome's name first, as the summary counts it.
-                let name = proactive_name(outcome, *dry_run);
-                let what = match outcome {
-                    ProactiveOutcome::Silent { .. } if *dry_run => format!("{name}, no verdict"),
-                    ProactiveOutcome::Open { topic, .. } => {
-                        format!("{name} a topic — {}", Self::flow(topic))
-                    }
-                    ProactiveOutcome::Declined => {
-                        format!("{name}, nothing worth opening with, silent")
-                    }
-                    ProactiveOutcome::Silent { reason } => format!("{name}, silent — {reason}"),
-                    ProactiveOutcome::Stale => format!("{name}, the channel spoke since"),
-                    ProactiveOutcome::AlreadyDone => format!("{name}, judged before"),
-                    ProactiveOutcome::Held(_) => format!("held: {name}"),
-                };
-                format!("proactive judgment: {what}")
-            }
+            } => Self::proactive(outcome, *dry_run),
             EventKind::JobFailed { job, error } => format!("{job} job failed: {error}"),
-        };
-        if place.is_empty() {
-            writeln!(self.out, "{time}  {line}")?;
-        } else {
-            writeln!(self.out, "{time}  {place}  {line}")?;
         }
+    }
+
+    /// `judgment: rule_yes, reply in 30 s ...`: the outcome's name first,
+    /// as the summary counts it, and the gate where the name does not say
+    /// it (`held: cooldown`).
+    fn judgment(&self, e: &Event, verdict: &Verdict, top: &str) -> String {
+        let what = self.judgment_outcome(e, verdict);
+        let name = verdict.name();
+        match &verdict.outcome {
+            JudgmentOutcome::Held(gate) if gate.name() != name => {
+                format!("judgment{top}: {name}: {}, {what}", gate.name())
+            }
+            _ => format!("judgment{top}: {name}, {what}"),
+        }
+    }
+
+    /// What the judgment decided, in words.
+    fn judgment_outcome(&self, e: &Event, verdict: &Verdict) -> String {
+        match &verdict.outcome {
+            _ if verdict.is_dry_run() => "no verdict".to_owned(),
+            JudgmentOutcome::Respond { result, .. } => {
+                let verb = match result.response_type.name() {
+                    "reaction" => "react",
+                    "short" => "respond briefly",
+                    _ => "respond",
+                };
+                format!(
+                    "{} — {} (confidence {:.2})",
+                    self.due_reply(e, verdict, verb),
+                    result.reason,
+                    result.confidence
+                )
+            }
+            JudgmentOutcome::Sure { ruling, .. } => {
+                let verb = if ruling.decision == Decision::React {
+                    "react"
+                } else {
+                    "reply"
+                };
+                format!(
+                    "{}, without asking the LLM",
+                    self.due_reply(e, verdict, verb)
+                )
+            }
+            JudgmentOutcome::Declined(_, result) => format!(
+                "stay silent — {} (confidence {:.2})",
+                result.reason, result.confidence
+            ),
+            JudgmentOutcome::Silent { reason, .. } => format!("silent — {reason}"),
+            JudgmentOutcome::Quiet(_) => "silent without asking the LLM".to_owned(),
+            JudgmentOutcome::Capped(_) => {
+                "the channel had its unprompted replies of the hour".to_owned()
+            }
+            JudgmentOutcome::Stale => "a newer message has its own judgment".to_owned(),
+            JudgmentOutcome::Held(gate) => Self::held(*gate).to_owned(),
+            JudgmentOutcome::Empty => "every message was deleted".to_owned(),
+        }
+    }
+
+    /// Where a reply goes: when, and in which thread if not this one.
+    fn due_reply(&self, e: &Event, verdict: &Verdict, verb: &str) -> String {
+        let Some(due) = &verdict.reply else {
+            return verb.to_owned();
+        };
+        let when = if due.delay_seconds <= 0 {
+            format!("{verb} now")
+        } else {
+            format!("{verb} in {} s", due.delay_seconds)
+        };
+        match due.thread {
+            Some(root) if e.thread_ts != Some(root) => {
+                format!("{when} in the thread of {}", self.thread_label(root, e.at))
+            }
+            _ => when,
+        }
+    }
+
+    /// Why a gate held the judgment back.
+    fn held(gate: Gate) -> &'static str {
+        match gate {
+            Gate::BotSpokeLast => "nothing to add, the bot spoke last",
+            Gate::TooOld => "the newest message is too old",
+            Gate::MentionsOnly => "no unprompted reply here",
+            Gate::Cooldown => "the bot spoke here moments ago",
+            Gate::Backoff => "the LLM declined here several times in a row",
+        }
+    }
+
+    fn reply(&self, text: &str, mention: bool, short: bool, opener: bool) -> String {
+        let what = match (mention, short, opener) {
+            (true, _, _) => "answered the mention",
+            (false, _, true) => "opened a topic",
+            (false, true, false) => "replied briefly",
+            (false, false, false) => "replied",
+        };
+        format!("{} {what}: {}", self.bot_name, Self::flow(text))
+    }
+
+    fn reaction(&self, on: Ts, user_name: Option<&str>, emoji: &str) -> String {
+        let whose = user_name.map_or_else(|| "a message".to_owned(), |n| format!("{n}'s"));
+        let at = on.to_datetime().with_timezone(&self.tz).format("%H:%M");
+        format!("{} added reaction :{emoji}: on {whose} {at}", self.bot_name)
+    }
+
+    fn no_reply(&self, mention: bool, reason: &str, prompts: &[Prompt], top: &str) -> String {
+        let what = if mention {
+            "no reply to mention"
+        } else {
+            "no reply"
+        };
+        if self.dry_run && !prompts.is_empty() {
+            format!("{what}{top}: dry run")
+        } else {
+            format!("{what}{top}: {reason}")
+        }
+    }
+
+    /// A memory job (`what`: a sweep or one thread's): what it wrote, or
+    /// why nothing, then one line per fact learnt and proactive judgment
+    /// planned.
+    fn memory(
+        &self,
+        what: &str,
+        written: &[MemoryNote],
+        facts: &[String],
+        llm_calls: usize,
+        prompts: &[Prompt],
+        proactive: &[(String, DateTime<Utc>)],
+    ) -> String {
+        let learnt: String = facts
+            .iter()
+            .map(|f| format!("\n{INDENT}learnt: {}", Self::flow(f)))
+            .chain(proactive.iter().map(|(channel, at)| {
+                format!(
+                    "\n{INDENT}proactive judgment of #{channel} scheduled at {}",
+                    self.time(*at)
+                )
+            }))
+            .collect();
+        if written.is_empty() && facts.is_empty() && llm_calls == 0 {
+            format!(
+                "{what}: {} proactive judgment(s) planned{learnt}",
+                proactive.len()
+            )
+        } else if written.is_empty() && (!facts.is_empty() || !proactive.is_empty()) {
+            format!("{what}: {llm_calls} LLM call(s){learnt}")
+        } else if written.is_empty() {
+            if self.dry_run {
+                format!(
+                    "{what}: dry run, {}, nothing written",
+                    Self::prompt_list(prompts)
+                )
+            } else {
+                format!("{what}: {llm_calls} LLM call(s), nothing written")
+            }
+        } else {
+            let notes: Vec<String> = written
+                .iter()
+                .map(|n| format!("{} {}", n.label, n.kind.as_str()))
+                .collect();
+            format!("{what}: wrote {}{learnt}", notes.join(", "))
+        }
+    }
+
+    /// The outcome's name first, as the summary counts it.
+    fn proactive(outcome: &ProactiveOutcome, dry_run: bool) -> String {
+        let name = proactive_name(outcome, dry_run);
+        let what = match outcome {
+            ProactiveOutcome::Silent { .. } if dry_run => format!("{name}, no verdict"),
+            ProactiveOutcome::Open { topic, .. } => {
+                format!("{name} a topic — {}", Self::flow(topic))
+            }
+            ProactiveOutcome::Declined => {
+                format!("{name}, nothing worth opening with, silent")
+            }
+            ProactiveOutcome::Silent { reason } => format!("{name}, silent — {reason}"),
+            ProactiveOutcome::Stale => format!("{name}, the channel spoke since"),
+            ProactiveOutcome::AlreadyDone => format!("{name}, judged before"),
+            ProactiveOutcome::Held(_) => format!("held: {name}"),
+        };
+        format!("proactive judgment: {what}")
+    }
+
+    /// Under a judgment, the rule stage's reasoning, when it ruled.
+    fn rule_stage(&mut self, e: &Event) -> io::Result<()> {
         if let Some(ruling) = match &e.kind {
             EventKind::Judgment { verdict, .. } => verdict.ruling(),
             _ => None,
@@ -439,20 +503,29 @@ impl<W: Write> Sink for TextSink<W> {
                 ruling.explain().trim_end()
             )?;
         }
+        Ok(())
+    }
+
+    /// Under the event, its prompts: whole in a dry run, except memory's.
+    fn event_prompts(&mut self, e: &Event) -> io::Result<()> {
         match &e.kind {
             EventKind::Judgment { prompts, .. }
             | EventKind::NoReply { prompts, .. }
             | EventKind::Proactive { prompts, .. } => {
                 let full = self.dry_run;
-                self.prompts(prompts, full)?;
+                self.prompts(prompts, full)
             }
-            EventKind::Memory { prompts, .. } => self.prompts(prompts, false)?,
-            _ => {}
+            EventKind::Memory { prompts, .. } => self.prompts(prompts, false),
+            _ => Ok(()),
         }
-        Ok(())
     }
+}
 
-    fn summary(&mut self, s: &Summary) -> io::Result<()> {
+/// The summary, one writer per group of its lines.
+impl<W: Write> TextSink<W> {
+    /// The rule, then what was read and what the bot made of it: messages,
+    /// skipped entries, judgments, replies.
+    fn summary_conversations(&mut self, s: &Summary) -> io::Result<()> {
         writeln!(self.out)?;
         writeln!(
             self.out,
@@ -484,32 +557,38 @@ impl<W: Write> Sink for TextSink<W> {
             s.short_replies,
             s.reactions,
             counts(&s.no_replies, "; no reply: ", "")
-        )?;
-        if s.proactive_count() > 0 {
-            let openers: usize = s.openers.values().sum();
-            let weeks = s.weeks();
-            let per_week: Vec<String> = s
-                .openers
-                .iter()
-                .map(|(channel, n)| {
-                    format!(
-                        "#{channel} {n} ({:.1}/week)",
-                        *n as f64 / weeks.max(f64::EPSILON)
-                    )
-                })
-                .collect();
-            writeln!(
-                self.out,
-                "proactive     {} judgment(s){}; {openers} topic(s) opened{}",
-                s.proactive_count(),
-                counts(&s.proactive, " (", ")"),
-                if per_week.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {} over {weeks:.1} week(s)", per_week.join(", "))
-                }
-            )?;
-        }
+        )
+    }
+
+    /// Proactive judgments, and the topics opened per channel and week.
+    fn summary_proactive(&mut self, s: &Summary) -> io::Result<()> {
+        let openers: usize = s.openers.values().sum();
+        let weeks = s.weeks();
+        let per_week: Vec<String> = s
+            .openers
+            .iter()
+            .map(|(channel, n)| {
+                format!(
+                    "#{channel} {n} ({:.1}/week)",
+                    *n as f64 / weeks.max(f64::EPSILON)
+                )
+            })
+            .collect();
+        writeln!(
+            self.out,
+            "proactive     {} judgment(s){}; {openers} topic(s) opened{}",
+            s.proactive_count(),
+            counts(&s.proactive, " (", ")"),
+            if per_week.is_empty() {
+                String::new()
+            } else {
+                format!(": {} over {weeks:.1} week(s)", per_week.join(", "))
+            }
+        )
+    }
+
+    /// Memories written, and the facts the bot ends up knowing.
+    fn summary_memories(&mut self, s: &Summary) -> io::Result<()> {
         writeln!(
             self.out,
             "memories      {}{}",
@@ -522,6 +601,12 @@ impl<W: Write> Sink for TextSink<W> {
                 writeln!(self.out, "{INDENT}#{channel}: {}", Self::flow(fact))?;
             }
         }
+        Ok(())
+    }
+
+    /// The LLM's calls per role (the prompts made, in a dry run), and the
+    /// prompts written to files.
+    fn summary_llm(&mut self, s: &Summary) -> io::Result<()> {
         let calls: Vec<String> = s
             .llm
             .iter()
@@ -562,6 +647,11 @@ impl<W: Write> Sink for TextSink<W> {
         if s.prompts_written > 0 {
             writeln!(self.out, "prompts       {} written", s.prompts_written)?;
         }
+        Ok(())
+    }
+
+    /// The jobs run, failed, left pending, and the digests unusable.
+    fn summary_jobs(&mut self, s: &Summary) -> io::Result<()> {
         let failures = if s.job_failures > 0 {
             format!(", {} failed", s.job_failures)
         } else {
@@ -584,7 +674,11 @@ impl<W: Write> Sink for TextSink<W> {
             self.out,
             "jobs          {} run ({} memory sweeps){failures}{left}{unusable}",
             s.jobs_run, s.sweeps
-        )?;
+        )
+    }
+
+    /// The virtual time the replay covered, and the wall clock it took.
+    fn summary_time(&mut self, s: &Summary) -> io::Result<()> {
         if let (Some(first), Some(last)) = (s.first, s.last) {
             writeln!(
                 self.out,
@@ -598,8 +692,7 @@ impl<W: Write> Sink for TextSink<W> {
             self.out,
             "elapsed       {:.2} s wall clock",
             s.elapsed.as_secs_f64()
-        )?;
-        self.out.flush()
+        )
     }
 }
 
