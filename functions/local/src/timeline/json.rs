@@ -7,7 +7,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use myao_services::judgment::{JudgmentOutcome, Ruling};
 use serde_json::{json, Value};
 
-use super::{proactive_name, Event, EventKind, Header, Prompt, Sink, Summary};
+use super::{proactive_name, Event, EventKind, Header, Prompt, Sink, Summary, Verdict};
 
 /// One JSON object per line.
 pub struct JsonSink<W: Write> {
@@ -69,9 +69,19 @@ pub fn ruling_json(r: &Ruling) -> Value {
     })
 }
 
-/// The JSON object of an event.
+/// The JSON object of an event: its kind's fields, then where and when.
 pub fn event_json(e: &Event) -> Value {
-    let mut v = match &e.kind {
+    let mut v = kind_json(&e.kind);
+    v["time"] = json!(time(e.at));
+    v["channel"] = json!(e.channel.as_ref().map(|c| c.id.as_str()));
+    v["channel_name"] = json!(e.channel.as_ref().map(|c| c.name.as_str()));
+    v["thread_ts"] = json!(e.thread_ts);
+    v
+}
+
+/// The fields of an event's kind, its `type` first.
+fn kind_json(kind: &EventKind) -> Value {
+    match kind {
         EventKind::Message {
             ts,
             user,
@@ -95,31 +105,7 @@ pub fn event_json(e: &Event) -> Value {
             text,
         } => json!({"type": "deletion", "ts": ts, "user_name": user_name, "text": text}),
         EventKind::Skipped { reason } => json!({"type": "skipped", "reason": reason}),
-        EventKind::Judgment { verdict, prompts } => {
-            let mut j = json!({"type": "judgment", "outcome": verdict.name(),
-                               "gate": gate(&verdict.outcome),
-                               "ruling": verdict.ruling().map(ruling_json),
-                               "prompts": prompts_json(prompts)});
-            if let JudgmentOutcome::Respond { result, .. } = &verdict.outcome {
-                j["form"] = json!(result.response_type.name());
-            }
-            if let Some(reply) = &verdict.reply {
-                j["delay_seconds"] = json!(reply.delay_seconds);
-                j["reply_at"] = json!(time(reply.at));
-                j["reply_thread_ts"] = json!(reply.thread);
-            }
-            match &verdict.outcome {
-                JudgmentOutcome::Respond { result, .. } | JudgmentOutcome::Declined(_, result) => {
-                    j["reason"] = json!(result.reason);
-                    j["confidence"] = json!(result.confidence);
-                }
-                JudgmentOutcome::Silent { reason, .. } if !verdict.is_dry_run() => {
-                    j["reason"] = json!(reason);
-                }
-                _ => {}
-            }
-            j
-        }
+        EventKind::Judgment { verdict, prompts } => judgment_json(verdict, prompts),
         EventKind::Reply {
             ts,
             text,
@@ -165,24 +151,51 @@ pub fn event_json(e: &Event) -> Value {
             outcome,
             dry_run,
             prompts,
-        } => {
-            let (topic, reason) = match outcome {
-                ProactiveOutcome::Open { topic, .. } => (Some(topic), None),
-                ProactiveOutcome::Silent { reason } if !dry_run => (None, Some(reason)),
-                _ => (None, None),
-            };
-            json!({"type": "proactive", "outcome": proactive_name(outcome, *dry_run),
-                   "topic": topic, "reason": reason, "prompts": prompts_json(prompts)})
-        }
+        } => proactive_json(outcome, *dry_run, prompts),
         EventKind::JobFailed { job, error } => {
             json!({"type": "job_failed", "job": job, "error": error})
         }
+    }
+}
+
+/// A judgment: its outcome and ruling, then the reply it planned and the
+/// LLM's reason, where there are.
+fn judgment_json(verdict: &Verdict, prompts: &[Prompt]) -> Value {
+    let mut j = json!({"type": "judgment", "outcome": verdict.name(),
+                       "gate": gate(&verdict.outcome),
+                       "ruling": verdict.ruling().map(ruling_json),
+                       "prompts": prompts_json(prompts)});
+    if let JudgmentOutcome::Respond { result, .. } = &verdict.outcome {
+        j["form"] = json!(result.response_type.name());
+    }
+    if let Some(reply) = &verdict.reply {
+        j["delay_seconds"] = json!(reply.delay_seconds);
+        j["reply_at"] = json!(time(reply.at));
+        j["reply_thread_ts"] = json!(reply.thread);
+    }
+    match &verdict.outcome {
+        JudgmentOutcome::Respond { result, .. } | JudgmentOutcome::Declined(_, result) => {
+            j["reason"] = json!(result.reason);
+            j["confidence"] = json!(result.confidence);
+        }
+        JudgmentOutcome::Silent { reason, .. } if !verdict.is_dry_run() => {
+            j["reason"] = json!(reason);
+        }
+        _ => {}
+    }
+    j
+}
+
+/// A proactive judgment: its outcome, and the topic opened or the reason
+/// for silence (none in a dry run).
+fn proactive_json(outcome: &ProactiveOutcome, dry_run: bool, prompts: &[Prompt]) -> Value {
+    let (topic, reason) = match outcome {
+        ProactiveOutcome::Open { topic, .. } => (Some(topic), None),
+        ProactiveOutcome::Silent { reason } if !dry_run => (None, Some(reason)),
+        _ => (None, None),
     };
-    v["time"] = json!(time(e.at));
-    v["channel"] = json!(e.channel.as_ref().map(|c| c.id.as_str()));
-    v["channel_name"] = json!(e.channel.as_ref().map(|c| c.name.as_str()));
-    v["thread_ts"] = json!(e.thread_ts);
-    v
+    json!({"type": "proactive", "outcome": proactive_name(outcome, dry_run),
+           "topic": topic, "reason": reason, "prompts": prompts_json(prompts)})
 }
 
 /// The JSON object of the summary.
