@@ -59,10 +59,56 @@ pub async fn slack(
     settings: &Settings,
     token: Option<(&str, &str)>,
 ) -> Check {
-    const NAME: &str = "slack";
     let Some((parameter, token)) = token else {
-        return no_token(NAME);
+        return no_token(SLACK);
     };
+    // Each step passes, or is the failed check.
+    let checked = async {
+        let auth = auth_test(http, settings, parameter, token).await?;
+        let scopes = manifest_scopes(settings, auth.granted.as_ref())?;
+        let (team_id, user_id) = (auth.text("team_id"), auth.text("user_id"));
+        same_identity(settings, &team_id, &user_id)?;
+        Ok::<_, Check>(Check::ok(
+            SLACK,
+            format!(
+                "auth.test: bot {user_id} in {} ({team_id}), with the manifest's {scopes} scopes",
+                auth.text("team")
+            ),
+        ))
+    };
+    checked.await.unwrap_or_else(|failed| failed)
+}
+
+/// The name of the token's check.
+const SLACK: &str = "slack";
+
+/// What `auth.test` answered, when it said `ok`.
+struct AuthTest {
+    /// The scopes of its `x-oauth-scopes` header, if it sent one.
+    granted: Option<BTreeSet<String>>,
+    body: Value,
+}
+
+impl AuthTest {
+    /// A string of the answer, empty when it has none.
+    fn text(&self, key: &str) -> String {
+        self.body
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
+/// Asks `auth.test` with the token; a failed check where it is not
+/// answered `ok`, with the fix for a token Slack refuses (`parameter` is
+/// the secret's name).
+async fn auth_test(
+    http: &reqwest::Client,
+    settings: &Settings,
+    parameter: &str,
+    token: &str,
+) -> Result<AuthTest, Check> {
     let (base, reached) = slack_base(settings);
     let response = match http
         .get(format!("{base}/auth.test"))
@@ -71,7 +117,13 @@ pub async fn slack(
         .await
     {
         Ok(r) => r,
-        Err(e) => return Check::fail(NAME, format!("auth.test: {}", e.without_url()), reached),
+        Err(e) => {
+            return Err(Check::fail(
+                SLACK,
+                format!("auth.test: {}", e.without_url()),
+                reached,
+            ))
+        }
     };
     let status = response.status();
     let granted: Option<BTreeSet<String>> = response
@@ -84,22 +136,19 @@ pub async fn slack(
                 .filter(|s| !s.is_empty())
                 .collect()
         });
-    let body: Value = response.json().await.unwrap_or(Value::Null);
-    let text = |key: &str| {
-        body.get(key)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
+    let auth = AuthTest {
+        granted,
+        body: response.json().await.unwrap_or(Value::Null),
     };
     if !status.is_success() {
-        return Check::fail(
-            NAME,
+        return Err(Check::fail(
+            SLACK,
             format!("auth.test answered HTTP {}", status.as_u16()),
             reached,
-        );
+        ));
     }
-    if body.get("ok").and_then(Value::as_bool) != Some(true) {
-        let code = match text("error") {
+    if auth.body.get("ok").and_then(Value::as_bool) != Some(true) {
+        let code = match auth.text("error") {
             c if c.is_empty() => "no answer".to_owned(),
             c => c.chars().take(80).collect(),
         };
@@ -112,24 +161,30 @@ pub async fn slack(
         } else {
             reached
         };
-        return Check::fail(NAME, format!("auth.test: {code}"), fix);
+        return Err(Check::fail(SLACK, format!("auth.test: {code}"), fix));
     }
-    let required = match required_scopes() {
-        Ok(scopes) => scopes,
-        Err(e) => {
-            return Check::fail(
-                NAME,
-                format!("the app manifest: {e}"),
-                "fix infra/slack-app-manifest.yaml",
-            )
-        }
-    };
+    Ok(auth)
+}
+
+/// The token has every scope the manifest asks for (the files' one only
+/// with `vision` on): how many the manifest asks for, or a failed check.
+fn manifest_scopes(
+    settings: &Settings,
+    granted: Option<&BTreeSet<String>>,
+) -> Result<usize, Check> {
+    let required = required_scopes().map_err(|e| {
+        Check::fail(
+            SLACK,
+            format!("the app manifest: {e}"),
+            "fix infra/slack-app-manifest.yaml",
+        )
+    })?;
     let Some(granted) = granted else {
-        return Check::fail(
-            NAME,
+        return Err(Check::fail(
+            SLACK,
             "auth.test sent no x-oauth-scopes header: the token's scopes are unknown",
-            reached,
-        );
+            slack_base(settings).1,
+        ));
     };
     // The files' scope serves `vision` alone: a token without it does all
     // the rest, and each image is then named as unreadable.
@@ -143,41 +198,39 @@ pub async fn slack(
         let fix = "add them on the app's OAuth & Permissions page (or paste \
                    infra/slack-app-manifest.yaml in App Manifest), then reinstall the app to the \
                    workspace";
-        return Check::fail(
-            NAME,
+        return Err(Check::fail(
+            SLACK,
             format!("the token lacks the scope(s) {}", missing.join(", ")),
             fix,
-        );
+        ));
     }
-    let (team_id, user_id) = (text("team_id"), text("user_id"));
+    Ok(required.len())
+}
+
+/// The token is of the workspace and bot the settings name, if they name
+/// one: a token of another workspace has every event dropped.
+fn same_identity(settings: &Settings, team_id: &str, user_id: &str) -> Result<(), Check> {
     if let Some(configured) = settings.slack_team_id.as_deref().filter(|t| *t != team_id) {
         let fix =
             format!("set slack_team_id to {team_id}, or store the token of workspace {configured}");
-        return Check::fail(
-            NAME,
+        return Err(Check::fail(
+            SLACK,
             format!("the token is for workspace {team_id}, slack_team_id is {configured}: every event is dropped"),
             fix,
-        );
+        ));
     }
     if let Some(configured) = settings
         .bot_user_id
         .as_ref()
         .filter(|b| b.as_str() != user_id)
     {
-        return Check::fail(
-            NAME,
+        return Err(Check::fail(
+            SLACK,
             format!("the token is bot {user_id}'s, bot_user_id is {configured}"),
             format!("set bot_user_id to {user_id}, or delete it (the functions ask auth.test)"),
-        );
+        ));
     }
-    Check::ok(
-        NAME,
-        format!(
-            "auth.test: bot {user_id} in {} ({team_id}), with the manifest's {} scopes",
-            text("team"),
-            required.len()
-        ),
-    )
+    Ok(())
 }
 
 /// The channel of the sign of life's test call: no channel has this id.
