@@ -360,6 +360,37 @@ pub async fn llm(
     path: Option<&str>,
     key: Option<(&str, &str)>,
 ) -> Vec<Check> {
+    let mut checks = Vec::new();
+    if key.is_none() && crate::llm::uses_openai(settings) {
+        checks.push(Check::fail(
+            "llm",
+            "not checked: no API key",
+            "fix secret llm_api_key first",
+        ));
+    }
+    let (parameter, key) = key.unwrap_or_default();
+    let probe = ModelProbe {
+        router: router_once(http, aws, settings, parameter, key),
+        settings,
+        path,
+        parameter,
+        region: aws
+            .region()
+            .map_or("(no region)".to_owned(), |r| r.to_string()),
+    };
+    for ((provider, model), roles) in models(settings) {
+        let bedrock = provider == LlmProvider::Bedrock.as_str();
+        if !bedrock && key.is_empty() {
+            continue;
+        }
+        checks.push(probe.check(model, bedrock, &roles).await);
+    }
+    checks
+}
+
+/// The models of the settings by provider and name, each with the roles
+/// that use it: one check per model, not per role.
+fn models(settings: &Settings) -> BTreeMap<(&str, &str), Vec<LlmRole>> {
     let mut models: BTreeMap<(&str, &str), Vec<LlmRole>> = BTreeMap::new();
     for role in crate::llm::ROLES {
         models
@@ -370,21 +401,23 @@ pub async fn llm(
             .or_default()
             .push(role);
     }
-    let mut checks = Vec::new();
-    if key.is_none() && crate::llm::uses_openai(settings) {
-        checks.push(Check::fail(
-            "llm",
-            "not checked: no API key",
-            "fix secret llm_api_key first",
-        ));
-    }
-    // One attempt, a bounded wait: the configured call otherwise.
+    models
+}
+
+/// The functions' router over both providers, making one attempt with a
+/// bounded wait: the configured call otherwise.
+fn router_once(
+    http: &reqwest::Client,
+    aws: &aws_config::SdkConfig,
+    settings: &Settings,
+    parameter: &str,
+    key: &str,
+) -> LlmRouter {
     let mut once = settings.clone();
     once.llm_max_retries = 0;
     once.llm_timeout_seconds = once.llm_timeout_seconds.min(LLM_TIMEOUT_SECONDS);
     once.memory_timeout_seconds = once.memory_timeout_seconds.min(LLM_TIMEOUT_SECONDS);
     let once: Arc<dyn SettingsProvider> = Arc::new(FixedSettings::new(once));
-    let (parameter, key) = key.unwrap_or_default();
     let openai = OpenAiLlm::new(
         http.clone(),
         once.clone(),
@@ -393,15 +426,25 @@ pub async fn llm(
     )
     .with_backoff(Duration::from_millis(100));
     let bedrock = BedrockLlm::new(aws, once.clone()).with_backoff(Duration::from_millis(100));
-    let router = LlmRouter::new(once, Arc::new(openai)).with_bedrock(Arc::new(bedrock));
-    let region = aws
-        .region()
-        .map_or("(no region)".to_owned(), |r| r.to_string());
-    for ((provider, model), roles) in models {
-        let bedrock = provider == LlmProvider::Bedrock.as_str();
-        if !bedrock && key.is_empty() {
-            continue;
-        }
+    LlmRouter::new(once, Arc::new(openai)).with_bedrock(Arc::new(bedrock))
+}
+
+/// What checking one model needs, the same for every model.
+struct ModelProbe<'a> {
+    router: LlmRouter,
+    settings: &'a Settings,
+    /// The settings path, for the fixes.
+    path: Option<&'a str>,
+    /// The API key's parameter name.
+    parameter: &'a str,
+    /// Bedrock's Region, as the fixes name it.
+    region: String,
+}
+
+impl ModelProbe<'_> {
+    /// `model` (on Bedrock, or else the OpenAI-compatible endpoint) answers
+    /// a one-token request of the first of its `roles`.
+    async fn check(&self, model: &str, bedrock: bool, roles: &[LlmRole]) -> Check {
         let name = format!("llm {model}");
         let role_names: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
         let role = roles.first().copied().unwrap_or(LlmRole::Judgment);
@@ -413,45 +456,52 @@ pub async fn llm(
             images: Vec::new(),
             stable_prefix: 0,
         };
-        let base = &settings.llm_base_url;
         let place = if bedrock {
-            format!("on Amazon Bedrock in {region}")
+            format!("on Amazon Bedrock in {}", self.region)
         } else {
-            format!("at {base}")
+            format!("at {}", self.settings.llm_base_url)
         };
-        checks.push(match router.complete(&request).await {
+        match self.router.complete(&request).await {
             Ok(_) => Check::ok(
                 name,
                 format!("answered {place} ({})", role_names.join(", ")),
             ),
             Err(error) => {
                 let detail = error.to_string();
-                let prefix = format!("{}/", path.unwrap_or("/myao/prod").trim_end_matches('/'));
-                let set_model = format!(
-                    "set {}_model (`myao settings set {}_model MODEL --settings-path {prefix}`)",
-                    role.as_str(),
-                    role.as_str()
-                );
-                let fix = if bedrock {
-                    bedrock_fix(&detail, model, &region, &set_model)
-                } else if detail.contains("HTTP 401") || detail.contains("HTTP 403") {
-                    format!(
-                        "the key in {parameter} is wrong or expired: `aws ssm put-parameter \
-                         --overwrite --type SecureString --name {parameter} --value '...'`"
-                    )
-                } else if detail.contains("HTTP 404") {
-                    format!("no model {model} at {base}: {set_model}, or llm_base_url")
-                } else if detail.contains("HTTP 429") {
-                    "rate limited or out of credit: see the provider's limits and billing"
-                        .to_owned()
-                } else {
-                    format!("is llm_base_url ({base}) right and reachable?")
-                };
+                let fix = self.fix(&detail, model, bedrock, role);
                 Check::fail(name, detail, fix)
             }
-        });
+        }
     }
-    checks
+
+    /// What to do about `model`, which did not answer `role`'s request.
+    fn fix(&self, detail: &str, model: &str, bedrock: bool, role: LlmRole) -> String {
+        let base = &self.settings.llm_base_url;
+        let parameter = self.parameter;
+        let prefix = format!(
+            "{}/",
+            self.path.unwrap_or("/myao/prod").trim_end_matches('/')
+        );
+        let set_model = format!(
+            "set {}_model (`myao settings set {}_model MODEL --settings-path {prefix}`)",
+            role.as_str(),
+            role.as_str()
+        );
+        if bedrock {
+            bedrock_fix(detail, model, &self.region, &set_model)
+        } else if detail.contains("HTTP 401") || detail.contains("HTTP 403") {
+            format!(
+                "the key in {parameter} is wrong or expired: `aws ssm put-parameter \
+                 --overwrite --type SecureString --name {parameter} --value '...'`"
+            )
+        } else if detail.contains("HTTP 404") {
+            format!("no model {model} at {base}: {set_model}, or llm_base_url")
+        } else if detail.contains("HTTP 429") {
+            "rate limited or out of credit: see the provider's limits and billing".to_owned()
+        } else {
+            format!("is llm_base_url ({base}) right and reachable?")
+        }
+    }
 }
 
 /// What to do about a Bedrock model that did not answer.
