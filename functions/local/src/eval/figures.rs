@@ -194,6 +194,17 @@ fn post_with(q: &Message, post: &Post) -> bool {
 /// The figures per channel, from the people's messages (oldest first, no
 /// bot's) and the bot's posts.
 pub fn measure(people: &[Message], posts: &[Post]) -> BTreeMap<ChannelId, Figures> {
+    let mut out = channel_hours(people);
+    count_unanswered_questions(&mut out, people, posts);
+    count_exchanges(&mut out, people, posts);
+    count_unprompted_posts(&mut out, people, posts);
+    count_engaged_runs(&mut out, posts);
+    out
+}
+
+/// Each channel of the people's messages, with the hours from its first
+/// message to its last.
+fn channel_hours(people: &[Message]) -> BTreeMap<ChannelId, Figures> {
     let mut out: BTreeMap<ChannelId, Figures> = BTreeMap::new();
     for channel in people.iter().map(|m| &m.channel) {
         out.entry(channel.clone()).or_default();
@@ -205,6 +216,15 @@ pub fn measure(people: &[Message], posts: &[Post]) -> BTreeMap<ChannelId, Figure
                 (last.ts.to_datetime() - first.ts.to_datetime()).num_seconds() as f64 / 3600.0;
         }
     }
+    out
+}
+
+/// The questions people left unanswered, and those the bot joined.
+fn count_unanswered_questions(
+    out: &mut BTreeMap<ChannelId, Figures>,
+    people: &[Message],
+    posts: &[Post],
+) {
     for q in people.iter().filter(|m| is_question(&m.text)) {
         let at = q.ts.to_datetime();
         let next_other = people
@@ -224,6 +244,11 @@ pub fn measure(people: &[Message], posts: &[Post]) -> BTreeMap<ChannelId, Figure
         figures.joined += usize::from(joined);
         figures.cases.questions.push((q.ts, joined));
     }
+}
+
+/// The live two-person exchanges, those the bot posted in unprompted, and
+/// those it intruded on while they were live.
+fn count_exchanges(out: &mut BTreeMap<ChannelId, Figures>, people: &[Message], posts: &[Post]) {
     let mut threads: BTreeMap<(ChannelId, Ts), Vec<&Message>> = BTreeMap::new();
     for m in people {
         let root = m.thread_ts.unwrap_or(m.ts);
@@ -267,6 +292,15 @@ pub fn measure(people: &[Message], posts: &[Post]) -> BTreeMap<ChannelId, Figure
             intruded,
         });
     }
+}
+
+/// The bot's unprompted posts: those made on a waiting question (on the
+/// latest message, strictly), and those another person's turn followed.
+fn count_unprompted_posts(
+    out: &mut BTreeMap<ChannelId, Figures>,
+    people: &[Message],
+    posts: &[Post],
+) {
     for post in posts.iter().filter(|p| p.unprompted) {
         let figures = out.entry(post.channel.clone()).or_default();
         figures.unprompted += 1;
@@ -311,6 +345,10 @@ pub fn measure(people: &[Message], posts: &[Post]) -> BTreeMap<ChannelId, Figure
             figures.cases.preempted.push(post.ts);
         }
     }
+}
+
+/// The engaged answers, and their longest run in one thread.
+fn count_engaged_runs(out: &mut BTreeMap<ChannelId, Figures>, posts: &[Post]) {
     let mut runs: BTreeMap<(ChannelId, Option<Ts>), usize> = BTreeMap::new();
     for post in posts {
         let run = runs
@@ -326,7 +364,6 @@ pub fn measure(people: &[Message], posts: &[Post]) -> BTreeMap<ChannelId, Figure
             *run = 0;
         }
     }
-    out
 }
 
 /// The figures of all channels together.
