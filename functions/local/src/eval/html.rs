@@ -20,7 +20,8 @@ use minijinja::{AutoEscape, Environment};
 use myao_domain::{ChannelId, Ts};
 use serde::Serialize;
 
-use super::{figures, Counts, Mark, MarkKind, Report, Said};
+use super::figures::{Cases, Exchange};
+use super::{figures, Counts, LevelReport, Mark, MarkKind, Report, Said};
 
 /// The page's template.
 const TEMPLATE: &str = include_str!("../../templates/eval-report.html");
@@ -332,156 +333,33 @@ fn channel(
     marks: &[&[&Mark]],
     options: HtmlOptions,
 ) -> ChannelView {
-    let step = (PLOT / said.len().max(1) as f64).clamp(MIN_STEP, MAX_STEP);
-    let by_ts: HashMap<Ts, &Said> = said.iter().map(|m| (m.ts, *m)).collect();
-    // A message's place: its index; a post's, after the messages before it.
-    let x_of = |i: usize| LEFT + i as f64 * step + step / 2.0;
-    let place = |ts: Ts| said.partition_point(|m| m.ts < ts);
-    let x_at = |ts: Ts| LEFT + place(ts) as f64 * step;
-    let x_on = |ts: Ts| match said.binary_search_by_key(&ts, |m| m.ts) {
-        Ok(i) => x_of(i),
-        Err(i) => LEFT + i as f64 * step,
-    };
-    let line = |m: &Said| {
-        format!(
-            "{} {}: {}",
-            when(m.ts),
-            m.user_name,
-            shortened(&m.text, options)
-        )
-    };
-    let about = |ts: Ts| by_ts.get(&ts).map(|m| line(m)).unwrap_or_else(|| when(ts));
+    let axis = Axis::new(said, options);
     let anchor = format!("c-{id}");
-    let ticks = said
-        .iter()
-        .enumerate()
-        .map(|(i, m)| Tick {
-            x: x_of(i),
-            question: m.question,
-            title: line(m),
-        })
-        .collect();
-    let first_level = report.levels.first();
-    let exchanges = first_level
+    let exchanges = report
+        .levels
+        .first()
         .and_then(|l| l.channels.get(id))
         .map(|c| {
             c.figures
                 .cases
                 .exchanges
                 .iter()
-                .map(|e| Band {
-                    x: x_on(e.first) - step / 2.0,
-                    width: (x_on(e.last) - x_on(e.first)) + step,
-                    title: format!("exchange of two people: {}", about(e.root)),
-                    href: None,
+                .map(|e| {
+                    let title = format!("exchange of two people: {}", axis.about(e.root));
+                    axis.band(e, title, None)
                 })
                 .collect()
         })
         .unwrap_or_default();
-    let mut rows = Vec::new();
-    let mut cases = Vec::new();
-    for (li, level) in report.levels.iter().enumerate() {
-        let name = level.level.name();
-        let case_id = |kind: &str, n: usize| format!("{anchor}-{name}-{kind}-{n}");
-        let c = level.channels.get(id).cloned().unwrap_or_default();
-        let mut list = LevelCases {
-            level: name,
-            open: level.level == report.current,
-            joined: Vec::new(),
-            missed: Vec::new(),
-            intruded: Vec::new(),
-            preempted: Vec::new(),
-        };
-        let mut questions = Vec::new();
-        for (n, (ts, joined)) in c.figures.cases.questions.iter().enumerate() {
-            let id = case_id(if *joined { "joined" } else { "missed" }, n);
-            let case = Case {
-                id: id.clone(),
-                when: when(*ts),
-                text: about(*ts),
-            };
-            if *joined {
-                list.joined.push(case);
-            } else {
-                list.missed.push(case);
-            }
-            questions.push(QuestionMark {
-                x: x_on(*ts),
-                joined: *joined,
-                title: format!(
-                    "{}: {}",
-                    if *joined {
-                        "question joined"
-                    } else {
-                        "question left"
-                    },
-                    about(*ts)
-                ),
-                href: format!("#{id}"),
-            });
-        }
-        let mut intrusions = Vec::new();
-        for (n, e) in c.figures.cases.exchanges.iter().enumerate() {
-            if !e.intruded {
-                continue;
-            }
-            let id = case_id("intruded", n);
-            list.intruded.push(Case {
-                id: id.clone(),
-                when: when(e.first),
-                text: about(e.root),
-            });
-            intrusions.push(Band {
-                x: x_on(e.first) - step / 2.0,
-                width: (x_on(e.last) - x_on(e.first)) + step,
-                title: format!("exchange intruded on: {}", about(e.root)),
-                href: Some(format!("#{id}")),
-            });
-        }
-        let preempted: Vec<Ts> = c.figures.cases.preempted.clone();
-        let marks = marks
-            .get(li)
-            .copied()
-            .unwrap_or_default()
-            .iter()
-            .map(|m| {
-                let is_preempted =
-                    m.unprompted && m.kind != MarkKind::Reaction && preempted.contains(&m.ts);
-                let href = is_preempted.then(|| {
-                    let n = list.preempted.len();
-                    let id = case_id("preempted", n);
-                    list.preempted.push(Case {
-                        id: id.clone(),
-                        when: when(m.ts),
-                        text: mark_title(m, options),
-                    });
-                    format!("#{id}")
-                });
-                let x = if m.kind == MarkKind::Reaction {
-                    x_on(m.ts)
-                } else {
-                    x_at(m.ts)
-                };
-                MarkView {
-                    x,
-                    kind: m.kind.name(),
-                    unprompted: m.unprompted,
-                    preempted: is_preempted,
-                    title: format!("{name}: {}", mark_title(m, options)),
-                    href,
-                }
-            })
-            .collect();
-        rows.push(LevelRow {
-            level: name,
-            y: LEVELS_Y + li as f64 * LEVEL_ROW,
-            current: level.level == report.current,
-            marks,
-            questions,
-            intrusions,
-        });
-        cases.push(list);
-    }
+    let (rows, cases) = report
+        .levels
+        .iter()
+        .enumerate()
+        .map(|(li, level)| {
+            let marks = marks.get(li).copied().unwrap_or_default();
+            level_row(&axis, report, level, li, id, &anchor, marks)
+        })
+        .unzip();
     let span = match (said.first(), said.last()) {
         (Some(a), Some(b)) => format!("{} – {} UTC", when(a.ts), when(b.ts)),
         _ => "no messages".to_owned(),
@@ -492,12 +370,234 @@ fn channel(
         private: !report.public.contains(id),
         messages: said.len(),
         span,
-        width: (LEFT + said.len() as f64 * step + 20.0).max(600.0),
+        width: (LEFT + said.len() as f64 * axis.step + 20.0).max(600.0),
         height: LEVELS_Y + report.levels.len() as f64 * LEVEL_ROW + 6.0,
-        ticks,
+        ticks: axis.ticks(),
         exchanges,
         rows,
         cases,
+    }
+}
+
+/// One level's row of a channel's timeline (its marks, the questions and
+/// the exchanges intruded on), and the cases it links to, whose ids begin
+/// with the channel's `anchor`.
+fn level_row(
+    axis: &Axis,
+    report: &Report,
+    level: &LevelReport,
+    li: usize,
+    id: &ChannelId,
+    anchor: &str,
+    marks: &[&Mark],
+) -> (LevelRow, LevelCases) {
+    let name = level.level.name();
+    let ids = CaseIds(format!("{anchor}-{name}"));
+    let none = figures::Cases::default();
+    let found = level.channels.get(id).map_or(&none, |c| &c.figures.cases);
+    let mut list = LevelCases {
+        level: name,
+        open: level.level == report.current,
+        joined: Vec::new(),
+        missed: Vec::new(),
+        intruded: Vec::new(),
+        preempted: Vec::new(),
+    };
+    let questions = axis.questions(found, &ids, &mut list);
+    let intrusions = axis.intrusions(found, &ids, &mut list);
+    let marks = axis.marks(marks, &found.preempted, name, &ids, &mut list);
+    let row = LevelRow {
+        level: name,
+        y: LEVELS_Y + li as f64 * LEVEL_ROW,
+        current: level.level == report.current,
+        marks,
+        questions,
+        intrusions,
+    };
+    (row, list)
+}
+
+/// The ids of one level's cases in a channel: `c-C1-chatty-missed-3`.
+struct CaseIds(String);
+
+impl CaseIds {
+    /// The id of the `n`th case of its `kind`.
+    fn id(&self, kind: &str, n: usize) -> String {
+        format!("{}-{kind}-{n}", self.0)
+    }
+}
+
+/// A channel's timeline: where its messages and the bot's posts stand, and
+/// how a message reads in a title.
+struct Axis<'a> {
+    said: &'a [&'a Said],
+    by_ts: HashMap<Ts, &'a Said>,
+    /// The width of one message.
+    step: f64,
+    options: HtmlOptions,
+}
+
+impl<'a> Axis<'a> {
+    fn new(said: &'a [&'a Said], options: HtmlOptions) -> Axis<'a> {
+        Axis {
+            said,
+            by_ts: said.iter().map(|m| (m.ts, *m)).collect(),
+            step: (PLOT / said.len().max(1) as f64).clamp(MIN_STEP, MAX_STEP),
+            options,
+        }
+    }
+
+    /// The place of the `i`th message: the middle of its step.
+    fn x_of(&self, i: usize) -> f64 {
+        LEFT + i as f64 * self.step + self.step / 2.0
+    }
+
+    /// A post's place: after the messages before it.
+    fn x_at(&self, ts: Ts) -> f64 {
+        LEFT + self.said.partition_point(|m| m.ts < ts) as f64 * self.step
+    }
+
+    /// The place of the message `ts`, or else where it would stand.
+    fn x_on(&self, ts: Ts) -> f64 {
+        match self.said.binary_search_by_key(&ts, |m| m.ts) {
+            Ok(i) => self.x_of(i),
+            Err(i) => LEFT + i as f64 * self.step,
+        }
+    }
+
+    /// A message as a title reads it: when, who, what.
+    fn line(&self, m: &Said) -> String {
+        format!(
+            "{} {}: {}",
+            when(m.ts),
+            m.user_name,
+            shortened(&m.text, self.options)
+        )
+    }
+
+    /// The message `ts`, or its time when it is not in the channel.
+    fn about(&self, ts: Ts) -> String {
+        self.by_ts
+            .get(&ts)
+            .map(|m| self.line(m))
+            .unwrap_or_else(|| when(ts))
+    }
+
+    /// A band over an exchange, from its first message to its last.
+    fn band(&self, e: &Exchange, title: String, href: Option<String>) -> Band {
+        Band {
+            x: self.x_on(e.first) - self.step / 2.0,
+            width: (self.x_on(e.last) - self.x_on(e.first)) + self.step,
+            title,
+            href,
+        }
+    }
+
+    /// One tick per message, questions marked.
+    fn ticks(&self) -> Vec<Tick> {
+        self.said
+            .iter()
+            .enumerate()
+            .map(|(i, m)| Tick {
+                x: self.x_of(i),
+                question: m.question,
+                title: self.line(m),
+            })
+            .collect()
+    }
+
+    /// The questions left unanswered, joined or missed: listed as cases,
+    /// and marked on the row.
+    fn questions(&self, found: &Cases, ids: &CaseIds, list: &mut LevelCases) -> Vec<QuestionMark> {
+        let mut questions = Vec::new();
+        for (n, (ts, joined)) in found.questions.iter().enumerate() {
+            let id = ids.id(if *joined { "joined" } else { "missed" }, n);
+            let case = Case {
+                id: id.clone(),
+                when: when(*ts),
+                text: self.about(*ts),
+            };
+            if *joined {
+                list.joined.push(case);
+            } else {
+                list.missed.push(case);
+            }
+            questions.push(QuestionMark {
+                x: self.x_on(*ts),
+                joined: *joined,
+                title: format!(
+                    "{}: {}",
+                    if *joined {
+                        "question joined"
+                    } else {
+                        "question left"
+                    },
+                    self.about(*ts)
+                ),
+                href: format!("#{id}"),
+            });
+        }
+        questions
+    }
+
+    /// The exchanges intruded on: listed as cases, and banded on the row.
+    fn intrusions(&self, found: &Cases, ids: &CaseIds, list: &mut LevelCases) -> Vec<Band> {
+        let mut intrusions = Vec::new();
+        for (n, e) in found.exchanges.iter().enumerate() {
+            if !e.intruded {
+                continue;
+            }
+            let id = ids.id("intruded", n);
+            list.intruded.push(Case {
+                id: id.clone(),
+                when: when(e.first),
+                text: self.about(e.root),
+            });
+            let title = format!("exchange intruded on: {}", self.about(e.root));
+            intrusions.push(self.band(e, title, Some(format!("#{id}"))));
+        }
+        intrusions
+    }
+
+    /// The level's posts and reactions on the row; a preempted post (one
+    /// of `preempted`) is listed as a case too.
+    fn marks(
+        &self,
+        marks: &[&Mark],
+        preempted: &[Ts],
+        level: &str,
+        ids: &CaseIds,
+        list: &mut LevelCases,
+    ) -> Vec<MarkView> {
+        marks
+            .iter()
+            .map(|m| {
+                let is_preempted =
+                    m.unprompted && m.kind != MarkKind::Reaction && preempted.contains(&m.ts);
+                let href = is_preempted.then(|| {
+                    let id = ids.id("preempted", list.preempted.len());
+                    list.preempted.push(Case {
+                        id: id.clone(),
+                        when: when(m.ts),
+                        text: mark_title(m, self.options),
+                    });
+                    format!("#{id}")
+                });
+                let x = if m.kind == MarkKind::Reaction {
+                    self.x_on(m.ts)
+                } else {
+                    self.x_at(m.ts)
+                };
+                MarkView {
+                    x,
+                    kind: m.kind.name(),
+                    unprompted: m.unprompted,
+                    preempted: is_preempted,
+                    title: format!("{level}: {}", mark_title(m, self.options)),
+                    href,
+                }
+            })
+            .collect()
     }
 }
 
