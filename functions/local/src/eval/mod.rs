@@ -34,7 +34,7 @@ use serde_json::{json, Value};
 
 use crate::export::Export;
 use crate::replay::{self, Options};
-use crate::timeline::{Event, EventKind, Header, Sink, Summary};
+use crate::timeline::{Event, EventKind, Header, Sink, Summary, Verdict};
 use crate::twins::OfflineWriter;
 
 pub use figures::{Figures, Post};
@@ -420,6 +420,67 @@ impl Tally {
     }
 }
 
+/// The events that change what the tally holds, one step each.
+impl Tally {
+    /// A person edited a message: its text, and how it reads, are the new
+    /// ones.
+    fn edited(&mut self, channel: &ChannelId, ts: Ts, text: &str) {
+        if let Some(&i) = self.index.get(&(channel.clone(), ts)) {
+            if let Some(m) = self.people[i].as_mut() {
+                m.text = text.to_owned();
+                let names = &self.names;
+                self.shown[i].1 = render_slack_text(text, |id| {
+                    UserId::parse(id).ok().and_then(|u| names.get(&u).cloned())
+                });
+            }
+        }
+    }
+
+    /// A judgment: counted, and its ruling kept for the reply it planned
+    /// (or the conversation's forgotten, when it planned none).
+    fn ruled(&mut self, channel: &ChannelId, thread_ts: Option<Ts>, verdict: &Verdict) {
+        let decision = verdict.ruling().map(|r| r.decision);
+        self.judged(channel, &verdict.outcome, decision);
+        match (&verdict.reply, verdict.ruling()) {
+            (Some(reply), Some(r)) => {
+                self.rulings
+                    .insert((channel.clone(), reply.thread), r.explain());
+            }
+            _ => {
+                self.rulings.remove(&(channel.clone(), thread_ts));
+            }
+        }
+    }
+
+    /// The bot replied (not a topic it opened): a mark, and a post for the
+    /// figures, engaged when it answered a reply that did not call it.
+    fn replied(
+        &mut self,
+        e: &Event,
+        channel: &ChannelId,
+        ts: Ts,
+        mention: bool,
+        short: bool,
+        text: &str,
+    ) {
+        let kind = if short {
+            MarkKind::Short
+        } else {
+            MarkKind::Reply
+        };
+        self.mark(e, channel, ts, kind, mention, text);
+        let engaged = mention && self.engaged(channel, e.thread_ts, ts);
+        self.posts.push(Post {
+            channel: channel.clone(),
+            ts,
+            thread_ts: e.thread_ts,
+            unprompted: !mention,
+            engaged,
+        });
+        self.counts.entry(channel.clone()).or_default().short_posts += usize::from(short);
+    }
+}
+
 impl Sink for Tally {
     fn header(&mut self, h: &Header) -> io::Result<()> {
         self.bot = Some((h.bot_user_id.clone(), h.bot_name.clone()));
@@ -453,35 +514,13 @@ impl Sink for Tally {
                 self.shown.push((user_name.clone(), shown.clone()));
                 self.names.insert(user.clone(), user_name.clone());
             }
-            EventKind::Edited { ts, text, .. } => {
-                if let Some(&i) = self.index.get(&(channel.clone(), *ts)) {
-                    if let Some(m) = self.people[i].as_mut() {
-                        m.text = text.clone();
-                        let names = &self.names;
-                        self.shown[i].1 = render_slack_text(text, |id| {
-                            UserId::parse(id).ok().and_then(|u| names.get(&u).cloned())
-                        });
-                    }
-                }
-            }
+            EventKind::Edited { ts, text, .. } => self.edited(channel, *ts, text),
             EventKind::Deleted { ts, .. } => {
                 if let Some(&i) = self.index.get(&(channel.clone(), *ts)) {
                     self.people[i] = None;
                 }
             }
-            EventKind::Judgment { verdict, .. } => {
-                let decision = verdict.ruling().map(|r| r.decision);
-                self.judged(channel, &verdict.outcome, decision);
-                match (&verdict.reply, verdict.ruling()) {
-                    (Some(reply), Some(r)) => {
-                        self.rulings
-                            .insert((channel.clone(), reply.thread), r.explain());
-                    }
-                    _ => {
-                        self.rulings.remove(&(channel.clone(), e.thread_ts));
-                    }
-                }
-            }
+            EventKind::Judgment { verdict, .. } => self.ruled(channel, e.thread_ts, verdict),
             EventKind::Reply {
                 opener: true,
                 ts,
@@ -503,23 +542,7 @@ impl Sink for Tally {
                 short,
                 text,
                 ..
-            } => {
-                let kind = if *short {
-                    MarkKind::Short
-                } else {
-                    MarkKind::Reply
-                };
-                self.mark(e, channel, *ts, kind, *mention, text);
-                let engaged = *mention && self.engaged(channel, e.thread_ts, *ts);
-                self.posts.push(Post {
-                    channel: channel.clone(),
-                    ts: *ts,
-                    thread_ts: e.thread_ts,
-                    unprompted: !mention,
-                    engaged,
-                });
-                self.counts.entry(channel.clone()).or_default().short_posts += usize::from(*short);
-            }
+            } => self.replied(e, channel, *ts, *mention, *short, text),
             EventKind::Reaction {
                 on, emoji, mention, ..
             } => {
