@@ -25,25 +25,19 @@ use chrono::{DateTime, Duration, Utc};
 use myao_core::adapters::system::{ManualClock, SplitMix, StaticSecrets};
 use myao_core::adapters::twins::{JobBoard, MemoryStore};
 use myao_core::app::ingest::{Ingest, Outcome};
-use myao_core::deadline::{job_budget, Deadline};
 use myao_core::ports::{Clock, Llm};
 use myao_core::wire::Twins;
 use myao_domain::text::render_slack_text;
-use myao_domain::{
-    Channel, ChannelId, Job, MemoryKind, MemoryScope, Reply, Settings, Ts, UserId, Visibility,
-};
-use myao_services::jobs::{self, JobOutcome};
-use myao_services::judgment::JudgmentOutcome;
+use myao_domain::{Channel, ChannelId, Job, Settings, Ts, UserId, Visibility};
 use myao_services::response::ResponseOutcome;
 use myao_services::Services;
 use myao_slack::event::{Envelope, SlackEvent};
 
 use crate::export::Export;
-use crate::timeline::{
-    proactive_name, DueReply, Event, EventKind, Header, MemoryNote, Prompt, Sink, Summary, Verdict,
-    DRY_RUN,
-};
+use crate::timeline::{Event, EventKind, Header, Sink, Summary, DRY_RUN};
 use crate::twins::{DryRunLlm, MeteredLlm, ReplaySlack};
+
+mod jobs;
 
 /// The bot's user id when none is given.
 pub const DEFAULT_BOT_USER_ID: &str = "UMYAO";
@@ -126,96 +120,9 @@ pub async fn run(
     let first = export.entries.first().map(|e| e.time());
     let last = export.entries.last().map(|e| e.time());
 
-    let twins = Twins::new(Arc::new(ManualClock::new(first.unwrap_or_else(Utc::now))));
-    let ports = twins.ports(SplitMix::seeded(options.seed), settings.clone());
-    let Twins {
-        clock,
-        store,
-        board,
-        ..
-    } = twins;
-    let dry_run = options.llm.is_none();
-    let inner: Arc<dyn Llm> = options.llm.clone().unwrap_or_else(|| Arc::new(DryRunLlm));
-    let llm = Arc::new(MeteredLlm::new(
-        inner,
-        dry_run || options.prompts_dir.is_some(),
-    ));
-    let slack = Arc::new(ReplaySlack::new(
-        clock.clone(),
-        options.bot_user_id.clone(),
-        &export.users,
-        &export.channels,
-        export.entries.iter().map(|e| (e.channel.clone(), e.ts)),
-    ));
-    // Envelopes are built here, never signed: no secret is read.
-    let ingest = Ingest::new(ports.clone(), Arc::new(StaticSecrets::new()), "");
-    let services = Services::new(ports, llm.clone(), slack);
-    if let Some(dir) = &options.prompts_dir {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the prompts folder {}", dir.display()))?;
-    }
-
-    let mut users: HashMap<UserId, String> = export
-        .users
-        .iter()
-        .map(|u| (u.id.clone(), u.name.clone()))
-        .collect();
-    users.insert(options.bot_user_id.clone(), settings.persona_name.clone());
-    let header = Header {
-        source: export.source.clone(),
-        channels: export.channels.clone(),
-        users: export.users.len(),
-        entries: export.entries.len(),
-        first,
-        last,
-        bot_user_id: options.bot_user_id.clone(),
-        bot_name: settings.persona_name.clone(),
-        llm: (!dry_run).then(|| {
-            options
-                .llm_label
-                .clone()
-                .unwrap_or_else(|| "an LLM given by the caller".to_owned())
-        }),
-        min_wait_seconds: settings.min_wait_seconds,
-        jitter_ratio: settings.jitter_ratio,
-        autonomous_replies: settings.autonomous_replies,
-        memory_interval_seconds: options.memory_interval.map(|d| d.num_seconds()),
-        seed: options.seed,
-        timezone: settings.timezone,
-    };
-    sink.header(&header)?;
-
-    let mut engine = Engine {
-        clock,
-        store,
-        board,
-        ingest,
-        services,
-        llm,
-        sink,
-        dry_run,
-        prompts_dir: options.prompts_dir.clone(),
-        prompt_count: 0,
-        bot: options.bot_user_id.clone(),
-        timezone: settings.timezone,
-        users,
-        channels: export
-            .channels
-            .iter()
-            .map(|c| (c.id.clone(), c.clone()))
-            .collect(),
-        threads: BTreeSet::new(),
-        channels_seen: BTreeSet::new(),
-        changed_since_sweep: true,
-        sweep_repeats: false,
-        next_sweep: None,
-        sweep_every: None,
-        summary: Summary {
-            dry_run,
-            first,
-            ..Summary::default()
-        },
-    };
+    let mut engine = Engine::new(export, &options, &settings, first, sink)?;
+    let header = header(export, &options, &settings, first, last);
+    engine.sink.header(&header)?;
 
     if let (Some(first), Some(last), Some(interval)) = (first, last, options.memory_interval) {
         engine.plan_sweeps(first, last, interval);
@@ -227,32 +134,160 @@ pub async fn run(
         engine.drain().await?;
     }
 
-    let mut summary = engine.summary;
-    for id in &engine.channels_seen {
-        let name = engine
-            .channels
-            .get(id)
-            .map_or_else(|| id.to_string(), |c| c.name.clone());
-        let mut facts = engine.services.ports.store.facts(id).await?;
-        facts.retain(|f| !f.outdated);
-        facts.sort_by(|a, b| a.id.cmp(&b.id));
-        summary
-            .learnt
-            .extend(facts.into_iter().map(|f| (name.clone(), f.text)));
-    }
-    summary.threads = engine.threads.len();
-    summary.channels = engine.channels_seen.len();
-    summary.llm = engine.llm.stats();
-    summary.prompts_written = if engine.prompts_dir.is_some() {
-        engine.prompt_count
-    } else {
-        0
-    };
-    summary.jobs_left = engine.board.scheduled().len() + engine.board.queued().len();
-    summary.last = Some(engine.clock.now()).filter(|_| first.is_some());
-    summary.elapsed = started.elapsed();
+    let summary = engine.closing_summary(first, started).await?;
     engine.sink.summary(&summary)?;
     Ok(summary)
+}
+
+/// What the replay is about to do, for the timeline's head.
+fn header(
+    export: &Export,
+    options: &Options,
+    settings: &Settings,
+    first: Option<DateTime<Utc>>,
+    last: Option<DateTime<Utc>>,
+) -> Header {
+    Header {
+        source: export.source.clone(),
+        channels: export.channels.clone(),
+        users: export.users.len(),
+        entries: export.entries.len(),
+        first,
+        last,
+        bot_user_id: options.bot_user_id.clone(),
+        bot_name: settings.persona_name.clone(),
+        llm: options.llm.is_some().then(|| {
+            options
+                .llm_label
+                .clone()
+                .unwrap_or_else(|| "an LLM given by the caller".to_owned())
+        }),
+        min_wait_seconds: settings.min_wait_seconds,
+        jitter_ratio: settings.jitter_ratio,
+        autonomous_replies: settings.autonomous_replies,
+        memory_interval_seconds: options.memory_interval.map(|d| d.num_seconds()),
+        seed: options.seed,
+        timezone: settings.timezone,
+    }
+}
+
+/// The names the timeline shows, by user id: the export's users, and the
+/// bot by its persona's name.
+fn user_names(export: &Export, options: &Options, settings: &Settings) -> HashMap<UserId, String> {
+    let mut users: HashMap<UserId, String> = export
+        .users
+        .iter()
+        .map(|u| (u.id.clone(), u.name.clone()))
+        .collect();
+    users.insert(options.bot_user_id.clone(), settings.persona_name.clone());
+    users
+}
+
+impl<'a> Engine<'a> {
+    /// The production services over the twins, on a virtual clock starting
+    /// at the first entry, with the LLM metered (or the dry run's) and
+    /// Slack played by the export; the prompts' folder made, if asked for.
+    fn new(
+        export: &Export,
+        options: &Options,
+        settings: &Settings,
+        first: Option<DateTime<Utc>>,
+        sink: &'a mut dyn Sink,
+    ) -> anyhow::Result<Engine<'a>> {
+        let twins = Twins::new(Arc::new(ManualClock::new(first.unwrap_or_else(Utc::now))));
+        let ports = twins.ports(SplitMix::seeded(options.seed), settings.clone());
+        let Twins {
+            clock,
+            store,
+            board,
+            ..
+        } = twins;
+        let dry_run = options.llm.is_none();
+        let inner: Arc<dyn Llm> = options.llm.clone().unwrap_or_else(|| Arc::new(DryRunLlm));
+        let llm = Arc::new(MeteredLlm::new(
+            inner,
+            dry_run || options.prompts_dir.is_some(),
+        ));
+        let slack = Arc::new(ReplaySlack::new(
+            clock.clone(),
+            options.bot_user_id.clone(),
+            &export.users,
+            &export.channels,
+            export.entries.iter().map(|e| (e.channel.clone(), e.ts)),
+        ));
+        // Envelopes are built here, never signed: no secret is read.
+        let ingest = Ingest::new(ports.clone(), Arc::new(StaticSecrets::new()), "");
+        let services = Services::new(ports, llm.clone(), slack);
+        if let Some(dir) = &options.prompts_dir {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the prompts folder {}", dir.display()))?;
+        }
+        Ok(Engine {
+            clock,
+            store,
+            board,
+            ingest,
+            services,
+            llm,
+            sink,
+            dry_run,
+            prompts_dir: options.prompts_dir.clone(),
+            prompt_count: 0,
+            bot: options.bot_user_id.clone(),
+            timezone: settings.timezone,
+            users: user_names(export, options, settings),
+            channels: export
+                .channels
+                .iter()
+                .map(|c| (c.id.clone(), c.clone()))
+                .collect(),
+            threads: BTreeSet::new(),
+            channels_seen: BTreeSet::new(),
+            changed_since_sweep: true,
+            sweep_repeats: false,
+            next_sweep: None,
+            sweep_every: None,
+            summary: Summary {
+                dry_run,
+                first,
+                ..Summary::default()
+            },
+        })
+    }
+
+    /// The closing summary: the counts kept along the way, with the facts
+    /// the bot ends up knowing, the LLM's use and the jobs left.
+    async fn closing_summary(
+        &mut self,
+        first: Option<DateTime<Utc>>,
+        started: Instant,
+    ) -> anyhow::Result<Summary> {
+        let mut summary = std::mem::take(&mut self.summary);
+        for id in &self.channels_seen {
+            let name = self
+                .channels
+                .get(id)
+                .map_or_else(|| id.to_string(), |c| c.name.clone());
+            let mut facts = self.services.ports.store.facts(id).await?;
+            facts.retain(|f| !f.outdated);
+            facts.sort_by(|a, b| a.id.cmp(&b.id));
+            summary
+                .learnt
+                .extend(facts.into_iter().map(|f| (name.clone(), f.text)));
+        }
+        summary.threads = self.threads.len();
+        summary.channels = self.channels_seen.len();
+        summary.llm = self.llm.stats();
+        summary.prompts_written = if self.prompts_dir.is_some() {
+            self.prompt_count
+        } else {
+            0
+        };
+        summary.jobs_left = self.board.scheduled().len() + self.board.queued().len();
+        summary.last = Some(self.clock.now()).filter(|_| first.is_some());
+        summary.elapsed = started.elapsed();
+        Ok(summary)
+    }
 }
 
 impl Engine<'_> {
@@ -443,256 +478,6 @@ impl Engine<'_> {
         }
         Ok(())
     }
-
-    /// The prompts recorded since the last call, numbered and written out.
-    fn take_prompts(&mut self) -> anyhow::Result<Vec<Prompt>> {
-        let mut prompts = Vec::new();
-        for call in self.llm.take_calls() {
-            self.prompt_count += 1;
-            let number = self.prompt_count;
-            let file = match &self.prompts_dir {
-                Some(dir) => {
-                    let path = dir.join(format!("{number:03}-{}.txt", call.role.as_str()));
-                    std::fs::write(&path, &call.prompt)
-                        .with_context(|| format!("cannot write {}", path.display()))?;
-                    Some(path)
-                }
-                None => None,
-            };
-            prompts.push(Prompt {
-                number,
-                role: call.role,
-                chars: call.prompt.chars().count(),
-                text: call.prompt,
-                file,
-            });
-        }
-        Ok(prompts)
-    }
-
-    fn memory_note(&self, scope: &MemoryScope, kind: MemoryKind) -> MemoryNote {
-        let (label, name) = match scope {
-            MemoryScope::Workspace => ("workspace".to_owned(), "workspace"),
-            MemoryScope::Channel { channel } => (
-                format!("channel #{}", self.channel(channel).name),
-                "channel",
-            ),
-            MemoryScope::Thread { channel, thread_ts } => (
-                format!(
-                    "thread #{} {}",
-                    self.channel(channel).name,
-                    thread_ts
-                        .to_datetime()
-                        .with_timezone(&self.timezone)
-                        .format("%m-%d %H:%M:%S")
-                ),
-                "thread",
-            ),
-        };
-        MemoryNote {
-            label,
-            scope: name,
-            kind,
-        }
-    }
-
-    /// What a judgment came to, for the timeline: the app's outcome, and
-    /// the reply it made due, if any.
-    fn verdict(
-        &self,
-        outcome: JudgmentOutcome,
-        channel: Option<&ChannelId>,
-        now: DateTime<Utc>,
-    ) -> Verdict {
-        let reply = match &outcome {
-            JudgmentOutcome::Respond { at, .. } | JudgmentOutcome::Sure { at, .. } => {
-                Some(DueReply {
-                    at: *at,
-                    delay_seconds: (*at - now).num_seconds(),
-                    thread: self.reply_thread(channel, *at),
-                })
-            }
-            _ => None,
-        };
-        Verdict {
-            outcome,
-            dry_run: self.dry_run,
-            reply,
-        }
-    }
-
-    /// The thread of the unprompted response job a judgment in `channel`
-    /// just made, due at `at` (the judgment picks it: the judged thread, or
-    /// that of an earlier top-level message it answers).
-    fn reply_thread(&self, channel: Option<&ChannelId>, at: DateTime<Utc>) -> Option<Ts> {
-        let response = |job: &Job| match job {
-            Job::Response {
-                channel: c,
-                thread_ts,
-                mention: false,
-                ..
-            } if Some(c) == channel => Some(*thread_ts),
-            _ => None,
-        };
-        self.board
-            .scheduled()
-            .into_iter()
-            .map(|s| (s.at, s.job))
-            .chain(self.board.queued())
-            .filter(|(due, _)| *due == at)
-            .find_map(|(_, job)| response(&job))
-            .flatten()
-    }
-
-    /// Runs one job with the production code and reports what it did.
-    async fn run_job(&mut self, job: Job) -> anyhow::Result<()> {
-        let now = self.clock.now();
-        // Each job gets its function's timeout, as on Lambda.
-        let deadline = Deadline::after(job_budget(job.kind()));
-        let result = Deadline::scope(Some(deadline), jobs::run(&self.services, &job)).await;
-        self.summary.jobs_run += 1;
-        let prompts = self.take_prompts()?;
-        let conversation = job.conversation();
-        let channel = conversation.as_ref().map(|c| c.channel.clone());
-        let thread = conversation.as_ref().and_then(|c| c.thread_ts);
-        let kind = match result {
-            Ok(JobOutcome::Judgment(outcome)) => {
-                let verdict = self.verdict(outcome, channel.as_ref(), now);
-                *self.summary.judgments.entry(verdict.name()).or_insert(0) += 1;
-                EventKind::Judgment { verdict, prompts }
-            }
-            Ok(JobOutcome::Response(outcome)) => {
-                let mention = matches!(job, Job::Response { mention: true, .. });
-                let short = matches!(
-                    job,
-                    Job::Response {
-                        reply: Reply::Short,
-                        ..
-                    }
-                );
-                let opener = matches!(
-                    job,
-                    Job::Response {
-                        reply: Reply::Opener { .. },
-                        ..
-                    }
-                );
-                let (counted, kind) = match outcome {
-                    ResponseOutcome::Posted { ts, text } => {
-                        self.summary.replies += 1;
-                        self.summary.short_replies += usize::from(short);
-                        if mention {
-                            self.summary.mention_replies += 1;
-                        }
-                        if opener {
-                            let name = channel
-                                .as_ref()
-                                .map_or_else(String::new, |c| self.channel(c).name);
-                            *self.summary.openers.entry(name).or_insert(0) += 1;
-                        }
-                        let kind = EventKind::Reply {
-                            ts,
-                            text,
-                            mention,
-                            short,
-                            opener,
-                        };
-                        (None, kind)
-                    }
-                    ResponseOutcome::Reacted { ts, emoji } => {
-                        self.summary.reactions += 1;
-                        let author = match &channel {
-                            Some(c) => self.services.ports.store.get_message(c, ts).await?,
-                            None => None,
-                        };
-                        let kind = EventKind::Reaction {
-                            on: ts,
-                            user_name: author.map(|m| self.user_name(&m.user)),
-                            emoji: emoji.to_string(),
-                            mention,
-                        };
-                        (None, kind)
-                    }
-                    other => {
-                        let (key, reason) = not_posted(&other, self.dry_run);
-                        let kind = EventKind::NoReply {
-                            mention,
-                            reason,
-                            prompts,
-                        };
-                        (Some(key), kind)
-                    }
-                };
-                if let Some(reason) = counted {
-                    let key = reason.chars().take(80).collect::<String>();
-                    *self.summary.no_replies.entry(key).or_insert(0) += 1;
-                }
-                kind
-            }
-            Ok(JobOutcome::Memory(report)) => {
-                // The recurring run and the jobs it fans out.
-                let sweep = matches!(
-                    job,
-                    Job::MemorySweep | Job::ChannelMemory { .. } | Job::WorkspaceMemory
-                );
-                if matches!(job, Job::MemorySweep) {
-                    self.summary.sweeps += 1;
-                    self.sweep_repeats = self.dry_run && !self.changed_since_sweep;
-                    self.changed_since_sweep = false;
-                }
-                self.summary.unusable_digests += report.unusable;
-                // A sweep that planned proactive judgments is news, repeat or not.
-                let repeat = sweep && self.sweep_repeats && report.proactive.is_empty();
-                if report.written.is_empty()
-                    && report.llm_calls == 0
-                    && report.facts.is_empty()
-                    && report.proactive.is_empty()
-                {
-                    return Ok(());
-                }
-                let proactive = report
-                    .proactive
-                    .iter()
-                    .map(|(c, at)| (self.channel(c).name, *at))
-                    .collect();
-                let written: Vec<MemoryNote> = report
-                    .written
-                    .iter()
-                    .map(|(scope, kind)| self.memory_note(scope, *kind))
-                    .collect();
-                for note in &written {
-                    let key = format!("{} {}", note.scope, note.kind.as_str());
-                    *self.summary.memories.entry(key).or_insert(0) += 1;
-                }
-                EventKind::Memory {
-                    sweep,
-                    written,
-                    facts: report.facts,
-                    llm_calls: report.llm_calls,
-                    prompts,
-                    repeat,
-                    proactive,
-                }
-            }
-            Ok(JobOutcome::Proactive(outcome)) => {
-                let name = proactive_name(&outcome, self.dry_run);
-                *self.summary.proactive.entry(name.to_owned()).or_insert(0) += 1;
-                EventKind::Proactive {
-                    outcome,
-                    dry_run: self.dry_run,
-                    prompts,
-                }
-            }
-            Err(error) => {
-                self.summary.job_failures += 1;
-                EventKind::JobFailed {
-                    job: job.kind().to_string(),
-                    error: error.to_string(),
-                }
-            }
-        };
-        self.emit(channel.as_ref(), thread, kind)
-    }
 }
 
 /// What a response job that posted nothing is counted under in the
@@ -727,7 +512,7 @@ fn not_posted(outcome: &ResponseOutcome, dry_run: bool) -> (String, String) {
 mod tests {
     use super::*;
     use crate::export::Entry;
-    use crate::timeline::Recorder;
+    use crate::timeline::{proactive_name, Recorder};
     use myao_domain::User;
     use serde_json::json;
 
