@@ -23,6 +23,7 @@
 //! came and decides about connections.
 
 use std::future::Future;
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context as _};
@@ -237,39 +238,25 @@ impl SocketMode {
         mut reports: mpsc::UnboundedReceiver<Report>,
         shutdown: impl Future<Output = ()>,
     ) -> anyhow::Result<()> {
-        let ingest = self.bot.ingest();
-        let mut backoff = Backoff::new(self.first_backoff, MAX_BACKOFF);
+        let mut retry = Retry {
+            backoff: Backoff::new(self.first_backoff, MAX_BACKOFF),
+            delay: None,
+        };
         tokio::pin!(shutdown);
-        // The backoff before the next connection, after a failure.
-        let mut delay = None;
-        // Each wait below ends serve (`Ok`) when `shutdown` comes first.
+        // Each wait below ends serve (`Ok`) when `shutdown` comes first:
+        // each step says so with `Break`.
         loop {
             if links.active.is_none() {
-                if let Some(wait) = delay.take() {
-                    if unless(&mut shutdown, tokio::time::sleep(wait))
-                        .await
-                        .is_none()
-                    {
-                        return Ok(());
-                    }
-                }
-                tracing::info!("connecting to Slack (Socket Mode)");
-                let Some(opened) = unless(&mut shutdown, self.opener.open()).await else {
+                if self
+                    .connect(links, &mut retry, &mut shutdown)
+                    .await?
+                    .is_break()
+                {
                     return Ok(());
-                };
-                match opened {
-                    Ok(ws) => links.start(ws),
-                    Err(error) if error.is_retryable() => {
-                        let wait = backoff.next(ingest.ports.random.unit());
-                        tracing::info!(
-                            %error,
-                            wait_ms = wait.as_millis() as u64,
-                            "could not connect to Slack; trying again"
-                        );
-                        delay = Some(wait);
-                        continue;
-                    }
-                    Err(error) => return Err(error.into()),
+                }
+                if links.active.is_none() {
+                    // It failed: again, after the backoff.
+                    continue;
                 }
             }
             let Some(report) = unless(&mut shutdown, reports.recv()).await else {
@@ -279,67 +266,139 @@ impl SocketMode {
             let Some(report) = report else {
                 return Err(anyhow!("the connections' reports stopped"));
             };
-            match report {
-                Report::Hello { link } => {
-                    if links.is_active(link) {
-                        backoff.reset();
-                    }
-                    tracing::info!(connection = link, "connected to Slack (Socket Mode)");
-                }
-                Report::Event {
-                    body,
-                    retry_attempt,
-                } => handle(ingest, &body, retry_attempt).await,
-                Report::Disconnect { link, reason } => {
-                    let reason_text = reason.as_str();
-                    match reason.next() {
-                        Next::Stop => bail!(
-                            "Slack switched Socket Mode off for the app (disconnect: \
-                             {reason_text}): turn it on again on the app's Socket Mode page, \
-                             or serve over HTTP (without --socket-mode)"
-                        ),
-                        Next::Replace if links.is_active(link) => {
-                            tracing::info!(
-                                connection = link,
-                                reason = reason_text,
-                                "Slack will close the connection; opening a new one first"
-                            );
-                            let Some(opened) = unless(&mut shutdown, self.opener.open()).await
-                            else {
-                                return Ok(());
-                            };
-                            match opened {
-                                Ok(ws) => links.start(ws),
-                                // The old one serves until it drops; then
-                                // the backoff applies.
-                                Err(error) if error.is_retryable() => tracing::warn!(
-                                    %error,
-                                    "could not open a new connection; keeping the old one"
-                                ),
-                                Err(error) => return Err(error.into()),
-                            }
-                        }
-                        // Already being replaced.
-                        Next::Replace => {}
-                    }
-                }
-                Report::Ended { link, why } => {
-                    if links.ended(link) {
-                        let wait = backoff.next(ingest.ports.random.unit());
-                        tracing::info!(
-                            connection = link,
-                            %why,
-                            wait_ms = wait.as_millis() as u64,
-                            "the connection to Slack dropped; connecting again"
-                        );
-                        delay = Some(wait);
-                    } else {
-                        tracing::debug!(connection = link, %why, "old connection closed");
-                    }
-                }
+            let next = self
+                .on_report(report, links, &mut retry, &mut shutdown)
+                .await?;
+            if next.is_break() {
+                return Ok(());
             }
         }
     }
+
+    /// Opens a connection, after the backoff if the last one failed; one
+    /// that fails and may be tried again sets the next backoff.
+    async fn connect(
+        &self,
+        links: &mut Links,
+        retry: &mut Retry,
+        shutdown: &mut (impl Future<Output = ()> + Unpin),
+    ) -> anyhow::Result<ControlFlow<()>> {
+        if let Some(wait) = retry.delay.take() {
+            if unless(shutdown, tokio::time::sleep(wait)).await.is_none() {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        tracing::info!("connecting to Slack (Socket Mode)");
+        let Some(opened) = unless(shutdown, self.opener.open()).await else {
+            return Ok(ControlFlow::Break(()));
+        };
+        match opened {
+            Ok(ws) => links.start(ws),
+            Err(error) if error.is_retryable() => {
+                let wait = retry.backoff.next(self.bot.ingest().ports.random.unit());
+                tracing::info!(
+                    %error,
+                    wait_ms = wait.as_millis() as u64,
+                    "could not connect to Slack; trying again"
+                );
+                retry.delay = Some(wait);
+            }
+            Err(error) => return Err(error.into()),
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// Acts on what a connection's task reported: an event to ingest, a
+    /// connection that said hello, is to be replaced, or dropped.
+    async fn on_report(
+        &self,
+        report: Report,
+        links: &mut Links,
+        retry: &mut Retry,
+        shutdown: &mut (impl Future<Output = ()> + Unpin),
+    ) -> anyhow::Result<ControlFlow<()>> {
+        match report {
+            Report::Hello { link } => {
+                if links.is_active(link) {
+                    retry.backoff.reset();
+                }
+                tracing::info!(connection = link, "connected to Slack (Socket Mode)");
+            }
+            Report::Event {
+                body,
+                retry_attempt,
+            } => handle(self.bot.ingest(), &body, retry_attempt).await,
+            Report::Disconnect { link, reason } => {
+                return self.disconnect(link, reason, links, shutdown).await;
+            }
+            Report::Ended { link, why } => {
+                if links.ended(link) {
+                    let wait = retry.backoff.next(self.bot.ingest().ports.random.unit());
+                    tracing::info!(
+                        connection = link,
+                        %why,
+                        wait_ms = wait.as_millis() as u64,
+                        "the connection to Slack dropped; connecting again"
+                    );
+                    retry.delay = Some(wait);
+                } else {
+                    tracing::debug!(connection = link, %why, "old connection closed");
+                }
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// Slack's `disconnect` of the connection `link`: Socket Mode switched
+    /// off stops serve; else the connection in use is replaced, the new one
+    /// opened first.
+    async fn disconnect(
+        &self,
+        link: u64,
+        reason: Reason,
+        links: &mut Links,
+        shutdown: &mut (impl Future<Output = ()> + Unpin),
+    ) -> anyhow::Result<ControlFlow<()>> {
+        let reason_text = reason.as_str();
+        match reason.next() {
+            Next::Stop => bail!(
+                "Slack switched Socket Mode off for the app (disconnect: \
+                 {reason_text}): turn it on again on the app's Socket Mode page, \
+                 or serve over HTTP (without --socket-mode)"
+            ),
+            Next::Replace if links.is_active(link) => {
+                tracing::info!(
+                    connection = link,
+                    reason = reason_text,
+                    "Slack will close the connection; opening a new one first"
+                );
+                let Some(opened) = unless(shutdown, self.opener.open()).await else {
+                    return Ok(ControlFlow::Break(()));
+                };
+                match opened {
+                    Ok(ws) => links.start(ws),
+                    // The old one serves until it drops; then the backoff
+                    // applies.
+                    Err(error) if error.is_retryable() => tracing::warn!(
+                        %error,
+                        "could not open a new connection; keeping the old one"
+                    ),
+                    Err(error) => return Err(error.into()),
+                }
+            }
+            // Already being replaced.
+            Next::Replace => {}
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// When to connect again: the backoff, and the wait it set after a
+/// connection failed or dropped.
+struct Retry {
+    backoff: Backoff,
+    /// The wait before the next connection.
+    delay: Option<Duration>,
 }
 
 /// `future`'s output, unless `shutdown` comes first.
