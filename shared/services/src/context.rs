@@ -6,8 +6,8 @@ use chrono::{DateTime, Duration, Utc};
 
 use myao_core::app::memory_retention;
 
-use super::{JobContext, Services};
-use myao_core::ports::{ChannelRecord, PortError};
+use super::JobContext;
+use myao_core::ports::{ChannelRecord, MemoryRecords, Messages, PortError};
 use myao_domain::facts;
 use myao_domain::message::named_users;
 use myao_domain::people::Familiarity;
@@ -193,95 +193,175 @@ pub(crate) async fn prompt_names<'a>(
     Ok(names)
 }
 
-/// Builds the context of `conversation`: the newest `channel_messages_limit`
-/// messages of its channel (plus the target thread and any missing thread
-/// roots), the workspace memories, the memories of channels active within
-/// `active_channel_days`, the channel's thread memories within
-/// `thread_memory_days`, and display names. Whatever comes from outside the
-/// conversation's channel goes through [`may_use`]: its members are told
-/// only what they could read themselves.
+/// What a context is built around, as a job read it: the channel, its
+/// newest `channel_messages_limit` messages, and a thread's messages (its
+/// root first; none for the channel's top level).
+pub struct Read {
+    pub channel: Channel,
+    pub window: Vec<Message>,
+    pub thread: Vec<Message>,
+}
+
+impl Read {
+    /// Reads what the context of `conversation` is built around.
+    pub async fn of(cx: &JobContext<'_>, conversation: &Conversation) -> Result<Read, PortError> {
+        let settings = cx.settings();
+        let store = cx.store();
+        let channel = channel(cx, &conversation.channel).await?;
+        let window = store
+            .recent_messages(&channel.id, settings.channel_messages_limit as usize)
+            .await?;
+        let mut thread = Vec::new();
+        if let Some(root) = conversation.thread_ts {
+            thread = store
+                .conversation_messages(conversation, settings.message_limit as usize)
+                .await?;
+            if let Some(r) = store.get_message(&channel.id, root).await? {
+                thread.insert(0, r);
+            }
+        }
+        Ok(Read {
+            channel,
+            window,
+            thread,
+        })
+    }
+}
+
+/// Builds the context of `conversation` ([`build_from`] what
+/// [`Read::of`] reads).
 pub async fn build(
     cx: &JobContext<'_>,
     conversation: &Conversation,
     newest_ts: Option<Ts>,
 ) -> Result<Context, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let channel = channel(cx, &conversation.channel).await?;
+    let read = Read::of(cx, conversation).await?;
+    build_from(cx, conversation, read, newest_ts).await
+}
+
+/// Builds the context of `conversation` around `read`: its channel's window
+/// (plus the target thread, the job's own message and any missing thread
+/// roots), the workspace memories, the memories of channels active within
+/// `active_channel_days`, the channel's thread memories within
+/// `thread_memory_days`, and display names. Whatever comes from outside the
+/// conversation's channel goes through [`may_use`]: its members are told
+/// only what they could read themselves.
+pub async fn build_from(
+    cx: &JobContext<'_>,
+    conversation: &Conversation,
+    read: Read,
+    newest_ts: Option<Ts>,
+) -> Result<Context, PortError> {
+    let settings = cx.settings();
+    let channel = read.channel.clone();
     let audience = Audience::Channel(&channel);
-    let mut messages = svc
-        .ports
-        .store
-        .recent_messages(&channel.id, settings.channel_messages_limit as usize)
-        .await?;
-    if let Some(root) = conversation.thread_ts {
-        // The judged thread may be older than the channel's recent window.
-        let replies = svc
-            .ports
-            .store
-            .conversation_messages(conversation, settings.message_limit as usize)
-            .await?;
-        messages.extend(replies);
-        if !messages.iter().any(|m| m.ts == root) {
-            if let Some(r) = svc.ports.store.get_message(&channel.id, root).await? {
-                messages.push(r);
-            }
-        }
-    }
-    // The job's own message, read consistently: an index may not show a
-    // message written a moment ago (a mention answered at once).
+    let history = history(cx.store(), read, newest_ts).await?;
+    // A memory that may hold a deleted or edited message stays out of the
+    // prompt until the forget job has written it again.
+    let pending = cx.store().forgets().await?;
+    let fresh = Fresh(&pending);
+    let (workspace_long, workspace_short) =
+        workspace_memories(cx.store(), audience, &fresh).await?;
+    let channel_memories = channel_memories(cx, &channel, audience, &fresh).await?;
+    let thread_memories = thread_memories(cx, &channel.id, &fresh).await?;
+    let names = prompt_names(cx, history.get_all_messages().into_iter()).await?;
+    let talk: Vec<&Message> = history
+        .get_all_messages()
+        .into_iter()
+        .filter(|m| conversation.contains(m))
+        .collect();
+    let people = people(cx, &talk, &names, audience).await?;
+    let facts = recalled(cx, &channel.id, &talk, &people, &pending).await?;
+    let persona = Persona {
+        name: settings.persona_name.clone(),
+        system_prompt: settings.persona_system_prompt.clone(),
+    };
+    Ok(Context::new(persona, history)
+        .with_workspace_memories(workspace_long, workspace_short)
+        .with_channel_memories(channel_memories)
+        .with_thread_memories(thread_memories)
+        .with_target_thread(conversation.thread_ts)
+        .with_user_names(names)
+        .with_people(people)
+        .with_facts(facts))
+}
+
+/// The channel's messages of a context: its window, the thread's messages,
+/// the job's own message (read consistently: an index may not show a
+/// message written a moment ago, a mention answered at once), and the roots
+/// of the window's other threads that fell out of it.
+async fn history(
+    messages: &dyn Messages,
+    read: Read,
+    newest_ts: Option<Ts>,
+) -> Result<ChannelMessages, PortError> {
+    let Read {
+        channel,
+        mut window,
+        thread,
+    } = read;
+    window.extend(thread);
     if let Some(ts) = newest_ts {
-        if !messages.iter().any(|m| m.ts == ts) {
-            if let Some(m) = svc.ports.store.get_message(&channel.id, ts).await? {
-                messages.push(m);
+        if !window.iter().any(|m| m.ts == ts) {
+            if let Some(m) = messages.get_message(&channel.id, ts).await? {
+                window.push(m);
             }
         }
     }
-    // Roots of the other threads in the window, when they fell out of it.
-    let present: BTreeSet<_> = messages.iter().map(|m| m.ts).collect();
-    let missing: BTreeSet<_> = messages
+    let present: BTreeSet<_> = window.iter().map(|m| m.ts).collect();
+    let missing: BTreeSet<_> = window
         .iter()
         .filter_map(|m| m.thread_ts)
         .filter(|t| !present.contains(t))
         .collect();
     for root in missing.into_iter().take(MAX_ROOT_FETCHES) {
-        if let Some(r) = svc.ports.store.get_message(&channel.id, root).await? {
-            messages.push(r);
+        if let Some(r) = messages.get_message(&channel.id, root).await? {
+            window.push(r);
         }
     }
-    let history = ChannelMessages::new(channel.id.clone(), channel.name.clone(), messages);
+    Ok(ChannelMessages::new(channel.id, channel.name, window))
+}
 
-    // A memory that may hold a deleted or edited message stays out of the
-    // prompt until the forget job has written it again.
-    let pending = svc.ports.store.forgets().await?;
-    let fresh = |m: Option<Memory>, concerns: &dyn Fn(&Forget) -> bool| {
-        m.filter(|m| !pending.iter().any(|f| concerns(f) && f.may_be_in(m)))
-    };
-    let any = |_: &Forget| true;
-    let (workspace_long, workspace_short) = if may_use(audience, Source::WorkspaceMemory) {
-        (
-            fresh(
-                svc.ports
-                    .store
-                    .get_memory(&MemoryScope::Workspace, MemoryKind::Long)
-                    .await?,
-                &any,
-            ),
-            fresh(
-                svc.ports
-                    .store
-                    .get_memory(&MemoryScope::Workspace, MemoryKind::Short)
-                    .await?,
-                &any,
-            ),
-        )
-    } else {
-        (None, None)
-    };
+/// The deletions and edits not yet forgotten: a memory that may hold one
+/// stays out of the prompt.
+struct Fresh<'a>(&'a [Forget]);
 
-    let active_since = now - Duration::days(i64::from(settings.active_channel_days));
-    let mut active: Vec<(Channel, DateTime<Utc>)> = svc
-        .ports
-        .store
+impl Fresh<'_> {
+    /// `memory`, unless a pending forget that `concerns` it may be in it.
+    fn keep(&self, memory: Option<Memory>, concerns: impl Fn(&Forget) -> bool) -> Option<String> {
+        memory
+            .filter(|m| !self.0.iter().any(|f| concerns(f) && f.may_be_in(m)))
+            .map(|m| m.content)
+    }
+}
+
+/// The workspace's long and short memories, when the audience may hear
+/// them.
+async fn workspace_memories(
+    memories: &dyn MemoryRecords,
+    audience: Audience<'_>,
+    fresh: &Fresh<'_>,
+) -> Result<(Option<String>, Option<String>), PortError> {
+    if !may_use(audience, Source::WorkspaceMemory) {
+        return Ok((None, None));
+    }
+    let scope = MemoryScope::Workspace;
+    let long = memories.get_memory(&scope, MemoryKind::Long).await?;
+    let short = memories.get_memory(&scope, MemoryKind::Short).await?;
+    Ok((fresh.keep(long, |_| true), fresh.keep(short, |_| true)))
+}
+
+/// The memories of the channels active within `active_channel_days` that
+/// the audience may hear, and the channel's own, by name.
+async fn channel_memories(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+    audience: Audience<'_>,
+    fresh: &Fresh<'_>,
+) -> Result<Vec<ChannelMemory>, PortError> {
+    let (store, now) = (cx.store(), cx.now());
+    let active_since = now - Duration::days(i64::from(cx.settings().active_channel_days));
+    let mut active: Vec<(Channel, DateTime<Utc>)> = store
         .channels()
         .await?
         .into_iter()
@@ -291,74 +371,54 @@ pub async fn build(
         .collect();
     active.push((channel.clone(), now));
     active.sort_by(|(a, _), (b, _)| (a.name.as_str(), &a.id).cmp(&(b.name.as_str(), &b.id)));
-    let mut channel_memories = Vec::with_capacity(active.len());
+    let mut memories = Vec::with_capacity(active.len());
     for (c, last_active) in active {
         let scope = MemoryScope::Channel {
             channel: c.id.clone(),
         };
         let of_channel = |f: &Forget| f.channel == c.id && !f.is_whole_channel();
-        let long = fresh(
-            svc.ports.store.get_memory(&scope, MemoryKind::Long).await?,
-            &of_channel,
+        let long = fresh.keep(
+            store.get_memory(&scope, MemoryKind::Long).await?,
+            of_channel,
         );
-        let short = fresh(
-            svc.ports
-                .store
-                .get_memory(&scope, MemoryKind::Short)
-                .await?,
-            &of_channel,
+        let short = fresh.keep(
+            store.get_memory(&scope, MemoryKind::Short).await?,
+            of_channel,
         );
-        channel_memories.push(
+        memories.push(
             ChannelMemory::new(c.id, c.name)
-                .with_memories(long.map(|m| m.content), short.map(|m| m.content))
+                .with_memories(long, short)
                 .with_last_active(last_active),
         );
     }
+    Ok(memories)
+}
 
-    let thread_since = now - Duration::days(i64::from(settings.thread_memory_days));
-    let thread_memories: BTreeMap<_, _> = svc
-        .ports
-        .store
-        .thread_memories(&channel.id, thread_since)
+/// The channel's short thread memories written within
+/// `thread_memory_days`, by thread.
+async fn thread_memories(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+    fresh: &Fresh<'_>,
+) -> Result<BTreeMap<Ts, String>, PortError> {
+    let since = cx.now() - Duration::days(i64::from(cx.settings().thread_memory_days));
+    Ok(cx
+        .store()
+        .thread_memories(channel, since)
         .await?
         .into_iter()
         .filter_map(|m| match m.scope {
             MemoryScope::Thread { thread_ts, .. } if m.kind == MemoryKind::Short => {
                 let of_thread = |f: &Forget| {
-                    f.channel == channel.id && !f.is_whole_channel() && f.thread() == thread_ts
+                    f.channel == *channel && !f.is_whole_channel() && f.thread() == thread_ts
                 };
-                fresh(Some(m), &of_thread).map(|m| (thread_ts, m.content))
+                fresh
+                    .keep(Some(m), of_thread)
+                    .map(|content| (thread_ts, content))
             }
             _ => None,
         })
-        .collect();
-
-    let names = prompt_names(cx, history.get_all_messages().into_iter()).await?;
-    let talk: Vec<&Message> = history
-        .get_all_messages()
-        .into_iter()
-        .filter(|m| conversation.contains(m))
-        .collect();
-    let people = people(cx, &talk, &names, audience).await?;
-    let facts = recalled(cx, &channel.id, &talk, &people, &pending).await?;
-
-    Ok(Context::new(
-        Persona {
-            name: settings.persona_name.clone(),
-            system_prompt: settings.persona_system_prompt.clone(),
-        },
-        history,
-    )
-    .with_workspace_memories(
-        workspace_long.map(|m| m.content),
-        workspace_short.map(|m| m.content),
-    )
-    .with_channel_memories(channel_memories)
-    .with_thread_memories(thread_memories)
-    .with_target_thread(conversation.thread_ts)
-    .with_user_names(names)
-    .with_people(people)
-    .with_facts(facts))
+        .collect())
 }
 
 /// How many people of a conversation a prompt introduces at most.
@@ -452,7 +512,7 @@ async fn recalled(
 
 /// How many of a conversation's newest messages are read to tell whether
 /// someone spoke after a job was made.
-const RECENT: usize = 50;
+pub(crate) const RECENT: usize = 50;
 
 /// The newest message of a conversation (a thread's root counts when it has
 /// no reply) and who spoke after a job's `newest_ts`.
@@ -467,42 +527,39 @@ pub(crate) struct Recent {
     pub bots_after: Vec<(UserId, Ts)>,
 }
 
+impl Recent {
+    /// What `messages` (the conversation's newest, oldest first) show after
+    /// `since`; the newest is `root` when they are none. `None`: the
+    /// conversation has no message left.
+    pub(crate) fn of(messages: &[Message], root: Option<&Message>, since: Ts) -> Option<Recent> {
+        let after: Vec<&Message> = messages.iter().filter(|m| m.ts > since).collect();
+        let newest = messages.last().or(root)?.clone();
+        Some(Recent {
+            newest,
+            person_after: after.iter().any(|m| !m.is_bot),
+            newest_person: after.iter().filter(|m| !m.is_bot).map(|m| m.ts).max(),
+            bots_after: after
+                .iter()
+                .filter(|m| m.is_bot)
+                .map(|m| (m.user.clone(), m.ts))
+                .collect(),
+        })
+    }
+}
+
+/// [`Recent`] of `conversation`, read from the store (a thread's root only
+/// when it has no reply).
 pub(crate) async fn recent(
-    svc: &Services,
+    messages: &dyn Messages,
     conversation: &Conversation,
     since: Ts,
 ) -> Result<Option<Recent>, PortError> {
-    let messages = svc
-        .ports
-        .store
-        .conversation_messages(conversation, RECENT)
-        .await?;
-    let after: Vec<&Message> = messages.iter().filter(|m| m.ts > since).collect();
-    let person_after = after.iter().any(|m| !m.is_bot);
-    let newest_person = after.iter().filter(|m| !m.is_bot).map(|m| m.ts).max();
-    let bots_after = after
-        .iter()
-        .filter(|m| m.is_bot)
-        .map(|m| (m.user.clone(), m.ts))
-        .collect();
-    let newest = match messages.last() {
-        Some(m) => Some(m.clone()),
-        None => match conversation.thread_ts {
-            Some(root) => {
-                svc.ports
-                    .store
-                    .get_message(&conversation.channel, root)
-                    .await?
-            }
-            None => None,
-        },
+    let newest = messages.conversation_messages(conversation, RECENT).await?;
+    let root = match (newest.is_empty(), conversation.thread_ts) {
+        (true, Some(root)) => messages.get_message(&conversation.channel, root).await?,
+        _ => None,
     };
-    Ok(newest.map(|newest| Recent {
-        newest,
-        newest_person,
-        person_after,
-        bots_after,
-    }))
+    Ok(Recent::of(&newest, root.as_ref(), since))
 }
 
 /// Records that a channel was active at its newest message.

@@ -107,7 +107,7 @@ pub async fn run(
             person_after,
             bots_after,
             ..
-        }) = recent(svc, &conversation, newest_ts).await?
+        }) = recent(&*svc.ports.store, &conversation, newest_ts).await?
         {
             // A person spoke since the judgment (their own judgment decides);
             // this bot did (it already answered, e.g. a mention); or another
