@@ -155,9 +155,9 @@ pub struct Eval {
     pub common: Common,
     /// Also write the report as one page to look at
     ///
-    /// Also write the report as one page to look at: the figures per level as
-    /// charts, and per channel a timeline of where the bot would have spoken,
-    /// each case a click away (self-contained: no network).
+    /// The figures per level as charts, and per channel a timeline of where
+    /// the bot would have spoken, each case a click away (self-contained: no
+    /// network).
     #[arg(long, value_name = "FILE", verbatim_doc_comment)]
     pub html: Option<PathBuf>,
     /// On the page, private channels and DMs too (left out by default: the page is a file that gets shared)
@@ -179,9 +179,9 @@ pub struct Serve {
     pub addr: SocketAddr,
     /// Take Slack's events over Socket Mode instead
     ///
-    /// Take Slack's events over Socket Mode instead: a WebSocket myao opens with
-    /// the app-level token (MYAO_SLACK_APP_TOKEN: xapp-..., connections:write);
-    /// no public URL, no signing secret. Not with --addr: nothing listens.
+    /// A WebSocket myao opens with the app-level token (MYAO_SLACK_APP_TOKEN:
+    /// xapp-..., connections:write); no public URL, no signing secret. Not
+    /// with --addr: nothing listens.
     // Refused with --addr rather than ignored: whoever gave an address
     // expects Slack to post there, and Socket Mode takes the app's events
     // off its Request URL.
@@ -197,10 +197,8 @@ pub struct Serve {
 pub struct Stack {
     /// The stack's description (- reads it from standard input)
     ///
-    /// The stack's description: the JSON of
-    /// `aws cloudformation describe-stacks --stack-name NAME` or
-    /// `sam list stack-outputs --stack-name NAME --output json`
-    /// (- reads it from standard input).
+    /// The JSON of `aws cloudformation describe-stacks --stack-name NAME`
+    /// or `sam list stack-outputs --stack-name NAME --output json`.
     #[arg(long, value_name = "FILE", verbatim_doc_comment)]
     pub stack: Option<PathBuf>,
     /// The settings' path, e.g. /myao/prod/ (SettingsPath)
@@ -211,9 +209,8 @@ pub struct Stack {
     pub stage: Vec<(String, String)>,
     /// A stack output or parameter, over the file's; repeat for more
     ///
-    /// A stack output or parameter, over the file's, e.g. --set TableName=...
-    /// or --set SlackBotTokenParameter=... (secrets default to
-    /// <settings path>secrets/<name>); repeat for more.
+    /// E.g. --set TableName=... or --set SlackBotTokenParameter=... (secrets
+    /// default to <settings path>secrets/<name>).
     #[arg(long, value_name = "KEY=VALUE", value_parser = values::key_value, verbatim_doc_comment)]
     pub set: Vec<(String, String)>,
 }
