@@ -129,7 +129,7 @@ pub struct ProactiveChannels {
 
 impl ProactiveChannels {
     /// `C123,G456`, or `public`, or both (`public,G456`). Empty: none.
-    pub fn parse(text: &str) -> Result<ProactiveChannels, String> {
+    pub fn parse(text: &str) -> Result<ProactiveChannels, ProactiveChannelsError> {
         let mut out = ProactiveChannels::default();
         for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
             if item.eq_ignore_ascii_case(PUBLIC) {
@@ -137,7 +137,9 @@ impl ProactiveChannels {
             } else {
                 // Slack writes channel ids in capitals: a lower-case word is
                 // a channel's name, which would never match.
-                let refused = || item.chars().take(40).collect::<String>();
+                let refused = || ProactiveChannelsError::NotAnId {
+                    item: item.chars().take(40).collect(),
+                };
                 if !item
                     .bytes()
                     .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
@@ -160,6 +162,15 @@ impl ProactiveChannels {
     pub fn is_empty(&self) -> bool {
         self.listed.is_empty() && !self.public
     }
+}
+
+/// Why a `proactive_channels` text does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProactiveChannelsError {
+    /// An item neither `public` nor a channel id (a channel's name, say):
+    /// its first 40 characters.
+    #[error("not a channel id or `public`: {item:?}")]
+    NotAnId { item: String },
 }
 
 impl fmt::Display for ProactiveChannels {
@@ -395,7 +406,12 @@ mod tests {
         let both = ProactiveChannels::parse("PUBLIC,C3").unwrap();
         assert!(both.allows(&shared) && both.allows(&general) && !both.allows(&secret));
         assert_eq!(both.to_string(), "public,C3");
-        assert!(ProactiveChannels::parse("C1,not an id").is_err());
+        assert_eq!(
+            ProactiveChannels::parse("C1,not an id"),
+            Err(ProactiveChannelsError::NotAnId {
+                item: "not an id".into()
+            })
+        );
         assert!(
             ProactiveChannels::parse("general").is_err(),
             "a name, not an id"
