@@ -63,7 +63,31 @@ pub enum SlackEvent {
         change: VisibilityChange,
     },
     /// Nothing to store or do (joins, topic changes, unknown subtypes...).
-    Ignored { reason: String },
+    Ignored { reason: Unhandled },
+}
+
+/// Why an event is nothing to store or do. Displayed as the `event
+/// handled` log line and the replay's skipped events have always named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unhandled {
+    /// An event type the bot does not take (Slack's name for it).
+    EventType(String),
+    /// A message subtype the bot does not take (Slack's name for it):
+    /// joins, topic changes, subtypes Slack adds later.
+    MessageSubtype(String),
+    /// A `message_changed` that changes neither the text nor the files
+    /// (a link preview, a reply count).
+    UnchangedText,
+}
+
+impl std::fmt::Display for Unhandled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unhandled::EventType(kind) => write!(f, "event type {kind}"),
+            Unhandled::MessageSubtype(subtype) => write!(f, "message subtype {subtype}"),
+            Unhandled::UnchangedText => f.write_str("message_changed without a text change"),
+        }
+    }
 }
 
 /// Why a body could not be read. Answered with 400. Its text names what
@@ -252,7 +276,7 @@ pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
         "channel_shared" => visibility(event, VisibilityChange::SharedExternally),
         "channel_unshared" => visibility(event, VisibilityChange::Unshared),
         other => Ok(SlackEvent::Ignored {
-            reason: format!("event type {other}"),
+            reason: Unhandled::EventType(other.to_owned()),
         }),
     }
 }
@@ -269,7 +293,7 @@ fn message_event(event: &Value) -> Result<SlackEvent, EventParseError> {
         }
         Some("channel_convert_to_public") => visibility(event, VisibilityChange::ConvertedToPublic),
         Some(other) => Ok(SlackEvent::Ignored {
-            reason: format!("message subtype {other}"),
+            reason: Unhandled::MessageSubtype(other.to_owned()),
         }),
     }
 }
@@ -306,7 +330,7 @@ fn changed(event: &Value) -> Result<SlackEvent, EventParseError> {
     let same_files = previous.is_some_and(|p| files_of(p) == files_of(inner));
     if text.is_some() && text == before && same_files {
         return Ok(SlackEvent::Ignored {
-            reason: "message_changed without a text change".to_owned(),
+            reason: Unhandled::UnchangedText,
         });
     }
     let ts = ts_field(inner, "ts")?;
@@ -608,7 +632,12 @@ mod tests {
             "message": {"type": "message", "user": "U1", "text": "see https://x.y", "ts": "2.0", "attachments": [{}]},
             "previous_message": {"text": "see https://x.y", "ts": "2.0"}
         })));
-        assert!(matches!(e, SlackEvent::Ignored { .. }), "{e:?}");
+        assert_eq!(
+            e,
+            SlackEvent::Ignored {
+                reason: Unhandled::UnchangedText
+            }
+        );
     }
 
     #[test]
@@ -645,10 +674,17 @@ mod tests {
             let e = event_of(&wrap(json!({
                 "type": "message", "subtype": subtype, "channel": "C1", "user": "U1", "text": "x", "ts": "1.0"
             })));
-            assert!(matches!(e, SlackEvent::Ignored { .. }), "{subtype}");
+            let SlackEvent::Ignored { reason } = e else {
+                panic!("{subtype}: {e:?}");
+            };
+            assert_eq!(reason, Unhandled::MessageSubtype(subtype.into()));
+            assert_eq!(reason.to_string(), format!("message subtype {subtype}"));
         }
         let e = event_of(&wrap(json!({"type": "reaction_added", "user": "U1"})));
-        assert!(matches!(e, SlackEvent::Ignored { .. }));
+        let SlackEvent::Ignored { reason } = e else {
+            panic!("{e:?}");
+        };
+        assert_eq!(reason.to_string(), "event type reaction_added");
     }
 
     #[test]

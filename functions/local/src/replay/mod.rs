@@ -468,7 +468,7 @@ impl Engine<'_> {
             }
             (outcome, _) => {
                 let reason = match outcome {
-                    Outcome::Ignored(reason) => reason,
+                    Outcome::Ignored(reason) => reason.to_string(),
                     Outcome::Duplicate => "a message seen before".to_owned(),
                     other => format!("{other:?}"),
                 };

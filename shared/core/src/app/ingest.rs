@@ -4,6 +4,7 @@
 //! does the least that is safe: verify, store with a conditional write, and
 //! make one job (a judgment schedule or a queued reply).
 
+use std::fmt;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -20,7 +21,9 @@ use myao_domain::routing::{
 use myao_domain::{
     ChannelId, Conversation, Forget, Job, JobKind, Message, Settings, Ts, UserId, VisibilityChange,
 };
-use myao_slack::event::{check_times, parse_envelope, Envelope, SlackEvent};
+use myao_slack::event::{
+    check_times, parse_envelope, Envelope, EventParseError, SlackEvent, Unhandled,
+};
 use myao_slack::signature::verify;
 
 /// How many of a thread's newest messages are read to tell whether the bot
@@ -79,10 +82,10 @@ pub enum Outcome {
     Edited,
     Deleted,
     VisibilityChanged,
-    Ignored(String),
+    Ignored(IgnoreReason),
     /// Signed, but not what Slack sends (a time far ahead or long before
     /// now): answered 400, nothing stored.
-    Refused(String),
+    Refused(EventParseError),
     /// Slack's `app_rate_limited`: it holds this app's events back.
     RateLimited,
 }
@@ -101,6 +104,38 @@ impl Outcome {
             Outcome::Refused(_) => "malformed",
             Outcome::RateLimited => "app_rate_limited",
         }
+    }
+}
+
+/// Why ingest acknowledged an event and did nothing with it.
+#[derive(Clone, PartialEq, Eq)]
+pub enum IgnoreReason {
+    /// Sent to another app than `slack_app_id`.
+    AnotherApp,
+    /// From another workspace than `slack_team_id`.
+    AnotherTeam,
+    /// An envelope of a type ingest does not take (Slack's name for it).
+    Envelope(String),
+    /// An event ingest does not take.
+    Unhandled(Unhandled),
+}
+
+impl fmt::Display for IgnoreReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IgnoreReason::AnotherApp => f.write_str("event for another app"),
+            IgnoreReason::AnotherTeam => f.write_str("event for another team"),
+            IgnoreReason::Envelope(kind) => f.write_str(kind),
+            IgnoreReason::Unhandled(unhandled) => unhandled.fmt(f),
+        }
+    }
+}
+
+/// The text, quoted: the `event handled` line logs the outcome with
+/// `Debug`, and has always shown an ignored one as `Ignored("...")`.
+impl fmt::Debug for IgnoreReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.to_string(), f)
     }
 }
 
@@ -129,19 +164,19 @@ fn refusal(
         settings.slack_app_id.as_deref(),
         delivery.api_app_id.as_deref(),
     ) {
-        let outcome = Outcome::Ignored("event for another app".to_owned());
+        let outcome = Outcome::Ignored(IgnoreReason::AnotherApp);
         return Some((outcome, IngestResponse::ok()));
     }
     if differs(
         settings.slack_team_id.as_deref(),
         delivery.team_id.as_deref(),
     ) {
-        let outcome = Outcome::Ignored("event for another team".to_owned());
+        let outcome = Outcome::Ignored(IgnoreReason::AnotherTeam);
         return Some((outcome, IngestResponse::ok()));
     }
     if let Err(error) = check_times(&delivery.event, now) {
         tracing::warn!(%error, "refused an event with a time Slack would not send");
-        let outcome = Outcome::Refused(error.to_string());
+        let outcome = Outcome::Refused(error);
         return Some((outcome, IngestResponse::text(400, "malformed event")));
     }
     None
@@ -292,7 +327,7 @@ impl Ingest {
                 self.visibility_changed(&settings, channel, change, now)
                     .await?
             }
-            SlackEvent::Ignored { reason } => Outcome::Ignored(reason),
+            SlackEvent::Ignored { reason } => Outcome::Ignored(IgnoreReason::Unhandled(reason)),
         };
         Ok((outcome, IngestResponse::ok()))
     }
@@ -314,7 +349,8 @@ impl Ingest {
                 ControlFlow::Break((Outcome::RateLimited, IngestResponse::ok()))
             }
             Envelope::Other { kind } => {
-                ControlFlow::Break((Outcome::Ignored(kind), IngestResponse::ok()))
+                let outcome = Outcome::Ignored(IgnoreReason::Envelope(kind));
+                ControlFlow::Break((outcome, IngestResponse::ok()))
             }
             Envelope::Event {
                 bot_user_id,
@@ -1242,7 +1278,12 @@ mod tests {
         );
         let envelope = parse_envelope(&body).unwrap();
         let (outcome, _) = b.ingest.process(envelope, b.clock.now()).await.unwrap();
-        assert_eq!(outcome, Outcome::Ignored("event for another team".into()));
+        assert_eq!(outcome, Outcome::Ignored(IgnoreReason::AnotherTeam));
+        assert_eq!(
+            format!("{outcome:?}"),
+            r#"Ignored("event for another team")"#,
+            "the event handled line shows it as it always has"
+        );
     }
 
     #[tokio::test]
@@ -1256,6 +1297,10 @@ mod tests {
         );
         let envelope = parse_envelope(&body).unwrap();
         let (outcome, _) = b.ingest.process(envelope, b.clock.now()).await.unwrap();
-        assert_eq!(outcome, Outcome::Ignored("event for another app".into()));
+        assert_eq!(outcome, Outcome::Ignored(IgnoreReason::AnotherApp));
+        assert_eq!(
+            IgnoreReason::AnotherApp.to_string(),
+            "event for another app"
+        );
     }
 }
