@@ -49,36 +49,42 @@ const LLM_TIMEOUT_SECONDS: u32 = 30;
 /// match ordinary words).
 const MIN_REDACTED_LEN: usize = 6;
 
-/// One line of the report: what was checked, what was found, and for a
-/// failure what to do.
+/// One line of the report: what was checked, and what was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Check {
     pub name: String,
-    /// What was found (`Ok`), or what is wrong (`Err`).
-    pub result: Result<String, String>,
-    /// What to do about a failure; empty for a pass.
-    pub fix: String,
+    pub verdict: Verdict,
+}
+
+/// What a check found: a pass, or a failure with what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// What was found.
+    Passed(String),
+    /// What is wrong, and what to do about it.
+    Failed { problem: String, fix: String },
 }
 
 impl Check {
     fn ok(name: impl Into<String>, found: impl Into<String>) -> Check {
         Check {
             name: name.into(),
-            result: Ok(found.into()),
-            fix: String::new(),
+            verdict: Verdict::Passed(found.into()),
         }
     }
 
     fn fail(name: impl Into<String>, problem: impl Into<String>, fix: impl Into<String>) -> Check {
         Check {
             name: name.into(),
-            result: Err(problem.into()),
-            fix: fix.into(),
+            verdict: Verdict::Failed {
+                problem: problem.into(),
+                fix: fix.into(),
+            },
         }
     }
 
     pub fn passed(&self) -> bool {
-        self.result.is_ok()
+        matches!(self.verdict, Verdict::Passed(_))
     }
 
     /// Replaces every occurrence of `secret` in what the check says.
@@ -88,18 +94,23 @@ impl Check {
                 *text = text.replace(secret, "[redacted]");
             }
         };
-        match &mut self.result {
-            Ok(text) | Err(text) => scrub(text),
+        match &mut self.verdict {
+            Verdict::Passed(found) => scrub(found),
+            Verdict::Failed { problem, fix } => {
+                scrub(problem);
+                scrub(fix);
+            }
         }
-        scrub(&mut self.fix);
     }
 }
 
 impl fmt::Display for Check {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.result {
-            Ok(found) => write!(f, "ok    {}: {found}", self.name),
-            Err(problem) => write!(f, "FAIL  {}: {problem} -- fix: {}", self.name, self.fix),
+        match &self.verdict {
+            Verdict::Passed(found) => write!(f, "ok    {}: {found}", self.name),
+            Verdict::Failed { problem, fix } => {
+                write!(f, "FAIL  {}: {problem} -- fix: {fix}", self.name)
+            }
         }
     }
 }
