@@ -447,7 +447,7 @@ pub(super) fn fact_item(fact: &Fact, expires_at: DateTime<Utc>) -> Result<Item, 
 impl FromItem for Fact {
     fn from_item(item: &Item) -> Result<Fact, PortError> {
         let r = Reader::new(item);
-        serde_json::from_str(r.s("fact")?).map_err(|e| r.corrupt("fact", e.to_string()))
+        serde_json::from_str(r.s("fact")?).map_err(|e| r.corrupt("fact", &e))
     }
 }
 
@@ -459,9 +459,7 @@ impl FromItem for Profile {
                 .map_or(0, |v| u64::try_from(v).unwrap_or(0)))
         };
         let topics = match r.opt_s("topics")? {
-            Some(json) => {
-                serde_json::from_str(json).map_err(|e| r.corrupt("topics", e.to_string()))?
-            }
+            Some(json) => serde_json::from_str(json).map_err(|e| r.corrupt("topics", &e))?,
             None => Vec::new(),
         };
         Ok(Profile {
