@@ -35,9 +35,55 @@ pub enum Fate {
     /// A dry run: it would be sent to this queue.
     WouldMove(QueueId),
     /// Left where it is, and why.
-    Left(&'static str),
+    Left(Left),
     /// The move failed, and how; the message is still in a queue.
-    Failed(String),
+    Failed(MoveError),
+}
+
+/// Why a message is not ours to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Left {
+    /// Not a job.
+    NotAJob,
+    /// A judgment job, which has no queue.
+    Judgment,
+}
+
+impl fmt::Display for Left {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Left::NotAJob => "not ours to move: read it in the SQS console",
+            Left::Judgment => {
+                "a judgment is scheduled, never queued: the next message schedules a new one"
+            }
+        })
+    }
+}
+
+/// Why a move failed. `error` is the AWS SDK's error as [`aws_error`]
+/// tells it (the SDK's error itself is neither `Clone` nor `Eq`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    /// The stack names no URL for the queue it is in or is to go to, or
+    /// the message came without a receipt handle.
+    #[error("its queue is unknown")]
+    UnknownQueue,
+    #[error("not sent to {}: {error}", to.logical_id())]
+    NotSent { to: QueueId, error: String },
+    #[error(
+        "sent to {}, but not deleted (it may run twice if redriven again): {error}",
+        to.logical_id()
+    )]
+    NotDeleted { to: QueueId, error: String },
+}
+
+/// A failure queue that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot read {}: {error}", from.logical_id())]
+pub struct ReadError {
+    pub from: QueueId,
+    /// The AWS SDK's error as [`aws_error`] tells it.
+    pub error: String,
 }
 
 /// One message of a failure queue: its id, its job's kind, its fate.
@@ -84,7 +130,7 @@ impl fmt::Display for Entry {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Report {
     pub entries: Vec<Entry>,
-    pub errors: Vec<String>,
+    pub errors: Vec<ReadError>,
 }
 
 impl Report {
@@ -191,11 +237,10 @@ async fn drain(
         let messages = match received {
             Ok(out) => out.messages.unwrap_or_default(),
             Err(e) => {
-                report.errors.push(format!(
-                    "cannot read {}: {}",
-                    from.logical_id(),
-                    aws_error(&e)
-                ));
+                report.errors.push(ReadError {
+                    from,
+                    error: aws_error(&e),
+                });
                 break;
             }
         };
@@ -248,16 +293,14 @@ async fn handle(
         message_id: message.message_id.clone().unwrap_or_default(),
         from,
         kind: None,
-        fate: Fate::Left("not ours to move: read it in the SQS console"),
+        fate: Fate::Left(Left::NotAJob),
     };
     let Some((job, body)) = message.body.as_deref().and_then(job_of) else {
         return entry;
     };
     entry.kind = Some(job.kind());
     let Some(to) = QueueId::for_job(job.kind()) else {
-        entry.fate = Fate::Left(
-            "a judgment is scheduled, never queued: the next message schedules a new one",
-        );
+        entry.fate = Fate::Left(Left::Judgment);
         return entry;
     };
     let (Some(to_url), Some(from_url), Some(receipt)) = (
@@ -265,7 +308,7 @@ async fn handle(
         stack.queue_url(from),
         message.receipt_handle.as_deref(),
     ) else {
-        entry.fate = Fate::Failed("its queue is unknown".to_owned());
+        entry.fate = Fate::Failed(MoveError::UnknownQueue);
         return entry;
     };
     if dry_run {
@@ -279,11 +322,10 @@ async fn handle(
         .send()
         .await
     {
-        entry.fate = Fate::Failed(format!(
-            "not sent to {}: {}",
-            to.logical_id(),
-            aws_error(&e)
-        ));
+        entry.fate = Fate::Failed(MoveError::NotSent {
+            to,
+            error: aws_error(&e),
+        });
         return entry;
     }
     entry.fate = match sqs
@@ -294,11 +336,10 @@ async fn handle(
         .await
     {
         Ok(_) => Fate::Moved(to),
-        Err(e) => Fate::Failed(format!(
-            "sent to {}, but not deleted (it may run twice if redriven again): {}",
-            to.logical_id(),
-            aws_error(&e)
-        )),
+        Err(e) => Fate::Failed(MoveError::NotDeleted {
+            to,
+            error: aws_error(&e),
+        }),
     };
     entry
 }
@@ -349,7 +390,7 @@ mod tests {
         let report = Report {
             entries: vec![
                 entry(Fate::WouldMove(QueueId::Response)),
-                entry(Fate::Left("why")),
+                entry(Fate::Left(Left::Judgment)),
             ],
             errors: vec![],
         };
@@ -359,17 +400,33 @@ mod tests {
             "dry run: 1 job(s) would be moved, 1 left; nothing was changed"
         );
         let failed = Report {
-            entries: vec![entry(Fate::Failed("x".into()))],
+            entries: vec![entry(Fate::Failed(MoveError::UnknownQueue))],
             errors: vec![],
         };
         assert!(!failed.succeeded());
+        let not_deleted = entry(Fate::Failed(MoveError::NotDeleted {
+            to: QueueId::Response,
+            error: "DeleteMessage: AccessDenied".into(),
+        }));
+        assert_eq!(
+            not_deleted.to_string(),
+            "FAILED      m-1 response: in ResponseDeadLetterQueue: sent to ResponseQueue, \
+             but not deleted (it may run twice if redriven again): DeleteMessage: AccessDenied"
+        );
         assert_eq!(failed.summary(false), "0 job(s) moved, 0 left, 1 failed");
         assert_eq!(report.failure(true), None);
         // A dry run moves nothing by design: never "not moved".
         let unread = Report {
             entries: vec![],
-            errors: vec!["ReceiveMessage: AccessDenied".into()],
+            errors: vec![ReadError {
+                from: QueueId::MemoryDeadLetter,
+                error: "ReceiveMessage: AccessDenied".into(),
+            }],
         };
+        assert_eq!(
+            unread.errors[0].to_string(),
+            "cannot read MemoryDeadLetterQueue: ReceiveMessage: AccessDenied"
+        );
         let dry = unread.failure(true).expect("failed");
         assert!(
             dry.contains("could not be read") && !dry.contains("not moved"),
