@@ -677,6 +677,19 @@ mod tests {
             assert!(!error.is_retryable(), "{status}: {error}");
             assert!(error.to_string().contains(OPEN_METHOD), "{error}");
         }
+        let said = |status, body: &[u8]| read_open_answer(status, body, false).unwrap_err();
+        assert_eq!(
+            said(400, br#"{"ok":false,"error":"invalid_arguments"}"#).to_string(),
+            "apps.connections.open failed: HTTP 400, invalid_arguments"
+        );
+        assert_eq!(
+            said(200, b"<html>").to_string(),
+            "apps.connections.open answered HTTP 200 with a body that is not JSON"
+        );
+        assert_eq!(
+            said(200, br#"{"ok":true}"#).to_string(),
+            "apps.connections.open answered no WebSocket URL"
+        );
     }
 
     #[test]

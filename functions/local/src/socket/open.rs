@@ -81,18 +81,44 @@ pub enum OpenError {
         env_var(SLACK_APP_TOKEN)
     )]
     Token { code: String },
-    /// Refused for another reason that will not go away by itself.
-    #[error("{OPEN_METHOD} failed: {0}")]
-    Refused(String),
-    /// Slack or the network failed: worth another try.
-    #[error("{0}")]
-    Unavailable(String),
+    /// Refused, with Slack's error code, for a reason that will not go
+    /// away by itself.
+    #[error("{OPEN_METHOD} failed: HTTP {status}, {code}")]
+    Refused { status: u16, code: String },
+    /// Refused with a body that is not JSON.
+    #[error("{OPEN_METHOD} failed: HTTP {status} with a body that is not JSON")]
+    RefusedNotJson { status: u16 },
+    /// Slack failed (429 or 5xx), or answered 200 with something that is
+    /// not a connection: worth another try, as is everything below.
+    #[error("{OPEN_METHOD} answered HTTP {status}")]
+    Status { status: u16 },
+    #[error("{OPEN_METHOD} answered HTTP {status} with a body that is not JSON")]
+    NotJson { status: u16 },
+    /// Slack's error code for a passing trouble (`ratelimited`,
+    /// `internal_error`, ...).
+    #[error("{OPEN_METHOD} answered {code}")]
+    Busy { code: String },
+    #[error("{OPEN_METHOD} answered no WebSocket URL")]
+    NoUrl,
+    /// The call did not reach Slack: the HTTP client's error, without the
+    /// URL (kept as text: `reqwest::Error` is neither `Clone` nor `Eq`).
+    #[error("{OPEN_METHOD}: {error}")]
+    Unsent { error: String },
+    /// The WebSocket's handshake with `host` failed (the URL carries a
+    /// ticket: only its host is shown).
+    #[error("the WebSocket to {host}: {error}")]
+    Handshake { host: String, error: String },
+    #[error("the WebSocket to {host}: no handshake within {} s", OPEN_TIMEOUT.as_secs())]
+    NoHandshake { host: String },
 }
 
 impl OpenError {
     /// Whether another attempt may succeed.
     pub fn is_retryable(&self) -> bool {
-        matches!(self, OpenError::Unavailable(_))
+        !matches!(
+            self,
+            OpenError::Token { .. } | OpenError::Refused { .. } | OpenError::RefusedNotJson { .. }
+        )
     }
 }
 
@@ -105,16 +131,13 @@ pub fn read_open_answer(
     debug_reconnects: bool,
 ) -> Result<Url, OpenError> {
     if status == 429 || status >= 500 {
-        return Err(OpenError::Unavailable(format!(
-            "{OPEN_METHOD} answered HTTP {status}"
-        )));
+        return Err(OpenError::Status { status });
     }
     let answer: Value = serde_json::from_slice(body).map_err(|_| {
-        let problem = format!("HTTP {status} with a body that is not JSON");
         if status == 200 {
-            OpenError::Unavailable(format!("{OPEN_METHOD} answered {problem}"))
+            OpenError::NotJson { status }
         } else {
-            OpenError::Refused(problem)
+            OpenError::RefusedNotJson { status }
         }
     })?;
     if answer.get("ok").and_then(Value::as_bool) != Some(true) {
@@ -127,9 +150,9 @@ pub fn read_open_answer(
             OpenError::Token { code }
         } else if status == 200 {
             // ratelimited, internal_error, service_unavailable, ...
-            OpenError::Unavailable(format!("{OPEN_METHOD} answered {code}"))
+            OpenError::Busy { code }
         } else {
-            OpenError::Refused(format!("HTTP {status}, {code}"))
+            OpenError::Refused { status, code }
         });
     }
     let mut url = answer
@@ -137,9 +160,7 @@ pub fn read_open_answer(
         .and_then(Value::as_str)
         .and_then(|u| Url::parse(u).ok())
         .filter(|u| matches!(u.scheme(), "wss" | "ws"))
-        .ok_or_else(|| {
-            OpenError::Unavailable(format!("{OPEN_METHOD} answered no WebSocket URL"))
-        })?;
+        .ok_or(OpenError::NoUrl)?;
     if debug_reconnects {
         url.query_pairs_mut()
             .append_pair("debug_reconnects", "true");
@@ -182,19 +203,17 @@ impl Opener {
         );
         match tokio::time::timeout(OPEN_TIMEOUT, connecting).await {
             Ok(Ok((ws, _response))) => Ok(ws),
-            Ok(Err(error)) => Err(OpenError::Unavailable(format!(
-                "the WebSocket to {host}: {error}"
-            ))),
-            Err(_) => Err(OpenError::Unavailable(format!(
-                "the WebSocket to {host}: no handshake within {} s",
-                OPEN_TIMEOUT.as_secs()
-            ))),
+            Ok(Err(error)) => Err(OpenError::Handshake {
+                host,
+                error: error.to_string(),
+            }),
+            Err(_) => Err(OpenError::NoHandshake { host }),
         }
     }
 
     async fn url(&self) -> Result<Url, OpenError> {
-        let unavailable = |error: reqwest::Error| {
-            OpenError::Unavailable(format!("{OPEN_METHOD}: {}", error.without_url()))
+        let unavailable = |error: reqwest::Error| OpenError::Unsent {
+            error: error.without_url().to_string(),
         };
         let response = self
             .http
