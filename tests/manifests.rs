@@ -170,6 +170,18 @@ const MANIFESTS: &[(&str, &[&str])] = &[
         ],
     ),
     ("tls", &["rustls", "webpki-roots"]),
+    // The tests' kit (a dev-dependency only): the domain's types, the
+    // core's twins, and wiremock for the HTTP stubs; no service or adapter.
+    (
+        "testkit",
+        &[
+            "chrono",
+            "myao-core",
+            "myao-domain",
+            "serde_json",
+            "wiremock",
+        ],
+    ),
     (
         "aws",
         &[
