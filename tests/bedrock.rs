@@ -23,7 +23,9 @@ use myao_llm::bedrock::{BedrockLlm, JSON_TURN, TEXT_TURN};
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
-use myao_tests::stubs::{channel, classify, ts, verdict, Bed, PromptKind, GENERAL};
+use myao_testkit::http::requests;
+use myao_testkit::ids::channel;
+use myao_tests::stubs::{classify, ts, verdict, Bed, PromptKind, GENERAL};
 use myao_wire::http_services_with;
 use serde_json::{json, Value};
 use wiremock::matchers::method;
@@ -123,10 +125,6 @@ async fn judge(bed: &Bed) -> JudgmentOutcome {
         JobOutcome::Judgment(outcome) => outcome,
         other => panic!("not a judgment outcome: {other:?}"),
     }
-}
-
-async fn requests(server: &MockServer) -> Vec<Request> {
-    server.received_requests().await.unwrap_or_default()
 }
 
 #[tokio::test]

@@ -10,7 +10,8 @@ use myao_core::ports::{ChannelRecords, MemoryRecords};
 use myao_domain::budget::estimate_tokens;
 use myao_domain::Reply;
 use myao_domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
-use myao_tests::stubs::{at, channel, message, ts, verdict, Bed, PromptKind, ALICE, BOB, GENERAL};
+use myao_testkit::ids::channel;
+use myao_tests::stubs::{at, message, ts, verdict, Bed, PromptKind, ALICE, BOB, GENERAL};
 
 #[tokio::test]
 async fn a_message_full_of_fake_mentions_costs_a_handful_of_lookups() {

@@ -35,9 +35,11 @@ use myao_jobs::payload::Answer;
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
+use myao_testkit::http::{completion, mount_once};
+use myao_testkit::ids::{channel, user};
 use myao_tests::stubs::{
-    assert_in_order, channel, completion, message, ts, user, verdict, Bed, PromptKind, Sequence,
-    ALICE, BOB, BOT, GENERAL, JUDGMENT_MARK, RESPONSE_MARK,
+    assert_in_order, message, ts, verdict, Bed, PromptKind, Sequence, ALICE, BOB, BOT, GENERAL,
+    JUDGMENT_MARK, RESPONSE_MARK,
 };
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
@@ -65,13 +67,7 @@ pub(crate) fn response(thread: Option<i64>, newest: i64, mention: bool) -> Job {
 /// Has Slack answer the next `chat.postMessage` with `answer` (then the
 /// bed's own responder, which posts).
 async fn answer_next_post(bed: &Bed, answer: ResponseTemplate) {
-    Mock::given(method("POST"))
-        .and(path("/api/chat.postMessage"))
-        .respond_with(answer)
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&bed.slack_server)
-        .await;
+    mount_once(&bed.slack_server, "POST", "/api/chat.postMessage", answer).await;
 }
 
 fn judged(outcome: JobOutcome) -> JudgmentOutcome {
@@ -737,13 +733,8 @@ async fn a_response_that_fails_before_posting_is_answered_on_redelivery() {
     // error asks for then found the job "already done" and the mention was
     // never answered.
     let bed = Bed::with_settings(|s| s.slack_max_retries = 0).await;
-    Mock::given(method("GET"))
-        .and(path("/api/auth.test"))
-        .respond_with(ResponseTemplate::new(503))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&bed.slack_server)
-        .await;
+    let unavailable = ResponseTemplate::new(503);
+    mount_once(&bed.slack_server, "GET", "/api/auth.test", unavailable).await;
     bed.seed(&[message(GENERAL, ALICE, ts(-60), None, "<@UBOT> 起きてる?")])
         .await;
     let job = response(None, -60, true);

@@ -16,10 +16,11 @@ use myao_domain::Job;
 use myao_domain::Reply;
 use myao_services::jobs::JobOutcome;
 use myao_services::response::ResponseOutcome;
-use myao_tests::stubs::{channel, completion, message, ts, Bed, ALICE, BOB, GENERAL};
+use myao_testkit::http::{completion, mount_once};
+use myao_testkit::ids::channel;
+use myao_tests::stubs::{message, ts, Bed, ALICE, BOB, GENERAL};
 use serde_json::{json, Value};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, ResponseTemplate};
+use wiremock::ResponseTemplate;
 
 fn mention(newest: i64) -> Job {
     Job::Response {
@@ -55,13 +56,8 @@ fn sqs_event(job: &Job) -> Value {
 async fn a_hanging_llm_gives_the_claim_back_before_the_deadline_and_the_redelivery_posts_once() {
     // Each LLM attempt may take 20 s; the invocation has 6 s left.
     let bed = Bed::with_settings(|s| s.llm_timeout_seconds = 20).await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(completion("too late").set_delay(StdDuration::from_secs(60)))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&bed.llm_server)
-        .await;
+    let hanging = completion("too late").set_delay(StdDuration::from_secs(60));
+    mount_once(&bed.llm_server, "POST", "/v1/chat/completions", hanging).await;
     bed.seed(&[message(GENERAL, ALICE, ts(-10), None, "<@UBOT> 起きてる?")])
         .await;
     let job = mention(-10);
@@ -122,13 +118,8 @@ async fn a_mention_redelivered_after_its_max_age_is_dropped_not_answered_late() 
     let bed = Bed::with_settings(|s| s.llm_max_retries = 0).await;
     assert_eq!(bed.settings.mention_max_age_seconds, 1_200);
     let llm_down_once = || async {
-        Mock::given(method("POST"))
-            .and(path("/v1/chat/completions"))
-            .respond_with(ResponseTemplate::new(503))
-            .up_to_n_times(1)
-            .with_priority(1)
-            .mount(&bed.llm_server)
-            .await;
+        let unavailable = ResponseTemplate::new(503);
+        mount_once(&bed.llm_server, "POST", "/v1/chat/completions", unavailable).await;
     };
     // The LLM is down when the mention arrives.
     llm_down_once().await;

@@ -11,9 +11,9 @@ use myao_domain::people::{FamiliarityThresholds, FORGOTTEN_NOTICE};
 use myao_domain::{Job, Reply, Settings, Ts};
 use myao_services::jobs::JobOutcome;
 use myao_services::response::ResponseOutcome;
+use myao_testkit::ids::{channel, user};
 use myao_tests::stubs::{
-    assert_in_order, at, channel, message, ts, user, Bed, PromptKind, ALICE, BOB, BOT, GENERAL,
-    PARTNERS, SECRET,
+    assert_in_order, at, message, ts, Bed, PromptKind, ALICE, BOB, BOT, GENERAL, PARTNERS, SECRET,
 };
 use serde_json::json;
 

@@ -27,6 +27,7 @@ use myao_aws::dynamodb::DynamoStore;
 use myao_aws::scheduler::{self as eb, EventBridgeScheduler};
 use myao_aws::sqs::SqsQueue;
 use myao_aws::ssm::SsmSecrets;
+use myao_aws::wire::ssm_settings;
 use myao_core::adapters::metrics::NoMetrics;
 use myao_core::adapters::system::{FixedRandom, ManualClock};
 use myao_core::app::ingest::Ingest;
@@ -35,11 +36,11 @@ use myao_core::ports::{Clock, Scheduler};
 use myao_core::schedule::ScheduleName;
 use myao_domain::{ChannelId, Conversation, Job, JobKind, Ts};
 use myao_services::Services;
+use myao_testkit::http::completion;
 use myao_tests::{
     fresh_queues, fresh_scheduler, fresh_store_with_clock, signed_request_headers, ssm_client,
     unique,
 };
-use myao_aws::wire::ssm_settings;
 use myao_wire::http_services;
 use serde_json::{json, Value};
 
@@ -616,13 +617,6 @@ async fn services(
         format!("{}secrets/llm_api_key", b.settings_path),
         format!("{}secrets/slack_bot_token", b.settings_path),
     ))
-}
-
-fn completion(content: &str) -> wiremock::ResponseTemplate {
-    wiremock::ResponseTemplate::new(200).set_body_json(json!({
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5}
-    }))
 }
 
 async fn receive_as_sqs_event(client: &aws_sdk_sqs::Client, url: &str) -> Result<Value> {

@@ -12,7 +12,8 @@ use myao_domain::rules::{Decision, Gate, Signal};
 use myao_domain::{Conversation, Job, JobKind, Settings, Ts};
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
-use myao_tests::stubs::{channel, message, ts, verdict, Bed, PromptKind, ALICE, BOB, BOT, GENERAL};
+use myao_testkit::ids::channel;
+use myao_tests::stubs::{message, ts, verdict, Bed, PromptKind, ALICE, BOB, BOT, GENERAL};
 use serde_json::{json, Value};
 
 async fn bed(tweak: impl FnOnce(&mut Settings)) -> Bed<DynamoStore> {

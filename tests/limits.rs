@@ -21,9 +21,9 @@ use myao_domain::{Job, MemoryKind, MemoryScope, Ts};
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
+use myao_testkit::ids::channel;
 use myao_tests::stubs::{
-    at, channel, message, ts, Bed, MemoryTask, PromptKind, ALICE, BOB, DEFAULT_REPLY, GENERAL,
-    RANDOM,
+    at, message, ts, Bed, MemoryTask, PromptKind, ALICE, BOB, DEFAULT_REPLY, GENERAL, RANDOM,
 };
 use serde_json::Value;
 

@@ -22,9 +22,10 @@ use myao_domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::memory::MemoryReport;
+use myao_testkit::ids::channel;
 use myao_tests::stubs::{
-    assert_in_order, at, channel, message, ts, verdict, Bed, MemoryTask, PromptKind, ALICE, BOB,
-    GENERAL, RANDOM,
+    assert_in_order, at, message, ts, verdict, Bed, MemoryTask, PromptKind, ALICE, BOB, GENERAL,
+    RANDOM,
 };
 
 fn report(outcome: JobOutcome) -> MemoryReport {
@@ -625,7 +626,7 @@ async fn memories_names_and_channel_records_expire_after_the_retention_setting()
     );
     assert!(bed
         .store
-        .get_user(&myao_tests::stubs::user(ALICE))
+        .get_user(&myao_testkit::ids::user(ALICE))
         .await
         .expect("read")
         .is_some());
@@ -646,7 +647,7 @@ async fn memories_names_and_channel_records_expire_after_the_retention_setting()
     );
     assert!(bed
         .store
-        .get_user(&myao_tests::stubs::user(ALICE))
+        .get_user(&myao_testkit::ids::user(ALICE))
         .await
         .expect("read")
         .is_none());
@@ -760,7 +761,7 @@ async fn a_digest_keeps_the_facts_of_its_new_messages_and_a_garbled_one_writes_n
     .await;
     bed.llm_server.reset().await;
     wiremock::Mock::given(wiremock::matchers::any())
-        .respond_with(myao_tests::stubs::completion("覚えておきます!"))
+        .respond_with(myao_testkit::http::completion("覚えておきます!"))
         .mount(&bed.llm_server)
         .await;
     let garbled = report(

@@ -15,8 +15,9 @@ use myao_domain::metrics::{
 use myao_domain::{Job, Reply};
 use myao_services::jobs::JobOutcome;
 use myao_services::response::ResponseOutcome;
+use myao_testkit::ids::channel;
 use myao_tests::signed_request_headers;
-use myao_tests::stubs::{channel, message, ts, verdict_of, Bed, ALICE, BOB, GENERAL};
+use myao_tests::stubs::{message, ts, verdict_of, Bed, ALICE, BOB, GENERAL};
 use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};

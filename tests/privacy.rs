@@ -21,9 +21,11 @@ use myao_aws::dynamodb::DynamoStore;
 use myao_core::app::ingest::Outcome;
 use myao_domain::Reply;
 use myao_domain::{Job, MemoryKind, MemoryScope};
+use myao_testkit::http::{completion, mount_once};
+use myao_testkit::ids::channel;
 use myao_tests::stubs::{
-    at, channel, message, ts, verdict, Bed, LlmCall, MemoryTask, PromptKind, ALICE, BOB, GENERAL,
-    PARTNERS, RANDOM, SECRET,
+    at, message, ts, verdict, Bed, LlmCall, MemoryTask, PromptKind, ALICE, BOB, GENERAL, PARTNERS,
+    RANDOM, SECRET,
 };
 use serde_json::json;
 use wiremock::matchers::{method, path, query_param};
@@ -596,16 +598,9 @@ async fn a_memory_written_from_a_read_before_a_deletion_is_not_stored() {
     // message is deleted and the forget job runs meanwhile, finding nothing
     // to rewrite yet. The late write must not bring the message back.
     let bed = Bed::on_emulator(|_| {}).await;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(
-            myao_tests::stubs::completion("- 2026-01-05 THREAD MARK-GONE")
-                .set_delay(std::time::Duration::from_millis(800)),
-        )
-        .with_priority(1)
-        .up_to_n_times(1)
-        .mount(&bed.llm_server)
-        .await;
+    let slow = completion("- 2026-01-05 THREAD MARK-GONE")
+        .set_delay(std::time::Duration::from_millis(800));
+    mount_once(&bed.llm_server, "POST", "/v1/chat/completions", slow).await;
     bed.seed(&[
         message(GENERAL, ALICE, ts(-900), None, "MARK-KEEP 予定"),
         message(GENERAL, BOB, ts(-800), Some(ts(-900)), "MARK-GONE 秘密"),

@@ -20,9 +20,10 @@ use myao_domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Reply, Settings
 use myao_services::jobs::JobOutcome;
 use myao_services::proactive::{schedule_name, Hold, ProactiveOutcome};
 use myao_services::response::ResponseOutcome;
+use myao_testkit::ids::channel;
 use myao_tests::stubs::{
-    at, channel, message, opening, ts, Bed, PromptKind, ALICE, BOB, BOT, DEFAULT_REPLY, GENERAL,
-    PARTNERS, RANDOM, SECRET,
+    at, message, opening, ts, Bed, PromptKind, ALICE, BOB, BOT, DEFAULT_REPLY, GENERAL, PARTNERS,
+    RANDOM, SECRET,
 };
 
 const HOUR: i64 = 3_600;
@@ -93,7 +94,7 @@ fn fact(id: &str, n: u32, text: &str, shareable: bool) -> Fact {
         importance: 4,
         shareable,
         sources: vec![ts(-30 * HOUR)],
-        speakers: vec![myao_tests::stubs::user(BOB)],
+        speakers: vec![myao_testkit::ids::user(BOB)],
         written_at: at(-30 * HOUR),
         outdated: false,
     }

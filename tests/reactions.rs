@@ -12,9 +12,8 @@ use myao_domain::{EmojiName, Job, Reply, Settings, Ts};
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
-use myao_tests::stubs::{
-    channel, message, ts, verdict_of, Bed, PromptKind, ALICE, BOB, BOT, GENERAL,
-};
+use myao_testkit::ids::channel;
+use myao_tests::stubs::{message, ts, verdict_of, Bed, PromptKind, ALICE, BOB, BOT, GENERAL};
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};

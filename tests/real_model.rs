@@ -14,6 +14,7 @@ use std::time::Duration;
 use myao_domain::{JudgmentResult, Settings};
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
+use myao_testkit::ids::channel;
 use myao_tests::stubs::{message, ts, Bed, ALICE, GENERAL};
 use serde_json::Value;
 use wiremock::matchers::method;
@@ -216,7 +217,7 @@ async fn a_real_models_digest_is_kept_when_it_reads_as_one_and_is_silence_when_n
     use myao_core::ports::MemoryRecords;
     use myao_domain::digest::{self, Asked};
     use myao_domain::{Job, MemoryKind, MemoryScope};
-    use myao_tests::stubs::{channel, BOB};
+    use myao_tests::stubs::BOB;
 
     let Some(base) = llama() else { return };
     let bed = Bed::with_settings(|s| {

@@ -41,7 +41,7 @@ use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use myao_aws::dynamodb::DynamoStore;
 use myao_aws::scheduler::EventBridgeScheduler;
 use myao_aws::ssm::{SsmSecrets, SsmSettingsSource};
-use myao_core::adapters::system::{ManualClock, SystemClock};
+use myao_core::adapters::system::SystemClock;
 use myao_core::ports::{
     ChannelRecord, Claim, Clock, Edit, Insert, Queue, Scheduler, Secrets, SettingsSource, Store,
 };
@@ -52,29 +52,17 @@ use myao_domain::{
     Channel, ChannelId, ChannelKind, Conversation, Forget, Job, Memory, MemoryKind, MemoryScope,
     Message, Settings, Ts, User, Visibility, VisibilityChange,
 };
-use myao_tests::stubs::{channel, user};
+use myao_testkit::ids::{channel, ts, user};
+use myao_testkit::message::message;
+use myao_testkit::time::{at, clock_at};
 use myao_tests::{
     aws_config, create_table, dynamodb_client, fresh_queues, fresh_scheduler, fresh_store,
     fresh_store_with_clock, function_arn, ssm_client, unique,
 };
 
-fn ts(text: &str) -> Ts {
-    Ts::parse(text).unwrap_or_else(|e| panic!("bad ts {text:?} in a test: {e}"))
-}
-
-fn at(secs: i64) -> DateTime<Utc> {
-    DateTime::from_timestamp(secs, 0).unwrap_or_else(|| panic!("bad time {secs}"))
-}
-
+/// A message of U1.
 fn msg(ch: &str, ts_: &str, thread: Option<&str>, text: &str) -> Message {
-    Message::new(
-        channel(ch),
-        user("U1"),
-        text,
-        ts(ts_),
-        thread.map(ts),
-        false,
-    )
+    message(ch, "U1", ts_, thread, text)
 }
 
 /// Far enough ahead that nothing expires during a test.

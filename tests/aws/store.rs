@@ -222,7 +222,7 @@ async fn store_delete_leaves_a_tombstone_that_hides_the_message_everywhere() -> 
 
 #[tokio::test]
 async fn store_filters_expired_items_and_pages_past_them() -> Result<()> {
-    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let clock = clock_at(Utc::now());
     let store = fresh_store_with_clock(clock.clone()).await;
     let c1 = channel("C1");
     let now = clock.now();
@@ -523,7 +523,7 @@ async fn store_round_trips_memories_and_reads_recent_thread_memories() -> Result
 
 #[tokio::test]
 async fn store_grants_a_claim_once_until_released_or_expired() -> Result<()> {
-    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let clock = clock_at(Utc::now());
     let store = fresh_store_with_clock(clock.clone()).await;
     let until = clock.now() + Duration::minutes(10);
     let key = "response:C1:top:5.000000";
@@ -559,7 +559,7 @@ async fn store_grants_a_claim_once_until_released_or_expired() -> Result<()> {
 
 #[tokio::test]
 async fn a_refused_claim_says_until_when_it_is_held_in_the_same_call() -> Result<()> {
-    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let clock = clock_at(Utc::now());
     let store = fresh_store_with_clock(clock.clone()).await;
     let until = clock.now() + Duration::minutes(10);
     let key = "window:judgment-C1-top";
@@ -684,7 +684,7 @@ async fn count_concurrently(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn store_counts_exactly_up_to_the_limit_under_concurrency() -> Result<()> {
-    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let clock = clock_at(Utc::now());
     let store = fresh_store_in_turn(clock.clone()).await?;
     let until = clock.now() + Duration::hours(1);
     let key = "replies#C1#2026-01-05T08";
@@ -724,7 +724,7 @@ async fn store_counts_exactly_up_to_the_limit_under_concurrency() -> Result<()> 
 
 #[tokio::test]
 async fn store_counter_expires_and_starts_again_at_zero() -> Result<()> {
-    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let clock = clock_at(Utc::now());
     let store = fresh_store_with_clock(clock.clone()).await;
     let key = "mentions#U1#2026-01-05T08";
     let first_until = clock.now() + Duration::minutes(10);

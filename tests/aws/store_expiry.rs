@@ -144,7 +144,7 @@ async fn store_tombstone_of_an_early_edit_keeps_no_text() -> Result<()> {
 
 #[tokio::test]
 async fn store_forgets_an_early_edit_once_it_expires() -> Result<()> {
-    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let clock = clock_at(Utc::now());
     let store = fresh_store_with_clock(clock.clone()).await;
     let c1 = channel("C1");
     let m = msg("C1", "3.0", None, "original");
@@ -171,7 +171,7 @@ async fn store_forgets_an_early_edit_once_it_expires() -> Result<()> {
 
 #[tokio::test]
 async fn store_memories_carry_expires_at_and_are_not_read_after_it() -> Result<()> {
-    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let clock = clock_at(Utc::now());
     let store = fresh_store_with_clock(clock.clone()).await;
     let c1 = channel("C1");
     let now = clock.now();
@@ -258,7 +258,7 @@ async fn store_memories_carry_expires_at_and_are_not_read_after_it() -> Result<(
 
 #[tokio::test]
 async fn store_users_and_channels_carry_expires_at_and_are_not_read_after_it() -> Result<()> {
-    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let clock = clock_at(Utc::now());
     let store = fresh_store_with_clock(clock.clone()).await;
     let now = clock.now();
     let soon = now + Duration::hours(1);
@@ -332,7 +332,7 @@ async fn store_touch_records_an_expired_channel_afresh() -> Result<()> {
     // message does for inserts): an activity then records the channel as a
     // new one, with the event's name and visibility and no check, as the
     // in-process twin does.
-    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let clock = clock_at(Utc::now());
     let store = fresh_store_with_clock(clock.clone()).await;
     let now = clock.now();
     let old = chan("C1", "old-name", Visibility::PUBLIC);
@@ -837,7 +837,7 @@ async fn store_records_channel_info_activity_and_visibility_changes() -> Result<
 
 #[tokio::test]
 async fn store_keeps_forgets_oldest_first_until_cleared_or_expired() -> Result<()> {
-    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let clock = clock_at(Utc::now());
     let store = fresh_store_with_clock(clock.clone()).await;
     let t0 = clock.now();
     let lasting = t0 + Duration::days(1);
@@ -1012,7 +1012,7 @@ async fn a_channels_answer_times_round_trip_on_its_record() -> Result<()> {
 async fn a_draft_outlives_its_claim_and_not_its_expiry() -> Result<()> {
     use myao_core::adapters::twins::MemoryStore;
 
-    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let clock = clock_at(Utc::now());
     let stores: [(&str, Box<dyn Store>); 2] = [
         (
             "dynamodb",

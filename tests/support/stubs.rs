@@ -26,12 +26,15 @@ use myao_core::app::Ports;
 use myao_core::ports::{Clock, Store};
 use myao_core::wire::Twins;
 use myao_domain::rules::Thresholds;
-use myao_domain::{ChannelId, Job, Message, Settings, Ts, UserId};
+use myao_domain::{Job, Message, Settings, Ts};
 use myao_llm::openai::OpenAiLlm;
 use myao_services::jobs::{self, JobOutcome};
 use myao_services::Services;
 use myao_slack::event::parse_envelope;
 use myao_slack_api::SlackWebApi;
+use myao_testkit::http::completion;
+use myao_testkit::ids::{channel, user};
+use myao_testkit::time::clock_at;
 use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
@@ -345,20 +348,6 @@ impl LlmScript {
     }
 }
 
-/// A chat-completions answer holding `content`.
-pub fn completion(content: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(json!({
-        "id": "chatcmpl-test",
-        "object": "chat.completion",
-        "choices": [{
-            "index": 0,
-            "message": {"role": "assistant", "content": content},
-            "finish_reason": "stop"
-        }],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
-    }))
-}
-
 fn system_of(request: &Request) -> Option<String> {
     let body: Value = request.body_json().ok()?;
     body.pointer("/messages/0/content")
@@ -540,14 +529,6 @@ pub struct LlmCall {
     pub body: Value,
 }
 
-pub fn channel(id: &str) -> ChannelId {
-    ChannelId::parse(id).expect("channel id")
-}
-
-pub fn user(id: &str) -> UserId {
-    UserId::parse(id).expect("user id")
-}
-
 /// The `ts` `offset` seconds after [`START`] (`.000100`, so that the stub's
 /// posts in the same second come later).
 pub fn ts(offset: i64) -> Ts {
@@ -608,14 +589,14 @@ impl Bed<MemoryStore> {
 
     /// A bed whose settings `tweak` adjusts after they are pointed at the stubs.
     pub async fn with_settings(tweak: impl FnOnce(&mut Settings)) -> Bed {
-        Bed::assemble(Twins::new(Arc::new(ManualClock::new(at(0)))), tweak).await
+        Bed::assemble(Twins::new(clock_at(at(0))), tweak).await
     }
 }
 
 impl Bed<DynamoStore> {
     /// A bed whose store is DynamoDB on the emulator (a new table).
     pub async fn on_emulator(tweak: impl FnOnce(&mut Settings)) -> Bed<DynamoStore> {
-        let clock = Arc::new(ManualClock::new(at(0)));
+        let clock = clock_at(at(0));
         let store = Arc::new(crate::fresh_store_with_clock(clock.clone()).await);
         Bed::assemble(Twins::with_store(clock, store), tweak).await
     }
