@@ -14,9 +14,6 @@
 //! before and while they hang (the connection cap and the body time bound
 //! what the server holds for them).
 
-#[path = "../tests/common/mod.rs"]
-#[allow(dead_code)]
-mod common;
 #[path = "../tests/serving/mod.rs"]
 #[allow(dead_code)]
 mod serving;

@@ -20,7 +20,7 @@
 //!   failed; a dry run moves nothing.
 //! - `the_template_declares_*`: the names doctor reads are the template's.
 
-use crate::common;
+use myao_testkit::http::{completion, llm_stub};
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -221,7 +221,7 @@ impl Bed {
         let ssm = ssm_client().await;
         let path = format!("/{}/", unique("doctor"));
         let slack = slack_stub().await;
-        let (llm, llm_base) = common::llm_stub(common::completion("ok")).await;
+        let (llm, llm_base) = llm_stub(completion("ok")).await;
         for (name, default) in Settings::default_pairs() {
             let value = match name {
                 "slack_api_base_url" => format!("{}/api", slack.uri()),

@@ -3,7 +3,7 @@
 //! are properties of the levels, not figures: the rule stage's scores are
 //! being tuned.
 
-use crate::common;
+use myao_testkit::http::{completion, llm_stub};
 
 use std::path::{Path, PathBuf};
 
@@ -160,13 +160,13 @@ impl Respond for Judges {
             "writer" => "にゃ".to_owned(),
             _ => "- いろいろ".to_owned(),
         };
-        common::completion(&text)
+        completion(&text)
     }
 }
 
 /// An LLM stub judging with `verdict`, as the eval's settings name it.
 async fn eval_judged_by(verdict: Value) -> (wiremock::MockServer, Report) {
-    let (server, base) = common::llm_stub(Judges(verdict)).await;
+    let (server, base) = llm_stub(Judges(verdict)).await;
     let report = eval_example(&[
         ("MYAO_LLM_BASE_URL", &base),
         ("MYAO_JUDGMENT_MODEL", "judge"),

@@ -4,7 +4,6 @@
 //! emulator. Run one module with
 //! `bash infra/test.sh -p myao-local --test local serve::`.
 
-mod common;
 mod serving;
 
 mod cli;

@@ -6,7 +6,7 @@
 //! - `malformed_*`, `unknown_subtypes_*`, `a_zip_*`, `an_oversized_zip_*`:
 //!   reading exports.
 
-use crate::common;
+use myao_testkit::http::{completion, llm_stub};
 
 use std::path::{Path, PathBuf};
 
@@ -258,14 +258,14 @@ impl Respond for Stub {
             }
             _ => "覚えておくこと: いろいろ".to_owned(),
         };
-        common::completion(&text)
+        completion(&text)
     }
 }
 
 #[tokio::test]
 async fn with_an_llm_stub_replies_land_in_the_right_threads_at_the_right_times() {
     let eve_thread = "1767609060.000800";
-    let (server, base) = common::llm_stub(Stub { thread: eve_thread }).await;
+    let (server, base) = llm_stub(Stub { thread: eve_thread }).await;
     let rec = replay_example(
         &[],
         &[
@@ -403,7 +403,7 @@ impl Respond for Echo {
                 }
             }
         };
-        common::completion(&text)
+        completion(&text)
     }
 }
 
@@ -411,7 +411,7 @@ impl Respond for Echo {
 async fn a_private_channel_of_the_export_stays_in_its_own_prompts() {
     // groups.json lists #bob-surprise, private: its plan must never reach
     // a prompt of #general, #random or #dev, nor the workspace memory.
-    let (server, base) = common::llm_stub(Echo).await;
+    let (server, base) = llm_stub(Echo).await;
     let rec = replay_example(
         &[],
         &[

@@ -5,8 +5,8 @@
 //! failing (no descriptors left) pauses rather than spins; a mention shows
 //! that the bot is writing while a slow model writes.
 
-use crate::common;
 use crate::serving;
+use myao_testkit::http::completion;
 
 use std::time::Duration;
 
@@ -462,7 +462,7 @@ async fn a_mention_shows_the_bot_writing_while_a_slow_model_writes() {
     let (addr, _, stop, running, (slack, llm)) = running_with(serve::Limits::default(), &[]).await;
     status_answers(&slack, serde_json::json!({"ok": true})).await;
     wiremock::Mock::given(wiremock::matchers::method("POST"))
-        .respond_with(common::completion(REPLY).set_delay(Duration::from_secs(4)))
+        .respond_with(completion(REPLY).set_delay(Duration::from_secs(4)))
         .with_priority(1)
         .mount(&llm)
         .await;
@@ -532,7 +532,7 @@ async fn a_reply_that_is_not_written_clears_the_status_and_a_missing_scope_costs
     let (addr, _, stop, running, (slack, llm)) = running_with(serve::Limits::default(), &[]).await;
     status_answers(&slack, serde_json::json!({"ok": true})).await;
     wiremock::Mock::given(wiremock::matchers::method("POST"))
-        .respond_with(common::completion("   "))
+        .respond_with(completion("   "))
         .with_priority(1)
         .mount(&llm)
         .await;

@@ -16,7 +16,7 @@
 //! - Called, not talked about: "hey myao," and 「ねえみゃお、」 are answered at
 //!   once, "myao is down again?" is judged like any message.
 
-use crate::common;
+use myao_testkit::http::{completion, llm_stub};
 
 use std::path::Path;
 
@@ -90,7 +90,7 @@ impl Respond for Stub {
             "writer" => "ok".to_owned(),
             _ => "- 2026-01-05 notes".to_owned(),
         };
-        common::completion(&text)
+        completion(&text)
     }
 }
 
@@ -105,7 +105,7 @@ struct Posted {
 
 async fn replay(messages: &[Value], settings: &[(&str, &str)]) -> Vec<Posted> {
     let dir = export_of(messages);
-    let (_server, base) = common::llm_stub(Stub).await;
+    let (_server, base) = llm_stub(Stub).await;
     let args = match cli::parse(&["replay".to_owned(), dir.path().display().to_string()])
         .expect("arguments")
     {

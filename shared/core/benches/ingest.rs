@@ -11,8 +11,10 @@ use myao_core::adapters::twins::{JobBoard, MemoryStore};
 use myao_core::app::ingest::{Ingest, IngestRequest};
 use myao_core::ports::Clock;
 use myao_core::wire::Twins;
-use myao_domain::{Settings, Ts};
+use myao_domain::Settings;
 use myao_slack::signature::sign;
+use myao_testkit::ids::ts;
+use myao_testkit::time::clock_at;
 use serde_json::json;
 
 const SECRET: &str = "bench-secret";
@@ -25,9 +27,7 @@ struct Bed {
 }
 
 fn bed() -> Bed {
-    let twins = Twins::new(Arc::new(ManualClock::new(
-        Ts::parse("1767600000.0").expect("ts").to_datetime(),
-    )));
+    let twins = Twins::new(clock_at(ts("1767600000.0").to_datetime()));
     let ingest = Ingest::new(
         twins.ports(SplitMix::seeded(1), Settings::default()),
         Arc::new(StaticSecrets::new().with("s", SECRET)),

@@ -339,7 +339,7 @@ mod tests {
     use aws_sdk_bedrockruntime::config::{Credentials, Region};
     use serde_json::{json, Value};
     use wiremock::matchers::{method, path};
-    use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
 
     use super::*;
     use myao_aws::http_client;
@@ -349,6 +349,7 @@ mod tests {
     use myao_core::ports::LlmRole;
     use myao_domain::metrics;
     use myao_domain::Settings;
+    use myao_testkit::http::requests;
 
     const PROFILE: &str = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
     /// How the SDK writes `PROFILE` in the path (`:` percent-encoded).
@@ -446,10 +447,6 @@ mod tests {
     /// A judgment's request for text, to `llm`.
     async fn ask(llm: &BedrockLlm) -> Result<LlmReply, PortError> {
         llm.complete(&request(LlmRole::Judgment, false)).await
-    }
-
-    async fn requests(server: &MockServer) -> Vec<Request> {
-        server.received_requests().await.unwrap_or_default()
     }
 
     fn refused_detail(result: Result<LlmReply, PortError>) -> String {

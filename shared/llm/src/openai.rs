@@ -436,13 +436,14 @@ mod tests {
 
     use serde_json::json;
     use wiremock::matchers::{method, path};
-    use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
 
     use super::*;
     use myao_core::adapters::system::{FixedSettings, StaticSecrets};
     use myao_core::deadline::Deadline;
     use myao_core::ports::LlmRole;
     use myao_domain::Settings;
+    use myao_testkit::http::{first_then, requests};
 
     const KEY: &str = "fake-llm-key-for-tests";
 
@@ -498,10 +499,6 @@ mod tests {
 
     fn ok(content: &str) -> ResponseTemplate {
         ResponseTemplate::new(200).set_body_json(completion(json!(content)))
-    }
-
-    async fn requests(server: &MockServer) -> Vec<Request> {
-        server.received_requests().await.unwrap_or_default()
     }
 
     fn refused_detail(result: Result<LlmReply, PortError>) -> String {
@@ -733,15 +730,8 @@ mod tests {
     #[tokio::test]
     async fn a_429_waits_as_long_as_retry_after_says() {
         let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "1"))
-            .up_to_n_times(1)
-            .mount(&server)
-            .await;
-        Mock::given(method("POST"))
-            .respond_with(ok("hi"))
-            .mount(&server)
-            .await;
+        let ratelimited = ResponseTemplate::new(429).insert_header("retry-after", "1");
+        first_then(&server, "POST", ratelimited, ok("hi")).await;
 
         // The backoff is 1 ms: only Retry-After can make the call take 1 s.
         let started = Instant::now();
@@ -910,15 +900,8 @@ mod tests {
     #[tokio::test]
     async fn a_retry_after_past_the_deadline_is_not_waited_for() {
         let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "10"))
-            .up_to_n_times(1)
-            .mount(&server)
-            .await;
-        Mock::given(method("POST"))
-            .respond_with(ok("hi"))
-            .mount(&server)
-            .await;
+        let ratelimited = ResponseTemplate::new(429).insert_header("retry-after", "10");
+        first_then(&server, "POST", ratelimited, ok("hi")).await;
 
         let started = Instant::now();
         let (llm, ask) = (llm(&server), request(LlmRole::Response, false));

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
-use myao_core::adapters::system::{FixedRandom, ManualClock};
+use myao_core::adapters::system::FixedRandom;
 use myao_core::ports::{Clock, Llm, LlmReply, LlmRequest, PortError, Reacted, SlackApi};
 use myao_core::wire::Twins;
 use myao_domain::{
@@ -20,6 +20,8 @@ use myao_domain::{
 };
 use myao_services::prompts::{fitted, judgment_prompt, ContextView};
 use myao_services::{context, JobContext, Services};
+use myao_testkit::ids::{ts, user};
+use myao_testkit::time::clock_at;
 
 struct Slack;
 
@@ -118,8 +120,8 @@ fn id(prefix: &str, i: usize) -> ChannelId {
 }
 
 async fn large_workspace() -> (Services, Settings, Conversation, Ts) {
-    let now = Ts::parse("1767600000.0").expect("ts").to_datetime();
-    let twins = Twins::new(Arc::new(ManualClock::new(now)));
+    let now = ts("1767600000.0").to_datetime();
+    let twins = Twins::new(clock_at(now));
     let store = &twins.store;
     let settings = Settings::default();
     let later = now + Duration::days(90);
@@ -152,13 +154,20 @@ async fn large_workspace() -> (Services, Settings, Conversation, Ts) {
     for i in 0..50usize {
         let ts = Ts::from_datetime(now - Duration::minutes(100 - i as i64));
         let thread = (i % 5 == 4).then_some(root);
-        let user = UserId::parse(&format!("U{:03}", i % 8)).expect("user");
-        let m = Message::new(general.clone(), user, text("msg", 4_000), ts, thread, false);
+        let author = user(&format!("U{:03}", i % 8));
+        let m = Message::new(
+            general.clone(),
+            author,
+            text("msg", 4_000),
+            ts,
+            thread,
+            false,
+        );
         store.insert_message(&m, true, later).await.expect("insert");
     }
     let root_msg = Message::new(
         general.clone(),
-        UserId::parse("U001").expect("user"),
+        user("U001"),
         text("root", 4_000),
         root,
         None,

@@ -787,6 +787,8 @@ mod tests {
     use myao_core::adapters::system::{FixedSettings, StaticSecrets};
     use myao_core::deadline::Deadline;
     use myao_domain::Settings;
+    use myao_testkit::http::first_then;
+    use myao_testkit::ids::ts;
 
     const TOKEN: &str = "test-bot-token";
 
@@ -810,11 +812,7 @@ mod tests {
     }
 
     fn channel() -> ChannelId {
-        ChannelId::parse("C0123ABC").expect("channel id")
-    }
-
-    fn ts(text: &str) -> Ts {
-        Ts::parse(text).expect("ts")
+        myao_testkit::ids::channel("C0123ABC")
     }
 
     fn posted() -> ResponseTemplate {
@@ -1136,19 +1134,10 @@ mod tests {
     #[tokio::test]
     async fn ratelimited_in_the_body_is_treated_like_a_429() {
         let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(
-                ResponseTemplate::new(200)
-                    .insert_header("retry-after", "0")
-                    .set_body_json(json!({"ok": false, "error": "ratelimited"})),
-            )
-            .up_to_n_times(1)
-            .mount(&server)
-            .await;
-        Mock::given(method("POST"))
-            .respond_with(posted())
-            .mount(&server)
-            .await;
+        let ratelimited = ResponseTemplate::new(200)
+            .insert_header("retry-after", "0")
+            .set_body_json(json!({"ok": false, "error": "ratelimited"}));
+        first_then(&server, "POST", ratelimited, posted()).await;
 
         let result = slack(&server).post_message(&channel(), None, "hi").await;
 
@@ -1277,15 +1266,8 @@ mod tests {
     #[tokio::test]
     async fn a_rate_limit_wait_past_the_deadline_is_not_waited_for() {
         let server = MockServer::start().await;
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "30"))
-            .up_to_n_times(1)
-            .mount(&server)
-            .await;
-        Mock::given(method("POST"))
-            .respond_with(posted())
-            .mount(&server)
-            .await;
+        let ratelimited = ResponseTemplate::new(429).insert_header("retry-after", "30");
+        first_then(&server, "POST", ratelimited, posted()).await;
 
         let started = Instant::now();
         let (slack, channel) = (slack(&server), channel());

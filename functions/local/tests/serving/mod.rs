@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use crate::common;
+use myao_testkit::http::completion;
 
 /// What the LLM stub answers.
 pub const REPLY: &str = "カレーに一票だにゃ";
@@ -84,7 +84,7 @@ pub async fn slack_stub() -> MockServer {
 
 /// An LLM answering [`REPLY`] to everything; and its base URL.
 pub async fn llm_stub() -> (MockServer, String) {
-    common::llm_stub(common::completion(REPLY)).await
+    myao_testkit::http::llm_stub(completion(REPLY)).await
 }
 
 /// The settings and secrets of a bot using these stubs (no signing secret,

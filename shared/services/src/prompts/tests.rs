@@ -13,6 +13,7 @@ use myao_domain::{
     ChannelId, ChannelMemory, ChannelMessages, Context, MemoryKind, Message, Persona, Settings, Ts,
     UserId,
 };
+use myao_testkit::ids::{channel, ts, user};
 
 fn at(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> DateTime<Utc> {
     Utc.with_ymd_and_hms(y, mo, d, h, mi, 0)
@@ -29,10 +30,10 @@ fn message(
 ) -> Message {
     Message::new(
         channel.clone(),
-        UserId::parse(user).expect("user id"),
+        myao_testkit::ids::user(user),
         text,
         Ts::from_datetime(when),
-        thread.map(|t| Ts::parse(t).expect("ts")),
+        thread.map(ts),
         false,
     )
 }
@@ -40,13 +41,13 @@ fn message(
 fn names(pairs: &[(&str, &str)]) -> BTreeMap<UserId, String> {
     pairs
         .iter()
-        .map(|(id, name)| (UserId::parse(id).expect("user id"), (*name).to_owned()))
+        .map(|(id, name)| (user(id), (*name).to_owned()))
         .collect()
 }
 
 /// The "前提データ" of extra05b.
 fn seed_judgment_context(target: Option<&str>) -> Context {
-    let general = ChannelId::parse("C001").expect("channel");
+    let general = channel("C001");
     let thread = "1709280000.000001";
     let messages = vec![
         message(
@@ -89,7 +90,7 @@ fn seed_judgment_context(target: Option<&str>) -> Context {
         Some("- チーム全体の連絡に使用\n- 週次報告が行われる".into()),
         Some("- 今週の進捗報告が投稿された\n- 新しいツールの導入検討中".into()),
     )])
-    .with_target_thread(target.map(|t| Ts::parse(t).expect("ts")))
+    .with_target_thread(target.map(ts))
     .with_user_names(names(&[("UALICE", "alice"), ("UBOB", "bob")]))
 }
 
@@ -118,7 +119,7 @@ fn judgment_of_the_top_level_matches_the_seed_example() {
 
 #[test]
 fn a_message_the_bot_reacted_to_says_so_in_the_judgment() {
-    let general = ChannelId::parse("C001").expect("channel");
+    let general = channel("C001");
     let mut shipped = message(
         &general,
         "UALICE",
@@ -169,9 +170,9 @@ fn a_short_answer_asks_for_one_sentence_within_its_token_limit() {
 
 /// The "完全な記憶あり" example of design 08.
 fn seed_full_memory_context() -> Context {
-    let general = ChannelId::parse("C001").expect("channel");
-    let random = ChannelId::parse("C002").expect("channel");
-    let dev = ChannelId::parse("C003").expect("channel");
+    let general = channel("C001");
+    let random = channel("C002");
+    let dev = channel("C003");
     let thread = "1234567890.000000";
     let messages = vec![
         message(
@@ -210,16 +211,10 @@ fn seed_full_memory_context() -> Context {
         ChannelMemory::new(dev, "dev"),
     ])
     .with_thread_memories(BTreeMap::from([
-        (
-            Ts::parse("1234567890.000000").expect("ts"),
-            "{thread_summary_1}".to_owned(),
-        ),
-        (
-            Ts::parse("1234567891.000000").expect("ts"),
-            "{thread_summary_2}".to_owned(),
-        ),
+        (ts("1234567890.000000"), "{thread_summary_1}".to_owned()),
+        (ts("1234567891.000000"), "{thread_summary_2}".to_owned()),
     ]))
-    .with_target_thread(Some(Ts::parse(thread).expect("ts")))
+    .with_target_thread(Some(ts(thread)))
     .with_user_names(names(&[("U1", "user1"), ("U2", "user2")]))
 }
 
@@ -232,7 +227,7 @@ fn response_with_full_memory_matches_the_seed_example() {
 
 #[test]
 fn response_without_memory_matches_the_seed_example() {
-    let general = ChannelId::parse("C001").expect("channel");
+    let general = channel("C001");
     let context = Context::new(
         Persona {
             name: "みゃお".into(),
@@ -345,7 +340,7 @@ fn the_target_conversation_is_cut_to_the_message_limit() {
 
 #[test]
 fn mentions_inside_text_show_names() {
-    let general = ChannelId::parse("C001").expect("channel");
+    let general = channel("C001");
     let context = Context::new(
         Persona {
             name: "myao".into(),
@@ -371,7 +366,7 @@ fn mentions_inside_text_show_names() {
 
 #[test]
 fn a_long_thread_keeps_its_root_within_the_message_limit() {
-    let general = ChannelId::parse("C001").expect("channel");
+    let general = channel("C001");
     let root = at(2024, 1, 1, 9, 0);
     let root_ts = Ts::from_datetime(root).to_string();
     let mut messages = vec![message(
@@ -397,7 +392,7 @@ fn a_long_thread_keeps_its_root_within_the_message_limit() {
         },
         ChannelMessages::new(general, "general", messages),
     )
-    .with_target_thread(Some(Ts::parse(&root_ts).expect("ts")));
+    .with_target_thread(Some(ts(&root_ts)));
     let view = ContextView::new(&context, seed_now(), Tz::UTC, 5);
     let texts: Vec<&str> = view
         .target_messages
@@ -433,19 +428,12 @@ fn the_judged_top_level_is_cut_to_the_message_limit_too() {
 /// conversation nor the persona.
 #[test]
 fn a_prompt_over_budget_leaves_out_the_least_needed_first() {
-    let c = ChannelId::parse("C001").expect("channel");
+    let c = channel("C001");
     let root = "1709280000.000000";
     let big = |tag: &str| format!("{tag} {}", "word ".repeat(400));
     let other_root = "1709280000.500000";
-    let at_ts = |ts: &str, user: &str, text: String, thread: Option<&str>| {
-        Message::new(
-            c.clone(),
-            UserId::parse(user).unwrap(),
-            text,
-            Ts::parse(ts).unwrap(),
-            thread.map(|t| Ts::parse(t).unwrap()),
-            false,
-        )
+    let at_ts = |at: &str, user: &str, text: String, thread: Option<&str>| {
+        myao_testkit::message::message(c.as_str(), user, at, thread, &text)
     };
     let messages = vec![
         at_ts(root, "UALICE", big("JUDGED-ROOT"), None),
@@ -475,8 +463,8 @@ fn a_prompt_over_budget_leaves_out_the_least_needed_first() {
         ))
         .collect();
     let threads = BTreeMap::from([
-        (Ts::parse(other_root).unwrap(), big("SUM-OTHER")),
-        (Ts::parse(root).unwrap(), big("SUM-JUDGED")),
+        (ts(other_root), big("SUM-OTHER")),
+        (ts(root), big("SUM-JUDGED")),
     ]);
     let context = Context::new(
         Persona {
@@ -487,7 +475,7 @@ fn a_prompt_over_budget_leaves_out_the_least_needed_first() {
     )
     .with_channel_memories(memories)
     .with_thread_memories(threads)
-    .with_target_thread(Some(Ts::parse(root).unwrap()));
+    .with_target_thread(Some(ts(root)));
     let view = ContextView::new(&context, at(2024, 3, 1, 12, 0), Tz::UTC, 20);
     let full = judgment_prompt(&view).unwrap();
     let order = [
@@ -727,7 +715,7 @@ fn the_digest_prompt_is_snapshotted() {
 /// The proactive prompts over one quiet channel: its memories, its people,
 /// its shareable facts and its last messages.
 fn proactive_view() -> ProactiveView {
-    let general = ChannelId::parse("C001").expect("channel");
+    let general = channel("C001");
     let names = names(&[("UALICE", "alice"), ("UBOB", "bob")]);
     let tz = Tz::Asia__Tokyo;
     ProactiveView {
@@ -794,7 +782,7 @@ fn proactive_judgment_and_opener() {
 #[test]
 fn a_proactive_prompt_over_budget_drops_the_oldest_messages_first() {
     let mut view = proactive_view();
-    let general = ChannelId::parse("C001").expect("channel");
+    let general = channel("C001");
     let names = names(&[("UBOB", "bob")]);
     for i in 0..200 {
         view.recent_messages.push(MessageView::new(
@@ -847,17 +835,17 @@ fn workspace_seen_from(channel: &str, name: &str, messages: Vec<Message>) -> Con
             .with_memories(Some("{random_long_term_memory}".into()), None),
     ])
     .with_thread_memories(BTreeMap::from([(
-        Ts::parse("1234567890.000000").expect("ts"),
+        ts("1234567890.000000"),
         "{thread_summary}".to_owned(),
     )]))
-    .with_target_thread(Some(Ts::parse("1234567890.000000").expect("ts")))
+    .with_target_thread(Some(ts("1234567890.000000")))
     .with_user_names(names(&[("U1", "user1"), ("U2", "user2")]))
 }
 
 #[test]
 fn consecutive_judgment_prompts_begin_with_the_same_stable_part_byte_for_byte() {
     let settings = Settings::default();
-    let general = ChannelId::parse("C001").expect("channel");
+    let general = channel("C001");
     let thread = Some("1234567890.000000");
     let said = |minute: u32, user: &str, text: &str| {
         message(&general, user, at(2024, 1, 1, 12, minute), text, thread)
@@ -898,7 +886,7 @@ fn consecutive_judgment_prompts_begin_with_the_same_stable_part_byte_for_byte() 
     }
 
     // A reply in another channel of the workspace begins with it too.
-    let random = ChannelId::parse("C002").expect("channel");
+    let random = channel("C002");
     let elsewhere = ContextPrompt::Response
         .request(
             &workspace_seen_from(

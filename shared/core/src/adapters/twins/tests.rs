@@ -1,7 +1,6 @@
 use crate::ports::{Claims, Messages};
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
 
 use crate::ports::{Clock, Edit, Insert, Queue, Scheduler};
 use crate::schedule::ScheduleName;
@@ -11,48 +10,40 @@ use super::*;
 use crate::adapters::system::ManualClock;
 use chrono::Duration;
 use myao_domain::JobKind;
+use myao_testkit::message::message;
+use myao_testkit::time::at;
 
-fn t(secs: i64) -> DateTime<Utc> {
-    DateTime::<Utc>::from_timestamp(secs, 0).unwrap()
-}
-
+/// U1's message in C1, its text `m` and its ts.
 fn msg(ts: &str, thread: Option<&str>) -> Message {
-    Message::new(
-        ChannelId::parse("C1").unwrap(),
-        UserId::parse("U1").unwrap(),
-        format!("m{ts}"),
-        Ts::parse(ts).unwrap(),
-        thread.map(|x| Ts::parse(x).unwrap()),
-        false,
-    )
+    message("C1", "U1", ts, thread, &format!("m{ts}"))
 }
 
 #[tokio::test]
 async fn store_inserts_once_and_keeps_tombstones() {
-    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let clock = Arc::new(ManualClock::new(at(1_000)));
     let s = MemoryStore::new(clock.clone());
     let m = msg("10.0", None);
     assert_eq!(
-        s.insert_message(&m, false, t(9_999)).await.unwrap(),
+        s.insert_message(&m, false, at(9_999)).await.unwrap(),
         Insert::New
     );
     assert_eq!(
-        s.insert_message(&m, true, t(9_999)).await.unwrap(),
+        s.insert_message(&m, true, at(9_999)).await.unwrap(),
         Insert::Duplicate { routed: false }
     );
     s.mark_routed(&m.channel, m.ts).await.unwrap();
     assert_eq!(
-        s.insert_message(&m, true, t(9_999)).await.unwrap(),
+        s.insert_message(&m, true, at(9_999)).await.unwrap(),
         Insert::Duplicate { routed: true }
     );
-    s.delete_message(&m.channel, m.ts, t(9_999)).await.unwrap();
+    s.delete_message(&m.channel, m.ts, at(9_999)).await.unwrap();
     assert_eq!(
-        s.insert_message(&m, false, t(9_999)).await.unwrap(),
+        s.insert_message(&m, false, at(9_999)).await.unwrap(),
         Insert::Deleted
     );
     assert_eq!(s.get_message(&m.channel, m.ts).await.unwrap(), None);
     assert_eq!(
-        s.edit_message(&m.channel, m.ts, "x", t(9_999))
+        s.edit_message(&m.channel, m.ts, "x", at(9_999))
             .await
             .unwrap(),
         Edit::Deleted
@@ -61,7 +52,7 @@ async fn store_inserts_once_and_keeps_tombstones() {
 
 #[tokio::test]
 async fn an_edit_that_comes_first_wins_over_its_late_message() {
-    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let clock = Arc::new(ManualClock::new(at(1_000)));
     let s = MemoryStore::new(clock.clone());
     let m = Message::new(
         ChannelId::parse("C1").unwrap(),
@@ -72,20 +63,20 @@ async fn an_edit_that_comes_first_wins_over_its_late_message() {
         false,
     );
     assert_eq!(
-        s.edit_message(&m.channel, m.ts, "the new text", t(9_999))
+        s.edit_message(&m.channel, m.ts, "the new text", at(9_999))
             .await
             .unwrap(),
         Edit::Pending
     );
     assert_eq!(s.get_message(&m.channel, m.ts).await.unwrap(), None);
     assert_eq!(
-        s.insert_message(&m, false, t(9_999)).await.unwrap(),
+        s.insert_message(&m, false, at(9_999)).await.unwrap(),
         Insert::New
     );
     let stored = s.get_message(&m.channel, m.ts).await.unwrap().unwrap();
     assert_eq!(stored.text, "the new text");
     assert_eq!(
-        s.edit_message(&m.channel, m.ts, "third", t(9_999))
+        s.edit_message(&m.channel, m.ts, "third", at(9_999))
             .await
             .unwrap(),
         Edit::Applied
@@ -94,7 +85,7 @@ async fn an_edit_that_comes_first_wins_over_its_late_message() {
 
 #[tokio::test]
 async fn store_reads_by_conversation_and_recency() {
-    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let clock = Arc::new(ManualClock::new(at(1_000)));
     let s = MemoryStore::new(clock.clone());
     for (ts, th) in [
         ("1.0", None),
@@ -103,7 +94,7 @@ async fn store_reads_by_conversation_and_recency() {
         ("4.0", Some("1.0")),
         ("5.0", None),
     ] {
-        s.insert_message(&msg(ts, th), true, t(9_999))
+        s.insert_message(&msg(ts, th), true, at(9_999))
             .await
             .unwrap();
     }
@@ -132,50 +123,50 @@ async fn store_reads_by_conversation_and_recency() {
         ["m4.0", "m5.0"]
     );
     // expired messages are not read
-    clock.set(t(10_000));
+    clock.set(at(10_000));
     assert!(s.recent_messages(&c, 10).await.unwrap().is_empty());
 }
 
 #[tokio::test]
 async fn claims_are_granted_once_until_released_or_expired() {
-    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let clock = Arc::new(ManualClock::new(at(1_000)));
     let s = MemoryStore::new(clock.clone());
-    assert!(s.claim("k", t(2_000)).await.unwrap());
-    assert!(!s.claim("k", t(2_000)).await.unwrap());
-    assert_eq!(s.held_until("k").await.unwrap(), Some(t(2_000)));
+    assert!(s.claim("k", at(2_000)).await.unwrap());
+    assert!(!s.claim("k", at(2_000)).await.unwrap());
+    assert_eq!(s.held_until("k").await.unwrap(), Some(at(2_000)));
     s.release("k").await.unwrap();
     assert_eq!(s.held_until("k").await.unwrap(), None);
-    assert!(s.claim("k", t(2_000)).await.unwrap());
-    clock.set(t(2_001));
+    assert!(s.claim("k", at(2_000)).await.unwrap());
+    clock.set(at(2_001));
     assert_eq!(s.held_until("k").await.unwrap(), None);
-    assert!(s.claim("k", t(3_000)).await.unwrap());
+    assert!(s.claim("k", at(3_000)).await.unwrap());
 }
 
 #[tokio::test]
 async fn counters_stop_at_their_limit_until_they_expire() {
-    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let clock = Arc::new(ManualClock::new(at(1_000)));
     let s = MemoryStore::new(clock.clone());
-    assert!(!s.count("none", 0, t(2_000)).await.unwrap());
+    assert!(!s.count("none", 0, at(2_000)).await.unwrap());
     for _ in 0..3 {
-        assert!(s.count("k", 3, t(2_000)).await.unwrap());
+        assert!(s.count("k", 3, at(2_000)).await.unwrap());
     }
-    assert!(!s.count("k", 3, t(2_000)).await.unwrap());
-    assert!(s.count("k", 4, t(2_000)).await.unwrap(), "a higher limit");
-    assert!(s.count("other", 3, t(2_000)).await.unwrap());
+    assert!(!s.count("k", 3, at(2_000)).await.unwrap());
+    assert!(s.count("k", 4, at(2_000)).await.unwrap(), "a higher limit");
+    assert!(s.count("other", 3, at(2_000)).await.unwrap());
     // The first count set the expiry: a later one does not move it.
-    clock.set(t(1_999));
-    assert!(!s.count("k", 4, t(9_000)).await.unwrap());
-    clock.set(t(2_000));
+    clock.set(at(1_999));
+    assert!(!s.count("k", 4, at(9_000)).await.unwrap());
+    clock.set(at(2_000));
     assert!(
-        s.count("k", 1, t(3_000)).await.unwrap(),
+        s.count("k", 1, at(3_000)).await.unwrap(),
         "expired: from zero"
     );
-    assert!(!s.count("k", 1, t(3_000)).await.unwrap());
+    assert!(!s.count("k", 1, at(3_000)).await.unwrap());
 }
 
 #[tokio::test]
 async fn board_upsert_replaces_the_pending_job_of_a_name() {
-    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let clock = Arc::new(ManualClock::new(at(1_000)));
     let b = JobBoard::new(clock.clone());
     let c = ChannelId::parse("C1").unwrap();
     let conv = Conversation::top_level(c.clone());
@@ -185,20 +176,20 @@ async fn board_upsert_replaces_the_pending_job_of_a_name() {
         thread_ts: None,
         newest_ts: Ts::parse(n).unwrap(),
     };
-    b.upsert(&name, t(1_300), &job("1.0")).await.unwrap();
-    b.upsert(&name, t(1_400), &job("2.0")).await.unwrap();
+    b.upsert(&name, at(1_300), &job("1.0")).await.unwrap();
+    b.upsert(&name, at(1_400), &job("2.0")).await.unwrap();
     assert_eq!(b.scheduled().len(), 1);
     assert!(
-        b.take_due(t(1_300)).is_empty(),
+        b.take_due(at(1_300)).is_empty(),
         "the first time was replaced"
     );
-    assert_eq!(b.take_due(t(1_400)), vec![job("2.0")]);
+    assert_eq!(b.take_due(at(1_400)), vec![job("2.0")]);
     assert!(b.scheduled().is_empty());
 }
 
 #[tokio::test]
 async fn board_queue_honours_delays_and_order() {
-    let clock = Arc::new(ManualClock::new(t(1_000)));
+    let clock = Arc::new(ManualClock::new(at(1_000)));
     let b = JobBoard::new(clock.clone());
     let a = Job::MemorySweep;
     let c = Job::ThreadMemory {
@@ -208,8 +199,8 @@ async fn board_queue_honours_delays_and_order() {
     b.send(&a, 30).await.unwrap();
     b.send(&c, 0).await.unwrap();
     assert!(b.send(&a, 901).await.is_err());
-    assert_eq!(b.next_due(), Some(t(1_000)));
-    assert_eq!(b.take_due(t(1_000)), vec![c]);
+    assert_eq!(b.next_due(), Some(at(1_000)));
+    assert_eq!(b.take_due(at(1_000)), vec![c]);
     clock.advance(Duration::seconds(30));
     assert_eq!(b.take_due(clock.now()), vec![a]);
 }
