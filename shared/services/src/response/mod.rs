@@ -1,0 +1,414 @@
+//! The response: write and post a reply in a conversation (design 08).
+
+mod post;
+mod react;
+mod write;
+
+use chrono::Duration;
+
+use myao_core::ports::{Claims, Messages, PortError, SlackApi};
+use myao_domain::people::{forget_me, FORGOTTEN_NOTICE};
+use myao_domain::text::escape;
+use myao_domain::{ChannelId, Conversation, EmojiName, Job, Reply, Ts};
+
+use crate::context::{self, recent, Recent};
+use crate::prompts::status_lines;
+use crate::reflection::forget_person;
+use crate::{JobContext, Services};
+use post::compose_and_post;
+pub use post::SAFE_POST_CHARS;
+use react::react;
+
+/// How long a job claim is kept: longer than any redelivery.
+const CLAIM_DAYS: i64 = 2;
+
+/// What a response job came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResponseOutcome {
+    /// A newer message arrived: its own judgment decides.
+    Stale,
+    /// This job was already handled (a duplicate delivery).
+    AlreadyDone,
+    /// A mention older than `mention_max_age_seconds` (a late redelivery):
+    /// dropped, a late answer being worse than none.
+    TooOld,
+    /// The LLM failed or wrote nothing: nothing posted.
+    NoReply { reason: String },
+    /// Slack refused or failed the post.
+    PostFailed { reason: String },
+    /// Posted.
+    Posted { ts: Ts, text: String },
+    /// Reacted with `emoji` on the message `ts` (or had already).
+    Reacted { ts: Ts, emoji: EmojiName },
+    /// A spend limit refused it before any LLM call (`notice`: the notice
+    /// posted for a mention, if one was).
+    Limited {
+        limit: myao_domain::limits::Limit,
+        notice: Option<Ts>,
+    },
+}
+
+impl ResponseOutcome {
+    /// The outcome's one name, in the INFO log line.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ResponseOutcome::Stale => "stale",
+            ResponseOutcome::AlreadyDone => "already_done",
+            ResponseOutcome::TooOld => "too_old",
+            ResponseOutcome::NoReply { .. } => "no_reply",
+            ResponseOutcome::PostFailed { .. } => "post_failed",
+            ResponseOutcome::Posted { .. } => "posted",
+            ResponseOutcome::Reacted { .. } => "reacted",
+            ResponseOutcome::Limited { .. } => "limited",
+        }
+    }
+}
+
+impl From<crate::limits::Refused> for ResponseOutcome {
+    fn from(refused: crate::limits::Refused) -> Self {
+        ResponseOutcome::Limited {
+            limit: refused.limit,
+            notice: refused.notice,
+        }
+    }
+}
+
+/// How many replies under an answered top-level message are read to tell
+/// whether someone else answered it first.
+const RECENT_REPLIES: usize = 20;
+
+/// Runs a response job: drops it when it came too late, claims it (a job
+/// made twice is answered once), checks what may keep it from being
+/// written, then reacts, or writes and posts the reply.
+pub async fn run(
+    svc: &Services,
+    channel: &ChannelId,
+    thread_ts: Option<Ts>,
+    newest_ts: Ts,
+    mention: bool,
+    reply: &Reply,
+    seen_ts: Option<Ts>,
+) -> Result<ResponseOutcome, PortError> {
+    let cx = JobContext::begin(svc).await?;
+    let job = Job::Response {
+        channel: channel.clone(),
+        thread_ts,
+        newest_ts,
+        mention,
+        reply: reply.clone(),
+        seen_ts,
+    };
+    if let Some(late) = late(&cx, &job).await? {
+        return Ok(late);
+    }
+    // One claim per job: a job made twice (a retried delivery, a mention seen
+    // as message and app_mention) is answered once.
+    let Some(claim) = Claim::take(&cx, &job).await? else {
+        tracing::info!("response job already handled");
+        return Ok(ResponseOutcome::AlreadyDone);
+    };
+    let kept = match before_writing(&cx, &job).await {
+        Ok(Ready::Write { kept }) => kept,
+        Ok(Ready::Done(outcome)) => return Ok(outcome),
+        Err(error) => return claim.give_back(error).await,
+    };
+    if let Reply::Reaction { emoji } = reply {
+        return match react(&cx, channel, newest_ts, emoji).await {
+            Ok(outcome) => Ok(outcome),
+            Err(error) => claim.give_back(error).await,
+        };
+    }
+    // A person who called the bot sees it writing: a status in the thread
+    // the reply goes to (a top-level mention's own thread, cleared below),
+    // before the model is asked. Not for unprompted replies: a member does
+    // not announce that they are about to chime in.
+    let status = match (mention, reply) {
+        (true, Reply::Full | Reply::Short) => {
+            show_status(&cx, channel, thread_ts.unwrap_or(newest_ts)).await
+        }
+        _ => None,
+    };
+    let outcome = compose_and_post(&cx, &job, kept, &claim).await;
+    if let Some(shown_in) = status {
+        // Posting in its thread clears it; anything else is cleared here.
+        let cleared =
+            matches!(outcome, Ok(ResponseOutcome::Posted { .. })) && thread_ts == Some(shown_in);
+        if !cleared {
+            clear_status(cx.slack(), channel, shown_in).await;
+        }
+    }
+    outcome
+}
+
+/// Why the job came too late to be answered, if it did: a mention older
+/// than `mention_max_age_seconds` (a late redelivery: a late answer is
+/// worse than none), or an unprompted reply that someone answered first.
+async fn late(cx: &JobContext<'_>, job: &Job) -> Result<Option<ResponseOutcome>, PortError> {
+    let Job::Response {
+        channel,
+        thread_ts,
+        newest_ts,
+        mention,
+        reply,
+        seen_ts,
+    } = job
+    else {
+        return Err(PortError::refused("response", "not a response job"));
+    };
+    let settings = cx.settings();
+    let conversation = Conversation {
+        channel: channel.clone(),
+        thread_ts: *thread_ts,
+    };
+    if *mention {
+        let age = cx.now() - newest_ts.to_datetime();
+        if age > Duration::seconds(i64::from(settings.mention_max_age_seconds)) {
+            tracing::warn!(
+                age_seconds = age.num_seconds(),
+                max_age_seconds = settings.mention_max_age_seconds,
+                "mention too old to answer; dropped"
+            );
+            return Ok(Some(ResponseOutcome::TooOld));
+        }
+        return Ok(None);
+    }
+    let stale = answered_since(cx, &conversation, *newest_ts, *seen_ts).await?
+        || opening_broken(cx.store(), channel, *newest_ts, reply).await?
+        || answered_in_its_thread(cx.store(), &conversation, *newest_ts, reply).await?;
+    Ok(stale.then_some(ResponseOutcome::Stale))
+}
+
+/// Whether someone answered since the judgment: a person spoke (their own
+/// judgment decides); this bot did (it already answered, e.g. a mention);
+/// or another app did after the judgment read the conversation (up to
+/// `seen_ts`): its answer is an answer, as a person's is. A bot the
+/// judgment saw and still decided to answer after (a CI notice) does not
+/// count.
+async fn answered_since(
+    cx: &JobContext<'_>,
+    conversation: &Conversation,
+    newest_ts: Ts,
+    seen_ts: Option<Ts>,
+) -> Result<bool, PortError> {
+    let Some(Recent {
+        newest,
+        person_after,
+        bots_after,
+        ..
+    }) = recent(cx.store(), conversation, newest_ts).await?
+    else {
+        return Ok(false);
+    };
+    let seen = seen_ts.unwrap_or(newest_ts).max(newest_ts);
+    let bot_spoke = if person_after || bots_after.is_empty() {
+        false
+    } else if bots_after.iter().any(|(_, ts)| *ts > seen) {
+        true
+    } else {
+        let bot = cx.bot_user_id().await.ok();
+        bots_after
+            .iter()
+            .any(|(b, _)| bot.as_ref().is_none_or(|me| me == b))
+    };
+    if person_after || bot_spoke {
+        tracing::info!(job = %newest_ts, newest = %newest.ts, "stale response job");
+    }
+    Ok(person_after || bot_spoke)
+}
+
+/// An opening is stale after any message in the channel, in a thread too:
+/// the silence it would break is over.
+async fn opening_broken(
+    messages: &dyn Messages,
+    channel: &ChannelId,
+    newest_ts: Ts,
+    reply: &Reply,
+) -> Result<bool, PortError> {
+    if !matches!(reply, Reply::Opener { .. }) {
+        return Ok(false);
+    }
+    let broken = !messages
+        .messages_after(channel, Some(newest_ts), 1)
+        .await?
+        .is_empty();
+    if broken {
+        tracing::info!(job = %newest_ts, "stale opening: the channel spoke since");
+    }
+    Ok(broken)
+}
+
+/// An answer at the top level is late too once the message it answers has
+/// a thread: that thread is where it is judged and answered (its author's
+/// words there made a judgment of their own), so it is answered once. An
+/// opening answers none.
+async fn answered_in_its_thread(
+    messages: &dyn Messages,
+    conversation: &Conversation,
+    newest_ts: Ts,
+    reply: &Reply,
+) -> Result<bool, PortError> {
+    if conversation.thread_ts.is_some() || matches!(reply, Reply::Opener { .. }) {
+        return Ok(false);
+    }
+    let channel = &conversation.channel;
+    let Some(answered) = messages.get_message(channel, newest_ts).await? else {
+        return Ok(false);
+    };
+    let under = Conversation::thread(channel.clone(), newest_ts);
+    let replies = messages
+        .conversation_messages(&under, RECENT_REPLIES)
+        .await?;
+    let answered_there = replies.iter().any(|m| m.ts > answered.ts);
+    if answered_there {
+        tracing::info!(job = %newest_ts, "stale response job: answered in its thread");
+    }
+    Ok(answered_there)
+}
+
+/// The job's claim, taken: whoever holds it answers the job.
+pub(super) struct Claim<'a> {
+    claims: &'a dyn Claims,
+    key: String,
+}
+
+impl<'a> Claim<'a> {
+    /// Takes the claim of `job`; `None` when it is taken already.
+    async fn take(cx: &JobContext<'a>, job: &Job) -> Result<Option<Claim<'a>>, PortError> {
+        let key = job.claim_key();
+        let until = cx.now() + Duration::days(CLAIM_DAYS);
+        let claims: &dyn Claims = cx.store();
+        Ok(claims
+            .claim(&key, until)
+            .await?
+            .then_some(Claim { claims, key }))
+    }
+
+    /// Gives the claim back when nothing was posted and a redelivery may do
+    /// better (otherwise it would find the job done and never answer), and
+    /// fails with `error`.
+    pub(super) async fn give_back(&self, error: PortError) -> Result<ResponseOutcome, PortError> {
+        if let Err(release) = self.claims.release(&self.key).await {
+            tracing::warn!(%release, "could not release the response claim");
+        }
+        Err(error)
+    }
+}
+
+/// Whether a claimed job is written, and from what.
+enum Ready {
+    /// Write it (or post `kept`, the reply an earlier try wrote).
+    Write { kept: Option<String> },
+    /// Done without a reply.
+    Done(ResponseOutcome),
+}
+
+/// What may keep a claimed job from being written: Slack refusing the
+/// token lately, a request to be forgotten, a spend limit. A reply an
+/// earlier try wrote, which a post failure left unposted, is posted as it
+/// is: that try passed the limits and asked the LLM already.
+async fn before_writing(cx: &JobContext<'_>, job: &Job) -> Result<Ready, PortError> {
+    let Job::Response {
+        channel,
+        thread_ts,
+        newest_ts,
+        mention,
+        ..
+    } = job
+    else {
+        return Err(PortError::refused("response", "not a response job"));
+    };
+    // Slack refused the token lately: a reply could not be posted, so no
+    // LLM call writes one (the alarm on SlackAuthErrors tells a person).
+    if crate::limits::token_refused(cx).await? {
+        tracing::warn!("no reply: Slack refused the bot token lately");
+        let reason = TOKEN_REFUSED.to_owned();
+        return Ok(Ready::Done(ResponseOutcome::NoReply { reason }));
+    }
+    // "Forget me": no LLM call and no limit, the person's profile and facts
+    // go, and a fixed line says so.
+    if *mention {
+        if let Some(outcome) = forget_on_request(cx, channel, *thread_ts, *newest_ts).await? {
+            return Ok(Ready::Done(outcome));
+        }
+    }
+    let kept = cx.store().draft(&job.claim_key()).await?;
+    // Spend limits: after the claim (a duplicate is not counted twice),
+    // before the LLM (a refused job costs no call; its claim is kept).
+    if kept.is_none() {
+        if let Some(refused) = crate::limits::admit_reply(cx, job).await? {
+            return Ok(Ready::Done(refused.into()));
+        }
+    }
+    Ok(Ready::Write { kept })
+}
+
+/// Shows that the bot is writing in `thread` of `channel`; returns the
+/// thread when it did. Fails soft: a missing scope or an older workspace
+/// costs the sign of life, never the reply.
+async fn show_status(cx: &JobContext<'_>, channel: &ChannelId, thread: Ts) -> Option<Ts> {
+    let lines = match status_lines(&cx.settings.persona_name) {
+        Ok(lines) if !lines.is_empty() => lines,
+        Ok(_) => return None,
+        Err(error) => {
+            tracing::warn!(%error, "the status template did not render");
+            return None;
+        }
+    };
+    match cx
+        .svc
+        .slack
+        .set_status(channel, thread, &lines[0], &lines)
+        .await
+    {
+        Ok(()) => Some(thread),
+        Err(error) => {
+            tracing::warn!(%error, "could not show that the bot is writing");
+            None
+        }
+    }
+}
+
+/// Clears the status [`show_status`] set.
+async fn clear_status(slack: &dyn SlackApi, channel: &ChannelId, thread: Ts) {
+    if let Err(error) = slack.set_status(channel, thread, "", &[]).await {
+        tracing::warn!(%error, "could not clear the writing status");
+    }
+}
+
+/// Why a reply was not written while the token breaker is open.
+pub const TOKEN_REFUSED: &str = "token_refused: Slack refused the bot token lately";
+
+/// When the mention `newest_ts` asks the bot to forget its author: forgets
+/// their profile and the facts they said or that are about them, and says
+/// so in the mention's thread.
+async fn forget_on_request(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+    thread_ts: Option<Ts>,
+    newest_ts: Ts,
+) -> Result<Option<ResponseOutcome>, PortError> {
+    let svc = cx.svc;
+    let Some(asked) = svc.ports.store.get_message(channel, newest_ts).await? else {
+        return Ok(None);
+    };
+    if !forget_me(&asked.text) {
+        return Ok(None);
+    }
+    let ids = std::collections::BTreeSet::from([asked.user.clone()]);
+    let names: Vec<String> = context::user_names(cx, &ids).await?.into_values().collect();
+    let facts = forget_person(svc, &asked.user, &names).await?;
+    tracing::info!(facts, "forgot a person on their request");
+    let text = escape(FORGOTTEN_NOTICE);
+    Ok(Some(
+        match svc
+            .slack
+            .post_message(channel, Some(thread_ts.unwrap_or(newest_ts)), &text)
+            .await
+        {
+            Ok(ts) => ResponseOutcome::Posted { ts, text },
+            Err(error) => ResponseOutcome::PostFailed {
+                reason: error.to_string(),
+            },
+        },
+    ))
+}

@@ -1,0 +1,269 @@
+//! Posting a written reply: kept as a draft for the tries that post it,
+//! looked for first when an earlier try may have posted it, held shorter
+//! when Slack finds it too long, and stored as Slack will echo it.
+
+use chrono::Duration;
+
+use myao_core::app::retention;
+use myao_core::ports::{PortError, SlackApi};
+use myao_domain::text::{escape, held_to};
+use myao_domain::{Channel, ChannelId, Job, Message, Ts, UserId};
+
+use super::write::{kept_context, write};
+use super::{Claim, ResponseOutcome};
+use crate::context::touch;
+use crate::JobContext;
+
+/// A reply written, or why not.
+pub(super) enum Composed {
+    Ready {
+        bot: UserId,
+        ch: Channel,
+        text: String,
+    },
+    /// Nothing to post, for good (an unusable reply, a spend limit).
+    Done(ResponseOutcome),
+    /// Nothing yet: a redelivery may do better.
+    Retry(PortError),
+}
+
+/// How long a written reply is kept for the tries that post it.
+const DRAFT_HOURS: i64 = 24;
+
+/// Writes the reply to `job` (or takes `kept`, the one an earlier try of it
+/// wrote) and posts it; the `claim` is given back when nothing was posted
+/// and a redelivery may do better. A written reply is kept with the job for
+/// a day: a redelivery after Slack failed posts it without asking the LLM
+/// again or reading the context again, once it has made sure that the
+/// earlier try's post did not land after all.
+pub(super) async fn compose_and_post(
+    cx: &JobContext<'_>,
+    job: &Job,
+    kept: Option<String>,
+    claim: &Claim<'_>,
+) -> Result<ResponseOutcome, PortError> {
+    let Job::Response {
+        channel,
+        thread_ts,
+        newest_ts,
+        ..
+    } = job
+    else {
+        return Err(PortError::refused("response", "not a response job"));
+    };
+    let key = job.claim_key();
+    let reused = kept.is_some();
+    let (bot, ch, text) = match compose(cx, job, kept).await {
+        Composed::Ready { bot, ch, text } => (bot, ch, text),
+        Composed::Done(outcome) => return Ok(outcome),
+        Composed::Retry(error) => return claim.give_back(error).await,
+    };
+    if !reused {
+        let until = cx.now() + Duration::hours(DRAFT_HOURS);
+        if let Err(error) = cx.store().keep_draft(&key, &text, until).await {
+            // Only a redelivery would write it again.
+            tracing::warn!(%error, "could not keep the written reply");
+        }
+    }
+    let at = Place {
+        channel,
+        thread_ts: *thread_ts,
+        answered: *newest_ts,
+        marker: &key,
+    };
+    let (ts, escaped) = match post_once(cx, &at, &text, reused).await {
+        Ok(Posted::Done(posted)) => posted,
+        Ok(Posted::Failed(outcome)) => return Ok(outcome),
+        Err(error) => return claim.give_back(error).await,
+    };
+    keep_posted(
+        cx,
+        &ch,
+        Message::new(channel.clone(), bot, escaped, ts, *thread_ts, true),
+    )
+    .await;
+    tracing::info!(ts = %ts, chars = text.chars().count(), "replied");
+    Ok(ResponseOutcome::Posted { ts, text })
+}
+
+/// The reply to post: the one an earlier try wrote (`kept`), with the bot's
+/// id and the channel, or one written now.
+async fn compose(cx: &JobContext<'_>, job: &Job, kept: Option<String>) -> Composed {
+    let Some(text) = kept else {
+        return write(cx, job).await;
+    };
+    tracing::info!("posting the reply an earlier try wrote");
+    let Job::Response { channel, .. } = job else {
+        return Composed::Retry(PortError::refused("response", "not a response job"));
+    };
+    match kept_context(cx, channel).await {
+        Ok((bot, ch)) => Composed::Ready { bot, ch, text },
+        Err(error) => Composed::Retry(error),
+    }
+}
+
+/// Where a reply goes, and the mark that finds it there again.
+struct Place<'a> {
+    channel: &'a ChannelId,
+    thread_ts: Option<Ts>,
+    /// The message it answers: a search for it starts there.
+    answered: Ts,
+    marker: &'a str,
+}
+
+/// A post's end: posted (its `ts` and escaped text), or refused for good.
+enum Posted {
+    Done((Ts, String)),
+    Failed(ResponseOutcome),
+}
+
+/// Posts `text` once: when an earlier try wrote it (`reused`), whose post's
+/// answer was lost and whose search for it failed too, it may have posted:
+/// looked for first. The error is one a redelivery may mend.
+async fn post_once(
+    cx: &JobContext<'_>,
+    at: &Place<'_>,
+    text: &str,
+    reused: bool,
+) -> Result<Posted, PortError> {
+    let slack = cx.slack();
+    let landed = match reused {
+        true => {
+            slack
+                .find_marked(at.channel, at.thread_ts, at.answered, at.marker)
+                .await?
+        }
+        false => None,
+    };
+    let posted = match landed {
+        Some(ts) => {
+            tracing::info!(ts = %ts, "an earlier try had posted the reply");
+            Ok((ts, escape(text)))
+        }
+        // A reply comes after the message it answers: the search starts there.
+        None => {
+            post_held(
+                slack,
+                at.channel,
+                at.thread_ts,
+                text,
+                at.marker,
+                at.answered,
+            )
+            .await
+        }
+    };
+    match posted {
+        Ok(posted) => Ok(Posted::Done(posted)),
+        // Slack surely did not post (rate limited, never connected): a
+        // redelivery may.
+        Err(error) if error.is_retryable() => {
+            tracing::warn!(%error, "chat.postMessage not sent; the job will be redelivered");
+            Err(error)
+        }
+        Err(error) => {
+            // Refused, or it may have gone through: never posted twice.
+            tracing::error!(%error, "chat.postMessage failed");
+            crate::limits::trip_on_token_refusal(cx, &error).await;
+            Ok(Posted::Failed(ResponseOutcome::PostFailed {
+                reason: error.to_string(),
+            }))
+        }
+    }
+}
+
+/// Stores the bot's posted message, as Slack will echo it (escaped; prompts
+/// unescape it), and the channel's activity. Ingest stores it too when
+/// Slack echoes it; whichever comes first wins. Failures are only logged:
+/// the reply is posted.
+async fn keep_posted(cx: &JobContext<'_>, ch: &Channel, posted: Message) {
+    let expires = retention(cx.settings(), cx.now());
+    if let Err(error) = cx.store().insert_message(&posted, true, expires).await {
+        tracing::warn!(%error, "posted, but could not store the bot's message");
+    }
+    if let Err(error) = touch(cx, ch, &posted).await {
+        tracing::warn!(%error, "could not record the channel's activity");
+    }
+}
+
+/// The most characters a reply is posted with after Slack refused it as
+/// `msg_too_long`, counted after escaping: Slack's advice for a message's
+/// text.
+pub const SAFE_POST_CHARS: usize = 4_000;
+
+/// Posts `text` escaped, marked with `marker` (the job's claim key). When
+/// Slack refuses it as too long (`msg_too_long`), once more held to
+/// [`SAFE_POST_CHARS`] escaped characters, cut at a sentence or a space and
+/// never inside an escape. When its answer was lost (a 5xx, a timeout: it
+/// may have posted), the conversation is searched for the marker and the
+/// reply posted again only when it is not there (among the messages from
+/// `since`, the one it answers). The text posted, escaped, with its `ts`.
+async fn post_held(
+    slack: &dyn SlackApi,
+    channel: &ChannelId,
+    thread_ts: Option<Ts>,
+    text: &str,
+    marker: &str,
+    since: Ts,
+) -> Result<(Ts, String), PortError> {
+    let escaped = escape(text);
+    let first = slack
+        .post_marked(channel, thread_ts, &escaped, marker)
+        .await;
+    match first {
+        Err(error) if error.detail().ends_with("msg_too_long") => {
+            let shorter = held_escaped(&escaped, SAFE_POST_CHARS).to_owned();
+            tracing::warn!(
+                chars = escaped.chars().count(),
+                held_to = shorter.chars().count(),
+                "Slack refused the reply as too long; posting it shorter"
+            );
+            let ts = slack
+                .post_marked(channel, thread_ts, &shorter, marker)
+                .await?;
+            Ok((ts, shorter))
+        }
+        Err(PortError::Uncertain { detail, .. }) => {
+            match slack.find_marked(channel, thread_ts, since, marker).await? {
+                Some(ts) => {
+                    tracing::info!(%detail, ts = %ts, "the post's answer was lost, but it was posted");
+                    Ok((ts, escaped))
+                }
+                None => {
+                    tracing::warn!(%detail, "the post's answer was lost and it is not there; posting it again");
+                    let ts = slack
+                        .post_marked(channel, thread_ts, &escaped, marker)
+                        .await?;
+                    Ok((ts, escaped))
+                }
+            }
+        }
+        posted => posted.map(|ts| (ts, escaped)),
+    }
+}
+
+/// An escaped text held to `max_chars` ([`held_to`]), without a cut
+/// escape (`&amp;`, `&lt;`, `&gt;`) at its end.
+fn held_escaped(escaped: &str, max_chars: usize) -> &str {
+    let held = held_to(escaped, max_chars);
+    match held.rfind('&') {
+        Some(amp) if !held[amp..].contains(';') => held[..amp].trim_end(),
+        _ => held,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_held_escaped_text_never_ends_inside_an_escape() {
+        let escaped = escape(&"a<b ".repeat(10));
+        // 9 characters: "a&lt;b a&" would cut the second escape.
+        assert_eq!(held_escaped("a&lt;b&amp;c", 9), "a&lt;b");
+        assert_eq!(held_escaped("x &gt; y", 100), "x &gt; y");
+        let held = held_escaped(&escaped, 20);
+        assert!(held.chars().count() <= 20, "{held}");
+        assert!(!held.ends_with('&') && held.matches('&').count() == held.matches(';').count());
+    }
+}
