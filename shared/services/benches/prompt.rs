@@ -206,11 +206,7 @@ fn prompt(c: &mut Criterion) {
         .expect("runtime");
     let (svc, settings, conversation, newest) = rt.block_on(large_workspace());
     let now = svc.ports.clock.now();
-    let cx = JobContext {
-        svc: &svc,
-        settings: std::sync::Arc::new(settings.clone()),
-        now,
-    };
+    let cx = JobContext::at(&svc, std::sync::Arc::new(settings.clone()), now);
     let built = rt
         .block_on(context::build(&cx, &conversation, Some(newest)))
         .expect("context");

@@ -38,7 +38,7 @@ pub const CHANNEL_CHECK_HOURS: i64 = 24;
 /// else from Slack (then remembered). When Slack cannot tell, what was known
 /// stays; a channel never known is shown by its id and counts as private.
 pub async fn channel(cx: &JobContext<'_>, id: &ChannelId) -> Result<Channel, PortError> {
-    let record = cx.svc.ports.store.get_channel(id).await?;
+    let record = cx.store().get_channel(id).await?;
     checked(cx, id, record.as_ref()).await
 }
 
@@ -48,7 +48,7 @@ pub async fn channel_and_record(
     cx: &JobContext<'_>,
     id: &ChannelId,
 ) -> Result<(Channel, Option<ChannelRecord>), PortError> {
-    let record = cx.svc.ports.store.get_channel(id).await?;
+    let record = cx.store().get_channel(id).await?;
     let channel = checked(cx, id, record.as_ref()).await?;
     Ok((channel, record))
 }
@@ -60,7 +60,7 @@ async fn checked(
     id: &ChannelId,
     record: Option<&ChannelRecord>,
 ) -> Result<Channel, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     if let Some(r) = record {
         if r.checked_at
             .is_some_and(|at| now - at < Duration::hours(CHANNEL_CHECK_HOURS))
@@ -68,10 +68,9 @@ async fn checked(
             return Ok(r.channel.clone());
         }
     }
-    match svc.slack.channel_info(id).await {
+    match cx.slack().channel_info(id).await {
         Ok(channel) => {
-            svc.ports
-                .store
+            cx.store()
                 .put_channel_info(&channel, now, memory_retention(settings, now))
                 .await?;
             // Found less visible without an event (missed, or none sent):
@@ -79,11 +78,10 @@ async fn checked(
             let was_open = record.is_some_and(|r| r.channel.visibility.is_open());
             if was_open && !channel.visibility.is_open() {
                 let forget = Forget::whole_channel(id.clone(), now);
-                svc.ports
-                    .store
+                cx.store()
                     .record_forget(&forget, memory_retention(settings, now))
                     .await?;
-                if let Err(error) = svc.ports.queue.send(&Job::Forget, 0).await {
+                if let Err(error) = cx.queue().send(&Job::Forget, 0).await {
                     // The next memory run forgets it all the same.
                     tracing::warn!(channel = %id, %error, "could not queue the forget job");
                 }
@@ -122,12 +120,12 @@ pub type Names = BTreeMap<UserId, String>;
 /// job). The lookups together take at most [`LOOKUP_BUDGET`]; whoever is
 /// left shows as an id.
 pub async fn user_names(cx: &JobContext<'_>, ids: &BTreeSet<UserId>) -> Result<Names, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     let mut names = Names::new();
     let started = tokio::time::Instant::now();
     // `B...` ids are old-style bot integrations: users.info knows none of them.
     for id in ids.iter().filter(|id| !id.as_str().starts_with('B')) {
-        if let Some((user, fetched)) = svc.ports.store.get_user(id).await? {
+        if let Some((user, fetched)) = cx.store().get_user(id).await? {
             let unknown = user.name == id.as_str();
             let trusted = if unknown {
                 Duration::minutes(USER_FAILURE_CACHE_MINUTES)
@@ -145,10 +143,9 @@ pub async fn user_names(cx: &JobContext<'_>, ids: &BTreeSet<UserId>) -> Result<N
             tracing::warn!(user = %id, "no time left for users.info; showing the id");
             continue;
         };
-        match tokio::time::timeout(left, svc.slack.user_info(id)).await {
+        match tokio::time::timeout(left, cx.slack().user_info(id)).await {
             Ok(Ok(user)) => {
-                svc.ports
-                    .store
+                cx.store()
                     .put_user(&user, now, memory_retention(settings, now))
                     .await?;
                 names.insert(id.clone(), user.name);
@@ -164,8 +161,7 @@ pub async fn user_names(cx: &JobContext<'_>, ids: &BTreeSet<UserId>) -> Result<N
                     name: id.to_string(),
                     is_bot: false,
                 };
-                svc.ports
-                    .store
+                cx.store()
                     .put_user(&unknown, now, memory_retention(settings, now))
                     .await?;
             }
@@ -187,8 +183,8 @@ pub(crate) async fn prompt_names<'a>(
 ) -> Result<Names, PortError> {
     let ids = named_users(messages, MAX_MENTION_LOOKUPS);
     let mut names = user_names(cx, &ids).await?;
-    if let Ok(bot) = cx.svc.bot_user_id(&cx.settings).await {
-        names.insert(bot, cx.settings.persona_name.clone());
+    if let Ok(bot) = cx.bot_user_id().await {
+        names.insert(bot, cx.settings().persona_name.clone());
     }
     Ok(names)
 }
@@ -439,7 +435,7 @@ pub(crate) async fn people(
     names: &BTreeMap<UserId, String>,
     audience: Audience<'_>,
 ) -> Result<Vec<Person>, PortError> {
-    let (svc, settings) = (cx.svc, &*cx.settings);
+    let settings = cx.settings();
     let topics = may_use(audience, Source::WorkspaceMemory);
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
@@ -447,7 +443,7 @@ pub(crate) async fn people(
         if out.len() == MAX_PEOPLE || !seen.insert(m.user.clone()) {
             continue;
         }
-        let profile = svc.ports.store.profile(&m.user).await?;
+        let profile = cx.store().profile(&m.user).await?;
         let interactions = profile.as_ref().map_or(0, |p| p.interactions);
         out.push(Person {
             name: names
@@ -475,7 +471,7 @@ async fn recalled(
     people: &[Person],
     pending: &[Forget],
 ) -> Result<Vec<String>, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     let words: Vec<&str> = talk
         .iter()
         .rev()
@@ -487,7 +483,7 @@ async fn recalled(
         return Ok(Vec::new());
     }
     let text = words.join("\n");
-    let mut all = svc.ports.store.facts(channel).await?;
+    let mut all = cx.store().facts(channel).await?;
     all.retain(|f| {
         !pending
             .iter()
@@ -568,9 +564,8 @@ pub(crate) async fn touch(
     channel: &Channel,
     newest: &Message,
 ) -> Result<(), PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    svc.ports
-        .store
+    let (settings, now) = (cx.settings(), cx.now());
+    cx.store()
         .touch_channel(
             channel,
             newest.ts.to_datetime(),

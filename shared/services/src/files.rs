@@ -5,7 +5,8 @@
 //! unreadable. Other files stay named and unopened. Only the conversation
 //! being answered is looked at, so a prompt shows no file from elsewhere.
 
-use super::{JobContext, Services};
+use super::JobContext;
+use myao_core::ports::SlackApi;
 use myao_domain::files::{self, FileState, Image, ImageFormat, SharedFile};
 use myao_domain::{Context, Ts};
 
@@ -45,7 +46,7 @@ impl Opened {
 /// reply. A file whose line is no longer in its message's text (an edit
 /// took it away) is not opened.
 pub async fn open(cx: &JobContext<'_>, context: &mut Context) -> Opened {
-    let (svc, settings) = (cx.svc, &*cx.settings);
+    let settings = cx.settings();
     let mut opened = Opened::default();
     if !settings.vision {
         return opened;
@@ -77,7 +78,8 @@ pub async fn open(cx: &JobContext<'_>, context: &mut Context) -> Opened {
             FileState::TooLarge
         } else {
             let time_left = DOWNLOAD_BUDGET.saturating_sub(started.elapsed());
-            let fetched = tokio::time::timeout(time_left, fetch(svc, file.url.as_deref(), bound));
+            let fetched =
+                tokio::time::timeout(time_left, fetch(cx.slack(), file.url.as_deref(), bound));
             match fetched.await {
                 Ok(Some((format, bytes))) => {
                     left = left.saturating_sub(bytes.len() as u64);
@@ -99,7 +101,7 @@ pub async fn open(cx: &JobContext<'_>, context: &mut Context) -> Opened {
 
 /// The image at `url`, if its bytes are an image's (whatever it was called).
 async fn fetch(
-    svc: &Services,
+    slack: &dyn SlackApi,
     url: Option<&str>,
     max_bytes: u64,
 ) -> Option<(ImageFormat, Vec<u8>)> {
@@ -107,7 +109,7 @@ async fn fetch(
         tracing::warn!("a shared image has no download address");
         return None;
     };
-    match svc.slack.download(url, max_bytes).await {
+    match slack.download(url, max_bytes).await {
         Ok(bytes) => match ImageFormat::sniff(&bytes) {
             Some(format) => Some((format, bytes)),
             None => {

@@ -6,6 +6,7 @@
 
 pub mod context;
 pub mod files;
+mod job_context;
 pub mod jobs;
 pub mod judgment;
 pub mod limits;
@@ -20,8 +21,9 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use tokio::sync::OnceCell;
 
+pub use job_context::JobContext;
 use myao_core::app::Ports;
-use myao_core::ports::{Llm, Metrics, PortError, Queue, Scheduler, SlackApi, Store};
+use myao_core::ports::{Llm, PortError, SlackApi};
 use myao_domain::{Settings, UserId};
 
 /// Everything the judgment, response and memory services use: the
@@ -62,78 +64,6 @@ impl Services {
             .get_or_try_init(|| async { self.slack.auth_test().await })
             .await
             .cloned()
-    }
-}
-
-/// What one job works with: the services, the settings it read when it
-/// began (a job sees one set of settings from its start to its end) and the
-/// time it began. Passed as one, instead of the three apart.
-pub struct JobContext<'a> {
-    pub svc: &'a Services,
-    pub settings: Arc<Settings>,
-    pub now: DateTime<Utc>,
-}
-
-impl<'a> JobContext<'a> {
-    /// A job starting now, with the current settings.
-    pub async fn begin(svc: &'a Services) -> Result<JobContext<'a>, PortError> {
-        Ok(JobContext {
-            settings: svc.ports.settings.current().await?,
-            now: svc.ports.clock.now(),
-            svc,
-        })
-    }
-
-    /// The settings the job read when it began.
-    pub fn settings(&self) -> &Settings {
-        &self.settings
-    }
-
-    /// When the job began.
-    pub fn now(&self) -> DateTime<Utc> {
-        self.now
-    }
-
-    /// The store, whole; a step that needs one of its parts takes that
-    /// part (`&dyn Messages`, `&dyn Claims`, ...), to which this converts.
-    pub fn store(&self) -> &'a dyn Store {
-        &*self.svc.ports.store
-    }
-
-    /// The scheduler, for jobs due a minute or more from now.
-    pub fn scheduler(&self) -> &'a dyn Scheduler {
-        &*self.svc.ports.scheduler
-    }
-
-    /// The queue, for jobs due sooner.
-    pub fn queue(&self) -> &'a dyn Queue {
-        &*self.svc.ports.queue
-    }
-
-    /// The LLM, behind the workspace's daily cap.
-    pub fn llm(&self) -> &'a dyn Llm {
-        &*self.svc.llm
-    }
-
-    /// Slack's Web API.
-    pub fn slack(&self) -> &'a dyn SlackApi {
-        &*self.svc.slack
-    }
-
-    /// A draw in `[0, 1)` from the random source.
-    pub fn unit(&self) -> f64 {
-        self.svc.ports.random.unit()
-    }
-
-    /// Where the job's metrics go.
-    pub fn metrics(&self) -> &'a dyn Metrics {
-        &*self.svc.ports.metrics
-    }
-
-    /// The bot's own user id ([`Services::bot_user_id`]), under the job's
-    /// settings.
-    pub async fn bot_user_id(&self) -> Result<UserId, PortError> {
-        self.svc.bot_user_id(&self.settings).await
     }
 }
 

@@ -18,9 +18,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::{JobContext, Services};
+use super::JobContext;
 use myao_core::ports::{
-    Clock, Llm, LlmReply, LlmRequest, LlmRole, PortError, SettingsProvider, Store,
+    Clock, Llm, LlmReply, LlmRequest, LlmRole, Messages, PortError, SettingsProvider, Store,
 };
 use myao_domain::limits::{self, CallPurpose, Limit, LIMIT_NOTICE};
 use myao_domain::{Job, Ts, UserId};
@@ -103,7 +103,7 @@ impl Llm for CappedLlm {
 }
 
 /// The author of a mention job's newest message (the person who asked).
-async fn author(svc: &Services, job: &Job) -> Result<Option<UserId>, PortError> {
+async fn author(messages: &dyn Messages, job: &Job) -> Result<Option<UserId>, PortError> {
     let Job::Response {
         channel,
         newest_ts,
@@ -113,9 +113,7 @@ async fn author(svc: &Services, job: &Job) -> Result<Option<UserId>, PortError> 
     else {
         return Ok(None);
     };
-    Ok(svc
-        .ports
-        .store
+    Ok(messages
         .get_message(channel, *newest_ts)
         .await?
         .map(|m| m.user))
@@ -136,11 +134,11 @@ pub struct Refused {
 /// A count is not given back: a job redelivered after a failure counts
 /// again, which can only make a limit stricter.
 pub async fn admit_reply(cx: &JobContext<'_>, job: &Job) -> Result<Option<Refused>, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     let Job::Response { channel, .. } = job else {
         return Ok(None);
     };
-    let author = author(svc, job).await?;
+    let author = author(cx.store(), job).await?;
     let mut counters = Vec::with_capacity(2);
     if let Some(user) = &author {
         counters.push((Limit::MentionsPerUser, limits::user_mentions(user, now)));
@@ -151,9 +149,8 @@ pub async fn admit_reply(cx: &JobContext<'_>, job: &Job) -> Result<Option<Refuse
     ));
     for (limit, counter) in counters {
         let max = u64::from(limit.max(settings));
-        if !svc
-            .ports
-            .store
+        if !cx
+            .store()
             .count(&counter.key, max, counter.expires_at)
             .await?
         {
@@ -166,7 +163,7 @@ pub async fn admit_reply(cx: &JobContext<'_>, job: &Job) -> Result<Option<Refuse
 /// The outcome of a response job whose reply the day's LLM budget refused
 /// (the notice posted for a mention).
 pub async fn refused_by_budget(cx: &JobContext<'_>, job: &Job) -> Refused {
-    let author = match author(cx.svc, job).await {
+    let author = match author(cx.store(), job).await {
         Ok(author) => author,
         Err(error) => {
             tracing::warn!(%error, "could not read the mention's author; no notice");
@@ -178,7 +175,7 @@ pub async fn refused_by_budget(cx: &JobContext<'_>, job: &Job) -> Refused {
 
 /// Logs a refusal and, for a mention, posts the notice once an hour per person.
 async fn refuse(cx: &JobContext<'_>, job: &Job, author: Option<&UserId>, limit: Limit) -> Refused {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     let Job::Response {
         channel,
         thread_ts,
@@ -203,22 +200,23 @@ async fn refuse(cx: &JobContext<'_>, job: &Job, author: Option<&UserId>, limit: 
         Some(user) if *mention && settings.limit_notice => {
             // In the mention's thread (a top-level mention starts one), so
             // that the notice stays out of the channel's way.
-            notify(svc, channel, thread_ts.unwrap_or(*newest_ts), user, now).await
+            notify(cx, channel, thread_ts.unwrap_or(*newest_ts), user, now).await
         }
         _ => None,
     };
     Refused { limit, notice }
 }
 
+/// Posts the limit notice in `thread`, once an hour per person.
 async fn notify(
-    svc: &Services,
+    cx: &JobContext<'_>,
     channel: &myao_domain::ChannelId,
     thread: Ts,
     user: &UserId,
     now: DateTime<Utc>,
 ) -> Option<Ts> {
     let claim = limits::notice_claim(user, now);
-    match svc.ports.store.claim(&claim.key, claim.expires_at).await {
+    match cx.store().claim(&claim.key, claim.expires_at).await {
         Ok(true) => {}
         Ok(false) => {
             tracing::info!(user = %user, "no limit notice: one was posted within the hour");
@@ -229,8 +227,8 @@ async fn notify(
             return None;
         }
     }
-    match svc
-        .slack
+    match cx
+        .slack()
         .post_message(channel, Some(thread), LIMIT_NOTICE)
         .await
     {
@@ -251,8 +249,8 @@ async fn notify(
 /// [`limits::TOKEN_BREAKER_FOR`]: a reply could not be posted, so no LLM
 /// call is made for one.
 pub async fn token_refused(cx: &JobContext<'_>) -> Result<bool, PortError> {
-    let held = cx.svc.ports.store.held_until(limits::TOKEN_BREAKER).await?;
-    Ok(held.is_some_and(|until| until > cx.now))
+    let held = cx.store().held_until(limits::TOKEN_BREAKER).await?;
+    Ok(held.is_some_and(|until| until > cx.now()))
 }
 
 /// Opens the token breaker when `error` is Slack refusing the bot token
@@ -262,8 +260,8 @@ pub async fn trip_on_token_refusal(cx: &JobContext<'_>, error: &PortError) {
     if !limits::is_token_refusal(error.detail()) {
         return;
     }
-    let until = cx.now + limits::TOKEN_BREAKER_FOR;
-    match cx.svc.ports.store.claim(limits::TOKEN_BREAKER, until).await {
+    let until = cx.now() + limits::TOKEN_BREAKER_FOR;
+    match cx.store().claim(limits::TOKEN_BREAKER, until).await {
         Ok(_) => {
             tracing::warn!(%until, "Slack refused the bot token: no LLM call for a reply until then")
         }
@@ -280,7 +278,7 @@ pub async fn refused_unprompted(
     cx: &JobContext<'_>,
     channel: &myao_domain::ChannelId,
 ) -> Result<Option<DateTime<Utc>>, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     let caps = [
         (
             limits::unprompted_replies(channel, now),
@@ -294,9 +292,8 @@ pub async fn refused_unprompted(
         ),
     ];
     for (counter, max, setting) in caps {
-        let admitted = svc
-            .ports
-            .store
+        let admitted = cx
+            .store()
             .count(&counter.key, u64::from(max), counter.expires_at)
             .await?;
         if !admitted {

@@ -32,7 +32,7 @@ use super::{JobContext, Services};
 use crate::prompts::{
     format_now, MessageView, PersonView, PersonaView, ProactiveView, PromptError,
 };
-use myao_core::ports::{ChannelRecord, PortError};
+use myao_core::ports::{ChannelRecord, Claims, PortError};
 use myao_core::schedule::ScheduleName;
 use myao_domain::facts::strength;
 use myao_domain::privacy::Audience;
@@ -71,7 +71,7 @@ pub async fn plan(
     cx: &JobContext<'_>,
     records: &[ChannelRecord],
 ) -> Vec<(ChannelId, DateTime<Utc>)> {
-    let (settings, now) = (&*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     let mut planned = Vec::new();
     if !settings.proactive || settings.max_proactive_per_channel_week == 0 {
         return planned;
@@ -105,37 +105,36 @@ async fn plan_one(
     cx: &JobContext<'_>,
     channel: &ChannelId,
 ) -> Result<Option<DateTime<Utc>>, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     let Some((at, date)) = slot(
         now,
         settings.timezone,
         settings.proactive_hours,
         settings.proactive_days,
-        svc.ports.random.unit(),
+        cx.unit(),
     ) else {
         return Ok(None);
     };
     // The week's openings are used: no judgment to spend.
     let (full, _) = week_slot(channel, at, settings.max_proactive_per_channel_week);
-    if svc.ports.store.held_until(&full).await?.is_some() {
+    if cx.store().held_until(&full).await?.is_some() {
         return Ok(None);
     }
     let (day, expires) = day_claim(channel, date);
-    if !svc.ports.store.claim(&day, expires).await? {
+    if !cx.store().claim(&day, expires).await? {
         return Ok(None);
     }
     let job = Job::Proactive {
         channel: channel.clone(),
         made_at: Ts::from_datetime(now),
     };
-    if let Err(error) = svc
-        .ports
-        .scheduler
+    if let Err(error) = cx
+        .scheduler()
         .upsert(&schedule_name(channel), at, &job)
         .await
     {
         // The next hourly run may make it.
-        if let Err(release) = svc.ports.store.release(&day).await {
+        if let Err(release) = cx.store().release(&day).await {
             tracing::warn!(%release, "could not release the proactive day claim");
         }
         return Err(error);
@@ -258,10 +257,9 @@ pub async fn run(
         made_at,
     }
     .claim_key();
-    if !svc
-        .ports
-        .store
-        .claim(&claim, cx.now + Duration::days(CLAIM_DAYS))
+    if !cx
+        .store()
+        .claim(&claim, cx.now() + Duration::days(CLAIM_DAYS))
         .await?
     {
         tracing::info!("proactive judgment already done");
@@ -286,7 +284,7 @@ async fn allowed(
     cx: &JobContext<'_>,
     channel: &ChannelId,
 ) -> Result<Result<Channel, Hold>, PortError> {
-    let (settings, now) = (&*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     if !settings.proactive || settings.max_proactive_per_channel_week == 0 {
         return Ok(Err(Hold::Off));
     }
@@ -318,9 +316,7 @@ async fn spoken_since(
     made_at: Ts,
 ) -> Result<bool, PortError> {
     Ok(!cx
-        .svc
-        .ports
-        .store
+        .store()
         .messages_after(channel, Some(made_at), 1)
         .await?
         .is_empty())
@@ -330,12 +326,8 @@ async fn spoken_since(
 /// message, no long enough silence, the bot's own word last or within its
 /// cooldown, the week's openings used.
 async fn silence_held(cx: &JobContext<'_>, channel: &ChannelId) -> Result<Option<Hold>, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let recent = svc
-        .ports
-        .store
-        .recent_messages(channel, VIEW_MESSAGES)
-        .await?;
+    let (settings, now) = (cx.settings(), cx.now());
+    let recent = cx.store().recent_messages(channel, VIEW_MESSAGES).await?;
     let Some(newest) = recent.iter().max_by_key(|m| m.ts) else {
         return Ok(Some(Hold::Empty));
     };
@@ -346,7 +338,7 @@ async fn silence_held(cx: &JobContext<'_>, channel: &ChannelId) -> Result<Option
     ) {
         return Ok(Some(Hold::NotSilent));
     }
-    let bot = svc.bot_user_id(settings).await.ok();
+    let bot = cx.bot_user_id().await.ok();
     if newest.is_bot && bot.as_ref().is_none_or(|b| *b == newest.user) {
         return Ok(Some(Hold::BotSpokeLast));
     }
@@ -358,9 +350,8 @@ async fn silence_held(cx: &JobContext<'_>, channel: &ChannelId) -> Result<Option
         return Ok(Some(Hold::Cooldown));
     }
     let max = settings.max_proactive_per_channel_week;
-    if svc
-        .ports
-        .store
+    if cx
+        .store()
         .held_until(&week_slot(channel, now, max).0)
         .await?
         .is_some()
@@ -412,7 +403,6 @@ async fn open(
     topic: String,
     claim: &str,
 ) -> Result<ProactiveOutcome, PortError> {
-    let svc = cx.svc;
     let Some(week) = take_week_slot(cx, channel).await? else {
         return Ok(held(Hold::WeekFull));
     };
@@ -420,12 +410,12 @@ async fn open(
         Ok(None) => {}
         Ok(Some(_)) => {
             // The week's opening is not used; this job is done.
-            release(svc, &[&week]).await;
+            release(cx.store(), &[&week]).await;
             return Ok(held(Hold::HourFull));
         }
         Err(error) => {
             // A redelivery may judge again.
-            release(svc, &[&week, claim]).await;
+            release(cx.store(), &[&week, claim]).await;
             return Err(error);
         }
     }
@@ -439,11 +429,14 @@ async fn open(
         },
         seen_ts: None,
     };
-    if let Err(error) = svc.ports.queue.send(&response, 0).await {
-        release(svc, &[&week, claim]).await;
+    if let Err(error) = cx.queue().send(&response, 0).await {
+        release(cx.store(), &[&week, claim]).await;
         return Err(error);
     }
-    Ok(ProactiveOutcome::Open { topic, at: cx.now })
+    Ok(ProactiveOutcome::Open {
+        topic,
+        at: cx.now(),
+    })
 }
 
 /// Claims the first of the week's openings still free; `None` when all
@@ -452,9 +445,9 @@ async fn take_week_slot(
     cx: &JobContext<'_>,
     channel: &ChannelId,
 ) -> Result<Option<String>, PortError> {
-    for n in 1..=cx.settings.max_proactive_per_channel_week {
-        let (key, expires) = week_slot(channel, cx.now, n);
-        if cx.svc.ports.store.claim(&key, expires).await? {
+    for n in 1..=cx.settings().max_proactive_per_channel_week {
+        let (key, expires) = week_slot(channel, cx.now(), n);
+        if cx.store().claim(&key, expires).await? {
             return Ok(Some(key));
         }
     }
@@ -462,9 +455,9 @@ async fn take_week_slot(
 }
 
 /// Gives claims back (logged when it cannot).
-async fn release(svc: &Services, keys: &[&str]) {
+async fn release(claims: &dyn Claims, keys: &[&str]) {
     for key in keys {
-        if let Err(error) = svc.ports.store.release(key).await {
+        if let Err(error) = claims.release(key).await {
             tracing::warn!(%error, "could not release a proactive claim");
         }
     }
@@ -476,14 +469,14 @@ async fn judge(
     cx: &JobContext<'_>,
     channel: &Channel,
 ) -> Result<Result<Option<String>, Unusable>, PortError> {
-    let request = match view(cx, channel).await?.judgment_request(&cx.settings) {
+    let request = match view(cx, channel).await?.judgment_request(cx.settings()) {
         Ok(request) => request,
         Err(error) => {
             tracing::warn!(%error, "proactive prompt failed to render");
             return Ok(Err(error.into()));
         }
     };
-    let reply = match cx.svc.llm.complete(&request).await {
+    let reply = match cx.llm().complete(&request).await {
         Ok(reply) => reply,
         Err(error) => {
             tracing::warn!(%error, "proactive judgment LLM call failed");
@@ -510,13 +503,12 @@ pub(crate) async fn view(
     cx: &JobContext<'_>,
     channel: &Channel,
 ) -> Result<ProactiveView, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let messages = svc
-        .ports
-        .store
+    let (settings, now) = (cx.settings(), cx.now());
+    let messages = cx
+        .store()
         .recent_messages(&channel.id, VIEW_MESSAGES)
         .await?;
-    let pending = svc.ports.store.forgets().await?;
+    let pending = cx.store().forgets().await?;
     let of_channel = |f: &Forget| f.channel == channel.id && !f.is_whole_channel();
     let fresh = |m: Option<Memory>| {
         m.filter(|m| !pending.iter().any(|f| of_channel(f) && f.may_be_in(m)))
@@ -525,22 +517,16 @@ pub(crate) async fn view(
     let scope = MemoryScope::Channel {
         channel: channel.id.clone(),
     };
-    let long_term = fresh(svc.ports.store.get_memory(&scope, MemoryKind::Long).await?);
-    let short_term = fresh(
-        svc.ports
-            .store
-            .get_memory(&scope, MemoryKind::Short)
-            .await?,
-    );
+    let long_term = fresh(cx.store().get_memory(&scope, MemoryKind::Long).await?);
+    let short_term = fresh(cx.store().get_memory(&scope, MemoryKind::Short).await?);
 
     let names = prompt_names(cx, messages.iter()).await?;
     let talk: Vec<&myao_domain::Message> = messages.iter().collect();
     let people = context::people(cx, &talk, &names, Audience::Channel(channel)).await?;
 
     let half_life = settings.fact_half_life();
-    let mut facts: Vec<_> = svc
-        .ports
-        .store
+    let mut facts: Vec<_> = cx
+        .store()
         .facts(&channel.id)
         .await?
         .into_iter()

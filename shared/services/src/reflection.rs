@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::Duration;
 
-use super::{JobContext, MemoryReport, Services};
-use myao_core::ports::PortError;
+use super::{JobContext, MemoryReport};
+use myao_core::ports::{FactRecords, PortError, ProfileRecords, Store};
 use myao_domain::facts::{self, superseded, Fact, NewFact};
 use myao_domain::people::{still_backed, tally, MAX_TOPICS};
 use myao_domain::text::mentions;
@@ -31,13 +31,12 @@ pub async fn count_in_profiles(
     conversation: &[Message],
     after: Option<Ts>,
 ) -> Result<Option<UserId>, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let Ok(bot) = svc.bot_user_id(settings).await else {
+    let (settings, now) = (cx.settings(), cx.now());
+    let Ok(bot) = cx.bot_user_id().await else {
         return Ok(None);
     };
     for (user, delta) in tally(conversation, after, &bot, &settings.names()) {
-        svc.ports
-            .store
+        cx.store()
             .add_to_profile(&user, &delta, now + Duration::days(PROFILE_DAYS))
             .await?;
     }
@@ -51,12 +50,8 @@ pub async fn mark_reflected(
     place: &Conversation,
     newest: Ts,
 ) -> Result<(), PortError> {
-    let expires = cx.now + Duration::days(PROFILE_DAYS);
-    cx.svc
-        .ports
-        .store
-        .set_reflected(place, newest, expires)
-        .await
+    let expires = cx.now() + Duration::days(PROFILE_DAYS);
+    cx.store().set_reflected(place, newest, expires).await
 }
 
 /// Stores the facts a memory call `found` in `channel`'s messages, each
@@ -67,16 +62,15 @@ pub async fn keep_facts(
     found: Vec<NewFact>,
     report: &mut MemoryReport,
 ) -> Result<(), PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     // A profile is shown in every channel's prompts: its topics come only
     // from shareable facts of channels whose talk may be repeated anywhere.
-    let open = svc
-        .ports
-        .store
+    let open = cx
+        .store()
         .get_channel(channel)
         .await?
         .is_some_and(|r| r.channel.visibility.is_open());
-    let mut existing = svc.ports.store.facts(channel).await?;
+    let mut existing = cx.store().facts(channel).await?;
     let expires = now + settings.fact_half_life() * FACT_HALF_LIVES;
     for (i, new_fact) in found.into_iter().enumerate() {
         if let Some(old) = superseded(&existing, &new_fact) {
@@ -84,7 +78,7 @@ pub async fn keep_facts(
                 outdated: true,
                 ..old.clone()
             };
-            svc.ports.store.put_fact(&outdated, expires).await?;
+            cx.store().put_fact(&outdated, expires).await?;
             if let Some(slot) = existing.iter_mut().find(|f| f.id == outdated.id) {
                 *slot = outdated;
             }
@@ -97,9 +91,9 @@ pub async fn keep_facts(
             .unwrap_or_else(|| Ts::from_datetime(now));
         let id = format!("{}-{i}", newest.sort_key());
         let fact = new_fact.stored(id, channel.clone(), now);
-        svc.ports.store.put_fact(&fact, expires).await?;
+        cx.store().put_fact(&fact, expires).await?;
         if open && fact.shareable {
-            note_topics(svc, &fact).await?;
+            note_topics(cx.store(), &fact).await?;
         }
         report.facts.push(fact.text.clone());
         existing.push(fact);
@@ -109,9 +103,9 @@ pub async fn keep_facts(
 
 /// Puts a fact's first keywords at the front of its speakers' topics (only
 /// for a shareable fact of an open channel: profiles travel).
-async fn note_topics(svc: &Services, fact: &Fact) -> Result<(), PortError> {
+async fn note_topics(profiles: &dyn ProfileRecords, fact: &Fact) -> Result<(), PortError> {
     for user in &fact.speakers {
-        let Some(profile) = svc.ports.store.profile(user).await? else {
+        let Some(profile) = profiles.profile(user).await? else {
             continue;
         };
         let mut topics: Vec<String> = fact.keywords.iter().take(2).cloned().collect();
@@ -122,7 +116,7 @@ async fn note_topics(svc: &Services, fact: &Fact) -> Result<(), PortError> {
                 .filter(|t| !fact.keywords.contains(t)),
         );
         topics.truncate(MAX_TOPICS);
-        svc.ports.store.set_topics(user, &topics).await?;
+        profiles.set_topics(user, &topics).await?;
     }
     Ok(())
 }
@@ -130,14 +124,14 @@ async fn note_topics(svc: &Services, fact: &Fact) -> Result<(), PortError> {
 /// Forgets the facts of `channel` that came from the message `ts` (deleted,
 /// or edited since); returns the speakers of those forgotten.
 pub async fn forget_facts_from(
-    svc: &Services,
+    facts: &dyn FactRecords,
     channel: &ChannelId,
     ts: Ts,
 ) -> Result<BTreeSet<UserId>, PortError> {
     let mut speakers = BTreeSet::new();
-    for fact in svc.ports.store.facts(channel).await? {
+    for fact in facts.facts(channel).await? {
         if fact.sources.contains(&ts) {
-            svc.ports.store.delete_fact(channel, &fact.id).await?;
+            facts.delete_fact(channel, &fact.id).await?;
             speakers.extend(fact.speakers);
         }
     }
@@ -149,16 +143,16 @@ pub async fn forget_facts_from(
 /// keyword. A topic whose facts were forgotten (their message deleted,
 /// their channel made private) leaves the profile, which every channel's
 /// prompts show.
-pub async fn prune_topics(svc: &Services, users: &BTreeSet<UserId>) -> Result<(), PortError> {
+pub async fn prune_topics(store: &dyn Store, users: &BTreeSet<UserId>) -> Result<(), PortError> {
     if users.is_empty() {
         return Ok(());
     }
     let mut backing: BTreeMap<&UserId, BTreeSet<String>> = BTreeMap::new();
-    for record in svc.ports.store.channels().await? {
+    for record in store.channels().await? {
         if !record.channel.visibility.is_open() {
             continue;
         }
-        for fact in svc.ports.store.facts(&record.channel.id).await? {
+        for fact in store.facts(&record.channel.id).await? {
             if !fact.shareable || fact.outdated {
                 continue;
             }
@@ -171,12 +165,12 @@ pub async fn prune_topics(svc: &Services, users: &BTreeSet<UserId>) -> Result<()
         }
     }
     for user in users {
-        let Some(profile) = svc.ports.store.profile(user).await? else {
+        let Some(profile) = store.profile(user).await? else {
             continue;
         };
         let kept = still_backed(&profile.topics, backing.get(user));
         if kept != profile.topics {
-            svc.ports.store.set_topics(user, &kept).await?;
+            store.set_topics(user, &kept).await?;
             tracing::info!(
                 dropped = profile.topics.len() - kept.len(),
                 "topics of forgotten facts left a profile"
@@ -189,8 +183,8 @@ pub async fn prune_topics(svc: &Services, users: &BTreeSet<UserId>) -> Result<()
 /// Removes the facts of `channel` that faded below [`FACT_FLOOR`], and the
 /// weakest over `max_facts_per_channel`.
 pub async fn clean_facts(cx: &JobContext<'_>, channel: &ChannelId) -> Result<(), PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let all = svc.ports.store.facts(channel).await?;
+    let (settings, now) = (cx.settings(), cx.now());
+    let all = cx.store().facts(channel).await?;
     let gone = facts::cleanup(
         &all,
         now,
@@ -199,7 +193,7 @@ pub async fn clean_facts(cx: &JobContext<'_>, channel: &ChannelId) -> Result<(),
         settings.max_facts_per_channel as usize,
     );
     for id in &gone {
-        svc.ports.store.delete_fact(channel, id).await?;
+        cx.store().delete_fact(channel, id).await?;
     }
     if !gone.is_empty() {
         tracing::info!(%channel, facts = gone.len(), "faded facts forgotten");
@@ -210,21 +204,21 @@ pub async fn clean_facts(cx: &JobContext<'_>, channel: &ChannelId) -> Result<(),
 /// Forgets `user`: their profile, and every fact they said or that is
 /// about them (its subject is one of their `names`), in every channel.
 pub async fn forget_person(
-    svc: &Services,
+    store: &dyn Store,
     user: &UserId,
     names: &[String],
 ) -> Result<usize, PortError> {
-    svc.ports.store.delete_profile(user).await?;
+    store.delete_profile(user).await?;
     let mut gone = 0;
-    for record in svc.ports.store.channels().await? {
+    for record in store.channels().await? {
         let channel = record.channel.id;
-        for fact in svc.ports.store.facts(&channel).await? {
+        for fact in store.facts(&channel).await? {
             let about = names
                 .iter()
                 .any(|n| !n.is_empty() && fact.subject.trim().eq_ignore_ascii_case(n.trim()))
                 || mentions(&fact.text).any(|u| u == *user);
             if about || fact.speakers.contains(user) {
-                svc.ports.store.delete_fact(&channel, &fact.id).await?;
+                store.delete_fact(&channel, &fact.id).await?;
                 gone += 1;
             }
         }

@@ -58,7 +58,7 @@ pub(super) async fn run(
     read_at: DateTime<Utc>,
     report: &mut MemoryReport,
 ) -> Result<Digested, PortError> {
-    let (settings, now) = (&*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     let scope = MemoryScope::Channel {
         channel: channel.id.clone(),
     };
@@ -72,12 +72,7 @@ pub(super) async fn run(
         return Ok(Digested::Nothing);
     }
     let messages = with_roots(cx, channel, window, &moved).await?;
-    let long = cx
-        .svc
-        .ports
-        .store
-        .get_memory(&scope, MemoryKind::Long)
-        .await?;
+    let long = cx.store().get_memory(&scope, MemoryKind::Long).await?;
     let ask_long = long_asked(cx, long.as_ref(), progress.covered, window, window_start);
     let ask_facts = pending.facts_asked(settings, now);
     let marks = progress.prompt_marks(facts_on);
@@ -148,7 +143,7 @@ async fn progress(
     channel: &Channel,
     scope: &MemoryScope,
 ) -> Result<Progress, PortError> {
-    let store = &cx.svc.ports.store;
+    let store = cx.store();
     let short = store.get_memory(scope, MemoryKind::Short).await?;
     let covered = short.as_ref().and_then(|m| m.newest_ts);
     // Facts keep a mark of their own, which forgetting leaves and only a
@@ -226,13 +221,7 @@ async fn with_roots(
     let mut messages = window.to_vec();
     for thread in moved {
         if !messages.iter().any(|m| m.ts == thread.root) {
-            if let Some(root) = cx
-                .svc
-                .ports
-                .store
-                .get_message(&channel.id, thread.root)
-                .await?
-            {
+            if let Some(root) = cx.store().get_message(&channel.id, thread.root).await? {
                 messages.push(root);
             }
         }
@@ -255,7 +244,7 @@ fn long_asked(
     // The long-term memory takes it in now, whatever its interval.
     let leaving = covered > long_covered && long_covered.is_none_or(|l| l < window_start);
     let newest_in_window = window.iter().map(|m| m.ts).max();
-    leaving || long_term_due(long, newest_in_window, &cx.settings, cx.now)
+    leaving || long_term_due(long, newest_in_window, cx.settings(), cx.now())
 }
 
 /// Asks the first call, and once more when its answer is out of shape:
@@ -379,9 +368,7 @@ async fn further_threads<'a>(
 /// `LlmUnusableAnswers` (Role `memory`).
 fn unusable(cx: &JobContext<'_>, report: &mut MemoryReport) {
     report.unusable += 1;
-    cx.svc
-        .ports
-        .metrics
+    cx.metrics()
         .put(Datum::count(metrics::LLM_UNUSABLE).by("Role", "memory"));
 }
 
@@ -546,7 +533,7 @@ async fn ask<'a>(
     report: &mut MemoryReport,
 ) -> Result<Option<Answer<'a>>, PortError> {
     let Marks { unread, covered } = marks;
-    let settings = &*cx.settings;
+    let settings = cx.settings();
     let views = views(cx, messages).await?;
     let is_root = |m: &Message| call.threads.iter().any(|t| t.root == m.ts);
     let lines = messages
@@ -585,7 +572,7 @@ async fn ask<'a>(
         messages: lines,
         strict,
     };
-    let (request, shown) = match digest_request(settings, cx.now, &task) {
+    let (request, shown) = match digest_request(settings, cx.now(), &task) {
         Ok(fitted) => fitted,
         Err(error) => {
             tracing::error!(%error, channel = %channel.id, "digest prompt failed to render");
@@ -593,7 +580,7 @@ async fn ask<'a>(
         }
     };
     report.llm_calls += 1;
-    let text = match cx.svc.llm.complete(&request).await {
+    let text = match cx.llm().complete(&request).await {
         Ok(reply) => reply.text,
         Err(error) => {
             tracing::warn!(%error, channel = %channel.id, "digest not written: LLM failed");
@@ -637,12 +624,7 @@ async fn moved_threads(
             channel: channel.id.clone(),
             thread_ts: root,
         };
-        let previous = cx
-            .svc
-            .ports
-            .store
-            .get_memory(&scope, MemoryKind::Short)
-            .await?;
+        let previous = cx.store().get_memory(&scope, MemoryKind::Short).await?;
         let covered = previous.as_ref().and_then(|m| m.newest_ts);
         let lacking: Vec<Ts> = replies
             .into_iter()

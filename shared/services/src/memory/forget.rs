@@ -20,7 +20,7 @@ pub(super) async fn forgotten_since(
     scope: &MemoryScope,
     read_at: DateTime<Utc>,
 ) -> Result<bool, PortError> {
-    Ok(cx.svc.ports.store.forgets().await?.iter().any(|f| {
+    Ok(cx.store().forgets().await?.iter().any(|f| {
         f.at > read_at
             && match scope {
                 MemoryScope::Workspace => true,
@@ -58,7 +58,7 @@ const FORGET_GRACE_MINUTES: i64 = 15;
 /// Returns whether the workspace's long-term memory must be rebuilt, once
 /// the channels' are.
 async fn forget(cx: &JobContext<'_>, report: &mut MemoryReport) -> Result<bool, PortError> {
-    let forgets = cx.svc.ports.store.forgets().await?;
+    let forgets = cx.store().forgets().await?;
     if forgets.is_empty() {
         return Ok(false);
     }
@@ -132,9 +132,7 @@ impl<'a> Holders<'a> {
                 .push(f);
             // Its channel may have fed the workspace memory while it was open.
             let fed = cx
-                .svc
-                .ports
-                .store
+                .store()
                 .get_channel(&f.channel)
                 .await?
                 .is_none_or(|r| r.channel.visibility.is_open() || r.checked_at.is_none());
@@ -184,32 +182,31 @@ impl<'a> Holders<'a> {
 /// (`forget_facts_from` reads the channel's facts once per message), and
 /// the topics they backed, with those of a channel made private.
 async fn forget_facts(cx: &JobContext<'_>, forgets: &[Forget]) -> Result<(), PortError> {
-    let svc = cx.svc;
     let mut speakers = BTreeSet::new();
     for f in forgets {
         if f.is_whole_channel() {
             // Made private: its facts no longer back anyone's topics.
-            for fact in svc.ports.store.facts(&f.channel).await? {
+            for fact in cx.store().facts(&f.channel).await? {
                 speakers.extend(fact.speakers);
             }
             continue;
         }
-        let gone = crate::reflection::forget_facts_from(svc, &f.channel, f.ts).await?;
+        let gone = crate::reflection::forget_facts_from(cx.store(), &f.channel, f.ts).await?;
         if !gone.is_empty() {
             tracing::info!(channel = %f.channel, "facts of a deleted or edited message forgotten");
         }
         speakers.extend(gone);
     }
     // Their topics go with them: a profile is shown in every channel.
-    crate::reflection::prune_topics(svc, &speakers).await
+    crate::reflection::prune_topics(cx.store(), &speakers).await
 }
 
 /// Clears the forgets recorded over [`FORGET_GRACE_MINUTES`] ago; the
 /// others stay pending a while for the writes in flight.
 async fn clear_handled(cx: &JobContext<'_>, forgets: &[Forget]) -> Result<(), PortError> {
     for f in forgets {
-        if cx.now - f.at >= Duration::minutes(FORGET_GRACE_MINUTES) {
-            cx.svc.ports.store.clear_forget(f).await?;
+        if cx.now() - f.at >= Duration::minutes(FORGET_GRACE_MINUTES) {
+            cx.store().clear_forget(f).await?;
         }
     }
     Ok(())
@@ -223,7 +220,7 @@ async fn remove_if_covered(
     kind: MemoryKind,
     forgets: &[&Forget],
 ) -> Result<bool, PortError> {
-    let store = &cx.svc.ports.store;
+    let store = cx.store();
     let Some(memory) = store.get_memory(scope, kind).await? else {
         return Ok(false);
     };

@@ -97,8 +97,8 @@ pub(super) async fn keep(
         updated_at: read_at,
         newest_ts,
     };
-    let retention = memory_retention(&cx.settings, cx.now);
-    cx.svc.ports.store.put_memory(&memory, retention).await?;
+    let retention = memory_retention(cx.settings(), cx.now());
+    cx.store().put_memory(&memory, retention).await?;
     tracing::info!(%scope, kind = kind.as_str(), "memory written");
     report.written.push((scope.clone(), kind));
     Ok(())
@@ -119,8 +119,8 @@ async fn ask<T: Fit>(
     } = target;
     let (kind, template) = (*kind, *template);
     let prompt = MemoryPrompt {
-        settings: &cx.settings,
-        now: cx.now,
+        settings: cx.settings(),
+        now: cx.now(),
         kind,
         template,
     };
@@ -132,7 +132,7 @@ async fn ask<T: Fit>(
         }
     };
     report.llm_calls += 1;
-    let content = match cx.svc.llm.complete(&request).await {
+    let content = match cx.llm().complete(&request).await {
         Ok(reply) => reply.text.trim().to_owned(),
         Err(error) => {
             tracing::warn!(%error, %scope, kind = kind.as_str(), "memory not written: LLM failed");
@@ -147,7 +147,7 @@ async fn ask<T: Fit>(
 }
 
 async fn views(cx: &JobContext<'_>, messages: &[Message]) -> Result<Vec<MessageView>, PortError> {
-    let settings = &*cx.settings;
+    let settings = cx.settings();
     let names = prompt_names(cx, messages.iter()).await?;
     Ok(messages
         .iter()
@@ -163,14 +163,12 @@ async fn rebuild_thread(
     channel: &ChannelId,
     thread_ts: Ts,
 ) -> Result<MemoryReport, PortError> {
-    let svc = cx.svc;
     let mut report = MemoryReport::default();
-    let read_at = svc.ports.clock.now();
+    let read_at = cx.clock().now();
     // Read the table itself, consistently (an index may still show what
     // was just deleted or edited).
-    let mut messages: Vec<Message> = svc
-        .ports
-        .store
+    let mut messages: Vec<Message> = cx
+        .store()
         .messages_after(channel, Some(thread_ts), WINDOW_MESSAGES)
         .await?
         .into_iter()
@@ -178,7 +176,7 @@ async fn rebuild_thread(
         .collect();
     let skip = messages.len().saturating_sub(THREAD_MESSAGES);
     messages.drain(..skip);
-    if let Some(root) = svc.ports.store.get_message(channel, thread_ts).await? {
+    if let Some(root) = cx.store().get_message(channel, thread_ts).await? {
         messages.insert(0, root);
     }
     let scope = MemoryScope::Thread {
@@ -186,10 +184,7 @@ async fn rebuild_thread(
         thread_ts,
     };
     let Some(newest) = messages.iter().map(|m| m.ts).max() else {
-        svc.ports
-            .store
-            .delete_memory(&scope, MemoryKind::Short)
-            .await?;
+        cx.store().delete_memory(&scope, MemoryKind::Short).await?;
         tracing::info!(%scope, "thread memory removed: nothing remains");
         return Ok(report);
     };
@@ -223,9 +218,9 @@ pub const WORKSPACE_AFTER_SECONDS: u32 = 300;
 pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
     let mut report = forget_now(svc).await?;
     let cx = JobContext::begin(svc).await?;
-    let (settings, now) = (&*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
-    let records = svc.ports.store.channels().await?;
+    let records = cx.store().channels().await?;
     report.proactive = super::proactive::plan(&cx, &records).await;
     let mut channels: Vec<ChannelId> = records
         .into_iter()
@@ -234,14 +229,10 @@ pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
         .collect();
     channels.sort();
     for channel in channels {
-        svc.ports
-            .queue
-            .send(&Job::ChannelMemory { channel }, 0)
-            .await?;
+        cx.queue().send(&Job::ChannelMemory { channel }, 0).await?;
         report.queued += 1;
     }
-    svc.ports
-        .queue
+    cx.queue()
         .send(&Job::WorkspaceMemory, WORKSPACE_AFTER_SECONDS)
         .await?;
     report.queued += 1;
@@ -252,17 +243,16 @@ pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
 /// and the memories of its threads in the window that no judgment covered.
 pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryReport, PortError> {
     let cx = JobContext::begin(svc).await?;
-    let (settings, now) = (&*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     // Its visibility (checked with Slack when not lately) decides whether
     // the workspace memory may read it.
     let (channel, record) = super::context::channel_and_record(&cx, id).await?;
     let window_start =
         Ts::from_datetime(now - Duration::hours(i64::from(settings.short_term_window_hours)));
     // Before the read: a deletion recorded after it is seen by the writes.
-    let read_at = svc.ports.clock.now();
-    let messages = svc
-        .ports
-        .store
+    let read_at = cx.clock().now();
+    let messages = cx
+        .store()
         .messages_after(&channel.id, Some(window_start), WINDOW_MESSAGES)
         .await?;
     let mut report = MemoryReport::default();
@@ -275,9 +265,8 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
         back_off(&cx, &channel.id, backoff, digested).await?;
     }
     let memories = Memories::of_channel(&channel);
-    let short = svc
-        .ports
-        .store
+    let short = cx
+        .store()
         .get_memory(&memories.scope, MemoryKind::Short)
         .await?;
     if let Some(short) = short.filter(|m| !m.content.is_empty()) {
@@ -302,10 +291,10 @@ async fn back_off(
     backoff: Option<Backoff>,
     digested: digest::Digested,
 ) -> Result<(), PortError> {
-    let store = &cx.svc.ports.store;
+    let store = cx.store();
     match digested {
         digest::Digested::Unusable => {
-            let next = Backoff::after_failure(backoff.as_ref(), cx.now);
+            let next = Backoff::after_failure(backoff.as_ref(), cx.now());
             tracing::warn!(failures = next.failures, until = %next.until, "digest unusable; its channel's digest backs off");
             store.put_digest_backoff(id, Some(&next)).await
         }
@@ -329,13 +318,12 @@ pub async fn workspace_memory(svc: &Services) -> Result<MemoryReport, PortError>
     let memories = Memories::of_workspace();
     // The channels' own memories are in every prompt: the workspace's
     // overview of them is rewritten on the long-term clock.
-    let interval = Duration::seconds(i64::from(cx.settings.long_term_update_interval_seconds));
-    let short = svc
-        .ports
-        .store
+    let interval = Duration::seconds(i64::from(cx.settings().long_term_update_interval_seconds));
+    let short = cx
+        .store()
         .get_memory(&memories.scope, MemoryKind::Short)
         .await?;
-    if short.is_some_and(|m| cx.now - m.updated_at < interval) {
+    if short.is_some_and(|m| cx.now() - m.updated_at < interval) {
         return Ok(report);
     }
     let task = async { Ok(WorkspaceTask { channels: lines }) };
@@ -357,10 +345,10 @@ struct OpenChannel {
 /// the workspace memory, by their visibility checked with Slack lately,
 /// sorted by name.
 async fn open_channels(cx: &JobContext<'_>) -> Result<Vec<OpenChannel>, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
     let mut open = Vec::new();
-    for record in svc.ports.store.channels().await? {
+    for record in cx.store().channels().await? {
         if record.last_active < active_since {
             continue;
         }
@@ -479,10 +467,9 @@ async fn merge_long(
     short: &Memory,
     wait: bool,
 ) -> Result<bool, PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let long = svc
-        .ports
-        .store
+    let (settings, now) = (cx.settings(), cx.now());
+    let long = cx
+        .store()
         .get_memory(&memories.scope, MemoryKind::Long)
         .await?;
     let lacks = short
@@ -507,21 +494,18 @@ async fn refresh_short<T: Fit>(
     newest: Ts,
     task: impl std::future::Future<Output = Result<T, PortError>>,
 ) -> Result<Option<Memory>, PortError> {
-    let svc = cx.svc;
-    let short = svc
-        .ports
-        .store
+    let short = cx
+        .store()
         .get_memory(&memories.scope, MemoryKind::Short)
         .await?;
     if covers(short.as_ref(), newest) {
         return Ok(short);
     }
     let task = task.await?;
-    let written = write(cx, report, memories.short(), &task, Some(newest), cx.now).await?;
+    let written = write(cx, report, memories.short(), &task, Some(newest), cx.now()).await?;
     if written {
-        return svc
-            .ports
-            .store
+        return cx
+            .store()
             .get_memory(&memories.scope, MemoryKind::Short)
             .await;
     }
@@ -543,12 +527,8 @@ async fn rebuild_channel_long(
     report: &mut MemoryReport,
     id: &ChannelId,
 ) -> Result<(), PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
-    let messages = svc
-        .ports
-        .store
-        .messages_after(id, None, WINDOW_MESSAGES)
-        .await?;
+    let (settings, now) = (cx.settings(), cx.now());
+    let messages = cx.store().messages_after(id, None, WINDOW_MESSAGES).await?;
     let channel = super::context::channel(cx, id).await?;
     let memories = Memories::of_channel(&channel);
     let newest = messages.iter().map(|m| m.ts).max();
@@ -565,10 +545,7 @@ async fn rebuild_channel_long(
     };
     if !rewritten {
         let scope = memories.scope;
-        svc.ports
-            .store
-            .delete_memory(&scope, MemoryKind::Long)
-            .await?;
+        cx.store().delete_memory(&scope, MemoryKind::Long).await?;
         tracing::info!(%scope, "channel long-term memory removed while forgetting");
     }
     Ok(())
@@ -596,15 +573,14 @@ fn long_term_due(
 /// within its window: "recent events" from days ago would mislead. The
 /// long-term memory keeps them.
 async fn clear_quiet(cx: &JobContext<'_>, short: Memory) -> Result<(), PortError> {
-    let (svc, settings, now) = (cx.svc, &*cx.settings, cx.now);
+    let (settings, now) = (cx.settings(), cx.now());
     let scope = short.scope.clone();
     let cleared = Memory {
         content: String::new(),
         updated_at: now,
         ..short
     };
-    svc.ports
-        .store
+    cx.store()
         .put_memory(&cleared, memory_retention(settings, now))
         .await?;
     tracing::info!(%scope, "channel short-term memory cleared: a quiet window");
@@ -628,7 +604,7 @@ async fn channel_lines(
         let scope = MemoryScope::Channel {
             channel: channel.id.clone(),
         };
-        if let Some(m) = cx.svc.ports.store.get_memory(&scope, kind).await? {
+        if let Some(m) = cx.store().get_memory(&scope, kind).await? {
             newest = newest.max(m.newest_ts);
             lines.push(ChannelLine {
                 name: channel.name.clone(),
@@ -653,7 +629,7 @@ async fn rebuild_workspace_long(
     }
     let task = WorkspaceTask { channels: lines };
     let memories = Memories::of_workspace();
-    write_long_afresh(cx, report, &memories, &task, newest, cx.now).await?;
+    write_long_afresh(cx, report, &memories, &task, newest, cx.now()).await?;
     Ok(())
 }
 

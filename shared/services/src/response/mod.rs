@@ -346,7 +346,7 @@ async fn before_writing(cx: &JobContext<'_>, job: &Job) -> Result<Ready, PortErr
 /// thread when it did. Fails soft: a missing scope or an older workspace
 /// costs the sign of life, never the reply.
 async fn show_status(cx: &JobContext<'_>, channel: &ChannelId, thread: Ts) -> Option<Ts> {
-    let lines = match status_lines(&cx.settings.persona_name) {
+    let lines = match status_lines(&cx.settings().persona_name) {
         Ok(lines) if !lines.is_empty() => lines,
         Ok(_) => return None,
         Err(error) => {
@@ -355,8 +355,7 @@ async fn show_status(cx: &JobContext<'_>, channel: &ChannelId, thread: Ts) -> Op
         }
     };
     match cx
-        .svc
-        .slack
+        .slack()
         .set_status(channel, thread, &lines[0], &lines)
         .await
     {
@@ -387,8 +386,7 @@ async fn forget_on_request(
     thread_ts: Option<Ts>,
     newest_ts: Ts,
 ) -> Result<Option<ResponseOutcome>, PortError> {
-    let svc = cx.svc;
-    let Some(asked) = svc.ports.store.get_message(channel, newest_ts).await? else {
+    let Some(asked) = cx.store().get_message(channel, newest_ts).await? else {
         return Ok(None);
     };
     if !forget_me(&asked.text) {
@@ -396,12 +394,12 @@ async fn forget_on_request(
     }
     let ids = std::collections::BTreeSet::from([asked.user.clone()]);
     let names: Vec<String> = context::user_names(cx, &ids).await?.into_values().collect();
-    let facts = forget_person(svc, &asked.user, &names).await?;
+    let facts = forget_person(cx.store(), &asked.user, &names).await?;
     tracing::info!(facts, "forgot a person on their request");
     let text = escape(FORGOTTEN_NOTICE);
     Ok(Some(
-        match svc
-            .slack
+        match cx
+            .slack()
             .post_message(channel, Some(thread_ts.unwrap_or(newest_ts)), &text)
             .await
         {
