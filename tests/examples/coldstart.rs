@@ -14,7 +14,9 @@
 //!
 //! A binary named `hello` or `ingest` gets signed Function URL events (a new
 //! top-level message each); `judgment`, `response` and `memory` get an empty
-//! SQS batch. For each, the medians over the runs of:
+//! SQS batch. A name may carry a label after a colon, `ingest:before=PATH
+//! ingest:after=PATH`, to compare two builds of one function in the same
+//! interleaved run. For each, the medians over the runs of:
 //!
 //! - init: from the spawn to the runtime's first request for an event (what
 //!   Lambda bills and reports as the init duration);
@@ -27,6 +29,10 @@
 //!
 //! The child's environment is a Lambda's: only the runtime's variables, the
 //! function's own and credentials, no AWS config file.
+
+// Tests may be longer than production code's 80 lines (clippy.toml): a
+// table of cases or a scenario reads best whole.
+#![allow(clippy::too_many_lines)]
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -54,7 +60,10 @@ const API: &str = "/2018-06-01/runtime";
 
 /// One function under measurement.
 struct Target {
+    /// As given, label included (`ingest:before`).
     name: String,
+    /// The function alone (`ingest`): its events and environment.
+    kind: String,
     path: PathBuf,
     env: Vec<(String, String)>,
 }
@@ -257,7 +266,7 @@ fn status_kib(pid: u32, field: &str) -> Result<u64> {
 async fn run_once(target: &Target, warm: usize, logs: &std::path::Path) -> Result<Sample> {
     let shared = Arc::new(Shared {
         run: Mutex::new(Run {
-            events: events(&target.name, 1 + warm)?,
+            events: events(&target.kind, 1 + warm)?,
             answered: vec![None; 1 + warm],
             ..Run::default()
         }),
@@ -451,10 +460,11 @@ async fn main() -> Result<()> {
                 let (name, path) = other
                     .split_once('=')
                     .context("expected NAME=PATH, e.g. ingest=target/release/myao-ingest")?;
-                if name != "hello" && function(name).is_none() {
+                let kind = name.split_once(':').map_or(name, |(kind, _)| kind);
+                if kind != "hello" && function(kind).is_none() {
                     bail!("unknown function {name}: hello, ingest, judgment, response or memory");
                 }
-                named.push((name.to_owned(), PathBuf::from(path)));
+                named.push((name.to_owned(), kind.to_owned(), PathBuf::from(path)));
             }
         }
     }
@@ -464,9 +474,10 @@ async fn main() -> Result<()> {
     let vars = environment().await?;
     let targets: Vec<Target> = named
         .into_iter()
-        .map(|(name, path)| Target {
-            env: lambda_env(&name, &vars),
+        .map(|(name, kind, path)| Target {
+            env: lambda_env(&kind, &vars),
             name,
+            kind,
             path,
         })
         .collect();

@@ -9,6 +9,10 @@
 //!
 //! `cargo bench -p myao-local --bench replay`
 
+// Tests may be longer than production code's 80 lines (clippy.toml): a
+// table of cases or a scenario reads best whole.
+#![allow(clippy::too_many_lines)]
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

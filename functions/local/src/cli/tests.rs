@@ -1,3 +1,7 @@
+// Tests may be longer than production code's 80 lines (clippy.toml): a
+// table of cases or a scenario reads best whole.
+#![allow(clippy::too_many_lines)]
+
 use chrono::NaiveDate;
 use clap::error::ErrorKind;
 
