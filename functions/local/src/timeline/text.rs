@@ -747,19 +747,9 @@ mod tests {
             })
             .unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert!(
-            text.contains(
-                "#general  judgment (top level): rule_yes, reply in 30 s in the thread of 08:00:00, \
-                 without asking the LLM\n"
-            ),
-            "{text}"
-        );
-        let expected = format!(
-            "rule stage: respond score=60 [20..50) unanswered_question({:+}) after_silence({:+})\n",
-            Signal::UnansweredQuestion.points(),
-            Signal::AfterSilence.points()
-        );
-        assert!(text.contains(&expected), "{text}");
+        // The signals' points as the rule stage weighs them today: a new
+        // weight is a new snapshot.
+        insta::assert_snapshot!(text);
     }
 
     #[test]
