@@ -7,6 +7,7 @@ use myao_domain::channel::VisibilityChange;
 use myao_domain::files::{self, SharedFile};
 use myao_domain::ids::{ChannelId, IdError, Ts, UserId};
 use myao_domain::message::Message;
+use myao_domain::reply::EmojiName;
 
 /// A request body from the Events API.
 // One per request, never held in bulk: boxing the event would only add an
@@ -62,8 +63,28 @@ pub enum SlackEvent {
         channel: ChannelId,
         change: VisibilityChange,
     },
+    /// Someone added or removed a reaction on a message
+    /// (`reaction_added`, `reaction_removed`): a hint when the message is
+    /// the bot's.
+    Reaction(Reaction),
     /// Nothing to store or do (joins, topic changes, unknown subtypes...).
     Ignored { reason: Unhandled },
+}
+
+/// A reaction added to, or removed from, a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reaction {
+    /// Added (`reaction_added`), or withdrawn (`reaction_removed`).
+    pub added: bool,
+    /// Who reacted.
+    pub user: UserId,
+    /// The emoji's name, without a skin tone (`+1::skin-tone-2` is `+1`).
+    pub emoji: EmojiName,
+    /// The message reacted to.
+    pub channel: ChannelId,
+    pub ts: Ts,
+    /// Who wrote that message, when Slack said (`item_user`).
+    pub author: Option<UserId>,
 }
 
 /// Why an event is nothing to store or do. Displayed as the `event
@@ -168,6 +189,7 @@ pub fn check_times(
         SlackEvent::Edited { ts, thread_ts, .. } | SlackEvent::Deleted { ts, thread_ts, .. } => {
             (*ts, *thread_ts)
         }
+        SlackEvent::Reaction(reaction) => (reaction.ts, None),
         SlackEvent::VisibilityChanged { .. } | SlackEvent::Ignored { .. } => return Ok(()),
     };
     sane(ts, "ts")?;
@@ -275,6 +297,8 @@ pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
         "message" => message_event(event),
         "channel_shared" => visibility(event, VisibilityChange::SharedExternally),
         "channel_unshared" => visibility(event, VisibilityChange::Unshared),
+        "reaction_added" => reaction(event, true),
+        "reaction_removed" => reaction(event, false),
         other => Ok(SlackEvent::Ignored {
             reason: Unhandled::EventType(other.to_owned()),
         }),
@@ -353,6 +377,41 @@ fn deleted(event: &Value) -> Result<SlackEvent, EventParseError> {
         channel: channel(event)?,
         ts,
         thread_ts,
+    })
+}
+
+/// A reaction on a message (one on a file, or a file comment, is
+/// nothing to the bot).
+fn reaction(event: &Value, added: bool) -> Result<SlackEvent, EventParseError> {
+    let item = event.get("item").ok_or(EventParseError::Missing("item"))?;
+    if opt_str(item, "type") != Some("message") {
+        let kind = if added {
+            "reaction_added"
+        } else {
+            "reaction_removed"
+        };
+        return Ok(SlackEvent::Ignored {
+            reason: Unhandled::EventType(format!("{kind} on a file")),
+        });
+    }
+    let name = str_field(event, "reaction")?;
+    let base = name.split("::").next().unwrap_or(name);
+    let emoji = EmojiName::parse(base).map_err(|_| EventParseError::Missing("reaction"))?;
+    Ok(SlackEvent::Reaction(Reaction {
+        added,
+        user: user_field(event, "user")?,
+        emoji,
+        channel: channel(item)?,
+        ts: ts_field(item, "ts")?,
+        author: opt_str(event, "item_user").and_then(|u| UserId::parse(u).ok()),
+    }))
+}
+
+/// A user id field.
+fn user_field(v: &Value, name: &'static str) -> Result<UserId, EventParseError> {
+    UserId::parse(str_field(v, name)?).map_err(|source| EventParseError::BadId {
+        field: name,
+        source,
     })
 }
 
@@ -680,11 +739,47 @@ mod tests {
             assert_eq!(reason, Unhandled::MessageSubtype(subtype.into()));
             assert_eq!(reason.to_string(), format!("message subtype {subtype}"));
         }
-        let e = event_of(&wrap(json!({"type": "reaction_added", "user": "U1"})));
+        let e = event_of(&wrap(json!({"type": "pin_added", "user": "U1"})));
         let SlackEvent::Ignored { reason } = e else {
             panic!("{e:?}");
         };
-        assert_eq!(reason.to_string(), "event type reaction_added");
+        assert_eq!(reason.to_string(), "event type pin_added");
+    }
+
+    #[test]
+    fn reactions_on_messages_are_read_and_others_ignored() {
+        let added = json!({"type": "reaction_added", "user": "U1", "reaction": "-1::skin-tone-2",
+            "item_user": "UBOT", "item": {"type": "message", "channel": "C1", "ts": "10.5"},
+            "event_ts": "11.0"});
+        let SlackEvent::Reaction(r) = event_of(&wrap(added.clone())) else {
+            panic!("a reaction");
+        };
+        assert!(r.added);
+        assert_eq!(r.user, UserId::parse("U1").unwrap());
+        assert_eq!(r.emoji.as_str(), "-1", "without its skin tone");
+        assert_eq!(r.channel, ChannelId::parse("C1").unwrap());
+        assert_eq!(r.ts, Ts::parse("10.5").unwrap());
+        assert_eq!(r.author, Some(UserId::parse("UBOT").unwrap()));
+
+        let mut removed = added.clone();
+        removed["type"] = json!("reaction_removed");
+        let SlackEvent::Reaction(r) = event_of(&wrap(removed)) else {
+            panic!("a withdrawn reaction");
+        };
+        assert!(!r.added);
+
+        let on_file = json!({"type": "reaction_added", "user": "U1", "reaction": "+1",
+            "item": {"type": "file", "file": "F1"}});
+        assert!(matches!(
+            event_of(&wrap(on_file)),
+            SlackEvent::Ignored { .. }
+        ));
+
+        let no_item = json!({"type": "reaction_added", "user": "U1", "reaction": "+1"});
+        assert!(
+            parse_envelope(&wrap(no_item)).is_err(),
+            "an error, not a panic"
+        );
     }
 
     #[test]

@@ -328,6 +328,14 @@ impl Ingest {
                     .await?
             }
             SlackEvent::Ignored { reason } => Outcome::Ignored(IgnoreReason::Unhandled(reason)),
+            SlackEvent::Reaction(reaction) => {
+                let kind = if reaction.added {
+                    "reaction_added"
+                } else {
+                    "reaction_removed"
+                };
+                Outcome::Ignored(IgnoreReason::Unhandled(Unhandled::EventType(kind.into())))
+            }
         };
         Ok((outcome, IngestResponse::ok()))
     }
