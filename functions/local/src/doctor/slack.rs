@@ -290,7 +290,7 @@ pub async fn slack_status(
             Check::ok(
                 NAME,
                 format!(
-                    "not offered here ({METHOD}: {error}): replies are posted without a sign of                      life"
+                    "not offered here ({METHOD}: {error}): replies are posted without a sign of life"
                 ),
             )
         }
