@@ -53,7 +53,7 @@ pub fn calls(text: &str, names: &[&str]) -> bool {
 /// words: quoted lines, code, Slack's `<...>` references (links, channels,
 /// users, groups), bare links and double-quoted words, each left as a
 /// space, so that words on either side stay apart.
-fn plain(text: &str) -> String {
+pub(crate) fn plain(text: &str) -> String {
     let unquoted: Vec<&str> = text
         .lines()
         .filter(|l| {

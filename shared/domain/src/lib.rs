@@ -9,6 +9,7 @@ pub mod context;
 pub mod digest;
 pub mod facts;
 pub mod files;
+pub mod hints;
 pub mod ids;
 pub mod job;
 pub mod judgment;

@@ -355,6 +355,23 @@ impl Kind for Emoji {
     }
 }
 
+/// Emoji names without colons, comma-separated. Blank is none.
+pub struct Emojis;
+
+impl Kind for Emojis {
+    type Value = Vec<EmojiName>;
+    fn parse(&self, text: &str) -> Result<Vec<EmojiName>, SettingError> {
+        items(text).map(|name| Emoji.parse(name)).collect()
+    }
+    fn describe(&self) -> String {
+        "emoji names, comma-separated".to_owned()
+    }
+    fn show(&self, value: &Vec<EmojiName>) -> String {
+        let names: Vec<&str> = value.iter().map(EmojiName::as_str).collect();
+        names.join(",")
+    }
+}
+
 /// Channel ids and `public`, comma-separated.
 pub struct Channels;
 

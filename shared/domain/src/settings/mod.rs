@@ -11,6 +11,7 @@ use std::fmt;
 
 use chrono_tz::Tz;
 
+use super::hints::{DEFAULT_NEGATIVE_REACTIONS, DEFAULT_POSITIVE_REACTIONS};
 use super::ids::{ChannelId, IdError, UserId};
 use super::people::FamiliarityThresholds;
 use super::proactive::{ProactiveChannels, WorkingDays, WorkingHours};
@@ -179,6 +180,14 @@ macro_rules! settings {
 
 const DAY: u32 = 86_400;
 
+/// The emoji of `names` (each a valid name; an invalid one is left out).
+fn emojis(names: &[&str]) -> Vec<EmojiName> {
+    names
+        .iter()
+        .filter_map(|n| EmojiName::parse(n).ok())
+        .collect()
+}
+
 settings! {
     /// Seconds of quiet before myao considers joining a conversation.
     min_wait_seconds: u32 = 300, Whole(0, DAY);
@@ -274,6 +283,14 @@ settings! {
     backoff_after_declines: u32 = 3, Whole(0, 1_000);
     /// How long that pause lasts.
     backoff_seconds: u32 = 1_800, Whole(0, 7 * DAY);
+    /// Reactions on myao's message that welcome it: each makes it a little
+    /// readier to speak unprompted in that channel, for a few days (the
+    /// move halves every three days). A skin tone counts as its emoji.
+    positive_reactions: Vec<EmojiName> = emojis(DEFAULT_POSITIVE_REACTIONS), Emojis;
+    /// Reactions on myao's message that find it too much: each makes it a
+    /// little less ready to speak unprompted in that channel, for a few days.
+    /// An emoji in both lists counts as neither.
+    negative_reactions: Vec<EmojiName> = emojis(DEFAULT_NEGATIVE_REACTIONS), Emojis;
     /// The emoji of a reaction to a thanks, and of one whose chosen emoji the
     /// workspace lacks.
     default_reaction: EmojiName = EmojiName::parse("+1").expect("a valid emoji name"), Emoji;
