@@ -25,6 +25,7 @@ pub mod routing;
 pub mod rules;
 pub mod settings;
 pub mod text;
+pub mod tuning;
 
 pub use channel::{Channel, ChannelKind, Visibility, VisibilityChange};
 pub use channel_messages::ChannelMessages;
