@@ -2,15 +2,23 @@
 
 pub mod handler;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use lambda_http::{Body, Request, Response};
 use myao_aws::wire::{common, queue, scheduler, var, MissingEnv};
 use myao_core::app::ingest::Ingest;
 use myao_core::env::{self, Function};
 use tokio::sync::OnceCell;
 
-/// The process's ingest service, built once, by whichever needs it first:
-/// [`start`] or the first request.
+/// The process's ingest service, built once, by the first request: not
+/// beside the init, where building it (the SDK's configuration and clients)
+/// competed with the runtime's own start for the CPU and made the init
+/// 1.6-1.8x a hello world's instead of 1.1-1.3x (docs/performance.md); the
+/// first event arrives as soon as the init asks for it, so it waits no longer.
 static INGEST: OnceCell<Ingest> = OnceCell::const_new();
+
+/// Whether the first request has started [`warm`]'s reads.
+static WARMING: AtomicBool = AtomicBool::new(false);
 
 async fn ingest() -> Result<&'static Ingest, MissingEnv> {
     INGEST.get_or_try_init(build).await
@@ -28,33 +36,20 @@ async fn build() -> Result<Ingest, MissingEnv> {
     ))
 }
 
-/// What a cold start does beside the runtime's first request for an event:
-/// builds the service (the SDK's configuration and clients), then reads the
-/// signing secret and the settings into their caches, side by side. The
-/// first event waits for what is still under way, and for nothing else.
-///
-/// It fails nothing: an error is logged, and the request that needs what
-/// could not be built or read does it again, failing closed as every
-/// request does (no secret, no settings: 500, nothing accepted or written).
-pub async fn start() {
-    match ingest().await {
-        Ok(ingest) => warm(ingest).await,
-        Err(error) => tracing::error!(%error, "ingest not built at start"),
-    }
-}
-
 /// Reads the signing secret and the settings, side by side, into their
-/// caches; failures are only logged.
+/// caches; failures are only logged: the request that needs what could not
+/// be read reads it again, failing closed as every request does (no secret,
+/// no settings: 500, nothing accepted or written).
 pub async fn warm(ingest: &Ingest) {
     let (secret, settings) = tokio::join!(
         ingest.secrets.get(&ingest.signing_secret_name),
         ingest.ports.settings.current(),
     );
     if let Err(error) = secret {
-        tracing::warn!(%error, "signing secret not read at start; the first request reads it again");
+        tracing::warn!(%error, "signing secret not read ahead; the request reads it again");
     }
     if let Err(error) = settings {
-        tracing::warn!(%error, "settings not read at start; the first request reads them again");
+        tracing::warn!(%error, "settings not read ahead; the request reads them again");
     }
 }
 
@@ -62,7 +57,14 @@ pub async fn warm(ingest: &Ingest) {
 /// answers 500 (Slack retries), accepting nothing.
 pub async fn handle(request: Request) -> Result<Response<Body>, lambda_http::Error> {
     match ingest().await {
-        Ok(ingest) => handler::handle(ingest, request).await,
+        Ok(ingest) => {
+            if !WARMING.swap(true, Ordering::Relaxed) {
+                // The settings are read beside the signing secret, not after
+                // it: the first request waits for the longer read, not both.
+                drop(tokio::spawn(warm(ingest)));
+            }
+            handler::handle(ingest, request).await
+        }
         Err(error) => {
             tracing::error!(%error, "ingest unavailable");
             Ok(Response::builder()

@@ -6,9 +6,9 @@ async fn main() -> Result<(), Error> {
     myao_core::telemetry::init(myao_core::telemetry::lambda_wants_json());
     // A missing variable still fails the cold start itself.
     myao_aws::wire::check_env(Function::Ingest)?;
-    // Not awaited: the service is built and its secret and settings read
-    // while the runtime asks for the first event (the init ends at that
-    // request), on another worker thread.
-    tokio::spawn(myao_ingest::start());
+    // Nothing else before the runtime asks for the first event (the init
+    // ends at that request): the service is built by the first request
+    // (`myao_ingest::handle`), not beside the init, where its work would
+    // compete with the runtime's.
     run(service_fn(myao_ingest::handle)).await
 }
