@@ -4,9 +4,9 @@
 # and the hello world of infra/coldstart.sh, each built with the release
 # profile but its symbols (profile `profiling`), each started with a Lambda
 # Runtime API address that refuses, so that it runs its start, fails its
-# first request for an event, and exits. Ingest's start includes what its
-# worker thread does beside that request: the SDK's configuration, clients
-# and first connector (the TLS configuration with its compiled-in roots).
+# first request for an event, and exits. Ingest builds its service (the
+# SDK's configuration, clients and first connector) at its first event now,
+# not beside the init, so that is no longer counted here.
 # Prints each total, per thread too (the main thread first), and the
 # heaviest parts of ingest's.
 #
