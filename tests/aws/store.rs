@@ -753,3 +753,53 @@ async fn store_counter_expires_and_starts_again_at_zero() -> Result<()> {
     assert_eq!(item.get("expires_at"), Some(&epoch_seconds(until)));
     Ok(())
 }
+
+#[tokio::test]
+async fn store_keeps_one_label_per_person_post_and_source_by_channel() -> Result<()> {
+    use myao_core::ports::LabelRecords;
+    use myao_domain::hints::Hint;
+    use myao_domain::labels::{Label, Source};
+    use myao_domain::EmojiName;
+
+    let store = fresh_store().await;
+    let label = |ch: &str, user_: &str, emoji: &str, secs: i64| Label {
+        channel: channel(ch),
+        post: ts("1767600000.000100"),
+        user: user(user_),
+        hint: Hint::Negative,
+        source: Source::Reaction(EmojiName::parse(emoji).expect("emoji")),
+        at: Utc::now() - Duration::seconds(secs),
+    };
+    let down = label("C1", "U1", "-1", 60);
+    ensure!(store.put_label(&down).await?, "a new label is stored");
+    ensure!(
+        !store.put_label(&label("C1", "U1", "-1", 30)).await?,
+        "the same person's same reaction on the same post is one label"
+    );
+    ensure!(store.put_label(&label("C1", "U2", "-1", 90)).await?);
+    ensure!(store.put_label(&label("C1", "U1", "no_good", 10)).await?);
+    ensure!(store.put_label(&label("C2", "U1", "-1", 10)).await?);
+
+    let c1 = store.labels(&channel("C1")).await?;
+    let who: Vec<(&str, &str)> = c1
+        .iter()
+        .map(|l| match &l.source {
+            Source::Reaction(e) => (l.user.as_str(), e.as_str()),
+            Source::Words => (l.user.as_str(), "words"),
+        })
+        .collect();
+    ensure!(
+        who == [("U2", "-1"), ("U1", "-1"), ("U1", "no_good")],
+        "the channel's labels, in the order given: {who:?}"
+    );
+    ensure!(c1[1] == down, "read back whole: {:?}", c1[1]);
+
+    store.delete_label(&down).await?;
+    store.delete_label(&down).await?;
+    ensure!(
+        store.labels(&channel("C1")).await?.len() == 2,
+        "withdrawn once, and again harmlessly"
+    );
+    ensure!(store.labels(&channel("C2")).await?.len() == 1);
+    Ok(())
+}

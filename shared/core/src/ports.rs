@@ -13,6 +13,7 @@ use myao_domain::answer_times::AnswerTimes;
 use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
 use myao_domain::files::Image;
+use myao_domain::labels::Label;
 use myao_domain::metrics::Datum;
 use myao_domain::people::{Profile, ProfileDelta};
 use myao_domain::{
@@ -423,11 +424,30 @@ pub trait Claims: Send + Sync {
     async fn draft(&self, key: &str) -> Result<Option<String>, PortError>;
 }
 
+/// The hints people gave about the bot's posts ([`Label`]s), per channel.
+#[async_trait]
+pub trait LabelRecords: Send + Sync {
+    /// Stores `label` unless the same label ([`Label::key`]) is stored:
+    /// whether it was new (a repeated reaction counts once).
+    async fn put_label(&self, label: &Label) -> Result<bool, PortError>;
+    /// Removes the label (a withdrawn reaction); none is fine.
+    async fn delete_label(&self, label: &Label) -> Result<(), PortError>;
+    /// The channel's labels, in the order given.
+    async fn labels(&self, channel: &ChannelId) -> Result<Vec<Label>, PortError>;
+}
+
 /// Everything stored (DynamoDB on AWS, [`crate::adapters::twins::MemoryStore`]
 /// in process): one port per kind of data, so that an adapter implements
 /// each in its own block (a service still takes the whole store).
 pub trait Store:
-    Messages + ChannelRecords + UserCache + MemoryRecords + FactRecords + ProfileRecords + Claims
+    Messages
+    + ChannelRecords
+    + UserCache
+    + MemoryRecords
+    + FactRecords
+    + ProfileRecords
+    + Claims
+    + LabelRecords
 {
 }
 
@@ -439,6 +459,7 @@ impl<
             + FactRecords
             + ProfileRecords
             + Claims
+            + LabelRecords
             + ?Sized,
     > Store for T
 {

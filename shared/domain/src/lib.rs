@@ -13,6 +13,7 @@ pub mod hints;
 pub mod ids;
 pub mod job;
 pub mod judgment;
+pub mod labels;
 pub mod limits;
 pub mod memory;
 pub mod message;

@@ -35,6 +35,7 @@ use crate::prompts::{
 use myao_core::ports::{ChannelRecord, Claims, PortError};
 use myao_core::schedule::ScheduleName;
 use myao_domain::facts::strength;
+use myao_domain::labels::tuning_of;
 use myao_domain::privacy::Audience;
 use myao_domain::proactive::{
     day_claim, parse_opening, silent_for, slot, week_slot, within, OpeningParseError,
@@ -154,6 +155,8 @@ pub enum Hold {
     MentionsOnly,
     /// Run outside the working hours (a late delivery).
     OutsideHours,
+    /// Someone asked the bot to be quiet in the channel, for a while.
+    Muted,
     /// No message of the channel is left to go on.
     Empty,
     /// The channel has not been silent `proactive_after_hours`.
@@ -176,6 +179,7 @@ impl Hold {
             Hold::NotAllowed => "not_allowed",
             Hold::MentionsOnly => "mentions_only",
             Hold::OutsideHours => "outside_hours",
+            Hold::Muted => "muted",
             Hold::Empty => "empty",
             Hold::NotSilent => "not_silent",
             Hold::BotSpokeLast => "bot_spoke_last",
@@ -304,6 +308,9 @@ async fn allowed(
         settings.proactive_days,
     ) {
         return Ok(Err(Hold::OutsideHours));
+    }
+    if tuning_of(&cx.store().labels(channel).await?, now).muted(now) {
+        return Ok(Err(Hold::Muted));
     }
     Ok(Ok(ch))
 }

@@ -380,20 +380,22 @@ fn deleted(event: &Value) -> Result<SlackEvent, EventParseError> {
     })
 }
 
-/// A reaction on a message (one on a file, or a file comment, is
-/// nothing to the bot).
+/// A reaction on a message (one on a file or a file comment, or one
+/// without its item, is nothing to the bot).
 fn reaction(event: &Value, added: bool) -> Result<SlackEvent, EventParseError> {
-    let item = event.get("item").ok_or(EventParseError::Missing("item"))?;
-    if opt_str(item, "type") != Some("message") {
-        let kind = if added {
-            "reaction_added"
-        } else {
-            "reaction_removed"
-        };
-        return Ok(SlackEvent::Ignored {
-            reason: Unhandled::EventType(format!("{kind} on a file")),
-        });
-    }
+    let item = match event.get("item") {
+        Some(item) if opt_str(item, "type") == Some("message") => item,
+        _ => {
+            let kind = if added {
+                "reaction_added"
+            } else {
+                "reaction_removed"
+            };
+            return Ok(SlackEvent::Ignored {
+                reason: Unhandled::EventType(kind.to_owned()),
+            });
+        }
+    };
     let name = str_field(event, "reaction")?;
     let base = name.split("::").next().unwrap_or(name);
     let emoji = EmojiName::parse(base).map_err(|_| EventParseError::Missing("reaction"))?;
@@ -776,8 +778,14 @@ mod tests {
         ));
 
         let no_item = json!({"type": "reaction_added", "user": "U1", "reaction": "+1"});
+        assert!(matches!(
+            event_of(&wrap(no_item)),
+            SlackEvent::Ignored { .. }
+        ));
+        let no_user = json!({"type": "reaction_added", "reaction": "+1",
+            "item": {"type": "message", "channel": "C1", "ts": "10.5"}});
         assert!(
-            parse_envelope(&wrap(no_item)).is_err(),
+            parse_envelope(&wrap(no_user)).is_err(),
             "an error, not a panic"
         );
     }

@@ -427,6 +427,7 @@ mod tests {
             Hold::NotAllowed,
             Hold::MentionsOnly,
             Hold::OutsideHours,
+            Hold::Muted,
             Hold::Empty,
             Hold::NotSilent,
             Hold::BotSpokeLast,
@@ -455,6 +456,7 @@ mod tests {
                     | Hold::NotAllowed
                     | Hold::MentionsOnly
                     | Hold::OutsideHours
+                    | Hold::Muted
                     | Hold::Empty
                     | Hold::NotSilent
                     | Hold::BotSpokeLast

@@ -393,6 +393,7 @@ impl<W: Write> TextSink<W> {
             Gate::MentionsOnly => "no unprompted reply here",
             Gate::Cooldown => "the bot spoke here moments ago",
             Gate::Backoff => "the LLM declined here several times in a row",
+            Gate::Muted => "asked to be quiet here for a while",
         }
     }
 

@@ -17,6 +17,7 @@ use myao_core::ports::{ChannelRecord, PortError};
 use myao_domain::answer_times::AnswerTimes;
 use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
+use myao_domain::labels::Label;
 use myao_domain::people::Profile;
 use myao_domain::{
     Channel, ChannelId, ChannelKind, Forget, Memory, MemoryKind, MemoryScope, Message, Ts, User,
@@ -432,6 +433,25 @@ pub(super) fn forget_item(forget: &Forget, expires_at: DateTime<Utc>) -> Item {
     }
     item.insert("at".into(), s(time_text(forget.at)));
     item
+}
+
+// ---- labels ---------------------------------------------------------------------------
+
+/// A label: its JSON in one attribute (it is read and written whole; it
+/// holds no word of the conversation).
+pub(super) fn label_item(label: &Label) -> Result<Item, PortError> {
+    let key = Key::label(&label.channel, &label.key());
+    let mut item = expiring(key, label.expires_at());
+    let body = serde_json::to_string(label).map_err(|e| PortError::refused_by(SERVICE, e))?;
+    item.insert("label".into(), s(body));
+    Ok(item)
+}
+
+impl FromItem for Label {
+    fn from_item(item: &Item) -> Result<Label, PortError> {
+        let r = Reader::new(item);
+        serde_json::from_str(r.s("label")?).map_err(|e| r.corrupt("label", &e))
+    }
 }
 
 // ---- facts and profiles -------------------------------------------------------------

@@ -2,12 +2,12 @@
 //! facts and profiles, claims and counters.
 
 use super::items::{
-    claim_item, counter_item, draft_item, expired, expires_at, fact_item, forget_item, mark_item,
-    memory_item, n, s, time_text, FromItem, MarkRow, DRAFT_TEXT,
+    claim_item, counter_item, draft_item, expired, expires_at, fact_item, forget_item, label_item,
+    mark_item, memory_item, n, s, time_text, FromItem, MarkRow, DRAFT_TEXT,
 };
 use super::ops::*;
 use super::schema::{
-    facts_pk, thread_memory_pk, Key, COUNT_ATTRIBUTE, FORGET_PK, GSI1, TTL_ATTRIBUTE,
+    facts_pk, labels_pk, thread_memory_pk, Key, COUNT_ATTRIBUTE, FORGET_PK, GSI1, TTL_ATTRIBUTE,
 };
 use super::{DynamoStore, SERVICE};
 use crate::port_error;
@@ -15,9 +15,11 @@ use async_trait::async_trait;
 use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 use chrono::{DateTime, Utc};
 use myao_core::ports::{
-    sort_forgets, Claim, Claims, FactRecords, MemoryRecords, PortError, ProfileRecords,
+    sort_forgets, Claim, Claims, FactRecords, LabelRecords, MemoryRecords, PortError,
+    ProfileRecords,
 };
 use myao_domain::facts::Fact;
+use myao_domain::labels::Label;
 use myao_domain::people::{Profile, ProfileDelta};
 use myao_domain::{ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Ts, UserId};
 
@@ -88,6 +90,32 @@ impl MemoryRecords for DynamoStore {
             .await;
         written("DeleteItem", delete)?;
         Ok(())
+    }
+}
+
+#[async_trait]
+impl LabelRecords for DynamoStore {
+    async fn put_label(&self, label: &Label) -> Result<bool, PortError> {
+        let put = self
+            .put_if(label_item(label)?, NO_LIVE_ITEM, self.now())
+            .send()
+            .await;
+        Ok(written("PutItem", put)?.made())
+    }
+
+    async fn delete_label(&self, label: &Label) -> Result<(), PortError> {
+        self.delete_item(Key::label(&label.channel, &label.key()))
+            .await
+    }
+
+    async fn labels(&self, channel: &ChannelId) -> Result<Vec<Label>, PortError> {
+        let query = self
+            .query()
+            .key_condition_expression("pk = :pk")
+            .expression_attribute_values(":pk", s(labels_pk(channel)));
+        let mut labels: Vec<Label> = self.query_live(query).await?;
+        labels.sort_by_key(|l| l.at);
+        Ok(labels)
     }
 }
 

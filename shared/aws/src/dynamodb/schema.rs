@@ -29,6 +29,8 @@ const PEOPLE_PK: &str = "PEOPLE";
 /// What the partition of a channel's facts starts with.
 const FACTS_PK_PREFIX: &str = "FACTS#";
 const MEMORY_PK: &str = "MEM";
+/// What the partition of a channel's labels starts with.
+const LABELS_PK_PREFIX: &str = "LABELS#";
 /// The partition of the pending deletions and edits.
 pub(super) const FORGET_PK: &str = "FORGET";
 /// What every message's sort key starts with.
@@ -95,6 +97,11 @@ impl Key {
         Key::new(facts_pk(channel), format!("F#{id}"))
     }
 
+    /// A label of a channel.
+    pub fn label(channel: &ChannelId, key: &str) -> Key {
+        Key::new(labels_pk(channel), format!("L#{key}"))
+    }
+
     /// A pending deletion or edit of a message.
     pub fn forget(channel: &ChannelId, ts: Ts) -> Key {
         Key::new(FORGET_PK, format!("{channel}#{}", ts.sort_key()))
@@ -116,7 +123,11 @@ impl Key {
     }
 }
 
-/// The partition of a channel's messages.
+/// The partition of a channel's labels.
+pub(super) fn labels_pk(channel: &ChannelId) -> String {
+    format!("{LABELS_PK_PREFIX}{channel}")
+}
+
 /// The partition of a channel's facts.
 pub(super) fn facts_pk(channel: &ChannelId) -> String {
     format!("{FACTS_PK_PREFIX}{channel}")

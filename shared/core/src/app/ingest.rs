@@ -13,6 +13,8 @@ use chrono::{DateTime, Duration, Utc};
 use super::{memory_retention, retention, Ports};
 use crate::ports::{Claim, Edit, Insert, PortError, Secrets};
 use crate::schedule::ScheduleName;
+use myao_domain::hints::reaction_hint;
+use myao_domain::labels::{Label, Source};
 use myao_domain::limits;
 use myao_domain::metrics::{self, Datum};
 use myao_domain::routing::{
@@ -22,7 +24,7 @@ use myao_domain::{
     ChannelId, Conversation, Forget, Job, JobKind, Message, Settings, Ts, UserId, VisibilityChange,
 };
 use myao_slack::event::{
-    check_times, parse_envelope, Envelope, EventParseError, SlackEvent, Unhandled,
+    check_times, parse_envelope, Envelope, EventParseError, Reaction, SlackEvent, Unhandled,
 };
 use myao_slack::signature::verify;
 
@@ -82,6 +84,12 @@ pub enum Outcome {
     Edited,
     Deleted,
     VisibilityChanged,
+    /// A reaction on the bot's post that is a hint: its label stored
+    /// (`added`, and `new` when not stored already) or removed.
+    Hinted {
+        added: bool,
+        new: bool,
+    },
     Ignored(IgnoreReason),
     /// Signed, but not what Slack sends (a time far ahead or long before
     /// now): answered 400, nothing stored.
@@ -100,6 +108,7 @@ impl Outcome {
             Outcome::Edited => "edited",
             Outcome::Deleted => "deleted",
             Outcome::VisibilityChanged => "visibility",
+            Outcome::Hinted { .. } => "hint",
             Outcome::Ignored(_) => "ignored",
             Outcome::Refused(_) => "malformed",
             Outcome::RateLimited => "app_rate_limited",
@@ -118,6 +127,11 @@ pub enum IgnoreReason {
     Envelope(String),
     /// An event ingest does not take.
     Unhandled(Unhandled),
+    /// A reaction that is neither a positive nor a negative hint
+    /// (`positive_reactions`, `negative_reactions`).
+    NotAHint,
+    /// A reaction on another's message, or the bot's own.
+    NotItsPost,
 }
 
 impl fmt::Display for IgnoreReason {
@@ -127,6 +141,8 @@ impl fmt::Display for IgnoreReason {
             IgnoreReason::AnotherTeam => f.write_str("event for another team"),
             IgnoreReason::Envelope(kind) => f.write_str(kind),
             IgnoreReason::Unhandled(unhandled) => unhandled.fmt(f),
+            IgnoreReason::NotAHint => f.write_str("a reaction that is no hint"),
+            IgnoreReason::NotItsPost => f.write_str("a reaction not on the bot's post"),
         }
     }
 }
@@ -329,12 +345,7 @@ impl Ingest {
             }
             SlackEvent::Ignored { reason } => Outcome::Ignored(IgnoreReason::Unhandled(reason)),
             SlackEvent::Reaction(reaction) => {
-                let kind = if reaction.added {
-                    "reaction_added"
-                } else {
-                    "reaction_removed"
-                };
-                Outcome::Ignored(IgnoreReason::Unhandled(Unhandled::EventType(kind.into())))
+                self.reacted(&settings, bot.as_ref(), reaction, now).await?
             }
         };
         Ok((outcome, IngestResponse::ok()))
@@ -373,6 +384,56 @@ impl Ingest {
                 team_id,
             }),
         }
+    }
+
+    /// A reaction on one of the bot's posts that is a hint: its label is
+    /// stored (once per person, post and emoji) or, when withdrawn,
+    /// removed. The judgments of its channel read the labels.
+    async fn reacted(
+        &self,
+        settings: &Settings,
+        bot: Option<&UserId>,
+        reaction: Reaction,
+        now: DateTime<Utc>,
+    ) -> Result<Outcome, PortError> {
+        let Some(hint) = reaction_hint(&reaction.emoji, settings) else {
+            return Ok(Outcome::Ignored(IgnoreReason::NotAHint));
+        };
+        let Some(bot) = bot.filter(|b| **b != reaction.user) else {
+            return Ok(Outcome::Ignored(IgnoreReason::NotItsPost));
+        };
+        let author = match reaction.author {
+            Some(author) => Some(author),
+            None => self
+                .ports
+                .store
+                .get_message(&reaction.channel, reaction.ts)
+                .await?
+                .map(|m| m.user),
+        };
+        if author.as_ref() != Some(bot) {
+            return Ok(Outcome::Ignored(IgnoreReason::NotItsPost));
+        }
+        let label = Label {
+            channel: reaction.channel,
+            post: reaction.ts,
+            user: reaction.user,
+            hint,
+            source: Source::Reaction(reaction.emoji),
+            at: now,
+        };
+        let new = match reaction.added {
+            true => self.ports.store.put_label(&label).await?,
+            false => {
+                self.ports.store.delete_label(&label).await?;
+                false
+            }
+        };
+        tracing::info!(hint = ?label.hint, added = reaction.added, new, "a hint on the bot's post");
+        Ok(Outcome::Hinted {
+            added: reaction.added,
+            new,
+        })
     }
 
     /// Stores an edit and, unless the message is kept no longer, has the

@@ -55,42 +55,6 @@ pub fn mute_minutes(minutes: u32) -> u32 {
     minutes.clamp(MIN_MUTE_MINUTES, MAX_MUTE_MINUTES)
 }
 
-/// The default `positive_reactions`: thumbs up, thanks (🙏, 🙇), applause,
-/// cheers and approval, in Slack's names, as both English- and
-/// Japanese-speaking workspaces use them.
-pub const DEFAULT_POSITIVE_REACTIONS: &[&str] = &[
-    "+1",
-    "thumbsup",
-    "pray",
-    "bow",
-    "heart",
-    "heart_eyes",
-    "raised_hands",
-    "clap",
-    "tada",
-    "ok_hand",
-    "ok",
-    "100",
-    "sparkles",
-    "star-struck",
-];
-
-/// The default `negative_reactions`: thumbs down, "no" (🙅, 🆖, ❌, 🚫, ⛔)
-/// and "hush" (🤐, 🤫, 🔇), and an eye roll.
-pub const DEFAULT_NEGATIVE_REACTIONS: &[&str] = &[
-    "-1",
-    "thumbsdown",
-    "no_good",
-    "ng",
-    "x",
-    "no_entry_sign",
-    "no_entry",
-    "zipper_mouth_face",
-    "shushing_face",
-    "mute",
-    "face_with_rolling_eyes",
-];
-
 /// The emoji of a Slack reaction as its event names it, a skin tone left
 /// out: `+1::skin-tone-2` is `+1`.
 pub fn reaction_emoji(reaction: &str) -> Option<EmojiName> {

@@ -5,6 +5,7 @@
 #![allow(clippy::too_many_lines)]
 
 use super::*;
+use crate::settings::{DEFAULT_NEGATIVE_REACTIONS, DEFAULT_POSITIVE_REACTIONS};
 
 /// What each message, replying to the bot or mentioning it, tells it,
 /// with the names `myao`, `みゃお`, `ミャオ` and its user id `UBOT`.

@@ -581,6 +581,9 @@ pub struct Facts<'a> {
     pub cooldown: Duration,
     /// Until when the channel's judgments are backed off, if they are.
     pub backoff_until: Option<DateTime<Utc>>,
+    /// Until when someone asked the bot to be quiet in the channel ("not
+    /// now", 「静かにして」), if they did.
+    pub muted_until: Option<DateTime<Utc>>,
 }
 
 /// A gate that keeps a judgment from going on, before any score or LLM call.
@@ -596,6 +599,8 @@ pub enum Gate {
     Cooldown,
     /// The LLM declined this channel `backoff_after_declines` times in a row.
     Backoff,
+    /// Someone asked the bot to be quiet in the channel, for a while.
+    Muted,
 }
 
 impl Gate {
@@ -606,6 +611,7 @@ impl Gate {
             Gate::MentionsOnly => "mentions_only",
             Gate::Cooldown => "cooldown",
             Gate::Backoff => "backoff",
+            Gate::Muted => "muted",
         }
     }
 }
@@ -632,6 +638,10 @@ fn backoff(f: &Facts<'_>) -> bool {
     f.backoff_until.is_some_and(|until| f.now < until)
 }
 
+fn muted(f: &Facts<'_>) -> bool {
+    f.muted_until.is_some_and(|until| f.now < until)
+}
+
 /// Whether a gate closes on some facts.
 pub type Closes = fn(&Facts<'_>) -> bool;
 
@@ -640,6 +650,8 @@ pub const GATES: &[(Gate, Closes)] = &[
     (Gate::BotSpokeLast, bot_spoke_last),
     (Gate::TooOld, too_old),
     (Gate::MentionsOnly, mentions_only),
+    // Asked in words: said before any gate of the bot's own pacing.
+    (Gate::Muted, muted),
     (Gate::Cooldown, cooldown),
     (Gate::Backoff, backoff),
 ];
@@ -953,6 +965,7 @@ mod tests {
             bot_last_spoke: None,
             cooldown: Duration::seconds(120),
             backoff_until: None,
+            muted_until: None,
         }
     }
 
@@ -1012,6 +1025,16 @@ mod tests {
             ..facts(&person)
         };
         assert_eq!(closed_gate(&over), None);
+        let muted = Facts {
+            muted_until: Some(at(301)),
+            ..facts(&person)
+        };
+        assert_eq!(closed_gate(&muted), Some(Gate::Muted));
+        let unmuted = Facts {
+            muted_until: Some(at(300)),
+            ..facts(&person)
+        };
+        assert_eq!(closed_gate(&unmuted), None, "a mute ends on time");
     }
 
     #[test]

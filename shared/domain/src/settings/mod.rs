@@ -11,7 +11,6 @@ use std::fmt;
 
 use chrono_tz::Tz;
 
-use super::hints::{DEFAULT_NEGATIVE_REACTIONS, DEFAULT_POSITIVE_REACTIONS};
 use super::ids::{ChannelId, IdError, UserId};
 use super::people::FamiliarityThresholds;
 use super::proactive::{ProactiveChannels, WorkingDays, WorkingHours};
@@ -179,6 +178,42 @@ macro_rules! settings {
 }
 
 const DAY: u32 = 86_400;
+
+/// The default `positive_reactions`: thumbs up, thanks (🙏, 🙇), applause,
+/// cheers and approval, in Slack's names, as both English- and
+/// Japanese-speaking workspaces use them.
+pub const DEFAULT_POSITIVE_REACTIONS: &[&str] = &[
+    "+1",
+    "thumbsup",
+    "pray",
+    "bow",
+    "heart",
+    "heart_eyes",
+    "raised_hands",
+    "clap",
+    "tada",
+    "ok_hand",
+    "ok",
+    "100",
+    "sparkles",
+    "star-struck",
+];
+
+/// The default `negative_reactions`: thumbs down, "no" (🙅, 🆖, ❌, 🚫, ⛔)
+/// and "hush" (🤐, 🤫, 🔇), and an eye roll.
+pub const DEFAULT_NEGATIVE_REACTIONS: &[&str] = &[
+    "-1",
+    "thumbsdown",
+    "no_good",
+    "ng",
+    "x",
+    "no_entry_sign",
+    "no_entry",
+    "zipper_mouth_face",
+    "shushing_face",
+    "mute",
+    "face_with_rolling_eyes",
+];
 
 /// The emoji of `names` (each a valid name; an invalid one is left out).
 fn emojis(names: &[&str]) -> Vec<EmojiName> {

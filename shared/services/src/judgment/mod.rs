@@ -9,6 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 use myao_core::ports::{Claims, PortError};
 use myao_core::schedule::ScheduleName;
 use myao_domain::judgment::JudgmentParseError;
+use myao_domain::labels::tuning_of;
 use myao_domain::limits;
 use myao_domain::reply::Closing;
 use myao_domain::routing::jittered_wait;
@@ -209,16 +210,25 @@ impl Judgment<'_> {
         let bot = cx.bot_user_id().await.ok();
         let learned_wait = learn_answer_times(cx, scene).await?;
         let since = bot.as_ref().and_then(|b| scene.last_call(b, settings));
+        // The hints people gave here move the level's thresholds, within
+        // `quiet` and `chatty`, and may have muted the channel a while.
+        let tuning = tuning_of(&scene.labels, cx.now());
         let facts = Facts {
             newest,
             bot: bot.as_ref(),
             now: cx.now(),
             max_age: Duration::seconds(i64::from(settings.max_message_age_seconds)),
-            thresholds: settings.thresholds_in(channel),
+            thresholds: settings
+                .thresholds_in(channel)
+                .map(|set| tuning.thresholds(set, cx.now())),
             bot_last_spoke: bot.as_ref().and_then(|b| scene.bot_last_spoke(b)),
             cooldown: Duration::seconds(i64::from(settings.cooldown_seconds)),
             backoff_until: backoff_until(cx.store(), settings, channel, since).await?,
+            muted_until: tuning.muted_until(cx.now()),
         };
+        if !tuning.is_neutral(cx.now()) {
+            tracing::info!(tuning = %tuning.explain(cx.now()), "the channel's hints");
+        }
         if let Some(gate) = rules::closed_gate(&facts) {
             return self.held(gate, &facts).await;
         }

@@ -1,12 +1,13 @@
 //! What a judgment reads, read once: the judged conversation (a thread with
 //! its root), then, unless a newer message made the judgment stale, the
-//! channel (its record and what Slack says of it) and the channel's recent
-//! messages. The gates, the rule stage and the prompt are all given this
-//! one reading.
+//! channel (its record and what Slack says of it), the channel's recent
+//! messages and the hints people gave there. The gates, the rule stage and
+//! the prompt are all given this one reading.
 
 use chrono::{DateTime, Utc};
 
 use myao_core::ports::{ChannelRecord, Messages, PortError};
+use myao_domain::labels::Label;
 use myao_domain::routing::addressed;
 use myao_domain::{Channel, Conversation, Message, Settings, Ts, UserId};
 
@@ -76,6 +77,8 @@ pub(super) struct Scene {
     pub(super) channel: Channel,
     /// The channel's record as it was read (its learned answer times).
     pub(super) record: Option<ChannelRecord>,
+    /// The hints people gave about the bot's posts in the channel.
+    pub(super) labels: Vec<Label>,
 }
 
 impl Scene {
@@ -91,12 +94,14 @@ impl Scene {
                 settings.channel_messages_limit as usize,
             )
             .await?;
+        let labels = cx.store().labels(&conversation.channel).await?;
         Ok(Scene {
             talk: talk.judged(settings),
             conversation,
             window,
             channel,
             record,
+            labels,
         })
     }
 

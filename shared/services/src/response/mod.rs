@@ -17,7 +17,7 @@ use crate::reflection::forget_person;
 use crate::{JobContext, Services};
 use post::compose_and_post;
 pub use post::SAFE_POST_CHARS;
-use react::react;
+use react::{react, take_hint};
 
 /// How long a job claim is kept: longer than any redelivery.
 const CLAIM_DAYS: i64 = 2;
@@ -312,6 +312,7 @@ async fn before_writing(cx: &JobContext<'_>, job: &Job) -> Result<Ready, PortErr
         thread_ts,
         newest_ts,
         mention,
+        reply,
         ..
     } = job
     else {
@@ -328,6 +329,11 @@ async fn before_writing(cx: &JobContext<'_>, job: &Job) -> Result<Ready, PortErr
     // go, and a fixed line says so.
     if *mention {
         if let Some(outcome) = forget_on_request(cx, channel, *thread_ts, *newest_ts).await? {
+            return Ok(Ready::Done(outcome));
+        }
+        // "Not now", 「ありがとう」: taken as a hint, acknowledged with a
+        // reaction, not answered.
+        if let Some(outcome) = take_hint(cx, channel, *newest_ts, reply).await? {
             return Ok(Ready::Done(outcome));
         }
     }

@@ -1,8 +1,11 @@
-//! A reaction the judgment chose: once per message, without any LLM call.
+//! Reactions: the one the judgment chose, and the one that acknowledges a
+//! hint ("not now", 「ありがとう」); once per message, without any LLM call.
 
 use myao_core::ports::{PortError, Reacted};
+use myao_domain::hints::{words_hint, Hint};
+use myao_domain::labels::{Label, Source};
 use myao_domain::reply::pick_emoji;
-use myao_domain::{ChannelId, EmojiName, Ts};
+use myao_domain::{ChannelId, EmojiName, Reply, Ts};
 
 use super::ResponseOutcome;
 use crate::JobContext;
@@ -64,4 +67,59 @@ pub(super) async fn react(
     }
     tracing::info!(%ts, emoji = %emoji, "reacted");
     Ok(ResponseOutcome::Reacted { ts, emoji })
+}
+
+/// The reaction that acknowledges being asked to be quiet (or told off):
+/// 👌, as a member nods.
+const QUIET_ACK: &str = "ok_hand";
+/// The one that acknowledges thanks: ☺️.
+const THANKS_ACK: &str = "relaxed";
+
+/// When the mention `newest_ts` is a hint (words that ask the bot to be
+/// quiet, or thank it): its label is stored, which tunes the channel's
+/// judgments, and the bot acknowledges it with a reaction instead of a
+/// reply (one `reply` already is, as routing chose it for a plain thanks,
+/// goes as chosen). `None`: nothing more to do here; the job goes on.
+pub(super) async fn take_hint(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+    newest_ts: Ts,
+    reply: &Reply,
+) -> Result<Option<ResponseOutcome>, PortError> {
+    let Some(said) = cx.store().get_message(channel, newest_ts).await? else {
+        return Ok(None);
+    };
+    // Its own id is one of its names (`<@UBOT> thanks`); a failure to learn
+    // it is the job's, as for any reply.
+    let bot = match cx.bot_user_id().await {
+        Ok(bot) => bot,
+        Err(error) => {
+            crate::limits::trip_on_token_refusal(cx, &error).await;
+            return Err(error);
+        }
+    };
+    let mut names = cx.settings().names();
+    names.push(bot.as_str());
+    let Some(hint) = words_hint(&said.text, &names) else {
+        return Ok(None);
+    };
+    let label = Label {
+        channel: channel.clone(),
+        post: newest_ts,
+        user: said.user,
+        hint,
+        source: Source::Words,
+        at: cx.now(),
+    };
+    let new = cx.store().put_label(&label).await?;
+    tracing::info!(hint = ?hint, new, "a hint in words to the bot");
+    if matches!(reply, Reply::Reaction { .. }) {
+        return Ok(None);
+    }
+    let ack = match hint {
+        Hint::Positive => THANKS_ACK,
+        Hint::Negative | Hint::Mute { .. } => QUIET_ACK,
+    };
+    let emoji = EmojiName::parse(ack).map_err(|_| PortError::refused("response", "ack emoji"))?;
+    react(cx, channel, newest_ts, &emoji).await.map(Some)
 }

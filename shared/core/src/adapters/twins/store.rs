@@ -13,6 +13,7 @@ use crate::ports::{
 use myao_domain::answer_times::AnswerTimes;
 use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
+use myao_domain::labels::Label;
 use myao_domain::people::Profile;
 use myao_domain::{
     Channel, ChannelId, Conversation, EmojiName, Forget, Memory, MemoryKind, MemoryScope, Message,
@@ -81,6 +82,8 @@ struct StoreInner {
     drafts: HashMap<String, Expiring<String>>,
     counters: HashMap<String, Expiring<u64>>,
     facts: BTreeMap<(ChannelId, String), Expiring<Fact>>,
+    /// Labels, by channel and [`Label::key`].
+    labels: BTreeMap<(ChannelId, String), Expiring<Label>>,
     reflected: BTreeMap<Conversation, Expiring<Ts>>,
     profiles: BTreeMap<UserId, Expiring<Profile>>,
 }

@@ -1,7 +1,6 @@
 use crate::ports::{Claims, Messages};
 use std::sync::Arc;
 
-
 use crate::ports::{Clock, Edit, Insert, Queue, Scheduler};
 use crate::schedule::ScheduleName;
 use myao_domain::{ChannelId, Conversation, Job, Message, Ts, UserId};

@@ -4,11 +4,13 @@
 use super::*;
 
 use crate::ports::{
-    sort_forgets, Claim, Claims, FactRecords, MemoryRecords, PortError, ProfileRecords,
+    sort_forgets, Claim, Claims, FactRecords, LabelRecords, MemoryRecords, PortError,
+    ProfileRecords,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use myao_domain::facts::Fact;
+use myao_domain::labels::Label;
 use myao_domain::people::{Profile, ProfileDelta};
 use myao_domain::{ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Ts, UserId};
 
@@ -98,6 +100,45 @@ impl MemoryRecords for MemoryStore {
             inner.forgets.remove(&key);
         }
         Ok(())
+    }
+}
+
+#[async_trait]
+impl LabelRecords for MemoryStore {
+    async fn put_label(&self, label: &Label) -> Result<bool, PortError> {
+        let now = self.clock.now();
+        let key = (label.channel.clone(), label.key());
+        let mut state = self.write()?;
+        if state
+            .labels
+            .get(&key)
+            .is_some_and(|l| l.live(now).is_some())
+        {
+            return Ok(false);
+        }
+        let stored = Expiring::new(label.clone(), label.expires_at());
+        state.labels.insert(key, stored);
+        Ok(true)
+    }
+
+    async fn delete_label(&self, label: &Label) -> Result<(), PortError> {
+        self.write()?
+            .labels
+            .remove(&(label.channel.clone(), label.key()));
+        Ok(())
+    }
+
+    async fn labels(&self, channel: &ChannelId) -> Result<Vec<Label>, PortError> {
+        let now = self.clock.now();
+        let mut labels: Vec<Label> = self
+            .read()
+            .labels
+            .iter()
+            .filter(|((c, _), _)| c == channel)
+            .filter_map(|(_, l)| l.live(now).cloned())
+            .collect();
+        labels.sort_by_key(|l| l.at);
+        Ok(labels)
     }
 }
 

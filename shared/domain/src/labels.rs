@@ -1,0 +1,204 @@
+//! Labels: the hints people gave about the bot's posts, one per person,
+//! post and way of giving it, and the channel's tuning read from them.
+//!
+//! A label holds no word of the conversation: who, on which post, what
+//! hint and how it came (an emoji's name, words, a button).
+
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::hints::Hint;
+use crate::reply::EmojiName;
+use crate::tuning::Tuning;
+use crate::{ChannelId, Ts, UserId};
+
+/// How long a label is kept, and how far back a channel's tuning reads:
+/// three weeks, past which a hint's step has faded to nothing
+/// ([`crate::tuning::HALF_LIFE_HOURS`]).
+pub const LABEL_DAYS: i64 = 21;
+
+/// How a hint came.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "emoji")]
+pub enum Source {
+    /// A reaction on the post, by its emoji's name.
+    Reaction(EmojiName),
+    /// Words to the bot ("not now", 「ありがとう」).
+    Words,
+}
+
+impl Source {
+    /// The source in a label's key: a person's `+1` and `pray` on one post
+    /// are two labels; the same emoji twice is one.
+    pub fn key(&self) -> String {
+        match self {
+            Source::Reaction(emoji) => format!("r:{}", emoji.as_str()),
+            Source::Words => "w".to_owned(),
+        }
+    }
+}
+
+/// One person's hint about one of the bot's posts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Label {
+    pub channel: ChannelId,
+    /// The post it is about: the bot's message a reaction is on, or the
+    /// message whose words gave the hint.
+    pub post: Ts,
+    /// Who gave it.
+    pub user: UserId,
+    #[serde(with = "hint_text")]
+    pub hint: Hint,
+    pub source: Source,
+    /// When it was given.
+    pub at: DateTime<Utc>,
+}
+
+impl Label {
+    /// What tells one label from another in its channel: a person's repeated
+    /// reaction is the same label, and a withdrawn one removes it.
+    pub fn key(&self) -> String {
+        format!(
+            "{}#{}#{}",
+            self.post.sort_key(),
+            self.user,
+            self.source.key()
+        )
+    }
+
+    /// When it expires.
+    pub fn expires_at(&self) -> DateTime<Utc> {
+        self.at + Duration::days(LABEL_DAYS)
+    }
+}
+
+/// The channel's tuning at `now` from its labels, in the order they were
+/// given (each fades from its own time; a mute lasts from its own).
+pub fn tuning_of(labels: &[Label], now: DateTime<Utc>) -> Tuning {
+    let mut given: Vec<&Label> = labels.iter().filter(|l| l.at <= now).collect();
+    given.sort_by_key(|l| l.at);
+    let mut tuning = Tuning::default();
+    for label in given {
+        tuning.hint(label.hint, label.at);
+    }
+    tuning
+}
+
+/// A hint as a label stores it: `positive`, `negative`, `mute:MINUTES`.
+mod hint_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::hints::{mute_minutes, Hint};
+
+    pub fn serialize<S: Serializer>(hint: &Hint, s: S) -> Result<S::Ok, S::Error> {
+        match hint {
+            Hint::Positive => s.serialize_str("positive"),
+            Hint::Negative => s.serialize_str("negative"),
+            Hint::Mute { minutes } => s.serialize_str(&format!("mute:{minutes}")),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Hint, D::Error> {
+        let text = String::deserialize(d)?;
+        match text.as_str() {
+            "positive" => Ok(Hint::Positive),
+            "negative" => Ok(Hint::Negative),
+            other => other
+                .strip_prefix("mute:")
+                .and_then(|m| m.parse::<u32>().ok())
+                .map(|minutes| Hint::Mute {
+                    minutes: mute_minutes(minutes),
+                })
+                .ok_or_else(|| serde::de::Error::custom("not a hint")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Chattiness, Thresholds};
+
+    fn label(user: &str, hint: Hint, source: Source, at: i64) -> Label {
+        Label {
+            channel: ChannelId::parse("C1").unwrap(),
+            post: Ts::parse("1000.000100").unwrap(),
+            user: UserId::parse(user).unwrap(),
+            hint,
+            source,
+            at: DateTime::from_timestamp(at, 0).unwrap(),
+        }
+    }
+
+    fn thumbs_down() -> Source {
+        Source::Reaction(EmojiName::parse("-1").unwrap())
+    }
+
+    #[test]
+    fn a_label_is_one_per_person_post_and_source() {
+        let a = label("U1", Hint::Negative, thumbs_down(), 2000);
+        let again = label("U1", Hint::Negative, thumbs_down(), 2500);
+        let other = label("U2", Hint::Negative, thumbs_down(), 2000);
+        let pray = label(
+            "U1",
+            Hint::Positive,
+            Source::Reaction(EmojiName::parse("pray").unwrap()),
+            2000,
+        );
+        assert_eq!(a.key(), again.key());
+        assert_ne!(a.key(), other.key());
+        assert_ne!(a.key(), pray.key());
+        assert_ne!(
+            a.key(),
+            label("U1", Hint::Negative, Source::Words, 2000).key()
+        );
+    }
+
+    #[test]
+    fn a_label_round_trips_as_json_without_any_words() {
+        for hint in [Hint::Positive, Hint::Negative, Hint::Mute { minutes: 90 }] {
+            let l = label("U1", hint, thumbs_down(), 2000);
+            let json = serde_json::to_string(&l).unwrap();
+            assert_eq!(serde_json::from_str::<Label>(&json).unwrap(), l, "{json}");
+        }
+        let words = label("U1", Hint::Mute { minutes: 60 }, Source::Words, 2000);
+        let json = serde_json::to_string(&words).unwrap();
+        assert!(json.contains(r#""hint":"mute:60""#), "{json}");
+        assert!(serde_json::from_str::<Label>(&json.replace("mute:60", "loud")).is_err());
+    }
+
+    #[test]
+    fn the_tuning_is_read_from_the_labels_in_the_order_given() {
+        let normal = Chattiness::Normal.thresholds().unwrap();
+        let now = DateTime::from_timestamp(10_000, 0).unwrap();
+        let none = tuning_of(&[], now);
+        assert_eq!(none.thresholds(normal, now), normal);
+        let three_down: Vec<Label> = ["U1", "U2", "U3"]
+            .iter()
+            .map(|u| label(u, Hint::Negative, thumbs_down(), 9_000))
+            .collect();
+        let raised = tuning_of(&three_down, now).thresholds(normal, now);
+        assert!(
+            raised.low > normal.low && raised.high > normal.high,
+            "{raised:?}"
+        );
+        let quiet: Thresholds = Chattiness::Quiet.thresholds().unwrap();
+        assert!(
+            raised.low <= quiet.low && raised.high <= quiet.high,
+            "{raised:?}"
+        );
+        // A label given after `now` does not count yet.
+        let later = vec![label("U1", Hint::Negative, thumbs_down(), 20_000)];
+        assert_eq!(tuning_of(&later, now).thresholds(normal, now), normal);
+        // A mute in words silences the channel for its minutes.
+        let mute = vec![label(
+            "U1",
+            Hint::Mute { minutes: 60 },
+            Source::Words,
+            9_000,
+        )];
+        assert!(tuning_of(&mute, now).muted(now));
+        let after = now + Duration::minutes(60);
+        assert!(!tuning_of(&mute, after).muted(after));
+    }
+}
