@@ -534,3 +534,59 @@ async fn an_absurd_timestamp_is_refused_and_its_conversation_still_answered() {
     }
     assert_eq!(bed.posts().await.len(), 1, "the question is answered");
 }
+
+/// Regression guard for the learned answer times: a channel whose people
+/// answer each other's questions within minutes, again and again, has its
+/// answer times kept on its record by the judgments, and the next waiting
+/// question is held to the wait learned from them.
+#[tokio::test]
+async fn a_judgment_learns_the_channels_answer_times_and_holds_a_question_to_them() {
+    use myao_core::ports::ChannelRecords;
+
+    let bed = bed(|s| s.rule_thresholds = None).await;
+    bed.script.set_judgment(verdict(false, None));
+    // Eight questions, each answered by another person four minutes later,
+    // hours apart, over the day before.
+    let mut history = Vec::new();
+    for n in 0..8 {
+        let asked = -30 * 3600 + n * 3 * 3600;
+        let q = format!("does anyone know how to rotate the logs on host {n}?");
+        history.push(message(GENERAL, ALICE, ts(asked), None, &q));
+        history.push(message(
+            GENERAL,
+            BOB,
+            ts(asked + 240),
+            None,
+            "yes: logrotate -f",
+        ));
+    }
+    bed.seed(&history).await;
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(-120),
+        None,
+        "does anyone know why the build is red?",
+    )])
+    .await;
+
+    let outcome = judge(&bed, &judgment(None, ts(-120))).await;
+    let record = bed
+        .store
+        .get_channel(&channel(GENERAL))
+        .await
+        .expect("read")
+        .expect("the channel's record");
+    let times = record.answer_times.expect("answer times learned");
+    let wait = times.wait(
+        myao_domain::rules::Chattiness::Normal,
+        Duration::seconds(300),
+        Ts::from_datetime(bed.now()),
+    );
+    assert!(wait.is_some(), "enough history to learn from: {times:?}");
+    let ruling = outcome.ruling().expect("scored");
+    assert_eq!(
+        ruling.score.wait, wait,
+        "the question is held to it: {outcome:?}"
+    );
+}
