@@ -9,7 +9,7 @@ use chrono::Duration;
 use myao_core::ports::{Claims, Messages, PortError, SlackApi};
 use myao_domain::people::{forget_me, FORGOTTEN_NOTICE};
 use myao_domain::text::escape;
-use myao_domain::{ChannelId, Conversation, EmojiName, Job, Reply, Ts};
+use myao_domain::{ChannelId, Conversation, EmojiName, Job, Message, Reply, Ts};
 
 use crate::context::{self, recent, Recent};
 use crate::prompts::status_lines;
@@ -328,13 +328,16 @@ async fn before_writing(cx: &JobContext<'_>, job: &Job) -> Result<Ready, PortErr
     // "Forget me": no LLM call and no limit, the person's profile and facts
     // go, and a fixed line says so.
     if *mention {
-        if let Some(outcome) = forget_on_request(cx, channel, *thread_ts, *newest_ts).await? {
-            return Ok(Ready::Done(outcome));
-        }
-        // "Not now", 「ありがとう」: taken as a hint, acknowledged with a
-        // reaction, not answered.
-        if let Some(outcome) = take_hint(cx, channel, *newest_ts, reply).await? {
-            return Ok(Ready::Done(outcome));
+        // The mention, read once for both (gone: neither applies).
+        if let Some(said) = cx.store().get_message(channel, *newest_ts).await? {
+            if let Some(outcome) = forget_on_request(cx, &said, *thread_ts).await? {
+                return Ok(Ready::Done(outcome));
+            }
+            // "Not now", 「ありがとう」: taken as a hint, acknowledged with a
+            // reaction, not answered.
+            if let Some(outcome) = take_hint(cx, &said, reply).await? {
+                return Ok(Ready::Done(outcome));
+            }
         }
     }
     let kept = cx.store().draft(&job.claim_key()).await?;
@@ -388,13 +391,10 @@ pub const TOKEN_REFUSED: &str = "token_refused: Slack refused the bot token late
 /// so in the mention's thread.
 async fn forget_on_request(
     cx: &JobContext<'_>,
-    channel: &ChannelId,
+    asked: &Message,
     thread_ts: Option<Ts>,
-    newest_ts: Ts,
 ) -> Result<Option<ResponseOutcome>, PortError> {
-    let Some(asked) = cx.store().get_message(channel, newest_ts).await? else {
-        return Ok(None);
-    };
+    let (channel, newest_ts) = (&asked.channel, asked.ts);
     if !forget_me(&asked.text) {
         return Ok(None);
     }

@@ -5,7 +5,7 @@ use myao_core::ports::{PortError, Reacted};
 use myao_domain::hints::{words_hint, Hint};
 use myao_domain::labels::{Label, Source};
 use myao_domain::reply::pick_emoji;
-use myao_domain::{ChannelId, EmojiName, Reply, Ts};
+use myao_domain::{ChannelId, EmojiName, Message, Reply, Ts};
 
 use super::ResponseOutcome;
 use crate::JobContext;
@@ -82,13 +82,10 @@ const THANKS_ACK: &str = "relaxed";
 /// goes as chosen). `None`: nothing more to do here; the job goes on.
 pub(super) async fn take_hint(
     cx: &JobContext<'_>,
-    channel: &ChannelId,
-    newest_ts: Ts,
+    said: &Message,
     reply: &Reply,
 ) -> Result<Option<ResponseOutcome>, PortError> {
-    let Some(said) = cx.store().get_message(channel, newest_ts).await? else {
-        return Ok(None);
-    };
+    let (channel, newest_ts) = (&said.channel, said.ts);
     // Its own id is one of its names (`<@UBOT> thanks`); a failure to learn
     // it is the job's, as for any reply.
     let bot = match cx.bot_user_id().await {
@@ -106,7 +103,7 @@ pub(super) async fn take_hint(
     let label = Label {
         channel: channel.clone(),
         post: newest_ts,
-        user: said.user,
+        user: said.user.clone(),
         hint,
         source: Source::Words,
         at: cx.now(),
