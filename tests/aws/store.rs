@@ -786,6 +786,7 @@ async fn store_keeps_one_label_per_person_post_and_source_by_channel() -> Result
         .map(|l| match &l.source {
             Source::Reaction(e) => (l.user.as_str(), e.as_str()),
             Source::Words => (l.user.as_str(), "words"),
+            Source::Button => (l.user.as_str(), "button"),
         })
         .collect();
     ensure!(

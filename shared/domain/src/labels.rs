@@ -25,6 +25,9 @@ pub enum Source {
     Reaction(EmojiName),
     /// Words to the bot ("not now", 「ありがとう」).
     Words,
+    /// One of Slack's feedback buttons under the post (`feedback_buttons`):
+    /// a person's latest click is their one label for the post.
+    Button,
 }
 
 impl Source {
@@ -34,6 +37,7 @@ impl Source {
         match self {
             Source::Reaction(emoji) => format!("r:{}", emoji.as_str()),
             Source::Words => "w".to_owned(),
+            Source::Button => "b".to_owned(),
         }
     }
 }
@@ -165,6 +169,22 @@ mod tests {
         let json = serde_json::to_string(&words).unwrap();
         assert!(json.contains(r#""hint":"mute:60""#), "{json}");
         assert!(serde_json::from_str::<Label>(&json.replace("mute:60", "loud")).is_err());
+    }
+
+    #[test]
+    fn a_button_label_round_trips_and_is_one_per_person_and_post() {
+        let down = label("U1", Hint::Negative, Source::Button, 2000);
+        let json = serde_json::to_string(&down).unwrap();
+        assert!(json.contains(r#""source":{"kind":"button"}"#), "{json}");
+        assert_eq!(serde_json::from_str::<Label>(&json).unwrap(), down);
+        // The other button later is the same label, told from a reaction's.
+        let up = label("U1", Hint::Positive, Source::Button, 2500);
+        assert_eq!(down.key(), up.key());
+        assert!(down.key().ends_with("#U1#b"), "{}", down.key());
+        assert_ne!(
+            down.key(),
+            label("U1", Hint::Negative, thumbs_down(), 2000).key()
+        );
     }
 
     #[test]
