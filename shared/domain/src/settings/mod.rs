@@ -326,6 +326,12 @@ settings! {
     /// little less ready to speak unprompted in that channel, for a few days.
     /// An emoji in both lists counts as neither.
     negative_reactions: Vec<EmojiName> = emojis(DEFAULT_NEGATIVE_REACTIONS), Emojis;
+    /// Slack's feedback buttons (👍 and 👎) under myao's unprompted posts:
+    /// its replies nobody asked for and the topics it opens, never an answer
+    /// to a mention, its name or a DM. A click is a hint like a reaction's;
+    /// a person's latest click on a post is the one that counts. Needs the
+    /// app's interactivity (docs/deploy.md).
+    feedback_buttons: bool = false, Bool;
     /// The emoji of a reaction to a thanks, and of one whose chosen emoji the
     /// workspace lacks.
     default_reaction: EmojiName = EmojiName::parse("+1").expect("a valid emoji name"), Emoji;
