@@ -139,7 +139,7 @@ pub enum EventParseError {
 }
 
 impl EventParseError {
-    fn not_json(error: &serde_json::Error) -> EventParseError {
+    pub(crate) fn not_json(error: &serde_json::Error) -> EventParseError {
         use serde_json::error::Category;
         EventParseError::NotJson {
             what: match error.classify() {
