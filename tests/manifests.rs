@@ -244,6 +244,7 @@ const MANIFESTS: &[(&str, &[&str])] = &[
             "myao-core",
             "myao-domain",
             "myao-http",
+            "myao-slack",
             "reqwest",
             "serde",
             "serde_json",

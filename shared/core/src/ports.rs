@@ -626,6 +626,19 @@ pub trait SlackApi: Send + Sync {
         text: &str,
         marker: &str,
     ) -> Result<Ts, PortError>;
+    /// Posts `text` as [`SlackApi::post_marked`] does, with Slack's
+    /// feedback buttons under it (👍, 👎; a click comes back to ingest as
+    /// an interaction); `text` stays the notification's. An adapter that
+    /// has no buttons posts the text alone.
+    async fn post_with_feedback(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Option<Ts>,
+        text: &str,
+        marker: &str,
+    ) -> Result<Ts, PortError> {
+        self.post_marked(channel, thread_ts, text, marker).await
+    }
     /// The `ts` of the message carrying `marker` among the messages of
     /// `channel`'s thread `thread_ts` (its top level for `None`) posted at
     /// or after `since`, if there is one.

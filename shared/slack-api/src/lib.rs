@@ -46,6 +46,7 @@ use myao_http::{
     endpoint, header_number, is_permanent, millis, transport_detail, truncate, wait_at_most,
     ServiceClient,
 };
+use myao_slack::interaction::feedback_blocks;
 
 const SERVICE: &str = "slack";
 /// The first backoff after a transport error or a 5xx; each later one doubles it.
@@ -378,13 +379,15 @@ const FILES_HOST: &str = "files.slack.com";
 const MARKER_EVENT: &str = "myao_reply";
 
 impl SlackWebApi {
-    /// `chat.postMessage`, with `marker` in the message's metadata when given.
+    /// `chat.postMessage`, with `marker` in the message's metadata when
+    /// given, and `blocks` as its layout (`text` is then the notification's).
     async fn post(
         &self,
         channel: &ChannelId,
         thread_ts: Option<Ts>,
         text: &str,
         marker: Option<&str>,
+        blocks: Option<Value>,
     ) -> Result<Ts, PortError> {
         const METHOD: &str = "chat.postMessage";
         // No unfurling: a link a model wrote (an image whose address
@@ -400,6 +403,9 @@ impl SlackWebApi {
         }
         if let Some(key) = marker {
             body["metadata"] = json!({"event_type": MARKER_EVENT, "event_payload": {"key": key}});
+        }
+        if let Some(blocks) = blocks {
+            body["blocks"] = blocks;
         }
         let answer = self
             .call(METHOD, Args::Json(body), Replay::OnlyIfUnsent)
@@ -422,7 +428,7 @@ impl SlackApi for SlackWebApi {
         thread_ts: Option<Ts>,
         text: &str,
     ) -> Result<Ts, PortError> {
-        self.post(channel, thread_ts, text, None).await
+        self.post(channel, thread_ts, text, None, None).await
     }
 
     async fn post_marked(
@@ -432,7 +438,20 @@ impl SlackApi for SlackWebApi {
         text: &str,
         marker: &str,
     ) -> Result<Ts, PortError> {
-        self.post(channel, thread_ts, text, Some(marker)).await
+        self.post(channel, thread_ts, text, Some(marker), None)
+            .await
+    }
+
+    async fn post_with_feedback(
+        &self,
+        channel: &ChannelId,
+        thread_ts: Option<Ts>,
+        text: &str,
+        marker: &str,
+    ) -> Result<Ts, PortError> {
+        let blocks = feedback_blocks(text);
+        self.post(channel, thread_ts, text, Some(marker), Some(blocks))
+            .await
     }
 
     async fn find_marked(
@@ -944,6 +963,31 @@ mod tests {
             .expect("posted");
 
         assert_eq!(new_ts, ts("1712345679.000100"));
+    }
+
+    #[tokio::test]
+    async fn a_post_with_feedback_carries_the_text_in_blocks_and_the_buttons() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/api/chat.postMessage"))
+            .respond_with(posted())
+            .expect(1)
+            .mount(&server)
+            .await;
+        let new_ts = slack(&server)
+            .post_with_feedback(&channel(), None, "hello &amp; bye", "key-1")
+            .await
+            .expect("posted");
+        assert_eq!(new_ts, ts("1712345679.000100"));
+        let sent: Value =
+            serde_json::from_slice(&server.received_requests().await.unwrap()[0].body)
+                .expect("a JSON body");
+        // The text is still the notification's, and the marker is there.
+        assert_eq!(sent["text"], "hello &amp; bye");
+        assert_eq!(sent["metadata"]["event_payload"]["key"], "key-1");
+        assert_eq!(sent["blocks"], feedback_blocks("hello &amp; bye"));
+        assert_eq!(sent["blocks"][0]["text"]["text"], "hello &amp; bye");
+        assert_eq!(sent["blocks"][1]["elements"][0]["type"], "feedback_buttons");
     }
 
     fn refusal(code: &str) -> ResponseTemplate {
