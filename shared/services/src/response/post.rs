@@ -70,6 +70,7 @@ pub(super) async fn compose_and_post(
         thread_ts: *thread_ts,
         answered: *newest_ts,
         marker: &key,
+        buttons: with_buttons(cx, job),
     };
     let (ts, escaped) = match post_once(cx, &at, &text, reused).await {
         Ok(Posted::Done(posted)) => posted,
@@ -102,6 +103,13 @@ async fn compose(cx: &JobContext<'_>, job: &Job, kept: Option<String>) -> Compos
     }
 }
 
+/// Whether a reply is posted with Slack's feedback buttons under it: with
+/// `feedback_buttons` on, an unprompted one (a reply nobody asked for, an
+/// opening), never an answer to a mention, its name or a DM.
+fn with_buttons(cx: &JobContext<'_>, job: &Job) -> bool {
+    cx.settings().feedback_buttons && matches!(job, Job::Response { mention: false, .. })
+}
+
 /// Where a reply goes, and the mark that finds it there again.
 struct Place<'a> {
     channel: &'a ChannelId,
@@ -109,6 +117,8 @@ struct Place<'a> {
     /// The message it answers: a search for it starts there.
     answered: Ts,
     marker: &'a str,
+    /// Posted with Slack's feedback buttons ([`with_buttons`]).
+    buttons: bool,
 }
 
 /// A post's end: posted (its `ts` and escaped text), or refused for good.
@@ -141,17 +151,7 @@ async fn post_once(
             Ok((ts, escape(text)))
         }
         // A reply comes after the message it answers: the search starts there.
-        None => {
-            post_held(
-                slack,
-                at.channel,
-                at.thread_ts,
-                text,
-                at.marker,
-                at.answered,
-            )
-            .await
-        }
+        None => post_held(slack, at, text).await,
     };
     match posted {
         Ok(posted) => Ok(Posted::Done(posted)),
@@ -191,25 +191,21 @@ async fn keep_posted(cx: &JobContext<'_>, ch: &Channel, posted: Message) {
 /// text.
 pub const SAFE_POST_CHARS: usize = 4_000;
 
-/// Posts `text` escaped, marked with `marker` (the job's claim key). When
-/// Slack refuses it as too long (`msg_too_long`), once more held to
-/// [`SAFE_POST_CHARS`] escaped characters, cut at a sentence or a space and
-/// never inside an escape. When its answer was lost (a 5xx, a timeout: it
-/// may have posted), the conversation is searched for the marker and the
+/// Posts `text` escaped at `at`, marked with its marker (the job's claim
+/// key). When Slack refuses it as too long (`msg_too_long`), once more held
+/// to [`SAFE_POST_CHARS`] escaped characters, cut at a sentence or a space
+/// and never inside an escape. When its answer was lost (a 5xx, a timeout:
+/// it may have posted), the conversation is searched for the marker and the
 /// reply posted again only when it is not there (among the messages from
-/// `since`, the one it answers). The text posted, escaped, with its `ts`.
+/// the one it answers). The text posted, escaped, with its `ts`.
 async fn post_held(
     slack: &dyn SlackApi,
-    channel: &ChannelId,
-    thread_ts: Option<Ts>,
+    at: &Place<'_>,
     text: &str,
-    marker: &str,
-    since: Ts,
 ) -> Result<(Ts, String), PortError> {
+    let (channel, thread_ts, marker) = (at.channel, at.thread_ts, at.marker);
     let escaped = escape(text);
-    let first = slack
-        .post_marked(channel, thread_ts, &escaped, marker)
-        .await;
+    let first = send(slack, at, &escaped).await;
     match first {
         Err(error) if error.detail().ends_with("msg_too_long") => {
             let shorter = held_escaped(&escaped, SAFE_POST_CHARS).to_owned();
@@ -218,27 +214,43 @@ async fn post_held(
                 held_to = shorter.chars().count(),
                 "Slack refused the reply as too long; posting it shorter"
             );
-            let ts = slack
-                .post_marked(channel, thread_ts, &shorter, marker)
-                .await?;
+            let ts = send(slack, at, &shorter).await?;
             Ok((ts, shorter))
         }
         Err(PortError::Uncertain { detail, .. }) => {
-            match slack.find_marked(channel, thread_ts, since, marker).await? {
+            match slack
+                .find_marked(channel, thread_ts, at.answered, marker)
+                .await?
+            {
                 Some(ts) => {
                     tracing::info!(%detail, ts = %ts, "the post's answer was lost, but it was posted");
                     Ok((ts, escaped))
                 }
                 None => {
                     tracing::warn!(%detail, "the post's answer was lost and it is not there; posting it again");
-                    let ts = slack
-                        .post_marked(channel, thread_ts, &escaped, marker)
-                        .await?;
+                    let ts = send(slack, at, &escaped).await?;
                     Ok((ts, escaped))
                 }
             }
         }
         posted => posted.map(|ts| (ts, escaped)),
+    }
+}
+
+/// One post of the escaped `text` at `at`, marked, with the feedback
+/// buttons when it has them.
+async fn send(slack: &dyn SlackApi, at: &Place<'_>, text: &str) -> Result<Ts, PortError> {
+    match at.buttons {
+        true => {
+            slack
+                .post_with_feedback(at.channel, at.thread_ts, text, at.marker)
+                .await
+        }
+        false => {
+            slack
+                .post_marked(at.channel, at.thread_ts, text, at.marker)
+                .await
+        }
     }
 }
 
