@@ -26,7 +26,10 @@ use myao_domain::{
 use myao_slack::event::{
     check_times, parse_envelope, Envelope, EventParseError, Reaction, SlackEvent, Unhandled,
 };
+use myao_slack::interaction::form_interaction;
 use myao_slack::signature::verify;
+
+mod interaction;
 
 /// How many of a thread's newest messages are read to tell whether the bot
 /// spoke there lately.
@@ -130,8 +133,12 @@ pub enum IgnoreReason {
     /// A reaction that is neither a positive nor a negative hint
     /// (`positive_reactions`, `negative_reactions`).
     NotAHint,
-    /// A reaction on another's message, or the bot's own.
+    /// A reaction on another's message, or the bot's own; a click on
+    /// another's.
     NotItsPost,
+    /// An interaction other than a click of the feedback buttons (Slack's
+    /// type for it).
+    Interaction(String),
 }
 
 impl fmt::Display for IgnoreReason {
@@ -142,7 +149,8 @@ impl fmt::Display for IgnoreReason {
             IgnoreReason::Envelope(kind) => f.write_str(kind),
             IgnoreReason::Unhandled(unhandled) => unhandled.fmt(f),
             IgnoreReason::NotAHint => f.write_str("a reaction that is no hint"),
-            IgnoreReason::NotItsPost => f.write_str("a reaction not on the bot's post"),
+            IgnoreReason::NotItsPost => f.write_str("a hint not on the bot's post"),
+            IgnoreReason::Interaction(kind) => write!(f, "interaction {kind}"),
         }
     }
 }
@@ -254,6 +262,10 @@ impl Ingest {
             tracing::warn!(%reason, "refused an unverified request");
             self.counted("refused");
             return IngestResponse::text(401, "");
+        }
+        // Slack's interactivity posts to the same URL, signed alike: a form.
+        if let Some(interaction) = form_interaction(request.body) {
+            return self.interacted(interaction, now).await;
         }
         self.accept(request.body, request.retry_num, now).await
     }
