@@ -163,6 +163,7 @@ async fn huge_messages_and_many_channels_still_fit_every_prompt_budget() {
         mention: true,
         reply: Reply::Full,
         seen_ts: None,
+        grounds: None,
     })
     .await;
     let reply = &bed.llm_calls_of(PromptKind::Response).await[0].system;

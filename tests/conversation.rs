@@ -61,6 +61,7 @@ pub(crate) fn response(thread: Option<i64>, newest: i64, mention: bool) -> Job {
         mention,
         reply: Reply::Full,
         seen_ts: None,
+        grounds: None,
     }
 }
 

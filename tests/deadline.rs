@@ -30,6 +30,7 @@ fn mention(newest: i64) -> Job {
         mention: true,
         reply: Reply::Full,
         seen_ts: None,
+        grounds: None,
     }
 }
 

@@ -281,6 +281,7 @@ async fn forget_me_removes_the_profile_and_the_facts_and_says_so() {
             mention: true,
             reply: Reply::Full,
             seen_ts: None,
+            grounds: None,
         })
         .await;
 

@@ -35,6 +35,7 @@ fn mention(ch: &str, newest: Ts, thread: Option<Ts>) -> Job {
         mention: true,
         reply: Reply::Full,
         seen_ts: None,
+        grounds: None,
     }
 }
 
@@ -46,6 +47,7 @@ fn unprompted(ch: &str, root: i64, newest: i64) -> Job {
         mention: false,
         reply: Reply::Full,
         seen_ts: None,
+        grounds: None,
     }
 }
 

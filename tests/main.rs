@@ -14,6 +14,7 @@ mod bounded;
 mod conversation;
 mod deadline;
 mod facts;
+mod feedback;
 mod hints;
 mod ingest;
 mod judge;

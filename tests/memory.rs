@@ -318,6 +318,7 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
             mention: true,
             reply: Reply::Full,
             seen_ts: None,
+            grounds: None,
         })
         .await;
     assert!(matches!(outcome, JobOutcome::Response(_)), "{outcome:?}");
@@ -514,6 +515,7 @@ async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
         mention: true,
         reply: Reply::Full,
         seen_ts: None,
+        grounds: None,
     })
     .await;
 

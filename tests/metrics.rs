@@ -30,6 +30,7 @@ fn mention_reply() -> Job {
         mention: true,
         reply: Reply::Full,
         seen_ts: None,
+        grounds: None,
     }
 }
 

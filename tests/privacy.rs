@@ -431,6 +431,7 @@ async fn a_deleted_message_is_forgotten_by_every_memory_that_covered_it() {
             mention: true,
             reply: Reply::Full,
             seen_ts: None,
+            grounds: None,
         })
         .await;
         bed.run(&Job::Judgment {

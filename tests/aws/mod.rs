@@ -102,6 +102,7 @@ fn response(newest: &str) -> Job {
         mention: true,
         reply: Reply::Full,
         seen_ts: None,
+        grounds: None,
     }
 }
 

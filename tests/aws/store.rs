@@ -804,3 +804,59 @@ async fn store_keeps_one_label_per_person_post_and_source_by_channel() -> Result
     ensure!(store.labels(&channel("C2")).await?.len() == 1);
     Ok(())
 }
+
+#[tokio::test]
+async fn store_keeps_a_posts_grounds_beside_its_labels_and_apart_from_them() -> Result<()> {
+    use myao_core::ports::LabelRecords;
+    use myao_domain::grounds::{Grounds, PostGrounds};
+    use myao_domain::hints::Hint;
+    use myao_domain::labels::{Label, Source};
+    use myao_domain::rules::Chattiness;
+
+    let store = fresh_store().await;
+    let kept = |post: &str, outcome: &str| PostGrounds {
+        channel: channel("C1"),
+        post: ts(post),
+        thread_ts: Some(ts("1767600000.000050")),
+        grounds: Grounds::unjudged(outcome, Chattiness::Normal),
+        at: Utc::now(),
+    };
+    store
+        .put_grounds(&kept("1767600000.000200", "rule_yes"))
+        .await?;
+    store
+        .put_grounds(&kept("1767600000.000100", "mention"))
+        .await?;
+    // Kept again for the same post (a redelivered job): one, the newer.
+    store
+        .put_grounds(&kept("1767600000.000100", "llm_yes"))
+        .await?;
+    let label = Label {
+        channel: channel("C1"),
+        post: ts("1767600000.000100"),
+        user: user("U1"),
+        hint: Hint::Positive,
+        source: Source::Words,
+        at: Utc::now(),
+    };
+    ensure!(store.put_label(&label).await?);
+
+    let grounds = store.grounds(&channel("C1")).await?;
+    let outcomes: Vec<&str> = grounds.iter().map(|g| g.grounds.outcome.as_str()).collect();
+    ensure!(
+        outcomes == ["llm_yes", "rule_yes"],
+        "one per post, oldest post first: {outcomes:?}"
+    );
+    ensure!(
+        grounds[1].post == ts("1767600000.000200")
+            && grounds[1].thread_ts == Some(ts("1767600000.000050")),
+        "read back whole: {:?}",
+        grounds[1]
+    );
+    ensure!(
+        store.labels(&channel("C1")).await? == vec![label],
+        "the grounds in the labels' partition are not read as labels"
+    );
+    ensure!(store.grounds(&channel("C2")).await?.is_empty());
+    Ok(())
+}

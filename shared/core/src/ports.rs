@@ -13,6 +13,7 @@ use myao_domain::answer_times::AnswerTimes;
 use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
 use myao_domain::files::Image;
+use myao_domain::grounds::PostGrounds;
 use myao_domain::labels::Label;
 use myao_domain::metrics::Datum;
 use myao_domain::people::{Profile, ProfileDelta};
@@ -434,6 +435,11 @@ pub trait LabelRecords: Send + Sync {
     async fn delete_label(&self, label: &Label) -> Result<(), PortError>;
     /// The channel's labels, in the order given.
     async fn labels(&self, channel: &ChannelId) -> Result<Vec<Label>, PortError>;
+    /// Keeps what the judge knew when it decided one of the bot's posts,
+    /// over what was kept for that post, as long as a label of it may be.
+    async fn put_grounds(&self, grounds: &PostGrounds) -> Result<(), PortError>;
+    /// The grounds kept for the channel's posts, oldest post first.
+    async fn grounds(&self, channel: &ChannelId) -> Result<Vec<PostGrounds>, PortError>;
 }
 
 /// Everything stored (DynamoDB on AWS, [`crate::adapters::twins::MemoryStore`]

@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::grounds::Grounds;
 use super::ids::{ChannelId, Ts};
 use super::message::Conversation;
 use super::reply::Reply;
@@ -38,6 +39,11 @@ pub enum Job {
         /// version): `newest_ts`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seen_ts: Option<Ts>,
+        /// What the judgment knew when it decided to answer, kept with the
+        /// post for the hints people give on it. `None`: a mention's answer,
+        /// or a job of an earlier version.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        grounds: Option<Grounds>,
     },
     /// Refresh the memory of one thread: queued by earlier versions when a
     /// thread went quiet, and dropped now (its channel's digest, in
@@ -207,6 +213,7 @@ mod tests {
             mention: true,
             reply: Reply::Full,
             seen_ts: None,
+            grounds: None,
         };
         let json = serde_json::to_value(&job).unwrap();
         // A full reply is written as jobs were before forms existed, so
@@ -225,6 +232,7 @@ mod tests {
                 emoji: crate::EmojiName::wave(),
             },
             seen_ts: Some(Ts::parse("6.0").unwrap()),
+            grounds: None,
         };
         let json = serde_json::to_value(&reaction).unwrap();
         assert_eq!(
@@ -259,6 +267,7 @@ mod tests {
             mention: true,
             reply,
             seen_ts: None,
+            grounds: None,
         };
         // Whatever its form: one answer per message.
         assert_eq!(

@@ -211,6 +211,7 @@ pub fn route(
             mention: true,
             reply: addressed_reply(&message.text, settings),
             seen_ts: None,
+            grounds: None,
         });
     }
     if settings.thresholds_in(&message.channel).is_none() {
@@ -372,6 +373,7 @@ mod tests {
                 mention: true,
                 reply: Reply::Full,
                 seen_ts: None,
+                grounds: None,
             })
         );
         let labelled = message("U1", "<@UBOT|myao> hi", None);

@@ -193,18 +193,7 @@ pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
             } => judgment::run(svc, channel, *thread_ts, *newest_ts)
                 .await
                 .map(JobOutcome::Judgment),
-            Job::Response {
-                channel,
-                thread_ts,
-                newest_ts,
-                mention,
-                reply,
-                seen_ts,
-            } => response::run(
-                svc, channel, *thread_ts, *newest_ts, *mention, reply, *seen_ts,
-            )
-            .await
-            .map(JobOutcome::Response),
+            Job::Response { .. } => response::run(svc, job).await.map(JobOutcome::Response),
             // Queued by earlier versions when a thread went quiet: the
             // hourly digest of its channel writes the thread's memory now
             // (running one here could race that channel's own job).

@@ -35,6 +35,7 @@ use crate::prompts::{
 use myao_core::ports::{ChannelRecord, Claims, PortError};
 use myao_core::schedule::ScheduleName;
 use myao_domain::facts::strength;
+use myao_domain::grounds::Grounds;
 use myao_domain::labels::tuning_of;
 use myao_domain::privacy::Audience;
 use myao_domain::proactive::{
@@ -435,6 +436,10 @@ async fn open(
             topic: topic.clone(),
         },
         seen_ts: None,
+        grounds: Some(Grounds::unjudged(
+            "opening",
+            cx.settings().chattiness_in(channel),
+        )),
     };
     if let Err(error) = cx.queue().send(&response, 0).await {
         release(cx.store(), &[&week, claim]).await;

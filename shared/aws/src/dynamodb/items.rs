@@ -17,6 +17,7 @@ use myao_core::ports::{ChannelRecord, PortError};
 use myao_domain::answer_times::AnswerTimes;
 use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
+use myao_domain::grounds::PostGrounds;
 use myao_domain::labels::Label;
 use myao_domain::people::Profile;
 use myao_domain::{
@@ -445,6 +446,22 @@ pub(super) fn label_item(label: &Label) -> Result<Item, PortError> {
     let body = serde_json::to_string(label).map_err(|e| PortError::refused_by(SERVICE, e))?;
     item.insert("label".into(), s(body));
     Ok(item)
+}
+
+/// A post's grounds: the JSON of [`PostGrounds`], expiring with its labels.
+pub(super) fn grounds_item(grounds: &PostGrounds) -> Result<Item, PortError> {
+    let key = Key::grounds(&grounds.channel, grounds.post);
+    let mut item = expiring(key, grounds.expires_at());
+    let body = serde_json::to_string(grounds).map_err(|e| PortError::refused_by(SERVICE, e))?;
+    item.insert("grounds".into(), s(body));
+    Ok(item)
+}
+
+impl FromItem for PostGrounds {
+    fn from_item(item: &Item) -> Result<PostGrounds, PortError> {
+        let r = Reader::new(item);
+        serde_json::from_str(r.s("grounds")?).map_err(|e| r.corrupt("grounds", &e))
+    }
 }
 
 impl FromItem for Label {

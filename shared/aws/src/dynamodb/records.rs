@@ -2,12 +2,14 @@
 //! facts and profiles, claims and counters.
 
 use super::items::{
-    claim_item, counter_item, draft_item, expired, expires_at, fact_item, forget_item, label_item,
-    mark_item, memory_item, n, s, time_text, FromItem, MarkRow, DRAFT_TEXT,
+    claim_item, counter_item, draft_item, expired, expires_at, fact_item, forget_item,
+    grounds_item, label_item, mark_item, memory_item, n, s, time_text, FromItem, MarkRow,
+    DRAFT_TEXT,
 };
 use super::ops::*;
 use super::schema::{
-    facts_pk, labels_pk, thread_memory_pk, Key, COUNT_ATTRIBUTE, FORGET_PK, GSI1, TTL_ATTRIBUTE,
+    facts_pk, labels_pk, thread_memory_pk, Key, COUNT_ATTRIBUTE, FORGET_PK, GROUNDS_SK_PREFIX,
+    GSI1, LABEL_SK_PREFIX, TTL_ATTRIBUTE,
 };
 use super::{DynamoStore, SERVICE};
 use crate::port_error;
@@ -19,6 +21,7 @@ use myao_core::ports::{
     ProfileRecords,
 };
 use myao_domain::facts::Fact;
+use myao_domain::grounds::PostGrounds;
 use myao_domain::labels::Label;
 use myao_domain::people::{Profile, ProfileDelta};
 use myao_domain::{ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Ts, UserId};
@@ -109,13 +112,36 @@ impl LabelRecords for DynamoStore {
     }
 
     async fn labels(&self, channel: &ChannelId) -> Result<Vec<Label>, PortError> {
-        let query = self
-            .query()
-            .key_condition_expression("pk = :pk")
-            .expression_attribute_values(":pk", s(labels_pk(channel)));
+        let query = self.labels_query(channel, LABEL_SK_PREFIX);
         let mut labels: Vec<Label> = self.query_live(query).await?;
         labels.sort_by_key(|l| l.at);
         Ok(labels)
+    }
+
+    async fn put_grounds(&self, grounds: &PostGrounds) -> Result<(), PortError> {
+        self.put_item(grounds_item(grounds)?).await
+    }
+
+    async fn grounds(&self, channel: &ChannelId) -> Result<Vec<PostGrounds>, PortError> {
+        let query = self.labels_query(channel, GROUNDS_SK_PREFIX);
+        let mut grounds: Vec<PostGrounds> = self.query_live(query).await?;
+        grounds.sort_by_key(|g| g.post);
+        Ok(grounds)
+    }
+}
+
+impl DynamoStore {
+    /// The query of the items of a channel's labels partition whose sort
+    /// key starts with `prefix` (its labels, or its posts' grounds).
+    fn labels_query(
+        &self,
+        channel: &ChannelId,
+        prefix: &str,
+    ) -> aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder {
+        self.query()
+            .key_condition_expression("pk = :pk AND begins_with(sk, :prefix)")
+            .expression_attribute_values(":pk", s(labels_pk(channel)))
+            .expression_attribute_values(":prefix", s(prefix))
     }
 }
 

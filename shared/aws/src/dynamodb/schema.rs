@@ -31,6 +31,10 @@ const FACTS_PK_PREFIX: &str = "FACTS#";
 const MEMORY_PK: &str = "MEM";
 /// What the partition of a channel's labels starts with.
 const LABELS_PK_PREFIX: &str = "LABELS#";
+/// What a label's sort key starts with, in its channel's labels partition.
+pub(super) const LABEL_SK_PREFIX: &str = "L#";
+/// What the sort key of a post's grounds starts with, in the same partition.
+pub(super) const GROUNDS_SK_PREFIX: &str = "P#";
 /// The partition of the pending deletions and edits.
 pub(super) const FORGET_PK: &str = "FORGET";
 /// What every message's sort key starts with.
@@ -99,7 +103,15 @@ impl Key {
 
     /// A label of a channel.
     pub fn label(channel: &ChannelId, key: &str) -> Key {
-        Key::new(labels_pk(channel), format!("L#{key}"))
+        Key::new(labels_pk(channel), format!("{LABEL_SK_PREFIX}{key}"))
+    }
+
+    /// The grounds of one of the bot's posts, beside its labels.
+    pub fn grounds(channel: &ChannelId, post: Ts) -> Key {
+        Key::new(
+            labels_pk(channel),
+            format!("{GROUNDS_SK_PREFIX}{}", post.sort_key()),
+        )
     }
 
     /// A pending deletion or edit of a message.

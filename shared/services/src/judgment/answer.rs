@@ -5,6 +5,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use myao_core::ports::PortError;
 use myao_core::schedule::ScheduleName;
+use myao_domain::grounds::Grounds;
 use myao_domain::rules;
 use myao_domain::{Conversation, Job, JobKind, Message, Reply, Ts};
 
@@ -39,6 +40,7 @@ impl Answer {
         ruling: &Ruling,
         newest_ts: Ts,
         reply: Reply,
+        grounds: Grounds,
     ) -> Answer {
         if let Reply::Reaction { .. } = reply {
             let on = messages
@@ -53,6 +55,7 @@ impl Answer {
                 mention: false,
                 reply,
                 seen_ts: seen(messages, on),
+                grounds: Some(grounds),
             };
             return Answer {
                 job,
@@ -74,6 +77,7 @@ impl Answer {
             mention: false,
             reply,
             seen_ts: seen(messages, newest_ts),
+            grounds: Some(grounds),
         };
         let answered = Conversation {
             channel: conversation.channel.clone(),

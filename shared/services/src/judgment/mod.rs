@@ -8,6 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use myao_core::ports::{Claims, PortError};
 use myao_core::schedule::ScheduleName;
+use myao_domain::grounds::Grounds;
 use myao_domain::judgment::JudgmentParseError;
 use myao_domain::labels::tuning_of;
 use myao_domain::limits;
@@ -319,8 +320,9 @@ impl Judgment<'_> {
         }
         let default = &cx.settings().default_reaction;
         let emoji = closing.map_or_else(|| default.clone(), |(kind, _)| kind.emoji(default));
+        let grounds = self.grounds("rule_react", &ruling);
         let at = self
-            .answer(&ruling, Reply::Reaction { emoji })
+            .answer(&ruling, Reply::Reaction { emoji }, grounds)
             .send(cx, self.sure_delay())
             .await?;
         Ok(JudgmentOutcome::Sure { ruling, at })
@@ -339,8 +341,9 @@ impl Judgment<'_> {
             }
             return Ok(JudgmentOutcome::Capped(ruling));
         }
+        let grounds = self.grounds("rule_yes", &ruling);
         let at = self
-            .answer(&ruling, Reply::Full)
+            .answer(&ruling, Reply::Full, grounds)
             .send(cx, self.sure_delay())
             .await?;
         Ok(JudgmentOutcome::Sure { ruling, at })
@@ -370,12 +373,19 @@ impl Judgment<'_> {
         {
             return Ok(JudgmentOutcome::Capped(ruling));
         }
-        let at = self.answer(&ruling, reply).send(cx, result.delay()).await?;
+        let grounds = self
+            .grounds("llm_yes", &ruling)
+            .with_confidence(result.confidence);
+        let at = self
+            .answer(&ruling, reply, grounds)
+            .send(cx, result.delay())
+            .await?;
         Ok(JudgmentOutcome::Respond { ruling, result, at })
     }
 
-    /// The answer `reply` to what `ruling` names.
-    fn answer(&self, ruling: &Ruling, reply: Reply) -> Answer {
+    /// The answer `reply` to what `ruling` names, with what the judgment
+    /// knew (`grounds`), kept with the post.
+    fn answer(&self, ruling: &Ruling, reply: Reply, grounds: Grounds) -> Answer {
         let scene = self.scene;
         Answer::of(
             &scene.conversation,
@@ -383,7 +393,20 @@ impl Judgment<'_> {
             ruling,
             self.newest_ts,
             reply,
+            grounds,
         )
+    }
+
+    /// The grounds of an answer the outcome `outcome` decided on `ruling`:
+    /// the score, the thresholds, the channel's set level and the hints'
+    /// offset then.
+    fn grounds(&self, outcome: &str, ruling: &Ruling) -> Grounds {
+        let cx = self.cx;
+        let level = cx
+            .settings()
+            .chattiness_in(&self.scene.conversation.channel);
+        let tuning = tuning_of(&self.scene.labels, cx.now()).offset(cx.now());
+        Grounds::judged(outcome, level, &ruling.score, ruling.thresholds, tuning)
     }
 
     /// A wait drawn from [`SURE_DELAY_SECONDS`].

@@ -80,40 +80,35 @@ const RECENT_REPLIES: usize = 20;
 /// Runs a response job: drops it when it came too late, claims it (a job
 /// made twice is answered once), checks what may keep it from being
 /// written, then reacts, or writes and posts the reply.
-pub async fn run(
-    svc: &Services,
-    channel: &ChannelId,
-    thread_ts: Option<Ts>,
-    newest_ts: Ts,
-    mention: bool,
-    reply: &Reply,
-    seen_ts: Option<Ts>,
-) -> Result<ResponseOutcome, PortError> {
+pub async fn run(svc: &Services, job: &Job) -> Result<ResponseOutcome, PortError> {
     let cx = JobContext::begin(svc).await?;
-    let job = Job::Response {
-        channel: channel.clone(),
+    let Job::Response {
+        channel,
         thread_ts,
         newest_ts,
         mention,
-        reply: reply.clone(),
-        seen_ts,
+        reply,
+        ..
+    } = job
+    else {
+        return Err(PortError::refused("response", "not a response job"));
     };
-    if let Some(late) = late(&cx, &job).await? {
+    if let Some(late) = late(&cx, job).await? {
         return Ok(late);
     }
     // One claim per job: a job made twice (a retried delivery, a mention seen
     // as message and app_mention) is answered once.
-    let Some(claim) = Claim::take(&cx, &job).await? else {
+    let Some(claim) = Claim::take(&cx, job).await? else {
         tracing::info!("response job already handled");
         return Ok(ResponseOutcome::AlreadyDone);
     };
-    let kept = match before_writing(&cx, &job).await {
+    let kept = match before_writing(&cx, job).await {
         Ok(Ready::Write { kept }) => kept,
         Ok(Ready::Done(outcome)) => return Ok(outcome),
         Err(error) => return claim.give_back(error).await,
     };
     if let Reply::Reaction { emoji } = reply {
-        return match react(&cx, channel, newest_ts, emoji).await {
+        return match react(&cx, channel, *newest_ts, emoji).await {
             Ok(outcome) => Ok(outcome),
             Err(error) => claim.give_back(error).await,
         };
@@ -124,15 +119,15 @@ pub async fn run(
     // not announce that they are about to chime in.
     let status = match (mention, reply) {
         (true, Reply::Full | Reply::Short) => {
-            show_status(&cx, channel, thread_ts.unwrap_or(newest_ts)).await
+            show_status(&cx, channel, thread_ts.unwrap_or(*newest_ts)).await
         }
         _ => None,
     };
-    let outcome = compose_and_post(&cx, &job, kept, &claim).await;
+    let outcome = compose_and_post(&cx, job, kept, &claim).await;
     if let Some(shown_in) = status {
         // Posting in its thread clears it; anything else is cleared here.
         let cleared =
-            matches!(outcome, Ok(ResponseOutcome::Posted { .. })) && thread_ts == Some(shown_in);
+            matches!(outcome, Ok(ResponseOutcome::Posted { .. })) && *thread_ts == Some(shown_in);
         if !cleared {
             clear_status(cx.slack(), channel, shown_in).await;
         }
@@ -151,6 +146,7 @@ async fn late(cx: &JobContext<'_>, job: &Job) -> Result<Option<ResponseOutcome>,
         mention,
         reply,
         seen_ts,
+        ..
     } = job
     else {
         return Err(PortError::refused("response", "not a response job"));

@@ -6,6 +6,7 @@ use chrono::Duration;
 
 use myao_core::app::retention;
 use myao_core::ports::{PortError, SlackApi};
+use myao_domain::grounds::{Grounds, PostGrounds};
 use myao_domain::text::{escape, held_to};
 use myao_domain::{Channel, ChannelId, Job, Message, Ts, UserId};
 
@@ -83,8 +84,41 @@ pub(super) async fn compose_and_post(
         Message::new(channel.clone(), bot, escaped, ts, *thread_ts, true),
     )
     .await;
+    keep_grounds(cx, job, ts).await;
     tracing::info!(ts = %ts, chars = text.chars().count(), "replied");
     Ok(ResponseOutcome::Posted { ts, text })
+}
+
+/// Keeps what decided the post `ts` with it, for the hints people give on
+/// it (`myao feedback`): the judgment's grounds, or a mention's. A failure
+/// costs only that: the post stands.
+async fn keep_grounds(cx: &JobContext<'_>, job: &Job, post: Ts) {
+    let Job::Response {
+        channel,
+        thread_ts,
+        mention,
+        grounds,
+        ..
+    } = job
+    else {
+        return;
+    };
+    let grounds = match (grounds, mention) {
+        (Some(grounds), _) => grounds.clone(),
+        (None, true) => Grounds::unjudged("mention", cx.settings().chattiness_in(channel)),
+        // A job of an earlier version: nothing known.
+        (None, false) => return,
+    };
+    let kept = PostGrounds {
+        channel: channel.clone(),
+        post,
+        thread_ts: *thread_ts,
+        grounds,
+        at: cx.now(),
+    };
+    if let Err(error) = cx.store().put_grounds(&kept).await {
+        tracing::warn!(%error, "could not keep the post's grounds");
+    }
 }
 
 /// The reply to post: the one an earlier try wrote (`kept`), with the bot's

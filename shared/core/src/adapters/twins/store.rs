@@ -13,6 +13,7 @@ use crate::ports::{
 use myao_domain::answer_times::AnswerTimes;
 use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
+use myao_domain::grounds::PostGrounds;
 use myao_domain::labels::Label;
 use myao_domain::people::Profile;
 use myao_domain::{
@@ -84,6 +85,8 @@ struct StoreInner {
     facts: BTreeMap<(ChannelId, String), Expiring<Fact>>,
     /// Labels, by channel and [`Label::key`].
     labels: BTreeMap<(ChannelId, String), Expiring<Label>>,
+    /// The grounds of the bot's posts, by channel and post.
+    grounds: BTreeMap<(ChannelId, Ts), Expiring<PostGrounds>>,
     reflected: BTreeMap<Conversation, Expiring<Ts>>,
     profiles: BTreeMap<UserId, Expiring<Profile>>,
 }

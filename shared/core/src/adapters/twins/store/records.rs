@@ -10,6 +10,7 @@ use crate::ports::{
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use myao_domain::facts::Fact;
+use myao_domain::grounds::PostGrounds;
 use myao_domain::labels::Label;
 use myao_domain::people::{Profile, ProfileDelta};
 use myao_domain::{ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Ts, UserId};
@@ -139,6 +140,24 @@ impl LabelRecords for MemoryStore {
             .collect();
         labels.sort_by_key(|l| l.at);
         Ok(labels)
+    }
+
+    async fn put_grounds(&self, grounds: &PostGrounds) -> Result<(), PortError> {
+        let key = (grounds.channel.clone(), grounds.post);
+        let stored = Expiring::new(grounds.clone(), grounds.expires_at());
+        self.write()?.grounds.insert(key, stored);
+        Ok(())
+    }
+
+    async fn grounds(&self, channel: &ChannelId) -> Result<Vec<PostGrounds>, PortError> {
+        let now = self.clock.now();
+        Ok(self
+            .read()
+            .grounds
+            .iter()
+            .filter(|((c, _), _)| c == channel)
+            .filter_map(|(_, g)| g.live(now).cloned())
+            .collect())
     }
 }
 
