@@ -1,6 +1,7 @@
 //! `myao serve`: the four functions in one process. Slack's events arrive at
-//! `/slack/events` and get exactly the ingest function's answers (signature
-//! check included); the job board runs judgment, response and memory jobs
+//! `/slack/events`, and its interactions (the feedback buttons' clicks) at
+//! `/slack/interactivity`, and get exactly the ingest function's answers
+//! (signature check included); the job board runs judgment, response and memory jobs
 //! in real time; Slack and the LLM are the real services from the settings.
 //!
 //! [`assemble`] builds what does not depend on how the events arrive (the
@@ -43,6 +44,10 @@ use crate::config::{env_var, LocalConfig, LLM_API_KEY, SLACK_BOT_TOKEN, SLACK_SI
 pub const DEFAULT_ADDR: &str = "127.0.0.1:3000";
 /// The path Slack posts its events to.
 pub const EVENTS_PATH: &str = "/slack/events";
+/// The path Slack posts its interactions to (the app's interactivity
+/// Request URL). Ingest tells them from events by their body, as the
+/// Function URL does: either path takes either.
+pub const INTERACTIVITY_PATH: &str = "/slack/interactivity";
 /// The most a connection's read buffer holds: a request's headers (Slack's
 /// are a few hundred bytes) and a chunk of its body on the way.
 const READ_BUFFER_BYTES: usize = 64 * 1024;
@@ -236,6 +241,11 @@ impl Server {
     /// The server with other [`Limits`] than the defaults.
     pub fn with_limits(self, limits: Limits) -> Server {
         Server { limits, ..self }
+    }
+
+    /// Its ingest, whose ports hold what it stored.
+    pub fn ingest(&self) -> Arc<Ingest> {
+        self.bot.ingest().clone()
     }
 
     /// The number of connections open now, kept up to date while it runs.
@@ -484,15 +494,15 @@ impl AcceptBackoff {
     }
 }
 
-/// One request. Like the Function URL, every method reaches ingest; other
-/// paths are not found. A body that does not arrive within `body_time`
+/// One request. Like the Function URL, every method reaches ingest; paths
+/// other than the events' and the interactions' are not found. A body that does not arrive within `body_time`
 /// gets 408.
 async fn answer(
     ingest: &Ingest,
     body_time: std::time::Duration,
     request: Request<Incoming>,
 ) -> Response<Full<Bytes>> {
-    if request.uri().path() != EVENTS_PATH {
+    if ![EVENTS_PATH, INTERACTIVITY_PATH].contains(&request.uri().path()) {
         return respond(404, "text/plain; charset=utf-8", "not found".to_owned());
     }
     let timestamp = header(&request, "x-slack-request-timestamp").map(str::to_owned);

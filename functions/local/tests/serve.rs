@@ -3,7 +3,9 @@
 //! mention made while the LLM is down for a moment is answered after it;
 //! idle and slow clients are closed, and connections are capped; `accept`
 //! failing (no descriptors left) pauses rather than spins; a mention shows
-//! that the bot is writing while a slow model writes.
+//! that the bot is writing while a slow model writes; a signed click of the
+//! feedback buttons at `/slack/interactivity` is a label, a forged one
+//! refused.
 
 use crate::serving;
 use myao_testkit::http::completion;
@@ -577,6 +579,92 @@ async fn a_reply_that_is_not_written_clears_the_status_and_a_missing_scope_costs
     assert_eq!(r.status(), 200);
     let posted = wait_for_post(&slack, CHANNEL).await;
     assert_eq!(posted["text"], REPLY);
+    stop.send(()).unwrap();
+    running.await.unwrap().unwrap();
+}
+
+/// A click of the feedback buttons under the bot's post `post` in
+/// [`CHANNEL`], as Slack's interactivity posts it: a URL-encoded form.
+fn feedback_click(post: &str, value: &str) -> Vec<u8> {
+    let payload = serde_json::json!({
+        "type": "block_actions",
+        "user": {"id": "U0ANN"},
+        "container": {"type": "message", "message_ts": post, "channel_id": CHANNEL},
+        "channel": {"id": CHANNEL},
+        "message": {"user": "UMYAO", "bot_id": "B0MYAO", "ts": post, "text": "にゃ"},
+        "actions": [{"type": "feedback_buttons", "action_id": "myao_feedback", "value": value}],
+    });
+    let mut body = b"payload=".to_vec();
+    for b in payload.to_string().bytes() {
+        match b {
+            b if b.is_ascii_alphanumeric() => body.push(b),
+            b' ' => body.push(b'+'),
+            b => body.extend(format!("%{b:02X}").bytes()),
+        }
+    }
+    body
+}
+
+#[tokio::test]
+async fn a_signed_click_at_the_interactivity_path_is_a_label_and_a_forged_one_refused() {
+    use myao_domain::hints::Hint;
+    use myao_domain::ChannelId;
+
+    let (slack, (_llm, llm_base)) = (slack_stub().await, llm_stub().await);
+    let cfg = config::load(None, &env(&slack, &llm_base), &[]).unwrap();
+    let server = serve::bind(cfg, "127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let (addr, ingest) = (server.local_addr().unwrap(), server.ingest());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(server.run(async {
+        let _ = stopped.await;
+    }));
+    let client = myao_http::http_client();
+    let url = format!("http://{addr}{}", serve::INTERACTIVITY_PATH);
+    let send = |body: Vec<u8>, signature: Option<String>| {
+        let now = chrono::Utc::now().timestamp().to_string();
+        let signature = signature.unwrap_or_else(|| sign(SECRET.as_bytes(), &now, &body));
+        client
+            .post(&url)
+            .header("x-slack-request-timestamp", now)
+            .header("x-slack-signature", signature)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+    };
+    let post = serving::now_ts(7000);
+    let channel = ChannelId::parse(CHANNEL).unwrap();
+
+    // Forged: 401, nothing stored.
+    let forged = format!("v0={}", "0".repeat(64));
+    let r = send(feedback_click(&post, "negative"), Some(forged))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    assert!(ingest
+        .ports
+        .store
+        .labels(&channel)
+        .await
+        .unwrap()
+        .is_empty());
+
+    // Signed: 200 with nothing in it, and the click is a label.
+    let r = send(feedback_click(&post, "negative"), None).await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.text().await.unwrap(), "");
+    let labels = ingest.ports.store.labels(&channel).await.unwrap();
+    assert_eq!(labels.len(), 1, "{labels:?}");
+    assert_eq!(
+        (labels[0].user.as_str(), labels[0].hint),
+        ("U0ANN", Hint::Negative)
+    );
+    // A broken form: refused.
+    let r = send(b"payload=%7Bbroken".to_vec(), None).await.unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(r.text().await.unwrap(), "malformed interaction");
+
     stop.send(()).unwrap();
     running.await.unwrap().unwrap();
 }

@@ -10,8 +10,8 @@
 //!   old one closes; `link_disabled`: an error, no reconnect
 //! - a dropped connection: connected again
 //! - `apps.connections.open` refusing the token: a clear error
-//! - the development app's manifest: the main one's scopes and events,
-//!   Socket Mode on
+//! - the development app's manifest: the main one's scopes, events and
+//!   interactivity, Socket Mode on
 
 use crate::serving;
 
@@ -460,6 +460,7 @@ fn the_dev_manifest_is_the_main_one_with_socket_mode() {
         &["oauth_config", "scopes", "bot"][..],
         &["settings", "event_subscriptions", "bot_events"],
         &["features", "app_home"],
+        &["settings", "interactivity", "is_enabled"],
     ] {
         let at = |m: &serde_yaml::Value| part.iter().fold(m.clone(), |v, k| v[*k].clone());
         assert_eq!(at(&dev), at(&main), "{part:?}");
@@ -473,6 +474,15 @@ fn the_dev_manifest_is_the_main_one_with_socket_mode() {
     assert!(
         settings["event_subscriptions"]["request_url"].is_null(),
         "a Socket Mode app has no Request URL"
+    );
+    assert!(
+        settings["interactivity"]["request_url"].is_null(),
+        "nor one for its interactions"
+    );
+    assert_eq!(
+        main["settings"]["interactivity"]["request_url"],
+        main["settings"]["event_subscriptions"]["request_url"],
+        "the deployed app's interactions come to its Function URL"
     );
     assert_ne!(
         dev["display_information"]["name"], main["display_information"]["name"],
