@@ -22,6 +22,7 @@ pub mod config;
 pub mod doctor;
 pub mod eval;
 pub mod export;
+pub mod feedback;
 pub mod llm;
 pub mod redrive;
 pub mod replay;

@@ -59,6 +59,7 @@ fn main() -> ExitCode {
             Command::Serve(args) => cli::serve(args, &env).await,
             Command::Doctor(args) => cli::doctor(args).await,
             Command::Redrive(args) => cli::redrive(args).await,
+            Command::Feedback(args) => cli::feedback(args).await,
             Command::Settings(args) => cli::settings(args, &env).await,
         }
     });

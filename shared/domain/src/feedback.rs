@@ -78,7 +78,7 @@ pub fn channel_feedback(
             }
         }
     }
-    posts.sort_by(|a, b| b.post.cmp(&a.post));
+    posts.sort_by_key(|p| std::cmp::Reverse(p.post));
     let tuning = tuning_of(labels, now);
     ChannelFeedback {
         channel: channel.clone(),

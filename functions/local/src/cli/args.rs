@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use chrono::NaiveDate;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use myao_domain::UserId;
+use myao_domain::{ChannelId, UserId};
 
 use super::help;
 use super::values::{self, Interval};
@@ -76,6 +76,16 @@ pub enum Sub {
     /// and job kinds, never a message's contents.
     #[command(verbatim_doc_comment, after_help = help::REDRIVE)]
     Redrive(Redrive),
+    /// Lists the hints people gave on the bot's posts, or takes a channel's back
+    ///
+    /// Per channel of a deployed stack: the tuning its hints come to (the
+    /// offset on its thresholds, a mute), then each post with hints, newest
+    /// first, with what the judge knew when it decided it (outcome, score,
+    /// thresholds, level, signals) and who gave which hint how. No word of a
+    /// message is read. `reset` takes back every hint of the --channel given:
+    /// it speaks at its set level again, and a mute is over.
+    #[command(verbatim_doc_comment, after_help = help::FEEDBACK)]
+    Feedback(Feedback),
     /// Shows the settings, or changes a deployed stack's
     ///
     /// Every setting, its value and where it comes from; and a deployed stack's
@@ -230,6 +240,31 @@ pub struct Redrive {
     /// List what would be moved, and move nothing
     #[arg(long)]
     pub dry_run: bool,
+}
+
+/// `myao feedback`.
+#[derive(Debug, Args)]
+pub struct Feedback {
+    /// What to do [default: list]
+    #[arg(value_enum, value_name = "ACTION")]
+    pub action: Option<FeedbackAction>,
+    #[command(flatten)]
+    pub stack: Stack,
+    /// Only this channel's (an id); repeat for more. reset needs one
+    #[arg(long, value_name = "ID", value_parser = ChannelId::parse)]
+    pub channel: Vec<ChannelId>,
+    /// JSON instead of text: one object per channel, in an array
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `myao feedback` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FeedbackAction {
+    /// The hints per channel, with the judge's grounds and the tuning
+    List,
+    /// Take back every hint of the --channel given
+    Reset,
 }
 
 /// `myao settings`.

@@ -53,6 +53,13 @@ Examples:
   myao redrive --stack stack.json --dry-run
   myao redrive --stack stack.json";
 
+/// The end of `myao feedback --help`.
+pub const FEEDBACK: &str = "\
+Examples:
+  myao feedback --stack stack.json
+  myao feedback --stack stack.json --channel C0123456789 --json
+  myao feedback reset --stack stack.json --channel C0123456789";
+
 /// The end of `myao settings --help`.
 pub const SETTINGS: &str = "\
 Examples:

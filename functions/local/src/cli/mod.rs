@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use chrono::Duration;
 use clap::{ArgMatches, CommandFactory, FromArgMatches as _};
-use myao_domain::UserId;
+use myao_domain::{ChannelId, UserId};
 
 use crate::eval::html::HtmlOptions;
 use crate::export::Filter;
@@ -21,7 +21,7 @@ mod run;
 mod values;
 
 pub use run::{
-    completions, doctor, environment, eval, redrive, replay, replay_config, replay_plan,
+    completions, doctor, environment, eval, feedback, redrive, replay, replay_config, replay_plan,
     replay_plan_with, serve, settings, stack, version,
 };
 pub use values::{interval, UsageError, MAX_MEMORY_INTERVAL_SECONDS, MIN_MEMORY_INTERVAL_SECONDS};
@@ -83,6 +83,16 @@ pub enum SettingsAction {
     Unset(String),
 }
 
+/// `myao feedback`'s arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeedbackArgs {
+    pub stack: StackArgs,
+    /// `reset` (else list).
+    pub reset: bool,
+    pub channels: Vec<ChannelId>,
+    pub json: bool,
+}
+
 /// `myao settings`'s arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SettingsArgs {
@@ -104,6 +114,7 @@ pub enum Command {
     Doctor(StackArgs),
     Redrive(RedriveArgs),
     Settings(SettingsArgs),
+    Feedback(FeedbackArgs),
     /// `completions <shell>`: the shell's completion script.
     Completions(clap_complete::Shell),
 }
@@ -156,6 +167,7 @@ fn command(sub: args::Sub, matches: &ArgMatches) -> Result<Command, UsageError> 
             dry_run: r.dry_run,
         }),
         Sub::Settings(s) => Command::Settings(settings_args(s, matches)?),
+        Sub::Feedback(f) => Command::Feedback(feedback_args(f, matches)?),
         Sub::Completions { shell } => Command::Completions(shell),
         Sub::Version => Command::Version,
     })
@@ -218,6 +230,21 @@ fn needed_stack(
         return Err(UsageError::NoStack(command));
     }
     Ok(stack)
+}
+
+/// `feedback`'s action, its channels and the stack; `reset` takes exactly
+/// one channel.
+fn feedback_args(f: args::Feedback, matches: &ArgMatches) -> Result<FeedbackArgs, UsageError> {
+    let reset = f.action == Some(args::FeedbackAction::Reset);
+    if reset && f.channel.len() != 1 {
+        return Err(UsageError::ResetOneChannel(f.channel.len()));
+    }
+    Ok(FeedbackArgs {
+        stack: needed_stack("feedback", f.stack, matches)?,
+        reset,
+        channels: f.channel,
+        json: f.json,
+    })
 }
 
 /// `settings`' action with its name and value, and where the settings are.

@@ -5,8 +5,10 @@ use std::io::Write;
 use std::sync::Arc;
 
 use anyhow::Context as _;
+use chrono::Utc;
 use clap::CommandFactory as _;
-use myao_core::adapters::system::FixedSettings;
+use myao_aws::dynamodb::DynamoStore;
+use myao_core::adapters::system::{FixedSettings, SystemClock};
 use myao_core::ports::Llm;
 use myao_domain::rules::Chattiness;
 use myao_domain::{IdError, UserId};
@@ -16,11 +18,13 @@ use crate::config::{self, ConfigError, LocalConfig, LLM_API_KEY};
 use crate::export::{self, Filter};
 use crate::replay::{self, Options, DEFAULT_BOT_USER_ID};
 use crate::serve::{self};
-use crate::stack::{Stack, SETTINGS_PATH};
+use crate::stack::{Stack, SETTINGS_PATH, TABLE};
 use crate::timeline::{JsonSink, Sink, TextSink};
 use crate::{doctor, eval, redrive, socket};
 
-use super::{RedriveArgs, ReplayArgs, ServeArgs, SettingsAction, SettingsArgs, StackArgs};
+use super::{
+    FeedbackArgs, RedriveArgs, ReplayArgs, ServeArgs, SettingsAction, SettingsArgs, StackArgs,
+};
 
 /// What `myao --version` prints.
 pub fn version() -> String {
@@ -265,6 +269,42 @@ pub async fn redrive(args: RedriveArgs) -> anyhow::Result<()> {
         anyhow::bail!(failure);
     }
     Ok(())
+}
+
+/// Runs `myao feedback`: the stack's hints per channel on stdout (text or
+/// JSON), or `reset`: one channel's taken back.
+pub async fn feedback(args: FeedbackArgs) -> anyhow::Result<()> {
+    let stack = stack(&args.stack)?;
+    let Some(table) = stack.get(TABLE) else {
+        anyhow::bail!("the table is unknown: no {TABLE} output in --stack (or --set {TABLE}=...)");
+    };
+    let store = DynamoStore::new(
+        aws_sdk_dynamodb::Client::new(&aws_config().await?),
+        table,
+        Arc::new(SystemClock),
+    );
+    let mut out = std::io::stdout().lock();
+    if args.reset {
+        for channel in &args.channels {
+            let taken = crate::feedback::reset(&store, channel).await?;
+            writeln!(
+                out,
+                "#{channel}: {taken} hints taken back; it speaks at its set level again"
+            )?;
+        }
+        return Ok(());
+    }
+    let report = crate::feedback::report(&store, &args.channels, Utc::now()).await?;
+    let written = match args.json {
+        true => serde_json::to_writer_pretty(&mut out, &report)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out)),
+        false => crate::feedback::write_text(&mut out, &report),
+    };
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
 }
 
 /// Runs `myao settings`: the local mode's settings without a stack, the

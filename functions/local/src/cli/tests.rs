@@ -461,3 +461,33 @@ fn the_documented_command_lines_parse() {
         assert_eq!(e.exit_code(), 0, "{line}: {e}");
     }
 }
+
+#[test]
+fn feedback_lists_by_channel_and_reset_takes_exactly_one() {
+    let Command::Feedback(f) = parsed("feedback --stack s.json --channel C1 --channel C2 --json")
+    else {
+        panic!()
+    };
+    assert!(!f.reset && f.json);
+    let channels: Vec<&str> = f.channels.iter().map(ChannelId::as_str).collect();
+    assert_eq!(channels, ["C1", "C2"]);
+    let Command::Feedback(r) = parsed("feedback reset --set TableName=t --channel C1") else {
+        panic!()
+    };
+    assert!(r.reset && r.channels.len() == 1);
+    for (line, needle) in [
+        ("feedback", "feedback needs the stack"),
+        (
+            "feedback reset --stack s.json",
+            "exactly one --channel (got 0)",
+        ),
+        (
+            "feedback reset --stack s.json --channel C1 --channel C2",
+            "exactly one --channel (got 2)",
+        ),
+    ] {
+        let e = error(line);
+        assert_eq!(e.kind(), ErrorKind::MissingRequiredArgument, "{line:?}");
+        assert!(e.to_string().contains(needle), "{line:?}: {e}");
+    }
+}

@@ -32,6 +32,8 @@ pub enum UsageError {
     NoStack(&'static str),
     #[error("settings {0} changes a deployed stack's settings: give --stack <FILE>, --stage <NAME> or --settings-path <PATH> (locally, edit the --config file or set MYAO_<NAME>)")]
     SettingsNeedStack(&'static str),
+    #[error("feedback reset takes back one channel's hints: give exactly one --channel (got {0})")]
+    ResetOneChannel(usize),
     #[error("settings {action} needs {needs}")]
     SettingsNeeds {
         action: &'static str,
@@ -57,7 +59,8 @@ impl UsageError {
             }
             UsageError::NoStack(_)
             | UsageError::SettingsNeedStack(_)
-            | UsageError::SettingsNeeds { .. } => ErrorKind::MissingRequiredArgument,
+            | UsageError::SettingsNeeds { .. }
+            | UsageError::ResetOneChannel(_) => ErrorKind::MissingRequiredArgument,
             UsageError::SettingsExtra { .. } => ErrorKind::UnknownArgument,
             _ => ErrorKind::ValueValidation,
         }
