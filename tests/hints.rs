@@ -266,3 +266,169 @@ async fn not_now_mutes_unprompted_posts_but_mentions_are_still_answered() {
         "{answered:?}"
     );
 }
+
+/// Slack's feedback buttons: under an unprompted post with
+/// `feedback_buttons` on, never under an answer to a mention; a click of
+/// them at ingest's door, signed, is a label, and a forged one is refused.
+mod buttons {
+    use std::sync::Arc;
+
+    use super::*;
+    use myao_core::adapters::system::StaticSecrets;
+    use myao_core::app::ingest::{Ingest, IngestRequest, IngestResponse};
+    use myao_slack::signature::sign;
+
+    const SIGNING: &str = "hints-signing-secret";
+
+    /// The response job of #general's message `newest`: a mention's, or
+    /// one nobody asked for.
+    fn response(newest: i64, mentioned: bool) -> Job {
+        let mut job = mention(newest);
+        if let Job::Response { mention, .. } = &mut job {
+            *mention = mentioned;
+        }
+        job
+    }
+
+    /// The one post of a response job, on a bed with the settings of
+    /// `tweak`.
+    async fn post_of(tweak: impl FnOnce(&mut Settings), mentioned: bool) -> Value {
+        let bed = Bed::with_settings(tweak).await;
+        bed.seed(&[message(
+            GENERAL,
+            ALICE,
+            ts(-30),
+            None,
+            &format!(
+                "{}does anyone know why the build is red?",
+                if mentioned { "<@UBOT> " } else { "" }
+            ),
+        )])
+        .await;
+        let outcome = bed.run(&response(-30, mentioned)).await;
+        assert!(
+            matches!(
+                outcome,
+                JobOutcome::Response(ResponseOutcome::Posted { .. })
+            ),
+            "{outcome:?}"
+        );
+        let posts = bed.posts().await;
+        assert_eq!(posts.len(), 1, "{posts:?}");
+        posts[0].clone()
+    }
+
+    #[tokio::test]
+    async fn an_unprompted_post_carries_the_buttons_only_with_the_setting_and_an_answer_never() {
+        let with = post_of(|s| s.feedback_buttons = true, false).await;
+        let blocks = with["blocks"].as_array().expect("blocks");
+        let text = with["text"].as_str().expect("the notification's text");
+        assert!(!text.is_empty());
+        assert_eq!(blocks[0]["type"], "section");
+        assert_eq!(blocks[0]["text"]["text"], text, "the reply itself");
+        let buttons = blocks.last().expect("a block");
+        assert_eq!(buttons["type"], "context_actions");
+        let element = &buttons["elements"][0];
+        assert_eq!(element["type"], "feedback_buttons");
+        assert_eq!(element["action_id"], "myao_feedback");
+        assert_eq!(
+            (
+                &element["positive_button"]["value"],
+                &element["negative_button"]["value"]
+            ),
+            (&json!("positive"), &json!("negative"))
+        );
+        assert!(
+            with["metadata"]["event_payload"]["key"].is_string(),
+            "still marked"
+        );
+
+        let without = post_of(|s| s.feedback_buttons = false, false).await;
+        assert!(without.get("blocks").is_none(), "{without}");
+        let answer = post_of(|s| s.feedback_buttons = true, true).await;
+        assert!(answer.get("blocks").is_none(), "{answer}");
+    }
+
+    /// A click of `value` by `user` under the bot's post `post` in
+    /// #general, as Slack's interactivity posts it: a URL-encoded form.
+    fn click(user: &str, post: Ts, value: &str) -> Vec<u8> {
+        let payload = json!({
+            "type": "block_actions",
+            "team": {"id": "T1"},
+            "user": {"id": user},
+            "container": {"type": "message", "message_ts": post.to_string(), "channel_id": GENERAL},
+            "channel": {"id": GENERAL},
+            "message": {"user": BOT, "bot_id": "B1", "ts": post.to_string(), "text": "an opening"},
+            "actions": [{"type": "feedback_buttons", "action_id": "myao_feedback", "value": value}],
+        });
+        let mut body = b"payload=".to_vec();
+        for b in payload.to_string().bytes() {
+            match b {
+                b if b.is_ascii_alphanumeric() => body.push(b),
+                b => body.extend(format!("%{b:02X}").bytes()),
+            }
+        }
+        body
+    }
+
+    async fn send(
+        ingest: &Ingest,
+        timestamp: &str,
+        signature: &str,
+        body: &[u8],
+    ) -> IngestResponse {
+        ingest
+            .handle(IngestRequest {
+                timestamp: Some(timestamp),
+                signature: Some(signature),
+                retry_num: None,
+                body,
+            })
+            .await
+    }
+
+    #[tokio::test]
+    async fn a_forged_interactivity_request_is_refused_and_writes_nothing() {
+        let bed = bed(|_| {}).await;
+        let post = ts(-600);
+        bed.seed(&[message(GENERAL, BOT, post, None, "an opening")])
+            .await;
+        let ingest = Ingest::new(
+            bed.services.ports.clone(),
+            Arc::new(StaticSecrets::new().with("signing", SIGNING)),
+            "signing",
+        );
+        let now = bed.now().timestamp().to_string();
+        let down = click(ALICE, post, "negative");
+        let up = click(ALICE, post, "positive");
+        let forged = [
+            (sign(b"another-secret", &now, &down), down.clone()),
+            (format!("v0={}", "0".repeat(64)), down.clone()),
+            // A signed click turned into the other button on the way.
+            (sign(SIGNING.as_bytes(), &now, &down), up.clone()),
+        ];
+        for (signature, body) in &forged {
+            let r = send(&ingest, &now, signature, body).await;
+            assert_eq!((r.status, r.body.as_str()), (401, ""));
+        }
+        let labels = bed.store.labels(&channel(GENERAL)).await.expect("labels");
+        assert!(labels.is_empty(), "{labels:?}");
+        assert_eq!(bed.board.call_counts(), (0, 0));
+
+        // Signed: kept in the table, and the other button later in its place.
+        let r = send(&ingest, &now, &sign(SIGNING.as_bytes(), &now, &down), &down).await;
+        assert_eq!((r.status, r.body.as_str()), (200, ""));
+        let labels = bed.store.labels(&channel(GENERAL)).await.expect("labels");
+        assert!(
+            matches!(&labels[..], [l] if l.hint == Hint::Negative && l.source == Source::Button && l.post == post),
+            "{labels:?}"
+        );
+        let r = send(&ingest, &now, &sign(SIGNING.as_bytes(), &now, &up), &up).await;
+        assert_eq!(r.status, 200);
+        let labels = bed.store.labels(&channel(GENERAL)).await.expect("labels");
+        assert!(
+            matches!(&labels[..], [l] if l.hint == Hint::Positive),
+            "{labels:?}"
+        );
+    }
+}
