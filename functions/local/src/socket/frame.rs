@@ -26,8 +26,11 @@ pub enum Frame {
 pub enum Content {
     /// An Events API body, as HTTP would have posted it.
     Event(Vec<u8>),
-    /// Another envelope type (`slash_commands`, `interactive`, ...), or an
-    /// `events_api` envelope without a payload: acknowledged, ignored.
+    /// An interaction's JSON (`interactive`: a click of the feedback
+    /// buttons, ...), as HTTP would have posted it in its form.
+    Interaction(Vec<u8>),
+    /// Another envelope type (`slash_commands`, ...), or an `events_api` or
+    /// `interactive` envelope without a payload: acknowledged, ignored.
     Ignored(String),
 }
 
@@ -101,11 +104,15 @@ pub fn parse_frame(text: &str) -> Result<Frame, FrameError> {
     let field = |name: &str| frame.get(name).and_then(Value::as_str);
     let kind = field("type").unwrap_or_default();
     if let Some(id) = field("envelope_id") {
+        // Written back as the HTTP body it stands for, for the parser
+        // ingest uses. It was JSON: it serializes.
+        let body = |payload: &Value| serde_json::to_vec(payload).unwrap_or_default();
         let content = match frame.get("payload") {
             Some(payload) if kind == "events_api" && payload.is_object() => {
-                // Written back as the HTTP body it stands for, for the
-                // parser ingest uses. It was JSON: it serializes.
-                Content::Event(serde_json::to_vec(payload).unwrap_or_default())
+                Content::Event(body(payload))
+            }
+            Some(payload) if kind == "interactive" && payload.is_object() => {
+                Content::Interaction(body(payload))
             }
             _ => Content::Ignored(kind.to_owned()),
         };

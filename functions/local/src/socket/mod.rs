@@ -9,8 +9,10 @@
 //!   `events_api` envelope's payload is an Events API body: it goes to the
 //!   same [`Ingest::accept`] as HTTP, without the signature check (the
 //!   connection is authenticated). Ingest deduplicates on the event, so a
-//!   redelivery in a new envelope is handled once. Other envelopes (slash
-//!   commands, interactivity) are acknowledged and ignored.
+//!   redelivery in a new envelope is handled once. An `interactive`
+//!   envelope's payload (a click of the feedback buttons) goes to
+//!   [`Ingest::accept_interaction`] the same way. Other envelopes (slash
+//!   commands) are acknowledged and ignored.
 //! - `disconnect` with reason `warning` or `refresh_requested`: a new
 //!   connection is opened, and only then the old one closed. `link_disabled`
 //!   (Socket Mode switched off for the app): serve stops with an error.
@@ -110,6 +112,10 @@ enum Report {
     Event {
         body: Vec<u8>,
         retry_attempt: u64,
+    },
+    /// An `interactive` envelope's payload, already acknowledged.
+    Interaction {
+        payload: Vec<u8>,
     },
     Disconnect {
         link: u64,
@@ -328,6 +334,7 @@ impl SocketMode {
                 body,
                 retry_attempt,
             } => handle(self.bot.ingest(), &body, retry_attempt).await,
+            Report::Interaction { payload } => interacted(self.bot.ingest(), &payload).await,
             Report::Disconnect { link, reason } => {
                 return self.disconnect(link, reason, links, shutdown).await;
             }
@@ -428,6 +435,20 @@ async fn handle(ingest: &Ingest, body: &[u8], retry_attempt: u64) {
     }
 }
 
+/// Hands an interaction's payload to ingest, as HTTP would after the
+/// signature check. Acknowledged already: a failure is not retried.
+async fn interacted(ingest: &Ingest, payload: &[u8]) {
+    let answer = ingest
+        .accept_interaction(payload, ingest.ports.clock.now())
+        .await;
+    if answer.status >= 400 {
+        tracing::warn!(
+            status = answer.status,
+            "an acknowledged interaction was not handled"
+        );
+    }
+}
+
 /// A connection's task: reads it, acknowledges each envelope at once, and
 /// reports to the loop, until the connection ends or `close` is asked (or
 /// dropped).
@@ -490,6 +511,7 @@ async fn pump(
                         body,
                         retry_attempt,
                     }),
+                    Content::Interaction(payload) => report(Report::Interaction { payload }),
                     Content::Ignored(kind) => {
                         tracing::debug!(%kind, "envelope acknowledged and ignored")
                     }
@@ -551,7 +573,7 @@ mod tests {
             ),
             (
                 "interactive",
-                r#"{"type":"interactive","envelope_id":"e-2","payload":{}}"#,
+                r#"{"type":"interactive","envelope_id":"e-2"}"#,
             ),
             ("events_api", r#"{"type":"events_api","envelope_id":"e-2"}"#),
         ] {
@@ -565,6 +587,21 @@ mod tests {
                 "{frame}"
             );
         }
+        // An interaction's payload, as the form would have carried it.
+        let click = parse_frame(
+            r#"{"type":"interactive","envelope_id":"e-3","accepts_response_payload":false,
+                "payload":{"type":"block_actions","user":{"id":"U1"}}}"#,
+        )
+        .unwrap();
+        let Frame::Envelope {
+            content: Content::Interaction(payload),
+            ..
+        } = click
+        else {
+            panic!("{click:?}")
+        };
+        let payload: Value = serde_json::from_slice(&payload).unwrap();
+        assert_eq!(payload["type"], "block_actions");
     }
 
     #[test]
