@@ -22,8 +22,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use chrono_tz::Tz;
 use myao_domain::text::UserNames;
-use myao_domain::{Channel, ChannelId, IdError, Ts, User, UserId, Visibility};
-use myao_slack::event::{parse_event, EventParseError, SlackEvent};
+use myao_domain::{Channel, ChannelId, EmojiName, IdError, Ts, User, UserId, Visibility};
+use myao_slack::event::{parse_event, EventParseError, Reaction, SlackEvent};
 use serde_json::Value;
 
 /// The most read of one file in a zip export (64 MiB uncompressed): a day
@@ -162,6 +162,55 @@ impl Entry {
             ts,
             event,
         })
+    }
+
+    /// The reactions an export keeps on a message (`reactions`: each
+    /// emoji's name and who reacted), as `reaction_added` events right after
+    /// it: the export holds no time for a reaction, so each is given at its
+    /// message's. Ingest keeps those on the bot's posts that are hints as
+    /// labels. Whatever is not a reaction it can read is left out.
+    pub fn reactions_of(channel: &ChannelId, message: &Value) -> Vec<Entry> {
+        let (Some(ts), Some(author), Some(reactions)) = (
+            message
+                .get("ts")
+                .and_then(Value::as_str)
+                .and_then(|t| Ts::parse(t).ok()),
+            message
+                .get("user")
+                .and_then(Value::as_str)
+                .and_then(|u| UserId::parse(u).ok()),
+            message.get("reactions").and_then(Value::as_array),
+        ) else {
+            return Vec::new();
+        };
+        let mut entries = Vec::new();
+        for reaction in reactions {
+            let emoji = reaction
+                .get("name")
+                .and_then(Value::as_str)
+                .map(|n| n.split("::").next().unwrap_or(n))
+                .and_then(|n| EmojiName::parse(n).ok());
+            let Some(emoji) = emoji else { continue };
+            let users = reaction.get("users").and_then(Value::as_array);
+            for user in users.into_iter().flatten() {
+                let Some(user) = user.as_str().and_then(|u| UserId::parse(u).ok()) else {
+                    continue;
+                };
+                entries.push(Entry {
+                    channel: channel.clone(),
+                    ts,
+                    event: SlackEvent::Reaction(Reaction {
+                        added: true,
+                        user,
+                        emoji: emoji.clone(),
+                        channel: channel.clone(),
+                        ts,
+                        author: Some(author.clone()),
+                    }),
+                });
+            }
+        }
+        entries
     }
 
     /// When it happened.
@@ -592,10 +641,12 @@ pub fn read(path: &Path, filter: &Filter) -> Result<Export, ExportError> {
             let shown = files.shown(&rel);
             let items = read_array(&mut files, &rel, true)?.unwrap_or_default();
             for (i, item) in items.into_iter().enumerate() {
+                let reactions = Entry::reactions_of(&channel.id, &item);
                 let entry = Entry::from_json(&channel.id, item, &format!("message {i}"))
                     .map_err(|e| ExportError::new(shown.clone(), e))?;
                 if filter.keeps_time(entry.time()) {
                     entries.push(entry);
+                    entries.extend(reactions);
                 }
             }
         }

@@ -442,3 +442,158 @@ async fn the_report_page_renders_in_headless_chromium() {
     assert!(png.starts_with(b"\x89PNG"), "not a PNG");
     assert!(png.len() > 10_000, "an empty page? {} bytes", png.len());
 }
+
+/// A channel of questions nobody answers, asked at these minutes, each by
+/// the next of `people` in turn: what the bot joins depends on its
+/// thresholds.
+fn questions_at(minutes: &[i64], people: usize) -> export::Export {
+    use myao_domain::{Channel, ChannelId, User, UserId, Visibility};
+    let channel = ChannelId::parse("C0HINTS").expect("id");
+    let users: Vec<User> = (0..people)
+        .map(|i| User {
+            id: UserId::parse(&format!("U{i:04}")).expect("id"),
+            name: format!("person{i}"),
+            is_bot: false,
+        })
+        .collect();
+    let start = 1_767_600_000_i64;
+    let entries = minutes
+        .iter()
+        .enumerate()
+        .map(|(i, minute)| {
+            let value = json!({
+                "type": "message", "user": format!("U{:04}", i % people),
+                "ts": format!("{}.000100", start + minute * 60),
+                "text": format!("does anyone know how to fix the build {i} after the upgrade?"),
+            });
+            export::Entry::from_json(&channel, value, "test").expect("entry")
+        })
+        .collect();
+    let channels = vec![Channel {
+        id: channel,
+        name: "hints".to_owned(),
+        visibility: Visibility::PUBLIC,
+    }];
+    export::Export::new("test", users, channels, entries)
+}
+
+/// The total of `level` over `export` (offline: the rule stage alone),
+/// with the options `extra` (`--react`).
+async fn total_at(level: Chattiness, export: &export::Export, extra: &[&str]) -> eval::Counts {
+    let mut args = vec![
+        "eval".to_owned(),
+        "unused".to_owned(),
+        "--memory-interval".to_owned(),
+        "off".to_owned(),
+    ];
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    let Command::Eval(args) = cli::parse(&args).expect("arguments") else {
+        panic!("an eval")
+    };
+    let config = cli::replay_config(&args, &[]).expect("config");
+    let (_, options) = cli::replay_plan(&args, &config).expect("plan");
+    let report = eval::run(export, &options, &[level])
+        .await
+        .expect("evaluated");
+    report.levels[0].total.clone()
+}
+
+#[tokio::test]
+async fn three_negative_hints_lower_its_unprompted_posts() {
+    // Two people's questions twenty minutes apart: the bot's recent post
+    // keeps some of them below a threshold three thumbs-down raised.
+    let minutes: Vec<i64> = (0..12).map(|i| i * 20).collect();
+    let export = questions_at(&minutes, 2);
+    let normal = Chattiness::Normal;
+    let set = total_at(normal, &export, &[]).await;
+    let down = total_at(normal, &export, &["--react=-1", "--react-to", "3"]).await;
+    assert_eq!((down.hints_positive, down.hints_negative), (0, 3));
+    assert!(
+        down.figures.unprompted < set.figures.unprompted,
+        "{} with three thumbs-down against {} without",
+        down.figures.unprompted,
+        set.figures.unprompted
+    );
+    assert!(down.figures.unprompted >= 3, "the posts hinted on stand");
+    // Another emoji is no hint, and changes nothing.
+    let eyes = total_at(normal, &export, &["--react", "eyes"]).await;
+    assert_eq!((eyes.hints_positive, eyes.hints_negative), (0, 0));
+    assert_eq!(eyes.figures.unprompted, set.figures.unprompted);
+}
+
+#[tokio::test]
+async fn three_positive_hints_raise_its_unprompted_posts() {
+    // At `quiet` (35, 60): three questions after long silences are
+    // answered and thanked with a thumbs-up; the two people's quicker ones
+    // after them (50: no silence, two people) are answered only once the
+    // thresholds came down.
+    let mut minutes = vec![0, 180, 360];
+    minutes.extend((0..9).map(|i| 540 + i * 5));
+    let export = questions_at(&minutes, 2);
+    let quiet = Chattiness::Quiet;
+    let set = total_at(quiet, &export, &[]).await;
+    let up = total_at(quiet, &export, &["--react", "+1", "--react-to", "3"]).await;
+    assert_eq!((up.hints_positive, up.hints_negative), (3, 0));
+    assert!(
+        up.figures.unprompted > set.figures.unprompted,
+        "{} with three thumbs-up against {} without",
+        up.figures.unprompted,
+        set.figures.unprompted
+    );
+}
+
+#[tokio::test]
+async fn an_exports_reactions_on_the_bots_posts_are_its_labelled_posts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("general")).expect("folder");
+    let write = |name: &str, value: Value| {
+        std::fs::write(root.join(name), value.to_string()).expect("write");
+    };
+    write(
+        "channels.json",
+        json!([{"id": "C0GENERAL", "name": "general", "is_private": false}]),
+    );
+    write(
+        "users.json",
+        json!([{"id": "U0001", "name": "alice"}, {"id": "U0002", "name": "bob"}]),
+    );
+    let start = 1_767_600_000_i64;
+    write(
+        "general/2026-01-05.json",
+        json!([
+            {"type": "message", "user": "U0001", "ts": format!("{start}.000100"),
+             "text": "does anyone know why the build is red?",
+             "reactions": [{"name": "+1", "users": ["U0002"], "count": 1}]},
+            {"type": "message", "user": "UMYAO", "ts": format!("{}.000100", start + 600),
+             "text": "the cache is stale: clear it",
+             "reactions": [
+                 {"name": "-1::skin-tone-2", "users": ["U0001", "U0002"], "count": 2},
+                 {"name": "pray", "users": ["U0002"], "count": 1},
+                 {"name": "eyes", "users": ["U0001"], "count": 1}
+             ]},
+        ]),
+    );
+    let args = match cli::parse(["eval", &root.display().to_string()]).expect("arguments") {
+        Command::Eval(r) => r,
+        other => panic!("not an eval: {other:?}"),
+    };
+    let config = cli::replay_config(&args, &[]).expect("config");
+    let (filter, options) = cli::replay_plan(&args, &config).expect("plan");
+    let export = export::read(&args.export, &filter).expect("export");
+    let report = eval::run(&export, &options, &[Chattiness::Normal])
+        .await
+        .expect("evaluated");
+    let total = &report.levels[0].total;
+    // Two thumbs-down and a pray on the bot's post; the thumbs-up on a
+    // person's message and the eyes are no hints on its posts.
+    assert_eq!((total.hints_positive, total.hints_negative), (1, 2));
+    let mut text = Vec::new();
+    report.write_text(&mut text).expect("text");
+    let text = String::from_utf8(text).expect("utf-8");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("  hints on its posts (+/-)") && l.ends_with("+1 -2")),
+        "{text}"
+    );
+}

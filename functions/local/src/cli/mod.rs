@@ -14,6 +14,7 @@ use myao_domain::{ChannelId, UserId};
 
 use crate::eval::html::HtmlOptions;
 use crate::export::Filter;
+use crate::replay::React;
 
 pub mod args;
 mod help;
@@ -40,6 +41,8 @@ pub struct ReplayArgs {
     pub prompts_dir: Option<PathBuf>,
     pub memory_interval: Option<Duration>,
     pub seed: u64,
+    /// `--react EMOJI --react-to N`.
+    pub react: Option<React>,
     /// `eval --html`: where to write the report page, and what it may show.
     pub html: Option<PathBuf>,
     pub html_options: HtmlOptions,
@@ -195,6 +198,10 @@ fn replay_args(c: args::Common, prompts_dir: Option<PathBuf>) -> Result<ReplayAr
         prompts_dir,
         memory_interval: c.memory_interval.0,
         seed: c.seed,
+        react: c.react.map(|emoji| React {
+            emoji,
+            posts: c.react_to,
+        }),
         html: None,
         html_options: HtmlOptions::default(),
     })

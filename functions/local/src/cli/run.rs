@@ -125,6 +125,7 @@ pub fn replay_plan_with(
         prompts_dir: args.prompts_dir.clone(),
         memory_interval: args.memory_interval,
         seed: args.seed,
+        react: args.react.clone(),
     };
     Ok((filter, options))
 }

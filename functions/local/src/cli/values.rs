@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use chrono::{Datelike as _, Duration, NaiveDate};
 
 use crate::stack::SETTINGS_PATH;
+use myao_domain::EmojiName;
 
 /// A value an option does not take, or a command line whose options do
 /// not go together: a usage error, exit code 2.
@@ -24,6 +25,8 @@ pub enum UsageError {
     NotAnInterval,
     #[error("must be from 1m to 30d (or off)")]
     IntervalOutOfRange,
+    #[error("not an emoji's name like -1, +1 or pray")]
+    NotAnEmoji,
     #[error("not host:port like 127.0.0.1:3000")]
     NotAnAddress,
     #[error("not a stage's name like prod (lower-case letters, digits, -)")]
@@ -155,4 +158,10 @@ pub fn stage(value: &str) -> Result<(String, String), UsageError> {
 /// `--settings-path PATH`: the stack's `SettingsPath`.
 pub fn settings_path(value: &str) -> Result<(String, String), UsageError> {
     Ok((SETTINGS_PATH.to_owned(), value.to_owned()))
+}
+
+/// An emoji's name for `--react`: `-1`, `+1`, `pray` (colons around it
+/// are dropped).
+pub fn emoji(text: &str) -> Result<EmojiName, UsageError> {
+    EmojiName::parse(text).map_err(|_| UsageError::NotAnEmoji)
 }

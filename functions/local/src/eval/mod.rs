@@ -72,6 +72,11 @@ pub struct Counts {
     /// question; `None` while it had too little history (its pace decided),
     /// and in a total.
     pub learned_wait_seconds: Option<i64>,
+    /// People's positive hints on the bot's posts (reactions kept as
+    /// labels: the export's, or `--react`'s), less the withdrawn ones.
+    pub hints_positive: usize,
+    /// Their negative hints (mutes included), less the withdrawn ones.
+    pub hints_negative: usize,
 }
 
 impl Counts {
@@ -104,6 +109,8 @@ impl Counts {
         self.reactions += other.reactions;
         self.proactive_judgments += other.proactive_judgments;
         self.openers += other.openers;
+        self.hints_positive += other.hints_positive;
+        self.hints_negative += other.hints_negative;
     }
 
     /// The counts and the rates, as JSON.
@@ -549,6 +556,17 @@ impl Sink for Tally {
                 self.counts.entry(channel.clone()).or_default().reactions += 1;
                 self.mark(e, channel, *on, MarkKind::Reaction, *mention, emoji);
             }
+            EventKind::Hint(given) => {
+                let counts = self.counts.entry(channel.clone()).or_default();
+                let count = match given.hint.as_str() {
+                    "positive" => &mut counts.hints_positive,
+                    _ => &mut counts.hints_negative,
+                };
+                *count = match given.withdrawn {
+                    true => count.saturating_sub(1),
+                    false => *count + 1,
+                };
+            }
             _ => {}
         }
         Ok(())
@@ -571,6 +589,9 @@ fn share(part: usize, whole: usize) -> String {
         )
     }
 }
+
+/// The row of people's hints on the bot's posts, shown where there are.
+const HINTS_ROW: &str = "hints on its posts (+/-)";
 
 /// The rows of the table: a label and the cell of one level.
 type Row = (&'static str, fn(&Counts) -> String);
@@ -613,6 +634,9 @@ const ROWS: &[Row] = &[
             .map_or_else(|| "–".to_owned(), |s| format!("{}m{:02}s", s / 60, s % 60))
     }),
     ("posts (all)", |c| c.posts.to_string()),
+    (HINTS_ROW, |c| {
+        format!("+{} -{}", c.hints_positive, c.hints_negative)
+    }),
     ("short posts", |c| c.short_posts.to_string()),
     ("reactions", |c| c.reactions.to_string()),
     ("proactive judgments", |c| c.proactive_judgments.to_string()),
@@ -714,7 +738,14 @@ impl Report {
             write!(out, "  {:>w$}", l.level.name())?;
         }
         writeln!(out)?;
+        // The hints' row only where someone gave one.
+        let unhinted = counts
+            .iter()
+            .all(|c| c.hints_positive == 0 && c.hints_negative == 0);
         for ((name, _), row) in ROWS.iter().zip(&cells) {
+            if unhinted && *name == HINTS_ROW {
+                continue;
+            }
             write!(out, "  {name:label$}")?;
             for (cell, w) in row.iter().zip(&widths) {
                 write!(out, "  {cell:>w$}")?;

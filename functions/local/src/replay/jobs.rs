@@ -159,7 +159,17 @@ impl Engine<'_> {
                 }
             }
         };
-        self.emit(channel.as_ref(), thread, kind)
+        let unprompted_post = match &kind {
+            EventKind::Reply {
+                ts, mention: false, ..
+            } => Some(*ts),
+            _ => None,
+        };
+        self.emit(channel.as_ref(), thread, kind)?;
+        if let (Some(ts), Some(channel)) = (unprompted_post, channel) {
+            self.react_to(&channel, ts).await?;
+        }
+        Ok(())
     }
 
     /// What a response job did, counted in the summary: the reply it

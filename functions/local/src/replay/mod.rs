@@ -27,14 +27,15 @@ use myao_core::adapters::twins::{JobBoard, MemoryStore};
 use myao_core::app::ingest::{Ingest, Outcome};
 use myao_core::ports::{Clock, Llm};
 use myao_core::wire::Twins;
+use myao_domain::hints::{reaction_hint, Hint};
 use myao_domain::text::render_slack_text;
-use myao_domain::{Channel, ChannelId, Job, Settings, Ts, UserId, Visibility};
+use myao_domain::{Channel, ChannelId, EmojiName, Job, Message, Settings, Ts, UserId, Visibility};
 use myao_services::response::ResponseOutcome;
 use myao_services::Services;
-use myao_slack::event::{Envelope, SlackEvent};
+use myao_slack::event::{Envelope, Reaction, SlackEvent};
 
 use crate::export::Export;
-use crate::timeline::{Event, EventKind, Header, Sink, Summary, DRY_RUN};
+use crate::timeline::{Event, EventKind, Header, HintGiven, Sink, Summary, DRY_RUN};
 use crate::twins::{DryRunLlm, MeteredLlm, ReplaySlack};
 
 mod jobs;
@@ -59,7 +60,22 @@ pub struct Options {
     /// Virtual time between memory sweeps; `None` for none at all.
     pub memory_interval: Option<Duration>,
     pub seed: u64,
+    /// A member who reacts to the bot's first unprompted posts in each
+    /// channel (`--react`), to see what the hints change.
+    pub react: Option<React>,
 }
+
+/// `--react EMOJI --react-to N`: a member ([`REACTOR`]) reacts with
+/// `emoji` to the bot's first `posts` unprompted posts in each channel,
+/// as soon as each is posted, as a person in the channel would.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct React {
+    pub emoji: EmojiName,
+    pub posts: usize,
+}
+
+/// The member who reacts for `--react`.
+pub const REACTOR: &str = "UREACTOR";
 
 impl Options {
     /// A dry run with `settings`, the default bot id, an hourly sweep and seed 0.
@@ -73,6 +89,7 @@ impl Options {
             prompts_dir: None,
             memory_interval: Some(Duration::hours(1)),
             seed: 0,
+            react: None,
         }
     }
 }
@@ -105,6 +122,13 @@ struct Engine<'a> {
     /// last message's).
     sweep_every: Option<(Duration, DateTime<Utc>)>,
     summary: Summary,
+    /// The settings in force, for the hints' emoji lists.
+    settings: Settings,
+    react: Option<React>,
+    /// How many of the bot's posts the reactor reacted to, by channel.
+    reacted: HashMap<ChannelId, usize>,
+    /// The envelopes made here (the reactor's): their ids.
+    made: usize,
 }
 
 /// Replays `export`, writing the timeline and the summary to `sink`, and
@@ -252,6 +276,10 @@ impl<'a> Engine<'a> {
                 first,
                 ..Summary::default()
             },
+            settings: settings.clone(),
+            react: options.react.clone(),
+            reacted: HashMap::new(),
+            made: 0,
         })
     }
 
@@ -424,6 +452,17 @@ impl Engine<'_> {
         ) {
             self.changed_since_sweep = true;
         }
+        self.fed(entry, outcome, before.as_ref())
+    }
+
+    /// What ingest made of a fed entry, counted and in the timeline;
+    /// `before`: the message an edit or a deletion changed, if known.
+    fn fed(
+        &mut self,
+        entry: &crate::export::Entry,
+        outcome: Outcome,
+        before: Option<&Message>,
+    ) -> anyhow::Result<()> {
         let channel = &entry.channel;
         match (outcome, &entry.event) {
             (Outcome::Stored { .. }, SlackEvent::NewMessage { message, .. }) => {
@@ -466,6 +505,9 @@ impl Engine<'_> {
                 let thread = before.as_ref().and_then(|m| m.thread_ts);
                 self.emit(Some(channel), thread, kind)?;
             }
+            (Outcome::Hinted { .. }, SlackEvent::Reaction(reaction)) => {
+                self.hinted(reaction)?;
+            }
             (outcome, _) => {
                 let reason = match outcome {
                     Outcome::Ignored(reason) => reason.to_string(),
@@ -473,8 +515,69 @@ impl Engine<'_> {
                     other => format!("{other:?}"),
                 };
                 *self.summary.skipped.entry(reason.clone()).or_insert(0) += 1;
-                self.emit(Some(channel), None, EventKind::Skipped { reason })?;
+                // An export's reactions on people's messages, or not hints:
+                // counted, not a line each.
+                if !matches!(entry.event, SlackEvent::Reaction(_)) {
+                    self.emit(Some(channel), None, EventKind::Skipped { reason })?;
+                }
             }
+        }
+        Ok(())
+    }
+}
+
+impl Engine<'_> {
+    /// A reaction on the bot's post that ingest kept as a hint, in the
+    /// timeline.
+    fn hinted(&mut self, reaction: &Reaction) -> anyhow::Result<()> {
+        let hint = match reaction_hint(&reaction.emoji, &self.settings) {
+            Some(Hint::Positive) => "positive",
+            Some(Hint::Negative) => "negative",
+            Some(Hint::Mute { .. }) => "mute",
+            None => return Ok(()),
+        };
+        self.summary.hints += 1;
+        let kind = EventKind::Hint(HintGiven {
+            on: reaction.ts,
+            user_name: self.user_name(&reaction.user),
+            emoji: reaction.emoji.as_str().to_owned(),
+            hint: hint.to_owned(),
+            withdrawn: !reaction.added,
+        });
+        self.emit(Some(&reaction.channel), None, kind)
+    }
+
+    /// `--react`: the reactor's reaction on the bot's unprompted post `ts`
+    /// in `channel`, while it has reacted to fewer than its number there.
+    /// Through ingest, as Slack's `reaction_added` would come.
+    pub(super) async fn react_to(&mut self, channel: &ChannelId, ts: Ts) -> anyhow::Result<()> {
+        let Some(react) = self.react.clone() else {
+            return Ok(());
+        };
+        let done = self.reacted.entry(channel.clone()).or_insert(0);
+        if *done >= react.posts {
+            return Ok(());
+        }
+        *done += 1;
+        self.made += 1;
+        let reaction = Reaction {
+            added: true,
+            user: UserId::parse(REACTOR)?,
+            emoji: react.emoji,
+            channel: channel.clone(),
+            ts,
+            author: Some(self.bot.clone()),
+        };
+        let envelope = Envelope::Event {
+            event_id: format!("EvReact{:06}", self.made),
+            bot_user_id: Some(self.bot.clone()),
+            api_app_id: None,
+            team_id: None,
+            event: SlackEvent::Reaction(reaction.clone()),
+        };
+        let (outcome, _) = self.ingest.process(envelope, self.clock.now()).await?;
+        if matches!(outcome, Outcome::Hinted { .. }) {
+            self.hinted(&reaction)?;
         }
         Ok(())
     }

@@ -123,6 +123,8 @@ fn kind_json(kind: &EventKind) -> Value {
             mention,
         } => json!({"type": "reaction", "on": on, "user_name": user_name, "emoji": emoji,
                      "mention": mention}),
+        EventKind::Hint(h) => json!({"type": "hint", "on": h.on, "user_name": h.user_name,
+                                     "emoji": h.emoji, "hint": h.hint, "withdrawn": h.withdrawn}),
         EventKind::NoReply {
             mention,
             reason,

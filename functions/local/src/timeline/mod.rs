@@ -178,6 +178,10 @@ pub enum EventKind {
         emoji: String,
         mention: bool,
     },
+    /// A person's reaction on one of the bot's posts that is a hint
+    /// (`user_name`'s `:emoji:` on the post `on`): kept as a label, and
+    /// tuning the channel's judgments from then on.
+    Hint(HintGiven),
     /// A response job that posted nothing.
     NoReply {
         mention: bool,
@@ -212,6 +216,19 @@ pub enum EventKind {
     },
 }
 
+/// A person's hint on one of the bot's posts ([`EventKind::Hint`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HintGiven {
+    /// The post.
+    pub on: Ts,
+    pub user_name: String,
+    pub emoji: String,
+    /// `positive`, `negative` or `mute`.
+    pub hint: String,
+    /// Withdrawn (`reaction_removed`) rather than given.
+    pub withdrawn: bool,
+}
+
 /// One line of the timeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
@@ -234,6 +251,8 @@ pub struct Summary {
     pub threads: usize,
     pub edits: usize,
     pub deletions: usize,
+    /// Reactions on the bot's posts kept as hints (given or withdrawn).
+    pub hints: usize,
     /// Entries not acted on, by reason.
     pub skipped: BTreeMap<String, usize>,
     /// Judgments by outcome.

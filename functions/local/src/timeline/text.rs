@@ -12,7 +12,9 @@ use myao_domain::rules::{Decision, Gate};
 use myao_domain::Ts;
 use myao_services::prompts::format_time;
 
-use super::{proactive_name, Event, EventKind, Header, MemoryNote, Prompt, Sink, Summary, Verdict};
+use super::{
+    proactive_name, Event, EventKind, Header, HintGiven, MemoryNote, Prompt, Sink, Summary, Verdict,
+};
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -286,6 +288,7 @@ impl<W: Write> TextSink<W> {
                 emoji,
                 ..
             } => self.reaction(*on, user_name.as_deref(), emoji),
+            EventKind::Hint(given) => self.hint(given),
             EventKind::NoReply {
                 mention,
                 reason,
@@ -411,6 +414,22 @@ impl<W: Write> TextSink<W> {
         let whose = user_name.map_or_else(|| "a message".to_owned(), |n| format!("{n}'s"));
         let at = on.to_datetime().with_timezone(&self.tz).format("%H:%M");
         format!("{} added reaction :{emoji}: on {whose} {at}", self.bot_name)
+    }
+
+    fn hint(&self, given: &HintGiven) -> String {
+        let at = given
+            .on
+            .to_datetime()
+            .with_timezone(&self.tz)
+            .format("%H:%M");
+        let (did, what) = match given.withdrawn {
+            true => ("took back", "hint withdrawn"),
+            false => ("reacted", "hint"),
+        };
+        format!(
+            "{} {did} :{}: on {}'s {at}: a {} {what}",
+            given.user_name, given.emoji, self.bot_name, given.hint
+        )
     }
 
     fn no_reply(&self, mention: bool, reason: &str, prompts: &[Prompt], top: &str) -> String {
@@ -751,6 +770,39 @@ mod tests {
         // The signals' points as the rule stage weighs them today: a new
         // weight is a new snapshot.
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn a_hint_names_who_gave_it_on_which_post_and_a_withdrawn_one_says_so() {
+        let on = Ts::parse("1767603780.000100").unwrap();
+        let line = |withdrawn: bool| {
+            let mut out = Vec::new();
+            TextSink::new(&mut out)
+                .event(&Event {
+                    at: on.to_datetime() + chrono::Duration::seconds(20),
+                    channel: None,
+                    thread_ts: None,
+                    kind: EventKind::Hint(HintGiven {
+                        on,
+                        user_name: "alice".into(),
+                        emoji: "-1".into(),
+                        hint: "negative".into(),
+                        withdrawn,
+                    }),
+                })
+                .unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let given = line(false);
+        assert!(
+            given.contains("alice reacted :-1: on the bot's 09:03: a negative hint\n"),
+            "{given}"
+        );
+        let taken = line(true);
+        assert!(
+            taken.contains("alice took back :-1: on the bot's 09:03: a negative hint withdrawn\n"),
+            "{taken}"
+        );
     }
 
     #[test]
