@@ -52,7 +52,9 @@ fn mention(newest: i64) -> Job {
     }
 }
 
-/// The thresholds a judgment of `job` was held to (it must have scored).
+/// The thresholds a judgment of `job` was held to (it must have scored),
+/// after checking that its log line, its metric and its ruling say how
+/// the hints tuned them.
 async fn thresholds_of(bed: &Bed<DynamoStore>, job: &Job) -> (i32, i32) {
     let outcome = bed.run(job).await;
     let JobOutcome::Judgment(judged) = &outcome else {
@@ -61,6 +63,21 @@ async fn thresholds_of(bed: &Bed<DynamoStore>, job: &Job) -> (i32, i32) {
     let ruling = judged
         .ruling()
         .unwrap_or_else(|| panic!("scored: {judged:?}"));
+    let detail = outcome.metric(job).and_then(|d| d.detail);
+    let explained = ruling.explain();
+    match ruling.tuned {
+        0 => assert!(
+            detail.is_none() && !explained.contains("tuned"),
+            "{explained}"
+        ),
+        tuned => {
+            assert_eq!(detail, Some(("Tuning", "raised".to_owned())), "{tuned}");
+            assert!(
+                explained.contains(&format!("tuned={tuned:+}")),
+                "{explained}"
+            );
+        }
+    }
     (ruling.thresholds.low, ruling.thresholds.high)
 }
 

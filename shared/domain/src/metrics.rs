@@ -99,13 +99,18 @@ impl Unit {
     }
 }
 
-/// One value of one metric, with at most one dimension.
+/// One value of one metric, with at most one dimension and a detail.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Datum {
     pub name: &'static str,
     pub unit: Unit,
     pub value: f64,
     pub dimension: Option<(&'static str, String)>,
+    /// A second dimension within the first, given only where it says
+    /// something (the `Judgments` of a channel its hints tuned): published
+    /// as its own dimension set beside the first's, so that the metric by
+    /// the first alone stays whole.
+    pub detail: Option<(&'static str, String)>,
 }
 
 impl Datum {
@@ -121,6 +126,7 @@ impl Datum {
             unit: Unit::Count,
             value: n as f64,
             dimension: None,
+            detail: None,
         }
     }
 
@@ -131,6 +137,7 @@ impl Datum {
             unit: Unit::Milliseconds,
             value: ms as f64,
             dimension: None,
+            detail: None,
         }
     }
 
@@ -138,6 +145,15 @@ impl Datum {
     pub fn by(self, key: &'static str, value: impl Into<String>) -> Datum {
         Datum {
             dimension: Some((key, value.into())),
+            ..self
+        }
+    }
+
+    /// The same, with the detail `key` = `value` within its dimension
+    /// (none without one).
+    pub fn detailed(self, key: &'static str, value: impl Into<String>) -> Datum {
+        Datum {
+            detail: self.dimension.is_some().then(|| (key, value.into())),
             ..self
         }
     }

@@ -4,7 +4,7 @@
 
 use tracing::Instrument;
 
-use super::judgment::JudgmentOutcome;
+use super::judgment::{JudgmentOutcome, Ruling};
 use super::proactive::ProactiveOutcome;
 use super::response::ResponseOutcome;
 use super::MemoryReport;
@@ -12,6 +12,7 @@ use super::{judgment, memory, proactive, response, Services};
 use myao_core::ports::PortError;
 use myao_domain::job::retry_delay;
 use myao_domain::metrics::{self, Datum};
+use myao_domain::rules::Gate;
 use myao_domain::{Job, JobKind, JudgmentResult, Reply, Settings};
 
 /// What running a job came to.
@@ -112,13 +113,26 @@ impl JobOutcome {
     }
 }
 
+/// A judgment's count in `Judgments`, by its outcome and, where the
+/// channel's hints tuned it, how (`Tuning`: `raised`, `lowered`, `muted`).
+fn judged(outcome: &JudgmentOutcome) -> Datum {
+    let datum = Datum::count(metrics::JUDGMENTS).by("Outcome", outcome.name());
+    let tuning = match outcome {
+        JudgmentOutcome::Held(Gate::Muted) => Some("muted"),
+        _ => outcome.ruling().and_then(Ruling::tuning),
+    };
+    match tuning {
+        Some(tuning) => datum.detailed("Tuning", tuning),
+        None => datum,
+    }
+}
+
 impl JobOutcome {
     /// What the outcome counts for (the metrics of `domain::metrics`):
     /// a judgment's outcome, an answer's form, a spend limit's refusal.
     pub fn metric(&self, job: &Job) -> Option<Datum> {
-        let judged = |outcome: &str| Some(Datum::count(metrics::JUDGMENTS).by("Outcome", outcome));
         match self {
-            JobOutcome::Judgment(outcome) => judged(outcome.name()),
+            JobOutcome::Judgment(outcome) => Some(judged(outcome)),
             JobOutcome::Response(outcome) => {
                 let answered = |form: &str| Some(Datum::count(metrics::ANSWERS).by("Form", form));
                 match outcome {
@@ -275,7 +289,6 @@ pub async fn run_accepted(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judgment::Ruling;
     use myao_domain::judgment::ResponseType;
     use myao_domain::{MemoryKind, MemoryScope, Ts};
 
@@ -293,6 +306,7 @@ mod tests {
             },
             thresholds: Thresholds { low: 20, high: 50 },
             decision: Decision::Ask,
+            tuned: 0,
         }
     }
 
@@ -309,6 +323,44 @@ mod tests {
             },
             emoji: None,
         }
+    }
+
+    #[test]
+    fn a_judgment_tuned_by_hints_counts_how_beside_its_outcome() {
+        let job = Job::Forget;
+        let tuning = |outcome: JudgmentOutcome| {
+            let datum = JobOutcome::Judgment(outcome).metric(&job).expect("a datum");
+            assert_eq!(datum.dimension.as_ref().map(|(k, _)| *k), Some("Outcome"));
+            datum.detail.map(|(k, v)| format!("{k}={v}"))
+        };
+        assert_eq!(tuning(JudgmentOutcome::Quiet(ruling())), None);
+        let raised = Ruling {
+            tuned: 7,
+            ..ruling()
+        };
+        assert_eq!(
+            tuning(JudgmentOutcome::Quiet(raised)).as_deref(),
+            Some("Tuning=raised")
+        );
+        let lowered = Ruling {
+            tuned: -14,
+            ..ruling()
+        };
+        assert_eq!(
+            tuning(JudgmentOutcome::Capped(lowered.clone())).as_deref(),
+            Some("Tuning=lowered")
+        );
+        assert!(
+            lowered.explain().contains("[20..50) tuned=-14 "),
+            "{}",
+            lowered.explain()
+        );
+        assert!(!ruling().explain().contains("tuned"));
+        assert_eq!(
+            tuning(JudgmentOutcome::Held(Gate::Muted)).as_deref(),
+            Some("Tuning=muted")
+        );
+        assert_eq!(tuning(JudgmentOutcome::Held(Gate::Cooldown)), None);
     }
 
     #[test]

@@ -330,6 +330,7 @@ mod tests {
             },
             thresholds: Thresholds { low: 20, high: 50 },
             decision: Decision::Ask,
+            tuned: 0,
         };
         let (q, two) = (
             Signal::UnansweredQuestion.points(),

@@ -367,6 +367,7 @@ mod tests {
             },
             thresholds: Thresholds { low: 20, high: 40 },
             decision,
+            tuned: 0,
         }
     }
 

@@ -752,6 +752,7 @@ mod tests {
                                 },
                                 thresholds: Thresholds { low: 20, high: 50 },
                                 decision: Decision::Respond,
+                                tuned: 0,
                             },
                             at: due,
                         },

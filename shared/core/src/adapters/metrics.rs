@@ -42,9 +42,10 @@ impl Metrics for NoMetrics {
 /// and its dimension's value. `function` is set at the root as a property
 /// (searchable in the logs, not a dimension: no metric per function).
 pub fn emf(namespace: &str, timestamp_ms: i64, function: &str, datum: &Datum) -> Value {
-    let dimensions: Vec<Value> = match &datum.dimension {
-        Some((key, _)) => vec![json!([key])],
-        None => vec![json!([])],
+    let dimensions: Vec<Value> = match (&datum.dimension, &datum.detail) {
+        (Some((key, _)), Some((detail, _))) => vec![json!([key]), json!([key, detail])],
+        (Some((key, _)), None) => vec![json!([key])],
+        (None, _) => vec![json!([])],
     };
     let mut root = Map::new();
     root.insert(
@@ -59,7 +60,7 @@ pub fn emf(namespace: &str, timestamp_ms: i64, function: &str, datum: &Datum) ->
         }),
     );
     root.insert("function".into(), json!(function));
-    if let Some((key, value)) = &datum.dimension {
+    for (key, value) in datum.dimension.iter().chain(&datum.detail) {
         root.insert((*key).into(), json!(value));
     }
     root.insert(datum.name.into(), json!(datum.value));
@@ -137,6 +138,24 @@ mod tests {
             v["_aws"]["CloudWatchMetrics"][0]["Dimensions"],
             json!([["Outcome"]])
         );
+    }
+
+    #[test]
+    fn a_detail_is_a_second_dimension_set_beside_the_first() {
+        let d = Datum::count(JUDGMENTS)
+            .by("Outcome", "rule_yes")
+            .detailed("Tuning", "raised");
+        let v = emf("myao/prod", 0, "judgment", &d);
+        assert_eq!(check_emf(&v), Ok(()));
+        assert_eq!(v["Outcome"], "rule_yes");
+        assert_eq!(v["Tuning"], "raised");
+        assert_eq!(
+            v["_aws"]["CloudWatchMetrics"][0]["Dimensions"],
+            json!([["Outcome"], ["Outcome", "Tuning"]]),
+            "the metric by Outcome alone stays whole"
+        );
+        let bare = Datum::count(JUDGMENTS).detailed("Tuning", "raised");
+        assert_eq!(bare.detail, None, "no detail without a dimension");
     }
 
     #[test]

@@ -32,20 +32,38 @@ pub struct Ruling {
     pub score: Score,
     pub thresholds: Thresholds,
     pub decision: Decision,
+    /// The points the channel's hints moved `thresholds` by (positive: it
+    /// speaks less), 0 when none did.
+    pub tuned: i32,
 }
 
 impl Ruling {
     /// `decision score=N signals` without any word of the conversation: the
     /// line logged at INFO and shown in the local timeline.
     pub fn explain(&self) -> String {
+        let tuned = match self.tuned {
+            0 => String::new(),
+            points => format!(" tuned={points:+}"),
+        };
         format!(
-            "{} score={} [{}..{}) {}",
+            "{} score={} [{}..{}){tuned} {}",
             self.decision.name(),
             self.score.total,
             self.thresholds.low,
             self.thresholds.high,
             self.score.explain()
         )
+    }
+
+    /// How the channel's hints had tuned it, for the `Judgments` metric's
+    /// `Tuning`: `raised` (it speaks less), `lowered`, or `None` at the set
+    /// level.
+    pub fn tuning(&self) -> Option<&'static str> {
+        match self.tuned {
+            0 => None,
+            points if points > 0 => Some("raised"),
+            _ => Some("lowered"),
+        }
     }
 }
 
@@ -286,10 +304,12 @@ impl Judgment<'_> {
             None if score.again.is_some() => Decision::Silent,
             None => rules::decide(&score, thresholds),
         };
+        let now = self.cx.now();
         let ruling = Ruling {
             decision,
             score,
             thresholds,
+            tuned: tuning_of(&self.scene.labels, now).offset(now),
         };
         (ruling, closing)
     }
@@ -401,12 +421,12 @@ impl Judgment<'_> {
     /// the score, the thresholds, the channel's set level and the hints'
     /// offset then.
     fn grounds(&self, outcome: &str, ruling: &Ruling) -> Grounds {
-        let cx = self.cx;
-        let level = cx
+        let level = self
+            .cx
             .settings()
             .chattiness_in(&self.scene.conversation.channel);
-        let tuning = tuning_of(&self.scene.labels, cx.now()).offset(cx.now());
-        Grounds::judged(outcome, level, &ruling.score, ruling.thresholds, tuning)
+        let (score, thresholds) = (&ruling.score, ruling.thresholds);
+        Grounds::judged(outcome, level, score, thresholds, ruling.tuned)
     }
 
     /// A wait drawn from [`SURE_DELAY_SECONDS`].
