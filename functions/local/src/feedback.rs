@@ -63,6 +63,24 @@ where
     Ok(labels.len())
 }
 
+/// One line per channel whose hints tune it: `#C0123 tuned=+14 (3 hints on
+/// 2 posts)`, with the mute while one holds; empty when none does.
+pub fn tuning_lines(report: &[ChannelFeedback]) -> Vec<String> {
+    report
+        .iter()
+        .filter(|c| c.offset != 0 || c.muted_until.is_some())
+        .map(|c| {
+            let hints: usize = c.posts.iter().map(|p| p.labels.len()).sum();
+            format!(
+                "#{} {} ({hints} hints on {} posts)",
+                c.channel,
+                c.tuning,
+                c.posts.len()
+            )
+        })
+        .collect()
+}
+
 /// The report as text: per channel its tuning, then each labelled post
 /// (newest first) with its balance and grounds, and its hints.
 pub fn write_text(out: &mut impl Write, report: &[ChannelFeedback]) -> std::io::Result<()> {
@@ -194,10 +212,18 @@ mod tests {
         assert_eq!(json[0]["posts"][0]["grounds"]["outcome"], "opening");
         assert_eq!(json[1]["offset"], -7);
 
+        assert_eq!(
+            tuning_lines(&listed),
+            [
+                "#C1 tuned=+14 muted_until=2026-01-05T09:01:40Z (2 hints on 1 posts)",
+                "#C2 tuned=-7 (1 hints on 1 posts)"
+            ]
+        );
         assert_eq!(reset(&store, &c1).await.unwrap(), 2);
         let after = report(&store, &both, now).await.unwrap();
         assert!(after[0].posts.is_empty());
         assert_eq!(after[0].tuning, "tuned=0", "the set level's again, unmuted");
+        assert_eq!(tuning_lines(&after), ["#C2 tuned=-7 (1 hints on 1 posts)"]);
         assert_eq!(after[1].posts.len(), 1, "another channel's hints stay");
     }
 }

@@ -62,6 +62,7 @@ const CHECKS: &[&str] = &[
     "llm gpt-4.1",
     "llm gpt-4.1-mini",
     "table",
+    "hints",
     "schedule group",
     "queue ResponseQueue",
     "queue MemoryQueue",
@@ -1130,4 +1131,67 @@ fn the_template_declares_every_output_and_parameter_doctor_reads() {
         let default = &template["Parameters"][secret.stack_parameter()]["Default"];
         assert_eq!(default.as_str(), stack.secret_parameter(secret).as_deref());
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_and_settings_list_tell_the_channels_hints_tune() {
+    use myao_aws::dynamodb::DynamoStore;
+    use myao_core::adapters::system::SystemClock;
+    use myao_core::ports::{ChannelRecords, LabelRecords};
+    use myao_domain::hints::Hint;
+    use myao_domain::labels::{Label, Source};
+    use myao_domain::{ChannelId, EmojiName, Ts, UserId};
+
+    let bed = Bed::new().await;
+    let store = DynamoStore::new(
+        dynamodb_client().await,
+        bed.table.clone(),
+        std::sync::Arc::new(SystemClock),
+    );
+    for user in ["U0001", "U0002"] {
+        let label = Label {
+            channel: ChannelId::parse("C0HINTED").expect("id"),
+            post: Ts::parse("1767600000.000100").expect("ts"),
+            user: UserId::parse(user).expect("id"),
+            hint: Hint::Negative,
+            source: Source::Reaction(EmojiName::parse("-1").expect("emoji")),
+            at: chrono::Utc::now(),
+        };
+        assert!(store.put_label(&label).await.expect("stored"));
+    }
+    // A channel the bot has seen, as every channel with its posts is.
+    let channel = myao_domain::Channel {
+        id: ChannelId::parse("C0HINTED").expect("id"),
+        name: "hinted".into(),
+        visibility: myao_domain::Visibility::PUBLIC,
+    };
+    let now = chrono::Utc::now();
+    store
+        .touch_channel(&channel, now, now + chrono::Duration::days(30))
+        .await
+        .expect("recorded");
+    let tuned = "#C0HINTED tuned=+14 (2 hints on 1 posts)";
+
+    let run = bed.doctor().await;
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("ok    hints: "))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(line.contains(tuned), "{line}");
+
+    let run = myao(vec![
+        "settings".into(),
+        "list".into(),
+        "--stack".into(),
+        bed.describe().display().to_string(),
+    ])
+    .await;
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout.contains("tuned by hints") && run.stdout.contains(&format!("  {tuned}\n")),
+        "{}",
+        run.stdout
+    );
 }

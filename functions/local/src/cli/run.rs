@@ -358,8 +358,52 @@ pub async fn settings(args: SettingsArgs, env: &[(String, String)]) -> anyhow::R
             }
             Ok(())
         }
+        SettingsAction::List => {
+            print_settings(
+                &mut out,
+                &SettingsAction::List,
+                &given,
+                &format!("under {prefix}"),
+            )?;
+            print_tuning(&mut out, &stack).await
+        }
         action => print_settings(&mut out, action, &given, &format!("under {prefix}")),
     }
+}
+
+/// After a stack's settings, the channels its people's hints tune away from
+/// them: read from the table, when the stack names one.
+async fn print_tuning(out: &mut impl Write, stack: &Stack) -> anyhow::Result<()> {
+    let Some(table) = stack.get(TABLE) else {
+        return Ok(());
+    };
+    let store = DynamoStore::new(
+        aws_sdk_dynamodb::Client::new(&aws_config().await?),
+        table,
+        Arc::new(SystemClock),
+    );
+    match crate::feedback::report(&store, &[], Utc::now()).await {
+        Ok(report) => {
+            let lines = crate::feedback::tuning_lines(&report);
+            if lines.is_empty() {
+                writeln!(
+                    out,
+                    "\nno channel is tuned by hints: each speaks at its level"
+                )?;
+                return Ok(());
+            }
+            writeln!(
+                out,
+                "\ntuned by hints, within quiet and chatty (myao feedback shows the posts, \
+                 myao feedback reset --channel ID undoes one):"
+            )?;
+            for line in lines {
+                writeln!(out, "  {line}")?;
+            }
+        }
+        Err(error) => writeln!(out, "\nthe hints' tuning could not be read: {error}")?,
+    }
+    Ok(())
 }
 
 /// `myao settings list` or `get` of the values `given` (`place`: where

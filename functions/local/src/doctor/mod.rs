@@ -26,8 +26,9 @@ use std::time::Duration;
 use aws_sdk_sqs::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_sqs::types::QueueAttributeName;
 use aws_sdk_ssm::types::ParameterType;
+use myao_aws::dynamodb::DynamoStore;
 use myao_aws::ssm::SsmSettingsSource;
-use myao_core::adapters::system::{FixedSettings, StaticSecrets};
+use myao_core::adapters::system::{FixedSettings, StaticSecrets, SystemClock};
 use myao_core::ports::{Llm, LlmRequest, LlmRole, SettingsProvider, SettingsSource};
 use myao_domain::settings::LlmProvider;
 use myao_domain::Settings;
@@ -188,7 +189,14 @@ pub async fn run(aws: &Clients, http: &reqwest::Client, stack: &Stack) -> Vec<Ch
         )
         .await,
     );
-    checks.push(table(&aws.dynamodb, stack.get(TABLE)).await);
+    let table_check = table(&aws.dynamodb, stack.get(TABLE)).await;
+    let table_ok = table_check.passed();
+    checks.push(table_check);
+    checks.push(match (table_ok, stack.get(TABLE)) {
+        (true, Some(name)) => hints(&aws.dynamodb, name).await,
+        // The table's own line tells what is wrong.
+        _ => Check::ok("hints", "not read: the table is not usable"),
+    });
     checks.push(schedule_group(&aws.scheduler, stack.get(SCHEDULE_GROUP)).await);
     for queue_id in QueueId::ALL {
         checks.push(queue(&aws.sqs, queue_id, stack.queue_url(queue_id), stack_name).await);
@@ -572,6 +580,29 @@ pub async fn table(dynamodb: &aws_sdk_dynamodb::Client, name: Option<&str>) -> C
             ),
         ),
         Err(e) => Check::fail(NAME, format!("{name}: {}", aws_error(&e)), AWS_FIX),
+    }
+}
+
+/// The channels the people's hints tune (read from the table): told, not
+/// judged; only a table that cannot be read fails.
+pub async fn hints(dynamodb: &aws_sdk_dynamodb::Client, table: &str) -> Check {
+    const NAME: &str = "hints";
+    let store = DynamoStore::new(dynamodb.clone(), table, Arc::new(SystemClock));
+    match crate::feedback::report(&store, &[], chrono::Utc::now()).await {
+        Ok(report) => {
+            let lines = crate::feedback::tuning_lines(&report);
+            match lines.is_empty() {
+                true => Check::ok(NAME, "no channel is tuned: each speaks at its level"),
+                false => Check::ok(
+                    NAME,
+                    format!(
+                        "{} (myao feedback for the posts, myao feedback reset --channel ID to undo)",
+                        lines.join(", ")
+                    ),
+                ),
+            }
+        }
+        Err(error) => Check::fail(NAME, format!("cannot read the labels: {error}"), AWS_FIX),
     }
 }
 
