@@ -668,3 +668,62 @@ async fn a_signed_click_at_the_interactivity_path_is_a_label_and_a_forged_one_re
     stop.send(()).unwrap();
     running.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn a_signed_reaction_on_its_post_at_the_events_path_is_a_hint_and_taking_it_back_undoes_it() {
+    use myao_domain::hints::Hint;
+    use myao_domain::ChannelId;
+
+    let (slack, (_llm, llm_base)) = (slack_stub().await, llm_stub().await);
+    let cfg = config::load(None, &env(&slack, &llm_base), &[]).unwrap();
+    let server = serve::bind(cfg, "127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let (addr, ingest) = (server.local_addr().unwrap(), server.ingest());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(server.run(async {
+        let _ = stopped.await;
+    }));
+    let client = myao_http::http_client();
+    let url = format!("http://{addr}{EVENTS_PATH}");
+    let post_ts = serving::now_ts(8000);
+    let reaction = |kind: &str, n: u32| {
+        serde_json::to_vec(&serde_json::json!({
+            "type": "event_callback", "team_id": "T0ACME", "event_id": format!("EvReact{n}"),
+            "event_time": 1767616200,
+            "authorizations": [{"user_id": "UMYAO", "is_bot": true}],
+            "event": {
+                "type": kind, "user": "U0CHIKA", "reaction": "-1", "item_user": "UMYAO",
+                "item": {"type": "message", "channel": CHANNEL, "ts": post_ts},
+                "event_ts": serving::now_ts(9000 + n),
+            }
+        }))
+        .expect("json")
+    };
+    let channel = ChannelId::parse(CHANNEL).unwrap();
+    let labels = || async { ingest.ports.store.labels(&channel).await.unwrap() };
+
+    let forged = format!("v0={}", "0".repeat(64));
+    let r = post(&client, &url, reaction("reaction_added", 1), Some(forged)).await;
+    assert_eq!(r.status(), 401);
+    assert!(
+        labels().await.is_empty(),
+        "a forged reaction stores nothing"
+    );
+
+    let r = post(&client, &url, reaction("reaction_added", 2), None).await;
+    assert_eq!(r.status(), 200);
+    let given = labels().await;
+    assert_eq!(given.len(), 1, "{given:?}");
+    assert_eq!(
+        (given[0].user.as_str(), given[0].hint),
+        ("U0CHIKA", Hint::Negative)
+    );
+
+    let r = post(&client, &url, reaction("reaction_removed", 3), None).await;
+    assert_eq!(r.status(), 200);
+    assert!(labels().await.is_empty(), "taken back");
+
+    stop.send(()).unwrap();
+    running.await.unwrap().unwrap();
+}

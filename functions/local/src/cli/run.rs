@@ -454,9 +454,10 @@ pub async fn serve(args: ServeArgs, env: &[(String, String)]) -> anyhow::Result<
     let mut err = std::io::stderr();
     let _ = writeln!(
         err,
-        "myao serving as {} on http://{addr}{} (Ctrl-C stops)",
+        "myao serving as {} on http://{addr}{}, interactivity at {} (Ctrl-C stops)",
         server.bot_user_id(),
-        serve::EVENTS_PATH
+        serve::EVENTS_PATH,
+        serve::INTERACTIVITY_PATH
     );
     server
         .run(async {
