@@ -81,6 +81,27 @@ pub fn tuning_lines(report: &[ChannelFeedback]) -> Vec<String> {
         .collect()
 }
 
+/// The hints given in any channel of `store`, under a heading, as text;
+/// nothing when none was (the local mode's own feedback, when `myao
+/// serve` stops: its store goes with it).
+pub async fn write_given<S>(
+    out: &mut impl Write,
+    store: &S,
+    now: DateTime<Utc>,
+) -> std::io::Result<()>
+where
+    S: LabelRecords + ChannelRecords + ?Sized,
+{
+    match report(store, &[], now).await {
+        Ok(report) if report.is_empty() => Ok(()),
+        Ok(report) => {
+            writeln!(out, "hints given while serving:")?;
+            write_text(out, &report)
+        }
+        Err(error) => writeln!(out, "the hints could not be read: {error}"),
+    }
+}
+
 /// The report as text: per channel its tuning, then each labelled post
 /// (newest first) with its balance and grounds, and its hints.
 pub fn write_text(out: &mut impl Write, report: &[ChannelFeedback]) -> std::io::Result<()> {
@@ -125,6 +146,7 @@ pub fn write_text(out: &mut impl Write, report: &[ChannelFeedback]) -> std::io::
 }
 
 #[cfg(test)]
+#[allow(clippy::too_many_lines)]
 mod tests {
     use std::sync::Arc;
 
@@ -219,6 +241,24 @@ mod tests {
                 "#C2 tuned=-7 (1 hints on 1 posts)"
             ]
         );
+        // When serve stops: the channels the store knows, with hints.
+        let mut given = Vec::new();
+        write_given(&mut given, &store, now).await.unwrap();
+        assert!(given.is_empty(), "no channel recorded, none listed");
+        let record = |id: &ChannelId| myao_domain::Channel {
+            id: id.clone(),
+            name: "general".into(),
+            visibility: myao_domain::Visibility::PUBLIC,
+        };
+        let until = now + chrono::Duration::days(1);
+        store.touch_channel(&record(&c1), now, until).await.unwrap();
+        write_given(&mut given, &store, now).await.unwrap();
+        let given = String::from_utf8(given).unwrap();
+        assert!(
+            given.starts_with("hints given while serving:\n#C1  tuned=+14"),
+            "{given}"
+        );
+        assert!(!given.contains("#C2"), "{given}");
         assert_eq!(reset(&store, &c1).await.unwrap(), 2);
         let after = report(&store, &both, now).await.unwrap();
         assert!(after[0].posts.is_empty());

@@ -459,12 +459,23 @@ pub async fn serve(args: ServeArgs, env: &[(String, String)]) -> anyhow::Result<
         serve::EVENTS_PATH,
         serve::INTERACTIVITY_PATH
     );
+    let ingest = server.ingest();
     server
         .run(async {
             let _ = tokio::signal::ctrl_c().await;
         })
         .await
-        .context("the server stopped")
+        .context("the server stopped")?;
+    hints_at_stop(&mut err, &ingest).await;
+    Ok(())
+}
+
+/// The local mode's own `myao feedback`: when `myao serve` stops, the hints
+/// people gave on its posts while it ran (its store goes with it), with
+/// what decided each post, if any were given.
+async fn hints_at_stop(out: &mut impl Write, ingest: &myao_core::app::ingest::Ingest) {
+    let store = &*ingest.ports.store;
+    let _ = crate::feedback::write_given(out, store, Utc::now()).await;
 }
 
 /// Runs `myao serve --socket-mode` until Ctrl-C, or until Slack refuses it.
