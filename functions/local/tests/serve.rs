@@ -605,21 +605,50 @@ fn feedback_click(post: &str, value: &str) -> Vec<u8> {
     body
 }
 
+/// A running `myao serve` over the Slack and LLM stubs: its address, its
+/// ingest (to read the store), the stop signal and the server's task.
+struct Serving {
+    addr: std::net::SocketAddr,
+    ingest: std::sync::Arc<myao_core::app::ingest::Ingest>,
+    stop: tokio::sync::oneshot::Sender<()>,
+    running: tokio::task::JoinHandle<anyhow::Result<()>>,
+    _stubs: (MockServer, MockServer),
+}
+
+impl Serving {
+    async fn start() -> Serving {
+        let (slack, (llm, llm_base)) = (slack_stub().await, llm_stub().await);
+        let cfg = config::load(None, &env(&slack, &llm_base), &[]).unwrap();
+        let server = serve::bind(cfg, "127.0.0.1:0".parse().unwrap())
+            .await
+            .unwrap();
+        let (addr, ingest) = (server.local_addr().unwrap(), server.ingest());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let running = tokio::spawn(server.run(async {
+            let _ = stopped.await;
+        }));
+        Serving {
+            addr,
+            ingest,
+            stop,
+            running,
+            _stubs: (slack, llm),
+        }
+    }
+
+    async fn stop(self) {
+        self.stop.send(()).unwrap();
+        self.running.await.unwrap().unwrap();
+    }
+}
+
 #[tokio::test]
 async fn a_signed_click_at_the_interactivity_path_is_a_label_and_a_forged_one_refused() {
     use myao_domain::hints::Hint;
     use myao_domain::ChannelId;
 
-    let (slack, (_llm, llm_base)) = (slack_stub().await, llm_stub().await);
-    let cfg = config::load(None, &env(&slack, &llm_base), &[]).unwrap();
-    let server = serve::bind(cfg, "127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
-    let (addr, ingest) = (server.local_addr().unwrap(), server.ingest());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(server.run(async {
-        let _ = stopped.await;
-    }));
+    let serving = Serving::start().await;
+    let (addr, ingest) = (serving.addr, serving.ingest.clone());
     let client = myao_http::http_client();
     let url = format!("http://{addr}{}", serve::INTERACTIVITY_PATH);
     let send = |body: Vec<u8>, signature: Option<String>| {
@@ -665,8 +694,7 @@ async fn a_signed_click_at_the_interactivity_path_is_a_label_and_a_forged_one_re
     assert_eq!(r.status(), 400);
     assert_eq!(r.text().await.unwrap(), "malformed interaction");
 
-    stop.send(()).unwrap();
-    running.await.unwrap().unwrap();
+    serving.stop().await;
 }
 
 #[tokio::test]
@@ -674,16 +702,8 @@ async fn a_signed_reaction_on_its_post_at_the_events_path_is_a_hint_and_taking_i
     use myao_domain::hints::Hint;
     use myao_domain::ChannelId;
 
-    let (slack, (_llm, llm_base)) = (slack_stub().await, llm_stub().await);
-    let cfg = config::load(None, &env(&slack, &llm_base), &[]).unwrap();
-    let server = serve::bind(cfg, "127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
-    let (addr, ingest) = (server.local_addr().unwrap(), server.ingest());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(server.run(async {
-        let _ = stopped.await;
-    }));
+    let serving = Serving::start().await;
+    let (addr, ingest) = (serving.addr, serving.ingest.clone());
     let client = myao_http::http_client();
     let url = format!("http://{addr}{EVENTS_PATH}");
     let post_ts = serving::now_ts(8000);
@@ -724,6 +744,5 @@ async fn a_signed_reaction_on_its_post_at_the_events_path_is_a_hint_and_taking_i
     assert_eq!(r.status(), 200);
     assert!(labels().await.is_empty(), "taken back");
 
-    stop.send(()).unwrap();
-    running.await.unwrap().unwrap();
+    serving.stop().await;
 }
