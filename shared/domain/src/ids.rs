@@ -104,6 +104,16 @@ slack_id_type!(
     UserId,
     "user id"
 );
+slack_id_type!(
+    /// A Slack workspace's id (`T...`).
+    TeamId,
+    "team id"
+);
+slack_id_type!(
+    /// An Enterprise Grid organisation's id (`E...`).
+    EnterpriseId,
+    "enterprise id"
+);
 
 /// A Slack message timestamp (`"1712345678.123456"`): unique within a
 /// channel, and ordered numerically (`"9.5" < "10.1"`).
