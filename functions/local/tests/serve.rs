@@ -618,11 +618,11 @@ struct Serving {
 impl Serving {
     async fn start() -> Serving {
         let (slack, (llm, llm_base)) = (slack_stub().await, llm_stub().await);
-        let cfg = config::load(None, &env(&slack, &llm_base), &[]).unwrap();
-        let server = serve::bind(cfg, "127.0.0.1:0".parse().unwrap())
+        let cfg = config::load(None, &env(&slack, &llm_base), &[]).expect("config");
+        let server = serve::bind(cfg, "127.0.0.1:0".parse().expect("an address"))
             .await
-            .unwrap();
-        let (addr, ingest) = (server.local_addr().unwrap(), server.ingest());
+            .expect("bound");
+        let (addr, ingest) = (server.local_addr().expect("an address"), server.ingest());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let running = tokio::spawn(server.run(async {
             let _ = stopped.await;
@@ -637,8 +637,9 @@ impl Serving {
     }
 
     async fn stop(self) {
-        self.stop.send(()).unwrap();
-        self.running.await.unwrap().unwrap();
+        self.stop.send(()).expect("running");
+        let stopped = self.running.await.expect("the task ends");
+        stopped.expect("the server stops cleanly");
     }
 }
 
