@@ -860,3 +860,82 @@ async fn store_keeps_a_posts_grounds_beside_its_labels_and_apart_from_them() -> 
     ensure!(store.grounds(&channel("C2")).await?.is_empty());
     Ok(())
 }
+
+#[tokio::test]
+async fn store_keeps_installations_by_team_and_a_renewal_writes_once() -> Result<()> {
+    use myao_core::ports::Installations;
+    use myao_domain::install::{Installation, Rotation, Token};
+    use myao_domain::TeamId;
+
+    let store = fresh_store().await;
+    let expires = Utc::now() + Duration::hours(1);
+    let install = |team: &str, token: &str, expires_at| Installation {
+        team: TeamId::parse(team).expect("team"),
+        enterprise: None,
+        team_name: format!("{team} inc"),
+        bot_user_id: user("U0BOT"),
+        scopes: vec!["chat:write".into()],
+        bot_token: Token::new(token),
+        rotation: Some(Rotation {
+            refresh_token: Token::new(format!("refresh-{token}")),
+            expires_at,
+        }),
+        installed_at: Utc::now(),
+    };
+    let acme = install("T0ACME", "xoxe.xoxb-1", expires);
+    store.put_installation(&acme).await?;
+    store
+        .put_installation(&install("T0BETA", "xoxe.xoxb-2", expires))
+        .await?;
+    let team = TeamId::parse("T0ACME")?;
+    ensure!(store.installation(&team).await? == Some(acme.clone()));
+    let teams: Vec<String> = store
+        .installations()
+        .await?
+        .iter()
+        .map(|i| i.team.to_string())
+        .collect();
+    ensure!(teams == ["T0ACME", "T0BETA"], "{teams:?}");
+
+    // Two renewals of the same token: one writes, the other comes second.
+    let renewed = install("T0ACME", "xoxe.xoxb-3", expires + Duration::hours(12));
+    let other = install("T0ACME", "xoxe.xoxb-4", expires + Duration::hours(12));
+    ensure!(store.renew_installation(&renewed, expires).await?);
+    ensure!(!store.renew_installation(&other, expires).await?);
+    let kept = store.installation(&team).await?.context("kept")?;
+    ensure!(
+        kept.bot_token.expose() == "xoxe.xoxb-3",
+        "the first renewal's"
+    );
+
+    store.delete_installation(&team).await?;
+    store.delete_installation(&team).await?;
+    ensure!(store.installation(&team).await?.is_none());
+    ensure!(store.installations().await?.len() == 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn store_takes_an_install_state_back_once_and_never_a_stale_or_forged_one() -> Result<()> {
+    use myao_core::ports::Installations;
+
+    let store = fresh_store().await;
+    let live = "0123456789abcdef0123456789abcdef";
+    let stale = "fedcba9876543210fedcba9876543210";
+    store
+        .put_oauth_state(live, Utc::now() + Duration::minutes(10))
+        .await?;
+    store
+        .put_oauth_state(stale, Utc::now() - Duration::seconds(1))
+        .await?;
+    ensure!(store.take_oauth_state(live).await?, "taken");
+    ensure!(!store.take_oauth_state(live).await?, "once");
+    ensure!(!store.take_oauth_state(stale).await?, "expired");
+    ensure!(
+        !store
+            .take_oauth_state("00000000000000000000000000000000")
+            .await?,
+        "never given"
+    );
+    Ok(())
+}

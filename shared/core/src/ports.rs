@@ -14,12 +14,13 @@ use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
 use myao_domain::files::Image;
 use myao_domain::grounds::PostGrounds;
+use myao_domain::install::Installation;
 use myao_domain::labels::Label;
 use myao_domain::metrics::Datum;
 use myao_domain::people::{Profile, ProfileDelta};
 use myao_domain::{
     Channel, ChannelId, Conversation, EmojiName, Forget, Job, Memory, MemoryKind, MemoryScope,
-    Message, Settings, Ts, User, UserId, VisibilityChange,
+    Message, Settings, TeamId, Ts, User, UserId, VisibilityChange,
 };
 
 /// The error underneath a [`PortError`]: an SDK, HTTP or decoding error,
@@ -442,6 +443,38 @@ pub trait LabelRecords: Send + Sync {
     async fn grounds(&self, channel: &ChannelId) -> Result<Vec<PostGrounds>, PortError>;
 }
 
+/// The app's installations, one per workspace, and the one-time states of
+/// the install links on their way through Slack's consent page.
+#[async_trait]
+pub trait Installations: Send + Sync {
+    /// Stores its team's installation, over an earlier one (a reinstall).
+    async fn put_installation(&self, installation: &Installation) -> Result<(), PortError>;
+    /// The team's installation, if the app is installed there.
+    async fn installation(&self, team: &TeamId) -> Result<Option<Installation>, PortError>;
+    /// Every installation, by team.
+    async fn installations(&self) -> Result<Vec<Installation>, PortError>;
+    /// Replaces its team's installation with `renewed` only while the one
+    /// stored still expires at `was`: of two renewals of one token, one
+    /// writes (true) and the other learns it came second (false), so a
+    /// refresh token is never spent twice.
+    async fn renew_installation(
+        &self,
+        renewed: &Installation,
+        was: DateTime<Utc>,
+    ) -> Result<bool, PortError>;
+    /// Removes the team's installation (an uninstall); none is fine.
+    async fn delete_installation(&self, team: &TeamId) -> Result<(), PortError>;
+    /// Keeps an install link's `state` until `expires_at`.
+    async fn put_oauth_state(
+        &self,
+        state: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError>;
+    /// Takes `state` back, once: true when it was kept and has not expired
+    /// (it is gone afterwards), false for a forged, spent or stale one.
+    async fn take_oauth_state(&self, state: &str) -> Result<bool, PortError>;
+}
+
 /// Everything stored (DynamoDB on AWS, [`crate::adapters::twins::MemoryStore`]
 /// in process): one port per kind of data, so that an adapter implements
 /// each in its own block (a service still takes the whole store).
@@ -454,6 +487,7 @@ pub trait Store:
     + ProfileRecords
     + Claims
     + LabelRecords
+    + Installations
 {
 }
 
@@ -466,6 +500,7 @@ impl<
             + ProfileRecords
             + Claims
             + LabelRecords
+            + Installations
             + ?Sized,
     > Store for T
 {

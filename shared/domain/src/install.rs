@@ -205,12 +205,7 @@ pub fn is_state(state: &str) -> bool {
 
 /// Slack's authorize page for installing the app with `scopes` (bot
 /// scopes), coming back to `redirect_uri` with `state`.
-pub fn authorize_url(
-    client_id: &str,
-    scopes: &[&str],
-    state: &str,
-    redirect_uri: &str,
-) -> String {
+pub fn authorize_url(client_id: &str, scopes: &[&str], state: &str, redirect_uri: &str) -> String {
     format!(
         "https://slack.com/oauth/v2/authorize?client_id={}&scope={}&state={}&redirect_uri={}",
         form_encoded(client_id),
@@ -267,12 +262,18 @@ mod tests {
         assert!(install.has_scope("chat:write") && !install.has_scope("reactions:read"));
         assert_eq!(install.bot_token.expose(), "xoxb-17-abc");
         assert_eq!(install.rotation, None);
-        assert!(!install.due_for_renewal(at(10_000_000)), "it does not expire");
+        assert!(
+            !install.due_for_renewal(at(10_000_000)),
+            "it does not expire"
+        );
         let shown = format!("{install:?} {}", install.bot_token);
         assert!(!shown.contains("xoxb"), "{shown}");
         // Kept whole in the store.
         let kept = serde_json::to_string(&install).unwrap();
-        assert_eq!(serde_json::from_str::<Installation>(&kept).unwrap(), install);
+        assert_eq!(
+            serde_json::from_str::<Installation>(&kept).unwrap(),
+            install
+        );
     }
 
     #[test]
@@ -285,7 +286,10 @@ mod tests {
         let install = read_access(&body, at(0)).unwrap();
         let rotation = install.rotation.clone().unwrap();
         assert_eq!(rotation.expires_at, at(43_200));
-        assert_eq!(install.enterprise.as_ref().map(EnterpriseId::as_str), Some("E0GRID"));
+        assert_eq!(
+            install.enterprise.as_ref().map(EnterpriseId::as_str),
+            Some("E0GRID")
+        );
         assert!(!install.due_for_renewal(at(43_200 - 7_201)));
         assert!(install.due_for_renewal(at(43_200 - 7_200)));
         assert!(install.due_for_renewal(at(50_000)), "past it too");

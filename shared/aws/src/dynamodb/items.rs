@@ -18,6 +18,7 @@ use myao_domain::answer_times::AnswerTimes;
 use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
 use myao_domain::grounds::PostGrounds;
+use myao_domain::install::Installation;
 use myao_domain::labels::Label;
 use myao_domain::people::Profile;
 use myao_domain::{
@@ -446,6 +447,40 @@ pub(super) fn label_item(label: &Label) -> Result<Item, PortError> {
     let body = serde_json::to_string(label).map_err(|e| PortError::refused_by(SERVICE, e))?;
     item.insert("label".into(), s(body));
     Ok(item)
+}
+
+/// The attribute of an installation's token expiry (RFC 3339), which a
+/// renewal's condition compares.
+pub(super) const TOKEN_EXPIRES: &str = "token_expires";
+
+/// An installation: its JSON (the tokens in it are encrypted at rest with
+/// the table), and under rotation its token's expiry apart, for the
+/// renewal's condition. It does not expire: an uninstall removes it.
+pub(super) fn installation_item(installation: &Installation) -> Result<Item, PortError> {
+    let mut item = Item::from(Key::installation(&installation.team));
+    let body =
+        serde_json::to_string(installation).map_err(|e| PortError::refused_by(SERVICE, e))?;
+    item.insert("installation".into(), s(body));
+    if let Some(rotation) = &installation.rotation {
+        item.insert(TOKEN_EXPIRES.into(), s(time_text(rotation.expires_at)));
+    }
+    Ok(item)
+}
+
+impl FromItem for Installation {
+    fn from_item(item: &Item) -> Result<Installation, PortError> {
+        let r = Reader::new(item);
+        // The error names the item and serde's complaint, never the text.
+        serde_json::from_str(r.s("installation")?).map_err(|e| {
+            let at = format!("{:?} at column {}", e.classify(), e.column());
+            r.corrupt("installation", at)
+        })
+    }
+}
+
+/// An install link's state, until `expires_at`.
+pub(super) fn oauth_state_item(state: &str, expires_at: DateTime<Utc>) -> Item {
+    expiring(Key::oauth_state(state), expires_at)
 }
 
 /// A post's grounds: the JSON of [`PostGrounds`], expiring with its labels.

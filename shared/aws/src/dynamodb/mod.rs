@@ -10,6 +10,8 @@
 //! | forget   | `FORGET`        | `{channel}#{ts sort key}`    |                                   |
 //! | claim    | `CLAIM#{key}`   | `-`                          |                                   |
 //! | counter  | `COUNT#{key}`   | `-`                          |                                   |
+//! | installation | `INSTALL`   | `{team}`                     |                                   |
+//! | install state | `OAUTH#{state}` | `-`                     |                                   |
 //!
 //! A deleted message stays as a tombstone (`deleted = true`, no text, out of
 //! the GSI) until its `expires_at`; an edit that comes before its message
@@ -31,6 +33,7 @@
 //! The table itself is made by the deployment (and by the tests' support
 //! library for the emulator) from [`schema`]'s names.
 
+mod installs;
 mod items;
 mod ops;
 mod records;

@@ -1,7 +1,7 @@
 //! The table's schema: the key and index attribute names, the index, and
 //! the key of every kind of item (see the layout in the module docs).
 
-use myao_domain::{ChannelId, MemoryKind, MemoryScope, Ts, UserId};
+use myao_domain::{ChannelId, MemoryKind, MemoryScope, TeamId, Ts, UserId};
 
 /// The partition key attribute.
 pub const PK: &str = "pk";
@@ -35,6 +35,8 @@ const LABELS_PK_PREFIX: &str = "LABELS#";
 pub(super) const LABEL_SK_PREFIX: &str = "L#";
 /// What the sort key of a post's grounds starts with, in the same partition.
 pub(super) const GROUNDS_SK_PREFIX: &str = "P#";
+/// The partition of the installations, one item per team.
+pub(super) const INSTALLATIONS_PK: &str = "INSTALL";
 /// The partition of the pending deletions and edits.
 pub(super) const FORGET_PK: &str = "FORGET";
 /// What every message's sort key starts with.
@@ -112,6 +114,16 @@ impl Key {
             labels_pk(channel),
             format!("{GROUNDS_SK_PREFIX}{}", post.sort_key()),
         )
+    }
+
+    /// A workspace's installation of the app.
+    pub fn installation(team: &TeamId) -> Key {
+        Key::new(INSTALLATIONS_PK, team.as_str())
+    }
+
+    /// An install link's one-time state.
+    pub fn oauth_state(state: &str) -> Key {
+        Key::new(format!("OAUTH#{state}"), "-")
     }
 
     /// A pending deletion or edit of a message.

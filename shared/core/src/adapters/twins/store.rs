@@ -14,8 +14,10 @@ use myao_domain::answer_times::AnswerTimes;
 use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
 use myao_domain::grounds::PostGrounds;
+use myao_domain::install::Installation;
 use myao_domain::labels::Label;
 use myao_domain::people::Profile;
+use myao_domain::TeamId;
 use myao_domain::{
     Channel, ChannelId, Conversation, EmojiName, Forget, Memory, MemoryKind, MemoryScope, Message,
     Ts, User, UserId, VisibilityChange,
@@ -87,6 +89,10 @@ struct StoreInner {
     labels: BTreeMap<(ChannelId, String), Expiring<Label>>,
     /// The grounds of the bot's posts, by channel and post.
     grounds: BTreeMap<(ChannelId, Ts), Expiring<PostGrounds>>,
+    /// The installations, by team.
+    installations: BTreeMap<TeamId, Installation>,
+    /// The install links' states, with their expiry.
+    oauth_states: HashMap<String, DateTime<Utc>>,
     reflected: BTreeMap<Conversation, Expiring<Ts>>,
     profiles: BTreeMap<UserId, Expiring<Profile>>,
 }

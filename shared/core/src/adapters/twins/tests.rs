@@ -225,3 +225,47 @@ async fn board_runs_jobs_in_real_time() {
     assert_eq!(got, Some(Job::MemorySweep));
     runner.abort();
 }
+
+#[tokio::test]
+async fn the_twin_renews_an_installation_once_and_takes_a_state_back_once() {
+    use crate::ports::Installations;
+    use myao_domain::install::{Installation, Rotation, Token};
+    use myao_domain::TeamId;
+
+    let clock = Arc::new(ManualClock::new(at(1_000)));
+    let s = MemoryStore::new(clock.clone());
+    let install = |token: &str, expires: i64| Installation {
+        team: TeamId::parse("T1").unwrap(),
+        enterprise: None,
+        team_name: "acme".into(),
+        bot_user_id: UserId::parse("UBOT").unwrap(),
+        scopes: vec![],
+        bot_token: Token::new(token),
+        rotation: Some(Rotation {
+            refresh_token: Token::new("r"),
+            expires_at: at(expires),
+        }),
+        installed_at: at(1_000),
+    };
+    s.put_installation(&install("a", 5_000)).await.unwrap();
+    assert!(s
+        .renew_installation(&install("b", 9_000), at(5_000))
+        .await
+        .unwrap());
+    assert!(!s
+        .renew_installation(&install("c", 9_000), at(5_000))
+        .await
+        .unwrap());
+    let team = TeamId::parse("T1").unwrap();
+    let kept = s.installation(&team).await.unwrap().unwrap();
+    assert_eq!(kept.bot_token.expose(), "b");
+    s.delete_installation(&team).await.unwrap();
+    assert!(s.installations().await.unwrap().is_empty());
+
+    s.put_oauth_state("st", at(1_600)).await.unwrap();
+    s.put_oauth_state("old", at(1_100)).await.unwrap();
+    clock.set(at(1_200));
+    assert!(s.take_oauth_state("st").await.unwrap());
+    assert!(!s.take_oauth_state("st").await.unwrap(), "once");
+    assert!(!s.take_oauth_state("old").await.unwrap(), "expired");
+}

@@ -4,15 +4,17 @@
 use super::*;
 
 use crate::ports::{
-    sort_forgets, Claim, Claims, FactRecords, LabelRecords, MemoryRecords, PortError,
-    ProfileRecords,
+    sort_forgets, Claim, Claims, FactRecords, Installations, LabelRecords, MemoryRecords,
+    PortError, ProfileRecords,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use myao_domain::facts::Fact;
 use myao_domain::grounds::PostGrounds;
+use myao_domain::install::Installation;
 use myao_domain::labels::Label;
 use myao_domain::people::{Profile, ProfileDelta};
+use myao_domain::TeamId;
 use myao_domain::{ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Ts, UserId};
 
 #[async_trait]
@@ -344,5 +346,63 @@ impl Claims for MemoryStore {
             .get(key)
             .and_then(|d| d.live(now))
             .cloned())
+    }
+}
+
+#[async_trait]
+impl Installations for MemoryStore {
+    async fn put_installation(&self, installation: &Installation) -> Result<(), PortError> {
+        self.write()?
+            .installations
+            .insert(installation.team.clone(), installation.clone());
+        Ok(())
+    }
+
+    async fn installation(&self, team: &TeamId) -> Result<Option<Installation>, PortError> {
+        Ok(self.read().installations.get(team).cloned())
+    }
+
+    async fn installations(&self) -> Result<Vec<Installation>, PortError> {
+        Ok(self.read().installations.values().cloned().collect())
+    }
+
+    async fn renew_installation(
+        &self,
+        renewed: &Installation,
+        was: DateTime<Utc>,
+    ) -> Result<bool, PortError> {
+        let mut state = self.write()?;
+        let current = state.installations.get(&renewed.team);
+        let still = current
+            .and_then(|i| i.rotation.as_ref())
+            .is_some_and(|r| r.expires_at == was);
+        if still {
+            state
+                .installations
+                .insert(renewed.team.clone(), renewed.clone());
+        }
+        Ok(still)
+    }
+
+    async fn delete_installation(&self, team: &TeamId) -> Result<(), PortError> {
+        self.write()?.installations.remove(team);
+        Ok(())
+    }
+
+    async fn put_oauth_state(
+        &self,
+        state: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        self.write()?
+            .oauth_states
+            .insert(state.to_owned(), expires_at);
+        Ok(())
+    }
+
+    async fn take_oauth_state(&self, state: &str) -> Result<bool, PortError> {
+        let now = self.clock.now();
+        let taken = self.write()?.oauth_states.remove(state);
+        Ok(taken.is_some_and(|expires_at| now < expires_at))
     }
 }
