@@ -17,6 +17,7 @@ mod facts;
 mod feedback;
 mod hints;
 mod ingest;
+mod install;
 mod judge;
 mod layout;
 mod limits;

@@ -241,6 +241,7 @@ const MANIFESTS: &[(&str, &[&str])] = &[
         "slack-api",
         &[
             "async-trait",
+            "chrono",
             "myao-core",
             "myao-domain",
             "myao-http",

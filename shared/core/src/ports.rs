@@ -14,7 +14,7 @@ use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
 use myao_domain::files::Image;
 use myao_domain::grounds::PostGrounds;
-use myao_domain::install::Installation;
+use myao_domain::install::{AccessError, Installation};
 use myao_domain::labels::Label;
 use myao_domain::metrics::Datum;
 use myao_domain::people::{Profile, ProfileDelta};
@@ -473,6 +473,27 @@ pub trait Installations: Send + Sync {
     /// Takes `state` back, once: true when it was kept and has not expired
     /// (it is gone afterwards), false for a forged, spent or stale one.
     async fn take_oauth_state(&self, state: &str) -> Result<bool, PortError>;
+}
+
+/// Slack's OAuth: an install's code exchanged for its installation, and a
+/// rotating token renewed. The app's client id and secret are the
+/// adapter's. `Ok(Err(..))`: Slack answered, and refused.
+#[async_trait]
+pub trait SlackOAuth: Send + Sync {
+    /// Exchanges the `code` an install's redirect brought (to
+    /// `redirect_uri`) for the installation, at `now`.
+    async fn exchange(
+        &self,
+        code: &str,
+        redirect_uri: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Result<Installation, AccessError>, PortError>;
+    /// Renews `current`'s rotating token with its refresh token, at `now`.
+    async fn refresh(
+        &self,
+        current: &Installation,
+        now: DateTime<Utc>,
+    ) -> Result<Result<Installation, AccessError>, PortError>;
 }
 
 /// Everything stored (DynamoDB on AWS, [`crate::adapters::twins::MemoryStore`]

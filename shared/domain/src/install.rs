@@ -153,19 +153,7 @@ pub fn read_access(body: &[u8], now: DateTime<Utc>) -> Result<Installation, Acce
         }
         _ => None,
     };
-    let rotation = match (answer.get("refresh_token"), answer.get("expires_in")) {
-        (Some(Value::String(refresh)), Some(expires_in)) => {
-            let seconds = expires_in
-                .as_i64()
-                .filter(|s| *s > 0)
-                .ok_or(AccessError::Invalid("expires_in"))?;
-            Some(Rotation {
-                refresh_token: Token::new(refresh),
-                expires_at: now + Duration::seconds(seconds),
-            })
-        }
-        _ => None,
-    };
+    let rotation = read_rotation(&answer, now)?;
     Ok(Installation {
         team: TeamId::parse(team_id).map_err(|_| AccessError::Invalid("team.id"))?,
         enterprise,
@@ -188,6 +176,65 @@ pub fn read_access(body: &[u8], now: DateTime<Utc>) -> Result<Installation, Acce
         rotation,
         installed_at: now,
     })
+}
+
+/// Reads the answer to a refresh (`oauth.v2.access` with
+/// `grant_type=refresh_token`) at `now` into `current` renewed: the new
+/// bot token, refresh token and expiry; the rest stays as installed. A
+/// token that no longer rotates (no refresh token in the answer) keeps
+/// none.
+pub fn read_refresh(
+    body: &[u8],
+    current: &Installation,
+    now: DateTime<Utc>,
+) -> Result<Installation, AccessError> {
+    let answer: Value = serde_json::from_slice(body).map_err(|_| AccessError::NotJson)?;
+    if answer.get("ok").and_then(Value::as_bool) != Some(true) {
+        let code = answer
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown_error");
+        return Err(AccessError::Refused(code.chars().take(60).collect()));
+    }
+    let token = answer
+        .get("access_token")
+        .and_then(Value::as_str)
+        .ok_or(AccessError::Missing("access_token"))?;
+    if !token.starts_with("xoxb-") && !token.starts_with("xoxe.xoxb-") {
+        return Err(AccessError::Invalid("access_token"));
+    }
+    if let Some(team) = answer
+        .get("team")
+        .and_then(|t| t.get("id"))
+        .and_then(Value::as_str)
+    {
+        if team != current.team.as_str() {
+            return Err(AccessError::Invalid("team.id"));
+        }
+    }
+    let rotation = read_rotation(&answer, now)?;
+    Ok(Installation {
+        bot_token: Token::new(token),
+        rotation,
+        ..current.clone()
+    })
+}
+
+/// The refresh token and expiry of an answer, when it has them.
+fn read_rotation(answer: &Value, now: DateTime<Utc>) -> Result<Option<Rotation>, AccessError> {
+    match (answer.get("refresh_token"), answer.get("expires_in")) {
+        (Some(Value::String(refresh)), Some(expires_in)) => {
+            let seconds = expires_in
+                .as_i64()
+                .filter(|s| *s > 0)
+                .ok_or(AccessError::Invalid("expires_in"))?;
+            Ok(Some(Rotation {
+                refresh_token: Token::new(refresh),
+                expires_at: now + Duration::seconds(seconds),
+            }))
+        }
+        _ => Ok(None),
+    }
 }
 
 /// A one-time `state` for an install link: 32 hex digits from two random
@@ -319,6 +366,41 @@ mod tests {
             read_access(&bad_expiry, at(0)),
             Err(AccessError::Invalid("expires_in"))
         );
+    }
+
+    #[test]
+    fn a_refresh_renews_the_tokens_and_keeps_the_rest() {
+        let body = access(json!({
+            "access_token": "xoxe.xoxb-1-rot", "refresh_token": "xoxe-1-r1", "expires_in": 43_200
+        }));
+        let installed = read_access(&body, at(0)).unwrap();
+        let refreshed = br#"{"ok": true, "access_token": "xoxe.xoxb-1-new",
+            "refresh_token": "xoxe-1-r2", "expires_in": 43200, "token_type": "bot",
+            "team": {"id": "T0ACME"}}"#;
+        let renewed = read_refresh(refreshed, &installed, at(40_000)).unwrap();
+        assert_eq!(renewed.bot_token.expose(), "xoxe.xoxb-1-new");
+        let rotation = renewed.rotation.clone().unwrap();
+        assert_eq!(rotation.refresh_token.expose(), "xoxe-1-r2");
+        assert_eq!(rotation.expires_at, at(83_200));
+        assert_eq!(
+            (
+                renewed.team_name.as_str(),
+                &renewed.scopes,
+                renewed.installed_at
+            ),
+            ("Acme", &installed.scopes, at(0)),
+            "the rest as installed"
+        );
+        let other_team =
+            br#"{"ok": true, "access_token": "xoxe.xoxb-x", "team": {"id": "T0OTHER"}}"#;
+        assert_eq!(
+            read_refresh(other_team, &installed, at(1)),
+            Err(AccessError::Invalid("team.id"))
+        );
+        let spent = br#"{"ok": false, "error": "invalid_refresh_token"}"#;
+        assert!(read_refresh(spent, &installed, at(1))
+            .unwrap_err()
+            .is_final());
     }
 
     #[test]

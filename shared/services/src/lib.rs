@@ -15,6 +15,7 @@ pub mod proactive;
 pub mod prompts;
 pub mod reflection;
 pub mod response;
+pub mod tokens;
 
 use std::sync::Arc;
 

@@ -25,6 +25,8 @@
 //! `Unavailable`: nothing was sent), and a wait that leaves no attempt after
 //! it is not waited: the call gives up as if out of retries.
 
+pub mod oauth;
+
 use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
