@@ -1,15 +1,21 @@
-//! Installed in many workspaces (issue 46, first steps): the installations
-//! kept by team and their rotating tokens renewed ahead of expiry, once,
-//! over the real DynamoDB adapter on the emulator and Slack's
-//! `oauth.v2.access` as a local stub behind the real OAuth adapter.
+//! Installed in many workspaces (issue 46, first steps): "Add to Slack"
+//! installs teams through the OAuth flow (a state serves once, a forged or
+//! expired one installs nothing), and their rotating tokens are renewed
+//! ahead of expiry, once; over the real DynamoDB adapter on the emulator
+//! and Slack's `oauth.v2.access` as a local stub behind the real adapter.
+
+use std::sync::Arc;
 
 use chrono::{Duration, Utc};
+use myao_aws::dynamodb::DynamoStore;
+use myao_core::adapters::system::{ManualClock, OsUnguessable};
+use myao_core::app::install::{InstallFlow, Page};
 use myao_core::ports::Installations;
 use myao_domain::install::{Installation, Rotation, Token};
 use myao_domain::{TeamId, UserId};
 use myao_services::tokens::renew_due;
 use myao_slack_api::oauth::SlackOAuthApi;
-use myao_tests::fresh_store;
+use myao_tests::{fresh_store, fresh_store_with_clock};
 use serde_json::json;
 use wiremock::matchers::{body_string_contains, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -126,4 +132,110 @@ async fn a_refresh_token_slack_refuses_for_good_is_lost_and_an_outage_is_tried_a
     let second = renew_due(&store, &api, Utc::now()).await.expect("a round");
     assert_eq!(second.lost.len(), 1, "{second:?}");
     assert!(second.alarming());
+}
+
+/// The flow over the emulator's table and Slack's OAuth as a stub that
+/// installs the team its `code` names; its clock, to let a state expire.
+async fn flow(slack: &MockServer) -> (InstallFlow, Arc<DynamoStore>, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let store = Arc::new(fresh_store_with_clock(clock.clone()).await);
+    for team in ["T0ACME", "T0BETA"] {
+        Mock::given(method("POST"))
+            .and(path("/api/oauth.v2.access"))
+            .and(body_string_contains(format!("code=code-{team}")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "ok": true, "access_token": format!("xoxb-{team}"), "scope": "chat:write",
+                "bot_user_id": "U0BOT", "team": {"id": team, "name": team.to_lowercase()}
+            })))
+            .mount(slack)
+            .await;
+    }
+    let flow = InstallFlow {
+        store: store.clone(),
+        oauth: Arc::new(oauth(slack)),
+        clock: clock.clone(),
+        unguessable: Arc::new(OsUnguessable::default()),
+        client_id: "123.456".into(),
+        scopes: vec!["chat:write".into(), "channels:history".into()],
+        redirect_uri: None,
+    };
+    (flow, store, clock)
+}
+
+/// The state of the consent page's link `page` redirects to.
+fn state_of(page: &Page) -> String {
+    assert_eq!(page.status, 302, "{page:?}");
+    let to = page.location.as_deref().expect("a redirect");
+    assert!(
+        to.starts_with("https://slack.com/oauth/v2/authorize?client_id=123.456&scope=chat%3Awrite%2Cchannels%3Ahistory&state="),
+        "{to}"
+    );
+    to.rsplit("state=").next().expect("a state").to_owned()
+}
+
+#[tokio::test]
+async fn two_teams_install_through_the_flow_and_each_state_serves_once() {
+    let slack = MockServer::start().await;
+    let (flow, store, _) = flow(&slack).await;
+    for team in ["T0ACME", "T0BETA"] {
+        let state = state_of(&flow.start().await);
+        let page = flow
+            .finish(&format!("code=code-{team}&state={state}"))
+            .await;
+        assert_eq!(page.status, 200, "{page:?}");
+        assert!(page.body.contains(&team.to_lowercase()), "{}", page.body);
+        assert!(!page.body.contains("xoxb"), "{}", page.body);
+        let again = flow
+            .finish(&format!("code=code-{team}&state={state}"))
+            .await;
+        assert_eq!(again.status, 400, "a state serves once: {again:?}");
+    }
+    let teams: Vec<String> = store
+        .installations()
+        .await
+        .expect("read")
+        .iter()
+        .map(|i| format!("{} {}", i.team, i.bot_token.expose()))
+        .collect();
+    assert_eq!(teams, ["T0ACME xoxb-T0ACME", "T0BETA xoxb-T0BETA"]);
+}
+
+#[tokio::test]
+async fn a_forged_or_expired_state_is_refused_and_installs_nothing() {
+    let slack = MockServer::start().await;
+    let (flow, store, clock) = flow(&slack).await;
+    let forged = "0123456789abcdef0123456789abcdef";
+    let page = flow
+        .finish(&format!("code=code-T0ACME&state={forged}"))
+        .await;
+    assert_eq!(page.status, 400);
+    assert!(
+        page.body.contains("Start again at /slack/install"),
+        "{}",
+        page.body
+    );
+    for junk in [
+        "code=code-T0ACME&state=<script>",
+        "code=code-T0ACME",
+        "state=x",
+    ] {
+        assert_eq!(flow.finish(junk).await.status, 400, "{junk}");
+    }
+    let cancelled = flow.finish("error=access_denied&state=x").await;
+    assert!(
+        cancelled.body.contains("access_denied"),
+        "{}",
+        cancelled.body
+    );
+
+    let state = state_of(&flow.start().await);
+    clock.advance(Duration::minutes(11));
+    let late = flow
+        .finish(&format!("code=code-T0ACME&state={state}"))
+        .await;
+    assert_eq!(late.status, 400, "expired: {late:?}");
+
+    assert!(store.installations().await.expect("read").is_empty());
+    let calls = slack.received_requests().await.expect("recorded");
+    assert!(calls.is_empty(), "no code exchanged: {}", calls.len());
 }

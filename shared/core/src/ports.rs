@@ -592,6 +592,14 @@ pub trait RandomSource: Send + Sync {
     fn unit(&self) -> f64;
 }
 
+/// What must not be guessed (an install link's one-time state): draws no
+/// one outside the process can predict, unlike [`RandomSource`]'s jitter,
+/// whose generator is seeded and invertible.
+pub trait Unguessable: Send + Sync {
+    /// Two draws of 64 bits.
+    fn draws(&self) -> [u64; 2];
+}
+
 /// Raw settings as `(name, value)` pairs (SSM Parameter Store on AWS).
 #[async_trait]
 pub trait SettingsSource: Send + Sync {

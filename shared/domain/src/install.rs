@@ -251,15 +251,25 @@ pub fn is_state(state: &str) -> bool {
 }
 
 /// Slack's authorize page for installing the app with `scopes` (bot
-/// scopes), coming back to `redirect_uri` with `state`.
-pub fn authorize_url(client_id: &str, scopes: &[&str], state: &str, redirect_uri: &str) -> String {
-    format!(
-        "https://slack.com/oauth/v2/authorize?client_id={}&scope={}&state={}&redirect_uri={}",
+/// scopes), coming back with `state` to `redirect_uri`, or (`None`) to the
+/// app's one redirect URL.
+pub fn authorize_url(
+    client_id: &str,
+    scopes: &[&str],
+    state: &str,
+    redirect_uri: Option<&str>,
+) -> String {
+    let mut url = format!(
+        "https://slack.com/oauth/v2/authorize?client_id={}&scope={}&state={}",
         form_encoded(client_id),
         form_encoded(&scopes.join(",")),
         form_encoded(state),
-        form_encoded(redirect_uri)
-    )
+    );
+    if let Some(redirect) = redirect_uri {
+        url.push_str("&redirect_uri=");
+        url.push_str(&form_encoded(redirect));
+    }
+    url
 }
 
 /// `text` percent-encoded for a query or a form (RFC 3986's unreserved
@@ -413,7 +423,7 @@ mod tests {
             "123.456",
             &["chat:write", "channels:history"],
             &state,
-            "https://abc.lambda-url.us-east-1.on.aws/slack/oauth_redirect",
+            Some("https://abc.lambda-url.us-east-1.on.aws/slack/oauth_redirect"),
         );
         assert_eq!(
             url,
@@ -421,5 +431,7 @@ mod tests {
              &scope=chat%3Awrite%2Cchannels%3Ahistory&state=0123456789abcdef000000000000002a\
              &redirect_uri=https%3A%2F%2Fabc.lambda-url.us-east-1.on.aws%2Fslack%2Foauth_redirect"
         );
+        let one = authorize_url("1", &["chat:write"], &state, None);
+        assert!(!one.contains("redirect_uri"), "{one}");
     }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::ports::{Clock, PortError, RandomSource, Secrets, SettingsProvider};
+use crate::ports::{Clock, PortError, RandomSource, Secrets, SettingsProvider, Unguessable};
 use myao_domain::Settings;
 
 /// The system clock.
@@ -91,6 +91,36 @@ impl RandomSource for SplitMix {
     fn unit(&self) -> f64 {
         // 53 random bits make every f64 in [0, 1) on a 2^-53 grid.
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// [`Unguessable`] draws from std's hasher keys, which the process takes
+/// from the operating system's random source: each draw is SipHash under
+/// those secret keys of a fresh hasher's state, a counter and the time.
+#[derive(Debug, Default)]
+pub struct OsUnguessable {
+    count: AtomicU64,
+}
+
+impl Unguessable for OsUnguessable {
+    fn draws(&self) -> [u64; 2] {
+        let draw = || {
+            let mut h = RandomState::new().build_hasher();
+            h.write_u64(self.count.fetch_add(1, Ordering::Relaxed));
+            h.write_u64(Utc::now().timestamp_nanos_opt().unwrap_or_default() as u64);
+            h.finish()
+        };
+        [draw(), draw()]
+    }
+}
+
+/// The same draws every time: for tests of what uses [`Unguessable`].
+#[derive(Debug, Clone, Copy)]
+pub struct FixedDraws(pub [u64; 2]);
+
+impl Unguessable for FixedDraws {
+    fn draws(&self) -> [u64; 2] {
+        self.0
     }
 }
 

@@ -3,6 +3,7 @@
 //! response, memory, ...) are the crate `myao-services`, over these ports.
 
 pub mod ingest;
+pub mod install;
 pub mod settings;
 
 use std::sync::Arc;

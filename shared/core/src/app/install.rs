@@ -1,0 +1,226 @@
+//! "Add to Slack": the OAuth flow that installs the app in a workspace
+//! (issue 46). `GET /slack/install` sends the person to Slack's consent
+//! page with a one-time `state`; `GET /slack/oauth_redirect` brings them
+//! back with a `code`, which is exchanged for the workspace's installation
+//! only when the `state` is one this stack gave and has not used or let
+//! expire (CSRF). Each answer is a small page saying what happened.
+
+use std::sync::Arc;
+
+use chrono::Duration;
+
+use crate::ports::{Clock, Installations, SlackOAuth, Unguessable};
+use myao_domain::install::{authorize_url, is_state, new_state, AccessError, STATE_MINUTES};
+
+/// The path that starts an install.
+pub const INSTALL_PATH: &str = "/slack/install";
+/// The path Slack's consent page comes back to.
+pub const REDIRECT_PATH: &str = "/slack/oauth_redirect";
+
+/// An answer of the flow: a redirect, or a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    pub status: u16,
+    /// Where a redirect goes.
+    pub location: Option<String>,
+    /// The page's HTML.
+    pub body: String,
+}
+
+impl Page {
+    fn redirect(to: String) -> Page {
+        Page {
+            status: 302,
+            location: Some(to),
+            body: String::new(),
+        }
+    }
+
+    /// A page of one heading and one line; `line` is escaped.
+    fn saying(status: u16, heading: &str, line: &str) -> Page {
+        Page {
+            status,
+            location: None,
+            body: format!(
+                "<!doctype html><html><head><meta charset=\"utf-8\"><title>myao</title></head>\
+                 <body><h1>{}</h1><p>{}</p></body></html>",
+                html_escaped(heading),
+                html_escaped(line)
+            ),
+        }
+    }
+}
+
+/// `text` safe inside HTML.
+fn html_escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// What the flow needs: the store of installations and states, Slack's
+/// OAuth, the clock and unguessable draws; the app's client id, the bot
+/// scopes it asks for, and the redirect URL when the app has several.
+pub struct InstallFlow {
+    pub store: Arc<dyn Installations>,
+    pub oauth: Arc<dyn SlackOAuth>,
+    pub clock: Arc<dyn Clock>,
+    pub unguessable: Arc<dyn Unguessable>,
+    pub client_id: String,
+    pub scopes: Vec<String>,
+    pub redirect_uri: Option<String>,
+}
+
+impl InstallFlow {
+    /// `GET /slack/install`: a fresh state kept for [`STATE_MINUTES`], and
+    /// the person sent to Slack's consent page with it.
+    pub async fn start(&self) -> Page {
+        let state = new_state(self.unguessable.draws());
+        let until = self.clock.now() + Duration::minutes(STATE_MINUTES);
+        if let Err(error) = self.store.put_oauth_state(&state, until).await {
+            tracing::error!(%error, "install state not kept");
+            return unavailable();
+        }
+        let scopes: Vec<&str> = self.scopes.iter().map(String::as_str).collect();
+        let redirect = self.redirect_uri.as_deref();
+        Page::redirect(authorize_url(&self.client_id, &scopes, &state, redirect))
+    }
+
+    /// `GET /slack/oauth_redirect?code=...&state=...` (its query): the
+    /// state taken back once, then the code exchanged and the
+    /// installation kept. A person who cancelled on Slack's page comes
+    /// back with `error=access_denied`.
+    pub async fn finish(&self, query: &str) -> Page {
+        let field = |name: &str| query_field(query, name);
+        if let Some(error) = field("error") {
+            let line = format!("Slack said: {error}. Nothing was installed.");
+            return Page::saying(400, "Not installed", &line);
+        }
+        let (Some(code), Some(state)) = (field("code"), field("state")) else {
+            return Page::saying(400, "Not installed", "The link is not one of Slack's.");
+        };
+        if !is_state(&state) {
+            return refused_state();
+        }
+        match self.store.take_oauth_state(&state).await {
+            Ok(true) => {}
+            Ok(false) => return refused_state(),
+            Err(error) => {
+                tracing::error!(%error, "install state not read");
+                return unavailable();
+            }
+        }
+        self.exchange(&code).await
+    }
+
+    /// The code exchanged and the installation kept.
+    async fn exchange(&self, code: &str) -> Page {
+        let redirect = self.redirect_uri.as_deref().unwrap_or_default();
+        let now = self.clock.now();
+        let installation = match self.oauth.exchange(code, redirect, now).await {
+            Ok(Ok(installation)) => installation,
+            Ok(Err(refused)) => return refused_by_slack(&refused),
+            Err(error) => {
+                tracing::error!(%error, "oauth.v2.access failed");
+                return unavailable();
+            }
+        };
+        if let Err(error) = self.store.put_installation(&installation).await {
+            tracing::error!(%error, "installation not kept");
+            return unavailable();
+        }
+        tracing::info!(team = %installation.team, "installed");
+        let name = match installation.team_name.as_str() {
+            "" => installation.team.to_string(),
+            named => named.to_owned(),
+        };
+        Page::saying(
+            200,
+            "myao is installed",
+            &format!("myao is in {name} now. Invite it to a channel: /invite @myao"),
+        )
+    }
+}
+
+/// A state this stack did not give, used already, or expired.
+fn refused_state() -> Page {
+    Page::saying(
+        400,
+        "Not installed",
+        &format!(
+            "This link was used already, has expired, or is not ours. Start again at {INSTALL_PATH}."
+        ),
+    )
+}
+
+fn refused_by_slack(refused: &AccessError) -> Page {
+    tracing::warn!(%refused, "Slack refused the install");
+    Page::saying(
+        400,
+        "Not installed",
+        &format!("{refused}. Start again at {INSTALL_PATH}."),
+    )
+}
+
+fn unavailable() -> Page {
+    Page::saying(
+        503,
+        "Not installed yet",
+        &format!(
+            "Something on our side is not answering. Try again in a minute at {INSTALL_PATH}."
+        ),
+    )
+}
+
+/// The decoded value of `name` in a query string, if there.
+fn query_field(query: &str, name: &str) -> Option<String> {
+    query.split('&').find_map(|pair| {
+        let (key, value) = pair.split_once('=')?;
+        (key == name).then(|| percent_decoded(value)).flatten()
+    })
+}
+
+/// `text` with `+` and `%XX` decoded; `None` when that is not UTF-8 or an
+/// escape is broken.
+fn percent_decoded(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = text.get(i + 1..i + 3)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_fields_are_decoded_and_broken_ones_are_none() {
+        let q = "code=a%2Fb+c&state=0123&error=";
+        assert_eq!(query_field(q, "code").as_deref(), Some("a/b c"));
+        assert_eq!(query_field(q, "state").as_deref(), Some("0123"));
+        assert_eq!(query_field(q, "error").as_deref(), Some(""));
+        assert_eq!(query_field(q, "missing"), None);
+        assert_eq!(query_field("code=%zz", "code"), None);
+        assert_eq!(query_field("code=%f", "code"), None);
+        assert_eq!(query_field("code=%ff", "code"), None, "not UTF-8");
+    }
+
+    #[test]
+    fn a_page_escapes_what_it_says() {
+        let page = Page::saying(400, "Not <installed>", "a & b");
+        assert!(page.body.contains("Not &lt;installed&gt;") && page.body.contains("a &amp; b"));
+    }
+}
