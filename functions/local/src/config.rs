@@ -21,12 +21,16 @@ pub const SLACK_BOT_TOKEN: &str = "slack_bot_token";
 /// The secret holding the Slack app-level token of Socket Mode
 /// (`MYAO_SLACK_APP_TOKEN`, `xapp-...`).
 pub const SLACK_APP_TOKEN: &str = "slack_app_token";
+/// The secret holding the app's Client Secret, for installing it through
+/// "Add to Slack" (`MYAO_SLACK_CLIENT_SECRET`).
+pub const SLACK_CLIENT_SECRET: &str = "slack_client_secret";
 /// Every secret name, lower-case as in the TOML file.
 pub const SECRET_NAMES: &[&str] = &[
     LLM_API_KEY,
     SLACK_SIGNING_SECRET,
     SLACK_BOT_TOKEN,
     SLACK_APP_TOKEN,
+    SLACK_CLIENT_SECRET,
 ];
 
 /// Where a value came from, for the warnings.

@@ -23,22 +23,27 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use myao_core::adapters::system::{FixedSettings, SplitMix, SystemClock};
+use myao_core::adapters::system::{FixedSettings, OsUnguessable, SplitMix, SystemClock};
 use myao_core::adapters::twins::JobBoard;
 use myao_core::app::ingest::{Ingest, IngestRequest, MAX_BODY_BYTES};
+use myao_core::app::install::{InstallFlow, INSTALL_PATH, REDIRECT_PATH};
 use myao_core::deadline::{job_budget, Deadline};
 use myao_core::ports::SlackApi;
 use myao_core::schedule::ScheduleName;
 use myao_core::wire::Twins;
+use myao_domain::install::Token;
 use myao_domain::job::retry_delay;
 use myao_domain::{Job, Settings};
 use myao_llm::openai::OpenAiLlm;
 use myao_services::{jobs, Services};
+use myao_slack_api::oauth::SlackOAuthApi;
 use myao_slack_api::SlackWebApi;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
 
-use crate::config::{env_var, LocalConfig, LLM_API_KEY, SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET};
+use crate::config::{
+    env_var, LocalConfig, LLM_API_KEY, SLACK_BOT_TOKEN, SLACK_CLIENT_SECRET, SLACK_SIGNING_SECRET,
+};
 
 /// The address served when none is given.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:3000";
@@ -94,6 +99,8 @@ pub struct Server {
 /// and the job board on the in-process twins, with the real Slack and LLM.
 pub struct Bot {
     ingest: Arc<Ingest>,
+    /// "Add to Slack", with `slack_client_id` and the Client Secret.
+    install: Option<Arc<InstallFlow>>,
     services: Arc<Services>,
     board: Arc<JobBoard>,
     bot: String,
@@ -162,17 +169,58 @@ pub async fn assemble(config: LocalConfig) -> anyhow::Result<Bot> {
     }
     let twins = Twins::new(Arc::new(SystemClock));
     let ports = twins.ports(SplitMix::from_entropy(), settings);
-    let openai = OpenAiLlm::new(http, ports.settings.clone(), secrets.clone(), LLM_API_KEY);
+    let openai = OpenAiLlm::new(
+        http.clone(),
+        ports.settings.clone(),
+        secrets.clone(),
+        LLM_API_KEY,
+    );
     // Bedrock too, with the caller's AWS configuration, when a role asks.
     let llm = crate::llm::router(ports.settings.clone(), Arc::new(openai)).await?;
+    let install = install_flow(&config, &ports, http).await?;
     let ingest = Ingest::new(ports.clone(), secrets, SLACK_SIGNING_SECRET);
     let services = Services::new(ports, Arc::new(llm), slack);
     Ok(Bot {
         ingest: Arc::new(ingest),
+        install,
         services: Arc::new(services),
         board: twins.board,
         bot: bot.to_string(),
     })
+}
+
+/// "Add to Slack" at [`INSTALL_PATH`], when `slack_client_id` and the
+/// Client Secret are set: the installations kept in the bot's store,
+/// asking for the manifest's bot scopes.
+async fn install_flow(
+    config: &LocalConfig,
+    ports: &myao_core::app::Ports,
+    http: reqwest::Client,
+) -> anyhow::Result<Option<Arc<InstallFlow>>> {
+    let Some(client_id) = config.settings.slack_client_id.clone() else {
+        return Ok(None);
+    };
+    require(
+        config,
+        SLACK_CLIENT_SECRET,
+        "Slack Client Secret, with slack_client_id",
+    )?;
+    let secret = myao_core::ports::Secrets::get(&config.secrets, SLACK_CLIENT_SECRET).await?;
+    let oauth = SlackOAuthApi::new(
+        http,
+        config.settings.slack_api_base_url.clone(),
+        client_id.clone(),
+        Token::new(secret.trim()),
+    );
+    Ok(Some(Arc::new(InstallFlow {
+        store: ports.store.clone(),
+        oauth: Arc::new(oauth),
+        clock: ports.clock.clone(),
+        unguessable: Arc::new(OsUnguessable::default()),
+        client_id,
+        scopes: crate::doctor::required_scopes()?,
+        redirect_uri: None,
+    })))
 }
 
 impl Bot {
@@ -294,37 +342,15 @@ impl Server {
                     }
                 },
             };
-            let ingest = self.bot.ingest.clone();
-            let mut stop = stop_rx.clone();
-            let open = self.open.clone();
+            let front = Front {
+                ingest: self.bot.ingest.clone(),
+                install: self.bot.install.clone(),
+            };
+            let (stop, open) = (stop_rx.clone(), self.open.clone());
             connections.spawn(async move {
                 let _permit = permit;
                 open.fetch_add(1, Ordering::SeqCst);
-                let service = service_fn(move |request| {
-                    let ingest = ingest.clone();
-                    async move { Ok::<_, Infallible>(answer(&ingest, limits.body, request).await) }
-                });
-                let connection = http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(limits.headers)
-                    .max_buf_size(READ_BUFFER_BYTES)
-                    .serve_connection(TokioIo::new(stream), service);
-                tokio::pin!(connection);
-                tokio::select! {
-                    result = connection.as_mut() => {
-                        if let Err(error) = result {
-                            tracing::debug!(%error, %peer, "connection ended with an error");
-                        }
-                    }
-                    _ = stop.changed() => {
-                        connection.as_mut().graceful_shutdown();
-                        let _ = tokio::time::timeout(SHUTDOWN_GRACE, connection).await;
-                    }
-                    _ = tokio::time::sleep(limits.connection) => {
-                        connection.as_mut().graceful_shutdown();
-                        let _ = tokio::time::timeout(SHUTDOWN_GRACE, connection).await;
-                    }
-                }
+                front.serve(stream, peer, limits, stop).await;
                 open.fetch_sub(1, Ordering::SeqCst);
             });
             // Reap finished connections as we go.
@@ -494,14 +520,75 @@ impl AcceptBackoff {
     }
 }
 
+/// What answers a connection's requests: ingest, and "Add to Slack" when
+/// it is on.
+#[derive(Clone)]
+struct Front {
+    ingest: Arc<Ingest>,
+    install: Option<Arc<InstallFlow>>,
+}
+
+impl Front {
+    /// Serves one connection until it ends, the server stops (`stop`), or
+    /// it has been open `limits.connection`.
+    async fn serve(
+        self,
+        stream: tokio::net::TcpStream,
+        peer: SocketAddr,
+        limits: Limits,
+        mut stop: watch::Receiver<bool>,
+    ) {
+        let service = service_fn(move |request| {
+            let front = self.clone();
+            async move {
+                let install = front.install.as_deref();
+                Ok::<_, Infallible>(answer(&front.ingest, install, limits.body, request).await)
+            }
+        });
+        let connection = http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.headers)
+            .max_buf_size(READ_BUFFER_BYTES)
+            .serve_connection(TokioIo::new(stream), service);
+        tokio::pin!(connection);
+        tokio::select! {
+            result = connection.as_mut() => {
+                if let Err(error) = result {
+                    tracing::debug!(%error, %peer, "connection ended with an error");
+                }
+            }
+            _ = stop.changed() => {
+                connection.as_mut().graceful_shutdown();
+                let _ = tokio::time::timeout(SHUTDOWN_GRACE, connection).await;
+            }
+            _ = tokio::time::sleep(limits.connection) => {
+                connection.as_mut().graceful_shutdown();
+                let _ = tokio::time::timeout(SHUTDOWN_GRACE, connection).await;
+            }
+        }
+    }
+}
+
 /// One request. Like the Function URL, every method reaches ingest; paths
 /// other than the events' and the interactions' are not found. A body that does not arrive within `body_time`
 /// gets 408.
 async fn answer(
     ingest: &Ingest,
+    install: Option<&InstallFlow>,
     body_time: std::time::Duration,
     request: Request<Incoming>,
 ) -> Response<Full<Bytes>> {
+    if let (Some(flow), path @ (INSTALL_PATH | REDIRECT_PATH)) = (install, request.uri().path()) {
+        let page = match path {
+            INSTALL_PATH => flow.start().await,
+            _ => flow.finish(request.uri().query().unwrap_or_default()).await,
+        };
+        let mut response = respond(page.status, "text/html; charset=utf-8", page.body);
+        if let Some(to) = page.location.and_then(|l| l.parse().ok()) {
+            response.headers_mut().insert("location", to);
+        }
+        return response;
+    }
     if ![EVENTS_PATH, INTERACTIVITY_PATH].contains(&request.uri().path()) {
         return respond(404, "text/plain; charset=utf-8", "not found".to_owned());
     }

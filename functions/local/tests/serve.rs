@@ -747,3 +747,99 @@ async fn a_signed_reaction_on_its_post_at_the_events_path_is_a_hint_and_taking_i
 
     serving.stop().await;
 }
+
+#[tokio::test]
+async fn with_a_client_id_serve_installs_a_team_through_add_to_slack() {
+    use myao_domain::TeamId;
+    use wiremock::matchers::{body_string_contains, method, path};
+    use wiremock::{Mock, ResponseTemplate};
+
+    let (slack, (_llm, llm_base)) = (slack_stub().await, llm_stub().await);
+    Mock::given(method("POST"))
+        .and(path("/api/oauth.v2.access"))
+        .and(body_string_contains("client_secret=the-secret"))
+        .and(body_string_contains("code=c0de"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
+            "ok": true, "access_token": "xoxb-other", "scope": "chat:write",
+            "bot_user_id": "U0OTHERBOT", "team": {"id": "T0OTHER", "name": "Other"}
+        })))
+        .mount(&slack)
+        .await;
+    let mut vars = env(&slack, &llm_base);
+    vars.push(("MYAO_SLACK_CLIENT_ID".into(), "123.456".into()));
+    vars.push(("MYAO_SLACK_CLIENT_SECRET".into(), "the-secret".into()));
+    let cfg = config::load(None, &vars, &[]).expect("config");
+    assert!(cfg.issues.is_empty(), "{:?}", cfg.issues);
+    let server = serve::bind(cfg, "127.0.0.1:0".parse().expect("an address"))
+        .await
+        .expect("bound");
+    let (addr, ingest) = (server.local_addr().expect("an address"), server.ingest());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(server.run(async {
+        let _ = stopped.await;
+    }));
+    let client = myao_http::http_client_builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("a client");
+
+    let start = client
+        .get(format!("http://{addr}/slack/install"))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(start.status(), 302);
+    let to = start.headers()["location"]
+        .to_str()
+        .expect("text")
+        .to_owned();
+    assert!(
+        to.starts_with("https://slack.com/oauth/v2/authorize?client_id=123.456&scope="),
+        "{to}"
+    );
+    let state = to.rsplit("state=").next().expect("a state");
+
+    let back = client
+        .get(format!(
+            "http://{addr}/slack/oauth_redirect?code=c0de&state={state}"
+        ))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(back.status(), 200);
+    assert!(back
+        .text()
+        .await
+        .expect("a page")
+        .contains("myao is in Other now"));
+    let team = TeamId::parse("T0OTHER").expect("team");
+    let kept = ingest.ports.store.installation(&team).await.expect("read");
+    assert_eq!(
+        kept.map(|i| i.bot_user_id.to_string()),
+        Some("U0OTHERBOT".into())
+    );
+
+    let forged = client
+        .get(format!(
+            "http://{addr}/slack/oauth_redirect?code=c0de&state={state}"
+        ))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(forged.status(), 400, "a state serves once");
+
+    stop.send(()).expect("running");
+    running.await.expect("ends").expect("stops cleanly");
+}
+
+#[tokio::test]
+async fn without_a_client_id_there_is_no_install_page() {
+    let serving = Serving::start().await;
+    let answer = myao_http::http_client()
+        .get(format!("http://{}/slack/install", serving.addr))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(answer.status(), 404);
+    serving.stop().await;
+}

@@ -459,6 +459,10 @@ settings! {
     /// The workspace's id (`T…`): set, ingest drops events from another
     /// workspace.
     slack_team_id: Option<String> = None, Optional(SlackId('T'));
+    /// The app's Client ID (its Basic Information page): set, with the
+    /// Client Secret in the secrets, the stack installs the app in any
+    /// workspace through "Add to Slack" (`/slack/install`).
+    slack_client_id: Option<String> = None, Optional(Text);
     /// Stored messages are deleted after this many days.
     message_retention_days: u32 = 90, Whole(1, 3650);
     /// Memories, cached user names and channel records are deleted after

@@ -228,11 +228,11 @@ fn default_pairs_round_trip_to_the_defaults() {
         assert!(SETTING_NAMES.contains(name), "{name} is not listed");
     }
     assert_eq!(
-        pairs.len() + 11,
+        pairs.len() + 12,
         SETTING_NAMES.len(),
-        "only bot_user_id, slack_app_id, slack_team_id, name_aliases, channel_chattiness, \
-         rule_thresholds, interest_keywords, proactive_channels and the three roles' \
-         providers have no default"
+        "only bot_user_id, slack_app_id, slack_team_id, slack_client_id, name_aliases, \
+         channel_chattiness, rule_thresholds, interest_keywords, proactive_channels and the \
+         three roles' providers have no default"
     );
 }
 
