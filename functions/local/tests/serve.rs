@@ -617,8 +617,20 @@ struct Serving {
 
 impl Serving {
     async fn start() -> Serving {
-        let (slack, (llm, llm_base)) = (slack_stub().await, llm_stub().await);
-        let cfg = config::load(None, &env(&slack, &llm_base), &[]).expect("config");
+        Serving::start_with(slack_stub().await, &[]).await
+    }
+
+    /// Over the Slack stub `slack`, with the settings `extra` too.
+    async fn start_with(slack: MockServer, extra: &[(&str, &str)]) -> Serving {
+        let (llm, llm_base) = llm_stub().await;
+        let mut vars = env(&slack, &llm_base);
+        vars.extend(
+            extra
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        );
+        let cfg = config::load(None, &vars, &[]).expect("config");
+        assert!(cfg.issues.is_empty(), "{:?}", cfg.issues);
         let server = serve::bind(cfg, "127.0.0.1:0".parse().expect("an address"))
             .await
             .expect("bound");
@@ -754,7 +766,7 @@ async fn with_a_client_id_serve_installs_a_team_through_add_to_slack() {
     use wiremock::matchers::{body_string_contains, method, path};
     use wiremock::{Mock, ResponseTemplate};
 
-    let (slack, (_llm, llm_base)) = (slack_stub().await, llm_stub().await);
+    let slack = slack_stub().await;
     Mock::given(method("POST"))
         .and(path("/api/oauth.v2.access"))
         .and(body_string_contains("client_secret=the-secret"))
@@ -765,19 +777,12 @@ async fn with_a_client_id_serve_installs_a_team_through_add_to_slack() {
         })))
         .mount(&slack)
         .await;
-    let mut vars = env(&slack, &llm_base);
-    vars.push(("MYAO_SLACK_CLIENT_ID".into(), "123.456".into()));
-    vars.push(("MYAO_SLACK_CLIENT_SECRET".into(), "the-secret".into()));
-    let cfg = config::load(None, &vars, &[]).expect("config");
-    assert!(cfg.issues.is_empty(), "{:?}", cfg.issues);
-    let server = serve::bind(cfg, "127.0.0.1:0".parse().expect("an address"))
-        .await
-        .expect("bound");
-    let (addr, ingest) = (server.local_addr().expect("an address"), server.ingest());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let running = tokio::spawn(server.run(async {
-        let _ = stopped.await;
-    }));
+    let extra = [
+        ("MYAO_SLACK_CLIENT_ID", "123.456"),
+        ("MYAO_SLACK_CLIENT_SECRET", "the-secret"),
+    ];
+    let serving = Serving::start_with(slack, &extra).await;
+    let (addr, ingest) = (serving.addr, serving.ingest.clone());
     let client = myao_http::http_client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -827,9 +832,7 @@ async fn with_a_client_id_serve_installs_a_team_through_add_to_slack() {
         .await
         .expect("answered");
     assert_eq!(forged.status(), 400, "a state serves once");
-
-    stop.send(()).expect("running");
-    running.await.expect("ends").expect("stops cleanly");
+    serving.stop().await;
 }
 
 #[tokio::test]

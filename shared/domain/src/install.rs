@@ -123,25 +123,13 @@ impl AccessError {
 /// token refreshed) at `now` into the installation it gives. A refresh's
 /// answer names the team too; the caller keeps what it does not renew.
 pub fn read_access(body: &[u8], now: DateTime<Utc>) -> Result<Installation, AccessError> {
-    let answer: Value = serde_json::from_slice(body).map_err(|_| AccessError::NotJson)?;
-    if answer.get("ok").and_then(Value::as_bool) != Some(true) {
-        let code = answer
-            .get("error")
-            .and_then(Value::as_str)
-            .unwrap_or("unknown_error");
-        // Slack's error codes are short words; anything else is cut.
-        return Err(AccessError::Refused(code.chars().take(60).collect()));
-    }
+    let (answer, token) = granted(body)?;
     let text = |field: &'static str| {
         answer
             .get(field)
             .and_then(Value::as_str)
             .ok_or(AccessError::Missing(field))
     };
-    let token = text("access_token")?;
-    if !token.starts_with("xoxb-") && !token.starts_with("xoxe.xoxb-") {
-        return Err(AccessError::Invalid("access_token"));
-    }
     let team = answer.get("team").ok_or(AccessError::Missing("team"))?;
     let team_id = team
         .get("id")
@@ -172,7 +160,7 @@ pub fn read_access(body: &[u8], now: DateTime<Utc>) -> Result<Installation, Acce
             .filter(|s| !s.is_empty())
             .map(str::to_owned)
             .collect(),
-        bot_token: Token::new(token),
+        bot_token: token,
         rotation,
         installed_at: now,
     })
@@ -188,21 +176,7 @@ pub fn read_refresh(
     current: &Installation,
     now: DateTime<Utc>,
 ) -> Result<Installation, AccessError> {
-    let answer: Value = serde_json::from_slice(body).map_err(|_| AccessError::NotJson)?;
-    if answer.get("ok").and_then(Value::as_bool) != Some(true) {
-        let code = answer
-            .get("error")
-            .and_then(Value::as_str)
-            .unwrap_or("unknown_error");
-        return Err(AccessError::Refused(code.chars().take(60).collect()));
-    }
-    let token = answer
-        .get("access_token")
-        .and_then(Value::as_str)
-        .ok_or(AccessError::Missing("access_token"))?;
-    if !token.starts_with("xoxb-") && !token.starts_with("xoxe.xoxb-") {
-        return Err(AccessError::Invalid("access_token"));
-    }
+    let (answer, token) = granted(body)?;
     if let Some(team) = answer
         .get("team")
         .and_then(|t| t.get("id"))
@@ -214,10 +188,33 @@ pub fn read_refresh(
     }
     let rotation = read_rotation(&answer, now)?;
     Ok(Installation {
-        bot_token: Token::new(token),
+        bot_token: token,
         rotation,
         ..current.clone()
     })
+}
+
+/// An `oauth.v2.access` answer that granted a bot token: the answer and
+/// the token; Slack's refusal (its error code), or a broken answer, else.
+fn granted(body: &[u8]) -> Result<(Value, Token), AccessError> {
+    let answer: Value = serde_json::from_slice(body).map_err(|_| AccessError::NotJson)?;
+    if answer.get("ok").and_then(Value::as_bool) != Some(true) {
+        let code = answer
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown_error");
+        // Slack's error codes are short words; anything else is cut.
+        return Err(AccessError::Refused(code.chars().take(60).collect()));
+    }
+    let token = answer
+        .get("access_token")
+        .and_then(Value::as_str)
+        .ok_or(AccessError::Missing("access_token"))?;
+    if !token.starts_with("xoxb-") && !token.starts_with("xoxe.xoxb-") {
+        return Err(AccessError::Invalid("access_token"));
+    }
+    let token = Token::new(token);
+    Ok((answer, token))
 }
 
 /// The refresh token and expiry of an answer, when it has them.
