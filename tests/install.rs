@@ -239,3 +239,49 @@ async fn a_forged_or_expired_state_is_refused_and_installs_nothing() {
     let calls = slack.received_requests().await.expect("recorded");
     assert!(calls.is_empty(), "no code exchanged: {}", calls.len());
 }
+
+#[tokio::test]
+async fn a_stack_with_a_client_id_takes_events_of_installed_teams_only() {
+    use myao_core::app::ingest::{IgnoreReason, Outcome};
+    use myao_core::ports::Messages;
+    use myao_domain::ChannelId;
+    use myao_tests::stubs::{ts, Bed, ALICE, GENERAL};
+
+    let bed: Bed<DynamoStore> =
+        Bed::on_emulator(|s| s.slack_client_id = Some("123.456".into())).await;
+    let message = |at: i64| {
+        json!({
+            "type": "message", "channel": GENERAL, "user": ALICE,
+            "text": "does anyone know why the build is red?", "ts": ts(at).to_string(),
+        })
+    };
+    // The bed's events come from team T1, not installed.
+    let outcome = bed.deliver(message(-60)).await;
+    assert_eq!(outcome, Outcome::Ignored(IgnoreReason::NotInstalled));
+    let general = ChannelId::parse(GENERAL).expect("channel");
+    assert!(
+        bed.store
+            .get_message(&general, ts(-60))
+            .await
+            .expect("read")
+            .is_none(),
+        "stored nowhere"
+    );
+    assert!(bed.board.scheduled().is_empty() && bed.board.queued().is_empty());
+
+    // Installed: taken as on a single-workspace stack.
+    bed.store
+        .put_installation(&installation("T1", "one", Duration::hours(12)))
+        .await
+        .expect("stored");
+    let outcome = bed.deliver(message(-30)).await;
+    assert!(matches!(outcome, Outcome::Stored { .. }), "{outcome:?}");
+
+    // Uninstalled: refused again.
+    bed.store
+        .delete_installation(&TeamId::parse("T1").expect("team"))
+        .await
+        .expect("deleted");
+    let outcome = bed.deliver(message(-10)).await;
+    assert_eq!(outcome, Outcome::Ignored(IgnoreReason::NotInstalled));
+}

@@ -24,12 +24,15 @@ use myao_domain::{
     ChannelId, Conversation, Forget, Job, JobKind, Message, Settings, Ts, UserId, VisibilityChange,
 };
 use myao_slack::event::{
-    check_times, parse_envelope, Envelope, EventParseError, Reaction, SlackEvent, Unhandled,
+    parse_envelope, Envelope, EventParseError, Reaction, SlackEvent, Unhandled,
 };
 use myao_slack::interaction::form_interaction;
 use myao_slack::signature::verify;
 
 mod interaction;
+mod refusal;
+
+use refusal::{refusal, Delivery};
 
 /// How many of a thread's newest messages are read to tell whether the bot
 /// spoke there lately.
@@ -139,6 +142,9 @@ pub enum IgnoreReason {
     /// An interaction other than a click of the feedback buttons (Slack's
     /// type for it).
     Interaction(String),
+    /// From a workspace the app is not installed in (a stack with
+    /// `slack_client_id`): uninstalled, or never installed.
+    NotInstalled,
 }
 
 impl fmt::Display for IgnoreReason {
@@ -151,6 +157,9 @@ impl fmt::Display for IgnoreReason {
             IgnoreReason::NotAHint => f.write_str("a reaction that is no hint"),
             IgnoreReason::NotItsPost => f.write_str("a hint not on the bot's post"),
             IgnoreReason::Interaction(kind) => write!(f, "interaction {kind}"),
+            IgnoreReason::NotInstalled => {
+                f.write_str("event of a team the app is not installed in")
+            }
         }
     }
 }
@@ -161,49 +170,6 @@ impl fmt::Debug for IgnoreReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.to_string(), f)
     }
-}
-
-/// An event an envelope delivers, with what the envelope says of it.
-struct Delivery {
-    /// The bot's user id, from the envelope's authorizations.
-    bot: Option<UserId>,
-    event: SlackEvent,
-    api_app_id: Option<String>,
-    team_id: Option<String>,
-}
-
-/// What ingest answers to an event it does not take: one sent to another
-/// app or from another workspace (with `slack_app_id` / `slack_team_id`
-/// set; an envelope that names neither is accepted), acknowledged and
-/// dropped; one with a time Slack would not send, refused.
-fn refusal(
-    settings: &Settings,
-    delivery: &Delivery,
-    now: DateTime<Utc>,
-) -> Option<(Outcome, IngestResponse)> {
-    let differs = |configured: Option<&str>, sent: Option<&str>| {
-        configured.zip(sent).is_some_and(|(c, s)| c != s)
-    };
-    if differs(
-        settings.slack_app_id.as_deref(),
-        delivery.api_app_id.as_deref(),
-    ) {
-        let outcome = Outcome::Ignored(IgnoreReason::AnotherApp);
-        return Some((outcome, IngestResponse::ok()));
-    }
-    if differs(
-        settings.slack_team_id.as_deref(),
-        delivery.team_id.as_deref(),
-    ) {
-        let outcome = Outcome::Ignored(IgnoreReason::AnotherTeam);
-        return Some((outcome, IngestResponse::ok()));
-    }
-    if let Err(error) = check_times(&delivery.event, now) {
-        tracing::warn!(%error, "refused an event with a time Slack would not send");
-        let outcome = Outcome::Refused(error);
-        return Some((outcome, IngestResponse::text(400, "malformed event")));
-    }
-    None
 }
 
 /// The ingest service.
@@ -324,6 +290,11 @@ impl Ingest {
         };
         let settings = self.ports.settings.current().await?;
         if let Some(refused) = refusal(&settings, &delivery, now) {
+            return Ok(refused);
+        }
+        if let Some(refused) =
+            refusal::not_installed(&*self.ports.store, &settings, &delivery).await?
+        {
             return Ok(refused);
         }
         let bot = delivery.bot.or_else(|| settings.bot_user_id.clone());

@@ -1,0 +1,80 @@
+//! What ingest does not take, before anything is stored: an event sent to
+//! another app or from another workspace than the settings name, one with
+//! a time Slack would not send, and, on a stack that installs itself in
+//! many workspaces (`slack_client_id`), one from a workspace it is not
+//! installed in.
+
+use chrono::{DateTime, Utc};
+
+use super::{IgnoreReason, IngestResponse, Outcome};
+use crate::ports::{Installations, PortError};
+use myao_domain::{Settings, TeamId, UserId};
+use myao_slack::event::{check_times, SlackEvent};
+
+/// An event an envelope delivers, with what the envelope says of it.
+pub(super) struct Delivery {
+    /// The bot's user id, from the envelope's authorizations.
+    pub(super) bot: Option<UserId>,
+    pub(super) event: SlackEvent,
+    pub(super) api_app_id: Option<String>,
+    pub(super) team_id: Option<String>,
+}
+
+/// What ingest answers to an event it does not take: one sent to another
+/// app or from another workspace (with `slack_app_id` / `slack_team_id`
+/// set; an envelope that names neither is accepted), acknowledged and
+/// dropped; one with a time Slack would not send, refused.
+pub(super) fn refusal(
+    settings: &Settings,
+    delivery: &Delivery,
+    now: DateTime<Utc>,
+) -> Option<(Outcome, IngestResponse)> {
+    let differs = |configured: Option<&str>, sent: Option<&str>| {
+        configured.zip(sent).is_some_and(|(c, s)| c != s)
+    };
+    if differs(
+        settings.slack_app_id.as_deref(),
+        delivery.api_app_id.as_deref(),
+    ) {
+        let outcome = Outcome::Ignored(IgnoreReason::AnotherApp);
+        return Some((outcome, IngestResponse::ok()));
+    }
+    if differs(
+        settings.slack_team_id.as_deref(),
+        delivery.team_id.as_deref(),
+    ) {
+        let outcome = Outcome::Ignored(IgnoreReason::AnotherTeam);
+        return Some((outcome, IngestResponse::ok()));
+    }
+    if let Err(error) = check_times(&delivery.event, now) {
+        tracing::warn!(%error, "refused an event with a time Slack would not send");
+        let outcome = Outcome::Refused(error);
+        return Some((outcome, IngestResponse::text(400, "malformed event")));
+    }
+    None
+}
+
+/// On a stack with `slack_client_id`, an event of a team with no
+/// installation (or of none): acknowledged and dropped, nothing stored.
+/// A single-workspace stack takes every event as before.
+pub(super) async fn not_installed(
+    store: &dyn Installations,
+    settings: &Settings,
+    delivery: &Delivery,
+) -> Result<Option<(Outcome, IngestResponse)>, PortError> {
+    if settings.slack_client_id.is_none() {
+        return Ok(None);
+    }
+    let team = delivery
+        .team_id
+        .as_deref()
+        .and_then(|t| TeamId::parse(t).ok());
+    let installed = match team {
+        Some(team) => store.installation(&team).await?.is_some(),
+        None => false,
+    };
+    Ok((!installed).then(|| {
+        let outcome = Outcome::Ignored(IgnoreReason::NotInstalled);
+        (outcome, IngestResponse::ok())
+    }))
+}
