@@ -63,6 +63,7 @@ const CHECKS: &[&str] = &[
     "llm gpt-4.1-mini",
     "table",
     "hints",
+    "installations",
     "schedule group",
     "queue ResponseQueue",
     "queue MemoryQueue",
@@ -1191,6 +1192,63 @@ async fn doctor_and_settings_list_tell_the_channels_hints_tune() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(
         run.stdout.contains("tuned by hints") && run.stdout.contains(&format!("  {tuned}\n")),
+        "{}",
+        run.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_lists_the_installations_and_fails_on_an_expired_token() {
+    use myao_aws::dynamodb::DynamoStore;
+    use myao_core::adapters::system::SystemClock;
+    use myao_core::ports::Installations;
+    use myao_domain::install::{Installation, Rotation, Token};
+    use myao_domain::{TeamId, UserId};
+
+    let bed = Bed::new().await;
+    let store = DynamoStore::new(
+        dynamodb_client().await,
+        bed.table.clone(),
+        std::sync::Arc::new(SystemClock),
+    );
+    let install = |team: &str, expires_in: chrono::Duration| Installation {
+        team: TeamId::parse(team).expect("team"),
+        enterprise: None,
+        team_name: team.to_lowercase(),
+        bot_user_id: UserId::parse("U0BOT").expect("user"),
+        scopes: vec!["chat:write".into(), "channels:history".into()],
+        bot_token: Token::new("xoxe.xoxb-secret-token"),
+        rotation: Some(Rotation {
+            refresh_token: Token::new("xoxe-1-secret-refresh"),
+            expires_at: chrono::Utc::now() + expires_in,
+        }),
+        installed_at: chrono::Utc::now(),
+    };
+    store
+        .put_installation(&install("T0ACME", chrono::Duration::hours(11)))
+        .await
+        .expect("stored");
+    let run = bed.doctor().await;
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("ok    installations: "))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(
+        line.contains("T0ACME (t0acme): 2 scopes, token until "),
+        "{line}"
+    );
+    assert!(!run.stdout.contains("xoxe"), "no token shown: {}", run.stdout);
+
+    store
+        .put_installation(&install("T0BETA", chrono::Duration::minutes(-5)))
+        .await
+        .expect("stored");
+    let run = bed.doctor().await;
+    run.assert_failed(&["installations"]);
+    assert!(
+        run.stdout.contains("the token of T0BETA has expired"),
         "{}",
         run.stdout
     );

@@ -192,10 +192,15 @@ pub async fn run(aws: &Clients, http: &reqwest::Client, stack: &Stack) -> Vec<Ch
     let table_check = table(&aws.dynamodb, stack.get(TABLE)).await;
     let table_ok = table_check.passed();
     checks.push(table_check);
-    checks.push(match (table_ok, stack.get(TABLE)) {
-        (true, Some(name)) => hints(&aws.dynamodb, name).await,
+    let usable = stack.get(TABLE).filter(|_| table_ok);
+    checks.push(match usable {
+        Some(name) => hints(&aws.dynamodb, name).await,
         // The table's own line tells what is wrong.
-        _ => Check::ok("hints", "not read: the table is not usable"),
+        None => Check::ok("hints", "not read: the table is not usable"),
+    });
+    checks.push(match usable {
+        Some(name) => installations(&aws.dynamodb, name).await,
+        None => Check::ok("installations", "not read: the table is not usable"),
     });
     checks.push(schedule_group(&aws.scheduler, stack.get(SCHEDULE_GROUP)).await);
     for queue_id in QueueId::ALL {
@@ -603,6 +608,56 @@ pub async fn hints(dynamodb: &aws_sdk_dynamodb::Client, table: &str) -> Check {
             }
         }
         Err(error) => Check::fail(NAME, format!("cannot read the labels: {error}"), AWS_FIX),
+    }
+}
+
+/// The workspaces the app is installed in through "Add to Slack", with
+/// their scopes and token expiry; a token past its expiry (its renewal
+/// did not run) fails.
+pub async fn installations(dynamodb: &aws_sdk_dynamodb::Client, table: &str) -> Check {
+    use myao_core::ports::Installations;
+    const NAME: &str = "installations";
+    let store = DynamoStore::new(dynamodb.clone(), table, Arc::new(SystemClock));
+    let installed = match store.installations().await {
+        Ok(installed) => installed,
+        Err(error) => {
+            return Check::fail(NAME, format!("cannot read them: {error}"), AWS_FIX);
+        }
+    };
+    if installed.is_empty() {
+        return Check::ok(
+            NAME,
+            "none: the stack serves the workspace of its bot token",
+        );
+    }
+    let now = chrono::Utc::now();
+    let expired: Vec<String> = installed
+        .iter()
+        .filter(|i| i.rotation.as_ref().is_some_and(|r| r.expires_at <= now))
+        .map(|i| i.team.to_string())
+        .collect();
+    let listed: Vec<String> = installed
+        .iter()
+        .map(|i| {
+            let expiry = i.rotation.as_ref().map_or_else(
+                || "a token that does not expire".to_owned(),
+                |r| format!("token until {}", r.expires_at.format("%Y-%m-%d %H:%M UTC")),
+            );
+            format!(
+                "{} ({}): {} scopes, {expiry}",
+                i.team,
+                i.team_name,
+                i.scopes.len()
+            )
+        })
+        .collect();
+    match expired.is_empty() {
+        true => Check::ok(NAME, listed.join("; ")),
+        false => Check::fail(
+            NAME,
+            format!("the token of {} has expired", expired.join(", ")),
+            "the renewal did not run in time: the workspace must install the app again",
+        ),
     }
 }
 
