@@ -285,3 +285,36 @@ async fn a_stack_with_a_client_id_takes_events_of_installed_teams_only() {
     let outcome = bed.deliver(message(-10)).await;
     assert_eq!(outcome, Outcome::Ignored(IgnoreReason::NotInstalled));
 }
+
+#[tokio::test]
+async fn an_uninstall_removes_the_installation_in_either_order_of_slacks_two_events() {
+    use myao_core::app::ingest::{IgnoreReason, Outcome};
+    use myao_tests::stubs::Bed;
+
+    let bed: Bed<DynamoStore> =
+        Bed::on_emulator(|s| s.slack_client_id = Some("123.456".into())).await;
+    let team = TeamId::parse("T1").expect("team");
+    for first in ["app_uninstalled", "tokens_revoked"] {
+        bed.store
+            .put_installation(&installation("T1", "one", Duration::hours(12)))
+            .await
+            .expect("stored");
+        let uninstalled = json!({"type": "app_uninstalled"});
+        let revoked = json!({"type": "tokens_revoked", "tokens": {"bot": ["UBOT"]}});
+        let (one, two) = match first {
+            "app_uninstalled" => (uninstalled, revoked),
+            _ => (revoked, uninstalled),
+        };
+        assert_eq!(
+            bed.deliver(one).await,
+            Outcome::Uninstalled,
+            "{first} first"
+        );
+        assert!(bed.store.installation(&team).await.expect("read").is_none());
+        assert_eq!(
+            bed.deliver(two).await,
+            Outcome::Ignored(IgnoreReason::NotInstalled),
+            "the second finds nothing left"
+        );
+    }
+}

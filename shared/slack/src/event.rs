@@ -67,6 +67,10 @@ pub enum SlackEvent {
     /// (`reaction_added`, `reaction_removed`): a hint when the message is
     /// the bot's.
     Reaction(Reaction),
+    /// The app was uninstalled from the workspace (`app_uninstalled`), or
+    /// its bot token revoked (`tokens_revoked` naming a bot): Slack sends
+    /// either first.
+    Uninstalled,
     /// Nothing to store or do (joins, topic changes, unknown subtypes...).
     Ignored { reason: Unhandled },
 }
@@ -190,7 +194,9 @@ pub fn check_times(
             (*ts, *thread_ts)
         }
         SlackEvent::Reaction(reaction) => (reaction.ts, None),
-        SlackEvent::VisibilityChanged { .. } | SlackEvent::Ignored { .. } => return Ok(()),
+        SlackEvent::VisibilityChanged { .. }
+        | SlackEvent::Uninstalled
+        | SlackEvent::Ignored { .. } => return Ok(()),
     };
     sane(ts, "ts")?;
     thread_ts.map_or(Ok(()), |t| sane(t, "thread_ts"))
@@ -299,9 +305,27 @@ pub fn parse_event(event: &Value) -> Result<SlackEvent, EventParseError> {
         "channel_unshared" => visibility(event, VisibilityChange::Unshared),
         "reaction_added" => reaction(event, true),
         "reaction_removed" => reaction(event, false),
+        "app_uninstalled" => Ok(SlackEvent::Uninstalled),
+        "tokens_revoked" => Ok(revoked(event)),
         other => Ok(SlackEvent::Ignored {
             reason: Unhandled::EventType(other.to_owned()),
         }),
+    }
+}
+
+/// `tokens_revoked`: the app is gone from the workspace when a bot token
+/// is among them; a person's own tokens alone are none of the bot's.
+fn revoked(event: &Value) -> SlackEvent {
+    let bots = event
+        .get("tokens")
+        .and_then(|t| t.get("bot"))
+        .and_then(Value::as_array)
+        .is_some_and(|b| !b.is_empty());
+    match bots {
+        true => SlackEvent::Uninstalled,
+        false => SlackEvent::Ignored {
+            reason: Unhandled::EventType("tokens_revoked".to_owned()),
+        },
     }
 }
 
@@ -920,5 +944,17 @@ mod tests {
         // No files: the text as it was.
         assert_eq!(with_files("hi", &json!({})), "hi");
         assert_eq!(files::size(512), "512 B");
+    }
+    #[test]
+    fn an_uninstall_or_a_revoked_bot_token_is_an_uninstall_and_a_persons_token_is_not() {
+        let uninstalled = json!({"type": "app_uninstalled", "event_ts": "1767600000.000100"});
+        assert_eq!(event_of(&wrap(uninstalled)), SlackEvent::Uninstalled);
+        let bot = json!({"type": "tokens_revoked", "tokens": {"oauth": [], "bot": ["UBOT"]}});
+        assert_eq!(event_of(&wrap(bot)), SlackEvent::Uninstalled);
+        let person = json!({"type": "tokens_revoked", "tokens": {"oauth": ["U1"]}});
+        assert!(matches!(
+            event_of(&wrap(person)),
+            SlackEvent::Ignored { .. }
+        ));
     }
 }

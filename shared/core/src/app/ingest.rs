@@ -96,6 +96,9 @@ pub enum Outcome {
         added: bool,
         new: bool,
     },
+    /// The app was uninstalled from the event's team: its installation
+    /// removed.
+    Uninstalled,
     Ignored(IgnoreReason),
     /// Signed, but not what Slack sends (a time far ahead or long before
     /// now): answered 400, nothing stored.
@@ -115,6 +118,7 @@ impl Outcome {
             Outcome::Deleted => "deleted",
             Outcome::VisibilityChanged => "visibility",
             Outcome::Hinted { .. } => "hint",
+            Outcome::Uninstalled => "uninstall",
             Outcome::Ignored(_) => "ignored",
             Outcome::Refused(_) => "malformed",
             Outcome::RateLimited => "app_rate_limited",
@@ -327,6 +331,10 @@ impl Ingest {
                     .await?
             }
             SlackEvent::Ignored { reason } => Outcome::Ignored(IgnoreReason::Unhandled(reason)),
+            SlackEvent::Uninstalled => {
+                refusal::uninstalled(&*self.ports.store, &settings, delivery.team_id.as_deref())
+                    .await?
+            }
             SlackEvent::Reaction(reaction) => {
                 self.reacted(&settings, bot.as_ref(), reaction, now).await?
             }

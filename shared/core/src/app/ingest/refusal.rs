@@ -78,3 +78,26 @@ pub(super) async fn not_installed(
         (outcome, IngestResponse::ok())
     }))
 }
+
+/// The app uninstalled from `team` (or its bot token revoked), on a stack
+/// with `slack_client_id`: its installation removed, so that nothing of it
+/// is taken or answered from now on. A single-workspace stack has nothing
+/// to remove: it says so in the log, as its bot token stops working.
+pub(super) async fn uninstalled(
+    store: &dyn Installations,
+    settings: &Settings,
+    team: Option<&str>,
+) -> Result<Outcome, PortError> {
+    let team = team.and_then(|t| TeamId::parse(t).ok());
+    match (settings.slack_client_id.is_some(), team) {
+        (true, Some(team)) => {
+            store.delete_installation(&team).await?;
+            tracing::info!(%team, "uninstalled");
+            Ok(Outcome::Uninstalled)
+        }
+        _ => {
+            tracing::warn!("the app was uninstalled, or its bot token revoked");
+            Ok(Outcome::Ignored(IgnoreReason::NotInstalled))
+        }
+    }
+}
