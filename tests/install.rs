@@ -240,15 +240,30 @@ async fn a_forged_or_expired_state_is_refused_and_installs_nothing() {
     assert!(calls.is_empty(), "no code exchanged: {}", calls.len());
 }
 
+/// Delivers `event` of team T1 to an ingest that takes the events of
+/// installed workspaces only.
+async fn deliver_installed_only(
+    bed: &myao_tests::stubs::Bed<DynamoStore>,
+    event: serde_json::Value,
+) -> myao_core::app::ingest::Outcome {
+    let body = serde_json::to_vec(&json!({
+        "type": "event_callback", "event_id": "Ev1", "team_id": "T1", "event": event,
+        "authorizations": [{"user_id": myao_tests::stubs::BOT, "is_bot": true}]
+    }))
+    .expect("json");
+    let envelope = myao_slack::event::parse_envelope(&body).expect("an event");
+    let ingest = bed.ingest().requiring_installations();
+    ingest.process(envelope, bed.now()).await.expect("ingest").0
+}
+
 #[tokio::test]
-async fn a_stack_with_a_client_id_takes_events_of_installed_teams_only() {
+async fn an_ingest_of_installed_workspaces_takes_events_of_installed_teams_only() {
     use myao_core::app::ingest::{IgnoreReason, Outcome};
     use myao_core::ports::Messages;
     use myao_domain::ChannelId;
     use myao_tests::stubs::{ts, Bed, ALICE, GENERAL};
 
-    let bed: Bed<DynamoStore> =
-        Bed::on_emulator(|s| s.slack_client_id = Some("123.456".into())).await;
+    let bed: Bed<DynamoStore> = Bed::on_emulator(|_| {}).await;
     let message = |at: i64| {
         json!({
             "type": "message", "channel": GENERAL, "user": ALICE,
@@ -256,7 +271,7 @@ async fn a_stack_with_a_client_id_takes_events_of_installed_teams_only() {
         })
     };
     // The bed's events come from team T1, not installed.
-    let outcome = bed.deliver(message(-60)).await;
+    let outcome = deliver_installed_only(&bed, message(-60)).await;
     assert_eq!(outcome, Outcome::Ignored(IgnoreReason::NotInstalled));
     let general = ChannelId::parse(GENERAL).expect("channel");
     assert!(
@@ -269,12 +284,18 @@ async fn a_stack_with_a_client_id_takes_events_of_installed_teams_only() {
     );
     assert!(bed.board.scheduled().is_empty() && bed.board.queued().is_empty());
 
-    // Installed: taken as on a single-workspace stack.
+    // A single-workspace ingest takes it (no installation needed).
+    assert!(matches!(
+        bed.deliver(message(-50)).await,
+        Outcome::Stored { .. }
+    ));
+
+    // Installed: taken.
     bed.store
         .put_installation(&installation("T1", "one", Duration::hours(12)))
         .await
         .expect("stored");
-    let outcome = bed.deliver(message(-30)).await;
+    let outcome = deliver_installed_only(&bed, message(-30)).await;
     assert!(matches!(outcome, Outcome::Stored { .. }), "{outcome:?}");
 
     // Uninstalled: refused again.
@@ -282,7 +303,7 @@ async fn a_stack_with_a_client_id_takes_events_of_installed_teams_only() {
         .delete_installation(&TeamId::parse("T1").expect("team"))
         .await
         .expect("deleted");
-    let outcome = bed.deliver(message(-10)).await;
+    let outcome = deliver_installed_only(&bed, message(-10)).await;
     assert_eq!(outcome, Outcome::Ignored(IgnoreReason::NotInstalled));
 }
 
@@ -312,7 +333,7 @@ async fn an_uninstall_removes_the_installation_in_either_order_of_slacks_two_eve
         );
         assert!(bed.store.installation(&team).await.expect("read").is_none());
         assert_eq!(
-            bed.deliver(two).await,
+            deliver_installed_only(&bed, two).await,
             Outcome::Ignored(IgnoreReason::NotInstalled),
             "the second finds nothing left"
         );

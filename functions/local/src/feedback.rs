@@ -117,10 +117,13 @@ pub fn write_text(out: &mut impl Write, report: &[ChannelFeedback]) -> std::io::
             channel.posts.len()
         )?;
         for post in &channel.posts {
-            let grounds = post
-                .grounds
-                .as_ref()
-                .map_or_else(|| "(grounds not kept)".to_owned(), |g| g.explain());
+            let words = post.labels.iter().all(|l| l.source == Source::Words);
+            let grounds = match &post.grounds {
+                Some(grounds) => grounds.explain(),
+                // Words to it are on the person's message, not on a post.
+                None if words => "(words to it, on their message)".to_owned(),
+                None => "(grounds not kept)".to_owned(),
+            };
             writeln!(out, "  {}  {:+}  {grounds}", post.post, post.balance())?;
             for label in &post.labels {
                 let hint = match label.hint {

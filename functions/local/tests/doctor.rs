@@ -1239,7 +1239,11 @@ async fn doctor_lists_the_installations_and_fails_on_an_expired_token() {
         line.contains("T0ACME (t0acme): 2 scopes, token until "),
         "{line}"
     );
-    assert!(!run.stdout.contains("xoxe"), "no token shown: {}", run.stdout);
+    assert!(
+        !run.stdout.contains("xoxe"),
+        "no token shown: {}",
+        run.stdout
+    );
 
     store
         .put_installation(&install("T0BETA", chrono::Duration::minutes(-5)))

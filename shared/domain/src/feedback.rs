@@ -79,7 +79,12 @@ pub fn channel_feedback(
         }
     }
     posts.sort_by_key(|p| std::cmp::Reverse(p.post));
-    let tuning = tuning_of(labels, now);
+    let own: Vec<Label> = labels
+        .iter()
+        .filter(|l| &l.channel == channel)
+        .cloned()
+        .collect();
+    let tuning = tuning_of(&own, now);
     ChannelFeedback {
         channel: channel.clone(),
         tuning: tuning.explain(now),

@@ -118,7 +118,7 @@ impl Grounds {
     }
 }
 
-/// The grounds of one of the bot's posts, kept as long as its labels.
+/// The grounds of one of the bot's posts, kept six weeks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PostGrounds {
     pub channel: ChannelId,
@@ -133,9 +133,10 @@ pub struct PostGrounds {
 }
 
 impl PostGrounds {
-    /// When it expires: with the last label it could get.
+    /// When it expires: twice a label's days, so that a hint given in the
+    /// three weeks after the post is read with it as long as it is kept.
     pub fn expires_at(&self) -> DateTime<Utc> {
-        self.at + Duration::days(LABEL_DAYS)
+        self.at + Duration::days(2 * LABEL_DAYS)
     }
 }
 

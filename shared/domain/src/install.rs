@@ -221,13 +221,15 @@ fn granted(body: &[u8]) -> Result<(Value, Token), AccessError> {
 fn read_rotation(answer: &Value, now: DateTime<Utc>) -> Result<Option<Rotation>, AccessError> {
     match (answer.get("refresh_token"), answer.get("expires_in")) {
         (Some(Value::String(refresh)), Some(expires_in)) => {
-            let seconds = expires_in
+            let expires_at = expires_in
                 .as_i64()
                 .filter(|s| *s > 0)
+                .and_then(Duration::try_seconds)
+                .and_then(|d| now.checked_add_signed(d))
                 .ok_or(AccessError::Invalid("expires_in"))?;
             Ok(Some(Rotation {
                 refresh_token: Token::new(refresh),
-                expires_at: now + Duration::seconds(seconds),
+                expires_at,
             }))
         }
         _ => Ok(None),
@@ -368,11 +370,19 @@ mod tests {
             read_access(&no_team, at(0)),
             Err(AccessError::Missing("team.id"))
         );
-        let bad_expiry = access(json!({"refresh_token": "r", "expires_in": -5}));
-        assert_eq!(
-            read_access(&bad_expiry, at(0)),
-            Err(AccessError::Invalid("expires_in"))
-        );
+        for expires_in in [
+            json!(-5),
+            json!(i64::MAX),
+            json!(9_000_000_000_000_i64),
+            json!("12h"),
+        ] {
+            let bad = access(json!({"refresh_token": "r", "expires_in": expires_in}));
+            assert_eq!(
+                read_access(&bad, at(0)),
+                Err(AccessError::Invalid("expires_in")),
+                "{expires_in}"
+            );
+        }
     }
 
     #[test]

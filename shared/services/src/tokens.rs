@@ -70,6 +70,38 @@ enum Renewed {
     NotNow,
 }
 
+/// How many times a renewed token's write is tried: Slack spent the old
+/// refresh token when it gave the new pair, so the new one is all there is.
+const WRITE_TRIES: usize = 3;
+
+/// Stores a renewed installation while the stored token is still the one
+/// renewed (`was`), trying a write that failed again: a pair Slack gave
+/// and nobody stored is a token lost for good.
+async fn keep_renewed<S>(
+    store: &S,
+    renewed: &Installation,
+    was: DateTime<Utc>,
+) -> Result<Renewed, PortError>
+where
+    S: Installations + ?Sized,
+{
+    let team = &renewed.team;
+    let mut last = None;
+    for _ in 0..WRITE_TRIES {
+        match store.renew_installation(renewed, was).await {
+            Ok(true) => {
+                tracing::info!(%team, "token renewed");
+                return Ok(Renewed::Yes);
+            }
+            Ok(false) => return Ok(Renewed::Elsewhere),
+            Err(error) => last = Some(error),
+        }
+    }
+    let error = last.map_or_else(String::new, |e| e.to_string());
+    tracing::error!(%team, %error, "a renewed token could not be stored: the workspace may have to install the app again");
+    Ok(Renewed::NotNow)
+}
+
 /// Renews one installation: claims it, asks Slack, stores the answer while
 /// the stored token is still the one renewed.
 async fn renew<S>(
@@ -101,13 +133,7 @@ where
         }
     };
     match answer {
-        Ok(renewed) => match store.renew_installation(&renewed, was).await? {
-            true => {
-                tracing::info!(%team, "token renewed");
-                Ok(Renewed::Yes)
-            }
-            false => Ok(Renewed::Elsewhere),
-        },
+        Ok(renewed) => keep_renewed(store, &renewed, was).await,
         Err(refused) if refused.is_final() => {
             tracing::error!(%team, %refused, "token lost: the workspace must install the app again");
             Ok(Renewed::Lost)

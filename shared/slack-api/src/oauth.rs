@@ -88,9 +88,12 @@ impl SlackOAuth for SlackOAuthApi {
         redirect_uri: &str,
         now: DateTime<Utc>,
     ) -> Result<Result<Installation, AccessError>, PortError> {
-        let body = self
-            .access(&[("code", code), ("redirect_uri", redirect_uri)])
-            .await?;
+        // No redirect URL: Slack uses the app's one.
+        let fields: &[(&str, &str)] = match redirect_uri {
+            "" => &[("code", code)],
+            _ => &[("code", code), ("redirect_uri", redirect_uri)],
+        };
+        let body = self.access(fields).await?;
         Ok(read_access(&body, now))
     }
 

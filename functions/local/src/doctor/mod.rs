@@ -656,7 +656,7 @@ pub async fn installations(dynamodb: &aws_sdk_dynamodb::Client, table: &str) -> 
         false => Check::fail(
             NAME,
             format!("the token of {} has expired", expired.join(", ")),
-            "the renewal did not run in time: the workspace must install the app again",
+            "a rotating token is not renewed on a schedule yet: install the app in that workspace again (its Add to Slack link)",
         ),
     }
 }

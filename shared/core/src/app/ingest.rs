@@ -182,6 +182,9 @@ pub struct Ingest {
     pub secrets: Arc<dyn Secrets>,
     /// The name under which `secrets` holds Slack's signing secret.
     pub signing_secret_name: String,
+    /// Whether an event must come from a workspace the app is installed in
+    /// ([`Ingest::requiring_installations`]).
+    installed_only: bool,
 }
 
 impl Ingest {
@@ -196,7 +199,18 @@ impl Ingest {
             ports,
             secrets,
             signing_secret_name: signing_secret_name.into(),
+            installed_only: false,
         }
+    }
+
+    /// The same, taking only the events of workspaces with an
+    /// installation (a stack that installs itself through "Add to Slack"
+    /// and answers each workspace with its own token); an event of any
+    /// other is acknowledged and dropped, nothing stored. Without it, every
+    /// signed event is taken, as a single-workspace stack does.
+    pub fn requiring_installations(mut self) -> Ingest {
+        self.installed_only = true;
+        self
     }
 
     /// Handles one HTTP request. Never panics on input: a forged or stale
@@ -297,7 +311,7 @@ impl Ingest {
             return Ok(refused);
         }
         if let Some(refused) =
-            refusal::not_installed(&*self.ports.store, &settings, &delivery).await?
+            refusal::not_installed(&*self.ports.store, self.installed_only, &delivery).await?
         {
             return Ok(refused);
         }

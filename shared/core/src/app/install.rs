@@ -94,8 +94,14 @@ impl InstallFlow {
     pub async fn finish(&self, query: &str) -> Page {
         let field = |name: &str| query_field(query, name);
         if let Some(error) = field("error") {
-            let line = format!("Slack said: {error}. Nothing was installed.");
-            return Page::saying(400, "Not installed", &line);
+            // Slack's word for a cancel; anything else is not shown back.
+            let line = match error.as_str() {
+                "access_denied" => {
+                    "You cancelled on Slack's page (access_denied). Nothing was installed."
+                }
+                _ => "Slack did not complete the install. Nothing was installed.",
+            };
+            return Page::saying(400, "Not installed", line);
         }
         let (Some(code), Some(state)) = (field("code"), field("state")) else {
             return Page::saying(400, "Not installed", "The link is not one of Slack's.");

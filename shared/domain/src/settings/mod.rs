@@ -460,8 +460,9 @@ settings! {
     /// workspace.
     slack_team_id: Option<String> = None, Optional(SlackId('T'));
     /// The app's Client ID (its Basic Information page): set, with the
-    /// Client Secret in the secrets, the stack installs the app in any
-    /// workspace through "Add to Slack" (`/slack/install`).
+    /// Client Secret, `myao serve` installs the app in other workspaces
+    /// through "Add to Slack" (`/slack/install`); an uninstall removes
+    /// that workspace's installation.
     slack_client_id: Option<String> = None, Optional(Text);
     /// Stored messages are deleted after this many days.
     message_retention_days: u32 = 90, Whole(1, 3650);

@@ -32,8 +32,9 @@ pub struct Ruling {
     pub score: Score,
     pub thresholds: Thresholds,
     pub decision: Decision,
-    /// The points the channel's hints moved `thresholds` by (positive: it
-    /// speaks less), 0 when none did.
+    /// The points the channel's hints moved `thresholds` by from the set
+    /// ones (positive: it speaks less), 0 when they moved nothing (no
+    /// hint, or the bounds held the move back).
     pub tuned: i32,
 }
 
@@ -182,6 +183,18 @@ pub async fn run(
     judgment.decide(&recent.newest).await
 }
 
+/// How far the hints moved the thresholds from the set ones, in score
+/// points: the larger of the two moves (the bounds may hold one of them
+/// back), 0 where the bounds held both.
+fn moved_by(set: Thresholds, moved: Thresholds) -> i32 {
+    let (low, high) = (moved.low - set.low, moved.high - set.high);
+    if high.abs() >= low.abs() {
+        high
+    } else {
+        low
+    }
+}
+
 /// Makes the judgment of a person's newer message `person` again.
 /// Normally that message's upsert replaced this job and it never fires. It
 /// fires when two deliveries raced and the older one's upsert landed last:
@@ -304,12 +317,12 @@ impl Judgment<'_> {
             None if score.again.is_some() => Decision::Silent,
             None => rules::decide(&score, thresholds),
         };
-        let now = self.cx.now();
+        let set = settings.thresholds_in(&self.scene.conversation.channel);
         let ruling = Ruling {
             decision,
             score,
             thresholds,
-            tuned: tuning_of(&self.scene.labels, now).offset(now),
+            tuned: set.map_or(0, |set| moved_by(set, thresholds)),
         };
         (ruling, closing)
     }
@@ -630,4 +643,22 @@ async fn judge(
             answer: reply.text.chars().take(QUOTED_ANSWER_CHARS).collect(),
         }
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_move_told_is_the_thresholds_own_and_none_where_the_bounds_hold() {
+        let t = |low, high| Thresholds { low, high };
+        // Three thumbs-down at normal: quiet's low (+15) and high (+20).
+        assert_eq!(moved_by(t(20, 40), t(35, 60)), 20);
+        // At quiet already: the bounds hold it, nothing moved.
+        assert_eq!(moved_by(t(35, 60), t(35, 60)), 0);
+        // Thumbs-up at normal: down to chatty's.
+        assert_eq!(moved_by(t(20, 40), t(13, 33)), -7);
+        // Only the low one could move.
+        assert_eq!(moved_by(t(10, 60), t(17, 60)), 7);
+    }
 }

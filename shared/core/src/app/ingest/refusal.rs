@@ -1,7 +1,7 @@
 //! What ingest does not take, before anything is stored: an event sent to
 //! another app or from another workspace than the settings name, one with
-//! a time Slack would not send, and, on a stack that installs itself in
-//! many workspaces (`slack_client_id`), one from a workspace it is not
+//! a time Slack would not send, and, on a stack that answers each
+//! workspace with its own installation, one from a workspace it is not
 //! installed in.
 
 use chrono::{DateTime, Utc};
@@ -54,15 +54,15 @@ pub(super) fn refusal(
     None
 }
 
-/// On a stack with `slack_client_id`, an event of a team with no
-/// installation (or of none): acknowledged and dropped, nothing stored.
-/// A single-workspace stack takes every event as before.
+/// With `installed_only` ([`super::Ingest::requiring_installations`]),
+/// an event of a team with no installation (or of none): acknowledged and
+/// dropped, nothing stored. Without it, every event is taken as before.
 pub(super) async fn not_installed(
     store: &dyn Installations,
-    settings: &Settings,
+    installed_only: bool,
     delivery: &Delivery,
 ) -> Result<Option<(Outcome, IngestResponse)>, PortError> {
-    if settings.slack_client_id.is_none() {
+    if !installed_only {
         return Ok(None);
     }
     let team = delivery
