@@ -162,6 +162,16 @@ async fn flow(slack: &MockServer) -> (InstallFlow, Arc<DynamoStore>, Arc<ManualC
     (flow, store, clock)
 }
 
+/// The `Cookie` header a browser sends back after `page`.
+fn cookie_of(page: &Page) -> String {
+    let set = page.cookie.as_deref().expect("a cookie");
+    assert!(
+        set.contains("HttpOnly") && set.contains("Secure") && set.contains("SameSite=Lax"),
+        "{set}"
+    );
+    set.split(';').next().expect("name=value").to_owned()
+}
+
 /// The state of the consent page's link `page` redirects to.
 fn state_of(page: &Page) -> String {
     assert_eq!(page.status, 302, "{page:?}");
@@ -178,16 +188,14 @@ async fn two_teams_install_through_the_flow_and_each_state_serves_once() {
     let slack = MockServer::start().await;
     let (flow, store, _) = flow(&slack).await;
     for team in ["T0ACME", "T0BETA"] {
-        let state = state_of(&flow.start().await);
-        let page = flow
-            .finish(&format!("code=code-{team}&state={state}"))
-            .await;
+        let started = flow.start().await;
+        let (state, cookie) = (state_of(&started), cookie_of(&started));
+        let query = format!("code=code-{team}&state={state}");
+        let page = flow.finish(&query, Some(&cookie)).await;
         assert_eq!(page.status, 200, "{page:?}");
         assert!(page.body.contains(&team.to_lowercase()), "{}", page.body);
         assert!(!page.body.contains("xoxb"), "{}", page.body);
-        let again = flow
-            .finish(&format!("code=code-{team}&state={state}"))
-            .await;
+        let again = flow.finish(&query, Some(&cookie)).await;
         assert_eq!(again.status, 400, "a state serves once: {again:?}");
     }
     let teams: Vec<String> = store
@@ -201,13 +209,13 @@ async fn two_teams_install_through_the_flow_and_each_state_serves_once() {
 }
 
 #[tokio::test]
-async fn a_forged_or_expired_state_is_refused_and_installs_nothing() {
+async fn a_forged_expired_or_other_browsers_state_is_refused_and_installs_nothing() {
     let slack = MockServer::start().await;
     let (flow, store, clock) = flow(&slack).await;
     let forged = "0123456789abcdef0123456789abcdef";
-    let page = flow
-        .finish(&format!("code=code-T0ACME&state={forged}"))
-        .await;
+    let forged_cookie = format!("myao_install_state={forged}");
+    let query = format!("code=code-T0ACME&state={forged}");
+    let page = flow.finish(&query, Some(&forged_cookie)).await;
     assert_eq!(page.status, 400);
     assert!(
         page.body.contains("Start again at /slack/install"),
@@ -219,20 +227,25 @@ async fn a_forged_or_expired_state_is_refused_and_installs_nothing() {
         "code=code-T0ACME",
         "state=x",
     ] {
-        assert_eq!(flow.finish(junk).await.status, 400, "{junk}");
+        assert_eq!(flow.finish(junk, None).await.status, 400, "{junk}");
     }
-    let cancelled = flow.finish("error=access_denied&state=x").await;
+    let cancelled = flow.finish("error=access_denied&state=x", None).await;
     assert!(
         cancelled.body.contains("access_denied"),
         "{}",
         cancelled.body
     );
 
-    let state = state_of(&flow.start().await);
+    // A state given to another browser (no cookie, or another's): refused.
+    let started = flow.start().await;
+    let (state, cookie) = (state_of(&started), cookie_of(&started));
+    let query = format!("code=code-T0ACME&state={state}");
+    assert_eq!(flow.finish(&query, None).await.status, 400, "no cookie");
+    let other = flow.finish(&query, Some(&forged_cookie)).await;
+    assert_eq!(other.status, 400, "another browser's cookie");
+
     clock.advance(Duration::minutes(11));
-    let late = flow
-        .finish(&format!("code=code-T0ACME&state={state}"))
-        .await;
+    let late = flow.finish(&query, Some(&cookie)).await;
     assert_eq!(late.status, 400, "expired: {late:?}");
 
     assert!(store.installations().await.expect("read").is_empty());

@@ -581,11 +581,17 @@ async fn answer(
     if let (Some(flow), path @ (INSTALL_PATH | REDIRECT_PATH)) = (install, request.uri().path()) {
         let page = match path {
             INSTALL_PATH => flow.start().await,
-            _ => flow.finish(request.uri().query().unwrap_or_default()).await,
+            _ => {
+                let query = request.uri().query().unwrap_or_default();
+                flow.finish(query, header(&request, "cookie")).await
+            }
         };
         let mut response = respond(page.status, "text/html; charset=utf-8", page.body);
         if let Some(to) = page.location.and_then(|l| l.parse().ok()) {
             response.headers_mut().insert("location", to);
+        }
+        if let Some(cookie) = page.cookie.and_then(|c| c.parse().ok()) {
+            response.headers_mut().insert("set-cookie", cookie);
         }
         return response;
     }

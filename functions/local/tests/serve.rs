@@ -803,11 +803,14 @@ async fn with_a_client_id_serve_installs_a_team_through_add_to_slack() {
         "{to}"
     );
     let state = to.rsplit("state=").next().expect("a state");
+    let set_cookie = start.headers()["set-cookie"].to_str().expect("text");
+    let cookie = set_cookie.split(';').next().expect("name=value").to_owned();
 
     let back = client
         .get(format!(
             "http://{addr}/slack/oauth_redirect?code=c0de&state={state}"
         ))
+        .header("cookie", &cookie)
         .send()
         .await
         .expect("answered");
@@ -828,6 +831,7 @@ async fn with_a_client_id_serve_installs_a_team_through_add_to_slack() {
         .get(format!(
             "http://{addr}/slack/oauth_redirect?code=c0de&state={state}"
         ))
+        .header("cookie", &cookie)
         .send()
         .await
         .expect("answered");

@@ -2,8 +2,10 @@
 //! (issue 46). `GET /slack/install` sends the person to Slack's consent
 //! page with a one-time `state`; `GET /slack/oauth_redirect` brings them
 //! back with a `code`, which is exchanged for the workspace's installation
-//! only when the `state` is one this stack gave and has not used or let
-//! expire (CSRF). Each answer is a small page saying what happened.
+//! only when the `state` is one this stack gave, has not used or let
+//! expire, and comes back to the browser it was given to (a short-lived
+//! cookie holds it: a link someone else started cannot install their
+//! workspace from yours). Each answer is a small page saying what happened.
 
 use std::sync::Arc;
 
@@ -23,15 +25,21 @@ pub struct Page {
     pub status: u16,
     /// Where a redirect goes.
     pub location: Option<String>,
+    /// A `Set-Cookie` header's value to send with it.
+    pub cookie: Option<String>,
     /// The page's HTML.
     pub body: String,
 }
+
+/// The cookie that ties an install's `state` to the browser it was given to.
+pub const STATE_COOKIE: &str = "myao_install_state";
 
 impl Page {
     fn redirect(to: String) -> Page {
         Page {
             status: 302,
             location: Some(to),
+            cookie: None,
             body: String::new(),
         }
     }
@@ -41,6 +49,7 @@ impl Page {
         Page {
             status,
             location: None,
+            cookie: None,
             body: format!(
                 "<!doctype html><html><head><meta charset=\"utf-8\"><title>myao</title></head>\
                  <body><h1>{}</h1><p>{}</p></body></html>",
@@ -84,14 +93,21 @@ impl InstallFlow {
         }
         let scopes: Vec<&str> = self.scopes.iter().map(String::as_str).collect();
         let redirect = self.redirect_uri.as_deref();
-        Page::redirect(authorize_url(&self.client_id, &scopes, &state, redirect))
+        let mut page = Page::redirect(authorize_url(&self.client_id, &scopes, &state, redirect));
+        page.cookie = Some(format!(
+            "{STATE_COOKIE}={state}; Max-Age={}; Path=/slack; HttpOnly; Secure; SameSite=Lax",
+            STATE_MINUTES * 60
+        ));
+        page
     }
 
     /// `GET /slack/oauth_redirect?code=...&state=...` (its query): the
     /// state taken back once, then the code exchanged and the
     /// installation kept. A person who cancelled on Slack's page comes
     /// back with `error=access_denied`.
-    pub async fn finish(&self, query: &str) -> Page {
+    /// `cookies`: the request's `Cookie` header, which must hold the same
+    /// state ([`STATE_COOKIE`]).
+    pub async fn finish(&self, query: &str, cookies: Option<&str>) -> Page {
         let field = |name: &str| query_field(query, name);
         if let Some(error) = field("error") {
             // Slack's word for a cancel; anything else is not shown back.
@@ -106,7 +122,7 @@ impl InstallFlow {
         let (Some(code), Some(state)) = (field("code"), field("state")) else {
             return Page::saying(400, "Not installed", "The link is not one of Slack's.");
         };
-        if !is_state(&state) {
+        if !is_state(&state) || !same_text(cookie(cookies, STATE_COOKIE), Some(&state)) {
             return refused_state();
         }
         match self.store.take_oauth_state(&state).await {
@@ -179,6 +195,28 @@ fn unavailable() -> Page {
     )
 }
 
+/// The value of the cookie `name` in a `Cookie` header, if there.
+fn cookie<'a>(header: Option<&'a str>, name: &str) -> Option<&'a str> {
+    header?.split(';').find_map(|pair| {
+        let (key, value) = pair.trim().split_once('=')?;
+        (key == name).then_some(value)
+    })
+}
+
+/// Whether both are there and the same, in a time that does not tell how
+/// much of them matched.
+fn same_text(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) if a.len() == b.len() => {
+            a.bytes()
+                .zip(b.bytes())
+                .fold(0u8, |diff, (x, y)| diff | (x ^ y))
+                == 0
+        }
+        _ => false,
+    }
+}
+
 /// The decoded value of `name` in a query string, if there.
 fn query_field(query: &str, name: &str) -> Option<String> {
     query.split('&').find_map(|pair| {
@@ -222,6 +260,18 @@ mod tests {
         assert_eq!(query_field("code=%zz", "code"), None);
         assert_eq!(query_field("code=%f", "code"), None);
         assert_eq!(query_field("code=%ff", "code"), None, "not UTF-8");
+    }
+
+    #[test]
+    fn the_state_cookie_is_read_from_the_header_and_compared_whole() {
+        let header = Some("a=1; myao_install_state=abc ; b=2");
+        assert_eq!(cookie(header, STATE_COOKIE), Some("abc"));
+        assert_eq!(cookie(Some("myao_install_statex=abc"), STATE_COOKIE), None);
+        assert_eq!(cookie(None, STATE_COOKIE), None);
+        assert!(same_text(Some("abc"), Some("abc")));
+        assert!(!same_text(Some("abc"), Some("abd")));
+        assert!(!same_text(Some("ab"), Some("abc")));
+        assert!(!same_text(None, Some("abc")));
     }
 
     #[test]
