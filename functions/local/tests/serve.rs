@@ -213,6 +213,25 @@ async fn status_of_another_path(addr: std::net::SocketAddr) -> u16 {
         .map_or(0, |r| r.status().as_u16())
 }
 
+/// `myao serve` bound on a free port over the Slack stub `slack` and an
+/// LLM stub (returned, to keep it up), with the settings `extra` beside the
+/// stubs'.
+async fn bound(slack: &MockServer, extra: &[(&str, &str)]) -> (serve::Server, MockServer) {
+    let (llm, llm_base) = llm_stub().await;
+    let mut vars = env(slack, &llm_base);
+    vars.extend(
+        extra
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+    );
+    let cfg = config::load(None, &vars, &[]).expect("config");
+    assert!(cfg.issues.is_empty(), "{:?}", cfg.issues);
+    let server = serve::bind(cfg, "127.0.0.1:0".parse().expect("an address"))
+        .await
+        .expect("bound");
+    (server, llm)
+}
+
 /// A server on a free port with `limits` and the settings `extra` beside
 /// the stubs', running until the sender is used.
 async fn running_with(
@@ -225,19 +244,9 @@ async fn running_with(
     tokio::task::JoinHandle<anyhow::Result<()>>,
     (MockServer, MockServer),
 ) {
-    let (slack, (llm, llm_base)) = (slack_stub().await, llm_stub().await);
-    let mut vars = env(&slack, &llm_base);
-    vars.extend(
-        extra
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
-    );
-    let cfg = config::load(None, &vars, &[]).expect("config");
-    assert!(cfg.issues.is_empty(), "{:?}", cfg.issues);
-    let server = serve::bind(cfg, "127.0.0.1:0".parse().expect("an address"))
-        .await
-        .expect("bound")
-        .with_limits(limits);
+    let slack = slack_stub().await;
+    let (server, llm) = bound(&slack, extra).await;
+    let server = server.with_limits(limits);
     let addr = server.local_addr().expect("an address");
     let open = server.open_connections();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -622,18 +631,7 @@ impl Serving {
 
     /// Over the Slack stub `slack`, with the settings `extra` too.
     async fn start_with(slack: MockServer, extra: &[(&str, &str)]) -> Serving {
-        let (llm, llm_base) = llm_stub().await;
-        let mut vars = env(&slack, &llm_base);
-        vars.extend(
-            extra
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
-        );
-        let cfg = config::load(None, &vars, &[]).expect("config");
-        assert!(cfg.issues.is_empty(), "{:?}", cfg.issues);
-        let server = serve::bind(cfg, "127.0.0.1:0".parse().expect("an address"))
-            .await
-            .expect("bound");
+        let (server, llm) = bound(&slack, extra).await;
         let (addr, ingest) = (server.local_addr().expect("an address"), server.ingest());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let running = tokio::spawn(server.run(async {

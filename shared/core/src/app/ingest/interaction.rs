@@ -64,7 +64,8 @@ impl Ingest {
             }
         };
         let settings = self.ports.settings.current().await?;
-        if let Some(reason) = not_ours(&settings, &click) {
+        let sender = (click.api_app_id.as_deref(), click.team_id.as_deref());
+        if let Some(reason) = super::refusal::another(&settings, sender.0, sender.1) {
             return Ok(Outcome::Ignored(reason));
         }
         if !self.on_bots_post(&settings, &click).await? {
@@ -116,25 +117,6 @@ impl Ingest {
             None => by_app,
         })
     }
-}
-
-/// Why a click is not this app's to take: sent to another app, or from
-/// another workspace (with `slack_app_id` / `slack_team_id` set; one that
-/// names neither is taken).
-fn not_ours(settings: &Settings, click: &Feedback) -> Option<IgnoreReason> {
-    let differs = |configured: Option<&str>, sent: Option<&str>| {
-        configured.zip(sent).is_some_and(|(c, s)| c != s)
-    };
-    if differs(
-        settings.slack_app_id.as_deref(),
-        click.api_app_id.as_deref(),
-    ) {
-        return Some(IgnoreReason::AnotherApp);
-    }
-    if differs(settings.slack_team_id.as_deref(), click.team_id.as_deref()) {
-        return Some(IgnoreReason::AnotherTeam);
-    }
-    None
 }
 
 #[cfg(test)]

@@ -29,27 +29,34 @@ pub(super) fn refusal(
     delivery: &Delivery,
     now: DateTime<Utc>,
 ) -> Option<(Outcome, IngestResponse)> {
-    let differs = |configured: Option<&str>, sent: Option<&str>| {
-        configured.zip(sent).is_some_and(|(c, s)| c != s)
-    };
-    if differs(
-        settings.slack_app_id.as_deref(),
-        delivery.api_app_id.as_deref(),
-    ) {
-        let outcome = Outcome::Ignored(IgnoreReason::AnotherApp);
-        return Some((outcome, IngestResponse::ok()));
-    }
-    if differs(
-        settings.slack_team_id.as_deref(),
-        delivery.team_id.as_deref(),
-    ) {
-        let outcome = Outcome::Ignored(IgnoreReason::AnotherTeam);
-        return Some((outcome, IngestResponse::ok()));
+    let sender = (delivery.api_app_id.as_deref(), delivery.team_id.as_deref());
+    if let Some(reason) = another(settings, sender.0, sender.1) {
+        return Some((Outcome::Ignored(reason), IngestResponse::ok()));
     }
     if let Err(error) = check_times(&delivery.event, now) {
         tracing::warn!(%error, "refused an event with a time Slack would not send");
         let outcome = Outcome::Refused(error);
         return Some((outcome, IngestResponse::text(400, "malformed event")));
+    }
+    None
+}
+
+/// Whether an event or an interaction was sent to another app or comes
+/// from another workspace than `slack_app_id` / `slack_team_id` name (one
+/// that names neither is taken).
+pub(super) fn another(
+    settings: &Settings,
+    api_app_id: Option<&str>,
+    team_id: Option<&str>,
+) -> Option<IgnoreReason> {
+    let differs = |configured: Option<&str>, sent: Option<&str>| {
+        configured.zip(sent).is_some_and(|(c, s)| c != s)
+    };
+    if differs(settings.slack_app_id.as_deref(), api_app_id) {
+        return Some(IgnoreReason::AnotherApp);
+    }
+    if differs(settings.slack_team_id.as_deref(), team_id) {
+        return Some(IgnoreReason::AnotherTeam);
     }
     None
 }
