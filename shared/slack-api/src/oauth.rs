@@ -8,6 +8,7 @@ use myao_core::ports::{PortError, SlackOAuth};
 use myao_domain::install::{
     form_encoded, read_access, read_refresh, AccessError, Installation, Token,
 };
+use myao_domain::settings::SLACK_ATTEMPT_TIMEOUT_SECONDS;
 
 /// The name the errors give the service.
 const SERVICE: &str = "Slack OAuth";
@@ -15,6 +16,9 @@ const SERVICE: &str = "Slack OAuth";
 /// [`SlackOAuth`] over `{base_url}/oauth.v2.access`.
 pub struct SlackOAuthApi {
     http: reqwest::Client,
+    /// How long one call may take: a Slack that does not answer is a page
+    /// that says to try again, and a renewal left to the next round.
+    timeout: std::time::Duration,
     /// Slack's Web API, e.g. `https://slack.com/api` (`slack_api_base_url`).
     base_url: String,
     client_id: String,
@@ -39,10 +43,17 @@ impl SlackOAuthApi {
     ) -> SlackOAuthApi {
         SlackOAuthApi {
             http,
+            timeout: std::time::Duration::from_secs(u64::from(SLACK_ATTEMPT_TIMEOUT_SECONDS)),
             base_url: base_url.into(),
             client_id: client_id.into(),
             client_secret,
         }
+    }
+
+    /// The same, with calls held to `timeout` (tests).
+    pub fn with_timeout(mut self, timeout: std::time::Duration) -> SlackOAuthApi {
+        self.timeout = timeout;
+        self
     }
 
     /// Posts the form `fields` (with the client's id and secret) to
@@ -63,6 +74,7 @@ impl SlackOAuthApi {
             .http
             .post(url)
             .header("content-type", "application/x-www-form-urlencoded")
+            .timeout(self.timeout)
             .body(body)
             .send()
             .await
@@ -212,6 +224,7 @@ mod tests {
 
         Mock::given(method("POST"))
             .respond_with(ResponseTemplate::new(503))
+            .up_to_n_times(1)
             .mount(&server)
             .await;
         let error = api(&server)
@@ -220,5 +233,15 @@ mod tests {
             .unwrap_err();
         assert!(error.is_retryable(), "{error}");
         assert!(!error.to_string().contains("xoxe"), "{error}");
+
+        // A Slack that does not answer: given up on, worth a later try.
+        let late = ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(5));
+        Mock::given(method("POST"))
+            .respond_with(late)
+            .mount(&server)
+            .await;
+        let slow = api(&server).with_timeout(std::time::Duration::from_millis(200));
+        let error = slow.refresh(&current, at(40_000)).await.unwrap_err();
+        assert!(error.is_retryable(), "{error}");
     }
 }
