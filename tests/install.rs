@@ -1,7 +1,8 @@
 //! Installed in many workspaces (issue 46, first steps): "Add to Slack"
 //! installs teams through the OAuth flow (a state serves once, a forged or
 //! expired one installs nothing), and their rotating tokens are renewed
-//! ahead of expiry, once; over the real DynamoDB adapter on the emulator
+//! ahead of expiry, once; each team's data is apart from every other's
+//! and purged alone; over the real DynamoDB adapter on the emulator
 //! and Slack's `oauth.v2.access` as a local stub behind the real adapter.
 
 use std::sync::Arc;
@@ -10,9 +11,9 @@ use chrono::{Duration, Utc};
 use myao_aws::dynamodb::DynamoStore;
 use myao_core::adapters::system::{ManualClock, OsUnguessable};
 use myao_core::app::install::{InstallFlow, Page};
-use myao_core::ports::Installations;
+use myao_core::ports::{Claims, Installations, MemoryRecords, Messages, Teams};
 use myao_domain::install::{Installation, Rotation, Token};
-use myao_domain::{TeamId, UserId};
+use myao_domain::{Memory, MemoryKind, MemoryScope, TeamId, UserId};
 use myao_services::tokens::renew_due;
 use myao_slack_api::oauth::SlackOAuthApi;
 use myao_tests::{fresh_store, fresh_store_with_clock};
@@ -351,4 +352,115 @@ async fn an_uninstall_removes_the_installation_in_either_order_of_slacks_two_eve
             "the second finds nothing left"
         );
     }
+}
+
+/// Every item's partition, read around the adapter.
+async fn partitions(store: &DynamoStore) -> Vec<String> {
+    let items: Vec<_> = store
+        .client()
+        .scan()
+        .table_name(store.table())
+        .into_paginator()
+        .items()
+        .send()
+        .try_collect()
+        .await
+        .expect("a scan");
+    items
+        .iter()
+        .filter_map(|item| item.get("pk")?.as_s().ok().cloned())
+        .collect()
+}
+
+/// Writes `team`'s (or the stack's) message, workspace memory and counter,
+/// each carrying `marker`.
+async fn write_some(store: &DynamoStore, marker: &str) {
+    let later = Utc::now() + Duration::days(1);
+    let said = myao_testkit::message::message("C0SAME", "U0AMY", "1700000000.000100", None, marker);
+    store
+        .insert_message(&said, false, later)
+        .await
+        .expect("a message");
+    let memory = Memory {
+        scope: MemoryScope::Workspace,
+        kind: MemoryKind::Long,
+        content: format!("{marker} is what this workspace talks about"),
+        updated_at: Utc::now(),
+        newest_ts: None,
+    };
+    store.put_memory(&memory, later).await.expect("a memory");
+    assert!(store.count("llm#day", 10, later).await.expect("a count"));
+}
+
+async fn text_of(store: &DynamoStore) -> Option<String> {
+    let channel = myao_testkit::ids::channel("C0SAME");
+    let at = myao_testkit::ids::ts("1700000000.000100");
+    store
+        .get_message(&channel, at)
+        .await
+        .expect("a read")
+        .map(|m| m.text)
+}
+
+#[tokio::test]
+async fn each_team_has_its_own_part_of_the_table_and_an_uninstall_purges_only_its_own() {
+    let stack = fresh_store().await;
+    let acme_id = TeamId::parse("T0ACME").expect("team");
+    let acme = stack.for_team(&acme_id);
+    let beta = stack.for_team(&TeamId::parse("T0BETA").expect("team"));
+    // The same channel id and ts in each: a single-workspace stack's own
+    // data, and two teams'.
+    write_some(&stack, "plinth").await;
+    write_some(&acme, "quokka").await;
+    write_some(&beta, "zephyr").await;
+    stack
+        .put_installation(&installation("T0ACME", "acme", Duration::hours(11)))
+        .await
+        .expect("stored");
+
+    assert_eq!(text_of(&stack).await.as_deref(), Some("plinth"));
+    assert_eq!(text_of(&acme).await.as_deref(), Some("quokka"));
+    assert_eq!(text_of(&beta).await.as_deref(), Some("zephyr"));
+    let workspace = |s: &DynamoStore| {
+        let s = s.clone();
+        async move {
+            s.get_memory(&MemoryScope::Workspace, MemoryKind::Long)
+                .await
+                .expect("a read")
+                .map(|m| m.content)
+                .unwrap_or_default()
+        }
+    };
+    assert!(workspace(&acme).await.starts_with("quokka"));
+    assert!(workspace(&beta).await.starts_with("zephyr"));
+    // The stack's own keys are as they were before teams: its data from
+    // then is read with nothing migrated.
+    let before = partitions(&stack).await;
+    for pk in ["CH#C0SAME", "MEM", "COUNT#llm#day", "TEAM#T0ACME#CH#C0SAME"] {
+        assert!(before.iter().any(|p| p == pk), "{pk} in {before:?}");
+    }
+    // A team's installation is the stack's, reached from any team's store.
+    assert!(beta.installation(&acme_id).await.expect("a read").is_some());
+
+    let purged = Teams::purge_team(&stack, &acme_id).await.expect("a purge");
+    assert_eq!(purged, 3, "the message, the memory and the counter");
+    let after = partitions(&stack).await;
+    assert!(
+        !after.iter().any(|p| p.starts_with("TEAM#T0ACME#")),
+        "{after:?}"
+    );
+    assert_eq!(after.len(), before.len() - 3, "{after:?}");
+    assert_eq!(text_of(&acme).await, None);
+    assert_eq!(text_of(&beta).await.as_deref(), Some("zephyr"));
+    assert_eq!(text_of(&stack).await.as_deref(), Some("plinth"));
+    // Its counter starts again from nothing: a reinstall starts clean.
+    assert!(acme
+        .count("llm#day", 1, Utc::now() + Duration::days(1))
+        .await
+        .expect("a count"));
+    assert!(stack
+        .installation(&acme_id)
+        .await
+        .expect("a read")
+        .is_some());
 }

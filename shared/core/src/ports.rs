@@ -475,6 +475,22 @@ pub trait Installations: Send + Sync {
     async fn take_oauth_state(&self, state: &str) -> Result<bool, PortError>;
 }
 
+/// Each team's part of the store, on a stack installed in many workspaces.
+/// The store a function starts with is the stack's own: a single-workspace
+/// stack keeps everything there, as it always has.
+#[async_trait]
+pub trait Teams: Send + Sync {
+    /// This store as `team` sees it: everything it reads and writes is
+    /// that team's, apart from every other team's and from the stack's own.
+    /// Installations and install states stay the stack's, whichever team's
+    /// store reaches them.
+    fn for_team(&self, team: &TeamId) -> Arc<dyn Store>;
+    /// Deletes everything `team` has in the store (an uninstall), and
+    /// answers how many items that was. The installation is not among
+    /// them: it is the stack's, and the uninstall removes it first.
+    async fn purge_team(&self, team: &TeamId) -> Result<u64, PortError>;
+}
+
 /// Slack's OAuth: an install's code exchanged for its installation, and a
 /// rotating token renewed. The app's client id and secret are the
 /// adapter's. `Ok(Err(..))`: Slack answered, and refused.
@@ -509,6 +525,7 @@ pub trait Store:
     + Claims
     + LabelRecords
     + Installations
+    + Teams
 {
 }
 
@@ -522,6 +539,7 @@ impl<
             + Claims
             + LabelRecords
             + Installations
+            + Teams
             + ?Sized,
     > Store for T
 {

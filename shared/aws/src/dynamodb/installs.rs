@@ -26,7 +26,7 @@ impl Installations for DynamoStore {
         let query = self
             .query()
             .key_condition_expression("pk = :pk")
-            .expression_attribute_values(":pk", s(INSTALLATIONS_PK));
+            .expression_attribute_values(":pk", self.partition(INSTALLATIONS_PK));
         self.query_live(query).await
     }
 

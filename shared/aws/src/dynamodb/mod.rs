@@ -13,6 +13,14 @@
 //! | installation | `INSTALL`   | `{team}`                     |                                   |
 //! | install state | `OAUTH#{state}` | `-`                     |                                   |
 //!
+//! On a stack installed in many workspaces, each team's items are the same
+//! with `TEAM#{team}#` before their partition (and [`GSI1`] partition):
+//! `TEAM#T1#CH#C1`, `TEAM#T1#CHANNELS`, `TEAM#T1#COUNT#...`. The
+//! installations and install states are the stack's and have no team. A
+//! single-workspace stack's items have no team either, so its data from
+//! before teams is read as it was, with nothing to migrate
+//! ([`DynamoStore::for_team`]).
+//!
 //! A deleted message stays as a tombstone (`deleted = true`, no text, out of
 //! the GSI) until its `expires_at`; an edit that comes before its message
 //! waits as `pending_text` (no `user`, out of the GSI) for the original's
@@ -39,6 +47,7 @@ mod ops;
 mod records;
 pub mod schema;
 mod store;
+mod teams;
 
 use std::sync::Arc;
 
@@ -47,6 +56,7 @@ use aws_sdk_dynamodb::Client;
 pub use schema::{GSI1, TTL_ATTRIBUTE};
 
 use myao_core::ports::Clock;
+use myao_domain::TeamId;
 
 const SERVICE: &str = "dynamodb";
 
@@ -57,12 +67,15 @@ pub struct DynamoStore {
     client: Client,
     table: String,
     clock: Arc<dyn Clock>,
+    /// Whose items it reads and writes: a team's, or (`None`) the stack's own.
+    team: Option<TeamId>,
 }
 
 impl std::fmt::Debug for DynamoStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DynamoStore")
             .field("table", &self.table)
+            .field("team", &self.team)
             .finish_non_exhaustive()
     }
 }
@@ -74,6 +87,16 @@ impl DynamoStore {
             client,
             table: table.into(),
             clock,
+            team: None,
+        }
+    }
+
+    /// The same table as `team` sees it: every key of what it reads and
+    /// writes is in that team's part of the table (see the module docs).
+    pub fn for_team(&self, team: &TeamId) -> DynamoStore {
+        DynamoStore {
+            team: Some(team.clone()),
+            ..self.clone()
         }
     }
 

@@ -9,9 +9,10 @@ use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 
 use super::items::{b, expired, n, s, FromItem, Item, MessageRow};
-use super::schema::{Key, TTL_ATTRIBUTE};
+use super::schema::{team_pk, Key, GSI1_PK, PK, TTL_ATTRIBUTE};
 use super::{DynamoStore, SERVICE};
 use crate::{expecting, port_error};
+use aws_sdk_dynamodb::types::AttributeValue;
 use myao_core::ports::PortError;
 use myao_domain::{Channel, Message};
 
@@ -81,11 +82,46 @@ impl DynamoStore {
         self.clock.now().timestamp()
     }
 
+    /// `pk` where this store keeps it: in its team's part of the table,
+    /// or as it is on the stack's own store.
+    pub(super) fn scoped(&self, pk: String) -> String {
+        match &self.team {
+            Some(team) => team_pk(team, pk),
+            None => pk,
+        }
+    }
+
+    /// The value of a query's partition `pk`, in this store's part of the
+    /// table: every query's key condition takes its partition from here.
+    pub(super) fn partition(&self, pk: impl Into<String>) -> AttributeValue {
+        s(self.scoped(pk.into()))
+    }
+
+    fn scoped_key(&self, key: Key) -> Key {
+        Key {
+            pk: self.scoped(key.pk),
+            sk: key.sk,
+        }
+    }
+
+    /// `item` with its partition and [`GSI1`](super::GSI1) partition in this
+    /// store's part of the table.
+    fn scoped_item(&self, mut item: Item) -> Item {
+        if self.team.is_some() {
+            for name in [PK, GSI1_PK] {
+                if let Some(AttributeValue::S(pk)) = item.remove(name) {
+                    item.insert(name.to_owned(), s(self.scoped(pk)));
+                }
+            }
+        }
+        item
+    }
+
     pub(super) fn put(&self, item: Item) -> PutItemFluentBuilder {
         self.client
             .put_item()
             .table_name(&self.table)
-            .set_item(Some(item))
+            .set_item(Some(self.scoped_item(item)))
     }
 
     /// A put on `condition`, which names the item's expiry `#exp` and the
@@ -101,14 +137,14 @@ impl DynamoStore {
         self.client
             .update_item()
             .table_name(&self.table)
-            .set_key(Some(key.into()))
+            .set_key(Some(self.scoped_key(key).into()))
     }
 
     pub(super) fn delete(&self, key: Key) -> DeleteItemFluentBuilder {
         self.client
             .delete_item()
             .table_name(&self.table)
-            .set_key(Some(key.into()))
+            .set_key(Some(self.scoped_key(key).into()))
     }
 
     pub(super) fn query(&self) -> QueryFluentBuilder {
@@ -138,7 +174,7 @@ impl DynamoStore {
             .client
             .get_item()
             .table_name(&self.table)
-            .set_key(Some(key.into()))
+            .set_key(Some(self.scoped_key(key).into()))
             .consistent_read(true)
             .send()
             .await

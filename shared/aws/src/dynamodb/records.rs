@@ -58,7 +58,7 @@ impl MemoryRecords for DynamoStore {
             .query()
             .index_name(GSI1)
             .key_condition_expression("gsi1pk = :pk AND gsi1sk >= :since")
-            .expression_attribute_values(":pk", s(thread_memory_pk(channel)))
+            .expression_attribute_values(":pk", self.partition(thread_memory_pk(channel)))
             .expression_attribute_values(":since", s(time_text(since)));
         self.query_live(query).await
     }
@@ -76,7 +76,7 @@ impl MemoryRecords for DynamoStore {
             .query()
             .consistent_read(true)
             .key_condition_expression("pk = :pk")
-            .expression_attribute_values(":pk", s(FORGET_PK));
+            .expression_attribute_values(":pk", self.partition(FORGET_PK));
         let mut all = self.query_live(query).await?;
         sort_forgets(&mut all);
         Ok(all)
@@ -140,7 +140,7 @@ impl DynamoStore {
     ) -> aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder {
         self.query()
             .key_condition_expression("pk = :pk AND begins_with(sk, :prefix)")
-            .expression_attribute_values(":pk", s(labels_pk(channel)))
+            .expression_attribute_values(":pk", self.partition(labels_pk(channel)))
             .expression_attribute_values(":prefix", s(prefix))
     }
 }
@@ -151,7 +151,7 @@ impl FactRecords for DynamoStore {
         let query = self
             .query()
             .key_condition_expression("pk = :pk")
-            .expression_attribute_values(":pk", s(facts_pk(channel)));
+            .expression_attribute_values(":pk", self.partition(facts_pk(channel)));
         self.query_live(query).await
     }
 

@@ -37,8 +37,14 @@ pub(super) const LABEL_SK_PREFIX: &str = "L#";
 pub(super) const GROUNDS_SK_PREFIX: &str = "P#";
 /// The partition of the installations, one item per team.
 pub(super) const INSTALLATIONS_PK: &str = "INSTALL";
+/// What the partition of an install link's state starts with.
+const OAUTH_PK_PREFIX: &str = "OAUTH#";
 /// The partition of the pending deletions and edits.
 pub(super) const FORGET_PK: &str = "FORGET";
+/// What the partitions of a team's items start with, on a stack installed
+/// in many workspaces: `TEAM#{team}#` before the partition the item would
+/// have on a single-workspace stack.
+const TEAM_PK_PREFIX: &str = "TEAM#";
 /// What every message's sort key starts with.
 pub(super) const MESSAGE_SK_PREFIX: &str = "M#";
 
@@ -123,7 +129,7 @@ impl Key {
 
     /// An install link's one-time state.
     pub fn oauth_state(state: &str) -> Key {
-        Key::new(format!("OAUTH#{state}"), "-")
+        Key::new(format!("{OAUTH_PK_PREFIX}{state}"), "-")
     }
 
     /// A pending deletion or edit of a message.
@@ -145,6 +151,21 @@ impl Key {
     pub fn counter(key: &str) -> Key {
         Key::new(format!("COUNT#{key}"), "-")
     }
+}
+
+/// What every partition (and [`GSI1`] partition) of `team`'s items starts with.
+pub(super) fn team_prefix(team: &TeamId) -> String {
+    format!("{TEAM_PK_PREFIX}{team}#")
+}
+
+/// The partition `pk` is in `team`'s part of the table. The installations
+/// and the install states are the stack's, not a team's: they stay where
+/// they are.
+pub(super) fn team_pk(team: &TeamId, pk: String) -> String {
+    if pk == INSTALLATIONS_PK || pk.starts_with(OAUTH_PK_PREFIX) {
+        return pk;
+    }
+    format!("{}{pk}", team_prefix(team))
 }
 
 /// The partition of a channel's labels.

@@ -255,7 +255,7 @@ impl Messages for DynamoStore {
             .key_condition_expression("gsi1pk = :c")
             .expression_attribute_values(
                 ":c",
-                s(conversation_pk(
+                self.partition(conversation_pk(
                     &conversation.channel,
                     conversation.thread_ts,
                 )),
@@ -276,7 +276,7 @@ impl Messages for DynamoStore {
         let query = self
             .query()
             .consistent_read(true)
-            .expression_attribute_values(":pk", s(channel_pk(channel)));
+            .expression_attribute_values(":pk", self.partition(channel_pk(channel)));
         let query = match after {
             // Only message items live under CH#channel, so `sk >` stays within them.
             Some(after) => query
@@ -432,7 +432,7 @@ impl ChannelRecords for DynamoStore {
         let query = self
             .query()
             .key_condition_expression("pk = :pk")
-            .expression_attribute_values(":pk", s(CHANNELS_PK));
+            .expression_attribute_values(":pk", self.partition(CHANNELS_PK));
         self.query_live(query).await
     }
 }

@@ -97,6 +97,27 @@ struct StoreInner {
     profiles: BTreeMap<UserId, Expiring<Profile>>,
 }
 
+impl StoreInner {
+    /// How many items it holds, as a table would count them (the
+    /// installations and install states are the stack's: not counted).
+    fn len(&self) -> u64 {
+        let items = self.messages.len()
+            + self.channels.len()
+            + self.users.len()
+            + self.memories.len()
+            + self.forgets.len()
+            + self.claims.len()
+            + self.drafts.len()
+            + self.counters.len()
+            + self.facts.len()
+            + self.labels.len()
+            + self.grounds.len()
+            + self.reflected.len()
+            + self.profiles.len();
+        items as u64
+    }
+}
+
 /// Counts of the calls a store received, by reads and writes.
 #[derive(Debug, Default)]
 pub struct CallCounts {
@@ -123,21 +144,48 @@ impl CallCounts {
     }
 }
 
-/// The store in memory.
+/// One part of the store: the stack's own, or a team's.
+type Part = Arc<Mutex<StoreInner>>;
+
+/// The store in memory. Like the table, it has the stack's own part and one
+/// per team ([`MemoryStore::for_team`]); the stores of one stack share the
+/// parts, the call counts and the injected failures.
 pub struct MemoryStore {
     clock: Arc<dyn Clock>,
-    inner: Mutex<StoreInner>,
-    counts: CallCounts,
-    fail_writes: std::sync::atomic::AtomicBool,
+    /// What this store reads and writes.
+    inner: Part,
+    /// The stack's own part, where the installations and install states
+    /// are, whichever team's store reaches them.
+    stack: Part,
+    teams: Arc<Mutex<HashMap<TeamId, Part>>>,
+    counts: Arc<CallCounts>,
+    fail_writes: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl MemoryStore {
     pub fn new(clock: Arc<dyn Clock>) -> MemoryStore {
+        let stack = Part::default();
         MemoryStore {
             clock,
-            inner: Mutex::new(StoreInner::default()),
-            counts: CallCounts::default(),
-            fail_writes: Default::default(),
+            inner: stack.clone(),
+            stack,
+            teams: Arc::default(),
+            counts: Arc::default(),
+            fail_writes: Arc::default(),
+        }
+    }
+
+    /// The same store as `team` sees it: that team's part, apart from every
+    /// other team's and from the stack's own.
+    pub fn for_team(&self, team: &TeamId) -> MemoryStore {
+        let part = lock(&self.teams).entry(team.clone()).or_default().clone();
+        MemoryStore {
+            clock: self.clock.clone(),
+            inner: part,
+            stack: self.stack.clone(),
+            teams: self.teams.clone(),
+            counts: self.counts.clone(),
+            fail_writes: self.fail_writes.clone(),
         }
     }
 
@@ -182,17 +230,35 @@ impl MemoryStore {
             .map(|m| m.expires_at)
     }
 
-    fn write(&self) -> Result<MutexGuard<'_, StoreInner>, PortError> {
+    /// Counts a write, and fails it when writes are to fail.
+    fn writing(&self) -> Result<(), PortError> {
         self.counts.write();
         if self.fail_writes.load(Ordering::Relaxed) {
             return Err(PortError::unavailable("store", "injected write failure"));
         }
+        Ok(())
+    }
+
+    fn write(&self) -> Result<MutexGuard<'_, StoreInner>, PortError> {
+        self.writing()?;
         Ok(lock(&self.inner))
     }
 
     fn read(&self) -> MutexGuard<'_, StoreInner> {
         self.counts.read();
         lock(&self.inner)
+    }
+
+    /// A write to the stack's own part.
+    fn write_stack(&self) -> Result<MutexGuard<'_, StoreInner>, PortError> {
+        self.writing()?;
+        Ok(lock(&self.stack))
+    }
+
+    /// A read of the stack's own part.
+    fn read_stack(&self) -> MutexGuard<'_, StoreInner> {
+        self.counts.read();
+        lock(&self.stack)
     }
 
     fn live<'a>(

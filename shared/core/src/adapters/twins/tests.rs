@@ -269,3 +269,63 @@ async fn the_twin_renews_an_installation_once_and_takes_a_state_back_once() {
     assert!(!s.take_oauth_state("st").await.unwrap(), "once");
     assert!(!s.take_oauth_state("old").await.unwrap(), "expired");
 }
+
+#[tokio::test]
+async fn each_team_has_its_own_part_of_the_twin_and_a_purge_empties_only_its_own() {
+    use crate::ports::{Installations, Teams};
+    use myao_domain::TeamId;
+    let clock = Arc::new(ManualClock::new(at(1_000)));
+    let stack = MemoryStore::new(clock);
+    let acme_id = TeamId::parse("T0ACME").unwrap();
+    let acme = stack.for_team(&acme_id);
+    let beta = Teams::for_team(&stack, &TeamId::parse("T0BETA").unwrap());
+    let said = |text: &str| message("C1", "U1", "10.0", None, text);
+    stack
+        .insert_message(&said("plinth"), false, at(9_999))
+        .await
+        .unwrap();
+    acme.insert_message(&said("quokka"), false, at(9_999))
+        .await
+        .unwrap();
+    beta.insert_message(&said("zephyr"), false, at(9_999))
+        .await
+        .unwrap();
+    assert!(acme.count("llm", 1, at(9_999)).await.unwrap());
+    assert_eq!(text(&stack).await.as_deref(), Some("plinth"));
+    assert_eq!(text(&acme).await.as_deref(), Some("quokka"));
+    assert_eq!(text(beta.as_ref()).await.as_deref(), Some("zephyr"));
+    // The same team's store again is the same part.
+    assert_eq!(
+        text(&stack.for_team(&acme_id)).await.as_deref(),
+        Some("quokka")
+    );
+
+    assert_eq!(stack.purge_team(&acme_id).await.unwrap(), 2);
+    // A store of the team handed out before the purge finds nothing either.
+    assert_eq!(text(&acme).await, None);
+    assert!(
+        acme.count("llm", 1, at(9_999)).await.unwrap(),
+        "counted afresh"
+    );
+    assert_eq!(text(beta.as_ref()).await.as_deref(), Some("zephyr"));
+    assert_eq!(text(&stack).await.as_deref(), Some("plinth"));
+    assert_eq!(
+        stack
+            .purge_team(&TeamId::parse("T0NONE").unwrap())
+            .await
+            .unwrap(),
+        0
+    );
+    // Installations are the stack's, from whichever store.
+    assert!(acme.installations().await.unwrap().is_empty());
+}
+
+/// The text of the message at 10.0 in C1, if `store` has it.
+async fn text(store: &dyn Messages) -> Option<String> {
+    let channel = ChannelId::parse("C1").unwrap();
+    store
+        .get_message(&channel, Ts::parse("10.0").unwrap())
+        .await
+        .unwrap()
+        .map(|m| m.text)
+}

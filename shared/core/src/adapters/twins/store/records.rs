@@ -5,7 +5,7 @@ use super::*;
 
 use crate::ports::{
     sort_forgets, Claim, Claims, FactRecords, Installations, LabelRecords, MemoryRecords,
-    PortError, ProfileRecords,
+    PortError, ProfileRecords, Teams,
 };
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -352,18 +352,18 @@ impl Claims for MemoryStore {
 #[async_trait]
 impl Installations for MemoryStore {
     async fn put_installation(&self, installation: &Installation) -> Result<(), PortError> {
-        self.write()?
+        self.write_stack()?
             .installations
             .insert(installation.team.clone(), installation.clone());
         Ok(())
     }
 
     async fn installation(&self, team: &TeamId) -> Result<Option<Installation>, PortError> {
-        Ok(self.read().installations.get(team).cloned())
+        Ok(self.read_stack().installations.get(team).cloned())
     }
 
     async fn installations(&self) -> Result<Vec<Installation>, PortError> {
-        Ok(self.read().installations.values().cloned().collect())
+        Ok(self.read_stack().installations.values().cloned().collect())
     }
 
     async fn renew_installation(
@@ -371,7 +371,7 @@ impl Installations for MemoryStore {
         renewed: &Installation,
         was: DateTime<Utc>,
     ) -> Result<bool, PortError> {
-        let mut state = self.write()?;
+        let mut state = self.write_stack()?;
         let current = state.installations.get(&renewed.team);
         let still = current
             .and_then(|i| i.rotation.as_ref())
@@ -385,7 +385,7 @@ impl Installations for MemoryStore {
     }
 
     async fn delete_installation(&self, team: &TeamId) -> Result<(), PortError> {
-        self.write()?.installations.remove(team);
+        self.write_stack()?.installations.remove(team);
         Ok(())
     }
 
@@ -394,7 +394,7 @@ impl Installations for MemoryStore {
         state: &str,
         expires_at: DateTime<Utc>,
     ) -> Result<(), PortError> {
-        self.write()?
+        self.write_stack()?
             .oauth_states
             .insert(state.to_owned(), expires_at);
         Ok(())
@@ -402,7 +402,24 @@ impl Installations for MemoryStore {
 
     async fn take_oauth_state(&self, state: &str) -> Result<bool, PortError> {
         let now = self.clock.now();
-        let taken = self.write()?.oauth_states.remove(state);
+        let taken = self.write_stack()?.oauth_states.remove(state);
         Ok(taken.is_some_and(|expires_at| now < expires_at))
+    }
+}
+
+#[async_trait]
+impl Teams for MemoryStore {
+    fn for_team(&self, team: &TeamId) -> Arc<dyn crate::ports::Store> {
+        Arc::new(MemoryStore::for_team(self, team))
+    }
+
+    async fn purge_team(&self, team: &TeamId) -> Result<u64, PortError> {
+        self.writing()?;
+        let part = lock(&self.teams).get(team).cloned();
+        let Some(part) = part else { return Ok(0) };
+        // Emptied in place: a store of the team handed out before the purge
+        // finds nothing either.
+        let purged = std::mem::take(&mut *lock(&part));
+        Ok(purged.len())
     }
 }
