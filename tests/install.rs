@@ -464,3 +464,256 @@ async fn each_team_has_its_own_part_of_the_table_and_an_uninstall_purges_only_it
         .expect("a read")
         .is_some());
 }
+
+/// A signed-off envelope of `team` delivering `event` to the bot U0BOT.
+fn team_event(team: &str, event_id: &str, event: serde_json::Value) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "type": "event_callback", "event_id": event_id, "team_id": team, "event": event,
+        "authorizations": [{"user_id": "U0BOT", "is_bot": true}]
+    }))
+    .expect("json")
+}
+
+/// Each `chat.postMessage` the Slack stub received: its channel, its text
+/// and the token it carried.
+async fn posts(slack: &MockServer) -> Vec<(String, String, String)> {
+    let mut posts: Vec<_> = slack
+        .received_requests()
+        .await
+        .expect("recorded")
+        .iter()
+        .filter(|r| r.url.path() == "/api/chat.postMessage")
+        .map(|r| {
+            let body: serde_json::Value = serde_json::from_slice(&r.body).expect("json");
+            let auth = r
+                .headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default();
+            (
+                body["channel"].as_str().unwrap_or_default().to_owned(),
+                body["text"].as_str().unwrap_or_default().to_owned(),
+                auth.to_owned(),
+            )
+        })
+        .collect();
+    posts.sort();
+    posts
+}
+
+#[tokio::test]
+async fn two_installed_teams_are_answered_each_with_its_own_token_and_an_uninstall_purges_one() {
+    use myao_core::app::ingest::{IgnoreReason, Outcome};
+    use myao_domain::JobKind;
+    use myao_services::jobs::run_carried;
+    use myao_tests::stubs::{ts, Bed, ALICE, GENERAL};
+
+    let bed: Bed<DynamoStore> =
+        Bed::on_emulator(|s| s.slack_client_id = Some("123.456".into())).await;
+    for team in ["T0ACME", "T0BETA"] {
+        Mock::given(method("POST"))
+            .and(path("/api/oauth.v2.access"))
+            .and(body_string_contains(format!("code=code-{team}")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "ok": true, "access_token": format!("xoxb-{team}"), "scope": "chat:write",
+                "bot_user_id": "U0BOT", "team": {"id": team, "name": team.to_lowercase()}
+            })))
+            .mount(&bed.slack_server)
+            .await;
+    }
+    let flow = InstallFlow {
+        store: bed.store.clone(),
+        oauth: Arc::new(oauth(&bed.slack_server)),
+        clock: bed.clock.clone(),
+        unguessable: Arc::new(OsUnguessable::default()),
+        client_id: "123.456".into(),
+        scopes: vec!["chat:write".into()],
+        redirect_uri: None,
+    };
+    for team in ["T0ACME", "T0BETA"] {
+        let started = flow.start().await;
+        let query = format!("code=code-{team}&state={}", state_of_any(&started));
+        let page = flow.finish(&query, Some(&cookie_of(&started))).await;
+        assert_eq!(page.status, 200, "{page:?}");
+    }
+    bed.script.set_reply("the build is green again");
+
+    // One channel id in both workspaces (a channel they share), each
+    // team's member asking the bot there.
+    let ingest = bed.ingest().requiring_installations();
+    let ask = |team: &str, at: i64, words: &str| {
+        team_event(
+            team,
+            &format!("Ev{team}{at}"),
+            json!({
+                "type": "app_mention", "channel": GENERAL, "user": ALICE,
+                "text": format!("<@U0BOT> {words}"), "ts": ts(at).to_string(),
+            }),
+        )
+    };
+    for (team, words) in [
+        ("T0ACME", "acme's marmot build?"),
+        ("T0BETA", "beta's osprey build?"),
+    ] {
+        let envelope = myao_slack::event::parse_envelope(&ask(team, -60, words)).expect("event");
+        let (outcome, _) = ingest.process(envelope, bed.now()).await.expect("ingest");
+        assert!(matches!(outcome, Outcome::Stored { .. }), "{outcome:?}");
+    }
+    let due = bed.board.take_due(bed.now());
+    let teams: Vec<String> = due
+        .iter()
+        .map(|d| format!("{:?} {}", d.team.as_ref().map(TeamId::as_str), d.job.kind()))
+        .collect();
+    assert_eq!(
+        teams,
+        [r#"Some("T0ACME") response"#, r#"Some("T0BETA") response"#]
+    );
+    for carried in &due {
+        run_carried(&bed.services, &[JobKind::Response], carried)
+            .await
+            .expect("answered");
+    }
+    let answered = posts(&bed.slack_server).await;
+    assert_eq!(
+        answered,
+        [
+            (
+                GENERAL.into(),
+                "the build is green again".into(),
+                "Bearer xoxb-T0ACME".into()
+            ),
+            (
+                GENERAL.into(),
+                "the build is green again".into(),
+                "Bearer xoxb-T0BETA".into()
+            ),
+        ]
+    );
+    // Each team's words in its own part of the table, none in the stack's.
+    let acme = bed.store.for_team(&TeamId::parse("T0ACME").expect("team"));
+    let beta = bed.store.for_team(&TeamId::parse("T0BETA").expect("team"));
+    let general = myao_testkit::ids::channel(GENERAL);
+    let said = |s: DynamoStore| {
+        let general = general.clone();
+        async move {
+            s.get_message(&general, ts(-60))
+                .await
+                .expect("read")
+                .map(|m| m.text)
+        }
+    };
+    assert!(said(acme.clone()).await.expect("acme's").contains("marmot"));
+    assert!(said(beta.clone()).await.expect("beta's").contains("osprey"));
+    assert_eq!(said((*bed.store).clone()).await, None);
+
+    // Acme uninstalls: its installation goes, then everything it kept.
+    let gone = team_event("T0ACME", "EvGone", json!({"type": "app_uninstalled"}));
+    let envelope = myao_slack::event::parse_envelope(&gone).expect("event");
+    let (outcome, _) = ingest.process(envelope, bed.now()).await.expect("ingest");
+    assert_eq!(outcome, Outcome::Uninstalled);
+    let purge = bed.board.take_due(bed.now());
+    assert_eq!(purge.len(), 1, "{purge:?}");
+    assert_eq!(purge[0].job, myao_domain::Job::Purge);
+    run_carried(&bed.services, &[JobKind::Purge], &purge[0])
+        .await
+        .expect("purged");
+    let left = partitions(&bed.store).await;
+    assert!(
+        !left.iter().any(|p| p.starts_with("TEAM#T0ACME#")),
+        "{left:?}"
+    );
+    assert!(left.iter().any(|p| p == "TEAM#T0BETA#CH#C1"), "{left:?}");
+    assert!(said(beta).await.is_some());
+
+    // Its events are refused from now on, and stored nowhere.
+    let envelope =
+        myao_slack::event::parse_envelope(&ask("T0ACME", -30, "still there?")).expect("event");
+    let (outcome, _) = ingest.process(envelope, bed.now()).await.expect("ingest");
+    assert_eq!(outcome, Outcome::Ignored(IgnoreReason::NotInstalled));
+    let left = partitions(&bed.store).await;
+    assert!(
+        !left.iter().any(|p| p.starts_with("TEAM#T0ACME#")),
+        "{left:?}"
+    );
+    assert!(bed.board.take_due(bed.now()).is_empty());
+}
+
+/// The state of the consent page's link `page` redirects to, whatever the scopes.
+fn state_of_any(page: &Page) -> String {
+    let to = page.location.as_deref().expect("a redirect");
+    to.rsplit("state=").next().expect("a state").to_owned()
+}
+
+#[tokio::test]
+async fn with_a_client_id_an_installed_teams_event_is_its_own_and_anothers_the_stacks() {
+    use myao_core::app::ingest::{IgnoreReason, Outcome};
+    use myao_tests::stubs::{ts, Bed, ALICE, GENERAL};
+
+    let bed: Bed<DynamoStore> =
+        Bed::on_emulator(|s| s.slack_client_id = Some("123.456".into())).await;
+    bed.store
+        .put_installation(&installation("T0ACME", "acme", Duration::hours(12)))
+        .await
+        .expect("stored");
+    let said = |team: &str, at: i64| {
+        team_event(
+            team,
+            &format!("Ev{team}{at}"),
+            json!({
+                "type": "message", "channel": GENERAL, "user": ALICE,
+                "text": "does anyone know why the build is red?", "ts": ts(at).to_string(),
+            }),
+        )
+    };
+    let ingest = bed.ingest();
+    for (team, at) in [("T0ACME", -60), ("T0HOME", -50)] {
+        let envelope = myao_slack::event::parse_envelope(&said(team, at)).expect("event");
+        let (outcome, _) = ingest.process(envelope, bed.now()).await.expect("ingest");
+        assert!(matches!(outcome, Outcome::Stored { .. }), "{outcome:?}");
+    }
+    let kept = partitions(&bed.store).await;
+    assert!(kept.iter().any(|p| p == "TEAM#T0ACME#CH#C1"), "{kept:?}");
+    assert!(
+        kept.iter().any(|p| p == "CH#C1"),
+        "the stack's own: {kept:?}"
+    );
+    assert!(
+        !kept.iter().any(|p| p.starts_with("TEAM#T0HOME")),
+        "{kept:?}"
+    );
+    let teams: Vec<_> = bed
+        .board
+        .scheduled()
+        .iter()
+        .map(|s| s.name.to_string())
+        .collect();
+    assert_eq!(teams.len(), 2, "{teams:?}");
+    assert!(
+        teams.iter().any(|n| n.starts_with("T0ACME.judgment-C1-")),
+        "{teams:?}"
+    );
+
+    // Installed workspaces only: another's event is dropped, unstored.
+    let mut ports = bed.services.ports.clone();
+    ports.settings = Arc::new(myao_core::adapters::system::FixedSettings::new(
+        myao_domain::Settings {
+            installed_workspaces_only: true,
+            ..bed.settings.clone()
+        },
+    ));
+    let ingest = myao_core::app::ingest::Ingest::new(
+        ports,
+        Arc::new(myao_core::adapters::system::StaticSecrets::new()),
+        "unused",
+    );
+    let envelope = myao_slack::event::parse_envelope(&said("T0HOME", -40)).expect("event");
+    let (outcome, _) = ingest.process(envelope, bed.now()).await.expect("ingest");
+    assert_eq!(outcome, Outcome::Ignored(IgnoreReason::NotInstalled));
+    let general = myao_testkit::ids::channel(GENERAL);
+    assert!(bed
+        .store
+        .get_message(&general, ts(-40))
+        .await
+        .expect("read")
+        .is_none());
+}

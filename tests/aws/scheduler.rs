@@ -274,3 +274,46 @@ async fn scheduler_keeps_its_group_when_ensured_again() -> Result<()> {
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn a_teams_schedule_carries_its_team_under_its_own_name() -> Result<()> {
+    let s = fresh_scheduler().await;
+    let n = name("judgment-C1-100.000000");
+    let acme = myao_domain::TeamId::parse("T0ACME")?;
+    let beta = myao_domain::TeamId::parse("T0BETA")?;
+    let due = Utc::now() + Duration::minutes(5);
+    // The same conversation name in two teams and the stack's: three schedules.
+    s.for_team(&acme)
+        .upsert(&n, due, &judgment("105.0"))
+        .await?;
+    s.for_team(&beta)
+        .upsert(&n, due, &judgment("106.0"))
+        .await?;
+    s.upsert(&n, due, &judgment("107.0")).await?;
+
+    let got = s.for_team(&acme).get(&n).await?.context("acme's")?;
+    assert_eq!(got.job, judgment("105.0"));
+    assert_eq!(
+        s.get(&n).await?.context("the stack's")?.job,
+        judgment("107.0")
+    );
+    let raw = s
+        .client
+        .get_schedule()
+        .name("T0BETA.judgment-C1-100.000000")
+        .group_name(&s.group)
+        .send()
+        .await?;
+    let input = raw.target().and_then(|t| t.input()).context("an input")?;
+    let carried: myao_domain::TeamJob = serde_json::from_str(input)?;
+    assert_eq!(carried.team, Some(beta.clone()));
+    assert_eq!(carried.job, judgment("106.0"));
+
+    s.for_team(&beta).cancel(&n).await?;
+    assert!(s.for_team(&beta).get(&n).await?.is_none());
+    assert!(
+        s.for_team(&acme).get(&n).await?.is_some(),
+        "another team's stays"
+    );
+    Ok(())
+}

@@ -74,3 +74,28 @@ async fn queue_routes_jobs_by_kind_and_refuses_what_it_cannot_carry() -> Result<
     assert!(!judgment.is_retryable());
     Ok(())
 }
+
+#[tokio::test]
+async fn a_teams_queued_job_carries_its_team() -> Result<()> {
+    let q = fresh_queues().await;
+    let acme = myao_domain::TeamId::parse("T0ACME")?;
+    q.for_team(&acme).send(&response("12.5"), 0).await?;
+    q.send(&response("13.5"), 0).await?;
+    let mut bodies = Vec::new();
+    for _ in 0..5 {
+        for m in receive(&q.client, &q.response_queue_url, 1).await? {
+            bodies.push(serde_json::from_str::<myao_domain::TeamJob>(
+                m.body().unwrap_or_default(),
+            )?);
+        }
+        if bodies.len() == 2 {
+            break;
+        }
+    }
+    bodies.sort_by_key(|b| b.team.is_none());
+    let teams: Vec<_> = bodies.iter().map(|b| b.team.clone()).collect();
+    assert_eq!(teams, vec![Some(acme), None]);
+    assert_eq!(bodies[0].job, response("12.5"));
+    assert_eq!(bodies[1].job, response("13.5"));
+    Ok(())
+}

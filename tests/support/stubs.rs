@@ -820,7 +820,8 @@ impl<S: Store + 'static> Bed<S> {
     /// Takes the jobs due now from the board and runs them in due order.
     pub async fn run_due(&self) -> Vec<(Job, JobOutcome)> {
         let mut done = Vec::new();
-        for job in self.board.take_due(self.now()) {
+        for due in self.board.take_due(self.now()) {
+            let job = due.job;
             let outcome = self.run(&job).await;
             done.push((job, outcome));
         }

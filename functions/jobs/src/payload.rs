@@ -1,5 +1,5 @@
 //! The job functions' payloads, in Lambda's formats: a schedule's input (a
-//! [`Job`]) or an SQS batch whose bodies are jobs, and the answers Lambda
+//! [`TeamJob`]) or an SQS batch whose bodies are jobs, and the answers Lambda
 //! reads (the batch's failed items). The services take a typed [`Job`]
 //! ([`myao_services::jobs::run_accepted`]); these formats stay here, at the
 //! edge.
@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use myao_core::ports::PortError;
-use myao_domain::{Job, JobKind};
-use myao_services::jobs::{come_back_soon, run_accepted};
+use myao_domain::{JobKind, TeamJob};
+use myao_services::jobs::{come_back_soon, run_carried};
 use myao_services::Services;
 
 /// Why a Lambda payload was not run.
@@ -84,8 +84,9 @@ pub enum Answer {
     Done {},
 }
 
-/// Handles a Lambda invocation: a schedule's input (a [`Job`]) or an SQS
-/// batch whose bodies are jobs. Only `accepted` kinds run; a payload that is
+/// Handles a Lambda invocation: a schedule's input (a job, with its team
+/// on a stack installed in many workspaces: [`TeamJob`]) or an SQS batch
+/// whose bodies are jobs. Only `accepted` kinds run; a payload that is
 /// not a job, or a job of another kind, is logged and dropped (a retry would
 /// not make it better). For SQS, jobs that failed retryably are reported as
 /// `batchItemFailures` so that only they are redelivered.
@@ -104,17 +105,19 @@ pub async fn handle_payload(
         };
         let mut failures = Vec::new();
         for record in event.records {
-            let job = match serde_json::from_str::<Job>(&record.body) {
-                Ok(job) => job,
+            let carried = match serde_json::from_str::<TeamJob>(&record.body) {
+                Ok(carried) => carried,
                 Err(error) => {
                     tracing::error!(error = %unquoted(&error), "a queue message that is not a job; dropped");
                     continue;
                 }
             };
-            if let Err(error) = run_accepted(svc, accepted, &job).await {
+            if let Err(error) = run_carried(svc, accepted, &carried).await {
                 tracing::error!(%error, message_id = %record.message_id, "job failed; it will be redelivered");
                 if let Some(receipt) = record.receipt_handle.as_deref() {
-                    come_back_soon(svc, &job, receipt, record.attributes.tries()).await;
+                    // With its receipt, the same message comes back: its
+                    // team with it.
+                    come_back_soon(svc, &carried.job, receipt, record.attributes.tries()).await;
                 }
                 failures.push(BatchItemFailure {
                     item_identifier: record.message_id,
@@ -125,14 +128,14 @@ pub async fn handle_payload(
             batch_item_failures: failures,
         }));
     }
-    let job: Job = match serde_json::from_value(payload) {
+    let carried: TeamJob = match serde_json::from_value(payload) {
         Ok(j) => j,
         Err(error) => {
             tracing::error!(error = %unquoted(&error), "a payload that is not a job; dropped");
             return Ok(Answer::Dropped { dropped: true });
         }
     };
-    run_accepted(svc, accepted, &job)
+    run_carried(svc, accepted, &carried)
         .await
         .map_err(PayloadError::Retryable)?;
     Ok(Answer::Done {})
@@ -155,7 +158,7 @@ mod tests {
 
     #[test]
     fn a_body_that_is_not_a_job_is_described_without_its_values() {
-        let error = serde_json::from_str::<Job>(
+        let error = serde_json::from_str::<TeamJob>(
             r#"{"kind": "response", "channel": "the launch is on friday"}"#,
         )
         .expect_err("not a job");

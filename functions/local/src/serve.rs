@@ -33,7 +33,7 @@ use myao_core::schedule::ScheduleName;
 use myao_core::wire::Twins;
 use myao_domain::install::Token;
 use myao_domain::job::retry_delay;
-use myao_domain::{Job, Settings};
+use myao_domain::{Job, Settings, TeamJob};
 use myao_llm::openai::OpenAiLlm;
 use myao_services::{jobs, Services};
 use myao_slack_api::oauth::SlackOAuthApi;
@@ -250,7 +250,7 @@ impl Bot {
                 async move {
                     // Each job on its own task, as each Lambda invocation is
                     // its own: a slow LLM call holds up no other job.
-                    tokio::spawn(async move { run_job(&services, &tries, job).await });
+                    tokio::spawn(async move { run_carried(&services, &tries, job).await });
                 }
             },
             async move {
@@ -399,6 +399,20 @@ impl Tries {
 /// `retry_delays_seconds`, one delay per try, as a queue redelivers on
 /// Lambda (a mention still goes unanswered past `mention_max_age_seconds`,
 /// and its claim still makes it post once).
+/// Runs a job from the board: a team's with its team's services.
+async fn run_carried(services: &Services, tries: &Tries, carried: TeamJob) {
+    let Some(team) = &carried.team else {
+        return run_job(services, tries, carried.job).await;
+    };
+    match jobs::team_services(services, team, &carried.job).await {
+        Ok(Some(team_services)) => run_job(&team_services, tries, carried.job).await,
+        Ok(None) => {}
+        Err(error) => {
+            tracing::error!(%error, "could not read the team's installation; job dropped")
+        }
+    }
+}
+
 async fn run_job(services: &Services, tries: &Tries, job: Job) {
     if job == Job::MemorySweep {
         if let Err(error) = arm_sweep(services).await {

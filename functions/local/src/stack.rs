@@ -82,7 +82,8 @@ impl QueueId {
             | JobKind::MemorySweep
             | JobKind::ChannelMemory
             | JobKind::WorkspaceMemory
-            | JobKind::Forget => Some(QueueId::Memory),
+            | JobKind::Forget
+            | JobKind::Purge => Some(QueueId::Memory),
             JobKind::Judgment | JobKind::Proactive => None,
         }
     }

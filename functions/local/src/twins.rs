@@ -8,8 +8,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 use myao_core::adapters::system::ManualClock;
-use myao_core::ports::{Clock, Llm, LlmReply, LlmRequest, LlmRole, PortError, Reacted, SlackApi};
-use myao_domain::{Channel, ChannelId, EmojiName, Ts, User, UserId};
+use myao_core::ports::{
+    Clock, Llm, LlmReply, LlmRequest, LlmRole, PortError, Reacted, Secrets, SlackApi,
+};
+use myao_domain::{Channel, ChannelId, EmojiName, TeamId, Ts, User, UserId};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -101,6 +103,11 @@ impl ReplaySlack {
 
 #[async_trait]
 impl SlackApi for ReplaySlack {
+    /// The replay's Slack stands in for every team's: one export, one bot.
+    fn for_team(self: Arc<Self>, _team: &TeamId, _tokens: Arc<dyn Secrets>) -> Arc<dyn SlackApi> {
+        self
+    }
+
     /// The replay's timeline shows the reply itself; a status would be gone
     /// by the time anyone read it.
     async fn set_status(

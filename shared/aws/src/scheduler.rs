@@ -5,6 +5,8 @@
 //! zones, so the expression is made (and read back) by the pure functions
 //! here, which the unit tests pin.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use aws_sdk_scheduler::types::{
     ActionAfterCompletion, DeadLetterConfig, FlexibleTimeWindow, FlexibleTimeWindowMode,
@@ -16,7 +18,7 @@ use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Timelike, Utc};
 use super::{expecting, port_error};
 use myao_core::ports::{PortError, ScheduledJob, Scheduler};
 use myao_core::schedule::ScheduleName;
-use myao_domain::{Job, JobKind};
+use myao_domain::{Job, JobKind, TeamId, TeamJob};
 
 const SERVICE: &str = "scheduler";
 /// The time zone of every expression we write.
@@ -153,17 +155,18 @@ impl EventBridgeScheduler {
             | JobKind::MemorySweep
             | JobKind::ChannelMemory
             | JobKind::WorkspaceMemory
-            | JobKind::Forget => &self.memory_target_arn,
+            | JobKind::Forget
+            | JobKind::Purge => &self.memory_target_arn,
         };
         arn.as_deref()
             .ok_or_else(|| PortError::refused(SERVICE, format!("no target for {kind} jobs")))
     }
 
-    fn spec(&self, at: DateTime<Utc>, job: &Job) -> Result<Spec, PortError> {
+    fn spec(&self, at: DateTime<Utc>, job: &TeamJob) -> Result<Spec, PortError> {
         let expression = at_expression(at).map_err(|e| PortError::refused_by(SERVICE, e))?;
         let input = serde_json::to_string(job).map_err(|e| PortError::refused_by(SERVICE, e))?;
         let target = Target::builder()
-            .arn(self.target_arn(job.kind())?)
+            .arn(self.target_arn(job.job.kind())?)
             .role_arn(&self.role_arn)
             .input(input)
             .retry_policy(
@@ -192,15 +195,87 @@ impl EventBridgeScheduler {
     }
 }
 
+/// [`EventBridgeScheduler`] making one team's jobs
+/// ([`Scheduler::for_team`]): each under its team's name, its input
+/// carrying the team.
+#[derive(Debug, Clone)]
+pub struct TeamScheduler {
+    scheduler: EventBridgeScheduler,
+    team: TeamId,
+}
+
 #[async_trait]
 impl Scheduler for EventBridgeScheduler {
+    fn for_team(&self, team: &TeamId) -> Arc<dyn Scheduler> {
+        Arc::new(TeamScheduler {
+            scheduler: self.clone(),
+            team: team.clone(),
+        })
+    }
+
     async fn upsert(
         &self,
         name: &ScheduleName,
         at: DateTime<Utc>,
         job: &Job,
     ) -> Result<(), PortError> {
-        let spec = self.spec(at, job)?;
+        self.upsert_as(None, name, at, job).await
+    }
+
+    async fn cancel(&self, name: &ScheduleName) -> Result<(), PortError> {
+        self.cancel_as(None, name).await
+    }
+
+    async fn get(&self, name: &ScheduleName) -> Result<Option<ScheduledJob>, PortError> {
+        self.get_as(None, name).await
+    }
+}
+
+#[async_trait]
+impl Scheduler for TeamScheduler {
+    fn for_team(&self, team: &TeamId) -> Arc<dyn Scheduler> {
+        self.scheduler.for_team(team)
+    }
+
+    async fn upsert(
+        &self,
+        name: &ScheduleName,
+        at: DateTime<Utc>,
+        job: &Job,
+    ) -> Result<(), PortError> {
+        self.scheduler
+            .upsert_as(Some(&self.team), name, at, job)
+            .await
+    }
+
+    async fn cancel(&self, name: &ScheduleName) -> Result<(), PortError> {
+        self.scheduler.cancel_as(Some(&self.team), name).await
+    }
+
+    async fn get(&self, name: &ScheduleName) -> Result<Option<ScheduledJob>, PortError> {
+        self.scheduler.get_as(Some(&self.team), name).await
+    }
+}
+
+/// `name` in `team`'s part of the names (the stack's own: as it is).
+fn named(team: Option<&TeamId>, name: &ScheduleName) -> ScheduleName {
+    team.map_or_else(|| name.clone(), |team| name.for_team(team))
+}
+
+impl EventBridgeScheduler {
+    async fn upsert_as(
+        &self,
+        team: Option<&TeamId>,
+        name: &ScheduleName,
+        at: DateTime<Utc>,
+        job: &Job,
+    ) -> Result<(), PortError> {
+        let carried = TeamJob {
+            team: team.cloned(),
+            job: job.clone(),
+        };
+        let spec = self.spec(at, &carried)?;
+        let name = &named(team, name);
         // Update first: a pending schedule is the common case (a wait moved).
         let updated = schedule_request!(self, update_schedule, name, spec)
             .send()
@@ -226,7 +301,8 @@ impl Scheduler for EventBridgeScheduler {
         Ok(())
     }
 
-    async fn cancel(&self, name: &ScheduleName) -> Result<(), PortError> {
+    async fn cancel_as(&self, team: Option<&TeamId>, name: &ScheduleName) -> Result<(), PortError> {
+        let name = &named(team, name);
         let deleted = self
             .client
             .delete_schedule()
@@ -239,11 +315,15 @@ impl Scheduler for EventBridgeScheduler {
         Ok(())
     }
 
-    async fn get(&self, name: &ScheduleName) -> Result<Option<ScheduledJob>, PortError> {
+    async fn get_as(
+        &self,
+        team: Option<&TeamId>,
+        name: &ScheduleName,
+    ) -> Result<Option<ScheduledJob>, PortError> {
         let got = self
             .client
             .get_schedule()
-            .name(name.as_str())
+            .name(named(team, name).as_str())
             .group_name(&self.group)
             .send()
             .await;
@@ -261,12 +341,12 @@ impl Scheduler for EventBridgeScheduler {
             .target()
             .and_then(|t| t.input())
             .ok_or_else(|| refused("no target input".into()))?;
-        let job: Job = serde_json::from_str(input)
+        let carried: TeamJob = serde_json::from_str(input)
             .map_err(|e| refused(format!("the target input is not a job: {e}")))?;
         Ok(Some(ScheduledJob {
             name: name.clone(),
             at,
-            job,
+            job: carried.job,
         }))
     }
 }
@@ -401,14 +481,18 @@ mod tests {
     #[test]
     fn the_target_carries_the_job_retries_and_dead_letter_queue() {
         let s = scheduler(None);
-        let job = Job::MemorySweep;
-        assert!(s.spec(utc("2024-03-01T10:00:00Z"), &job).is_err());
+        let stacks = |job: Job| TeamJob { team: None, job };
+        assert!(s
+            .spec(utc("2024-03-01T10:00:00Z"), &stacks(Job::MemorySweep))
+            .is_err());
         let job = Job::Judgment {
             channel: "C1".parse().expect("id"),
             thread_ts: None,
             newest_ts: "5.0".parse().expect("ts"),
         };
-        let spec = s.spec(utc("2024-03-01T10:00:00.2Z"), &job).expect("a spec");
+        let spec = s
+            .spec(utc("2024-03-01T10:00:00.2Z"), &stacks(job.clone()))
+            .expect("a spec");
         assert_eq!(spec.expression, "at(2024-03-01T10:00:01)");
         assert_eq!(spec.target.arn(), "arn:judgment");
         assert_eq!(spec.target.role_arn(), "arn:role");

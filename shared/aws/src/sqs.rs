@@ -2,12 +2,14 @@
 //! jobs to the memory function's. Judgment jobs always wait minutes, so
 //! they go through the scheduler and have no queue.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use aws_sdk_sqs::Client;
 
 use super::port_error;
 use myao_core::ports::{PortError, Queue, MAX_QUEUE_DELAY_SECONDS};
-use myao_domain::{Job, JobKind};
+use myao_domain::{Job, JobKind, TeamId, TeamJob};
 
 const SERVICE: &str = "sqs";
 
@@ -41,7 +43,8 @@ impl SqsQueue {
             | JobKind::MemorySweep
             | JobKind::ChannelMemory
             | JobKind::WorkspaceMemory
-            | JobKind::Forget => self
+            | JobKind::Forget
+            | JobKind::Purge => self
                 .memory_queue_url
                 .as_deref()
                 .ok_or_else(|| PortError::refused(SERVICE, format!("no queue for {kind} jobs"))),
@@ -53,9 +56,68 @@ impl SqsQueue {
     }
 }
 
+/// [`SqsQueue`] carrying one team's jobs ([`Queue::for_team`]): each
+/// message's body names the team.
+#[derive(Debug, Clone)]
+pub struct TeamQueue {
+    queue: SqsQueue,
+    team: TeamId,
+}
+
 #[async_trait]
 impl Queue for SqsQueue {
+    fn for_team(&self, team: &TeamId) -> Arc<dyn Queue> {
+        Arc::new(TeamQueue {
+            queue: self.clone(),
+            team: team.clone(),
+        })
+    }
+
     async fn send(&self, job: &Job, delay_seconds: u32) -> Result<(), PortError> {
+        self.send_as(None, job, delay_seconds).await
+    }
+
+    async fn redeliver(
+        &self,
+        job: &Job,
+        receipt: Option<&str>,
+        delay_seconds: u32,
+    ) -> Result<(), PortError> {
+        self.redeliver_as(None, job, receipt, delay_seconds).await
+    }
+}
+
+#[async_trait]
+impl Queue for TeamQueue {
+    fn for_team(&self, team: &TeamId) -> Arc<dyn Queue> {
+        self.queue.for_team(team)
+    }
+
+    async fn send(&self, job: &Job, delay_seconds: u32) -> Result<(), PortError> {
+        self.queue
+            .send_as(Some(&self.team), job, delay_seconds)
+            .await
+    }
+
+    async fn redeliver(
+        &self,
+        job: &Job,
+        receipt: Option<&str>,
+        delay_seconds: u32,
+    ) -> Result<(), PortError> {
+        self.queue
+            .redeliver_as(Some(&self.team), job, receipt, delay_seconds)
+            .await
+    }
+}
+
+impl SqsQueue {
+    async fn send_as(
+        &self,
+        team: Option<&TeamId>,
+        job: &Job,
+        delay_seconds: u32,
+    ) -> Result<(), PortError> {
         if delay_seconds > MAX_QUEUE_DELAY_SECONDS {
             return Err(PortError::refused(
                 SERVICE,
@@ -63,7 +125,12 @@ impl Queue for SqsQueue {
             ));
         }
         let url = self.queue_url(job.kind())?;
-        let body = serde_json::to_string(job).map_err(|e| PortError::refused_by(SERVICE, e))?;
+        let carried = TeamJob {
+            team: team.cloned(),
+            job: job.clone(),
+        };
+        let body =
+            serde_json::to_string(&carried).map_err(|e| PortError::refused_by(SERVICE, e))?;
         let delay = i32::try_from(delay_seconds).map_err(|e| PortError::refused_by(SERVICE, e))?;
         let out = self
             .client
@@ -83,14 +150,15 @@ impl Queue for SqsQueue {
         Ok(())
     }
 
-    async fn redeliver(
+    async fn redeliver_as(
         &self,
+        team: Option<&TeamId>,
         job: &Job,
         receipt: Option<&str>,
         delay_seconds: u32,
     ) -> Result<(), PortError> {
         let Some(receipt) = receipt else {
-            return self.send(job, delay_seconds).await;
+            return self.send_as(team, job, delay_seconds).await;
         };
         let url = self.queue_url(job.kind())?;
         let timeout =

@@ -111,7 +111,8 @@ pub fn job_budget(kind: JobKind) -> Duration {
         | JobKind::MemorySweep
         | JobKind::ChannelMemory
         | JobKind::WorkspaceMemory
-        | JobKind::Forget => MEMORY_FUNCTION_TIMEOUT_SECONDS,
+        | JobKind::Forget
+        | JobKind::Purge => MEMORY_FUNCTION_TIMEOUT_SECONDS,
     };
     Duration::from_secs(u64::from(seconds))
 }

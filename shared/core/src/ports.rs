@@ -563,6 +563,10 @@ pub struct ScheduledJob {
 /// replaces its pending job: that is how a wait is cancelled and restarted.
 #[async_trait]
 pub trait Scheduler: Send + Sync {
+    /// The same scheduler making `team`'s jobs: each carries its team
+    /// ([`myao_domain::TeamJob`]) under a name of that team's, so that two
+    /// teams' conversations never move each other's waits.
+    fn for_team(&self, team: &TeamId) -> Arc<dyn Scheduler>;
     /// Creates or replaces the job called `name`, due at `at` (whole seconds).
     async fn upsert(
         &self,
@@ -582,6 +586,8 @@ pub const MAX_QUEUE_DELAY_SECONDS: u32 = 900;
 /// Jobs to run now or after a short delay (SQS on AWS).
 #[async_trait]
 pub trait Queue: Send + Sync {
+    /// The same queues carrying `team`'s jobs, each with its team.
+    fn for_team(&self, team: &TeamId) -> Arc<dyn Queue>;
     /// Sends `job`, to be delivered after `delay_seconds` (at most
     /// [`MAX_QUEUE_DELAY_SECONDS`]; longer delays are refused).
     async fn send(&self, job: &Job, delay_seconds: u32) -> Result<(), PortError>;
@@ -697,6 +703,9 @@ pub trait Llm: Send + Sync {
 /// The Slack Web API.
 #[async_trait]
 pub trait SlackApi: Send + Sync {
+    /// The same API as `team`'s installation: its calls carry the token
+    /// `tokens` holds under the team's id ([`crate::app::install::TeamTokens`]).
+    fn for_team(self: Arc<Self>, team: &TeamId, tokens: Arc<dyn Secrets>) -> Arc<dyn SlackApi>;
     /// Posts `text` in a thread (or at the top level for `None`); returns the new message's `ts`.
     async fn post_message(
         &self,

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use myao_domain::{Conversation, JobKind};
+use myao_domain::{Conversation, JobKind, TeamId};
 
 /// The most characters EventBridge Scheduler allows in a schedule name.
 pub const MAX_SCHEDULE_NAME: usize = 64;
@@ -50,13 +50,14 @@ impl ScheduleName {
             .thread_ts
             .map(|t| t.to_string())
             .unwrap_or_else(|| "top".to_owned());
-        let full = format!("{}-{}-{}", kind, conversation.channel, thread);
-        if full.len() <= MAX_SCHEDULE_NAME {
-            return ScheduleName(full);
-        }
-        let hash = format!("{:016x}", fnv1a(full.as_bytes()));
-        let keep = MAX_SCHEDULE_NAME - hash.len() - 1;
-        ScheduleName(format!("{}-{}", &full[..keep], hash))
+        fitted(format!("{}-{}-{}", kind, conversation.channel, thread))
+    }
+
+    /// The same name in `team`'s part of the scheduler: the team's id before
+    /// it, so that two teams' conversations (a channel shared between two
+    /// workspaces has one id in both) never move each other's waits.
+    pub fn for_team(&self, team: &TeamId) -> ScheduleName {
+        fitted(format!("{team}.{}", self.0))
     }
 
     pub fn as_str(&self) -> &str {
@@ -68,6 +69,17 @@ impl fmt::Display for ScheduleName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
+}
+
+/// `full` (of valid characters) as a name: as it is when short enough,
+/// else its readable start and a hash of the whole.
+fn fitted(full: String) -> ScheduleName {
+    if full.len() <= MAX_SCHEDULE_NAME {
+        return ScheduleName(full);
+    }
+    let hash = format!("{:016x}", fnv1a(full.as_bytes()));
+    let keep = MAX_SCHEDULE_NAME - hash.len() - 1;
+    ScheduleName(format!("{}-{}", &full[..keep], hash))
 }
 
 /// 64-bit FNV-1a: a stable hash (std's hashers are seeded per process).
@@ -87,6 +99,28 @@ mod tests {
             channel: ChannelId::parse(channel).unwrap(),
             thread_ts: thread.map(|t| Ts::parse(t).unwrap()),
         }
+    }
+
+    #[test]
+    fn a_teams_names_carry_the_team_and_stay_valid() {
+        let name = ScheduleName::for_conversation(
+            JobKind::Judgment,
+            &conv("C0123456789", Some("1712345678.123456")),
+        );
+        let acme = name.for_team(&TeamId::parse("T0ACME").unwrap());
+        assert_eq!(
+            acme.as_str(),
+            "T0ACME.judgment-C0123456789-1712345678.123456"
+        );
+        let beta = name.for_team(&TeamId::parse("T0BETA").unwrap());
+        assert_ne!(acme, beta);
+        let long = name.for_team(&TeamId::parse(&"T".repeat(32)).unwrap());
+        assert_eq!(long.as_str().len(), MAX_SCHEDULE_NAME);
+        assert!(ScheduleName::parse(long.as_str()).is_ok());
+        assert_ne!(
+            long,
+            name.for_team(&TeamId::parse(&"T".repeat(31)).unwrap())
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::grounds::Grounds;
-use super::ids::{ChannelId, Ts};
+use super::ids::{ChannelId, TeamId, Ts};
 use super::message::Conversation;
 use super::reply::Reply;
 
@@ -67,6 +67,21 @@ pub enum Job {
         /// When it was made: any message after it makes it stale.
         made_at: Ts,
     },
+    /// Delete everything its team has in the store: the app was
+    /// uninstalled there. Made by ingest, run by the memory function; only
+    /// a team's job (see [`TeamJob`]) has anything to purge.
+    Purge,
+}
+
+/// A job as the scheduler and the queues carry it: with the team it is
+/// for, on a stack installed in many workspaces. A single-workspace stack's
+/// jobs have none, and are written (and read) exactly as [`Job`] alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TeamJob {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<TeamId>,
+    #[serde(flatten)]
+    pub job: Job,
 }
 
 /// What a job is, for names and logs.
@@ -80,6 +95,7 @@ pub enum JobKind {
     WorkspaceMemory,
     Forget,
     Proactive,
+    Purge,
 }
 
 impl JobKind {
@@ -93,6 +109,7 @@ impl JobKind {
             JobKind::WorkspaceMemory => "workspace-memory",
             JobKind::Forget => "forget",
             JobKind::Proactive => "proactive",
+            JobKind::Purge => "purge",
         }
     }
 }
@@ -114,6 +131,7 @@ impl Job {
             Job::WorkspaceMemory => JobKind::WorkspaceMemory,
             Job::Forget => JobKind::Forget,
             Job::Proactive { .. } => JobKind::Proactive,
+            Job::Purge => JobKind::Purge,
         }
     }
 
@@ -137,9 +155,11 @@ impl Job {
                 channel: channel.clone(),
                 thread_ts: None,
             }),
-            Job::MemorySweep | Job::ChannelMemory { .. } | Job::WorkspaceMemory | Job::Forget => {
-                None
-            }
+            Job::MemorySweep
+            | Job::ChannelMemory { .. }
+            | Job::WorkspaceMemory
+            | Job::Forget
+            | Job::Purge => None,
         }
     }
 
@@ -185,7 +205,9 @@ impl Job {
             Job::Proactive { channel, made_at } => {
                 format!("{}:{}:{}", self.kind(), channel, made_at)
             }
-            Job::MemorySweep | Job::WorkspaceMemory | Job::Forget => self.kind().to_string(),
+            Job::MemorySweep | Job::WorkspaceMemory | Job::Forget | Job::Purge => {
+                self.kind().to_string()
+            }
         }
     }
 }
@@ -203,6 +225,41 @@ pub fn retry_delay(tries: u32, delays: &[u32]) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_teams_job_carries_its_team_and_a_stacks_job_is_written_as_before() {
+        let job = Job::Judgment {
+            channel: ChannelId::parse("C1").unwrap(),
+            thread_ts: None,
+            newest_ts: Ts::parse("5.0").unwrap(),
+        };
+        let stack = TeamJob {
+            team: None,
+            job: job.clone(),
+        };
+        let as_before = serde_json::to_value(&job).unwrap();
+        assert_eq!(serde_json::to_value(&stack).unwrap(), as_before);
+        assert_eq!(
+            serde_json::from_value::<TeamJob>(as_before.clone()).unwrap(),
+            stack
+        );
+        let acme = TeamJob {
+            team: Some(TeamId::parse("T0ACME").unwrap()),
+            job: job.clone(),
+        };
+        let json = serde_json::to_value(&acme).unwrap();
+        assert_eq!(json["team"], "T0ACME");
+        assert_eq!(json["kind"], "judgment");
+        assert_eq!(
+            serde_json::from_value::<TeamJob>(json.clone()).unwrap(),
+            acme
+        );
+        // A version without teams reads the job and leaves the team.
+        assert_eq!(serde_json::from_value::<Job>(json).unwrap(), job);
+        // A team that is no Slack id is no job.
+        let forged = serde_json::json!({"team": "T1#CH", "kind": "purge"});
+        assert!(serde_json::from_value::<TeamJob>(forged).is_err());
+    }
 
     #[test]
     fn jobs_serialise_with_their_kind() {

@@ -59,6 +59,23 @@ impl ServiceClient {
         }
     }
 
+    /// The same client authenticating with the secret `secrets` holds
+    /// under `secret_name`.
+    pub fn with_secret(
+        &self,
+        secrets: Arc<dyn Secrets>,
+        secret_name: impl Into<String>,
+    ) -> ServiceClient {
+        ServiceClient {
+            http: self.http.clone(),
+            settings: self.settings.clone(),
+            secrets,
+            secret_name: secret_name.into(),
+            backoff: self.backoff,
+            metrics: self.metrics.clone(),
+        }
+    }
+
     /// Counts the calls in `metrics`.
     pub fn with_metrics(self, metrics: Arc<dyn Metrics>) -> ServiceClient {
         ServiceClient { metrics, ..self }

@@ -27,6 +27,14 @@ struct Slack;
 
 #[async_trait]
 impl SlackApi for Slack {
+    fn for_team(
+        self: Arc<Self>,
+        _team: &myao_domain::TeamId,
+        _tokens: Arc<dyn myao_core::ports::Secrets>,
+    ) -> Arc<dyn SlackApi> {
+        self
+    }
+
     async fn set_status(
         &self,
         _channel: &ChannelId,

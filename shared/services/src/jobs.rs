@@ -13,7 +13,7 @@ use myao_core::ports::PortError;
 use myao_domain::job::retry_delay;
 use myao_domain::metrics::{self, Datum};
 use myao_domain::rules::Gate;
-use myao_domain::{Job, JobKind, JudgmentResult, Reply, Settings};
+use myao_domain::{Job, JobKind, JudgmentResult, Reply, Settings, TeamId, TeamJob};
 
 /// What running a job came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +22,10 @@ pub enum JobOutcome {
     Response(ResponseOutcome),
     Memory(MemoryReport),
     Proactive(ProactiveOutcome),
+    /// A team's data deleted: how many items.
+    Purged {
+        items: u64,
+    },
 }
 
 impl JobOutcome {
@@ -109,6 +113,7 @@ impl JobOutcome {
                 ),
                 _ => format!("proactive {}", outcome.name()),
             },
+            JobOutcome::Purged { items } => format!("purge items={items}"),
         }
     }
 }
@@ -164,7 +169,7 @@ impl JobOutcome {
                     _ => None,
                 }
             }
-            JobOutcome::Memory(_) => None,
+            JobOutcome::Memory(_) | JobOutcome::Purged { .. } => None,
             JobOutcome::Proactive(outcome) => {
                 Some(Datum::count(metrics::PROACTIVE_JUDGMENTS).by("Outcome", outcome.name()))
             }
@@ -224,6 +229,7 @@ pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
             Job::Proactive { channel, made_at } => proactive::run(svc, channel, *made_at)
                 .await
                 .map(JobOutcome::Proactive),
+            Job::Purge => purge(svc).await,
         }
     }
     .instrument(span)
@@ -257,6 +263,53 @@ pub async fn come_back_soon(svc: &Services, job: &Job, receipt: &str, tries: u32
     match svc.ports.queue.redeliver(job, Some(receipt), delay).await {
         Ok(()) => tracing::info!(tries, delay_seconds = delay, "the job comes back soon"),
         Err(error) => tracing::warn!(%error, "could not bring the job back sooner"),
+    }
+}
+
+/// Deletes everything of the services' team: it uninstalled the app. The
+/// stack's own data is never purged (a single-workspace stack's job of
+/// this kind does nothing).
+async fn purge(svc: &Services) -> Result<JobOutcome, PortError> {
+    let Some(team) = svc.team() else {
+        tracing::warn!("a purge without a team: the stack's own data is kept");
+        return Ok(JobOutcome::Purged { items: 0 });
+    };
+    let items = svc.ports.store.purge_team(team).await?;
+    Ok(JobOutcome::Purged { items })
+}
+
+/// The services a team's job runs with: the team's
+/// ([`Services::for_team`]); for its purge after the uninstall, its part
+/// of the store alone. `None`: the team has no installation, and the job
+/// (made before the uninstall) is dropped.
+pub async fn team_services(
+    svc: &Services,
+    team: &TeamId,
+    job: &Job,
+) -> Result<Option<Services>, PortError> {
+    if let Some(team_svc) = svc.for_team(team).await? {
+        return Ok(Some(team_svc));
+    }
+    if *job == Job::Purge {
+        return Ok(Some(svc.uninstalled(team)));
+    }
+    tracing::info!(kind = %job.kind(), "a job of a team with no installation; dropped");
+    Ok(None)
+}
+
+/// Runs a job as a schedule or a queue carried it: a team's job with that
+/// team's services ([`team_services`]), the stack's with `svc`.
+pub async fn run_carried(
+    svc: &Services,
+    accepted: &[JobKind],
+    carried: &TeamJob,
+) -> Result<(), PortError> {
+    let Some(team) = &carried.team else {
+        return run_accepted(svc, accepted, &carried.job).await;
+    };
+    match team_services(svc, team, &carried.job).await? {
+        Some(team_svc) => run_accepted(&team_svc, accepted, &carried.job).await,
+        None => Ok(()),
     }
 }
 

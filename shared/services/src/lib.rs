@@ -23,9 +23,10 @@ use chrono::{DateTime, Utc};
 use tokio::sync::OnceCell;
 
 pub use job_context::JobContext;
+use myao_core::app::install::TeamTokens;
 use myao_core::app::Ports;
 use myao_core::ports::{Llm, PortError, SlackApi};
-use myao_domain::{Settings, UserId};
+use myao_domain::{Settings, TeamId, UserId};
 
 /// Everything the judgment, response and memory services use: the
 /// [`Ports`], the LLM and Slack.
@@ -34,6 +35,11 @@ pub struct Services {
     pub llm: Arc<dyn Llm>,
     pub slack: Arc<dyn SlackApi>,
     bot_user_id: OnceCell<UserId>,
+    /// The LLM before the cap: a team's services count their calls
+    /// against their own team's cap.
+    uncapped: Arc<dyn Llm>,
+    /// Whose work these services do: a team's, or (`None`) the stack's own.
+    team: Option<TeamId>,
 }
 
 impl Services {
@@ -41,23 +47,62 @@ impl Services {
     /// daily cap ([`limits::CappedLlm`]), so that no assembly of the
     /// services can make an LLM call the cap did not count.
     pub fn new(ports: Ports, llm: Arc<dyn Llm>, slack: Arc<dyn SlackApi>) -> Services {
-        let llm: Arc<dyn Llm> = Arc::new(limits::CappedLlm::new(
-            llm,
+        let capped: Arc<dyn Llm> = Arc::new(limits::CappedLlm::new(
+            llm.clone(),
             ports.store.clone(),
             ports.settings.clone(),
             ports.clock.clone(),
         ));
         Services {
             ports,
-            llm,
+            llm: capped,
             slack,
             bot_user_id: OnceCell::new(),
+            uncapped: llm,
+            team: None,
         }
     }
 
-    /// The bot's own user id: the `bot_user_id` setting, else `auth.test`
-    /// (asked once per process).
+    /// The same services doing `team`'s work: its part of the store, its
+    /// jobs, its LLM cap, and Slack with its installation's token and bot.
+    /// `None` when the team has no installation (never installed, or
+    /// uninstalled since): there is no work of its to do but the purge.
+    pub async fn for_team(&self, team: &TeamId) -> Result<Option<Services>, PortError> {
+        let Some(installation) = self.ports.store.installation(team).await? else {
+            return Ok(None);
+        };
+        let tokens = Arc::new(TeamTokens::new(self.ports.store.clone()));
+        let slack = self.slack.clone().for_team(team, tokens);
+        let mut services = Services::new(self.ports.for_team(team), self.uncapped.clone(), slack);
+        services.team = Some(team.clone());
+        services.bot_user_id = OnceCell::new_with(Some(installation.bot_user_id));
+        Ok(Some(services))
+    }
+
+    /// The services of `team` after its uninstall, for its purge: its part
+    /// of the store; Slack as the stack's, since it has no token left (and
+    /// a purge calls none).
+    pub fn uninstalled(&self, team: &TeamId) -> Services {
+        let mut services = Services::new(
+            self.ports.for_team(team),
+            self.uncapped.clone(),
+            self.slack.clone(),
+        );
+        services.team = Some(team.clone());
+        services
+    }
+
+    /// Whose work these services do: a team's, or (`None`) the stack's own.
+    pub fn team(&self) -> Option<&TeamId> {
+        self.team.as_ref()
+    }
+
+    /// The bot's own user id: a team's, from its installation; else the
+    /// `bot_user_id` setting, else `auth.test` (asked once per process).
     pub async fn bot_user_id(&self, settings: &Settings) -> Result<UserId, PortError> {
+        if let Some(id) = self.bot_user_id.get() {
+            return Ok(id.clone());
+        }
         if let Some(id) = &settings.bot_user_id {
             return Ok(id.clone());
         }

@@ -15,7 +15,7 @@
 //!   `internal_error` / `fatal_error` / `service_unavailable` (which Slack
 //!   documents as "some aspect of the operation may have succeeded"): the
 //!   call may have taken effect. The reads are retried like a lost
-//!   connection; `chat.postMessage` is *not* (see [`Replay`]).
+//!   connection; `chat.postMessage` is *not* (see `attempt::Replay`).
 //! - Any other `ok: false`, or another 4xx: `Refused`, with Slack's error
 //!   code in the detail (`"chat.postMessage: channel_not_found"`).
 //!
@@ -25,6 +25,7 @@
 //! `Unavailable`: nothing was sent), and a wait that leaves no attempt after
 //! it is not waited: the call gives up as if out of retries.
 
+mod attempt;
 pub mod oauth;
 
 use std::collections::BTreeSet;
@@ -43,12 +44,14 @@ use myao_core::ports::{Metrics, PortError, Reacted, Secrets, SettingsProvider, S
 use myao_domain::metrics::{self, Datum, SLACK_AUTH_CODES};
 use myao_domain::settings::SLACK_ATTEMPT_TIMEOUT_SECONDS;
 use myao_domain::text::UserNames;
-use myao_domain::{Channel, ChannelId, EmojiName, Ts, User, UserId, Visibility};
+use myao_domain::{Channel, ChannelId, EmojiName, TeamId, Ts, User, UserId, Visibility};
 use myao_http::{
     endpoint, header_number, is_permanent, millis, transport_detail, truncate, wait_at_most,
     ServiceClient,
 };
 use myao_slack::interaction::feedback_blocks;
+
+use attempt::{Args, Attempt, Replay};
 
 const SERVICE: &str = "slack";
 /// The first backoff after a transport error or a 5xx; each later one doubles it.
@@ -94,46 +97,6 @@ impl fmt::Debug for SlackWebApi {
             .field("timeout", &self.timeout)
             .finish_non_exhaustive()
     }
-}
-
-/// Whether a call may be sent again after an answer that may mean it took
-/// effect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Replay {
-    /// A read: sending it twice does no harm.
-    Safe,
-    /// `chat.postMessage`: after a 5xx, a timeout or a connection lost once
-    /// the request was out, Slack may well have posted the message (a 5xx
-    /// can come from a proxy after the post was done; a timeout says nothing
-    /// at all). Posting again would show the reply twice, which users notice
-    /// far more than a missing one. So it is retried only when Slack surely
-    /// did not post: a 429 / `ratelimited`, or a connection that was never
-    /// made. Otherwise the call returns `Unavailable` at once, its detail
-    /// saying that the message may have been posted; the caller must not
-    /// post it again blindly either.
-    OnlyIfUnsent,
-    /// `assistant.threads.setStatus`: a sign of life is worth nothing late,
-    /// and the reply must not wait for it: tried once, never waited for.
-    Once,
-}
-
-/// How a method's arguments travel.
-enum Args<'a> {
-    Query(&'a [(&'a str, &'a str)]),
-    Json(Value),
-}
-
-/// What one attempt came to.
-enum Attempt {
-    Done(Value),
-    /// Slack did nothing and asks to wait this long.
-    RateLimited(Duration),
-    /// The request never reached Slack.
-    Unsent(String),
-    /// The request reached Slack, which may have acted on it.
-    MaybeDone(String),
-    /// Will fail the same way again.
-    Refused(String),
 }
 
 impl SlackWebApi {
@@ -424,6 +387,15 @@ impl SlackWebApi {
 
 #[async_trait]
 impl SlackApi for SlackWebApi {
+    fn for_team(self: Arc<Self>, team: &TeamId, tokens: Arc<dyn Secrets>) -> Arc<dyn SlackApi> {
+        // Its own emoji names too: each workspace has its own custom emoji.
+        Arc::new(SlackWebApi {
+            client: self.client.with_secret(tokens, team.as_str()),
+            timeout: self.timeout,
+            emoji: std::sync::Mutex::new(None),
+        })
+    }
+
     async fn post_message(
         &self,
         channel: &ChannelId,

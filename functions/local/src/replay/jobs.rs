@@ -138,6 +138,8 @@ impl Engine<'_> {
                 self.response(asked, outcome, channel.as_ref(), prompts)
                     .await?
             }
+            // The replay is one workspace's, never uninstalled.
+            Ok(JobOutcome::Purged { .. }) => return Ok(()),
             Ok(JobOutcome::Memory(report)) => match self.memory(&job, report, prompts) {
                 Some(kind) => kind,
                 None => return Ok(()),

@@ -390,8 +390,9 @@ impl Engine<'_> {
                 self.run_job(Job::MemorySweep).await?;
             }
         }
-        for job in self.board.take_due(self.clock.now()) {
-            self.run_job(job).await?;
+        // One workspace's export: its jobs are the stack's, with no team.
+        for due in self.board.take_due(self.clock.now()) {
+            self.run_job(due.job).await?;
         }
         Ok(())
     }

@@ -4,7 +4,6 @@
 //! does the least that is safe: verify, store with a conditional write, and
 //! make one job (a judgment schedule or a queued reply).
 
-use std::fmt;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -21,18 +20,20 @@ use myao_domain::routing::{
     addressed, engaged, may_be_engaged, route, spoke_within, Addressed, Engagement, Route,
 };
 use myao_domain::{
-    ChannelId, Conversation, Forget, Job, JobKind, Message, Settings, Ts, UserId, VisibilityChange,
+    ChannelId, Conversation, Forget, Job, JobKind, Message, Settings, TeamId, Ts, UserId,
+    VisibilityChange,
 };
-use myao_slack::event::{
-    parse_envelope, Envelope, EventParseError, Reaction, SlackEvent, Unhandled,
-};
+use myao_slack::event::{parse_envelope, Envelope, Reaction, SlackEvent};
 use myao_slack::interaction::form_interaction;
 use myao_slack::signature::verify;
 
 mod interaction;
+mod outcome;
 mod refusal;
 
-use refusal::{refusal, Delivery};
+pub use outcome::{IgnoreReason, Outcome};
+
+use refusal::{refusal, Delivery, Whose};
 
 /// How many of a thread's newest messages are read to tell whether the bot
 /// spoke there lately.
@@ -79,103 +80,6 @@ impl IngestResponse {
     }
 }
 
-/// What ingest did with an event (for logs, tests and the replay).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    Challenge,
-    Stored {
-        routed: Route,
-    },
-    Duplicate,
-    Edited,
-    Deleted,
-    VisibilityChanged,
-    /// A reaction on the bot's post that is a hint: its label stored
-    /// (`added`, and `new` when not stored already) or removed.
-    Hinted {
-        added: bool,
-        new: bool,
-    },
-    /// The app was uninstalled from the event's team: its installation
-    /// removed.
-    Uninstalled,
-    Ignored(IgnoreReason),
-    /// Signed, but not what Slack sends (a time far ahead or long before
-    /// now): answered 400, nothing stored.
-    Refused(EventParseError),
-    /// Slack's `app_rate_limited`: it holds this app's events back.
-    RateLimited,
-}
-
-impl Outcome {
-    /// The event's kind, as the `EventsIngested` metric names it.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Outcome::Challenge => "challenge",
-            Outcome::Stored { .. } => "message",
-            Outcome::Duplicate => "duplicate",
-            Outcome::Edited => "edited",
-            Outcome::Deleted => "deleted",
-            Outcome::VisibilityChanged => "visibility",
-            Outcome::Hinted { .. } => "hint",
-            Outcome::Uninstalled => "uninstall",
-            Outcome::Ignored(_) => "ignored",
-            Outcome::Refused(_) => "malformed",
-            Outcome::RateLimited => "app_rate_limited",
-        }
-    }
-}
-
-/// Why ingest acknowledged an event and did nothing with it.
-#[derive(Clone, PartialEq, Eq)]
-pub enum IgnoreReason {
-    /// Sent to another app than `slack_app_id`.
-    AnotherApp,
-    /// From another workspace than `slack_team_id`.
-    AnotherTeam,
-    /// An envelope of a type ingest does not take (Slack's name for it).
-    Envelope(String),
-    /// An event ingest does not take.
-    Unhandled(Unhandled),
-    /// A reaction that is neither a positive nor a negative hint
-    /// (`positive_reactions`, `negative_reactions`).
-    NotAHint,
-    /// A reaction on another's message, or the bot's own; a click on
-    /// another's.
-    NotItsPost,
-    /// An interaction other than a click of the feedback buttons (Slack's
-    /// type for it).
-    Interaction(String),
-    /// From a workspace the app is not installed in (a stack with
-    /// `slack_client_id`): uninstalled, or never installed.
-    NotInstalled,
-}
-
-impl fmt::Display for IgnoreReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IgnoreReason::AnotherApp => f.write_str("event for another app"),
-            IgnoreReason::AnotherTeam => f.write_str("event for another team"),
-            IgnoreReason::Envelope(kind) => f.write_str(kind),
-            IgnoreReason::Unhandled(unhandled) => unhandled.fmt(f),
-            IgnoreReason::NotAHint => f.write_str("a reaction that is no hint"),
-            IgnoreReason::NotItsPost => f.write_str("a hint not on the bot's post"),
-            IgnoreReason::Interaction(kind) => write!(f, "interaction {kind}"),
-            IgnoreReason::NotInstalled => {
-                f.write_str("event of a team the app is not installed in")
-            }
-        }
-    }
-}
-
-/// The text, quoted: the `event handled` line logs the outcome with
-/// `Debug`, and has always shown an ignored one as `Ignored("...")`.
-impl fmt::Debug for IgnoreReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.to_string(), f)
-    }
-}
-
 /// The ingest service.
 pub struct Ingest {
     pub ports: Ports,
@@ -206,8 +110,11 @@ impl Ingest {
     /// The same, taking only the events of workspaces with an
     /// installation (a stack that installs itself through "Add to Slack"
     /// and answers each workspace with its own token); an event of any
-    /// other is acknowledged and dropped, nothing stored. Without it, every
-    /// signed event is taken, as a single-workspace stack does.
+    /// other is acknowledged and dropped, nothing stored. The setting
+    /// `installed_workspaces_only` does the same without a restart. Without
+    /// either, an installed workspace's event is its own (with
+    /// `slack_client_id`) and any other is the stack's, as on a
+    /// single-workspace stack.
     pub fn requiring_installations(mut self) -> Ingest {
         self.installed_only = true;
         self
@@ -310,11 +217,36 @@ impl Ingest {
         if let Some(refused) = refusal(&settings, &delivery, now) {
             return Ok(refused);
         }
-        if let Some(refused) =
-            refusal::not_installed(&*self.ports.store, self.installed_only, &delivery).await?
-        {
-            return Ok(refused);
+        // An installed team's event is kept in its part of the store, and
+        // its jobs carry it.
+        let team = delivery.team_id.as_deref();
+        match Whose::of(&*self.ports.store, &settings, self.installed_only, team).await? {
+            Whose::Stack => self.deliver(&settings, delivery, now).await,
+            Whose::Team(team) => self.for_team(&team).deliver(&settings, delivery, now).await,
+            Whose::NotInstalled => Ok((
+                Outcome::Ignored(IgnoreReason::NotInstalled),
+                IngestResponse::ok(),
+            )),
         }
+    }
+
+    /// The same ingest for `team`'s events: its part of the store, its jobs.
+    fn for_team(&self, team: &TeamId) -> Ingest {
+        Ingest {
+            ports: self.ports.for_team(team),
+            secrets: self.secrets.clone(),
+            signing_secret_name: self.signing_secret_name.clone(),
+            installed_only: self.installed_only,
+        }
+    }
+
+    /// Acts on a delivery that passed every check.
+    async fn deliver(
+        &self,
+        settings: &Settings,
+        delivery: Delivery,
+        now: DateTime<Utc>,
+    ) -> Result<(Outcome, IngestResponse), PortError> {
         let bot = delivery.bot.or_else(|| settings.bot_user_id.clone());
         let outcome = match delivery.event {
             SlackEvent::NewMessage {
@@ -322,8 +254,8 @@ impl Ingest {
                 app_mention,
                 direct,
             } => {
-                let addressed = addressed(&message, bot.as_ref(), app_mention, direct, &settings);
-                self.new_message(&settings, bot.as_ref(), message, addressed, now)
+                let addressed = addressed(&message, bot.as_ref(), app_mention, direct, settings);
+                self.new_message(settings, bot.as_ref(), message, addressed, now)
                     .await?
             }
             SlackEvent::Edited {
@@ -332,25 +264,30 @@ impl Ingest {
                 thread_ts,
                 text,
             } => {
-                self.edited(&settings, channel, ts, thread_ts, &text, now)
+                self.edited(settings, channel, ts, thread_ts, &text, now)
                     .await?
             }
             SlackEvent::Deleted {
                 channel,
                 ts,
                 thread_ts,
-            } => self.deleted(&settings, channel, ts, thread_ts, now).await?,
+            } => self.deleted(settings, channel, ts, thread_ts, now).await?,
             SlackEvent::VisibilityChanged { channel, change } => {
-                self.visibility_changed(&settings, channel, change, now)
+                self.visibility_changed(settings, channel, change, now)
                     .await?
             }
             SlackEvent::Ignored { reason } => Outcome::Ignored(IgnoreReason::Unhandled(reason)),
             SlackEvent::Uninstalled => {
-                refusal::uninstalled(&*self.ports.store, &settings, delivery.team_id.as_deref())
-                    .await?
+                refusal::uninstalled(
+                    &*self.ports.store,
+                    &*self.ports.queue,
+                    settings,
+                    delivery.team_id.as_deref(),
+                )
+                .await?
             }
             SlackEvent::Reaction(reaction) => {
-                self.reacted(&settings, bot.as_ref(), reaction, now).await?
+                self.reacted(settings, bot.as_ref(), reaction, now).await?
             }
         };
         Ok((outcome, IngestResponse::ok()))

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, Utc};
 
 use crate::ports::{Clock, Metrics, Queue, RandomSource, Scheduler, SettingsProvider, Store};
-use myao_domain::Settings;
+use myao_domain::{Settings, TeamId};
 
 /// The ports every function uses: the store, the scheduler and the queue
 /// (the AWS services, or their in-process twins), time, chance and the
@@ -27,6 +27,19 @@ pub struct Ports {
     pub random: Arc<dyn RandomSource>,
     pub settings: Arc<dyn SettingsProvider>,
     pub metrics: Arc<dyn Metrics>,
+}
+
+impl Ports {
+    /// The same ports as `team` sees them: its part of the store, and a
+    /// scheduler and queues whose jobs carry the team.
+    pub fn for_team(&self, team: &TeamId) -> Ports {
+        Ports {
+            store: self.store.for_team(team),
+            scheduler: self.scheduler.for_team(team),
+            queue: self.queue.for_team(team),
+            ..self.clone()
+        }
+    }
 }
 
 /// When a stored message expires.

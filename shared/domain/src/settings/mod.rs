@@ -464,6 +464,12 @@ settings! {
     /// through "Add to Slack" (`/slack/install`); an uninstall removes
     /// that workspace's installation.
     slack_client_id: Option<String> = None, Optional(Text);
+    /// With `slack_client_id`, a workspace installed through "Add to
+    /// Slack" has its own part of the table and is answered with its own
+    /// token; another's events are the stack's, as before. On: only the
+    /// installed workspaces' events are taken, any other's dropped unstored
+    /// (a stack that serves installed workspaces alone).
+    installed_workspaces_only: bool = false, Bool;
     /// Stored messages are deleted after this many days.
     message_retention_days: u32 = 90, Whole(1, 3650);
     /// Memories, cached user names and channel records are deleted after

@@ -8,14 +8,14 @@ use chrono::{DateTime, Utc};
 
 use crate::ports::{Clock, PortError, Queue, ScheduledJob, Scheduler, MAX_QUEUE_DELAY_SECONDS};
 use crate::schedule::ScheduleName;
-use myao_domain::Job;
+use myao_domain::{Job, TeamId, TeamJob};
 
 use super::lock;
 
 #[derive(Debug, Default)]
 struct Board {
-    named: HashMap<ScheduleName, (DateTime<Utc>, u64, Job)>,
-    queued: Vec<(DateTime<Utc>, u64, Job)>,
+    named: HashMap<ScheduleName, (DateTime<Utc>, u64, TeamJob)>,
+    queued: Vec<(DateTime<Utc>, u64, TeamJob)>,
     seq: u64,
     scheduler_calls: u64,
     queue_calls: u64,
@@ -25,19 +25,50 @@ struct Board {
 /// Pending jobs in process: the twin of both EventBridge Scheduler (named,
 /// upsert replaces) and SQS (anonymous, with a delay). Whoever drives it —
 /// a test, the replay's virtual clock, or [`JobBoard::run`] in real time —
-/// takes the due jobs and runs them.
+/// takes the due jobs and runs them. A team's view of it
+/// ([`Scheduler::for_team`]) puts that team's jobs on the same board, with
+/// their team and under their team's names.
 pub struct JobBoard {
     clock: Arc<dyn Clock>,
-    board: Mutex<Board>,
-    wake: tokio::sync::Notify,
+    board: Arc<Mutex<Board>>,
+    wake: Arc<tokio::sync::Notify>,
+    /// Whose jobs it makes: a team's, or (`None`) the stack's own.
+    team: Option<TeamId>,
 }
 
 impl JobBoard {
     pub fn new(clock: Arc<dyn Clock>) -> JobBoard {
         JobBoard {
             clock,
-            board: Mutex::new(Board::default()),
-            wake: tokio::sync::Notify::new(),
+            board: Arc::default(),
+            wake: Arc::default(),
+            team: None,
+        }
+    }
+
+    /// The same board, making `team`'s jobs.
+    pub fn for_team(&self, team: &TeamId) -> JobBoard {
+        JobBoard {
+            clock: self.clock.clone(),
+            board: self.board.clone(),
+            wake: self.wake.clone(),
+            team: Some(team.clone()),
+        }
+    }
+
+    /// `job` as this board carries it: with its team.
+    fn carried(&self, job: &Job) -> TeamJob {
+        TeamJob {
+            team: self.team.clone(),
+            job: job.clone(),
+        }
+    }
+
+    /// `name` in this board's team's part of the names.
+    fn named(&self, name: &ScheduleName) -> ScheduleName {
+        match &self.team {
+            Some(team) => name.for_team(team),
+            None => name.clone(),
         }
     }
 
@@ -58,7 +89,7 @@ impl JobBoard {
         let mut v: Vec<_> = b
             .queued
             .iter()
-            .map(|(at, seq, j)| (*at, *seq, j.clone()))
+            .map(|(at, seq, j)| (*at, *seq, j.job.clone()))
             .collect();
         v.sort_by_key(|(_, seq, _)| *seq);
         v.into_iter().map(|(at, _, j)| (at, j)).collect()
@@ -70,10 +101,10 @@ impl JobBoard {
         let mut v: Vec<_> = b
             .named
             .iter()
-            .map(|(name, (at, _, job))| ScheduledJob {
+            .map(|(name, (at, _, carried))| ScheduledJob {
                 name: name.clone(),
                 at: *at,
-                job: job.clone(),
+                job: carried.job.clone(),
             })
             .collect();
         v.sort_by(|a, b| (a.at, &a.name).cmp(&(b.at, &b.name)));
@@ -96,17 +127,17 @@ impl JobBoard {
         let mut b = lock(&self.board);
         let (mut taken, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut b.queued)
             .into_iter()
-            .partition(|(_, _, job)| wanted(job));
+            .partition(|(_, _, carried)| wanted(&carried.job));
         b.queued = kept;
         taken.sort_by_key(|(at, seq, _)| (*at, *seq));
-        taken.into_iter().map(|(_, _, j)| j).collect()
+        taken.into_iter().map(|(_, _, j)| j.job).collect()
     }
 
-    /// Removes and returns the jobs due at or before `now`, in due order
-    /// (ties in the order they were made).
-    pub fn take_due(&self, now: DateTime<Utc>) -> Vec<Job> {
+    /// Removes and returns the jobs due at or before `now`, each with its
+    /// team, in due order (ties in the order they were made).
+    pub fn take_due(&self, now: DateTime<Utc>) -> Vec<TeamJob> {
         let mut b = lock(&self.board);
-        let mut due: Vec<(DateTime<Utc>, u64, Job)> = Vec::new();
+        let mut due: Vec<(DateTime<Utc>, u64, TeamJob)> = Vec::new();
         let names: Vec<ScheduleName> = b
             .named
             .iter()
@@ -134,7 +165,7 @@ impl JobBoard {
         dispatch: F,
         shutdown: impl std::future::Future<Output = ()>,
     ) where
-        F: Fn(Job) -> Fut,
+        F: Fn(TeamJob) -> Fut,
         Fut: std::future::Future<Output = ()>,
     {
         tokio::pin!(shutdown);
@@ -171,26 +202,33 @@ impl Scheduler for JobBoard {
             }
             b.seq += 1;
             let seq = b.seq;
-            b.named.insert(name.clone(), (at, seq, job.clone()));
+            b.named
+                .insert(self.named(name), (at, seq, self.carried(job)));
         }
         self.wake.notify_one();
         Ok(())
     }
 
+    fn for_team(&self, team: &TeamId) -> Arc<dyn Scheduler> {
+        Arc::new(JobBoard::for_team(self, team))
+    }
+
     async fn cancel(&self, name: &ScheduleName) -> Result<(), PortError> {
         let mut b = lock(&self.board);
         b.scheduler_calls += 1;
-        b.named.remove(name);
+        b.named.remove(&self.named(name));
         Ok(())
     }
 
     async fn get(&self, name: &ScheduleName) -> Result<Option<ScheduledJob>, PortError> {
         let b = lock(&self.board);
-        Ok(b.named.get(name).map(|(at, _, job)| ScheduledJob {
-            name: name.clone(),
-            at: *at,
-            job: job.clone(),
-        }))
+        Ok(b.named
+            .get(&self.named(name))
+            .map(|(at, _, carried)| ScheduledJob {
+                name: name.clone(),
+                at: *at,
+                job: carried.job.clone(),
+            }))
     }
 }
 
@@ -203,7 +241,7 @@ impl JobBoard {
             b.seq += 1;
             let seq = b.seq;
             let at = self.clock.now() + chrono::Duration::seconds(i64::from(delay_seconds));
-            b.queued.push((at, seq, job.clone()));
+            b.queued.push((at, seq, self.carried(job)));
         }
         self.wake.notify_one();
     }
@@ -211,6 +249,10 @@ impl JobBoard {
 
 #[async_trait]
 impl Queue for JobBoard {
+    fn for_team(&self, team: &TeamId) -> Arc<dyn Queue> {
+        Arc::new(JobBoard::for_team(self, team))
+    }
+
     async fn send(&self, job: &Job, delay_seconds: u32) -> Result<(), PortError> {
         if delay_seconds > MAX_QUEUE_DELAY_SECONDS {
             return Err(PortError::refused(

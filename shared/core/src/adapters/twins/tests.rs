@@ -3,7 +3,7 @@ use std::sync::Arc;
 
 use crate::ports::{Clock, Edit, Insert, Queue, Scheduler};
 use crate::schedule::ScheduleName;
-use myao_domain::{ChannelId, Conversation, Job, Message, Ts, UserId};
+use myao_domain::{ChannelId, Conversation, Job, Message, TeamJob, Ts, UserId};
 
 use super::*;
 use crate::adapters::system::ManualClock;
@@ -182,8 +182,59 @@ async fn board_upsert_replaces_the_pending_job_of_a_name() {
         b.take_due(at(1_300)).is_empty(),
         "the first time was replaced"
     );
-    assert_eq!(b.take_due(at(1_400)), vec![job("2.0")]);
+    assert_eq!(b.take_due(at(1_400)), vec![stacks(job("2.0"))]);
     assert!(b.scheduled().is_empty());
+}
+
+/// `job` as the stack's own (no team).
+fn stacks(job: Job) -> TeamJob {
+    TeamJob { team: None, job }
+}
+
+#[tokio::test]
+async fn a_teams_jobs_carry_the_team_and_never_move_another_teams_wait() {
+    use myao_domain::TeamId;
+    let clock = Arc::new(ManualClock::new(at(1_000)));
+    let b = JobBoard::new(clock.clone());
+    let (acme, beta) = (
+        TeamId::parse("T0ACME").unwrap(),
+        TeamId::parse("T0BETA").unwrap(),
+    );
+    let c = ChannelId::parse("C1").unwrap();
+    let name =
+        ScheduleName::for_conversation(JobKind::Judgment, &Conversation::top_level(c.clone()));
+    let job = Job::Judgment {
+        channel: c,
+        thread_ts: None,
+        newest_ts: Ts::parse("1.0").unwrap(),
+    };
+    // One channel shared by two workspaces: one name in each, and the stack's.
+    b.for_team(&acme)
+        .upsert(&name, at(1_100), &job)
+        .await
+        .unwrap();
+    Scheduler::for_team(&b, &beta)
+        .upsert(&name, at(1_200), &job)
+        .await
+        .unwrap();
+    b.upsert(&name, at(1_300), &job).await.unwrap();
+    Queue::for_team(&b, &beta)
+        .send(&Job::Purge, 0)
+        .await
+        .unwrap();
+    assert_eq!(b.scheduled().len(), 3);
+    assert!(b.for_team(&acme).get(&name).await.unwrap().is_some());
+    let due = b.take_due(at(1_300));
+    let teams: Vec<_> = due.iter().map(|d| (d.team.clone(), d.job.kind())).collect();
+    assert_eq!(
+        teams,
+        vec![
+            (Some(beta.clone()), JobKind::Purge),
+            (Some(acme), JobKind::Judgment),
+            (Some(beta), JobKind::Judgment),
+            (None, JobKind::Judgment),
+        ]
+    );
 }
 
 #[tokio::test]
@@ -199,9 +250,9 @@ async fn board_queue_honours_delays_and_order() {
     b.send(&c, 0).await.unwrap();
     assert!(b.send(&a, 901).await.is_err());
     assert_eq!(b.next_due(), Some(at(1_000)));
-    assert_eq!(b.take_due(at(1_000)), vec![c]);
+    assert_eq!(b.take_due(at(1_000)), vec![stacks(c)]);
     clock.advance(Duration::seconds(30));
-    assert_eq!(b.take_due(clock.now()), vec![a]);
+    assert_eq!(b.take_due(clock.now()), vec![stacks(a)]);
 }
 
 #[tokio::test]
@@ -222,7 +273,7 @@ async fn board_runs_jobs_in_real_time() {
     let got = tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv())
         .await
         .unwrap();
-    assert_eq!(got, Some(Job::MemorySweep));
+    assert_eq!(got, Some(stacks(Job::MemorySweep)));
     runner.abort();
 }
 

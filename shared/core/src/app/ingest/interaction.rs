@@ -5,6 +5,7 @@
 
 use chrono::{DateTime, Utc};
 
+use super::refusal::Whose;
 use super::{IgnoreReason, Ingest, IngestResponse, Outcome};
 use crate::ports::PortError;
 use myao_domain::labels::{Label, Source};
@@ -68,7 +69,23 @@ impl Ingest {
         if let Some(reason) = super::refusal::another(&settings, sender.0, sender.1) {
             return Ok(Outcome::Ignored(reason));
         }
-        if !self.on_bots_post(&settings, &click).await? {
+        // As for events: an installed team's click is kept in its part of
+        // the store; one of a team with no installation is dropped.
+        match Whose::of(&*self.ports.store, &settings, self.installed_only, sender.1).await? {
+            Whose::Stack => self.clicked(&settings, click, now).await,
+            Whose::Team(team) => self.for_team(&team).clicked(&settings, click, now).await,
+            Whose::NotInstalled => Ok(Outcome::Ignored(IgnoreReason::NotInstalled)),
+        }
+    }
+
+    /// Keeps a click on the bot's post as its person's label for it.
+    async fn clicked(
+        &self,
+        settings: &Settings,
+        click: Feedback,
+        now: DateTime<Utc>,
+    ) -> Result<Outcome, PortError> {
+        if !self.on_bots_post(settings, &click).await? {
             return Ok(Outcome::Ignored(IgnoreReason::NotItsPost));
         }
         let label = Label {

@@ -7,8 +7,8 @@
 use chrono::{DateTime, Utc};
 
 use super::{IgnoreReason, IngestResponse, Outcome};
-use crate::ports::{Installations, PortError};
-use myao_domain::{Settings, TeamId, UserId};
+use crate::ports::{Installations, PortError, Queue};
+use myao_domain::{Job, Settings, TeamId, UserId};
 use myao_slack::event::{check_times, SlackEvent};
 
 /// An event an envelope delivers, with what the envelope says of it.
@@ -61,43 +61,67 @@ pub(super) fn another(
     None
 }
 
-/// With `installed_only` ([`super::Ingest::requiring_installations`]),
-/// an event of a team with no installation (or of none): acknowledged and
-/// dropped, nothing stored. Without it, every event is taken as before.
-pub(super) async fn not_installed(
-    store: &dyn Installations,
-    installed_only: bool,
-    delivery: &Delivery,
-) -> Result<Option<(Outcome, IngestResponse)>, PortError> {
-    if !installed_only {
-        return Ok(None);
+/// Whose an event or a click is.
+pub(super) enum Whose {
+    /// The stack's own, as on a single-workspace stack.
+    Stack,
+    /// An installed team's: kept in its part of the store, answered with
+    /// its own token.
+    Team(TeamId),
+    /// Of a team with no installation (or of none), on a stack that takes
+    /// installed teams' events only: acknowledged and dropped, nothing
+    /// stored.
+    NotInstalled,
+}
+
+impl Whose {
+    /// An event of `team_id` is an installed team's, on a stack with
+    /// `slack_client_id`; another's is the stack's, unless the stack takes
+    /// installed teams' events only (`installed_only`, the setting
+    /// `installed_workspaces_only`). A stack without `slack_client_id`
+    /// reads no installation: its events are its own, as they always were.
+    pub(super) async fn of(
+        store: &dyn Installations,
+        settings: &Settings,
+        installed_only: bool,
+        team_id: Option<&str>,
+    ) -> Result<Whose, PortError> {
+        let installed_only = installed_only || settings.installed_workspaces_only;
+        let otherwise = if installed_only {
+            Whose::NotInstalled
+        } else {
+            Whose::Stack
+        };
+        if settings.slack_client_id.is_none() && !installed_only {
+            return Ok(Whose::Stack);
+        }
+        let Some(team) = team_id.and_then(|t| TeamId::parse(t).ok()) else {
+            return Ok(otherwise);
+        };
+        Ok(match store.installation(&team).await? {
+            Some(_) => Whose::Team(team),
+            None => otherwise,
+        })
     }
-    let team = delivery
-        .team_id
-        .as_deref()
-        .and_then(|t| TeamId::parse(t).ok());
-    let installed = match team {
-        Some(team) => store.installation(&team).await?.is_some(),
-        None => false,
-    };
-    Ok((!installed).then(|| {
-        let outcome = Outcome::Ignored(IgnoreReason::NotInstalled);
-        (outcome, IngestResponse::ok())
-    }))
 }
 
 /// The app uninstalled from `team` (or its bot token revoked), on a stack
 /// with `slack_client_id`: its installation removed, so that nothing of it
-/// is taken or answered from now on. A single-workspace stack has nothing
+/// is taken or answered from now on, and everything it kept purged by the
+/// memory function within moments ([`Job::Purge`]). The purge is queued
+/// first: if the removal then fails, Slack's retry finds the installation
+/// still there and does both again. A single-workspace stack has nothing
 /// to remove: it says so in the log, as its bot token stops working.
 pub(super) async fn uninstalled(
     store: &dyn Installations,
+    queue: &dyn Queue,
     settings: &Settings,
     team: Option<&str>,
 ) -> Result<Outcome, PortError> {
     let team = team.and_then(|t| TeamId::parse(t).ok());
     match (settings.slack_client_id.is_some(), team) {
         (true, Some(team)) => {
+            queue.for_team(&team).send(&Job::Purge, 0).await?;
             store.delete_installation(&team).await?;
             tracing::info!(%team, "uninstalled");
             Ok(Outcome::Uninstalled)
