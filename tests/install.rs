@@ -13,7 +13,7 @@ use myao_core::adapters::system::{ManualClock, OsUnguessable};
 use myao_core::app::install::{InstallFlow, Page};
 use myao_core::ports::{Claims, Installations, MemoryRecords, Messages, Teams};
 use myao_domain::install::{Installation, Rotation, Token};
-use myao_domain::{Memory, MemoryKind, MemoryScope, TeamId, UserId};
+use myao_domain::{Job, Memory, MemoryKind, MemoryScope, TeamId, TeamJob, UserId};
 use myao_services::tokens::renew_due;
 use myao_slack_api::oauth::SlackOAuthApi;
 use myao_tests::{fresh_store, fresh_store_with_clock};
@@ -613,7 +613,7 @@ async fn two_installed_teams_are_answered_each_with_its_own_token_and_an_uninsta
     assert_eq!(outcome, Outcome::Uninstalled);
     let purge = bed.board.take_due(bed.now());
     assert_eq!(purge.len(), 1, "{purge:?}");
-    assert_eq!(purge[0].job, myao_domain::Job::Purge);
+    assert_eq!(purge[0].job, Job::Purge);
     run_carried(&bed.services, &[JobKind::Purge], &purge[0])
         .await
         .expect("purged");
@@ -636,6 +636,37 @@ async fn two_installed_teams_are_answered_each_with_its_own_token_and_an_uninsta
         "{left:?}"
     );
     assert!(bed.board.take_due(bed.now()).is_empty());
+
+    // The stack's recurring run starts the installed team's, which digests
+    // that team's channel in that team's part.
+    let stacks = TeamJob {
+        team: None,
+        job: Job::MemorySweep,
+    };
+    run_carried(&bed.services, &[JobKind::MemorySweep], &stacks)
+        .await
+        .expect("swept");
+    let due = bed.board.take_due(bed.now());
+    let teams: Vec<_> = due.iter().map(|d| (d.team.clone(), d.job.kind())).collect();
+    let beta_id = TeamId::parse("T0BETA").expect("team");
+    assert_eq!(teams, [(Some(beta_id.clone()), JobKind::MemorySweep)]);
+    run_carried(&bed.services, &[JobKind::MemorySweep], &due[0])
+        .await
+        .expect("beta swept");
+    let due = bed.board.take_due(bed.now());
+    let jobs: Vec<_> = due
+        .iter()
+        .map(|d| (d.team.clone(), d.job.clone()))
+        .collect();
+    assert_eq!(
+        jobs,
+        [(
+            Some(beta_id),
+            Job::ChannelMemory {
+                channel: general.clone()
+            }
+        )]
+    );
 }
 
 /// The state of the consent page's link `page` redirects to, whatever the scopes.

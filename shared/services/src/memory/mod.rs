@@ -214,9 +214,13 @@ pub const WORKSPACE_AFTER_SECONDS: u32 = 300;
 /// memory queue. So a workspace of any size finishes: each job is one
 /// channel's work. With `proactive` on, it also schedules a proactive
 /// judgment for each channel gone quiet that qualifies
-/// ([`super::proactive::plan`]).
+/// ([`super::proactive::plan`]). The stack's run also starts each installed
+/// team's, which does the same in that team's part.
 pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
     let mut report = forget_now(svc).await?;
+    if svc.team().is_none() {
+        report.queued += sweep_teams(svc).await?;
+    }
     let cx = JobContext::begin(svc).await?;
     let (settings, now) = (cx.settings(), cx.now());
     let active_since = now - Duration::days(i64::from(settings.active_channel_days));
@@ -237,6 +241,21 @@ pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
         .await?;
     report.queued += 1;
     Ok(report)
+}
+
+/// The stack's recurring run starts each installed team's own (the
+/// installations the stack has: none on a single-workspace stack), which
+/// then does for that team what the stack's does for its own part.
+async fn sweep_teams(svc: &Services) -> Result<usize, PortError> {
+    let installations = svc.ports.store.installations().await?;
+    for installation in &installations {
+        svc.ports
+            .queue
+            .for_team(&installation.team)
+            .send(&Job::MemorySweep, 0)
+            .await?;
+    }
+    Ok(installations.len())
 }
 
 /// One channel's memories (short-term from its window, long-term when due)
