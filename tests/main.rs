@@ -29,3 +29,4 @@ mod proactive;
 mod reactions;
 mod real_model;
 mod template;
+mod tenants;
