@@ -748,3 +748,81 @@ async fn with_a_client_id_an_installed_teams_event_is_its_own_and_anothers_the_s
         .expect("read")
         .is_none());
 }
+
+#[tokio::test]
+async fn the_stacks_recurring_run_renews_the_tokens_due_and_counts_what_it_could_not() {
+    use myao_domain::metrics::TOKEN_RENEWAL_FAILURES;
+    use myao_domain::JobKind;
+    use myao_services::jobs::run_carried;
+    use myao_slack_api::oauth::ConfiguredOAuth;
+    use myao_tests::stubs::Bed;
+
+    let mut bed: Bed<DynamoStore> =
+        Bed::on_emulator(|s| s.slack_client_id = Some("123.456".into())).await;
+    let secrets = myao_core::adapters::system::StaticSecrets::new()
+        .with("/myao/test/secrets/slack_client_secret", "client-secret\n");
+    let oauth = ConfiguredOAuth::new(
+        myao_http::http_client(),
+        bed.services.ports.settings.clone(),
+        Arc::new(secrets),
+        "/myao/test/secrets/slack_client_secret",
+    );
+    bed.services.renew_tokens_with(Arc::new(oauth));
+    let now = bed.now();
+    let due = |team: &str, token: &str| Installation {
+        rotation: Some(Rotation {
+            refresh_token: Token::new(format!("xoxe-1-{token}")),
+            expires_at: now + Duration::hours(1),
+        }),
+        ..installation(team, token, Duration::hours(1))
+    };
+    for (team, token) in [("T0ACME", "acme"), ("T0BETA", "beta")] {
+        bed.store
+            .put_installation(&due(team, token))
+            .await
+            .expect("stored");
+    }
+    Mock::given(method("POST"))
+        .and(path("/api/oauth.v2.access"))
+        .and(body_string_contains("client_secret=client-secret&"))
+        .and(body_string_contains("refresh_token=xoxe-1-acme"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "ok": true, "access_token": "xoxe.xoxb-acme2", "refresh_token": "xoxe-1-acme2",
+            "expires_in": 43_200, "team": {"id": "T0ACME"}
+        })))
+        .mount(&bed.slack_server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/oauth.v2.access"))
+        .and(body_string_contains("refresh_token=xoxe-1-beta"))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&bed.slack_server)
+        .await;
+
+    let stacks = TeamJob {
+        team: None,
+        job: Job::MemorySweep,
+    };
+    run_carried(&bed.services, &[JobKind::MemorySweep], &stacks)
+        .await
+        .expect("swept");
+    let acme = bed
+        .store
+        .installation(&TeamId::parse("T0ACME").expect("team"))
+        .await
+        .expect("read")
+        .expect("installed");
+    assert_eq!(acme.bot_token.expose(), "xoxe.xoxb-acme2");
+    let beta = bed
+        .store
+        .installation(&TeamId::parse("T0BETA").expect("team"))
+        .await
+        .expect("read")
+        .expect("installed");
+    assert_eq!(
+        beta.bot_token.expose(),
+        "xoxe.xoxb-beta",
+        "kept for the next run"
+    );
+    assert_eq!(bed.metrics.total(TOKEN_RENEWAL_FAILURES, None), 1.0);
+}

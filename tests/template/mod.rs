@@ -231,6 +231,7 @@ fn no_secret_value_in_parameters_or_outputs() {
     let secret_leaves: Vec<String> = [
         "SlackSigningSecretParameter",
         "SlackBotTokenParameter",
+        "SlackClientSecretParameter",
         "LlmApiKeyParameter",
     ]
     .iter()
@@ -749,7 +750,9 @@ fn the_metrics_feed_the_alarms_and_the_dashboard() {
     let channels = alarm("SlackChannelAlarm");
     let given_up = alarm("MentionsGivenUpAlarm");
     let events = alarm("SlackRateLimitedAlarm");
+    let renewals = alarm("TokenRenewalAlarm");
     for (alarm, metric) in [
+        (renewals, metrics::TOKEN_RENEWAL_FAILURES),
         (slack, metrics::SLACK_AUTH_ERRORS),
         (channels, metrics::SLACK_CHANNEL_REFUSALS),
         (given_up, metrics::MENTIONS_GIVEN_UP),
@@ -786,7 +789,7 @@ fn the_metrics_feed_the_alarms_and_the_dashboard() {
             (namespace.clone(), metrics::LLM_SUCCESSES.to_owned()),
         ]
     );
-    for alarm in [slack, channels, given_up, events, llm] {
+    for alarm in [slack, channels, given_up, events, renewals, llm] {
         assert!(
             at(alarm, &["Properties", "AlarmActions"]).is_some(),
             "the alarm tells the AlarmEmail topic"

@@ -179,7 +179,12 @@ pub async fn assemble(config: LocalConfig) -> anyhow::Result<Bot> {
     let llm = crate::llm::router(ports.settings.clone(), Arc::new(openai)).await?;
     let install = install_flow(&config, &ports, http).await?;
     let ingest = Ingest::new(ports.clone(), secrets, SLACK_SIGNING_SECRET);
-    let services = Services::new(ports, Arc::new(llm), slack);
+    let mut services = Services::new(ports, Arc::new(llm), slack);
+    if let Some(flow) = &install {
+        // The workspaces it installs renew their rotating tokens in the
+        // recurring run, as on a deployed stack.
+        services.renew_tokens_with(flow.oauth.clone());
+    }
     Ok(Bot {
         ingest: Arc::new(ingest),
         install,

@@ -16,6 +16,10 @@ pub const SLACK_BOT_TOKEN_PARAM: &str = "MYAO_SLACK_BOT_TOKEN_PARAM";
 /// start without it): unset or empty, no key is sent, as Amazon Bedrock
 /// (reached with the function's role) and a local endpoint need none.
 pub const LLM_API_KEY_PARAM: &str = "MYAO_LLM_API_KEY_PARAM";
+/// Name of the SSM SecureString holding the Slack app's Client Secret.
+/// Optional (the memory function reads it): set, its recurring run renews
+/// the installed workspaces' rotating tokens.
+pub const SLACK_CLIENT_SECRET_PARAM: &str = "MYAO_SLACK_CLIENT_SECRET_PARAM";
 /// The EventBridge Scheduler schedule group of this stage.
 pub const SCHEDULE_GROUP: &str = "MYAO_SCHEDULE_GROUP";
 /// The role EventBridge Scheduler assumes to invoke the target functions.

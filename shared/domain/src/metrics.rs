@@ -57,6 +57,10 @@ pub const SLACK_RATE_LIMITED: &str = "SlackRateLimited";
 /// reply written): no dimension, for the alarm (the job's log line says
 /// which).
 pub const MENTIONS_GIVEN_UP: &str = "MentionsGivenUp";
+/// Workspaces' rotating tokens the recurring run could not renew (Slack or
+/// the store unavailable: tried again next run; or refused for good: the
+/// workspace must install the app again): no dimension, for the alarm.
+pub const TOKEN_RENEWAL_FAILURES: &str = "TokenRenewalFailures";
 /// Replies a spend limit refused, by `Limit` (the setting's name).
 pub const LIMIT_REFUSALS: &str = "LimitRefusals";
 

@@ -25,7 +25,7 @@ use tokio::sync::OnceCell;
 pub use job_context::JobContext;
 use myao_core::app::install::TeamTokens;
 use myao_core::app::Ports;
-use myao_core::ports::{Llm, PortError, SlackApi};
+use myao_core::ports::{Llm, PortError, SlackApi, SlackOAuth};
 use myao_domain::{Settings, TeamId, UserId};
 
 /// Everything the judgment, response and memory services use: the
@@ -40,6 +40,9 @@ pub struct Services {
     uncapped: Arc<dyn Llm>,
     /// Whose work these services do: a team's, or (`None`) the stack's own.
     team: Option<TeamId>,
+    /// Slack's OAuth, where the stack renews its workspaces' rotating
+    /// tokens (the memory function's recurring run).
+    oauth: Option<Arc<dyn SlackOAuth>>,
 }
 
 impl Services {
@@ -60,7 +63,19 @@ impl Services {
             bot_user_id: OnceCell::new(),
             uncapped: llm,
             team: None,
+            oauth: None,
         }
+    }
+
+    /// Has the recurring run renew the installed workspaces' rotating
+    /// tokens with `oauth`.
+    pub fn renew_tokens_with(&mut self, oauth: Arc<dyn SlackOAuth>) {
+        self.oauth = Some(oauth);
+    }
+
+    /// Slack's OAuth, when the services renew tokens.
+    pub fn oauth(&self) -> Option<&dyn SlackOAuth> {
+        self.oauth.as_deref()
     }
 
     /// The same services doing `team`'s work: its part of the store, its

@@ -2,9 +2,11 @@
 //! id and secret as form fields (no bearer token: the installation is what
 //! it gives). The secret is held as a [`Token`] and never shown.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use myao_core::ports::{PortError, SlackOAuth};
+use myao_core::ports::{PortError, Secrets, SettingsProvider, SlackOAuth};
 use myao_domain::install::{
     form_encoded, read_access, read_refresh, AccessError, Installation, Token,
 };
@@ -89,6 +91,67 @@ impl SlackOAuthApi {
             .await
             .map_err(|e| PortError::unavailable(SERVICE, e.without_url().to_string()))?;
         Ok(bytes.to_vec())
+    }
+}
+
+/// [`SlackOAuth`] as the job functions have it: the client id
+/// (`slack_client_id`) and Slack's base URL from the settings, the client
+/// secret from the secret `secret_name` (an SSM SecureString), read at each
+/// call, so that setting them takes no redeploy.
+pub struct ConfiguredOAuth {
+    http: reqwest::Client,
+    settings: Arc<dyn SettingsProvider>,
+    secrets: Arc<dyn Secrets>,
+    secret_name: String,
+}
+
+impl ConfiguredOAuth {
+    pub fn new(
+        http: reqwest::Client,
+        settings: Arc<dyn SettingsProvider>,
+        secrets: Arc<dyn Secrets>,
+        secret_name: impl Into<String>,
+    ) -> ConfiguredOAuth {
+        ConfiguredOAuth {
+            http,
+            settings,
+            secrets,
+            secret_name: secret_name.into(),
+        }
+    }
+
+    async fn api(&self) -> Result<SlackOAuthApi, PortError> {
+        let settings = self.settings.current().await?;
+        let Some(client_id) = settings.slack_client_id.clone() else {
+            return Err(PortError::refused(SERVICE, "slack_client_id is not set"));
+        };
+        let secret = self.secrets.get(&self.secret_name).await?;
+        Ok(SlackOAuthApi::new(
+            self.http.clone(),
+            settings.slack_api_base_url.clone(),
+            client_id,
+            Token::new(secret.trim()),
+        ))
+    }
+}
+
+#[async_trait]
+impl SlackOAuth for ConfiguredOAuth {
+    async fn exchange(
+        &self,
+        code: &str,
+        redirect_uri: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Result<Installation, AccessError>, PortError> {
+        self.api().await?.exchange(code, redirect_uri, now).await
+    }
+
+    async fn refresh(
+        &self,
+        current: &Installation,
+        now: DateTime<Utc>,
+    ) -> Result<Result<Installation, AccessError>, PortError> {
+        self.api().await?.refresh(current, now).await
     }
 }
 

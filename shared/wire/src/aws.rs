@@ -14,6 +14,7 @@ use myao_core::env::{self, Function};
 use myao_core::ports::Llm;
 use myao_llm::bedrock::BedrockLlm;
 use myao_services::Services;
+use myao_slack_api::oauth::ConfiguredOAuth;
 
 /// The services of the judgment, response and memory functions.
 pub async fn services(function: Function) -> Result<Services, MissingEnv> {
@@ -40,12 +41,25 @@ pub async fn services(function: Function) -> Result<Services, MissingEnv> {
         BedrockLlm::new(&c.config, c.settings.clone()).with_metrics(c.metrics.clone()),
     ));
     let slack_token = var(env::SLACK_BOT_TOKEN_PARAM)?;
-    Ok(http_services_with(
-        c.ports(scheduler, queue),
+    let ports = c.ports(scheduler, queue);
+    let oauth = optional(env::SLACK_CLIENT_SECRET_PARAM).map(|name| {
+        ConfiguredOAuth::new(
+            myao_http::http_client(),
+            ports.settings.clone(),
+            c.secrets.clone(),
+            name,
+        )
+    });
+    let mut services = http_services_with(
+        ports,
         c.secrets,
         // Bedrock needs no key: without the variable, none is sent.
         optional(env::LLM_API_KEY_PARAM).unwrap_or_default(),
         slack_token,
         bedrock,
-    ))
+    );
+    if let Some(oauth) = oauth {
+        services.renew_tokens_with(Arc::new(oauth));
+    }
+    Ok(services)
 }

@@ -35,6 +35,7 @@ use crate::prompts::memory::{
 use crate::prompts::MessageView;
 use myao_core::ports::PortError;
 use myao_domain::digest::Backoff;
+use myao_domain::metrics::{self, Datum};
 use myao_domain::privacy::{may_use, Audience, Source};
 use myao_domain::{
     Channel, ChannelId, Job, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
@@ -219,6 +220,7 @@ pub const WORKSPACE_AFTER_SECONDS: u32 = 300;
 pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
     let mut report = forget_now(svc).await?;
     if svc.team().is_none() {
+        renew_tokens(svc).await;
         report.queued += sweep_teams(svc).await?;
     }
     let cx = JobContext::begin(svc).await?;
@@ -241,6 +243,36 @@ pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
         .await?;
     report.queued += 1;
     Ok(report)
+}
+
+/// Renews the installed workspaces' rotating tokens that expire within two
+/// hours: the hourly run tries each at least once before its expiry, and
+/// again the next hour after a failure. What it could not renew is logged
+/// (the teams' ids only) and counted for the alarm; the run goes on.
+async fn renew_tokens(svc: &Services) {
+    let Some(oauth) = svc.oauth() else { return };
+    let now = svc.ports.clock.now();
+    let failures = match crate::tokens::renew_due(&*svc.ports.store, oauth, now).await {
+        Ok(round) => {
+            for team in &round.renewed {
+                tracing::info!(%team, "token renewed");
+            }
+            if round.alarming() {
+                tracing::error!(lost = ?round.lost, failed = ?round.failed, "tokens not renewed");
+            }
+            round.lost.len() + round.failed.len()
+        }
+        Err(error) => {
+            tracing::error!(%error, "could not read the installations to renew");
+            1
+        }
+    };
+    if failures > 0 {
+        let n = u64::try_from(failures).unwrap_or(u64::MAX);
+        svc.ports
+            .metrics
+            .put(Datum::counted(metrics::TOKEN_RENEWAL_FAILURES, n));
+    }
 }
 
 /// The stack's recurring run starts each installed team's own (the
