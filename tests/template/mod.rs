@@ -1064,3 +1064,50 @@ fn the_readme_is_short_and_every_relative_link_resolves() {
         );
     }
 }
+
+/// "Add to Slack" asks for the manifest's bot scopes, and the manifest of a
+/// stack installed in many workspaces is the main one with the install
+/// function's Redirect URL and token rotation on.
+#[test]
+fn the_install_asks_for_the_manifests_scopes_and_the_distributed_manifest_adds_the_redirect() {
+    let read = |name: &str| -> Value {
+        let text = std::fs::read_to_string(workspace_root().join("infra").join(name))
+            .expect("a manifest");
+        serde_yaml::from_str(&text).expect("YAML")
+    };
+    let (main, distributed) = (
+        read("slack-app-manifest.yaml"),
+        read("slack-app-manifest.distributed.yaml"),
+    );
+    let scopes: Vec<&str> = main["oauth_config"]["scopes"]["bot"]
+        .as_sequence()
+        .expect("bot scopes")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(scopes, myao_core::app::install::BOT_SCOPES);
+    for part in [
+        &["oauth_config", "scopes", "bot"][..],
+        &["settings", "event_subscriptions"],
+        &["settings", "interactivity"],
+        &["features"],
+        &["settings", "socket_mode_enabled"],
+    ] {
+        let at = |m: &Value| part.iter().fold(m.clone(), |v, k| v[*k].clone());
+        assert_eq!(at(&distributed), at(&main), "{part:?}");
+    }
+    let redirects = distributed["oauth_config"]["redirect_urls"]
+        .as_sequence()
+        .expect("redirect URLs");
+    assert_eq!(redirects.len(), 1);
+    let redirect = redirects[0].as_str().expect("a URL");
+    assert!(
+        redirect.ends_with(myao_core::app::install::REDIRECT_PATH),
+        "{redirect}"
+    );
+    assert_eq!(
+        distributed["settings"]["token_rotation_enabled"],
+        Value::Bool(true)
+    );
+    assert_eq!(main["settings"]["token_rotation_enabled"], Value::Bool(false));
+}

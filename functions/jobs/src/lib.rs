@@ -1,7 +1,8 @@
 //! The judgment, response and memory functions. They differ only in the job
 //! kinds they run: one handler serves the three, and each binary names its
-//! function and its kinds.
+//! function and its kinds. Beside them, the install function ([`install`]).
 
+pub mod install;
 pub mod payload;
 
 use lambda_runtime::{service_fn, Error, LambdaEvent};

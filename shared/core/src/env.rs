@@ -45,25 +45,29 @@ pub enum Function {
     Judgment,
     Response,
     Memory,
+    /// "Add to Slack": the install pages, on a Function URL of their own.
+    Install,
 }
 
 impl Function {
-    /// All four functions.
-    pub const ALL: [Function; 4] = [
+    /// All five functions.
+    pub const ALL: [Function; 5] = [
         Function::Ingest,
         Function::Judgment,
         Function::Response,
         Function::Memory,
+        Function::Install,
     ];
 
-    /// `ingest`, `judgment`, `response` or `memory`: its name in logs and
-    /// metrics.
+    /// `ingest`, `judgment`, `response`, `memory` or `install`: its name in
+    /// logs and metrics.
     pub fn name(self) -> &'static str {
         match self {
             Function::Ingest => "ingest",
             Function::Judgment => "judgment",
             Function::Response => "response",
             Function::Memory => "memory",
+            Function::Install => "install",
         }
     }
 
@@ -74,6 +78,7 @@ impl Function {
             Function::Judgment => "JudgmentFunction",
             Function::Response => "ResponseFunction",
             Function::Memory => "MemoryFunction",
+            Function::Install => "InstallFunction",
         }
     }
 }
@@ -130,6 +135,14 @@ pub fn required(function: Function) -> &'static [&'static str] {
             SCHEDULER_ROLE_ARN,
             SCHEDULE_DLQ_ARN,
             JUDGMENT_FUNCTION_ARN,
+        ],
+        // The install pages keep states and installations, and exchange a
+        // code with the app's Client Secret.
+        Function::Install => &[
+            SETTINGS_PATH,
+            TABLE,
+            METRICS_NAMESPACE,
+            SLACK_CLIENT_SECRET_PARAM,
         ],
     }
 }

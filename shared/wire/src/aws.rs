@@ -10,6 +10,8 @@ use myao_aws::wire::MissingEnv;
 use myao_aws::wire::{common, optional, var};
 
 use crate::http_services_with;
+use myao_core::adapters::system::OsUnguessable;
+use myao_core::app::install::Installer;
 use myao_core::env::{self, Function};
 use myao_core::ports::Llm;
 use myao_llm::bedrock::BedrockLlm;
@@ -62,4 +64,24 @@ pub async fn services(function: Function) -> Result<Services, MissingEnv> {
         services.renew_tokens_with(Arc::new(oauth));
     }
     Ok(services)
+}
+
+/// The install function's "Add to Slack": the installations in the table,
+/// Slack's OAuth with the client id of the settings and the Client Secret
+/// of `MYAO_SLACK_CLIENT_SECRET_PARAM`.
+pub async fn installer() -> Result<Installer, MissingEnv> {
+    let c = common(Function::Install).await?;
+    let oauth = ConfiguredOAuth::new(
+        myao_http::http_client(),
+        c.settings.clone(),
+        c.secrets.clone(),
+        var(env::SLACK_CLIENT_SECRET_PARAM)?,
+    );
+    Ok(Installer {
+        store: c.store.clone(),
+        oauth: Arc::new(oauth),
+        clock: c.clock.clone(),
+        unguessable: Arc::new(OsUnguessable::default()),
+        settings: c.settings.clone(),
+    })
 }

@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 use chrono::Duration;
 
-use crate::ports::{Clock, Installations, PortError, Secrets, SlackOAuth, Unguessable};
+use crate::ports::{
+    Clock, Installations, PortError, Secrets, SettingsProvider, SlackOAuth, Unguessable,
+};
 use myao_domain::install::{authorize_url, is_state, new_state, AccessError, STATE_MINUTES};
 use myao_domain::TeamId;
 
@@ -19,6 +21,26 @@ use myao_domain::TeamId;
 pub const INSTALL_PATH: &str = "/slack/install";
 /// The path Slack's consent page comes back to.
 pub const REDIRECT_PATH: &str = "/slack/oauth_redirect";
+
+/// The bot scopes an install asks for: the manifests' (a test holds them
+/// to `infra/slack-app-manifest.yaml`).
+pub const BOT_SCOPES: &[&str] = &[
+    "app_mentions:read",
+    "channels:history",
+    "channels:read",
+    "chat:write",
+    "groups:history",
+    "groups:read",
+    "im:history",
+    "im:read",
+    "mpim:history",
+    "mpim:read",
+    "emoji:read",
+    "reactions:write",
+    "reactions:read",
+    "files:read",
+    "users:read",
+];
 
 /// An answer of the flow: a redirect, or a page.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -245,6 +267,52 @@ fn percent_decoded(text: &str) -> Option<String> {
         i += 1;
     }
     String::from_utf8(out).ok()
+}
+
+/// "Add to Slack" on a deployed stack (the install function's Function
+/// URL): the flow as the settings have it at each request, so that setting
+/// `slack_client_id` takes no redeploy. Without it, the stack is offered
+/// to no other workspace: every path is not found.
+pub struct Installer {
+    pub store: Arc<dyn Installations>,
+    pub oauth: Arc<dyn SlackOAuth>,
+    pub clock: Arc<dyn Clock>,
+    pub unguessable: Arc<dyn Unguessable>,
+    pub settings: Arc<dyn SettingsProvider>,
+}
+
+impl Installer {
+    /// The page for a `GET` of `path`, with its `query` and its `Cookie`
+    /// header.
+    pub async fn answer(&self, path: &str, query: &str, cookies: Option<&str>) -> Page {
+        let settings = match self.settings.current().await {
+            Ok(settings) => settings,
+            Err(error) => {
+                tracing::error!(%error, "settings unavailable");
+                return unavailable();
+            }
+        };
+        let not_found = |line: &str| Page::saying(404, "Not found", line);
+        let Some(client_id) = settings.slack_client_id.clone() else {
+            return not_found("This myao is not offered to other workspaces.");
+        };
+        let flow = InstallFlow {
+            store: self.store.clone(),
+            oauth: self.oauth.clone(),
+            clock: self.clock.clone(),
+            unguessable: self.unguessable.clone(),
+            client_id,
+            scopes: BOT_SCOPES.iter().map(|s| (*s).to_owned()).collect(),
+            // The app's own redirect URL (its manifest's), which Slack uses
+            // when none is sent.
+            redirect_uri: None,
+        };
+        match path {
+            INSTALL_PATH => flow.start().await,
+            REDIRECT_PATH => flow.finish(query, cookies).await,
+            _ => not_found(&format!("Add to Slack is at {INSTALL_PATH}.")),
+        }
+    }
 }
 
 /// Each team's bot token, from its installation: the [`Secrets`] a team's
