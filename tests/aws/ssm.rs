@@ -151,3 +151,49 @@ async fn ssm_secrets_are_decrypted_and_cached() -> Result<()> {
     assert!(missing.to_string().contains("-missing"), "{missing}");
     Ok(())
 }
+
+#[tokio::test]
+async fn a_teams_own_settings_override_the_stacks_for_that_team_alone() -> Result<()> {
+    use myao_core::app::settings::CachedSettings;
+    use myao_core::ports::SettingsProvider;
+    let client = ssm_client().await;
+    let path = format!("/{}/", unique("myao"));
+    for (name, value) in [
+        ("persona_name", "tama"),
+        ("message_limit", "40"),
+        ("teams/T0ACME/persona_name", "kuro"),
+        ("teams/T0ACME/max_llm_calls_per_day", "7"),
+    ] {
+        put_parameter(
+            &client,
+            &format!("{path}{name}"),
+            value,
+            ParameterType::String,
+        )
+        .await?;
+    }
+    let source = Arc::new(SsmSettingsSource {
+        client: client.clone(),
+        path: path.clone(),
+    });
+    let stack = CachedSettings::new(source, Arc::new(SystemClock), Duration::seconds(60));
+    let acme = stack.for_team(&myao_domain::TeamId::parse("T0ACME")?);
+    let beta = stack.for_team(&myao_domain::TeamId::parse("T0BETA")?);
+
+    let (stacks, acmes, betas) = (
+        stack.current().await?,
+        acme.current().await?,
+        beta.current().await?,
+    );
+    // The stack's read never reaches a team's (nor a team another's).
+    assert_eq!(stacks.persona_name, "tama");
+    assert_eq!(betas.persona_name, "tama");
+    assert_eq!(acmes.persona_name, "kuro");
+    assert_eq!(acmes.max_llm_calls_per_day, 7);
+    assert_ne!(stacks.max_llm_calls_per_day, 7);
+    assert_eq!(
+        acmes.message_limit, 40,
+        "the stack's where the team has none"
+    );
+    Ok(())
+}

@@ -1071,8 +1071,8 @@ fn the_readme_is_short_and_every_relative_link_resolves() {
 #[test]
 fn the_install_asks_for_the_manifests_scopes_and_the_distributed_manifest_adds_the_redirect() {
     let read = |name: &str| -> Value {
-        let text = std::fs::read_to_string(workspace_root().join("infra").join(name))
-            .expect("a manifest");
+        let text =
+            std::fs::read_to_string(workspace_root().join("infra").join(name)).expect("a manifest");
         serde_yaml::from_str(&text).expect("YAML")
     };
     let (main, distributed) = (
@@ -1109,5 +1109,8 @@ fn the_install_asks_for_the_manifests_scopes_and_the_distributed_manifest_adds_t
         distributed["settings"]["token_rotation_enabled"],
         Value::Bool(true)
     );
-    assert_eq!(main["settings"]["token_rotation_enabled"], Value::Bool(false));
+    assert_eq!(
+        main["settings"]["token_rotation_enabled"],
+        Value::Bool(false)
+    );
 }

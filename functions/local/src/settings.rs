@@ -13,7 +13,7 @@ use std::path::Path;
 use aws_sdk_ssm::error::ProvideErrorMetadata as _;
 use aws_sdk_ssm::types::ParameterType;
 use myao_domain::settings::{SettingDoc, SETTING_NAMES};
-use myao_domain::Settings;
+use myao_domain::{Settings, TeamId};
 
 use crate::config::{self, Origin, SECRET_NAMES};
 
@@ -25,6 +25,8 @@ pub enum Source {
     Ssm,
     /// The local mode's file or environment.
     Local(Origin),
+    /// An installed workspace's own parameter (`{path}teams/{team}/`).
+    Team(TeamId),
 }
 
 impl fmt::Display for Source {
@@ -35,6 +37,7 @@ impl fmt::Display for Source {
             Source::Local(Origin::File(path)) => write!(f, "file {path}"),
             Source::Local(Origin::Env(var)) => write!(f, "environment {var}"),
             Source::Local(Origin::Option(flag)) => write!(f, "option {flag}"),
+            Source::Team(team) => write!(f, "SSM, team {team}"),
         }
     }
 }
@@ -300,6 +303,38 @@ pub fn prefix(path: &str) -> String {
 /// under it; secrets and sub-paths left out).
 pub async fn in_ssm(ssm: &aws_sdk_ssm::Client, path: &str) -> anyhow::Result<Given> {
     let prefix = prefix(path);
+    let found = under(ssm, &prefix, &Source::Ssm).await?;
+    // The stack creates every setting with a default: none at all is a
+    // wrong path (or region), as the functions would say too.
+    if found.is_empty() {
+        anyhow::bail!(
+            "no settings under {prefix} in this region: is the stage (or --settings-path) \
+             the stack's SettingsPath output, and AWS_REGION its region?"
+        );
+    }
+    Ok(found)
+}
+
+/// Where `team`'s own settings are under the settings path `path`.
+pub fn team_path(path: &str, team: &TeamId) -> String {
+    format!("{}teams/{team}/", prefix(path))
+}
+
+/// The settings in effect for `team`: the stack's under `path`, each
+/// replaced by the team's own where it has one.
+pub async fn in_ssm_for_team(
+    ssm: &aws_sdk_ssm::Client,
+    path: &str,
+    team: &TeamId,
+) -> anyhow::Result<Given> {
+    let mut given = in_ssm(ssm, path).await?;
+    let own = under(ssm, &team_path(path, team), &Source::Team(team.clone())).await?;
+    given.extend(own);
+    Ok(given)
+}
+
+/// The plain parameters directly under `prefix`, each from `source`.
+async fn under(ssm: &aws_sdk_ssm::Client, prefix: &str, source: &Source) -> anyhow::Result<Given> {
     let mut found = BTreeMap::new();
     let mut pages = ssm
         .get_parameters_by_path()
@@ -309,25 +344,17 @@ pub async fn in_ssm(ssm: &aws_sdk_ssm::Client, path: &str) -> anyhow::Result<Giv
         .into_paginator()
         .send();
     while let Some(page) = pages.next().await {
-        let page = page.map_err(|e| aws_error("read the settings under", &prefix, &e))?;
+        let page = page.map_err(|e| aws_error("read the settings under", prefix, &e))?;
         for p in page.parameters() {
-            let Some(name) = p.name().and_then(|n| n.strip_prefix(&prefix)) else {
+            let Some(name) = p.name().and_then(|n| n.strip_prefix(prefix)) else {
                 continue;
             };
             if name.contains('/') || p.r#type() == Some(&ParameterType::SecureString) {
                 continue;
             }
             let value = p.value().unwrap_or_default().to_owned();
-            found.insert(name.to_owned(), (value, Source::Ssm));
+            found.insert(name.to_owned(), (value, source.clone()));
         }
-    }
-    // The stack creates every setting with a default: none at all is a
-    // wrong path (or region), as the functions would say too.
-    if found.is_empty() {
-        anyhow::bail!(
-            "no settings under {prefix} in this region: is the stage (or --settings-path) \
-             the stack's SettingsPath output, and AWS_REGION its region?"
-        );
     }
     Ok(found)
 }
@@ -388,6 +415,23 @@ pub async fn unset(ssm: &aws_sdk_ssm::Client, path: &str, name: &str) -> anyhow:
         return Ok(Unset::Default(setting.default));
     }
     let parameter = format!("{}{name}", prefix(path));
+    match ssm.delete_parameter().name(&parameter).send().await {
+        Ok(_) => Ok(Unset::Deleted),
+        Err(e) if e.code() == Some("ParameterNotFound") => Ok(Unset::Already),
+        Err(e) => Err(aws_error("delete", &parameter, &e)),
+    }
+}
+
+/// Takes `team`'s own value of `name` back: the stack's is in effect for
+/// it again.
+pub async fn unset_for_team(
+    ssm: &aws_sdk_ssm::Client,
+    path: &str,
+    team: &TeamId,
+    name: &str,
+) -> anyhow::Result<Unset> {
+    find(name)?;
+    let parameter = format!("{}{name}", team_path(path, team));
     match ssm.delete_parameter().name(&parameter).send().await {
         Ok(_) => Ok(Unset::Deleted),
         Err(e) if e.code() == Some("ParameterNotFound") => Ok(Unset::Already),

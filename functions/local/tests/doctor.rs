@@ -906,6 +906,76 @@ async fn settings_set_refuses_a_bad_value_writes_a_good_one_and_unset_restores_t
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_of_one_team_are_its_own_over_the_stacks_and_unset_gives_the_stacks_back() {
+    let ssm = ssm_client().await;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or_default();
+    let stage = format!("u{:08x}{:08x}", std::process::id(), nanos);
+    let path = format!("/myao/{stage}/");
+    for (name, default) in Settings::default_pairs() {
+        put(
+            &ssm,
+            &format!("{path}{name}"),
+            &default,
+            ParameterType::String,
+        )
+        .await;
+    }
+    let settings = |words: &[&str]| {
+        let mut args: Vec<String> = std::iter::once("settings")
+            .chain(words.iter().copied())
+            .map(str::to_owned)
+            .collect();
+        args.extend(["--stage".to_owned(), stage.clone()]);
+        myao(args)
+    };
+    let own = format!("{path}teams/T0ACME/chattiness");
+
+    let run = settings(&["set", "chattiness", "quiet", "--team", "T0ACME"]).await;
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        parameter(&ssm, &own).await,
+        Some(("quiet".to_owned(), ParameterType::String))
+    );
+    assert_eq!(
+        parameter(&ssm, &format!("{path}chattiness"))
+            .await
+            .unwrap()
+            .0,
+        "normal",
+        "the stack's is untouched"
+    );
+    let run = settings(&["get", "chattiness", "--team", "T0ACME"]).await;
+    assert_eq!(run.stdout, "quiet\n", "{}", run.stderr);
+    let run = settings(&["get", "chattiness", "--team", "T0BETA"]).await;
+    assert_eq!(run.stdout, "normal\n", "another team has the stack's");
+    let run = settings(&["list", "--team", "T0ACME"]).await;
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("chattiness "))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(
+        line.contains("quiet") && line.ends_with("SSM, team T0ACME"),
+        "{line}"
+    );
+    // A bad value is refused for a team as for the stack.
+    let run = settings(&["set", "chattiness", "loud", "--team", "T0ACME"]).await;
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+
+    let run = settings(&["unset", "chattiness", "--team", "T0ACME"]).await;
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(parameter(&ssm, &own).await, None);
+    let run = settings(&["get", "chattiness", "--team", "T0ACME"]).await;
+    assert_eq!(run.stdout, "normal\n", "{}", run.stderr);
+    // Not a team's id: refused before anything is read.
+    let run = settings(&["get", "chattiness", "--team", "T0-ACME"]).await;
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn settings_reads_the_path_from_the_stack_and_names_what_is_not_a_setting() {
     let ssm = ssm_client().await;
     let queues = Queues::new().await;

@@ -6,7 +6,7 @@
 //! never logged, nor put into an error.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -16,6 +16,7 @@ use tokio::time::Instant;
 
 use super::{expecting, port_error};
 use myao_core::ports::{PortError, Secrets, SettingsSource};
+use myao_domain::TeamId;
 
 const SERVICE: &str = "ssm";
 /// How long a secret is reused before it is read again.
@@ -51,7 +52,45 @@ fn setting_name<'a>(name: &'a str, prefix: &str) -> Option<&'a str> {
 
 #[async_trait]
 impl SettingsSource for SsmSettingsSource {
+    /// `{path}/teams/{team}/`: a team's own settings sit below the stack's,
+    /// where the stack's read (one level, never recursive) does not reach.
+    fn for_team(&self, team: &TeamId) -> Option<Arc<dyn SettingsSource>> {
+        let (path, _) = self.path_and_prefix();
+        Some(Arc::new(TeamSsmSettings(SsmSettingsSource {
+            client: self.client.clone(),
+            path: format!("{}/teams/{team}/", path.trim_end_matches('/')),
+        })))
+    }
+
     async fn load(&self) -> Result<Vec<(String, String)>, PortError> {
+        let pairs = self.pairs().await?;
+        // The stack creates every setting: none at all is a wrong path or
+        // deleted parameters, and running on the defaults would fail open.
+        if pairs.is_empty() {
+            let (path, _) = self.path_and_prefix();
+            return Err(PortError::refused(
+                SERVICE,
+                format!("no settings under {path}: is MYAO_SETTINGS_PATH right?"),
+            ));
+        }
+        Ok(pairs)
+    }
+}
+
+/// A team's own settings (`{path}/teams/{team}/`): often none at all, which
+/// leaves the stack's in force.
+struct TeamSsmSettings(SsmSettingsSource);
+
+#[async_trait]
+impl SettingsSource for TeamSsmSettings {
+    async fn load(&self) -> Result<Vec<(String, String)>, PortError> {
+        self.0.pairs().await
+    }
+}
+
+impl SsmSettingsSource {
+    /// The plain parameters one level under the path, as settings.
+    async fn pairs(&self) -> Result<Vec<(String, String)>, PortError> {
         let (path, prefix) = self.path_and_prefix();
         let mut pairs = Vec::new();
         let mut pages = self
@@ -80,14 +119,6 @@ impl SettingsSource for SsmSettingsSource {
                 }
                 pairs.push((name.to_owned(), p.value().unwrap_or_default().to_owned()));
             }
-        }
-        // The stack creates every setting: none at all is a wrong path or
-        // deleted parameters, and running on the defaults would fail open.
-        if pairs.is_empty() {
-            return Err(PortError::refused(
-                SERVICE,
-                format!("no settings under {path}: is MYAO_SETTINGS_PATH right?"),
-            ));
         }
         Ok(pairs)
     }

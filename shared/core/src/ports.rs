@@ -628,6 +628,11 @@ pub trait Unguessable: Send + Sync {
 #[async_trait]
 pub trait SettingsSource: Send + Sync {
     async fn load(&self) -> Result<Vec<(String, String)>, PortError>;
+    /// Where `team`'s own settings are, on a stack installed in many
+    /// workspaces (`None`: a source with no teams' settings).
+    fn for_team(&self, _team: &TeamId) -> Option<Arc<dyn SettingsSource>> {
+        None
+    }
 }
 
 /// The settings in force now.
@@ -637,6 +642,9 @@ pub trait SettingsProvider: Send + Sync {
     /// running on defaults could send prompts to a provider the operator did
     /// not choose, or speak where it was told not to.
     async fn current(&self) -> Result<Arc<Settings>, PortError>;
+    /// The settings in force for `team`: the stack's, each overridden by
+    /// the team's own where it has one (`myao settings set --team`).
+    fn for_team(&self, team: &TeamId) -> Arc<dyn SettingsProvider>;
 }
 
 /// Secrets by name (SSM SecureString parameters on AWS). Implementations

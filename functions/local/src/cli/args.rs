@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use chrono::NaiveDate;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use myao_domain::{ChannelId, EmojiName, UserId};
+use myao_domain::{ChannelId, EmojiName, TeamId, UserId};
 
 use super::help;
 use super::values::{self, Interval};
@@ -294,6 +294,9 @@ pub struct Settings {
     /// Without a stack: the local mode's settings file
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// One installed workspace's own settings (T...): its value of NAME over the stack's; needs the stack
+    #[arg(long, value_name = "TEAM", value_parser = TeamId::parse)]
+    pub team: Option<TeamId>,
 }
 
 /// What `myao settings` does.

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use chrono::Duration;
 use clap::{ArgMatches, CommandFactory, FromArgMatches as _};
-use myao_domain::{ChannelId, UserId};
+use myao_domain::{ChannelId, TeamId, UserId};
 
 use crate::eval::html::HtmlOptions;
 use crate::export::Filter;
@@ -103,6 +103,8 @@ pub struct SettingsArgs {
     /// The stack's names; none: the local mode's settings.
     pub stack: StackArgs,
     pub config: Option<PathBuf>,
+    /// One installed workspace's own settings, over the stack's.
+    pub team: Option<TeamId>,
 }
 
 /// What the command line asks for. (`--help` and its kin are clap's: an
@@ -284,10 +286,14 @@ fn settings_args(s: args::Settings, matches: &ArgMatches) -> Result<SettingsArgs
         }
         _ => {}
     }
+    if s.team.is_some() && !has_stack {
+        return Err(UsageError::SettingsNeedStack("--team"));
+    }
     Ok(SettingsArgs {
         action,
         stack,
         config: s.config,
+        team: s.team,
     })
 }
 

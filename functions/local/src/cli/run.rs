@@ -333,6 +333,9 @@ pub async fn settings(args: SettingsArgs, env: &[(String, String)]) -> anyhow::R
         );
     };
     let ssm = aws_sdk_ssm::Client::new(&aws_config().await?);
+    if let Some(team) = &args.team {
+        return team_settings(&mut out, &ssm, &path, team, &args.action).await;
+    }
     let given = s::in_ssm(&ssm, &path).await?;
     let prefix = s::prefix(&path);
     match &args.action {
@@ -369,6 +372,44 @@ pub async fn settings(args: SettingsArgs, env: &[(String, String)]) -> anyhow::R
         }
         action => print_settings(&mut out, action, &given, &format!("under {prefix}")),
     }
+}
+
+/// `myao settings ... --team T...`: one installed workspace's settings, its
+/// own over the stack's; `set` and `unset` change its own alone.
+async fn team_settings(
+    out: &mut impl Write,
+    ssm: &aws_sdk_ssm::Client,
+    path: &str,
+    team: &myao_domain::TeamId,
+    action: &SettingsAction,
+) -> anyhow::Result<()> {
+    use crate::settings::{self as s, Unset};
+    let given = s::in_ssm_for_team(ssm, path, team).await?;
+    let prefix = s::team_path(path, team);
+    match action {
+        SettingsAction::Set(name, value) => {
+            let current = given
+                .iter()
+                .map(|(n, (v, _))| (n.clone(), v.clone()))
+                .collect();
+            let text = s::checked(name, value, &current)?;
+            s::put(ssm, &prefix, name, &text).await?;
+            writeln!(out, "{prefix}{name} = {text}")?;
+            writeln!(
+                out,
+                "{team}'s work reads it within a minute, over the stack's value; no deploy is needed"
+            )?;
+        }
+        SettingsAction::Unset(name) => match s::unset_for_team(ssm, path, team, name).await? {
+            Unset::Already => writeln!(out, "{prefix}{name}: {team} has no value of its own")?,
+            _ => writeln!(
+                out,
+                "{prefix}{name} deleted: {team} has the stack's value again"
+            )?,
+        },
+        action => print_settings(out, action, &given, &format!("under {prefix}"))?,
+    }
+    Ok(())
 }
 
 /// After a stack's settings, the channels its people's hints tune away from

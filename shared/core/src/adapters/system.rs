@@ -146,6 +146,11 @@ impl FixedSettings {
 
 #[async_trait]
 impl SettingsProvider for FixedSettings {
+    /// The same settings: they have no teams' own.
+    fn for_team(&self, _team: &myao_domain::TeamId) -> Arc<dyn SettingsProvider> {
+        Arc::new(self.clone())
+    }
+
     async fn current(&self) -> Result<Arc<Settings>, PortError> {
         Ok(self.0.clone())
     }

@@ -30,13 +30,14 @@ pub struct Ports {
 }
 
 impl Ports {
-    /// The same ports as `team` sees them: its part of the store, and a
-    /// scheduler and queues whose jobs carry the team.
+    /// The same ports as `team` sees them: its part of the store, a
+    /// scheduler and queues whose jobs carry the team, and its settings.
     pub fn for_team(&self, team: &TeamId) -> Ports {
         Ports {
             store: self.store.for_team(team),
             scheduler: self.scheduler.for_team(team),
             queue: self.queue.for_team(team),
+            settings: self.settings.for_team(team),
             ..self.clone()
         }
     }

@@ -1,6 +1,7 @@
 //! Settings read from a source and cached in-process with a TTL, so that a
 //! changed parameter takes effect within the TTL without a redeploy.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -8,7 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 use tokio::sync::Mutex;
 
 use crate::ports::{Clock, PortError, SettingsProvider, SettingsSource};
-use myao_domain::Settings;
+use myao_domain::{Settings, TeamId};
 
 /// The default time a loaded set of settings is used before reloading.
 pub const DEFAULT_TTL_SECONDS: i64 = 60;
@@ -28,6 +29,24 @@ pub struct CachedSettings {
     clock: Arc<dyn Clock>,
     ttl: Duration,
     cached: Mutex<Option<Cached>>,
+    /// Each team's, cached alike for the life of the process.
+    teams: std::sync::Mutex<HashMap<TeamId, Arc<CachedSettings>>>,
+}
+
+/// A team's settings: the stack's pairs, then the team's own, which win
+/// (a later value of a name replaces an earlier one).
+struct Layered {
+    stack: Arc<dyn SettingsSource>,
+    team: Arc<dyn SettingsSource>,
+}
+
+#[async_trait]
+impl SettingsSource for Layered {
+    async fn load(&self) -> Result<Vec<(String, String)>, PortError> {
+        let mut pairs = self.stack.load().await?;
+        pairs.extend(self.team.load().await?);
+        Ok(pairs)
+    }
 }
 
 impl CachedSettings {
@@ -41,6 +60,7 @@ impl CachedSettings {
             clock,
             ttl,
             cached: Mutex::new(None),
+            teams: std::sync::Mutex::default(),
         }
     }
 
@@ -61,6 +81,22 @@ impl CachedSettings {
 
 #[async_trait]
 impl SettingsProvider for CachedSettings {
+    fn for_team(&self, team: &TeamId) -> Arc<dyn SettingsProvider> {
+        let mut teams = self.teams.lock().unwrap_or_else(|p| p.into_inner());
+        let cached = teams.entry(team.clone()).or_insert_with(|| {
+            let source: Arc<dyn SettingsSource> = match self.source.for_team(team) {
+                Some(own) => Arc::new(Layered {
+                    stack: self.source.clone(),
+                    team: own,
+                }),
+                // No teams' settings where these come from: the stack's.
+                None => self.source.clone(),
+            };
+            Arc::new(CachedSettings::new(source, self.clock.clone(), self.ttl))
+        });
+        cached.clone()
+    }
+
     async fn current(&self) -> Result<Arc<Settings>, PortError> {
         let now = self.clock.now();
         let mut cached = self.cached.lock().await;
