@@ -120,7 +120,7 @@ async fn a_signed_mention_is_answered_in_slack_and_a_forged_one_refused() {
 
 #[tokio::test]
 async fn an_oversized_body_gets_413() {
-    let (addr, _, stop, running, _stubs) = running_with(serve::Limits::default(), &[]).await;
+    let (addr, _, stop, running, stubs) = running_with(serve::Limits::default(), &[]).await;
     let big = vec![b' '; myao_core::app::ingest::MAX_BODY_BYTES + 10];
     let r = post(
         &myao_http::http_client(),
@@ -276,7 +276,7 @@ const SHORT: serve::Limits = serve::Limits {
 #[tokio::test]
 async fn an_idle_connection_and_a_half_sent_body_are_closed() {
     use tokio::io::AsyncWriteExt;
-    let (addr, open, stop, running, _stubs) = running_with(SHORT, &[]).await;
+    let (addr, open, stop, running, stubs) = running_with(SHORT, &[]).await;
 
     // Connected, and nothing sent: closed after the header time.
     let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -326,7 +326,7 @@ async fn an_idle_connection_and_a_half_sent_body_are_closed() {
 #[tokio::test]
 async fn connections_past_the_cap_wait_and_all_are_closed_in_the_end() {
     use tokio::io::AsyncWriteExt;
-    let (addr, open, stop, running, _stubs) = running_with(SHORT, &[]).await;
+    let (addr, open, stop, running, stubs) = running_with(SHORT, &[]).await;
     // Twenty clients each start a body of 1 MiB and stop half way.
     let mut clients = Vec::new();
     for _ in 0..20 {
@@ -621,7 +621,7 @@ struct Serving {
     ingest: std::sync::Arc<myao_core::app::ingest::Ingest>,
     stop: tokio::sync::oneshot::Sender<()>,
     running: tokio::task::JoinHandle<anyhow::Result<()>>,
-    _stubs: (MockServer, MockServer),
+    stubs: (MockServer, MockServer),
 }
 
 impl Serving {
@@ -642,7 +642,7 @@ impl Serving {
             ingest,
             stop,
             running,
-            _stubs: (slack, llm),
+            stubs: (slack, llm),
         }
     }
 
@@ -834,6 +834,51 @@ async fn with_a_client_id_serve_installs_a_team_through_add_to_slack() {
         .await
         .expect("answered");
     assert_eq!(forged.status(), 400, "a state serves once");
+
+    // The installed team's mention is kept in its part of the store and
+    // answered with its own token and bot.
+    let ts = serving::now_ts(4000);
+    let mut event = serving::mention("C0OTHER", &ts);
+    event["team_id"] = "T0OTHER".into();
+    event["authorizations"][0]["user_id"] = "U0OTHERBOT".into();
+    event["event"]["text"] = "<@U0OTHERBOT> ランチどうしよう？".into();
+    let body = serde_json::to_vec(&event).expect("json");
+    let r = post(&client, &format!("http://{addr}{EVENTS_PATH}"), body, None).await;
+    assert_eq!(r.status(), 200);
+    let mut token = None;
+    for _ in 0..200 {
+        let requests = serving.stubs.0.received_requests().await.expect("recorded");
+        token = requests
+            .iter()
+            .filter(|r| r.url.path() == "/api/chat.postMessage")
+            .find(|r| {
+                serde_json::from_slice::<serde_json::Value>(&r.body)
+                    .is_ok_and(|b| b["channel"] == "C0OTHER")
+            })
+            .and_then(|r| {
+                r.headers
+                    .get("authorization")?
+                    .to_str()
+                    .ok()
+                    .map(str::to_owned)
+            });
+        if token.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(token.as_deref(), Some("Bearer xoxb-other"));
+    let other = myao_domain::ChannelId::parse("C0OTHER").expect("channel");
+    let at = myao_domain::Ts::parse(&ts).expect("ts");
+    let stacks = ingest
+        .ports
+        .store
+        .get_message(&other, at)
+        .await
+        .expect("read");
+    assert!(stacks.is_none(), "not in the stack's own part");
+    let teams = ingest.ports.store.for_team(&team);
+    assert!(teams.get_message(&other, at).await.expect("read").is_some());
     serving.stop().await;
 }
 
