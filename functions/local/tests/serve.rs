@@ -120,7 +120,7 @@ async fn a_signed_mention_is_answered_in_slack_and_a_forged_one_refused() {
 
 #[tokio::test]
 async fn an_oversized_body_gets_413() {
-    let (addr, _, stop, running, stubs) = running_with(serve::Limits::default(), &[]).await;
+    let (addr, _, stop, running, _stubs) = running_with(serve::Limits::default(), &[]).await;
     let big = vec![b' '; myao_core::app::ingest::MAX_BODY_BYTES + 10];
     let r = post(
         &myao_http::http_client(),
@@ -276,7 +276,7 @@ const SHORT: serve::Limits = serve::Limits {
 #[tokio::test]
 async fn an_idle_connection_and_a_half_sent_body_are_closed() {
     use tokio::io::AsyncWriteExt;
-    let (addr, open, stop, running, stubs) = running_with(SHORT, &[]).await;
+    let (addr, open, stop, running, _stubs) = running_with(SHORT, &[]).await;
 
     // Connected, and nothing sent: closed after the header time.
     let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
@@ -326,7 +326,7 @@ async fn an_idle_connection_and_a_half_sent_body_are_closed() {
 #[tokio::test]
 async fn connections_past_the_cap_wait_and_all_are_closed_in_the_end() {
     use tokio::io::AsyncWriteExt;
-    let (addr, open, stop, running, stubs) = running_with(SHORT, &[]).await;
+    let (addr, open, stop, running, _stubs) = running_with(SHORT, &[]).await;
     // Twenty clients each start a body of 1 MiB and stop half way.
     let mut clients = Vec::new();
     for _ in 0..20 {
