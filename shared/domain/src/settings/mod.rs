@@ -460,9 +460,9 @@ settings! {
     /// workspace.
     slack_team_id: Option<String> = None, Optional(SlackId('T'));
     /// The app's Client ID (its Basic Information page): set, with the
-    /// Client Secret, `myao serve` installs the app in other workspaces
-    /// through "Add to Slack" (`/slack/install`); an uninstall removes
-    /// that workspace's installation.
+    /// Client Secret, the stack installs the app in other workspaces
+    /// through "Add to Slack" (`/slack/install`), each answered with its
+    /// own token; an uninstall removes that workspace and all it kept.
     slack_client_id: Option<String> = None, Optional(Text);
     /// With `slack_client_id`, a workspace installed through "Add to
     /// Slack" has its own part of the table and is answered with its own
