@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use chrono_tz::Tz;
 use myao_domain::text::UserNames;
-use myao_domain::{Channel, ChannelId, EmojiName, IdError, Ts, User, UserId, Visibility};
+use myao_domain::{Channel, ChannelId, EmojiName, IdError, TeamId, Ts, User, UserId, Visibility};
 use myao_slack::event::{parse_event, EventParseError, Reaction, SlackEvent};
 use serde_json::Value;
 
@@ -133,6 +133,9 @@ pub struct Entry {
     /// When it happened: the entry's own `ts` (for an edit, the edit's time).
     pub ts: Ts,
     pub event: SlackEvent,
+    /// The workspace it happened in, when the replay holds several
+    /// ([`Export::of_teams`]); `None`: the stack's own.
+    pub team: Option<TeamId>,
 }
 
 impl Entry {
@@ -161,6 +164,7 @@ impl Entry {
             channel: channel.clone(),
             ts,
             event,
+            team: None,
         })
     }
 
@@ -207,6 +211,7 @@ impl Entry {
                         ts,
                         author: Some(author.clone()),
                     }),
+                    team: None,
                 });
             }
         }
@@ -245,6 +250,50 @@ impl Export {
             channels,
             entries,
         }
+    }
+
+    /// Several workspaces' exports as one replay of a stack installed in
+    /// each: every entry carries its export's team, and the entries of all
+    /// are in one time order (a tie keeps the exports' order).
+    pub fn of_teams(parts: Vec<(TeamId, Export)>) -> Export {
+        let mut merged = Export::default();
+        let mut sources = Vec::new();
+        let mut users = BTreeSet::new();
+        let mut channels = BTreeSet::new();
+        for (team, export) in parts {
+            sources.push(format!("{} as {team}", export.source));
+            for user in export.users {
+                if users.insert(user.id.clone()) {
+                    merged.users.push(user);
+                }
+            }
+            for channel in export.channels {
+                if channels.insert(channel.id.clone()) {
+                    merged.channels.push(channel);
+                }
+            }
+            merged
+                .entries
+                .extend(export.entries.into_iter().map(|mut e| {
+                    e.team = Some(team.clone());
+                    e
+                }));
+        }
+        merged.entries.sort_by_key(|e| e.ts);
+        merged.source = sources.join(" + ");
+        merged
+    }
+
+    /// The workspaces of a replay of several ([`Export::of_teams`]), in
+    /// their first entries' order; none for one workspace's export.
+    pub fn teams(&self) -> Vec<TeamId> {
+        let mut seen = Vec::new();
+        for team in self.entries.iter().filter_map(|e| e.team.as_ref()) {
+            if !seen.contains(team) {
+                seen.push(team.clone());
+            }
+        }
+        seen
     }
 }
 

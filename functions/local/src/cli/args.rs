@@ -166,6 +166,14 @@ pub struct Replay {
     /// Write every prompt there as NNN-<role>.txt
     #[arg(long, value_name = "DIR")]
     pub prompts_dir: Option<PathBuf>,
+    /// Another workspace's export, replayed beside the first in one stack installed in each; repeat for more
+    ///
+    /// Each export is a workspace of its own (T00000001, T00000002, ... in
+    /// the order given), kept apart from the others as on a deployed stack;
+    /// the summary counts each one's prompts, and those holding another's
+    /// marker words (MARK-...).
+    #[arg(long, value_name = "slack-export", verbatim_doc_comment)]
+    pub also: Vec<PathBuf>,
 }
 
 /// `myao eval`.

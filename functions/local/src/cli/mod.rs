@@ -46,6 +46,8 @@ pub struct ReplayArgs {
     /// `eval --html`: where to write the report page, and what it may show.
     pub html: Option<PathBuf>,
     pub html_options: HtmlOptions,
+    /// `replay --also`: more workspaces' exports, each a team of its own.
+    pub also: Vec<PathBuf>,
 }
 
 /// `myao serve`'s arguments.
@@ -150,7 +152,11 @@ where
 fn command(sub: args::Sub, matches: &ArgMatches) -> Result<Command, UsageError> {
     use args::Sub;
     Ok(match sub {
-        Sub::Replay(r) => Command::Replay(replay_args(r.common, r.prompts_dir)?),
+        Sub::Replay(r) => {
+            let mut args = replay_args(r.common, r.prompts_dir)?;
+            args.also = r.also;
+            Command::Replay(args)
+        }
         Sub::Eval(e) => {
             let mut args = replay_args(e.common, None)?;
             args.html = e.html;
@@ -206,6 +212,7 @@ fn replay_args(c: args::Common, prompts_dir: Option<PathBuf>) -> Result<ReplayAr
         }),
         html: None,
         html_options: HtmlOptions::default(),
+        also: Vec::new(),
     })
 }
 

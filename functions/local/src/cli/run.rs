@@ -15,7 +15,7 @@ use myao_domain::{IdError, UserId};
 use myao_llm::openai::OpenAiLlm;
 
 use crate::config::{self, ConfigError, LocalConfig, LLM_API_KEY};
-use crate::export::{self, Filter};
+use crate::export::{self, Export, Filter};
 use crate::replay::{self, Options, DEFAULT_BOT_USER_ID};
 use crate::serve::{self};
 use crate::stack::{Stack, SETTINGS_PATH, TABLE};
@@ -142,7 +142,15 @@ pub async fn replay(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Resul
     let config = replay_config(&args, env)?;
     warn_issues(&config);
     let (filter, options) = planned(&args, &config).await?;
-    let export = export::read(&args.export, &filter)?;
+    let mut export = export::read(&args.export, &filter)?;
+    if !args.also.is_empty() {
+        // Each export a workspace of its own, in one stack installed in each.
+        let mut parts = vec![(team_number(1)?, export)];
+        for (i, path) in args.also.iter().enumerate() {
+            parts.push((team_number(i + 2)?, export::read(path, &filter)?));
+        }
+        export = Export::of_teams(parts);
+    }
     let out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut sink: Box<dyn Sink> = if args.json {
         Box::new(JsonSink::new(out))
@@ -155,6 +163,11 @@ pub async fn replay(args: ReplayArgs, env: &[(String, String)]) -> anyhow::Resul
         Err(e) if is_broken_pipe(&e) => Ok(()),
         Err(e) => Err(e),
     }
+}
+
+/// The `n`th workspace of a replay of several: `T00000001`, ...
+fn team_number(n: usize) -> Result<myao_domain::TeamId, myao_domain::IdError> {
+    myao_domain::TeamId::parse(&format!("T{n:08}"))
 }
 
 /// Runs `myao eval`, writing the table (or one JSON object) to stdout.

@@ -491,3 +491,27 @@ fn feedback_lists_by_channel_and_reset_takes_exactly_one() {
         assert!(e.to_string().contains(needle), "{line:?}: {e}");
     }
 }
+
+#[test]
+fn replay_takes_more_workspaces_exports_and_settings_one_teams() {
+    let Command::Replay(r) = parsed("replay a.zip --also b.zip --also c") else {
+        panic!()
+    };
+    assert_eq!(r.export, PathBuf::from("a.zip"));
+    assert_eq!(r.also, [PathBuf::from("b.zip"), PathBuf::from("c")]);
+    let Command::Replay(r) = parsed("replay a.zip") else {
+        panic!()
+    };
+    assert!(r.also.is_empty());
+    // eval has no --also: one workspace's figures.
+    assert_eq!(
+        error("eval a.zip --also b.zip").kind(),
+        ErrorKind::UnknownArgument
+    );
+    let s = settings("settings set chattiness quiet --team T0123 --stage prod");
+    assert_eq!(s.team.map(|t| t.to_string()).as_deref(), Some("T0123"));
+    assert!(matches!(
+        parse(args("settings get chattiness --team T0123")),
+        Err(e) if e.to_string().contains("needs the stack") || e.to_string().contains("--team")
+    ));
+}

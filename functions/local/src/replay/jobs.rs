@@ -6,7 +6,7 @@ use anyhow::Context as _;
 use chrono::{DateTime, Utc};
 use myao_core::deadline::{job_budget, Deadline};
 use myao_core::ports::Clock;
-use myao_domain::{ChannelId, Job, MemoryKind, MemoryScope, Reply, Ts};
+use myao_domain::{ChannelId, Job, MemoryKind, MemoryScope, Reply, TeamId, Ts};
 use myao_services::jobs::{self, JobOutcome};
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
@@ -116,14 +116,34 @@ impl Engine<'_> {
             .flatten()
     }
 
-    /// Runs one job with the production code and reports what it did.
+    /// Runs one of the stack's own jobs ([`Engine::run_job_as`]).
     pub(super) async fn run_job(&mut self, job: Job) -> anyhow::Result<()> {
+        self.run_job_as(None, job).await
+    }
+
+    /// Runs one job with the production code, as `team`'s when it is one
+    /// (with that workspace's services, as the job functions would), and
+    /// reports what it did.
+    pub(super) async fn run_job_as(
+        &mut self,
+        team: Option<TeamId>,
+        job: Job,
+    ) -> anyhow::Result<()> {
         let now = self.clock.now();
+        let team_services = match &team {
+            Some(team) => match jobs::team_services(&self.services, team, &job).await? {
+                Some(services) => Some(services),
+                None => return Ok(()),
+            },
+            None => None,
+        };
+        let services = team_services.as_ref().unwrap_or(&self.services);
         // Each job gets its function's timeout, as on Lambda.
         let deadline = Deadline::after(job_budget(job.kind()));
-        let result = Deadline::scope(Some(deadline), jobs::run(&self.services, &job)).await;
+        let result = Deadline::scope(Some(deadline), jobs::run(services, &job)).await;
         self.summary.jobs_run += 1;
         let prompts = self.take_prompts()?;
+        self.tally(team.as_ref(), &prompts);
         let conversation = job.conversation();
         let channel = conversation.as_ref().map(|c| c.channel.clone());
         let thread = conversation.as_ref().and_then(|c| c.thread_ts);

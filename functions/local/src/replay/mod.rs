@@ -15,7 +15,7 @@
 //! jobs due at the same instant.
 
 use myao_core::ports::Messages;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -25,17 +25,23 @@ use chrono::{DateTime, Duration, Utc};
 use myao_core::adapters::system::{ManualClock, SplitMix, StaticSecrets};
 use myao_core::adapters::twins::{JobBoard, MemoryStore};
 use myao_core::app::ingest::{Ingest, Outcome};
+use myao_core::app::install::BOT_SCOPES;
 use myao_core::ports::{Clock, Llm};
 use myao_core::wire::Twins;
 use myao_domain::hints::{reaction_hint, Hint};
+use myao_domain::install::{Installation, Token};
 use myao_domain::text::render_slack_text;
-use myao_domain::{Channel, ChannelId, EmojiName, Job, Message, Settings, Ts, UserId, Visibility};
+use myao_domain::{
+    Channel, ChannelId, EmojiName, Job, Message, Settings, TeamId, Ts, UserId, Visibility,
+};
 use myao_services::response::ResponseOutcome;
 use myao_services::Services;
 use myao_slack::event::{Envelope, Reaction, SlackEvent};
 
 use crate::export::Export;
-use crate::timeline::{Event, EventKind, Header, HintGiven, Sink, Summary, DRY_RUN};
+use crate::timeline::{
+    Event, EventKind, Header, HintGiven, Isolation, Prompt, Sink, Summary, DRY_RUN,
+};
 use crate::twins::{DryRunLlm, MeteredLlm, ReplaySlack};
 
 mod jobs;
@@ -129,6 +135,78 @@ struct Engine<'a> {
     reacted: HashMap<ChannelId, usize>,
     /// The envelopes made here (the reactor's): their ids.
     made: usize,
+    /// Each channel's workspace, in a replay of several.
+    channel_teams: HashMap<ChannelId, TeamId>,
+    /// The workspaces' marker words and how their prompts kept apart, in
+    /// a replay of several.
+    isolation: Option<Marks>,
+}
+
+/// Each workspace's marker words (`MARK-...` in its messages), and the
+/// tally of the prompts made for each.
+struct Marks {
+    by_team: BTreeMap<TeamId, BTreeSet<String>>,
+    tally: Isolation,
+}
+
+/// How many examples of a crossing the summary lists.
+const CROSSING_EXAMPLES: usize = 5;
+
+/// The marker words of `text`: `MARK-` and at least one letter or digit.
+fn marker_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| w.starts_with("MARK-") && w.len() > "MARK-".len())
+}
+
+impl Marks {
+    fn of(export: &Export) -> Option<Marks> {
+        let teams = export.teams();
+        if teams.is_empty() {
+            return None;
+        }
+        let mut by_team: BTreeMap<TeamId, BTreeSet<String>> =
+            teams.into_iter().map(|t| (t, BTreeSet::new())).collect();
+        for entry in &export.entries {
+            let text = match &entry.event {
+                SlackEvent::NewMessage { message, .. } => message.text.as_str(),
+                SlackEvent::Edited { text, .. } => text.as_str(),
+                _ => continue,
+            };
+            if let Some(words) = entry.team.as_ref().and_then(|t| by_team.get_mut(t)) {
+                words.extend(marker_words(text).map(str::to_owned));
+            }
+        }
+        let markers = by_team.values().flatten().collect::<BTreeSet<_>>().len();
+        Some(Marks {
+            by_team,
+            tally: Isolation {
+                markers,
+                ..Isolation::default()
+            },
+        })
+    }
+
+    /// Counts `prompts`, made for `team`'s job (`None`: the stack's own),
+    /// and each that holds a word only another workspace said.
+    fn count(&mut self, team: Option<&TeamId>, prompts: &[Prompt]) {
+        let name = team.map_or_else(|| "(the stack)".to_owned(), ToString::to_string);
+        let own = team.and_then(|t| self.by_team.get(t));
+        for prompt in prompts {
+            *self.tally.prompts.entry(name.clone()).or_insert(0) += 1;
+            let foreign = marker_words(&prompt.text).find(|word| {
+                own.is_none_or(|own| !own.contains(*word))
+                    && self.by_team.values().any(|words| words.contains(*word))
+            });
+            if let Some(word) = foreign {
+                self.tally.crossing += 1;
+                if self.tally.examples.len() < CROSSING_EXAMPLES {
+                    self.tally
+                        .examples
+                        .push((prompt.number, name.clone(), word.to_owned()));
+                }
+            }
+        }
+    }
 }
 
 /// Replays `export`, writing the timeline and the summary to `sink`, and
@@ -141,10 +219,21 @@ pub async fn run(
     let started = Instant::now();
     let mut settings = options.settings.clone();
     settings.bot_user_id = Some(options.bot_user_id.clone());
+    let teams = export.teams();
+    if !teams.is_empty() {
+        // A stack installed in each workspace, taking theirs alone.
+        settings
+            .slack_client_id
+            .get_or_insert_with(|| "replay".to_owned());
+        settings.installed_workspaces_only = true;
+    }
     let first = export.entries.first().map(|e| e.time());
     let last = export.entries.last().map(|e| e.time());
 
     let mut engine = Engine::new(export, &options, &settings, first, sink)?;
+    engine
+        .install(&teams, first.unwrap_or_else(Utc::now))
+        .await?;
     let header = header(export, &options, &settings, first, last);
     engine.sink.header(&header)?;
 
@@ -228,9 +317,11 @@ impl<'a> Engine<'a> {
         } = twins;
         let dry_run = options.llm.is_none();
         let inner: Arc<dyn Llm> = options.llm.clone().unwrap_or_else(|| Arc::new(DryRunLlm));
+        let isolation = Marks::of(export);
+        // A replay of several workspaces reads every prompt for its tally.
         let llm = Arc::new(MeteredLlm::new(
             inner,
-            dry_run || options.prompts_dir.is_some(),
+            dry_run || options.prompts_dir.is_some() || isolation.is_some(),
         ));
         let slack = Arc::new(ReplaySlack::new(
             clock.clone(),
@@ -280,7 +371,43 @@ impl<'a> Engine<'a> {
             react: options.react.clone(),
             reacted: HashMap::new(),
             made: 0,
+            channel_teams: export
+                .entries
+                .iter()
+                .filter_map(|e| Some((e.channel.clone(), e.team.clone()?)))
+                .collect(),
+            isolation,
         })
+    }
+
+    /// Installs the app in each workspace of a replay of several, as
+    /// "Add to Slack" would at `at` (one bot, the replay's).
+    async fn install(&mut self, teams: &[TeamId], at: DateTime<Utc>) -> anyhow::Result<()> {
+        for team in teams {
+            let installation = Installation {
+                team: team.clone(),
+                enterprise: None,
+                team_name: team.to_string(),
+                bot_user_id: self.bot.clone(),
+                scopes: BOT_SCOPES.iter().map(|s| (*s).to_owned()).collect(),
+                bot_token: Token::new(format!("xoxb-replay-{team}")),
+                rotation: None,
+                installed_at: at,
+            };
+            self.services
+                .ports
+                .store
+                .put_installation(&installation)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Counts the prompts of a job of `team`, in a replay of several.
+    fn tally(&mut self, team: Option<&TeamId>, prompts: &[Prompt]) {
+        if let Some(marks) = &mut self.isolation {
+            marks.count(team, prompts);
+        }
     }
 
     /// The closing summary: the counts kept along the way, with the facts
@@ -291,17 +418,25 @@ impl<'a> Engine<'a> {
         started: Instant,
     ) -> anyhow::Result<Summary> {
         let mut summary = std::mem::take(&mut self.summary);
+        // The stack's own part, and each workspace's in a replay of several.
+        let stack = self.services.ports.store.clone();
+        let mut stores = vec![stack.clone()];
+        if let Some(marks) = &self.isolation {
+            stores.extend(marks.by_team.keys().map(|team| stack.for_team(team)));
+        }
         for id in &self.channels_seen {
             let name = self
                 .channels
                 .get(id)
                 .map_or_else(|| id.to_string(), |c| c.name.clone());
-            let mut facts = self.services.ports.store.facts(id).await?;
-            facts.retain(|f| !f.outdated);
-            facts.sort_by(|a, b| a.id.cmp(&b.id));
-            summary
-                .learnt
-                .extend(facts.into_iter().map(|f| (name.clone(), f.text)));
+            for store in &stores {
+                let mut facts = store.facts(id).await?;
+                facts.retain(|f| !f.outdated);
+                facts.sort_by(|a, b| a.id.cmp(&b.id));
+                summary
+                    .learnt
+                    .extend(facts.into_iter().map(|f| (name.clone(), f.text)));
+            }
         }
         summary.threads = self.threads.len();
         summary.channels = self.channels_seen.len();
@@ -312,6 +447,7 @@ impl<'a> Engine<'a> {
             0
         };
         summary.jobs_left = self.board.scheduled().len() + self.board.queued().len();
+        summary.isolation = self.isolation.as_ref().map(|m| m.tally.clone());
         summary.last = Some(self.clock.now()).filter(|_| first.is_some());
         summary.elapsed = started.elapsed();
         Ok(summary)
@@ -390,9 +526,8 @@ impl Engine<'_> {
                 self.run_job(Job::MemorySweep).await?;
             }
         }
-        // One workspace's export: its jobs are the stack's, with no team.
         for due in self.board.take_due(self.clock.now()) {
-            self.run_job(due.job).await?;
+            self.run_job_as(due.team, due.job).await?;
         }
         Ok(())
     }
@@ -443,7 +578,7 @@ impl Engine<'_> {
             event_id: format!("Ev{i:08}"),
             bot_user_id: Some(self.bot.clone()),
             api_app_id: None,
-            team_id: None,
+            team_id: entry.team.as_ref().map(ToString::to_string),
             event: entry.event.clone(),
         };
         let (outcome, _) = self.ingest.process(envelope, now).await?;
@@ -573,7 +708,7 @@ impl Engine<'_> {
             event_id: format!("EvReact{:06}", self.made),
             bot_user_id: Some(self.bot.clone()),
             api_app_id: None,
-            team_id: None,
+            team_id: self.channel_teams.get(channel).map(ToString::to_string),
             event: SlackEvent::Reaction(reaction.clone()),
         };
         let (outcome, _) = self.ingest.process(envelope, self.clock.now()).await?;
@@ -870,5 +1005,151 @@ mod tests {
         options.memory_interval = Some(Duration::days(30));
         let s = run(&e, options, &mut Recorder::default()).await.unwrap();
         assert_eq!(s.sweeps, 2);
+    }
+}
+
+#[cfg(test)]
+mod teams {
+    use super::*;
+    use crate::export::Entry;
+    use crate::timeline::Recorder;
+    use async_trait::async_trait;
+    use myao_core::ports::{LlmReply, LlmRequest, LlmRole, PortError};
+    use myao_domain::User;
+    use serde_json::json;
+
+    /// An LLM that repeats the marker words of each prompt, as a summary
+    /// repeats facts: what a prompt was made from shows in what it wrote.
+    struct Echo;
+
+    #[async_trait]
+    impl Llm for Echo {
+        async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError> {
+            let marks: Vec<&str> = marker_words(&request.system)
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let said = format!("- 2026-01-05 {}", marks.join(" "));
+            let text = match (request.role, request.json) {
+                (LlmRole::Judgment, _) => json!({
+                    "should_respond": true, "reason": "asked", "confidence": 0.9,
+                    "delay_seconds": 0
+                })
+                .to_string(),
+                (LlmRole::Memory, true) => {
+                    json!({"channel": said, "long": null, "threads": {}, "facts": []}).to_string()
+                }
+                _ => said,
+            };
+            Ok(LlmReply {
+                text,
+                prompt_tokens: 0,
+                completion_tokens: 0,
+                cached_tokens: 0,
+            })
+        }
+    }
+
+    /// A workspace's export: in #general, a question with `mark` and the
+    /// bot's name, then an answer, starting at `base`.
+    fn export_of(mark: &str, base: u64) -> Export {
+        let general = Channel {
+            id: ChannelId::parse("C0GENERAL").unwrap(),
+            name: "general".into(),
+            visibility: Visibility::PUBLIC,
+        };
+        let users = vec![User {
+            id: UserId::parse("U0ALICE").unwrap(),
+            name: "alice".into(),
+            is_bot: false,
+        }];
+        let said = |at: u64, text: String| {
+            let value = json!({"type": "message", "user": "U0ALICE", "text": text,
+                               "ts": format!("{at}.000100")});
+            Entry::from_json(&general.id, value, "test").unwrap()
+        };
+        let entries = vec![
+            said(base, format!("<@UMYAO> {mark} のこと覚えてる？")),
+            said(base + 600, format!("{mark} は来週だよ")),
+            said(base + 7_200, format!("<@UMYAO> {mark} どうだった？")),
+        ];
+        Export::new(mark, users, vec![general], entries)
+    }
+
+    #[tokio::test]
+    async fn two_workspaces_replayed_in_one_stack_keep_their_words_apart() {
+        let base = 1_767_603_600u64;
+        let merged = Export::of_teams(vec![
+            (
+                TeamId::parse("T00000001").unwrap(),
+                export_of("MARK-ACME", base),
+            ),
+            (
+                TeamId::parse("T00000002").unwrap(),
+                export_of("MARK-BETA", base + 30),
+            ),
+        ]);
+        assert_eq!(merged.teams().len(), 2);
+        let mut options = Options::dry_run(Settings::default());
+        options.llm = Some(Arc::new(Echo));
+        let mut rec = Recorder::default();
+        let s = run(&merged, options, &mut rec).await.unwrap();
+        let isolation = s.isolation.clone().expect("a replay of two workspaces");
+        assert_eq!(isolation.markers, 2);
+        assert_eq!(isolation.crossing, 0, "{:?}", isolation.examples);
+        for team in ["T00000001", "T00000002"] {
+            assert!(
+                isolation.prompts.get(team).copied().unwrap_or(0) >= 3,
+                "{isolation:?}"
+            );
+        }
+        assert!(
+            !isolation.prompts.contains_key("(the stack)"),
+            "{isolation:?}"
+        );
+        // Memories were written and read: each workspace's words reached
+        // its own later prompts through them.
+        assert!(s.memory_count() > 0, "{:?}", s.memories);
+        assert!(
+            s.replies >= 4,
+            "both mentions of each answered: {}",
+            s.replies
+        );
+    }
+
+    #[test]
+    fn a_prompt_holding_another_workspaces_marker_word_is_counted() {
+        let merged = Export::of_teams(vec![
+            (
+                TeamId::parse("T00000001").unwrap(),
+                export_of("MARK-ACME", 1_767_603_600),
+            ),
+            (
+                TeamId::parse("T00000002").unwrap(),
+                export_of("MARK-BETA", 1_767_603_630),
+            ),
+        ]);
+        let mut marks = Marks::of(&merged).unwrap();
+        let prompt = |number: usize, text: &str| Prompt {
+            number,
+            role: LlmRole::Judgment,
+            chars: text.chars().count(),
+            text: text.to_owned(),
+            file: None,
+        };
+        let acme = TeamId::parse("T00000001").unwrap();
+        marks.count(
+            Some(&acme),
+            &[
+                prompt(1, "MARK-ACME only"),
+                prompt(2, "MARK-ACME and MARK-BETA"),
+            ],
+        );
+        assert_eq!(marks.tally.crossing, 1);
+        assert_eq!(
+            marks.tally.examples,
+            vec![(2, "T00000001".to_owned(), "MARK-BETA".to_owned())]
+        );
+        assert_eq!(marks.tally.prompts.get("T00000001"), Some(&2));
     }
 }

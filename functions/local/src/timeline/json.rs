@@ -240,6 +240,10 @@ pub fn summary_json(s: &Summary) -> Value {
         "learnt": s.learnt.iter().map(|(c, f)| json!({"channel": c, "fact": f})).collect::<Vec<_>>(),
         "job_failures": s.job_failures,
         "jobs_left": s.jobs_left,
+        "isolation": s.isolation.as_ref().map(|i| json!({
+            "prompts": i.prompts, "markers": i.markers, "crossing": i.crossing,
+            "examples": i.examples.iter().map(|(n, team, word)| json!({"prompt": n, "team": team, "word": word})).collect::<Vec<_>>(),
+        })),
         "first": s.first.map(time),
         "last": s.last.map(time),
         "virtual_seconds": match (s.first, s.last) { (Some(f), Some(l)) => Some((l - f).num_seconds()), _ => None },

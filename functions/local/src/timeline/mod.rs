@@ -282,9 +282,26 @@ pub struct Summary {
     pub job_failures: usize,
     /// Jobs still pending when the replay stopped (after its bound).
     pub jobs_left: usize,
+    /// Of a replay of several workspaces: how their prompts kept apart.
+    pub isolation: Option<Isolation>,
     pub first: Option<DateTime<Utc>>,
     pub last: Option<DateTime<Utc>>,
     pub elapsed: std::time::Duration,
+}
+
+/// How a replay of several workspaces kept them apart: each prompt is
+/// one workspace's (the job's team), and none may hold a marker word
+/// (`MARK-...`) of another's export.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Isolation {
+    /// Prompts by workspace.
+    pub prompts: BTreeMap<String, usize>,
+    /// The marker words the exports hold, all told.
+    pub markers: usize,
+    /// Prompts holding another workspace's marker word: 0 is the measure.
+    pub crossing: usize,
+    /// The first few of those: prompt number, its workspace, the word.
+    pub examples: Vec<(usize, String, String)>,
 }
 
 impl Summary {

@@ -694,7 +694,29 @@ impl<W: Write> TextSink<W> {
             self.out,
             "jobs          {} run ({} memory sweeps){failures}{left}{unusable}",
             s.jobs_run, s.sweeps
-        )
+        )?;
+        if let Some(i) = &s.isolation {
+            let each: Vec<String> = i
+                .prompts
+                .iter()
+                .map(|(team, n)| format!("{team} {n}"))
+                .collect();
+            writeln!(
+                self.out,
+                "workspaces    {} (prompts: {}); {} prompt(s) with another's marker words (of {})",
+                i.prompts.len(),
+                each.join(", "),
+                i.crossing,
+                i.markers
+            )?;
+            for (number, team, word) in &i.examples {
+                writeln!(
+                    self.out,
+                    "              prompt #{number} of {team} holds {word}"
+                )?;
+            }
+        }
+        Ok(())
     }
 
     /// The virtual time the replay covered, and the wall clock it took.
