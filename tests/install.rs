@@ -135,11 +135,9 @@ async fn a_refresh_token_slack_refuses_for_good_is_lost_and_an_outage_is_tried_a
     assert!(second.alarming());
 }
 
-/// The flow over the emulator's table and Slack's OAuth as a stub that
-/// installs the team its `code` names; its clock, to let a state expire.
-async fn flow(slack: &MockServer) -> (InstallFlow, Arc<DynamoStore>, Arc<ManualClock>) {
-    let clock = Arc::new(ManualClock::new(Utc::now()));
-    let store = Arc::new(fresh_store_with_clock(clock.clone()).await);
+/// Slack's OAuth as a stub that installs T0ACME or T0BETA, as the `code`
+/// names (`code-T0ACME`), with the token `xoxb-<team>` and the bot U0BOT.
+async fn installs_teams(slack: &MockServer) {
     for team in ["T0ACME", "T0BETA"] {
         Mock::given(method("POST"))
             .and(path("/api/oauth.v2.access"))
@@ -151,6 +149,14 @@ async fn flow(slack: &MockServer) -> (InstallFlow, Arc<DynamoStore>, Arc<ManualC
             .mount(slack)
             .await;
     }
+}
+
+/// The flow over the emulator's table and Slack's OAuth as a stub that
+/// installs the team its `code` names; its clock, to let a state expire.
+async fn flow(slack: &MockServer) -> (InstallFlow, Arc<DynamoStore>, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let store = Arc::new(fresh_store_with_clock(clock.clone()).await);
+    installs_teams(slack).await;
     let flow = InstallFlow {
         store: store.clone(),
         oauth: Arc::new(oauth(slack)),
@@ -465,6 +471,17 @@ async fn each_team_has_its_own_part_of_the_table_and_an_uninstall_purges_only_it
         .is_some());
 }
 
+/// The stack's own recurring memory run, as its schedule fires it.
+async fn stacks_sweep(bed: &myao_tests::stubs::Bed<DynamoStore>) {
+    let stacks = TeamJob {
+        team: None,
+        job: Job::MemorySweep,
+    };
+    myao_services::jobs::run_carried(&bed.services, &[myao_domain::JobKind::MemorySweep], &stacks)
+        .await
+        .expect("swept");
+}
+
 /// A signed-off envelope of `team` delivering `event` to the bot U0BOT.
 fn team_event(team: &str, event_id: &str, event: serde_json::Value) -> Vec<u8> {
     serde_json::to_vec(&json!({
@@ -510,17 +527,7 @@ async fn two_installed_teams_are_answered_each_with_its_own_token_and_an_uninsta
 
     let bed: Bed<DynamoStore> =
         Bed::on_emulator(|s| s.slack_client_id = Some("123.456".into())).await;
-    for team in ["T0ACME", "T0BETA"] {
-        Mock::given(method("POST"))
-            .and(path("/api/oauth.v2.access"))
-            .and(body_string_contains(format!("code=code-{team}")))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-                "ok": true, "access_token": format!("xoxb-{team}"), "scope": "chat:write",
-                "bot_user_id": "U0BOT", "team": {"id": team, "name": team.to_lowercase()}
-            })))
-            .mount(&bed.slack_server)
-            .await;
-    }
+    installs_teams(&bed.slack_server).await;
     let flow = InstallFlow {
         store: bed.store.clone(),
         oauth: Arc::new(oauth(&bed.slack_server)),
@@ -639,13 +646,7 @@ async fn two_installed_teams_are_answered_each_with_its_own_token_and_an_uninsta
 
     // The stack's recurring run starts the installed team's, which digests
     // that team's channel in that team's part.
-    let stacks = TeamJob {
-        team: None,
-        job: Job::MemorySweep,
-    };
-    run_carried(&bed.services, &[JobKind::MemorySweep], &stacks)
-        .await
-        .expect("swept");
+    stacks_sweep(&bed).await;
     let due = bed.board.take_due(bed.now());
     let teams: Vec<_> = due.iter().map(|d| (d.team.clone(), d.job.kind())).collect();
     let beta_id = TeamId::parse("T0BETA").expect("team");
@@ -752,8 +753,6 @@ async fn with_a_client_id_an_installed_teams_event_is_its_own_and_anothers_the_s
 #[tokio::test]
 async fn the_stacks_recurring_run_renews_the_tokens_due_and_counts_what_it_could_not() {
     use myao_domain::metrics::TOKEN_RENEWAL_FAILURES;
-    use myao_domain::JobKind;
-    use myao_services::jobs::run_carried;
     use myao_slack_api::oauth::ConfiguredOAuth;
     use myao_tests::stubs::Bed;
 
@@ -799,13 +798,7 @@ async fn the_stacks_recurring_run_renews_the_tokens_due_and_counts_what_it_could
         .mount(&bed.slack_server)
         .await;
 
-    let stacks = TeamJob {
-        team: None,
-        job: Job::MemorySweep,
-    };
-    run_carried(&bed.services, &[JobKind::MemorySweep], &stacks)
-        .await
-        .expect("swept");
+    stacks_sweep(&bed).await;
     let acme = bed
         .store
         .installation(&TeamId::parse("T0ACME").expect("team"))

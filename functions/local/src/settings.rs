@@ -393,6 +393,25 @@ pub async fn put(
     Ok(())
 }
 
+/// Writes `value` to setting `name` under `path` (a stack's settings
+/// path, or a team's), checked first against `given`, the values in effect
+/// there; answers the text written.
+pub async fn set_checked(
+    ssm: &aws_sdk_ssm::Client,
+    path: &str,
+    given: &Given,
+    name: &str,
+    value: &str,
+) -> anyhow::Result<String> {
+    let current = given
+        .iter()
+        .map(|(n, (v, _))| (n.clone(), v.clone()))
+        .collect();
+    let text = checked(name, value, &current)?;
+    put(ssm, path, name, &text).await?;
+    Ok(text)
+}
+
 /// What `unset` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unset {

@@ -804,33 +804,43 @@ async fn parameter(ssm: &aws_sdk_ssm::Client, name: &str) -> Option<(String, Par
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn settings_set_refuses_a_bad_value_writes_a_good_one_and_unset_restores_the_default() {
-    let ssm = ssm_client().await;
-    // A stage's name is short (at most 20 characters): this run's own.
+/// A stage of this run's own (a stage's name is at most 20 characters:
+/// `letter` and this run's numbers), its settings path holding every
+/// setting's default as the stack creates them.
+async fn fresh_stage(ssm: &aws_sdk_ssm::Client, letter: char) -> (String, String) {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or_default();
-    let stage = format!("t{:08x}{:08x}", std::process::id(), nanos);
+    let stage = format!("{letter}{:08x}{:08x}", std::process::id(), nanos);
     let path = format!("/myao/{stage}/");
     for (name, default) in Settings::default_pairs() {
         put(
-            &ssm,
+            ssm,
             &format!("{path}{name}"),
             &default,
             ParameterType::String,
         )
         .await;
     }
-    let settings = |words: &[&str]| {
-        let mut args: Vec<String> = std::iter::once("settings")
-            .chain(words.iter().copied())
-            .map(str::to_owned)
-            .collect();
-        args.extend(["--stage".to_owned(), stage.clone()]);
-        myao(args)
-    };
+    (stage, path)
+}
+
+/// `myao settings WORDS --stage STAGE`.
+fn settings_of(stage: &str, words: &[&str]) -> impl std::future::Future<Output = Run> + 'static {
+    let mut args: Vec<String> = std::iter::once("settings")
+        .chain(words.iter().copied())
+        .map(str::to_owned)
+        .collect();
+    args.extend(["--stage".to_owned(), stage.to_owned()]);
+    myao(args)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_set_refuses_a_bad_value_writes_a_good_one_and_unset_restores_the_default() {
+    let ssm = ssm_client().await;
+    let (stage, path) = fresh_stage(&ssm, 't').await;
+    let settings = |words: &[&str]| settings_of(&stage, words);
     let chattiness = format!("{path}chattiness");
 
     // A value the functions would not read is refused with the parser's
@@ -908,29 +918,8 @@ async fn settings_set_refuses_a_bad_value_writes_a_good_one_and_unset_restores_t
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn settings_of_one_team_are_its_own_over_the_stacks_and_unset_gives_the_stacks_back() {
     let ssm = ssm_client().await;
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or_default();
-    let stage = format!("u{:08x}{:08x}", std::process::id(), nanos);
-    let path = format!("/myao/{stage}/");
-    for (name, default) in Settings::default_pairs() {
-        put(
-            &ssm,
-            &format!("{path}{name}"),
-            &default,
-            ParameterType::String,
-        )
-        .await;
-    }
-    let settings = |words: &[&str]| {
-        let mut args: Vec<String> = std::iter::once("settings")
-            .chain(words.iter().copied())
-            .map(str::to_owned)
-            .collect();
-        args.extend(["--stage".to_owned(), stage.clone()]);
-        myao(args)
-    };
+    let (stage, path) = fresh_stage(&ssm, 'u').await;
+    let settings = |words: &[&str]| settings_of(&stage, words);
     let own = format!("{path}teams/T0ACME/chattiness");
 
     let run = settings(&["set", "chattiness", "quiet", "--team", "T0ACME"]).await;

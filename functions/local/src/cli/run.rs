@@ -353,12 +353,7 @@ pub async fn settings(args: SettingsArgs, env: &[(String, String)]) -> anyhow::R
     let prefix = s::prefix(&path);
     match &args.action {
         SettingsAction::Set(name, value) => {
-            let current = given
-                .iter()
-                .map(|(n, (v, _))| (n.clone(), v.clone()))
-                .collect();
-            let text = s::checked(name, value, &current)?;
-            s::put(&ssm, &path, name, &text).await?;
+            let text = s::set_checked(&ssm, &path, &given, name, value).await?;
             writeln!(out, "{prefix}{name} = {text}")?;
             writeln!(
                 out,
@@ -401,12 +396,7 @@ async fn team_settings(
     let prefix = s::team_path(path, team);
     match action {
         SettingsAction::Set(name, value) => {
-            let current = given
-                .iter()
-                .map(|(n, (v, _))| (n.clone(), v.clone()))
-                .collect();
-            let text = s::checked(name, value, &current)?;
-            s::put(ssm, &prefix, name, &text).await?;
+            let text = s::set_checked(ssm, &prefix, &given, name, value).await?;
             writeln!(out, "{prefix}{name} = {text}")?;
             writeln!(
                 out,
