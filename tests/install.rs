@@ -618,6 +618,11 @@ async fn two_installed_teams_are_answered_each_with_its_own_token_and_an_uninsta
     let envelope = myao_slack::event::parse_envelope(&gone).expect("event");
     let (outcome, _) = ingest.process(envelope, bed.now()).await.expect("ingest");
     assert_eq!(outcome, Outcome::Uninstalled);
+    assert!(
+        bed.board.take_due(bed.now()).is_empty(),
+        "what is under way ends first"
+    );
+    bed.clock.advance(Duration::seconds(120));
     let purge = bed.board.take_due(bed.now());
     assert_eq!(purge.len(), 1, "{purge:?}");
     assert_eq!(purge[0].job, Job::Purge);

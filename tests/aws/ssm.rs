@@ -195,5 +195,8 @@ async fn a_teams_own_settings_override_the_stacks_for_that_team_alone() -> Resul
         acmes.message_limit, 40,
         "the stack's where the team has none"
     );
+    // Asked of a team's settings, another team's are that team's.
+    let beta_from_acme = acme.for_team(&myao_domain::TeamId::parse("T0BETA")?);
+    assert_eq!(beta_from_acme.current().await?.persona_name, "tama");
     Ok(())
 }

@@ -419,7 +419,8 @@ async fn run_carried(services: &Services, tries: &Tries, carried: TeamJob) {
 }
 
 async fn run_job(services: &Services, tries: &Tries, job: Job) {
-    if job == Job::MemorySweep {
+    // The stack's sweep re-arms itself; a team's comes from the stack's.
+    if job == Job::MemorySweep && services.team().is_none() {
         if let Err(error) = arm_sweep(services).await {
             tracing::error!(%error, "could not schedule the next memory sweep");
         }

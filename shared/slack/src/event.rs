@@ -24,7 +24,9 @@ pub enum Envelope {
         bot_user_id: Option<UserId>,
         /// The app the event was sent to (`api_app_id`), if given.
         api_app_id: Option<String>,
-        /// The workspace the event comes from (`team_id`), if given.
+        /// The workspace the event is delivered for: its bot
+        /// authorization's team (in a channel shared between workspaces,
+        /// the one that installed the app), else the envelope's `team_id`.
         team_id: Option<String>,
         event: SlackEvent,
     },
@@ -218,6 +220,7 @@ struct RawEnvelope {
 #[derive(Deserialize)]
 struct RawAuthorization {
     user_id: Option<String>,
+    team_id: Option<String>,
     #[serde(default)]
     is_bot: bool,
 }
@@ -267,17 +270,20 @@ pub fn parse_envelope(body: &[u8]) -> Result<Envelope, EventParseError> {
         }),
         Some("event_callback") => {
             let event = raw.event.ok_or(EventParseError::Missing("event"))?;
-            let bot_user_id = raw
-                .authorizations
-                .iter()
-                .filter(|a| a.is_bot)
-                .find_map(|a| a.user_id.as_deref())
+            let bot = raw.authorizations.iter().find(|a| a.is_bot);
+            let bot_user_id = bot
+                .and_then(|a| a.user_id.as_deref())
                 .and_then(|id| UserId::parse(id).ok());
+            // In a channel shared between workspaces, Slack delivers one
+            // event, with the team where it happened outside and the
+            // installation it is delivered for in `authorizations`: the
+            // latter is whose it is.
+            let team_id = bot.and_then(|a| a.team_id.clone()).or(raw.team_id);
             Ok(Envelope::Event {
                 event_id: raw.event_id.unwrap_or_default(),
                 bot_user_id,
                 api_app_id: raw.api_app_id,
-                team_id: raw.team_id,
+                team_id,
                 event: parse_event(&event)?,
             })
         }
@@ -537,6 +543,24 @@ mod tests {
             }
             other => panic!("not an event: {other:?}"),
         }
+    }
+
+    #[test]
+    fn an_events_team_is_the_installation_it_is_delivered_for() {
+        let team_of = |body: Value| match parse_envelope(&serde_json::to_vec(&body).unwrap()) {
+            Ok(Envelope::Event { team_id, .. }) => team_id,
+            other => panic!("{other:?}"),
+        };
+        let event = json!({"type": "message", "channel": "C1", "user": "U1", "text": "hi",
+                           "ts": "1.000100"});
+        // A channel shared between workspaces: said in T0ELSE, delivered to
+        // the installation in T0ACME.
+        let shared = json!({"type": "event_callback", "team_id": "T0ELSE", "event": event,
+            "authorizations": [{"user_id": "UBOT", "team_id": "T0ACME", "is_bot": true}]});
+        assert_eq!(team_of(shared).as_deref(), Some("T0ACME"));
+        let plain = json!({"type": "event_callback", "team_id": "T0ACME", "event": event,
+            "authorizations": [{"user_id": "UBOT", "is_bot": true}]});
+        assert_eq!(team_of(plain).as_deref(), Some("T0ACME"));
     }
 
     #[test]

@@ -27,9 +27,11 @@ impl Teams for DynamoStore {
 
     async fn purge_team(&self, team: &TeamId) -> Result<u64, PortError> {
         // A team's items are spread over its many partitions: one scan of
-        // the keys alone finds them. An uninstall is rare and its purge
-        // runs off the events' path (the memory function).
-        let keys: Vec<Item> = self
+        // the keys alone finds them, each page deleted as it comes, so that
+        // a purge cut short has deleted what it read (run again, it goes on
+        // with what is left). An uninstall is rare and its purge runs off
+        // the events' path (the memory function).
+        let mut pages = self
             .client
             .scan()
             .table_name(&self.table)
@@ -40,15 +42,14 @@ impl Teams for DynamoStore {
             .expression_attribute_values(":team", s(team_prefix(team)))
             .consistent_read(true)
             .into_paginator()
-            .items()
-            .send()
-            .try_collect()
-            .await
-            .map_err(|e| port_error(SERVICE, "Scan", e))?;
+            .send();
         let mut deleted = 0u64;
-        for chunk in keys.chunks(BATCH) {
-            self.delete_batch(chunk).await?;
-            deleted += chunk.len() as u64;
+        while let Some(page) = pages.next().await {
+            let page = page.map_err(|e| port_error(SERVICE, "Scan", e))?;
+            for chunk in page.items().chunks(BATCH) {
+                self.delete_batch(chunk).await?;
+                deleted += chunk.len() as u64;
+            }
         }
         Ok(deleted)
     }

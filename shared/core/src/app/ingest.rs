@@ -214,15 +214,20 @@ impl Ingest {
             ControlFlow::Break(answered) => return Ok(answered),
         };
         let settings = self.ports.settings.current().await?;
-        if let Some(refused) = refusal(&settings, &delivery, now) {
+        // An installed team's event is kept in its part of the store, read
+        // with its settings, answered as its bot, and its jobs carry it.
+        let team = delivery.team_id.as_deref();
+        let whose = Whose::of(&*self.ports.store, &settings, self.installed_only, team).await?;
+        if let Some(refused) = refusal(&settings, &delivery, &whose, now) {
             return Ok(refused);
         }
-        // An installed team's event is kept in its part of the store, and
-        // its jobs carry it.
-        let team = delivery.team_id.as_deref();
-        match Whose::of(&*self.ports.store, &settings, self.installed_only, team).await? {
-            Whose::Stack => self.deliver(&settings, delivery, now).await,
-            Whose::Team(team) => self.for_team(&team).deliver(&settings, delivery, now).await,
+        match &whose {
+            Whose::Stack => self.deliver(&settings, &whose, delivery, now).await,
+            Whose::Team(installation) => {
+                let scoped = self.for_team(&installation.team);
+                let settings = scoped.ports.settings.current().await?;
+                scoped.deliver(&settings, &whose, delivery, now).await
+            }
             Whose::NotInstalled => Ok((
                 Outcome::Ignored(IgnoreReason::NotInstalled),
                 IngestResponse::ok(),
@@ -240,14 +245,19 @@ impl Ingest {
         }
     }
 
-    /// Acts on a delivery that passed every check.
+    /// Acts on a delivery of `whose` that passed every check: the bot is
+    /// the one the delivery names, else the team's, else the stack's.
     async fn deliver(
         &self,
         settings: &Settings,
+        whose: &Whose,
         delivery: Delivery,
         now: DateTime<Utc>,
     ) -> Result<(Outcome, IngestResponse), PortError> {
-        let bot = delivery.bot.or_else(|| settings.bot_user_id.clone());
+        let bot = delivery.bot.or_else(|| match whose {
+            Whose::Team(installation) => Some(installation.bot_user_id.clone()),
+            _ => settings.bot_user_id.clone(),
+        });
         let outcome = match delivery.event {
             SlackEvent::NewMessage {
                 message,
@@ -278,13 +288,7 @@ impl Ingest {
             }
             SlackEvent::Ignored { reason } => Outcome::Ignored(IgnoreReason::Unhandled(reason)),
             SlackEvent::Uninstalled => {
-                refusal::uninstalled(
-                    &*self.ports.store,
-                    &*self.ports.queue,
-                    settings,
-                    delivery.team_id.as_deref(),
-                )
-                .await?
+                refusal::uninstalled(&*self.ports.store, &*self.ports.queue, whose).await?
             }
             SlackEvent::Reaction(reaction) => {
                 self.reacted(settings, bot.as_ref(), reaction, now).await?

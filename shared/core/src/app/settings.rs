@@ -26,6 +26,9 @@ struct Cached {
 /// again at the next expiry; a bad value is logged and ignored.
 pub struct CachedSettings {
     source: Arc<dyn SettingsSource>,
+    /// The stack's own source, which the teams' are layered over (the
+    /// same as `source` for the stack's settings).
+    stack: Arc<dyn SettingsSource>,
     clock: Arc<dyn Clock>,
     ttl: Duration,
     cached: Mutex<Option<Cached>>,
@@ -56,6 +59,7 @@ impl CachedSettings {
         ttl: Duration,
     ) -> CachedSettings {
         CachedSettings {
+            stack: source.clone(),
             source,
             clock,
             ttl,
@@ -84,15 +88,18 @@ impl SettingsProvider for CachedSettings {
     fn for_team(&self, team: &TeamId) -> Arc<dyn SettingsProvider> {
         let mut teams = self.teams.lock().unwrap_or_else(|p| p.into_inner());
         let cached = teams.entry(team.clone()).or_insert_with(|| {
-            let source: Arc<dyn SettingsSource> = match self.source.for_team(team) {
+            let source: Arc<dyn SettingsSource> = match self.stack.for_team(team) {
                 Some(own) => Arc::new(Layered {
-                    stack: self.source.clone(),
+                    stack: self.stack.clone(),
                     team: own,
                 }),
                 // No teams' settings where these come from: the stack's.
-                None => self.source.clone(),
+                None => self.stack.clone(),
             };
-            Arc::new(CachedSettings::new(source, self.clock.clone(), self.ttl))
+            let mut settings = CachedSettings::new(source, self.clock.clone(), self.ttl);
+            // A team's settings, asked for another team, are that team's.
+            settings.stack = self.stack.clone();
+            Arc::new(settings)
         });
         cached.clone()
     }

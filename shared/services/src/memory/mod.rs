@@ -280,14 +280,23 @@ async fn renew_tokens(svc: &Services) {
 /// then does for that team what the stack's does for its own part.
 async fn sweep_teams(svc: &Services) -> Result<usize, PortError> {
     let installations = svc.ports.store.installations().await?;
+    let mut queued = 0;
     for installation in &installations {
-        svc.ports
+        let team = &installation.team;
+        // One team's failure holds back neither the others nor the stack's
+        // own run: that team's sweep comes with the next hour's.
+        match svc
+            .ports
             .queue
-            .for_team(&installation.team)
+            .for_team(team)
             .send(&Job::MemorySweep, 0)
-            .await?;
+            .await
+        {
+            Ok(()) => queued += 1,
+            Err(error) => tracing::error!(%team, %error, "a workspace's memory run not started"),
+        }
     }
-    Ok(installations.len())
+    Ok(queued)
 }
 
 /// One channel's memories (short-term from its window, long-term when due)

@@ -9,7 +9,7 @@ use super::refusal::Whose;
 use super::{IgnoreReason, Ingest, IngestResponse, Outcome};
 use crate::ports::PortError;
 use myao_domain::labels::{Label, Source};
-use myao_domain::Settings;
+use myao_domain::UserId;
 use myao_slack::interaction::{parse_interaction, Feedback, Interaction, InteractionError};
 
 impl Ingest {
@@ -66,26 +66,37 @@ impl Ingest {
         };
         let settings = self.ports.settings.current().await?;
         let sender = (click.api_app_id.as_deref(), click.team_id.as_deref());
-        if let Some(reason) = super::refusal::another(&settings, sender.0, sender.1) {
+        // As for events: an installed team's click is kept in its part of
+        // the store, on its bot's post; one of a team with no installation
+        // is dropped.
+        let whose = Whose::of(&*self.ports.store, &settings, self.installed_only, sender.1).await?;
+        if let Some(reason) = super::refusal::another(&settings, sender.0, sender.1, &whose) {
             return Ok(Outcome::Ignored(reason));
         }
-        // As for events: an installed team's click is kept in its part of
-        // the store; one of a team with no installation is dropped.
-        match Whose::of(&*self.ports.store, &settings, self.installed_only, sender.1).await? {
-            Whose::Stack => self.clicked(&settings, click, now).await,
-            Whose::Team(team) => self.for_team(&team).clicked(&settings, click, now).await,
+        match whose {
+            Whose::Stack => {
+                let bot = settings.bot_user_id.clone();
+                self.clicked(bot.as_ref(), click, now).await
+            }
+            Whose::Team(installation) => {
+                let scoped = self.for_team(&installation.team);
+                scoped
+                    .clicked(Some(&installation.bot_user_id), click, now)
+                    .await
+            }
             Whose::NotInstalled => Ok(Outcome::Ignored(IgnoreReason::NotInstalled)),
         }
     }
 
-    /// Keeps a click on the bot's post as its person's label for it.
+    /// Keeps a click on the post of `bot` (`None`: of an app) as its
+    /// person's label for it.
     async fn clicked(
         &self,
-        settings: &Settings,
+        bot: Option<&UserId>,
         click: Feedback,
         now: DateTime<Utc>,
     ) -> Result<Outcome, PortError> {
-        if !self.on_bots_post(settings, &click).await? {
+        if !self.on_bots_post(bot, &click).await? {
             return Ok(Outcome::Ignored(IgnoreReason::NotItsPost));
         }
         let label = Label {
@@ -108,12 +119,15 @@ impl Ingest {
         Ok(Outcome::Hinted { added: true, new })
     }
 
-    /// Whether the post clicked is the bot's: written by `bot_user_id` when
+    /// Whether the post clicked is the bot's: written by `bot` when
     /// that is set, else by an app (the buttons are only ever on the bot's
     /// posts; an app's message Slack said nothing of is read from the
     /// store). A click by the bot itself is none.
-    async fn on_bots_post(&self, settings: &Settings, click: &Feedback) -> Result<bool, PortError> {
-        let bot = settings.bot_user_id.as_ref();
+    async fn on_bots_post(
+        &self,
+        bot: Option<&UserId>,
+        click: &Feedback,
+    ) -> Result<bool, PortError> {
         if bot == Some(&click.user) {
             return Ok(false);
         }

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 
 use super::{IgnoreReason, IngestResponse, Outcome};
 use crate::ports::{Installations, PortError, Queue};
+use myao_domain::install::Installation;
 use myao_domain::{Job, Settings, TeamId, UserId};
 use myao_slack::event::{check_times, SlackEvent};
 
@@ -27,10 +28,11 @@ pub(super) struct Delivery {
 pub(super) fn refusal(
     settings: &Settings,
     delivery: &Delivery,
+    whose: &Whose,
     now: DateTime<Utc>,
 ) -> Option<(Outcome, IngestResponse)> {
     let sender = (delivery.api_app_id.as_deref(), delivery.team_id.as_deref());
-    if let Some(reason) = another(settings, sender.0, sender.1) {
+    if let Some(reason) = another(settings, sender.0, sender.1, whose) {
         return Some((Outcome::Ignored(reason), IngestResponse::ok()));
     }
     if let Err(error) = check_times(&delivery.event, now) {
@@ -43,12 +45,18 @@ pub(super) fn refusal(
 
 /// Whether an event or an interaction was sent to another app or comes
 /// from another workspace than `slack_app_id` / `slack_team_id` name (one
-/// that names neither is taken).
+/// that names neither is taken). `slack_team_id` names the stack's own
+/// workspace: an installed team's event is never "another".
 pub(super) fn another(
     settings: &Settings,
     api_app_id: Option<&str>,
     team_id: Option<&str>,
+    whose: &Whose,
 ) -> Option<IgnoreReason> {
+    let team_id = match whose {
+        Whose::Team(_) => None,
+        _ => team_id,
+    };
     let differs = |configured: Option<&str>, sent: Option<&str>| {
         configured.zip(sent).is_some_and(|(c, s)| c != s)
     };
@@ -66,8 +74,8 @@ pub(super) enum Whose {
     /// The stack's own, as on a single-workspace stack.
     Stack,
     /// An installed team's: kept in its part of the store, answered with
-    /// its own token.
-    Team(TeamId),
+    /// its own token and bot.
+    Team(Installation),
     /// Of a team with no installation (or of none), on a stack that takes
     /// installed teams' events only: acknowledged and dropped, nothing
     /// stored.
@@ -75,54 +83,59 @@ pub(super) enum Whose {
 }
 
 impl Whose {
-    /// An event of `team_id` is an installed team's, on a stack with
-    /// `slack_client_id`; another's is the stack's, unless the stack takes
-    /// installed teams' events only (`installed_only`, the setting
-    /// `installed_workspaces_only`). A stack without `slack_client_id`
-    /// reads no installation: its events are its own, as they always were.
+    /// An event of `team_id` is its team's when the team has an
+    /// installation, whatever the settings say now (unsetting
+    /// `slack_client_id` stops new installs, not the workspaces installed);
+    /// another's is the stack's, unless the stack takes installed teams'
+    /// events only (`installed_only`, the setting
+    /// `installed_workspaces_only`). One read of the installation per
+    /// event that names a team.
     pub(super) async fn of(
         store: &dyn Installations,
         settings: &Settings,
         installed_only: bool,
         team_id: Option<&str>,
     ) -> Result<Whose, PortError> {
-        let installed_only = installed_only || settings.installed_workspaces_only;
-        let otherwise = if installed_only {
+        let otherwise = if installed_only || settings.installed_workspaces_only {
             Whose::NotInstalled
         } else {
             Whose::Stack
         };
-        if settings.slack_client_id.is_none() && !installed_only {
-            return Ok(Whose::Stack);
-        }
         let Some(team) = team_id.and_then(|t| TeamId::parse(t).ok()) else {
             return Ok(otherwise);
         };
         Ok(match store.installation(&team).await? {
-            Some(_) => Whose::Team(team),
+            Some(installation) => Whose::Team(installation),
             None => otherwise,
         })
     }
 }
 
-/// The app uninstalled from `team` (or its bot token revoked), on a stack
-/// with `slack_client_id`: its installation removed, so that nothing of it
-/// is taken or answered from now on, and everything it kept purged by the
-/// memory function within moments ([`Job::Purge`]). The purge is queued
-/// first: if the removal then fails, Slack's retry finds the installation
-/// still there and does both again. A single-workspace stack has nothing
-/// to remove: it says so in the log, as its bot token stops working.
+/// How long after an uninstall its purge runs: the events and jobs of the
+/// workspace already under way end first, so nothing is written after it.
+pub const PURGE_DELAY_SECONDS: u32 = 120;
+
+/// The app uninstalled from an installed team (or its bot token revoked):
+/// its installation removed, so that nothing of it is taken or answered
+/// from now on, and everything it kept purged by the memory function two
+/// minutes later ([`Job::Purge`], [`PURGE_DELAY_SECONDS`]). The purge is
+/// queued first: if the removal then fails, Slack's retry finds the
+/// installation still there and does both again. A team with no
+/// installation (a single-workspace stack's own) has nothing to remove: it
+/// says so in the log, as its bot token stops working.
 pub(super) async fn uninstalled(
     store: &dyn Installations,
     queue: &dyn Queue,
-    settings: &Settings,
-    team: Option<&str>,
+    whose: &Whose,
 ) -> Result<Outcome, PortError> {
-    let team = team.and_then(|t| TeamId::parse(t).ok());
-    match (settings.slack_client_id.is_some(), team) {
-        (true, Some(team)) => {
-            queue.for_team(&team).send(&Job::Purge, 0).await?;
-            store.delete_installation(&team).await?;
+    match whose {
+        Whose::Team(installation) => {
+            let team = &installation.team;
+            queue
+                .for_team(team)
+                .send(&Job::Purge, PURGE_DELAY_SECONDS)
+                .await?;
+            store.delete_installation(team).await?;
             tracing::info!(%team, "uninstalled");
             Ok(Outcome::Uninstalled)
         }

@@ -10,6 +10,7 @@ use crate::ports::{Clock, LabelRecords, Messages};
 use crate::wire::Twins;
 use myao_domain::hints::Hint;
 use myao_domain::metrics;
+use myao_domain::Settings;
 use myao_domain::{ChannelId, Message, Ts, UserId};
 use myao_slack::interaction::{FEEDBACK_ACTION, NEGATIVE, POSITIVE};
 use myao_slack::signature::sign;
