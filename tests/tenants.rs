@@ -26,17 +26,7 @@ const TEAMS: [(&str, &str, &str); 2] = [
     ("T0BETA", "MARK-BETA", "MARK-BETAFACT"),
 ];
 
-const EVERY_KIND: &[JobKind] = &[
-    JobKind::Judgment,
-    JobKind::Response,
-    JobKind::ThreadMemory,
-    JobKind::MemorySweep,
-    JobKind::ChannelMemory,
-    JobKind::WorkspaceMemory,
-    JobKind::Forget,
-    JobKind::Proactive,
-    JobKind::Purge,
-];
+const EVERY_KIND: &[JobKind] = &JobKind::ALL;
 
 fn team(id: &str) -> TeamId {
     TeamId::parse(id).expect("a team id")

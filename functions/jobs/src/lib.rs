@@ -64,40 +64,9 @@ pub async fn serve(function: Function, kinds: &'static [JobKind]) -> Result<(), 
 mod tests {
     use super::*;
 
-    /// Every kind of job, by an exhaustive match: a new kind fails to
-    /// compile here until it is listed, and then the test below until a
-    /// function runs it.
-    fn every_kind() -> Vec<JobKind> {
-        let all = [
-            JobKind::Judgment,
-            JobKind::Response,
-            JobKind::ThreadMemory,
-            JobKind::MemorySweep,
-            JobKind::ChannelMemory,
-            JobKind::WorkspaceMemory,
-            JobKind::Forget,
-            JobKind::Proactive,
-            JobKind::Purge,
-        ];
-        for kind in all {
-            match kind {
-                JobKind::Judgment
-                | JobKind::Response
-                | JobKind::ThreadMemory
-                | JobKind::MemorySweep
-                | JobKind::ChannelMemory
-                | JobKind::WorkspaceMemory
-                | JobKind::Forget
-                | JobKind::Proactive
-                | JobKind::Purge => {}
-            }
-        }
-        all.to_vec()
-    }
-
     #[test]
     fn every_kind_of_job_is_run_by_exactly_one_function() {
-        for kind in every_kind() {
+        for kind in JobKind::ALL {
             let runners = [JUDGMENT, RESPONSE, MEMORY]
                 .iter()
                 .filter(|kinds| kinds.contains(&kind))

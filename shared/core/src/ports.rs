@@ -711,8 +711,8 @@ pub trait Llm: Send + Sync {
 /// The Slack Web API.
 #[async_trait]
 pub trait SlackApi: Send + Sync {
-    /// The same API as `team`'s installation: its calls carry the token
-    /// `tokens` holds under the team's id ([`crate::app::install::TeamTokens`]).
+    /// The same API as `team`'s: its calls carry the token `tokens` holds
+    /// under the team's id (its installation's, read once per job).
     fn for_team(self: Arc<Self>, team: &TeamId, tokens: Arc<dyn Secrets>) -> Arc<dyn SlackApi>;
     /// Posts `text` in a thread (or at the top level for `None`); returns the new message's `ts`.
     async fn post_message(

@@ -99,6 +99,19 @@ pub enum JobKind {
 }
 
 impl JobKind {
+    /// Every kind (a test holds it to the enum).
+    pub const ALL: [JobKind; 9] = [
+        JobKind::Judgment,
+        JobKind::Response,
+        JobKind::ThreadMemory,
+        JobKind::MemorySweep,
+        JobKind::ChannelMemory,
+        JobKind::WorkspaceMemory,
+        JobKind::Forget,
+        JobKind::Proactive,
+        JobKind::Purge,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             JobKind::Judgment => "judgment",
@@ -225,6 +238,27 @@ pub fn retry_delay(tries: u32, delays: &[u32]) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn all_the_kinds_are_listed_once() {
+        // A new kind fails to compile here until it is listed below, then
+        // this test until it is in `ALL`.
+        let listed = |kind: JobKind| match kind {
+            JobKind::Judgment
+            | JobKind::Response
+            | JobKind::ThreadMemory
+            | JobKind::MemorySweep
+            | JobKind::ChannelMemory
+            | JobKind::WorkspaceMemory
+            | JobKind::Forget
+            | JobKind::Proactive
+            | JobKind::Purge => kind.as_str(),
+        };
+        let names: std::collections::BTreeSet<&str> =
+            JobKind::ALL.iter().map(|k| listed(*k)).collect();
+        assert_eq!(names.len(), JobKind::ALL.len());
+        assert_eq!(names.len(), 9);
+    }
 
     #[test]
     fn a_teams_job_carries_its_team_and_a_stacks_job_is_written_as_before() {

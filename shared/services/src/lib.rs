@@ -23,7 +23,7 @@ use chrono::{DateTime, Utc};
 use tokio::sync::OnceCell;
 
 pub use job_context::JobContext;
-use myao_core::app::install::TeamTokens;
+use myao_core::adapters::system::StaticSecrets;
 use myao_core::app::Ports;
 use myao_core::ports::{Llm, PortError, SlackApi, SlackOAuth};
 use myao_domain::{Settings, TeamId, UserId};
@@ -86,8 +86,10 @@ impl Services {
         let Some(installation) = self.ports.store.installation(team).await? else {
             return Ok(None);
         };
-        let tokens = Arc::new(TeamTokens::new(self.ports.store.clone()));
-        let slack = self.slack.clone().for_team(team, tokens);
+        // The token as the installation holds it when the job starts: a
+        // renewal comes two hours before an expiry, and a job lasts minutes.
+        let token = StaticSecrets::new().with(team.as_str(), installation.bot_token.expose());
+        let slack = self.slack.clone().for_team(team, Arc::new(token));
         let mut services = Services::new(self.ports.for_team(team), self.uncapped.clone(), slack);
         services.team = Some(team.clone());
         services.bot_user_id = OnceCell::new_with(Some(installation.bot_user_id));

@@ -11,11 +11,8 @@ use std::sync::Arc;
 
 use chrono::Duration;
 
-use crate::ports::{
-    Clock, Installations, PortError, Secrets, SettingsProvider, SlackOAuth, Unguessable,
-};
+use crate::ports::{Clock, Installations, SettingsProvider, SlackOAuth, Unguessable};
 use myao_domain::install::{authorize_url, is_state, new_state, AccessError, STATE_MINUTES};
-use myao_domain::TeamId;
 
 /// The path that starts an install.
 pub const INSTALL_PATH: &str = "/slack/install";
@@ -312,33 +309,6 @@ impl Installer {
             REDIRECT_PATH => flow.finish(query, cookies).await,
             _ => not_found(&format!("Add to Slack is at {INSTALL_PATH}.")),
         }
-    }
-}
-
-/// Each team's bot token, from its installation: the [`Secrets`] a team's
-/// Slack client reads its token from, by the team's id. A team with no
-/// installation (never installed, or uninstalled since) has no token: its
-/// calls are refused before anything is sent.
-pub struct TeamTokens {
-    installations: Arc<dyn Installations>,
-}
-
-impl TeamTokens {
-    pub fn new(installations: Arc<dyn Installations>) -> TeamTokens {
-        TeamTokens { installations }
-    }
-}
-
-#[async_trait::async_trait]
-impl Secrets for TeamTokens {
-    async fn get(&self, team: &str) -> Result<String, PortError> {
-        let installed = match TeamId::parse(team) {
-            Ok(id) => self.installations.installation(&id).await?,
-            Err(_) => None,
-        };
-        installed
-            .map(|i| i.bot_token.expose().to_owned())
-            .ok_or_else(|| PortError::refused("slack", format!("no installation for team {team}")))
     }
 }
 

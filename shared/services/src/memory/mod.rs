@@ -253,10 +253,8 @@ async fn renew_tokens(svc: &Services) {
     let Some(oauth) = svc.oauth() else { return };
     let now = svc.ports.clock.now();
     let failures = match crate::tokens::renew_due(&*svc.ports.store, oauth, now).await {
+        // Each renewal and failure is logged by the round itself, by team.
         Ok(round) => {
-            for team in &round.renewed {
-                tracing::info!(%team, "token renewed");
-            }
             if round.alarming() {
                 tracing::error!(lost = ?round.lost, failed = ?round.failed, "tokens not renewed");
             }
