@@ -16,7 +16,7 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::ids::Ts;
-use super::message::Message;
+use super::message::{speaks_to, Message};
 use super::rules::{is_question, Chattiness};
 
 /// The upper edges of the delay bins, in seconds: a log-like scale from a
@@ -238,18 +238,16 @@ pub fn still_answered(level: Chattiness) -> Option<f64> {
 }
 
 /// The fate of `question` among `channel`'s messages at `now`: the delay
-/// to the first message of another person in its conversation (or, for a
-/// top-level question, in its thread), or left after [`HORIZON`]; `None`
-/// while it is still open.
+/// to the first message of another person in its conversation
+/// ([`speaks_to`]: for a top-level question, its thread, and the top level
+/// until the thread began), or left after [`HORIZON`]; `None` while it is
+/// still open.
 pub fn fate(question: &Message, channel: &[Message], now: DateTime<Utc>) -> Option<Fate> {
-    let in_conversation = |m: &Message| {
-        m.thread_ts == question.thread_ts
-            || (question.thread_ts.is_none() && m.thread_ts == Some(question.ts))
-    };
+    let began = thread_began(question, channel);
     let first = channel
         .iter()
         .filter(|m| m.ts > question.ts && !m.is_bot && m.user != question.user)
-        .filter(|m| in_conversation(m))
+        .filter(|m| speaks_to(question, m.thread_ts, m.ts, began))
         .map(|m| m.ts)
         .min();
     let asked = question.ts.to_datetime();
@@ -260,6 +258,19 @@ pub fn fate(question: &Message, channel: &[Message], now: DateTime<Utc>) -> Opti
         _ if now - asked >= HORIZON => Some(Fate::Left),
         _ => None,
     }
+}
+
+/// When the thread under a top-level `question` began: its first reply
+/// among `channel`'s messages (anyone's, the bot's too).
+pub fn thread_began(question: &Message, channel: &[Message]) -> Option<Ts> {
+    if question.thread_ts.is_some() {
+        return None;
+    }
+    channel
+        .iter()
+        .filter(|m| m.thread_ts == Some(question.ts))
+        .map(|m| m.ts)
+        .min()
 }
 
 #[cfg(test)]
@@ -328,6 +339,31 @@ mod tests {
             fate(&channel[0], &channel, ts(3600).to_datetime()),
             Some(Fate::Left)
         );
+    }
+
+    #[test]
+    fn once_a_top_level_question_has_a_thread_a_new_top_level_message_is_no_answer() {
+        let channel = [
+            said("U1", 0, None, "how do I mount a usb disk?"),
+            said("U1", 60, Some(0), "it is formatted as exfat"),
+            said("U2", 120, None, "anyone going to the meetup?"),
+            said("U3", 900, Some(0), "install exfat-fuse"),
+        ];
+        assert_eq!(
+            fate(&channel[0], &channel, ts(3600).to_datetime()),
+            Some(Fate::Answered(Duration::seconds(900)))
+        );
+        // With no thread yet, the top level is the conversation.
+        let flat = [
+            said("U1", 0, None, "how do I mount a usb disk?"),
+            said("U2", 120, None, "use the disks app"),
+        ];
+        assert_eq!(
+            fate(&flat[0], &flat, ts(3600).to_datetime()),
+            Some(Fate::Answered(Duration::seconds(120)))
+        );
+        assert_eq!(thread_began(&channel[0], &channel), Some(ts(60)));
+        assert_eq!(thread_began(&channel[1], &channel), None);
     }
 
     #[test]

@@ -97,6 +97,27 @@ impl Conversation {
     }
 }
 
+/// Whether a message at `ts` in `thread_ts` of `question`'s channel speaks in
+/// the question's conversation: the question's thread, or, for a top-level
+/// question, the thread under it and the channel's top level until that
+/// thread began (`thread_began`: its first reply, if any). Once a top-level
+/// question has a thread, its conversation is there: another person's new
+/// top-level message is another conversation, not an answer.
+pub fn speaks_to(
+    question: &Message,
+    thread_ts: Option<Ts>,
+    ts: Ts,
+    thread_began: Option<Ts>,
+) -> bool {
+    match question.thread_ts {
+        Some(_) => thread_ts == question.thread_ts,
+        None => {
+            thread_ts == Some(question.ts)
+                || (thread_ts.is_none() && thread_began.is_none_or(|began| ts < began))
+        }
+    }
+}
+
 /// A member of the workspace (a person or a bot).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct User {
@@ -144,6 +165,24 @@ mod tests {
             thread.map(ts),
             false,
         )
+    }
+
+    #[test]
+    fn a_top_level_questions_conversation_moves_to_its_thread_once_it_has_one() {
+        let q = msg("10.0", None);
+        let began = Some(ts("20.0"));
+        // Its thread, always.
+        assert!(speaks_to(&q, Some(ts("10.0")), ts("30.0"), began));
+        // The top level, before the thread began and not after.
+        assert!(speaks_to(&q, None, ts("15.0"), began));
+        assert!(!speaks_to(&q, None, ts("25.0"), began));
+        assert!(speaks_to(&q, None, ts("25.0"), None));
+        // Another thread, never.
+        assert!(!speaks_to(&q, Some(ts("5.0")), ts("25.0"), None));
+        // A question in a thread: that thread alone.
+        let reply = msg("12.0", Some("10.0"));
+        assert!(speaks_to(&reply, Some(ts("10.0")), ts("30.0"), None));
+        assert!(!speaks_to(&reply, None, ts("30.0"), None));
     }
 
     #[test]

@@ -4,7 +4,10 @@
 //!
 //! - A question people left unanswered: a person's message with a "?" and at
 //!   least three words ([`is_question`]), after which no other person posts
-//!   in its conversation (or in a thread under it) for ten minutes. The bot
+//!   in its conversation for ten minutes. A top-level question's
+//!   conversation is the thread under it, and the top level until that
+//!   thread began ([`speaks_to`]): once people answer in a thread, a new
+//!   top-level message of someone else is another conversation. The bot
 //!   joined it if it posted there within thirty minutes, before any other
 //!   person did.
 //! - A live two-person exchange: a thread with exactly two people, at least
@@ -29,9 +32,10 @@
 //!   had just spoken), per unprompted post, and the longest run of them in
 //!   one thread with no call of the bot in between.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::Duration;
+use myao_domain::message::speaks_to;
 use myao_domain::rules::is_question;
 use myao_domain::{ChannelId, Message, Ts, UserId};
 use serde::Serialize;
@@ -177,27 +181,56 @@ fn ratio(part: usize, whole: usize) -> f64 {
     }
 }
 
-/// Whether `m` is in the conversation of `q`, or in a thread under `q`.
-fn with(q: &Message, m: &Message) -> bool {
-    m.channel == q.channel
-        && (m.thread_ts == q.thread_ts || (q.thread_ts.is_none() && m.thread_ts == Some(q.ts)))
-}
+/// When each thread began (its first reply, of the messages and posts it is
+/// made of): a top-level question's conversation is its thread from then on
+/// ([`speaks_to`]).
+struct Threads(HashMap<(ChannelId, Ts), Ts>);
 
-/// Whether a post in `thread` of `channel` is in the conversation of `q` or
-/// a thread under it.
-fn post_with(q: &Message, post: &Post) -> bool {
-    post.channel == q.channel
-        && (post.thread_ts == q.thread_ts
-            || (q.thread_ts.is_none() && post.thread_ts == Some(q.ts)))
+impl Threads {
+    fn of(people: &[Message], posts: &[Post]) -> Threads {
+        let mut began: HashMap<(ChannelId, Ts), Ts> = HashMap::new();
+        let replies = people
+            .iter()
+            .filter_map(|m| Some((&m.channel, m.thread_ts?, m.ts)))
+            .chain(
+                posts
+                    .iter()
+                    .filter_map(|p| Some((&p.channel, p.thread_ts?, p.ts))),
+            );
+        for (channel, root, ts) in replies {
+            let first = began.entry((channel.clone(), root)).or_insert(ts);
+            *first = (*first).min(ts);
+        }
+        Threads(began)
+    }
+
+    /// Whether `m` is in the conversation of `q`.
+    fn with(&self, q: &Message, m: &Message) -> bool {
+        m.channel == q.channel && speaks_to(q, m.thread_ts, m.ts, self.began(q))
+    }
+
+    /// Whether a post is in the conversation of `q`.
+    fn post_with(&self, q: &Message, post: &Post) -> bool {
+        post.channel == q.channel && speaks_to(q, post.thread_ts, post.ts, self.began(q))
+    }
+
+    fn began(&self, q: &Message) -> Option<Ts> {
+        match q.thread_ts {
+            Some(_) => None,
+            None => self.0.get(&(q.channel.clone(), q.ts)).copied(),
+        }
+    }
 }
 
 /// The figures per channel, from the people's messages (oldest first, no
 /// bot's) and the bot's posts.
 pub fn measure(people: &[Message], posts: &[Post]) -> BTreeMap<ChannelId, Figures> {
     let mut out = channel_hours(people);
-    count_unanswered_questions(&mut out, people, posts);
+    // Which questions people left is theirs alone to say (the same at every
+    // level); after a post, the bot's reply has begun a thread too.
+    count_unanswered_questions(&mut out, &Threads::of(people, &[]), people, posts);
     count_exchanges(&mut out, people, posts);
-    count_unprompted_posts(&mut out, people, posts);
+    count_unprompted_posts(&mut out, &Threads::of(people, posts), people, posts);
     count_engaged_runs(&mut out, posts);
     out
 }
@@ -222,6 +255,7 @@ fn channel_hours(people: &[Message]) -> BTreeMap<ChannelId, Figures> {
 /// The questions people left unanswered, and those the bot joined.
 fn count_unanswered_questions(
     out: &mut BTreeMap<ChannelId, Figures>,
+    threads: &Threads,
     people: &[Message],
     posts: &[Post],
 ) {
@@ -229,7 +263,7 @@ fn count_unanswered_questions(
         let at = q.ts.to_datetime();
         let next_other = people
             .iter()
-            .filter(|m| m.ts > q.ts && m.user != q.user && with(q, m))
+            .filter(|m| m.ts > q.ts && m.user != q.user && threads.with(q, m))
             .map(|m| m.ts.to_datetime())
             .min();
         if next_other.is_some_and(|t| t - at <= UNANSWERED_FOR) {
@@ -240,7 +274,7 @@ fn count_unanswered_questions(
         let deadline = next_other.map_or(at + JOIN_WITHIN, |t| t.min(at + JOIN_WITHIN));
         let joined = posts
             .iter()
-            .any(|p| post_with(q, p) && p.ts > q.ts && p.ts.to_datetime() <= deadline);
+            .any(|p| threads.post_with(q, p) && p.ts > q.ts && p.ts.to_datetime() <= deadline);
         figures.joined += usize::from(joined);
         figures.cases.questions.push((q.ts, joined));
     }
@@ -298,6 +332,7 @@ fn count_exchanges(out: &mut BTreeMap<ChannelId, Figures>, people: &[Message], p
 /// latest message, strictly), and those another person's turn followed.
 fn count_unprompted_posts(
     out: &mut BTreeMap<ChannelId, Figures>,
+    threads: &Threads,
     people: &[Message],
     posts: &[Post],
 ) {
@@ -321,15 +356,15 @@ fn count_unprompted_posts(
             .filter(in_conversation)
             .filter(|q| q.ts.to_datetime() >= since && is_question(&q.text))
             .any(|q| {
-                !people
-                    .iter()
-                    .any(|m| m.ts > q.ts && m.ts < post.ts && m.user != q.user && with(q, m))
+                !people.iter().any(|m| {
+                    m.ts > q.ts && m.ts < post.ts && m.user != q.user && threads.with(q, m)
+                })
             });
         if waiting {
             figures.on_question += 1;
         }
         let answered = people.iter().any(|m| {
-            m.ts > latest.ts && m.ts < post.ts && m.user != latest.user && with(latest, m)
+            m.ts > latest.ts && m.ts < post.ts && m.user != latest.user && threads.with(latest, m)
         });
         if is_question(&latest.text) && !answered {
             figures.on_latest_question += 1;
@@ -339,7 +374,7 @@ fn count_unprompted_posts(
             m.ts > post.ts
                 && m.ts.to_datetime() <= until
                 && m.user != latest.user
-                && with(latest, m)
+                && threads.with(latest, m)
         }) {
             figures.preempted += 1;
             figures.cases.preempted.push(post.ts);
@@ -450,6 +485,36 @@ mod tests {
             said("UC", 60, "the game was great last night", None),
         ];
         assert_eq!(only(&people, &[]).questions, 0);
+    }
+
+    #[test]
+    fn once_a_question_has_a_thread_a_new_top_level_message_is_another_conversation() {
+        // The asker adds details in the thread; someone else starts another
+        // topic at the top level: the question is still waiting.
+        let people = [
+            said("UA", 0, "how do I mount a usb stick?", None),
+            said("UA", 30, "it is formatted as exfat", Some(0)),
+            said("UC", 60, "the game was great last night", None),
+        ];
+        let posts = [post(600, Some(0), true)];
+        let f = only(&people, &posts);
+        assert_eq!((f.questions, f.joined), (1, 1));
+        assert_eq!((f.on_question, f.preempted), (1, 0));
+        // The bot's post began the thread: another top-level message after
+        // it takes no turn from anyone.
+        let later = [
+            said("UA", 0, "how do I mount a usb stick?", None),
+            said("UC", 900, "the game was great last night", None),
+            said("UD", 1200, "anyone around?", None),
+        ];
+        let f = only(&later, &posts);
+        assert_eq!((f.questions, f.joined, f.preempted), (1, 1, 0));
+        // A reply in its thread does.
+        let answered = [
+            said("UA", 0, "how do I mount a usb stick?", None),
+            said("UC", 900, "use the disks app", Some(0)),
+        ];
+        assert_eq!(only(&answered, &posts).preempted, 1);
     }
 
     #[test]
