@@ -546,20 +546,36 @@ fn bot_recent(scene: &Scene<'_>) -> bool {
 
 /// Where an answer to `answers` goes: in its thread when the judged
 /// conversation is a channel's top level and others have spoken after it
-/// (as a person answers an earlier message in Slack), else where the
+/// (as a person answers an earlier message in Slack) or the channel's
+/// people talk in threads ([`talks_in_threads`]), else where the
 /// conversation is.
 pub fn reply_thread(
     conversation_thread: Option<Ts>,
     conversation: &[Message],
     answers: Ts,
+    in_threads: bool,
 ) -> Option<Ts> {
     match conversation_thread {
         Some(root) => Some(root),
-        None => conversation
-            .iter()
-            .any(|m| m.ts > answers)
-            .then_some(answers),
+        None => (in_threads || conversation.iter().any(|m| m.ts > answers)).then_some(answers),
     }
+}
+
+/// The fewest thread replies in a channel's recent messages that show a
+/// habit of threads.
+pub const THREAD_HABIT_REPLIES: usize = 5;
+
+/// Whether a channel's people talk in threads: at least half of their
+/// recent messages (`window`) are thread replies, and at least
+/// [`THREAD_HABIT_REPLIES`] of them. There a member answers a top-level
+/// message in its thread, as the others do; where they answer at the top
+/// level, so does the bot.
+pub fn talks_in_threads(window: &[Message]) -> bool {
+    let people = window.iter().filter(|m| !m.is_bot);
+    let (replies, all) = people.fold((0, 0), |(replies, all), m| {
+        (replies + usize::from(m.thread_ts.is_some()), all + 1)
+    });
+    replies >= THREAD_HABIT_REPLIES && 2 * replies >= all
 }
 
 /// What the gates look at: facts of the judged conversation and channel.
@@ -949,10 +965,46 @@ mod tests {
         let q = msg("UA", 0, "anyone know how to fix grub?", None);
         let later = msg("UC", 60, "lunch?", None);
         let c = [q.clone(), later];
-        assert_eq!(reply_thread(None, &c, q.ts), Some(q.ts));
-        assert_eq!(reply_thread(None, std::slice::from_ref(&q), q.ts), None);
+        assert_eq!(reply_thread(None, &c, q.ts, false), Some(q.ts));
+        assert_eq!(
+            reply_thread(None, std::slice::from_ref(&q), q.ts, false),
+            None
+        );
         let root = Ts::from_datetime(at(-100));
-        assert_eq!(reply_thread(Some(root), &c, q.ts), Some(root));
+        assert_eq!(reply_thread(Some(root), &c, q.ts, false), Some(root));
+        // Where people talk in threads, the latest top-level message too.
+        assert_eq!(
+            reply_thread(None, std::slice::from_ref(&q), q.ts, true),
+            Some(q.ts)
+        );
+    }
+
+    #[test]
+    fn a_channel_talks_in_threads_when_half_its_peoples_messages_are_replies() {
+        let root = msg("UA", -600, "anyone know how to fix grub?", None);
+        let replies: Vec<Message> = (0..5)
+            .map(|i| msg("UB", -500 + i * 10, "try this", Some(-600)))
+            .collect();
+        let tops: Vec<Message> = (0..5)
+            .map(|i| msg("UC", -300 + i * 10, "lunch?", None))
+            .collect();
+        let window = [vec![root.clone()], replies.clone(), tops[..4].to_vec()].concat();
+        assert!(talks_in_threads(&window));
+        // More top-level messages than replies: a channel that answers at
+        // the top level.
+        let window = [vec![root.clone()], replies.clone(), tops.clone()].concat();
+        assert!(!talks_in_threads(&window));
+        // Too few replies to tell.
+        assert!(!talks_in_threads(&[root.clone(), replies[0].clone()]));
+        // The bot's own replies are no habit of the people's.
+        let bots: Vec<Message> = replies
+            .iter()
+            .map(|m| Message {
+                is_bot: true,
+                ..m.clone()
+            })
+            .collect();
+        assert!(!talks_in_threads(&[vec![root], bots].concat()));
     }
 
     fn facts(newest: &Message) -> Facts<'_> {

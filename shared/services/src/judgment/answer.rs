@@ -30,9 +30,9 @@ pub(super) struct Answer {
 }
 
 impl Answer {
-    /// The answer to what the ruling names: in the thread of an earlier
-    /// top-level message when others came after it, else in the judged
-    /// conversation. A reaction goes on the newest person's message, in
+    /// The answer to what the ruling names: in the thread of a top-level
+    /// message when others came after it or the channel's people talk in
+    /// threads (`in_threads`), else in the judged conversation. A reaction goes on the newest person's message, in
     /// the judged conversation.
     pub(super) fn of(
         conversation: &Conversation,
@@ -41,6 +41,7 @@ impl Answer {
         newest_ts: Ts,
         reply: Reply,
         grounds: Grounds,
+        in_threads: bool,
     ) -> Answer {
         if let Reply::Reaction { .. } = reply {
             let on = messages
@@ -63,7 +64,7 @@ impl Answer {
             };
         }
         let answers = ruling.score.answers.unwrap_or(newest_ts);
-        let thread_ts = rules::reply_thread(conversation.thread_ts, messages, answers);
+        let thread_ts = rules::reply_thread(conversation.thread_ts, messages, answers, in_threads);
         let (thread_ts, newest_ts) = match (conversation.thread_ts, thread_ts) {
             // Answering an earlier top-level message in its thread: the
             // response follows that thread.

@@ -427,6 +427,7 @@ impl Judgment<'_> {
             self.newest_ts,
             reply,
             grounds,
+            rules::talks_in_threads(&scene.window),
         )
     }
 
