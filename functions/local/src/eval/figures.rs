@@ -401,6 +401,63 @@ fn count_engaged_runs(out: &mut BTreeMap<ChannelId, Figures>, posts: &[Post]) {
     }
 }
 
+/// The waits [`room_curve`] tries, in minutes: from the least that leaves a
+/// question unanswered to the last that still joins it.
+pub const ROOM_WAITS: [i64; 5] = [10, 15, 20, 25, 29];
+
+/// What one wait alone would come to: a post after it on every question
+/// people left unanswered and nobody had answered by then.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RoomPoint {
+    pub wait_minutes: i64,
+    /// The share of the questions people left that it joined.
+    pub join_rate: f64,
+    /// The share of those posts another person's turn followed.
+    pub preempted_rate: f64,
+}
+
+/// The room's own trade-off between joining and preempting, from the
+/// people's messages alone: for each of [`ROOM_WAITS`], a post in its
+/// thread on every question people left, measured as the bot's posts are.
+/// No rule of the bot's is in it, so a level that lies below this curve
+/// (more preempted for what it joins) is waiting the wrong time; one on it
+/// can only trade one figure for the other.
+pub fn room_curve(people: &[Message]) -> Vec<RoomPoint> {
+    let threads = Threads::of(people, &[]);
+    ROOM_WAITS
+        .iter()
+        .map(|&minutes| {
+            let wait = Duration::minutes(minutes);
+            let posts: Vec<Post> = people
+                .iter()
+                .filter(|q| is_question(&q.text))
+                .filter(|q| {
+                    let at = q.ts.to_datetime();
+                    !people.iter().any(|m| {
+                        m.ts > q.ts
+                            && m.user != q.user
+                            && m.ts.to_datetime() - at <= wait
+                            && threads.with(q, m)
+                    })
+                })
+                .map(|q| Post {
+                    channel: q.channel.clone(),
+                    ts: Ts::from_datetime(q.ts.to_datetime() + wait),
+                    thread_ts: Some(q.thread_ts.unwrap_or(q.ts)),
+                    unprompted: true,
+                    engaged: false,
+                })
+                .collect();
+            let all = total(&measure(people, &posts));
+            RoomPoint {
+                wait_minutes: minutes,
+                join_rate: all.join_rate(),
+                preempted_rate: all.preempted_rate(),
+            }
+        })
+        .collect()
+}
+
 /// The figures of all channels together.
 pub fn total(per_channel: &BTreeMap<ChannelId, Figures>) -> Figures {
     let mut all = Figures::default();
@@ -515,6 +572,25 @@ mod tests {
             said("UC", 900, "use the disks app", Some(0)),
         ];
         assert_eq!(only(&answered, &posts).preempted, 1);
+    }
+
+    #[test]
+    fn the_room_curve_posts_on_every_question_left_after_each_wait() {
+        let people = [
+            // Left for good: joined at every wait, never preempted.
+            said("UA", 0, "how do I mount a usb stick?", None),
+            // Answered after 17 minutes: joined and preempted at 10 and 15,
+            // answered before the bot at 20 and after.
+            said("UB", 5000, "why does grub not see windows?", None),
+            said("UC", 6020, "run update-grub", Some(5000)),
+        ];
+        let curve = room_curve(&people);
+        let at = |m: i64| curve.iter().find(|p| p.wait_minutes == m).expect("wait");
+        assert_eq!(curve.len(), ROOM_WAITS.len());
+        assert_eq!((at(10).join_rate, at(10).preempted_rate), (1.0, 0.5));
+        assert_eq!((at(15).join_rate, at(15).preempted_rate), (1.0, 0.5));
+        assert_eq!((at(20).join_rate, at(20).preempted_rate), (0.5, 0.0));
+        assert_eq!((at(29).join_rate, at(29).preempted_rate), (0.5, 0.0));
     }
 
     #[test]

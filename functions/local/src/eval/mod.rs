@@ -18,6 +18,7 @@
 
 pub mod figures;
 pub mod html;
+mod rows;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{self, Write};
@@ -36,6 +37,7 @@ use crate::export::Export;
 use crate::replay::{self, Options};
 use crate::timeline::{Event, EventKind, Header, Sink, Summary, Verdict};
 use crate::twins::OfflineWriter;
+use rows::{share, HINTS_ROW, ROWS};
 
 pub use figures::{Figures, Post};
 
@@ -207,6 +209,9 @@ pub struct Report {
     /// The level of the settings given (the one a deployment would use).
     pub current: Chattiness,
     pub levels: Vec<LevelReport>,
+    /// What a wait alone would do with the same questions
+    /// ([`figures::room_curve`]).
+    pub room: Vec<figures::RoomPoint>,
 }
 
 /// The settings of one level: `level` everywhere, with its own thresholds
@@ -246,6 +251,7 @@ pub async fn run(
     let offline = options.llm.is_none();
     let mut reports = Vec::new();
     let mut people = Vec::new();
+    let mut messages = Vec::new();
     for level in levels {
         let mut o = options.clone();
         o.settings = level_settings(&options.settings, *level);
@@ -256,9 +262,10 @@ pub async fn run(
         }
         let mut tally = Tally::default();
         replay::run(export, o, &mut tally).await?;
-        let (report, said) = tally.measure(*level);
+        let (report, said, said_messages) = tally.measure(*level);
         reports.push(report);
         people = said;
+        messages = said_messages;
     }
     Ok(Report {
         source: export.source.clone(),
@@ -284,6 +291,7 @@ pub async fn run(
             Chattiness::MentionsOnly
         },
         levels: reports,
+        room: figures::room_curve(&messages),
     })
 }
 
@@ -340,7 +348,7 @@ impl Tally {
         }
     }
 
-    fn measure(self, level: Chattiness) -> (LevelReport, Vec<Said>) {
+    fn measure(self, level: Chattiness) -> (LevelReport, Vec<Said>, Vec<Message>) {
         let said: Vec<Said> = self
             .people
             .iter()
@@ -379,7 +387,7 @@ impl Tally {
             total,
             marks: self.marks,
         };
-        (report, said)
+        (report, said, people)
     }
 
     /// Keeps one of the bot's posts or reactions, with the ruling that let
@@ -577,80 +585,6 @@ impl Sink for Tally {
     }
 }
 
-/// `part` of `whole` as a percentage with its counts, or "–" when there is
-/// nothing to count (no question, no exchange, no post).
-fn share(part: usize, whole: usize) -> String {
-    if whole == 0 {
-        "–".to_owned()
-    } else {
-        format!(
-            "{:.1}% ({part}/{whole})",
-            part as f64 * 100.0 / whole as f64
-        )
-    }
-}
-
-/// The row of people's hints on the bot's posts, shown where there are.
-const HINTS_ROW: &str = "hints on its posts (+/-)";
-
-/// The rows of the table: a label and the cell of one level.
-type Row = (&'static str, fn(&Counts) -> String);
-
-const ROWS: &[Row] = &[
-    ("questions joined", |c| {
-        share(c.figures.joined, c.figures.questions)
-    }),
-    ("exchanges intruded", |c| {
-        share(c.figures.intruded, c.figures.exchanges)
-    }),
-    ("exchanges posted in (any time)", |c| {
-        format!("{}/{}", c.figures.posted_in, c.figures.exchanges)
-    }),
-    ("precision", |c| {
-        share(c.figures.on_question, c.figures.unprompted)
-    }),
-    ("precision, strict (on the latest message)", |c| {
-        share(c.figures.on_latest_question, c.figures.unprompted)
-    }),
-    ("preempted", |c| {
-        share(c.figures.preempted, c.figures.unprompted)
-    }),
-    ("engaged answers per unprompted post", |c| {
-        let per = if c.figures.unprompted == 0 {
-            "–".to_owned()
-        } else {
-            format!("{:.2}", c.figures.engaged_per_unprompted())
-        };
-        format!(
-            "{per} ({}, longest run {})",
-            c.figures.engaged, c.figures.longest_engaged_run
-        )
-    }),
-    ("unprompted/channel-hour", |c| {
-        format!("{:.2}", c.figures.per_hour())
-    }),
-    ("learned wait for an answer", |c| {
-        c.learned_wait_seconds
-            .map_or_else(|| "–".to_owned(), |s| format!("{}m{:02}s", s / 60, s % 60))
-    }),
-    ("posts (all)", |c| c.posts.to_string()),
-    (HINTS_ROW, |c| {
-        format!("+{} -{}", c.hints_positive, c.hints_negative)
-    }),
-    ("short posts", |c| c.short_posts.to_string()),
-    ("reactions", |c| c.reactions.to_string()),
-    ("proactive judgments", |c| c.proactive_judgments.to_string()),
-    ("topics opened (/channel-week)", |c| {
-        format!("{} ({:.2})", c.openers, c.openers_per_week())
-    }),
-    ("judgments (baseline)", |c| {
-        format!("{} ({})", c.judgments, c.baseline)
-    }),
-    ("LLM judgment calls", |c| c.llm_calls.to_string()),
-    ("spared", |c| share(c.spared, c.baseline)),
-    ("ambiguous", |c| c.ambiguous.to_string()),
-];
-
 impl Report {
     /// The counts of every level for `channel` (`None`: the total).
     fn column(&self, channel: Option<&ChannelId>) -> Vec<Counts> {
@@ -711,6 +645,20 @@ impl Report {
             total.first().map_or(0.0, |c| c.figures.hours)
         )?;
         self.table(out, &total)?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "a wait alone (a post on every question people left, after it):"
+        )?;
+        for p in &self.room {
+            writeln!(
+                out,
+                "  {:>2} min: questions joined {:.1}%, preempted {:.1}%",
+                p.wait_minutes,
+                100.0 * p.join_rate,
+                100.0 * p.preempted_rate
+            )?;
+        }
         out.flush()
     }
 
@@ -783,23 +731,7 @@ impl Report {
             "levels": self.levels.iter().map(|l| l.level.name()).collect::<Vec<_>>(),
             "channels": channels,
             "total": by_level(self.column(None)),
+            "room": self.room,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_share_of_nothing_is_a_dash_not_zero_percent() {
-        assert_eq!(share(0, 0), "–");
-        assert_eq!(share(1, 4), "25.0% (1/4)");
-        let text = ROWS
-            .iter()
-            .find(|(name, _)| *name == "precision")
-            .map(|(_, cell)| cell(&Counts::default()))
-            .expect("a precision row");
-        assert_eq!(text, "–");
     }
 }
