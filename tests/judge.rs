@@ -170,6 +170,37 @@ async fn a_question_left_hanging_is_answered_without_a_judgment_call() {
 }
 
 #[tokio::test]
+async fn where_people_talk_in_threads_the_newest_question_is_answered_in_its_thread() {
+    let bed = bed(|_| {}).await;
+    // An hour earlier, Bob and Alice talked in a thread: five replies.
+    let root = ts(-4000);
+    let mut earlier = vec![message(GENERAL, BOB, root, None, "the build is red")];
+    for i in 0..5 {
+        let who = if i % 2 == 0 { ALICE } else { BOB };
+        earlier.push(message(
+            GENERAL,
+            who,
+            ts(-3900 + i * 60),
+            Some(root),
+            "on it",
+        ));
+    }
+    bed.seed(&earlier).await;
+    seed_question(&bed, -400, -300).await;
+    let outcome = judge(&bed, &judgment(None, ts(-300))).await;
+    let JudgmentOutcome::Sure { at, .. } = &outcome else {
+        panic!("expected an answer without asking, got {outcome:?}");
+    };
+    bed.clock.set(*at);
+    bed.run_due().await;
+    let posts = bed.posts().await;
+    assert_eq!(posts.len(), 1);
+    // The question is the newest message, yet the answer goes in its
+    // thread, as this channel's people answer.
+    assert_eq!(posts[0]["thread_ts"], json!(ts(-300).to_string()));
+}
+
+#[tokio::test]
 async fn an_earlier_question_is_answered_in_its_thread() {
     let bed = bed(|_| {}).await;
     seed_question(&bed, -900, -400).await;
