@@ -63,6 +63,20 @@ async fn judge(bed: &Bed<DynamoStore>, job: &Job) -> JudgmentOutcome {
     }
 }
 
+/// The one post of the top level's judgment up to `newest`, which must
+/// answer without asking, once its delay has passed.
+async fn the_sure_answer(bed: &Bed<DynamoStore>, newest: Ts) -> Value {
+    let outcome = judge(bed, &judgment(None, newest)).await;
+    let JudgmentOutcome::Sure { at, .. } = &outcome else {
+        panic!("expected an answer without asking, got {outcome:?}");
+    };
+    bed.clock.set(*at);
+    bed.run_due().await;
+    let mut posts = bed.posts().await;
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    posts.remove(0)
+}
+
 /// Whether ingest routed the message as addressed (answered at once).
 fn answered_at_once(outcome: &Outcome) -> bool {
     matches!(
@@ -187,17 +201,10 @@ async fn where_people_talk_in_threads_the_newest_question_is_answered_in_its_thr
     }
     bed.seed(&earlier).await;
     seed_question(&bed, -400, -300).await;
-    let outcome = judge(&bed, &judgment(None, ts(-300))).await;
-    let JudgmentOutcome::Sure { at, .. } = &outcome else {
-        panic!("expected an answer without asking, got {outcome:?}");
-    };
-    bed.clock.set(*at);
-    bed.run_due().await;
-    let posts = bed.posts().await;
-    assert_eq!(posts.len(), 1);
+    let post = the_sure_answer(&bed, ts(-300)).await;
     // The question is the newest message, yet the answer goes in its
     // thread, as this channel's people answer.
-    assert_eq!(posts[0]["thread_ts"], json!(ts(-300).to_string()));
+    assert_eq!(post["thread_ts"], json!(ts(-300).to_string()));
 }
 
 #[tokio::test]
@@ -212,15 +219,8 @@ async fn an_earlier_question_is_answered_in_its_thread() {
         "it started on friday",
     )])
     .await;
-    let outcome = judge(&bed, &judgment(None, ts(-300))).await;
-    let JudgmentOutcome::Sure { at, .. } = &outcome else {
-        panic!("expected an answer without asking, got {outcome:?}");
-    };
-    bed.clock.set(*at);
-    bed.run_due().await;
-    let posts = bed.posts().await;
-    assert_eq!(posts.len(), 1);
-    assert_eq!(posts[0]["thread_ts"], json!(ts(-400).to_string()));
+    let post = the_sure_answer(&bed, ts(-300)).await;
+    assert_eq!(post["thread_ts"], json!(ts(-400).to_string()));
 }
 
 #[tokio::test]
