@@ -183,10 +183,11 @@ async fn a_question_left_hanging_is_answered_without_a_judgment_call() {
     assert!(posts[0].get("thread_ts").is_none(), "{:?}", posts[0]);
 }
 
-#[tokio::test]
-async fn where_people_talk_in_threads_the_newest_question_is_answered_in_its_thread() {
+/// A bed whose channel talks in threads: an hour earlier, Bob and Alice
+/// talked in one, five replies; then Bob's greeting and Alice's question
+/// at the top level.
+async fn threading_channel() -> Bed<DynamoStore> {
     let bed = bed(|_| {}).await;
-    // An hour earlier, Bob and Alice talked in a thread: five replies.
     let root = ts(-4000);
     let mut earlier = vec![message(GENERAL, BOB, root, None, "the build is red")];
     for i in 0..5 {
@@ -201,10 +202,34 @@ async fn where_people_talk_in_threads_the_newest_question_is_answered_in_its_thr
     }
     bed.seed(&earlier).await;
     seed_question(&bed, -400, -300).await;
+    bed
+}
+
+#[tokio::test]
+async fn where_people_talk_in_threads_the_newest_question_is_answered_in_its_thread() {
+    let bed = threading_channel().await;
     let post = the_sure_answer(&bed, ts(-300)).await;
     // The question is the newest message, yet the answer goes in its
     // thread, as this channel's people answer.
     assert_eq!(post["thread_ts"], json!(ts(-300).to_string()));
+}
+
+#[tokio::test]
+async fn an_answer_on_its_way_to_a_threads_root_stands_down_when_a_person_speaks_at_the_top_level()
+{
+    let bed = threading_channel().await;
+    let outcome = judge(&bed, &judgment(None, ts(-300))).await;
+    let JudgmentOutcome::Sure { at, .. } = &outcome else {
+        panic!("expected an answer without asking, got {outcome:?}");
+    };
+    // Before the answer is posted, Bob answers at the top level: the
+    // thread had not begun, so the top level is still the question's
+    // conversation.
+    bed.seed(&[message(GENERAL, BOB, ts(-299), None, "restart the runner")])
+        .await;
+    bed.clock.set(*at);
+    bed.run_due().await;
+    assert!(bed.posts().await.is_empty());
 }
 
 #[tokio::test]

@@ -3,8 +3,9 @@
 //! come, with no LLM call and nothing for a user to set.
 //!
 //! Every question a person asks is folded in once its fate is known: the
-//! delay until a person other than the asker spoke in its conversation (or
-//! in a thread under it), or "left" when nobody did within [`HORIZON`].
+//! delay until a person other than the asker spoke in its conversation
+//! ([`speaks_to`]: a top-level question's thread, and the top level until
+//! that thread began), or "left" when nobody did within [`HORIZON`].
 //! Older questions weigh less: a weight halves every [`HALF_LIFE`]. From
 //! that the bot reads how long to leave a question to the room
 //! ([`AnswerTimes::wait`]): until the chance that one of them still answers
@@ -260,15 +261,17 @@ pub fn fate(question: &Message, channel: &[Message], now: DateTime<Utc>) -> Opti
     }
 }
 
-/// When the thread under a top-level `question` began: its first reply
-/// among `channel`'s messages (anyone's, the bot's too).
+/// When the thread under a top-level `question` began: its first reply by
+/// a person among `channel`'s messages (the asker's own too). A bot's reply
+/// does not count: what the channel's people do is learned apart from what
+/// the bot did.
 pub fn thread_began(question: &Message, channel: &[Message]) -> Option<Ts> {
     if question.thread_ts.is_some() {
         return None;
     }
     channel
         .iter()
-        .filter(|m| m.thread_ts == Some(question.ts))
+        .filter(|m| !m.is_bot && m.thread_ts == Some(question.ts))
         .map(|m| m.ts)
         .min()
 }
@@ -364,6 +367,20 @@ mod tests {
         );
         assert_eq!(thread_began(&channel[0], &channel), Some(ts(60)));
         assert_eq!(thread_began(&channel[1], &channel), None);
+        // The bot's reply in the thread does not move the conversation: a
+        // person's top-level answer after it is still an answer.
+        let mut bot = said("UBOT", 60, Some(0), "try the disks app");
+        bot.is_bot = true;
+        let with_bot = [
+            flat[0].clone(),
+            bot,
+            said("U2", 120, None, "use the disks app"),
+        ];
+        assert_eq!(thread_began(&with_bot[0], &with_bot), None);
+        assert_eq!(
+            fate(&with_bot[0], &with_bot, ts(3600).to_datetime()),
+            Some(Fate::Answered(Duration::seconds(120)))
+        );
     }
 
     #[test]

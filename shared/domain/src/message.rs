@@ -100,9 +100,10 @@ impl Conversation {
 /// Whether a message at `ts` in `thread_ts` of `question`'s channel speaks in
 /// the question's conversation: the question's thread, or, for a top-level
 /// question, the thread under it and the channel's top level until that
-/// thread began (`thread_began`: its first reply, if any). Once a top-level
-/// question has a thread, its conversation is there: another person's new
-/// top-level message is another conversation, not an answer.
+/// thread began (`thread_began`: its first reply, if any, the asker's own
+/// details too). Once a top-level question has a thread, its conversation
+/// is there: another person's new top-level message is another
+/// conversation, not an answer.
 pub fn speaks_to(
     question: &Message,
     thread_ts: Option<Ts>,

@@ -6,8 +6,9 @@
 //!   least three words ([`is_question`]), after which no other person posts
 //!   in its conversation for ten minutes. A top-level question's
 //!   conversation is the thread under it, and the top level until that
-//!   thread began ([`speaks_to`]): once people answer in a thread, a new
-//!   top-level message of someone else is another conversation. The bot
+//!   thread began ([`speaks_to`]): once the conversation has moved into a
+//!   thread (a first reply, the asker's own too), a new top-level message
+//!   of someone else is another conversation. The bot
 //!   joined it if it posted there within thirty minutes, before any other
 //!   person did.
 //! - A live two-person exchange: a thread with exactly two people, at least
@@ -204,21 +205,31 @@ impl Threads {
         Threads(began)
     }
 
-    /// Whether `m` is in the conversation of `q`.
-    fn with(&self, q: &Message, m: &Message) -> bool {
-        m.channel == q.channel && speaks_to(q, m.thread_ts, m.ts, self.began(q))
-    }
-
-    /// Whether a post is in the conversation of `q`.
-    fn post_with(&self, q: &Message, post: &Post) -> bool {
-        post.channel == q.channel && speaks_to(q, post.thread_ts, post.ts, self.began(q))
-    }
-
-    fn began(&self, q: &Message) -> Option<Ts> {
-        match q.thread_ts {
+    /// The conversation of `q`, its thread's beginning looked up once.
+    fn asked<'a>(&self, q: &'a Message) -> Asked<'a> {
+        let began = match q.thread_ts {
             Some(_) => None,
             None => self.0.get(&(q.channel.clone(), q.ts)).copied(),
-        }
+        };
+        Asked { q, began }
+    }
+}
+
+/// A question (or any message) and when the thread under it began.
+struct Asked<'a> {
+    q: &'a Message,
+    began: Option<Ts>,
+}
+
+impl Asked<'_> {
+    /// Whether `m` is in the conversation of the question.
+    fn with(&self, m: &Message) -> bool {
+        m.channel == self.q.channel && speaks_to(self.q, m.thread_ts, m.ts, self.began)
+    }
+
+    /// Whether a post is in the conversation of the question.
+    fn post_with(&self, post: &Post) -> bool {
+        post.channel == self.q.channel && speaks_to(self.q, post.thread_ts, post.ts, self.began)
     }
 }
 
@@ -261,9 +272,10 @@ fn count_unanswered_questions(
 ) {
     for q in people.iter().filter(|m| is_question(&m.text)) {
         let at = q.ts.to_datetime();
+        let asked = threads.asked(q);
         let next_other = people
             .iter()
-            .filter(|m| m.ts > q.ts && m.user != q.user && threads.with(q, m))
+            .filter(|m| m.ts > q.ts && m.user != q.user && asked.with(m))
             .map(|m| m.ts.to_datetime())
             .min();
         if next_other.is_some_and(|t| t - at <= UNANSWERED_FOR) {
@@ -274,7 +286,7 @@ fn count_unanswered_questions(
         let deadline = next_other.map_or(at + JOIN_WITHIN, |t| t.min(at + JOIN_WITHIN));
         let joined = posts
             .iter()
-            .any(|p| threads.post_with(q, p) && p.ts > q.ts && p.ts.to_datetime() <= deadline);
+            .any(|p| asked.post_with(p) && p.ts > q.ts && p.ts.to_datetime() <= deadline);
         figures.joined += usize::from(joined);
         figures.cases.questions.push((q.ts, joined));
     }
@@ -356,15 +368,17 @@ fn count_unprompted_posts(
             .filter(in_conversation)
             .filter(|q| q.ts.to_datetime() >= since && is_question(&q.text))
             .any(|q| {
-                !people.iter().any(|m| {
-                    m.ts > q.ts && m.ts < post.ts && m.user != q.user && threads.with(q, m)
-                })
+                let asked = threads.asked(q);
+                !people
+                    .iter()
+                    .any(|m| m.ts > q.ts && m.ts < post.ts && m.user != q.user && asked.with(m))
             });
         if waiting {
             figures.on_question += 1;
         }
+        let latest_asked = threads.asked(latest);
         let answered = people.iter().any(|m| {
-            m.ts > latest.ts && m.ts < post.ts && m.user != latest.user && threads.with(latest, m)
+            m.ts > latest.ts && m.ts < post.ts && m.user != latest.user && latest_asked.with(m)
         });
         if is_question(&latest.text) && !answered {
             figures.on_latest_question += 1;
@@ -374,7 +388,7 @@ fn count_unprompted_posts(
             m.ts > post.ts
                 && m.ts.to_datetime() <= until
                 && m.user != latest.user
-                && threads.with(latest, m)
+                && latest_asked.with(m)
         }) {
             figures.preempted += 1;
             figures.cases.preempted.push(post.ts);
@@ -410,6 +424,8 @@ pub const ROOM_WAITS: [i64; 5] = [10, 15, 20, 25, 29];
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RoomPoint {
     pub wait_minutes: i64,
+    /// The questions people left (the same at every wait).
+    pub questions: usize,
     /// The share of the questions people left that it joined.
     pub join_rate: f64,
     /// The share of those posts another person's turn followed.
@@ -419,9 +435,11 @@ pub struct RoomPoint {
 /// The room's own trade-off between joining and preempting, from the
 /// people's messages alone: for each of [`ROOM_WAITS`], a post in its
 /// thread on every question people left, measured as the bot's posts are.
-/// No rule of the bot's is in it, so a level that lies below this curve
-/// (more preempted for what it joins) is waiting the wrong time; one on it
-/// can only trade one figure for the other.
+/// No rule of the bot's is in it: it answers the questions put to someone
+/// by name and those inside a live exchange too, which the levels leave to
+/// their people, so a level joins fewer. What it shows is what a wait can
+/// do: the preempted share at its latest wait is the least any wait alone
+/// gives on these questions.
 pub fn room_curve(people: &[Message]) -> Vec<RoomPoint> {
     let threads = Threads::of(people, &[]);
     ROOM_WAITS
@@ -432,12 +450,12 @@ pub fn room_curve(people: &[Message]) -> Vec<RoomPoint> {
                 .iter()
                 .filter(|q| is_question(&q.text))
                 .filter(|q| {
-                    let at = q.ts.to_datetime();
+                    let (at, asked) = (q.ts.to_datetime(), threads.asked(q));
                     !people.iter().any(|m| {
                         m.ts > q.ts
                             && m.user != q.user
                             && m.ts.to_datetime() - at <= wait
-                            && threads.with(q, m)
+                            && asked.with(m)
                     })
                 })
                 .map(|q| Post {
@@ -451,6 +469,7 @@ pub fn room_curve(people: &[Message]) -> Vec<RoomPoint> {
             let all = total(&measure(people, &posts));
             RoomPoint {
                 wait_minutes: minutes,
+                questions: all.questions,
                 join_rate: all.join_rate(),
                 preempted_rate: all.preempted_rate(),
             }
@@ -557,6 +576,14 @@ mod tests {
         let f = only(&people, &posts);
         assert_eq!((f.questions, f.joined), (1, 1));
         assert_eq!((f.on_question, f.preempted), (1, 0));
+        // Which questions people left is theirs to say: a post of the bot's
+        // in the thread does not make another person's top-level message
+        // soon after it another conversation.
+        let quick = [
+            said("UA", 0, "how do I mount a usb stick?", None),
+            said("UC", 480, "use the disks app", None),
+        ];
+        assert_eq!(only(&quick, &[post(300, Some(0), true)]).questions, 0);
         // The bot's post began the thread: another top-level message after
         // it takes no turn from anyone.
         let later = [

@@ -650,7 +650,7 @@ impl Report {
             out,
             "a wait alone (a post on every question people left, after it):"
         )?;
-        for p in &self.room {
+        for p in self.room.iter().filter(|p| p.questions > 0) {
             writeln!(
                 out,
                 "  {:>2} min: questions joined {:.1}%, preempted {:.1}%",
@@ -658,6 +658,9 @@ impl Report {
                 100.0 * p.join_rate,
                 100.0 * p.preempted_rate
             )?;
+        }
+        if self.room.iter().all(|p| p.questions == 0) {
+            writeln!(out, "  – (no question left unanswered)")?;
         }
         out.flush()
     }

@@ -32,8 +32,8 @@ pub(super) struct Answer {
 impl Answer {
     /// The answer to what the ruling names: in the thread of a top-level
     /// message when others came after it or the channel's people talk in
-    /// threads (`in_threads`), else in the judged conversation. A reaction goes on the newest person's message, in
-    /// the judged conversation.
+    /// threads (`in_threads`), else in the judged conversation. A reaction
+    /// goes on the newest person's message, in the judged conversation.
     pub(super) fn of(
         conversation: &Conversation,
         messages: &[Message],

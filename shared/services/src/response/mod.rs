@@ -170,7 +170,8 @@ async fn late(cx: &JobContext<'_>, job: &Job) -> Result<Option<ResponseOutcome>,
     }
     let stale = answered_since(cx, &conversation, *newest_ts, *seen_ts).await?
         || opening_broken(cx.store(), channel, *newest_ts, reply).await?
-        || answered_in_its_thread(cx.store(), &conversation, *newest_ts, reply).await?;
+        || answered_in_its_thread(cx.store(), &conversation, *newest_ts, reply).await?
+        || spoken_after_at_the_top_level(cx.store(), &conversation, *newest_ts, *seen_ts).await?;
     Ok(stale.then_some(ResponseOutcome::Stale))
 }
 
@@ -259,6 +260,43 @@ async fn answered_in_its_thread(
         tracing::info!(job = %newest_ts, "stale response job: answered in its thread");
     }
     Ok(answered_there)
+}
+
+/// An answer in the thread of the top-level message it answers is stale
+/// once a person spoke at the top level after what its judgment read
+/// (`seen_ts`, else that message) and before a reply began the thread:
+/// until then the top level is the message's conversation ([`speaks_to`]),
+/// and the top level's own judgment decides again, as it does for an answer
+/// that goes to the top level.
+///
+/// [`speaks_to`]: myao_domain::message::speaks_to
+async fn spoken_after_at_the_top_level(
+    messages: &dyn Messages,
+    conversation: &Conversation,
+    newest_ts: Ts,
+    seen_ts: Option<Ts>,
+) -> Result<bool, PortError> {
+    if conversation.thread_ts != Some(newest_ts) {
+        return Ok(false);
+    }
+    let seen = seen_ts.unwrap_or(newest_ts).max(newest_ts);
+    let began = messages
+        .conversation_messages(conversation, RECENT_REPLIES)
+        .await?
+        .iter()
+        .filter(|m| m.thread_ts.is_some())
+        .map(|m| m.ts)
+        .min();
+    let top = Conversation::top_level(conversation.channel.clone());
+    let spoken = messages
+        .conversation_messages(&top, context::RECENT)
+        .await?
+        .iter()
+        .any(|m| !m.is_bot && m.ts > seen && began.is_none_or(|b| m.ts < b));
+    if spoken {
+        tracing::info!(job = %newest_ts, "stale response job: spoken after at the top level");
+    }
+    Ok(spoken)
 }
 
 /// The job's claim, taken: whoever holds it answers the job.
