@@ -30,7 +30,7 @@ fn installation(team: &str, token: &str, expires_in: Duration) -> Installation {
         scopes: vec!["chat:write".into()],
         bot_token: Token::new(format!("xoxe.xoxb-{token}")),
         rotation: Some(Rotation {
-            refresh_token: Token::new(format!("xoxe-1-{token}")),
+            refresh_token: Token::new(format!("xoxe-fake-{token}")),
             expires_at: Utc::now() + expires_in,
         }),
         installed_at: Utc::now() - Duration::days(1),
@@ -61,9 +61,9 @@ async fn a_token_due_is_renewed_once_when_two_renewals_run_at_once() {
         .expect("stored");
     Mock::given(method("POST"))
         .and(path("/api/oauth.v2.access"))
-        .and(body_string_contains("refresh_token=xoxe-1-acme"))
+        .and(body_string_contains("refresh_token=xoxe-fake-acme"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "ok": true, "access_token": "xoxe.xoxb-acme2", "refresh_token": "xoxe-1-acme2",
+            "ok": true, "access_token": "xoxe.xoxb-acme2", "refresh_token": "xoxe-fake-acme2",
             "expires_in": 43_200, "team": {"id": "T0ACME"}
         })))
         .mount(&slack)
@@ -775,7 +775,7 @@ async fn the_stacks_recurring_run_renews_the_tokens_due_and_counts_what_it_could
     let now = bed.now();
     let due = |team: &str, token: &str| Installation {
         rotation: Some(Rotation {
-            refresh_token: Token::new(format!("xoxe-1-{token}")),
+            refresh_token: Token::new(format!("xoxe-fake-{token}")),
             expires_at: now + Duration::hours(1),
         }),
         ..installation(team, token, Duration::hours(1))
@@ -789,16 +789,16 @@ async fn the_stacks_recurring_run_renews_the_tokens_due_and_counts_what_it_could
     Mock::given(method("POST"))
         .and(path("/api/oauth.v2.access"))
         .and(body_string_contains("client_secret=client-secret&"))
-        .and(body_string_contains("refresh_token=xoxe-1-acme"))
+        .and(body_string_contains("refresh_token=xoxe-fake-acme"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "ok": true, "access_token": "xoxe.xoxb-acme2", "refresh_token": "xoxe-1-acme2",
+            "ok": true, "access_token": "xoxe.xoxb-acme2", "refresh_token": "xoxe-fake-acme2",
             "expires_in": 43_200, "team": {"id": "T0ACME"}
         })))
         .mount(&bed.slack_server)
         .await;
     Mock::given(method("POST"))
         .and(path("/api/oauth.v2.access"))
-        .and(body_string_contains("refresh_token=xoxe-1-beta"))
+        .and(body_string_contains("refresh_token=xoxe-fake-beta"))
         .respond_with(ResponseTemplate::new(503))
         .mount(&bed.slack_server)
         .await;

@@ -882,10 +882,10 @@ async fn store_keeps_installations_by_team_and_a_renewal_writes_once() -> Result
         }),
         installed_at: Utc::now(),
     };
-    let acme = install("T0ACME", "xoxe.xoxb-1", expires);
+    let acme = install("T0ACME", "xoxe.xoxb-fake1", expires);
     store.put_installation(&acme).await?;
     store
-        .put_installation(&install("T0BETA", "xoxe.xoxb-2", expires))
+        .put_installation(&install("T0BETA", "xoxe.xoxb-fake2", expires))
         .await?;
     let team = TeamId::parse("T0ACME")?;
     ensure!(store.installation(&team).await? == Some(acme.clone()));
@@ -898,13 +898,13 @@ async fn store_keeps_installations_by_team_and_a_renewal_writes_once() -> Result
     ensure!(teams == ["T0ACME", "T0BETA"], "{teams:?}");
 
     // Two renewals of the same token: one writes, the other comes second.
-    let renewed = install("T0ACME", "xoxe.xoxb-3", expires + Duration::hours(12));
-    let other = install("T0ACME", "xoxe.xoxb-4", expires + Duration::hours(12));
+    let renewed = install("T0ACME", "xoxe.xoxb-fake3", expires + Duration::hours(12));
+    let other = install("T0ACME", "xoxe.xoxb-fake4", expires + Duration::hours(12));
     ensure!(store.renew_installation(&renewed, expires).await?);
     ensure!(!store.renew_installation(&other, expires).await?);
     let kept = store.installation(&team).await?.context("kept")?;
     ensure!(
-        kept.bot_token.expose() == "xoxe.xoxb-3",
+        kept.bot_token.expose() == "xoxe.xoxb-fake3",
         "the first renewal's"
     );
 

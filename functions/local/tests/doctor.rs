@@ -1278,7 +1278,7 @@ async fn doctor_lists_the_installations_and_fails_on_an_expired_token() {
         scopes: vec!["chat:write".into(), "channels:history".into()],
         bot_token: Token::new("xoxe.xoxb-secret-token"),
         rotation: Some(Rotation {
-            refresh_token: Token::new("xoxe-1-secret-refresh"),
+            refresh_token: Token::new("xoxe-fake-secret-refresh"),
             expires_at: chrono::Utc::now() + expires_in,
         }),
         installed_at: chrono::Utc::now(),

@@ -297,7 +297,7 @@ mod tests {
 
     fn access(extra: Value) -> Vec<u8> {
         let mut body = json!({
-            "ok": true, "access_token": "xoxb-17-abc", "token_type": "bot",
+            "ok": true, "access_token": "xoxb-fake-abc", "token_type": "bot",
             "scope": "app_mentions:read,channels:history,chat:write",
             "bot_user_id": "U0BOT", "app_id": "A0APP",
             "team": {"id": "T0ACME", "name": "Acme"}, "enterprise": null,
@@ -316,7 +316,7 @@ mod tests {
         assert_eq!(install.team_name, "Acme");
         assert_eq!(install.bot_user_id.as_str(), "U0BOT");
         assert!(install.has_scope("chat:write") && !install.has_scope("reactions:read"));
-        assert_eq!(install.bot_token.expose(), "xoxb-17-abc");
+        assert_eq!(install.bot_token.expose(), "xoxb-fake-abc");
         assert_eq!(install.rotation, None);
         assert!(
             !install.due_for_renewal(at(10_000_000)),
@@ -335,7 +335,7 @@ mod tests {
     #[test]
     fn under_rotation_it_is_renewed_two_hours_before_it_expires() {
         let body = access(json!({
-            "access_token": "xoxe.xoxb-1-rot", "refresh_token": "xoxe-1-refresh",
+            "access_token": "xoxe.xoxb-fake1-rot", "refresh_token": "xoxe-fake-refresh",
             "expires_in": 43_200,
             "enterprise": {"id": "E0GRID", "name": "Grid"}
         }));
@@ -388,16 +388,16 @@ mod tests {
     #[test]
     fn a_refresh_renews_the_tokens_and_keeps_the_rest() {
         let body = access(json!({
-            "access_token": "xoxe.xoxb-1-rot", "refresh_token": "xoxe-1-r1", "expires_in": 43_200
+            "access_token": "xoxe.xoxb-fake1-rot", "refresh_token": "xoxe-fake-r1", "expires_in": 43_200
         }));
         let installed = read_access(&body, at(0)).unwrap();
-        let refreshed = br#"{"ok": true, "access_token": "xoxe.xoxb-1-new",
-            "refresh_token": "xoxe-1-r2", "expires_in": 43200, "token_type": "bot",
+        let refreshed = br#"{"ok": true, "access_token": "xoxe.xoxb-fake1-new",
+            "refresh_token": "xoxe-fake-r2", "expires_in": 43200, "token_type": "bot",
             "team": {"id": "T0ACME"}}"#;
         let renewed = read_refresh(refreshed, &installed, at(40_000)).unwrap();
-        assert_eq!(renewed.bot_token.expose(), "xoxe.xoxb-1-new");
+        assert_eq!(renewed.bot_token.expose(), "xoxe.xoxb-fake1-new");
         let rotation = renewed.rotation.clone().unwrap();
-        assert_eq!(rotation.refresh_token.expose(), "xoxe-1-r2");
+        assert_eq!(rotation.refresh_token.expose(), "xoxe-fake-r2");
         assert_eq!(rotation.expires_at, at(83_200));
         assert_eq!(
             (

@@ -223,7 +223,7 @@ mod tests {
                 "redirect_uri=https%3A%2F%2Fexample.com%2Fslack%2Foauth_redirect",
             ))
             .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-                "ok": true, "access_token": "xoxb-1", "scope": "chat:write",
+                "ok": true, "access_token": "xoxb-fake1", "scope": "chat:write",
                 "bot_user_id": "U0BOT", "team": {"id": "T0ACME", "name": "Acme"}
             })))
             .expect(1)
@@ -251,7 +251,7 @@ mod tests {
             scopes: vec!["chat:write".into()],
             bot_token: Token::new("xoxe.xoxb-old"),
             rotation: Some(Rotation {
-                refresh_token: Token::new("xoxe-1-r1"),
+                refresh_token: Token::new("xoxe-fake-r1"),
                 expires_at: at(43_200),
             }),
             installed_at: at(0),
@@ -259,9 +259,9 @@ mod tests {
         Mock::given(method("POST"))
             .and(path("/api/oauth.v2.access"))
             .and(body_string_contains("grant_type=refresh_token"))
-            .and(body_string_contains("refresh_token=xoxe-1-r1"))
+            .and(body_string_contains("refresh_token=xoxe-fake-r1"))
             .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-                "ok": true, "access_token": "xoxe.xoxb-new", "refresh_token": "xoxe-1-r2",
+                "ok": true, "access_token": "xoxe.xoxb-new", "refresh_token": "xoxe-fake-r2",
                 "expires_in": 43_200, "team": {"id": "T0ACME"}
             })))
             .up_to_n_times(1)
