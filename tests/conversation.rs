@@ -1578,6 +1578,7 @@ async fn response_queue_on_sqs(
         client,
         response_queue_url: url,
         memory_queue_url: None,
+        team: None,
     };
     bed.services.ports.queue = std::sync::Arc::new(queue.clone());
     (queue, dlq)

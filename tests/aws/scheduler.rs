@@ -105,6 +105,7 @@ async fn scheduler_sends_memory_jobs_to_the_memory_function() -> Result<()> {
 
     let without = EventBridgeScheduler {
         memory_target_arn: None,
+        team: None,
         ..s.clone()
     };
     let err = without

@@ -237,6 +237,7 @@ pub async fn fresh_scheduler() -> EventBridgeScheduler {
         judgment_target_arn: Some(function_arn("myao-judgment")),
         response_target_arn: Some(function_arn("myao-response")),
         memory_target_arn: Some(function_arn("myao-memory")),
+        team: None,
     }
 }
 
@@ -256,6 +257,7 @@ pub async fn fresh_queues() -> SqsQueue {
         client,
         response_queue_url,
         memory_queue_url: Some(memory_queue_url),
+        team: None,
     }
 }
 

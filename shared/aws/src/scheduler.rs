@@ -136,6 +136,10 @@ pub struct EventBridgeScheduler {
     pub response_target_arn: Option<String>,
     /// The memory function, for memory jobs (`None`: they are refused).
     pub memory_target_arn: Option<String>,
+    /// Whose jobs these are: `None`, the stack's own; a team's
+    /// ([`Scheduler::for_team`]) under its team's names, each input
+    /// carrying the team.
+    pub team: Option<TeamId>,
 }
 
 /// Everything a create or an update sends, made once per upsert.
@@ -195,21 +199,12 @@ impl EventBridgeScheduler {
     }
 }
 
-/// [`EventBridgeScheduler`] making one team's jobs
-/// ([`Scheduler::for_team`]): each under its team's name, its input
-/// carrying the team.
-#[derive(Debug, Clone)]
-pub struct TeamScheduler {
-    scheduler: EventBridgeScheduler,
-    team: TeamId,
-}
-
 #[async_trait]
 impl Scheduler for EventBridgeScheduler {
     fn for_team(&self, team: &TeamId) -> Arc<dyn Scheduler> {
-        Arc::new(TeamScheduler {
-            scheduler: self.clone(),
-            team: team.clone(),
+        Arc::new(EventBridgeScheduler {
+            team: Some(team.clone()),
+            ..self.clone()
         })
     }
 
@@ -219,63 +214,12 @@ impl Scheduler for EventBridgeScheduler {
         at: DateTime<Utc>,
         job: &Job,
     ) -> Result<(), PortError> {
-        self.upsert_as(None, name, at, job).await
-    }
-
-    async fn cancel(&self, name: &ScheduleName) -> Result<(), PortError> {
-        self.cancel_as(None, name).await
-    }
-
-    async fn get(&self, name: &ScheduleName) -> Result<Option<ScheduledJob>, PortError> {
-        self.get_as(None, name).await
-    }
-}
-
-#[async_trait]
-impl Scheduler for TeamScheduler {
-    fn for_team(&self, team: &TeamId) -> Arc<dyn Scheduler> {
-        self.scheduler.for_team(team)
-    }
-
-    async fn upsert(
-        &self,
-        name: &ScheduleName,
-        at: DateTime<Utc>,
-        job: &Job,
-    ) -> Result<(), PortError> {
-        self.scheduler
-            .upsert_as(Some(&self.team), name, at, job)
-            .await
-    }
-
-    async fn cancel(&self, name: &ScheduleName) -> Result<(), PortError> {
-        self.scheduler.cancel_as(Some(&self.team), name).await
-    }
-
-    async fn get(&self, name: &ScheduleName) -> Result<Option<ScheduledJob>, PortError> {
-        self.scheduler.get_as(Some(&self.team), name).await
-    }
-}
-
-/// `name` in `team`'s part of the names (the stack's own: as it is).
-fn named(team: Option<&TeamId>, name: &ScheduleName) -> ScheduleName {
-    team.map_or_else(|| name.clone(), |team| name.for_team(team))
-}
-
-impl EventBridgeScheduler {
-    async fn upsert_as(
-        &self,
-        team: Option<&TeamId>,
-        name: &ScheduleName,
-        at: DateTime<Utc>,
-        job: &Job,
-    ) -> Result<(), PortError> {
         let carried = TeamJob {
-            team: team.cloned(),
+            team: self.team.clone(),
             job: job.clone(),
         };
         let spec = self.spec(at, &carried)?;
-        let name = &named(team, name);
+        let name = &self.named(name);
         // Update first: a pending schedule is the common case (a wait moved).
         let updated = schedule_request!(self, update_schedule, name, spec)
             .send()
@@ -301,8 +245,8 @@ impl EventBridgeScheduler {
         Ok(())
     }
 
-    async fn cancel_as(&self, team: Option<&TeamId>, name: &ScheduleName) -> Result<(), PortError> {
-        let name = &named(team, name);
+    async fn cancel(&self, name: &ScheduleName) -> Result<(), PortError> {
+        let name = &self.named(name);
         let deleted = self
             .client
             .delete_schedule()
@@ -315,15 +259,11 @@ impl EventBridgeScheduler {
         Ok(())
     }
 
-    async fn get_as(
-        &self,
-        team: Option<&TeamId>,
-        name: &ScheduleName,
-    ) -> Result<Option<ScheduledJob>, PortError> {
+    async fn get(&self, name: &ScheduleName) -> Result<Option<ScheduledJob>, PortError> {
         let got = self
             .client
             .get_schedule()
-            .name(named(team, name).as_str())
+            .name(self.named(name).as_str())
             .group_name(&self.group)
             .send()
             .await;
@@ -348,6 +288,16 @@ impl EventBridgeScheduler {
             at,
             job: carried.job,
         }))
+    }
+}
+
+impl EventBridgeScheduler {
+    /// `name` in this scheduler's team's part of the names (the stack's
+    /// own: as it is).
+    fn named(&self, name: &ScheduleName) -> ScheduleName {
+        self.team
+            .as_ref()
+            .map_or_else(|| name.clone(), |team| name.for_team(team))
     }
 }
 
@@ -461,6 +411,7 @@ mod tests {
             judgment_target_arn: Some("arn:judgment".into()),
             response_target_arn: Some("arn:response".into()),
             memory_target_arn: memory.map(str::to_owned),
+            team: None,
         }
     }
 

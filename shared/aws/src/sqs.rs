@@ -33,6 +33,9 @@ pub struct SqsQueue {
     pub response_queue_url: String,
     /// Read by the memory function (`None`: memory jobs are refused).
     pub memory_queue_url: Option<String>,
+    /// Whose jobs these are: `None`, the stack's own; a team's
+    /// ([`Queue::for_team`]) with each message's body naming the team.
+    pub team: Option<TeamId>,
 }
 
 impl SqsQueue {
@@ -56,68 +59,16 @@ impl SqsQueue {
     }
 }
 
-/// [`SqsQueue`] carrying one team's jobs ([`Queue::for_team`]): each
-/// message's body names the team.
-#[derive(Debug, Clone)]
-pub struct TeamQueue {
-    queue: SqsQueue,
-    team: TeamId,
-}
-
 #[async_trait]
 impl Queue for SqsQueue {
     fn for_team(&self, team: &TeamId) -> Arc<dyn Queue> {
-        Arc::new(TeamQueue {
-            queue: self.clone(),
-            team: team.clone(),
+        Arc::new(SqsQueue {
+            team: Some(team.clone()),
+            ..self.clone()
         })
     }
 
     async fn send(&self, job: &Job, delay_seconds: u32) -> Result<(), PortError> {
-        self.send_as(None, job, delay_seconds).await
-    }
-
-    async fn redeliver(
-        &self,
-        job: &Job,
-        receipt: Option<&str>,
-        delay_seconds: u32,
-    ) -> Result<(), PortError> {
-        self.redeliver_as(None, job, receipt, delay_seconds).await
-    }
-}
-
-#[async_trait]
-impl Queue for TeamQueue {
-    fn for_team(&self, team: &TeamId) -> Arc<dyn Queue> {
-        self.queue.for_team(team)
-    }
-
-    async fn send(&self, job: &Job, delay_seconds: u32) -> Result<(), PortError> {
-        self.queue
-            .send_as(Some(&self.team), job, delay_seconds)
-            .await
-    }
-
-    async fn redeliver(
-        &self,
-        job: &Job,
-        receipt: Option<&str>,
-        delay_seconds: u32,
-    ) -> Result<(), PortError> {
-        self.queue
-            .redeliver_as(Some(&self.team), job, receipt, delay_seconds)
-            .await
-    }
-}
-
-impl SqsQueue {
-    async fn send_as(
-        &self,
-        team: Option<&TeamId>,
-        job: &Job,
-        delay_seconds: u32,
-    ) -> Result<(), PortError> {
         if delay_seconds > MAX_QUEUE_DELAY_SECONDS {
             return Err(PortError::refused(
                 SERVICE,
@@ -126,7 +77,7 @@ impl SqsQueue {
         }
         let url = self.queue_url(job.kind())?;
         let carried = TeamJob {
-            team: team.cloned(),
+            team: self.team.clone(),
             job: job.clone(),
         };
         let body =
@@ -150,15 +101,14 @@ impl SqsQueue {
         Ok(())
     }
 
-    async fn redeliver_as(
+    async fn redeliver(
         &self,
-        team: Option<&TeamId>,
         job: &Job,
         receipt: Option<&str>,
         delay_seconds: u32,
     ) -> Result<(), PortError> {
         let Some(receipt) = receipt else {
-            return self.send_as(team, job, delay_seconds).await;
+            return self.send(job, delay_seconds).await;
         };
         let url = self.queue_url(job.kind())?;
         let timeout =
@@ -188,6 +138,7 @@ mod tests {
             client: Client::from_conf(conf),
             response_queue_url: "https://q/response".into(),
             memory_queue_url: memory.map(str::to_owned),
+            team: None,
         }
     }
 

@@ -126,6 +126,7 @@ pub fn scheduler(config: &aws_config::SdkConfig) -> Result<EventBridgeScheduler,
         judgment_target_arn: optional(env::JUDGMENT_FUNCTION_ARN),
         response_target_arn: optional(env::RESPONSE_FUNCTION_ARN),
         memory_target_arn: None,
+        team: None,
     })
 }
 
@@ -135,5 +136,6 @@ pub fn queue(config: &aws_config::SdkConfig) -> Option<SqsQueue> {
         client: aws_sdk_sqs::Client::new(config),
         response_queue_url: url,
         memory_queue_url: optional(env::MEMORY_QUEUE_URL),
+        team: None,
     })
 }

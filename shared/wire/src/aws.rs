@@ -31,11 +31,13 @@ pub async fn services(function: Function) -> Result<Services, MissingEnv> {
         judgment_target_arn: optional(env::JUDGMENT_FUNCTION_ARN),
         response_target_arn: optional(env::RESPONSE_FUNCTION_ARN),
         memory_target_arn: None,
+        team: None,
     };
     let queue = SqsQueue {
         client: aws_sdk_sqs::Client::new(&c.config),
         response_queue_url: optional(env::RESPONSE_QUEUE_URL).unwrap_or_default(),
         memory_queue_url: optional(env::MEMORY_QUEUE_URL),
+        team: None,
     };
     // Always built (it makes no call until asked): `llm_provider` and the
     // roles' providers may turn to Bedrock without a restart.
