@@ -217,7 +217,18 @@ async fn where_people_talk_in_threads_the_newest_question_is_answered_in_its_thr
 #[tokio::test]
 async fn an_answer_on_its_way_to_a_threads_root_stands_down_when_a_person_speaks_at_the_top_level()
 {
-    let bed = threading_channel().await;
+    // People talk at the top level here; Alice's detail after her question
+    // sends the answer to the question's thread.
+    let bed = bed(|_| {}).await;
+    seed_question(&bed, -900, -400).await;
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(-300),
+        None,
+        "it started on friday",
+    )])
+    .await;
     let outcome = judge(&bed, &judgment(None, ts(-300))).await;
     let JudgmentOutcome::Sure { at, .. } = &outcome else {
         panic!("expected an answer without asking, got {outcome:?}");
@@ -230,6 +241,24 @@ async fn an_answer_on_its_way_to_a_threads_root_stands_down_when_a_person_speaks
     bed.clock.set(*at);
     bed.run_due().await;
     assert!(bed.posts().await.is_empty());
+}
+
+#[tokio::test]
+async fn where_people_talk_in_threads_a_new_top_level_message_does_not_stop_an_answer() {
+    let bed = threading_channel().await;
+    let outcome = judge(&bed, &judgment(None, ts(-300))).await;
+    let JudgmentOutcome::Sure { at, .. } = &outcome else {
+        panic!("expected an answer without asking, got {outcome:?}");
+    };
+    // Bob starts a conversation of his own: here that is no answer to
+    // Alice's question, which is answered in its thread.
+    bed.seed(&[message(GENERAL, BOB, ts(-299), None, "lunch anyone")])
+        .await;
+    bed.clock.set(*at);
+    bed.run_due().await;
+    let posts = bed.posts().await;
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert_eq!(posts[0]["thread_ts"], json!(ts(-300).to_string()));
 }
 
 #[tokio::test]

@@ -443,9 +443,9 @@ async fn the_report_page_renders_in_headless_chromium() {
     assert!(png.len() > 10_000, "an empty page? {} bytes", png.len());
 }
 
-/// A channel of questions nobody answers, asked at these minutes, each by
-/// the next of `people` in turn: what the bot joins depends on its
-/// thresholds.
+/// A channel of questions nobody answers, asked at these minutes in one
+/// thread, each by the next of `people` in turn: what the bot joins
+/// depends on its thresholds.
 fn questions_at(minutes: &[i64], people: usize) -> export::Export {
     use myao_domain::{Channel, ChannelId, User, UserId, Visibility};
     let channel = ChannelId::parse("C0HINTS").expect("id");
@@ -457,18 +457,24 @@ fn questions_at(minutes: &[i64], people: usize) -> export::Export {
         })
         .collect();
     let start = 1_767_600_000_i64;
-    let entries = minutes
-        .iter()
-        .enumerate()
-        .map(|(i, minute)| {
-            let value = json!({
-                "type": "message", "user": format!("U{:04}", i % people),
-                "ts": format!("{}.000100", start + minute * 60),
-                "text": format!("does anyone know how to fix the build {i} after the upgrade?"),
-            });
-            export::Entry::from_json(&channel, value, "test").expect("entry")
-        })
-        .collect();
+    // One conversation, as the channel's top level was when it was judged
+    // as one: the questions are replies in the thread of the first line.
+    let root = format!("{}.000100", start - 60);
+    let opening = json!({
+        "type": "message", "user": "U0000", "ts": root,
+        "text": "the build after the upgrade",
+    });
+    let entries =
+        std::iter::once(export::Entry::from_json(&channel, opening, "test").expect("entry"))
+            .chain(minutes.iter().enumerate().map(|(i, minute)| {
+                let value = json!({
+                    "type": "message", "user": format!("U{:04}", i % people),
+                    "ts": format!("{}.000100", start + minute * 60), "thread_ts": root,
+                    "text": format!("does anyone know how to fix the build {i} after the upgrade?"),
+                });
+                export::Entry::from_json(&channel, value, "test").expect("entry")
+            }))
+            .collect();
     let channels = vec![Channel {
         id: channel,
         name: "hints".to_owned(),

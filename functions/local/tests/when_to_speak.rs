@@ -203,13 +203,13 @@ async fn a_question_its_asker_answered_himself_is_left_alone() {
         said("UBEN", 0, None, "CI is red on main. anyone looking?"),
         said(
             "UANN",
-            600,
+            200,
             Some(0),
             "looking. probably the flaky payments test again?",
         ),
         said(
             "UANN",
-            700,
+            280,
             Some(0),
             "nope, the lockfile was regenerated. fixing",
         ),

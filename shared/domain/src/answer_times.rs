@@ -17,8 +17,8 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::ids::Ts;
-use super::message::{speaks_to, Message};
-use super::rules::{is_question, Chattiness};
+use super::message::{speaks_to, thread_began, Message};
+use super::rules::{is_question, talks_in_threads, Chattiness};
 
 /// The upper edges of the delay bins, in seconds: a log-like scale from a
 /// minute to [`HORIZON`].
@@ -112,9 +112,10 @@ impl AnswerTimes {
             .collect();
         questions.sort_by_key(|m| m.ts);
         questions.dedup_by_key(|m| m.ts);
+        let in_threads = talks_in_threads(channel);
         let mut learned = false;
         for question in questions {
-            let Some(fate) = fate(question, channel, now) else {
+            let Some(fate) = fate(question, channel, in_threads, now) else {
                 break;
             };
             self.observe(question.ts, fate);
@@ -240,11 +241,17 @@ pub fn still_answered(level: Chattiness) -> Option<f64> {
 
 /// The fate of `question` among `channel`'s messages at `now`: the delay
 /// to the first message of another person in its conversation
-/// ([`speaks_to`]: for a top-level question, its thread, and the top level
+/// ([`speaks_to`]: for a top-level question, its thread, and, where the
+/// channel's people do not talk in threads (`in_threads`), the top level
 /// until the thread began), or left after [`HORIZON`]; `None` while it is
 /// still open.
-pub fn fate(question: &Message, channel: &[Message], now: DateTime<Utc>) -> Option<Fate> {
-    let began = thread_began(question, channel);
+pub fn fate(
+    question: &Message,
+    channel: &[Message],
+    in_threads: bool,
+    now: DateTime<Utc>,
+) -> Option<Fate> {
+    let began = thread_began(question, channel, in_threads);
     let first = channel
         .iter()
         .filter(|m| m.ts > question.ts && !m.is_bot && m.user != question.user)
@@ -259,21 +266,6 @@ pub fn fate(question: &Message, channel: &[Message], now: DateTime<Utc>) -> Opti
         _ if now - asked >= HORIZON => Some(Fate::Left),
         _ => None,
     }
-}
-
-/// When the thread under a top-level `question` began: its first reply by
-/// a person among `channel`'s messages (the asker's own too). A bot's reply
-/// does not count: what the channel's people do is learned apart from what
-/// the bot did.
-pub fn thread_began(question: &Message, channel: &[Message]) -> Option<Ts> {
-    if question.thread_ts.is_some() {
-        return None;
-    }
-    channel
-        .iter()
-        .filter(|m| !m.is_bot && m.thread_ts == Some(question.ts))
-        .map(|m| m.ts)
-        .min()
 }
 
 #[cfg(test)]
@@ -337,9 +329,12 @@ mod tests {
             bot,
             said("U1", 200, Some(0), "still stuck"),
         ];
-        assert_eq!(fate(&channel[0], &channel, ts(300).to_datetime()), None);
         assert_eq!(
-            fate(&channel[0], &channel, ts(3600).to_datetime()),
+            fate(&channel[0], &channel, false, ts(300).to_datetime()),
+            None
+        );
+        assert_eq!(
+            fate(&channel[0], &channel, false, ts(3600).to_datetime()),
             Some(Fate::Left)
         );
     }
@@ -353,7 +348,7 @@ mod tests {
             said("U3", 900, Some(0), "install exfat-fuse"),
         ];
         assert_eq!(
-            fate(&channel[0], &channel, ts(3600).to_datetime()),
+            fate(&channel[0], &channel, false, ts(3600).to_datetime()),
             Some(Fate::Answered(Duration::seconds(900)))
         );
         // With no thread yet, the top level is the conversation.
@@ -362,11 +357,11 @@ mod tests {
             said("U2", 120, None, "use the disks app"),
         ];
         assert_eq!(
-            fate(&flat[0], &flat, ts(3600).to_datetime()),
+            fate(&flat[0], &flat, false, ts(3600).to_datetime()),
             Some(Fate::Answered(Duration::seconds(120)))
         );
-        assert_eq!(thread_began(&channel[0], &channel), Some(ts(60)));
-        assert_eq!(thread_began(&channel[1], &channel), None);
+        assert_eq!(thread_began(&channel[0], &channel, false), Some(ts(60)));
+        assert_eq!(thread_began(&channel[1], &channel, false), None);
         // The bot's reply in the thread does not move the conversation: a
         // person's top-level answer after it is still an answer.
         let mut bot = said("UBOT", 60, Some(0), "try the disks app");
@@ -376,10 +371,39 @@ mod tests {
             bot,
             said("U2", 120, None, "use the disks app"),
         ];
-        assert_eq!(thread_began(&with_bot[0], &with_bot), None);
+        assert_eq!(thread_began(&with_bot[0], &with_bot, false), None);
         assert_eq!(
-            fate(&with_bot[0], &with_bot, ts(3600).to_datetime()),
+            fate(&with_bot[0], &with_bot, false, ts(3600).to_datetime()),
             Some(Fate::Answered(Duration::seconds(120)))
+        );
+    }
+
+    #[test]
+    fn where_people_talk_in_threads_a_new_top_level_message_answers_no_question() {
+        let q = said("U1", 0, None, "is there a command to list the chains?");
+        let channel = [
+            q.clone(),
+            said("U2", 60, None, "who broke the build?"),
+            said("U3", 90, Some(60), "not me"),
+        ];
+        // Threads are the habit: the stranger's new conversation is no
+        // answer, and the question is left after the horizon.
+        assert_eq!(thread_began(&q, &channel, true), Some(q.ts));
+        assert_eq!(fate(&q, &channel, true, ts(600).to_datetime()), None);
+        assert_eq!(
+            fate(&q, &channel, true, ts(3600).to_datetime()),
+            Some(Fate::Left)
+        );
+        // At the top level, the next person's message answers it.
+        assert_eq!(
+            fate(&q, &channel, false, ts(3600).to_datetime()),
+            Some(Fate::Answered(Duration::seconds(60)))
+        );
+        // A reply in its own thread answers it either way.
+        let answered = [q.clone(), said("U2", 300, Some(0), "iptables -L")];
+        assert_eq!(
+            fate(&q, &answered, true, ts(3600).to_datetime()),
+            Some(Fate::Answered(Duration::seconds(300)))
         );
     }
 

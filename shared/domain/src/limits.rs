@@ -112,6 +112,12 @@ pub fn unprompted_replies(channel: &ChannelId, now: DateTime<Utc>) -> Counter {
     hourly("unprompted", channel.as_str(), now)
 }
 
+/// The top-level questions of `channel` given a wait of their own in the
+/// hour of `now` ([`crate::routing::QUESTION_WAITS_PER_HOUR`]).
+pub fn question_waits(channel: &ChannelId, now: DateTime<Utc>) -> Counter {
+    hourly("questions", channel.as_str(), now)
+}
+
 /// The claim that, while held, means Slack refused the bot token lately:
 /// no LLM call is made for a reply or a judgment (it could not be posted).
 pub const TOKEN_BREAKER: &str = "breaker#slack-token";

@@ -103,7 +103,10 @@ impl Conversation {
 /// thread began (`thread_began`: its first reply, if any, the asker's own
 /// details too). Once a top-level question has a thread, its conversation
 /// is there: another person's new top-level message is another
-/// conversation, not an answer.
+/// conversation, not an answer. Where a channel's people talk in threads,
+/// its conversation is there from the start: the caller gives the
+/// question's own time as `thread_began`
+/// ([`thread_began`]).
 pub fn speaks_to(
     question: &Message,
     thread_ts: Option<Ts>,
@@ -117,6 +120,29 @@ pub fn speaks_to(
                 || (thread_ts.is_none() && thread_began.is_none_or(|began| ts < began))
         }
     }
+}
+
+/// When the thread under a top-level `question` began: its first reply by
+/// a person among `channel`'s messages (the asker's own too). A bot's reply
+/// does not count: what the channel's people do is learned apart from what
+/// the bot did. Where the channel's people talk in threads (`in_threads`,
+/// [`talks_in_threads`]), a top-level message begins a conversation of its
+/// own, in its thread from the start: the question's own time, so that no
+/// other person's new top-level message answers it.
+///
+/// [`talks_in_threads`]: super::rules::talks_in_threads
+pub fn thread_began(question: &Message, channel: &[Message], in_threads: bool) -> Option<Ts> {
+    if question.thread_ts.is_some() {
+        return None;
+    }
+    if in_threads {
+        return Some(question.ts);
+    }
+    channel
+        .iter()
+        .filter(|m| !m.is_bot && m.thread_ts == Some(question.ts))
+        .map(|m| m.ts)
+        .min()
 }
 
 /// A member of the workspace (a person or a bot).

@@ -7,6 +7,7 @@ use super::ids::{Ts, UserId};
 use super::job::Job;
 use super::message::Message;
 use super::reply::{closing, Reply};
+use super::rules::is_question;
 use super::settings::Settings;
 use super::text::mentions_user;
 
@@ -217,13 +218,62 @@ pub fn route(
     if settings.thresholds_in(&message.channel).is_none() {
         return Route::Nothing;
     }
+    // A question gets a wait of its own, under its thread's key: the
+    // channel's other top-level messages do not restart it, a reply in
+    // its thread does (`ingest` bounds how many a channel gets).
+    let thread_ts = match message.thread_ts {
+        Some(root) => Some(root),
+        None => waits_on_its_own(message).then_some(message.ts),
+    };
     Route::JudgeAt {
         at: now + jittered_wait(settings.min_wait_seconds, settings.jitter_ratio, unit),
         job: Job::Judgment {
             channel: message.channel.clone(),
-            thread_ts: message.thread_ts,
+            thread_ts,
             newest_ts: message.ts,
         },
+    }
+}
+
+/// Whether a top-level `message` is judged on its own wait, apart from the
+/// channel's top level: a question ([`is_question`]) put to nobody by an
+/// @-mention. On the top level's one wait, which every new message there
+/// restarts, a question in a busy channel would be judged only if it were
+/// the last message when the channel went quiet. One put to someone is
+/// theirs: it stays on the top level's wait.
+pub fn waits_on_its_own(message: &Message) -> bool {
+    message.thread_ts.is_none() && !message.text.contains("<@") && is_question(&message.text)
+}
+
+/// The most top-level questions of one channel given a wait of their own
+/// in an hour ([`waits_on_its_own`]); the others wait with the top level,
+/// as every message did before. So a busy channel makes at most this many
+/// schedules of questions an hour, besides its top level's and its
+/// threads'. No channel of the dev corpora asks more than 20 top-level
+/// questions in an hour (docs/deciding.md).
+pub const QUESTION_WAITS_PER_HOUR: u64 = 20;
+
+/// The same judgment on the top level's wait: a question over the
+/// channel's [`QUESTION_WAITS_PER_HOUR`].
+pub fn on_the_top_level(route: Route) -> Route {
+    match route {
+        Route::JudgeAt {
+            at,
+            job:
+                Job::Judgment {
+                    channel,
+                    thread_ts: _,
+                    newest_ts,
+                },
+        } => Route::JudgeAt {
+            at,
+            job: Job::Judgment {
+                channel,
+                thread_ts: None,
+                newest_ts,
+            },
+        },
+        other => other,
     }
 }
 
@@ -249,6 +299,47 @@ mod tests {
 
     fn now() -> DateTime<Utc> {
         Ts::parse("100.0").unwrap().to_datetime()
+    }
+
+    fn judged(route: Route) -> Job {
+        match route {
+            Route::JudgeAt { job, .. } => job,
+            other => panic!("not a judgment: {other:?}"),
+        }
+    }
+
+    fn thread_of(job: &Job) -> Option<Ts> {
+        match job {
+            Job::Judgment { thread_ts, .. } => *thread_ts,
+            other => panic!("not a judgment: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_top_level_question_waits_on_its_own_under_its_threads_key() {
+        let s = Settings::default();
+        let route_of = |m: &Message| route(m, Some(&bot()), false, &s, now(), 0.5);
+        // A question: its own wait, keyed as its thread is.
+        let q = message("U1", "is there a command to list the chains?", None);
+        let job = judged(route_of(&q));
+        assert_eq!(thread_of(&job), Some(q.ts));
+        assert!(waits_on_its_own(&q));
+        // Anything else at the top level waits with the top level.
+        let chat = message("U1", "lunch was great", None);
+        assert_eq!(thread_of(&judged(route_of(&chat))), None);
+        // A question put to someone by an @-mention is theirs: the top level.
+        let put = message("U1", "<@UBOB> can you review my patch?", None);
+        assert_eq!(thread_of(&judged(route_of(&put))), None);
+        // A reply waits with its thread, question or not.
+        let reply = message("U1", "does it list the nat table too?", Some("50.0"));
+        assert_eq!(
+            thread_of(&judged(route_of(&reply))),
+            Some(Ts::parse("50.0").unwrap())
+        );
+        assert!(!waits_on_its_own(&reply));
+        // Over the channel's bound it waits with the top level.
+        let over = on_the_top_level(route_of(&q));
+        assert_eq!(thread_of(&judged(over)), None);
     }
 
     #[test]

@@ -37,7 +37,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::Duration;
 use myao_domain::message::speaks_to;
-use myao_domain::rules::is_question;
+use myao_domain::rules::{is_question, talks_in_threads};
 use myao_domain::{ChannelId, Message, Ts, UserId};
 use serde::Serialize;
 
@@ -184,8 +184,13 @@ fn ratio(part: usize, whole: usize) -> f64 {
 
 /// When each thread began (its first reply, of the messages and posts it is
 /// made of): a top-level question's conversation is its thread from then on
-/// ([`speaks_to`]).
-struct Threads(HashMap<(ChannelId, Ts), Ts>);
+/// ([`speaks_to`]). In a channel whose people talk in threads
+/// ([`talks_in_threads`], over all of its people's messages), from the
+/// start: another person's new top-level message is another conversation.
+struct Threads {
+    began: HashMap<(ChannelId, Ts), Ts>,
+    in_threads: BTreeSet<ChannelId>,
+}
 
 impl Threads {
     fn of(people: &[Message], posts: &[Post]) -> Threads {
@@ -202,14 +207,24 @@ impl Threads {
             let first = began.entry((channel.clone(), root)).or_insert(ts);
             *first = (*first).min(ts);
         }
-        Threads(began)
+        let mut by_channel: BTreeMap<&ChannelId, Vec<Message>> = BTreeMap::new();
+        for m in people {
+            by_channel.entry(&m.channel).or_default().push(m.clone());
+        }
+        let in_threads = by_channel
+            .into_iter()
+            .filter(|(_, messages)| talks_in_threads(messages))
+            .map(|(channel, _)| channel.clone())
+            .collect();
+        Threads { began, in_threads }
     }
 
     /// The conversation of `q`, its thread's beginning looked up once.
     fn asked<'a>(&self, q: &'a Message) -> Asked<'a> {
         let began = match q.thread_ts {
             Some(_) => None,
-            None => self.0.get(&(q.channel.clone(), q.ts)).copied(),
+            None if self.in_threads.contains(&q.channel) => Some(q.ts),
+            None => self.began.get(&(q.channel.clone(), q.ts)).copied(),
         };
         Asked { q, began }
     }
@@ -263,6 +278,14 @@ fn channel_hours(people: &[Message]) -> BTreeMap<ChannelId, Figures> {
     out
 }
 
+/// Whether `m` is a question that may be left to the room: a question
+/// ([`is_question`]) that @-mentions nobody. One put to someone by an
+/// @-mention is theirs (or, put to the bot, a call it answers at once):
+/// none is counted as left unanswered, at any level or for the room.
+fn left_to_ask(m: &Message) -> bool {
+    is_question(&m.text) && !m.text.contains("<@")
+}
+
 /// The questions people left unanswered, and those the bot joined.
 fn count_unanswered_questions(
     out: &mut BTreeMap<ChannelId, Figures>,
@@ -270,7 +293,7 @@ fn count_unanswered_questions(
     people: &[Message],
     posts: &[Post],
 ) {
-    for q in people.iter().filter(|m| is_question(&m.text)) {
+    for q in people.iter().filter(|m| left_to_ask(m)) {
         let at = q.ts.to_datetime();
         let asked = threads.asked(q);
         let next_other = people
@@ -448,7 +471,7 @@ pub fn room_curve(people: &[Message]) -> Vec<RoomPoint> {
             let wait = Duration::minutes(minutes);
             let posts: Vec<Post> = people
                 .iter()
-                .filter(|q| is_question(&q.text))
+                .filter(|q| left_to_ask(q))
                 .filter(|q| {
                     let (at, asked) = (q.ts.to_datetime(), threads.asked(q));
                     !people.iter().any(|m| {
@@ -599,6 +622,34 @@ mod tests {
             said("UC", 900, "use the disks app", Some(0)),
         ];
         assert_eq!(only(&answered, &posts).preempted, 1);
+    }
+
+    #[test]
+    fn where_people_talk_in_threads_a_new_top_level_message_answers_no_question() {
+        // Five replies, half of the people's messages: threads are the habit.
+        let mut people = vec![
+            said("UA", 0, "how do I mount a usb stick?", None),
+            said("UC", 60, "the game was great", None),
+        ];
+        for i in 0..5 {
+            people.push(said("UD", 70 + i, "it was", Some(60)));
+        }
+        let f = only(&people, &[post(900, Some(0), true)]);
+        assert_eq!((f.questions, f.joined, f.preempted), (1, 1, 0));
+        // At the top level, the same next message answers it.
+        let flat: Vec<Message> = people
+            .iter()
+            .filter(|m| m.thread_ts.is_none())
+            .cloned()
+            .collect();
+        assert_eq!(only(&flat, &[]).questions, 0);
+    }
+
+    #[test]
+    fn a_question_put_to_someone_by_an_at_mention_is_never_left() {
+        let people = [said("UA", 0, "<@UB> can you review my patch?", None)];
+        assert_eq!(only(&people, &[post(900, Some(0), true)]).questions, 0);
+        assert!(room_curve(&people).iter().all(|p| p.questions == 0));
     }
 
     #[test]

@@ -17,7 +17,8 @@ use myao_domain::labels::{Label, Source};
 use myao_domain::limits;
 use myao_domain::metrics::{self, Datum};
 use myao_domain::routing::{
-    addressed, engaged, may_be_engaged, route, spoke_within, Addressed, Engagement, Route,
+    addressed, engaged, may_be_engaged, on_the_top_level, route, spoke_within, Addressed,
+    Engagement, Route, QUESTION_WAITS_PER_HOUR,
 };
 use myao_domain::{
     ChannelId, Conversation, Forget, Job, JobKind, Message, Settings, TeamId, Ts, UserId,
@@ -628,6 +629,7 @@ impl Ingest {
                     .engaged_routing(settings, bot, &message, routing, now)
                     .await?;
                 let routing = self.catch_up(routing, &message).await?;
+                let routing = self.within_bound(routing, &message, now).await?;
                 let routing = self.within_ceiling(settings, routing, now).await?;
                 self.make_job(&routing).await?;
                 self.ports
@@ -640,6 +642,7 @@ impl Ingest {
         let routing = self
             .engaged_routing(settings, bot, &message, routing, now)
             .await?;
+        let routing = self.within_bound(routing, &message, now).await?;
         let routing = self.within_ceiling(settings, routing, now).await?;
         if needs_job {
             self.make_job(&routing).await?;
@@ -653,6 +656,39 @@ impl Ingest {
                 .await?;
         }
         Ok(Outcome::Stored { routed: routing })
+    }
+
+    /// A question's own wait, within its channel's
+    /// [`QUESTION_WAITS_PER_HOUR`]: one counter write, for a question alone
+    /// (any other message costs nothing more). Over the bound, the question
+    /// waits with the channel's top level.
+    async fn within_bound(
+        &self,
+        routing: Route,
+        message: &Message,
+        now: DateTime<Utc>,
+    ) -> Result<Route, PortError> {
+        let own = matches!(
+            &routing,
+            Route::JudgeAt { job: Job::Judgment { thread_ts: Some(root), .. }, .. }
+                if *root == message.ts && message.thread_ts.is_none()
+        );
+        if !own {
+            return Ok(routing);
+        }
+        let counter = limits::question_waits(&message.channel, now);
+        if self
+            .ports
+            .store
+            .count(&counter.key, QUESTION_WAITS_PER_HOUR, counter.expires_at)
+            .await?
+        {
+            return Ok(routing);
+        }
+        tracing::info!(
+            "the channel's question waits are spent this hour: judged with its top level"
+        );
+        Ok(on_the_top_level(routing))
     }
 
     /// A judgment moved no later than its conversation's ceiling.
@@ -826,6 +862,43 @@ mod tests {
         // (`max_wait_seconds`), one for its routing record; one scheduler call
         assert_eq!(b.store.counts().writes(), 3);
         assert_eq!(b.board.call_counts(), (1, 0));
+    }
+
+    #[tokio::test]
+    async fn a_question_waits_on_its_own_within_the_channels_bound_and_costs_one_count() {
+        let b = bed();
+        let asked = |i: u64| format!("17676000{:02}.000100", i);
+        let r = send(
+            &b,
+            &message_event(
+                &asked(0),
+                None,
+                "is there a command to list the chains?",
+                "message",
+            ),
+        )
+        .await;
+        assert_eq!(r.status, 200);
+        let scheduled = b.board.scheduled();
+        assert_eq!(scheduled.len(), 1);
+        assert_eq!(scheduled[0].name.as_str(), "judgment-C1-1767600000.000100");
+        // As a plain message's three writes, and one count of the bound.
+        assert_eq!(b.store.counts().writes(), 4);
+        // The bound's first QUESTION_WAITS_PER_HOUR questions of the hour
+        // wait on their own; the next waits with the top level.
+        for i in 1..=QUESTION_WAITS_PER_HOUR {
+            let text = format!("question {i}: does anyone know the flag for this?");
+            send(&b, &message_event(&asked(i), None, &text, "message")).await;
+        }
+        let names: Vec<String> = b
+            .board
+            .scheduled()
+            .iter()
+            .map(|s| s.name.as_str().to_owned())
+            .collect();
+        let own = names.iter().filter(|n| *n != "judgment-C1-top").count();
+        assert_eq!(own as u64, QUESTION_WAITS_PER_HOUR, "{names:?}");
+        assert!(names.iter().any(|n| n == "judgment-C1-top"), "{names:?}");
     }
 
     #[tokio::test]

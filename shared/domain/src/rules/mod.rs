@@ -33,7 +33,7 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::ids::{Ts, UserId};
-use super::message::Message;
+use super::message::{speaks_to, thread_began, Message};
 use super::reply::{closing, Closing};
 use super::text::spoken;
 use super::text::{mentions_user, names};
@@ -41,7 +41,7 @@ use super::text::{mentions_user, names};
 mod questions;
 
 pub use questions::{is_question, moved_on, to_the_room};
-use questions::{mentions_other, person, unanswered_question};
+use questions::{person, unanswered_question};
 
 /// How readily the bot speaks unprompted: the thresholds of the rule stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -117,8 +117,6 @@ pub enum Signal {
     AfterSilence,
     /// A word of the persona's interests (`interest_keywords`).
     Interest,
-    /// The question @-mentions another person: it is theirs to answer.
-    AskedSomeoneElse,
     /// Only two people are talking: a dialogue, not an open room.
     TwoPeople,
     /// Many messages of the conversation in a short time: it is lively
@@ -130,8 +128,8 @@ pub enum Signal {
     /// person take to answer ([`pace_wait`]): not left to the room yet.
     NotLeftYet,
     /// The waiting question answers the other person's last message in a
-    /// live exchange of two or three people and is not put to the room, or
-    /// it @-mentions someone else, and it has not stalled: it is theirs.
+    /// live exchange of two or three people and is not put to the room,
+    /// and it has not stalled: it is theirs.
     TheirExchange,
 }
 
@@ -142,7 +140,6 @@ impl Signal {
             Signal::UnansweredQuestion => 60,
             Signal::AfterSilence => 10,
             Signal::Interest => 15,
-            Signal::AskedSomeoneElse => -20,
             Signal::TwoPeople => -10,
             Signal::Burst => -5,
             Signal::BotRecent => -10,
@@ -157,7 +154,6 @@ impl Signal {
             Signal::UnansweredQuestion => "unanswered_question",
             Signal::AfterSilence => "after_silence",
             Signal::Interest => "interest",
-            Signal::AskedSomeoneElse => "asked_someone_else",
             Signal::TwoPeople => "two_people",
             Signal::Burst => "burst",
             Signal::BotRecent => "bot_recent",
@@ -445,24 +441,36 @@ fn waiting_question(
     signals: &mut Vec<Signal>,
 ) -> Option<DateTime<Utc>> {
     signals.push(Signal::UnansweredQuestion);
-    if mentions_other(&q.text, scene.bot) {
-        signals.push(Signal::AskedSomeoneElse);
-    }
     let pace = pace(scene.conversation, scene.channel);
-    let asked = q.ts.to_datetime();
+    let asked = first_asked(scene, q).ts.to_datetime();
     let left = asked + scene.learned_wait.unwrap_or_else(|| pace_wait(pace));
     let stalled = asked + stall_wait(pace);
     if scene.now < left {
         signals.push(Signal::NotLeftYet);
         Some(left)
-    } else if scene.now < stalled
-        && (their_exchange(scene.conversation, q) || mentions_other(&q.text, scene.bot))
-    {
+    } else if scene.now < stalled && their_exchange(scene.conversation, q) {
         signals.push(Signal::TheirExchange);
         Some(stalled)
     } else {
         None
     }
+}
+
+/// The first question of the run of its asker's messages that `q` ends:
+/// a question stays open while only its asker speaks (a follow-up line,
+/// the code, "anyone?", another way to put it), so its wait runs from the
+/// first of them, not again from each. No older than [`QUESTION_MAX_AGE`].
+fn first_asked<'a>(scene: &Scene<'a>, q: &'a Message) -> &'a Message {
+    let oldest = scene.now - QUESTION_MAX_AGE;
+    scene
+        .conversation
+        .iter()
+        .rev()
+        .skip_while(|m| m.ts >= q.ts)
+        .take_while(|m| person(m) && m.user == q.user && m.ts.to_datetime() >= oldest)
+        .filter(|m| is_question(&m.text))
+        .last()
+        .unwrap_or(q)
 }
 
 /// The conversation's latest message of a person.
@@ -833,24 +841,21 @@ mod tests {
 
     #[test]
     fn a_question_to_someone_else_is_theirs() {
+        // Put to someone by an @-mention: theirs, however long they take.
         let q = msg("UA", 0, "<@UB> did you try the new kernel?", None);
-        let s = scored(std::slice::from_ref(&q), std::slice::from_ref(&q), 300);
-        assert!(s.signals.contains(&Signal::AskedSomeoneElse));
-        assert_eq!(
-            s.signals,
-            vec![
-                Signal::UnansweredQuestion,
-                Signal::AskedSomeoneElse,
-                Signal::TheirExchange,
-                Signal::AfterSilence
-            ]
+        for now in [300, 1500] {
+            let s = scored(std::slice::from_ref(&q), std::slice::from_ref(&q), now);
+            assert!(!s.signals.contains(&Signal::UnansweredQuestion), "{now}");
+            assert_eq!((s.answers, s.again), (Some(q.ts), None), "{now}");
+        }
+        // One to the bot is a call, answered at once, not left here.
+        let to_bot = msg("UA", 0, "<@UBOT> did you try the new kernel?", None);
+        let s = scored(
+            std::slice::from_ref(&to_bot),
+            std::slice::from_ref(&to_bot),
+            300,
         );
-        assert_eq!(s.total, 60 - 20 - 60 + 10);
-        // Theirs until it stalls; then only the mention weighs against it.
-        assert_eq!(s.again, Some(at(0) + STALL_MIN));
-        let s = scored(std::slice::from_ref(&q), std::slice::from_ref(&q), 1500);
-        assert_eq!(s.total, 60 - 20 + 10);
-        assert_eq!(s.again, None);
+        assert!(s.signals.contains(&Signal::UnansweredQuestion));
     }
 
     #[test]
@@ -1108,6 +1113,81 @@ mod tests {
             interests: &[],
             learned_wait: None,
         });
+        assert!(s.signals.contains(&Signal::UnansweredQuestion));
+        assert_eq!(s.answers, Some(q.ts));
+    }
+
+    /// The score of a top-level question's own thread (`thread`, its root
+    /// first) among the channel's messages, with a learned wait.
+    fn scored_in_thread(thread: &[Message], channel: &[Message], now: i64, wait: i64) -> Score {
+        let bot = UserId::parse(BOT).expect("id");
+        score(&Scene {
+            conversation: thread,
+            top_level: false,
+            channel,
+            bot: &bot,
+            now: at(now),
+            interests: &[],
+            learned_wait: Some(Duration::seconds(wait)),
+        })
+    }
+
+    #[test]
+    fn a_question_stays_open_while_only_its_asker_speaks_and_waits_from_its_first_line() {
+        let q = msg(
+            "UA",
+            0,
+            "has anyone had success with the nvidia driver on 8.10?",
+            None,
+        );
+        for line in [
+            "hmm......",
+            "```\nEE (II) NVIDIA(0): Failed to initialize the NVIDIA kernel module\n```",
+            "thanks in advance",
+            "誰か分かる人いますか",
+            "anyone?",
+        ] {
+            let thread = [q.clone(), msg("UA", 120, line, Some(0))];
+            let s = scored_in_thread(&thread, &thread, 300, 600);
+            assert!(s.signals.contains(&Signal::UnansweredQuestion), "{line}");
+            assert_eq!(s.answers, Some(q.ts), "{line}");
+            // Left to the room 600 s after the question, not after the line.
+            assert_eq!(s.again, Some(at(600)), "{line}");
+        }
+        // Asked again in other words: the newer question is answered, and
+        // the wait still runs from the first.
+        let again = msg("UA", 240, "or is nouveau the only way on 8.10?", Some(0));
+        let thread = [q.clone(), again.clone()];
+        let s = scored_in_thread(&thread, &thread, 300, 600);
+        assert_eq!((s.answers, s.again), (Some(again.ts), Some(at(600))));
+        // Another person's word answers it.
+        let thread = [
+            q.clone(),
+            msg("UB", 120, "use the restricted driver", Some(0)),
+        ];
+        let s = scored_in_thread(&thread, &thread, 700, 600);
+        assert!(!s.signals.contains(&Signal::UnansweredQuestion));
+    }
+
+    #[test]
+    fn a_questions_own_judgment_reads_the_top_level_only_where_people_talk_there() {
+        let q = msg(
+            "UA",
+            0,
+            "is there an iptables command to list chains?",
+            None,
+        );
+        let answer = msg("UB", 60, "iptables -L", None);
+        // People talk at the top level: the next message answers it.
+        let flat = [q.clone(), answer.clone()];
+        let s = scored_in_thread(std::slice::from_ref(&q), &flat, 900, 600);
+        assert!(!s.signals.contains(&Signal::UnansweredQuestion));
+        // People talk in threads: it is another conversation.
+        let mut threaded = vec![msg("UC", -600, "the build is red", None)];
+        threaded.extend((0..5).map(|i| msg("UD", -590 + i, "on it", Some(-600))));
+        threaded.extend([q.clone(), answer]);
+        assert!(talks_in_threads(&threaded));
+        let s = scored_in_thread(std::slice::from_ref(&q), &threaded, 900, 600);
         assert!(s.signals.contains(&Signal::UnansweredQuestion));
         assert_eq!(s.answers, Some(q.ts));
     }

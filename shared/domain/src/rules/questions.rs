@@ -66,29 +66,57 @@ pub(super) fn person(message: &Message) -> bool {
     !message.is_bot
 }
 
-/// The latest question in the conversation that a person asked and no one
-/// else (person or bot) has answered, in the conversation or, for a
-/// top-level question, in its thread: its asker may have said more since,
-/// unless he moved on ([`moved_on`]). At the top level, a question that has
-/// a thread is that thread's to judge: it is not waiting here too.
+/// The latest question in the conversation that a person asked, put to
+/// nobody by an @-mention (one put to someone is theirs, however long they
+/// take), and that no one else (person or bot) has answered in its
+/// conversation ([`said_after`]): its asker may have said more since,
+/// unless he moved on ([`moved_on`]).
+/// At the top level, a question that has a thread is that thread's to
+/// judge: it is not waiting here too.
 pub(super) fn unanswered_question<'a>(scene: &Scene<'a>) -> Option<&'a Message> {
     let oldest = scene.now - QUESTION_MAX_AGE;
+    let in_threads = talks_in_threads(scene.channel);
     scene
         .conversation
         .iter()
         .rev()
         .filter(|m| person(m) && m.ts.to_datetime() >= oldest && is_question(&m.text))
+        .filter(|m| !mentions_other(&m.text, scene.bot))
         .find(|q| {
             let in_thread = |m: &&Message| scene.top_level && m.thread_ts == Some(q.ts);
             if scene.channel.iter().any(|m| in_thread(&m)) {
                 return false;
             }
-            let later: Vec<&Message> = scene.conversation.iter().filter(|m| m.ts > q.ts).collect();
+            let later = said_after(scene, q, in_threads);
             !later
                 .iter()
                 .any(|m| m.user != q.user || m.user == *scene.bot)
                 && !moved_on(q, &later)
         })
+}
+
+/// What was said in `q`'s conversation after it, oldest first: for a
+/// question in a thread, the thread; for a top-level one, its thread and,
+/// where the channel's people do not talk in threads (`in_threads`), the
+/// top level until its thread began ([`speaks_to`]), from the judged
+/// conversation and the channel's window alike. So the judgment, the
+/// answer times it learns and the eval hold a question answered by the
+/// same messages.
+pub(super) fn said_after<'a>(scene: &Scene<'a>, q: &Message, in_threads: bool) -> Vec<&'a Message> {
+    if q.thread_ts.is_some() {
+        return scene.conversation.iter().filter(|m| m.ts > q.ts).collect();
+    }
+    let began = thread_began(q, scene.channel, in_threads);
+    let mut later: Vec<&Message> = scene
+        .conversation
+        .iter()
+        .chain(scene.channel)
+        .filter(|m| m.ts > q.ts && m.channel == q.channel)
+        .filter(|m| speaks_to(q, m.thread_ts, m.ts, began))
+        .collect();
+    later.sort_by_key(|m| m.ts);
+    later.dedup_by_key(|m| m.ts);
+    later
 }
 
 /// Words that put a question to the room rather than to one person.

@@ -14,7 +14,7 @@ use myao_domain::labels::tuning_of;
 use myao_domain::limits;
 use myao_domain::reply::Closing;
 use myao_domain::routing::jittered_wait;
-use myao_domain::rules::{self, Decision, Facts, Gate, Score, Thresholds};
+use myao_domain::rules::{self, Decision, Facts, Gate, Score, Signal, Thresholds};
 use myao_domain::{
     ChannelId, Conversation, Job, JobKind, JudgmentResult, Message, Reply, Settings, Ts, UserId,
 };
@@ -333,8 +333,26 @@ impl Judgment<'_> {
     async fn quiet(&self, ruling: Ruling) -> Result<JudgmentOutcome, PortError> {
         if let Some(at) = ruling.score.again {
             self.again(at).await?;
+            if ruling.score.signals.contains(&Signal::NotLeftYet) {
+                self.hold_window_until(at).await?;
+            }
         }
         Ok(JudgmentOutcome::Quiet(ruling))
+    }
+
+    /// Keeps the conversation's judgment window (its ceiling) at `at`, when
+    /// its waiting question is left to the room: a question stays open
+    /// while its asker adds lines, and its wait runs from the question, so
+    /// a line of his (or any message) does not push the judgment past it.
+    /// A message that came since this judgment read the conversation holds
+    /// a window of its own already: the claim then changes nothing.
+    async fn hold_window_until(&self, at: DateTime<Utc>) -> Result<(), PortError> {
+        let key = limits::judgment_window(self.name.as_str());
+        self.cx
+            .store()
+            .claim(&key, at + limits::WINDOW_GRACE)
+            .await?;
+        Ok(())
     }
 
     /// A reaction the rule stage is sure of (thanks to the bot).

@@ -8,6 +8,7 @@ use chrono::Duration;
 
 use myao_core::ports::{Claims, Messages, PortError, SlackApi};
 use myao_domain::people::{forget_me, FORGOTTEN_NOTICE};
+use myao_domain::rules::talks_in_threads;
 use myao_domain::text::escape;
 use myao_domain::{ChannelId, Conversation, EmojiName, Job, Message, Reply, Ts};
 
@@ -171,7 +172,14 @@ async fn late(cx: &JobContext<'_>, job: &Job) -> Result<Option<ResponseOutcome>,
     let stale = answered_since(cx, &conversation, *newest_ts, *seen_ts).await?
         || opening_broken(cx.store(), channel, *newest_ts, reply).await?
         || answered_in_its_thread(cx.store(), &conversation, *newest_ts, reply).await?
-        || spoken_after_at_the_top_level(cx.store(), &conversation, *newest_ts, *seen_ts).await?;
+        || spoken_after_at_the_top_level(
+            cx.store(),
+            &conversation,
+            *newest_ts,
+            *seen_ts,
+            settings.channel_messages_limit as usize,
+        )
+        .await?;
     Ok(stale.then_some(ResponseOutcome::Stale))
 }
 
@@ -267,7 +275,9 @@ async fn answered_in_its_thread(
 /// (`seen_ts`, else that message) and before a reply began the thread:
 /// until then the top level is the message's conversation ([`speaks_to`]),
 /// and the top level's own judgment decides again, as it does for an answer
-/// that goes to the top level.
+/// that goes to the top level. Not where the channel's people talk in
+/// threads ([`talks_in_threads`], over its `window_limit` newest messages):
+/// there a new top-level message is another conversation.
 ///
 /// [`speaks_to`]: myao_domain::message::speaks_to
 async fn spoken_after_at_the_top_level(
@@ -275,6 +285,7 @@ async fn spoken_after_at_the_top_level(
     conversation: &Conversation,
     newest_ts: Ts,
     seen_ts: Option<Ts>,
+    window_limit: usize,
 ) -> Result<bool, PortError> {
     if conversation.thread_ts != Some(newest_ts) {
         return Ok(false);
@@ -287,12 +298,15 @@ async fn spoken_after_at_the_top_level(
         .filter(|m| m.thread_ts.is_some())
         .map(|m| m.ts)
         .min();
-    let top = Conversation::top_level(conversation.channel.clone());
-    let spoken = messages
-        .conversation_messages(&top, context::RECENT)
-        .await?
-        .iter()
-        .any(|m| !m.is_bot && m.ts > seen && began.is_none_or(|b| m.ts < b));
+    let window = messages
+        .recent_messages(&conversation.channel, window_limit.max(context::RECENT))
+        .await?;
+    if talks_in_threads(&window) {
+        return Ok(false);
+    }
+    let spoken = window.iter().any(|m| {
+        !m.is_bot && m.thread_ts.is_none() && m.ts > seen && began.is_none_or(|b| m.ts < b)
+    });
     if spoken {
         tracing::info!(job = %newest_ts, "stale response job: spoken after at the top level");
     }
