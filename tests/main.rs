@@ -26,6 +26,7 @@ mod memory;
 mod metrics;
 mod privacy;
 mod proactive;
+mod question_waits;
 mod reactions;
 mod real_model;
 mod template;
