@@ -13,8 +13,14 @@ use serde_json::{json, Value};
 const CAROL: &str = "UCAROL";
 
 /// A bed whose #general talks in threads: an hour before, Bob's message and
-/// five replies under it.
+/// five replies under it, a minute apart.
 async fn threading_channel() -> Bed<DynamoStore> {
+    threading_channel_at(60).await
+}
+
+/// [`threading_channel`] whose replies came `gap` seconds apart: the pace
+/// at which its people answer each other.
+async fn threading_channel_at(gap: i64) -> Bed<DynamoStore> {
     let bed = Bed::on_emulator(|s| {
         // The product's thresholds (`normal`).
         s.rule_thresholds = None;
@@ -27,7 +33,7 @@ async fn threading_channel() -> Bed<DynamoStore> {
         earlier.push(message(
             GENERAL,
             who,
-            ts(-3900 + i * 60),
+            ts(-3900 + i * gap),
             Some(root),
             "on it",
         ));
@@ -217,4 +223,19 @@ async fn a_channel_of_a_thousand_messages_an_hour_keeps_its_question_schedules_b
         QUESTION_WAITS_PER_HOUR + 1,
         "and the top level's"
     );
+}
+
+#[tokio::test]
+async fn its_askers_next_line_does_not_push_a_questions_judgment_past_its_wait() {
+    // People here answer each other four minutes apart: a question is left
+    // to the room after three of those (720 s). Judged at 300 s, it is not
+    // left yet; the asker's line at 600 s would wait five minutes more
+    // (900 s), but the question's wait ends at 720 s.
+    let bed = threading_channel_at(240).await;
+    let events = [
+        said(ALICE, 0, None, "does anyone know why the deploy job hangs?"),
+        said(ALICE, 600, Some(0), "it hangs at the cache step"),
+    ];
+    play(&bed, &events, 800).await;
+    assert_eq!(posted_in(&bed).await, vec![thread(0)]);
 }
