@@ -1005,6 +1005,19 @@ async fn the_aws_calls_of_each_kind_of_message() -> Result<()> {
         ("the same delivery again", reply_to_bob),
         ("a mention", mention("message")),
         ("its app_mention event", mention("app_mention")),
+        (
+            "a top-level message",
+            event("message", "1767600000.000500", None, "lunch is at noon"),
+        ),
+        (
+            "a top-level question",
+            event(
+                "message",
+                "1767600000.000600",
+                None,
+                "does anyone know why the deploy hangs?",
+            ),
+        ),
     ];
     let mut costs = Vec::new();
     for (what, e) in deliveries {
@@ -1057,6 +1070,25 @@ async fn the_aws_calls_of_each_kind_of_message() -> Result<()> {
                 ops_of(&["PutItem", "SendMessage", "UpdateItem"])
             ),
             ("its app_mention event", ops_of(&["PutItem"])),
+            (
+                "a top-level message",
+                // no thread to read; the top level's schedule (the warm-up's)
+                // moved
+                ops_of(&["PutItem", "PutItem", "UpdateSchedule", "UpdateItem"])
+            ),
+            (
+                "a top-level question",
+                // one more: the count of the channel's question waits
+                // (`QUESTION_WAITS_PER_HOUR`), then its own schedule
+                ops_of(&[
+                    "PutItem",
+                    "UpdateItem",
+                    "PutItem",
+                    "UpdateSchedule",
+                    "CreateSchedule",
+                    "UpdateItem"
+                ])
+            ),
         ]
     );
     Ok(())
