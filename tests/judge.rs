@@ -188,21 +188,23 @@ async fn a_question_left_hanging_is_answered_without_a_judgment_call() {
 /// at the top level.
 async fn threading_channel() -> Bed<DynamoStore> {
     let bed = bed(|_| {}).await;
-    let root = ts(-4000);
-    let mut earlier = vec![message(GENERAL, BOB, root, None, "the build is red")];
-    for i in 0..5 {
-        let who = if i % 2 == 0 { ALICE } else { BOB };
-        earlier.push(message(
-            GENERAL,
-            who,
-            ts(-3900 + i * 60),
-            Some(root),
-            "on it",
-        ));
-    }
-    bed.seed(&earlier).await;
+    bed.seed_thread_habit(60).await;
     seed_question(&bed, -400, -300).await;
     bed
+}
+
+/// The posts once the top level's sure answer up to `newest` is due, Bob
+/// having written `meanwhile` at the top level after the judgment.
+async fn answered_after(bed: &Bed<DynamoStore>, newest: Ts, meanwhile: &str) -> Vec<Value> {
+    let outcome = judge(bed, &judgment(None, newest)).await;
+    let JudgmentOutcome::Sure { at, .. } = &outcome else {
+        panic!("expected an answer without asking, got {outcome:?}");
+    };
+    bed.seed(&[message(GENERAL, BOB, ts(-299), None, meanwhile)])
+        .await;
+    bed.clock.set(*at);
+    bed.run_due().await;
+    bed.posts().await
 }
 
 #[tokio::test]
@@ -229,34 +231,19 @@ async fn an_answer_on_its_way_to_a_threads_root_stands_down_when_a_person_speaks
         "it started on friday",
     )])
     .await;
-    let outcome = judge(&bed, &judgment(None, ts(-300))).await;
-    let JudgmentOutcome::Sure { at, .. } = &outcome else {
-        panic!("expected an answer without asking, got {outcome:?}");
-    };
     // Before the answer is posted, Bob answers at the top level: the
     // thread had not begun, so the top level is still the question's
     // conversation.
-    bed.seed(&[message(GENERAL, BOB, ts(-299), None, "restart the runner")])
-        .await;
-    bed.clock.set(*at);
-    bed.run_due().await;
-    assert!(bed.posts().await.is_empty());
+    let posts = answered_after(&bed, ts(-300), "restart the runner").await;
+    assert!(posts.is_empty(), "{posts:?}");
 }
 
 #[tokio::test]
 async fn where_people_talk_in_threads_a_new_top_level_message_does_not_stop_an_answer() {
     let bed = threading_channel().await;
-    let outcome = judge(&bed, &judgment(None, ts(-300))).await;
-    let JudgmentOutcome::Sure { at, .. } = &outcome else {
-        panic!("expected an answer without asking, got {outcome:?}");
-    };
     // Bob starts a conversation of his own: here that is no answer to
     // Alice's question, which is answered in its thread.
-    bed.seed(&[message(GENERAL, BOB, ts(-299), None, "lunch anyone")])
-        .await;
-    bed.clock.set(*at);
-    bed.run_due().await;
-    let posts = bed.posts().await;
+    let posts = answered_after(&bed, ts(-300), "lunch anyone").await;
     assert_eq!(posts.len(), 1, "{posts:?}");
     assert_eq!(posts[0]["thread_ts"], json!(ts(-300).to_string()));
 }

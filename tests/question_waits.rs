@@ -7,7 +7,7 @@
 
 use myao_aws::dynamodb::DynamoStore;
 use myao_domain::routing::QUESTION_WAITS_PER_HOUR;
-use myao_tests::stubs::{at, message, ts, Bed, PromptKind, ALICE, BOB, GENERAL};
+use myao_tests::stubs::{at, ts, Bed, PromptKind, ALICE, BOB, GENERAL};
 use serde_json::{json, Value};
 
 const CAROL: &str = "UCAROL";
@@ -26,19 +26,7 @@ async fn threading_channel_at(gap: i64) -> Bed<DynamoStore> {
         s.rule_thresholds = None;
     })
     .await;
-    let root = ts(-4000);
-    let mut earlier = vec![message(GENERAL, BOB, root, None, "the build is red")];
-    for i in 0..5 {
-        let who = if i % 2 == 0 { ALICE } else { BOB };
-        earlier.push(message(
-            GENERAL,
-            who,
-            ts(-3900 + i * gap),
-            Some(root),
-            "on it",
-        ));
-    }
-    bed.seed(&earlier).await;
+    bed.seed_thread_habit(gap).await;
     bed
 }
 

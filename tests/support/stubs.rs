@@ -784,6 +784,25 @@ impl<S: Store + 'static> Bed<S> {
         }
     }
 
+    /// Seeds a habit of threads in #general: an hour before now, Bob's
+    /// message and five replies under it (Alice's and Bob's in turn), `gap`
+    /// seconds apart, the pace at which its people answer each other.
+    pub async fn seed_thread_habit(&self, gap: i64) {
+        let root = ts(-4000);
+        let mut earlier = vec![message(GENERAL, BOB, root, None, "the build is red")];
+        for i in 0..5 {
+            let who = if i % 2 == 0 { ALICE } else { BOB };
+            earlier.push(message(
+                GENERAL,
+                who,
+                ts(-3900 + i * gap),
+                Some(root),
+                "on it",
+            ));
+        }
+        self.seed(&earlier).await;
+    }
+
     /// Seeds a question at the top level of #general, 5 minutes old.
     pub async fn seed_top_level_question(&self) {
         self.seed(&[message(
