@@ -146,6 +146,23 @@ async fn the_json_has_the_four_levels_per_channel_and_in_total() {
     for c in channels {
         assert_eq!(c["levels"].as_object().unwrap().len(), 4);
     }
+    // Each level that speaks beside the room's curve (mentions_only does
+    // not): the room's joined at its preempted share, and the distance.
+    let curve = v["curve"].as_object().unwrap();
+    let mut levels: Vec<&str> = curve.keys().map(String::as_str).collect();
+    levels.sort_unstable();
+    assert_eq!(levels, ["chatty", "normal", "quiet"]);
+    for (level, c) in curve {
+        for field in ["joined", "preempted", "room_joined", "distance"] {
+            assert!(c[field].is_number(), "{level}.{field}: {c}");
+        }
+        let (joined, room) = (
+            c["joined"].as_f64().unwrap(),
+            c["room_joined"].as_f64().unwrap(),
+        );
+        assert!((c["distance"].as_f64().unwrap() - (room - joined)).abs() < 1e-9);
+        assert_eq!(c["joined"], v["total"][level.as_str()]["join_rate"]);
+    }
 }
 
 /// Judges every conversation it is asked about with its verdict; writes a
@@ -252,10 +269,21 @@ async fn the_report_page_shows_the_levels_the_channels_and_the_cases() {
     let (report, page) = example_page(HtmlOptions::default()).await;
 
     // The figures per level: six charts of four bars, the settings' level
-    // (normal) marked in each.
-    assert_eq!(page.matches("<figure class=\"chart\">").count(), 6);
+    // (normal) marked in each, and the chart of the room's curve.
+    assert_eq!(page.matches("<figure class=\"chart\">").count(), 7);
     assert_eq!(page.matches("<rect class=\"bar").count(), 24);
     assert_eq!(page.matches("<rect class=\"bar current\"").count(), 6);
+    // The curve through its waits, and the three levels that speak on it
+    // (one dot: in the example they join and are preempted alike).
+    assert_eq!(page.matches("<polyline class=\"room-line\"").count(), 1);
+    assert!(page.contains("20, 25, 29 min"), "the waits that coincide");
+    assert_eq!(
+        page.matches("<circle class=\"level-point current\"")
+            .count(),
+        1
+    );
+    assert!(page.contains(">quiet, normal, chatty</text>"));
+    assert!(!page.contains("mentions_only: joined"));
     assert_eq!(report.current, Chattiness::Normal);
     let normal = &report.levels[2];
     assert_eq!(normal.level, Chattiness::Normal);
@@ -429,7 +457,7 @@ async fn the_report_page_renders_in_headless_chromium() {
         )
     };
     let (dom, log) = run(&["--dump-dom".to_owned()]);
-    assert_eq!(dom.matches("<figure class=\"chart\">").count(), 6, "{dom}");
+    assert_eq!(dom.matches("<figure class=\"chart\">").count(), 7, "{dom}");
     assert_eq!(dom.matches("<section class=\"channel\"").count(), 3);
     assert!(dom.contains("<svg"), "{dom}");
     let errors: Vec<&str> = log

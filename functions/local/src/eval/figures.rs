@@ -187,13 +187,13 @@ fn ratio(part: usize, whole: usize) -> f64 {
 /// ([`speaks_to`]). In a channel whose people talk in threads
 /// ([`talks_in_threads`], over all of its people's messages), from the
 /// start: another person's new top-level message is another conversation.
-struct Threads {
+pub(super) struct Threads {
     began: HashMap<(ChannelId, Ts), Ts>,
     in_threads: BTreeSet<ChannelId>,
 }
 
 impl Threads {
-    fn of(people: &[Message], posts: &[Post]) -> Threads {
+    pub(super) fn of(people: &[Message], posts: &[Post]) -> Threads {
         let mut began: HashMap<(ChannelId, Ts), Ts> = HashMap::new();
         let replies = people
             .iter()
@@ -220,7 +220,7 @@ impl Threads {
     }
 
     /// The conversation of `q`, its thread's beginning looked up once.
-    fn asked<'a>(&self, q: &'a Message) -> Asked<'a> {
+    pub(super) fn asked<'a>(&self, q: &'a Message) -> Asked<'a> {
         let began = match q.thread_ts {
             Some(_) => None,
             None if self.in_threads.contains(&q.channel) => Some(q.ts),
@@ -231,14 +231,14 @@ impl Threads {
 }
 
 /// A question (or any message) and when the thread under it began.
-struct Asked<'a> {
+pub(super) struct Asked<'a> {
     q: &'a Message,
     began: Option<Ts>,
 }
 
 impl Asked<'_> {
     /// Whether `m` is in the conversation of the question.
-    fn with(&self, m: &Message) -> bool {
+    pub(super) fn with(&self, m: &Message) -> bool {
         m.channel == self.q.channel && speaks_to(self.q, m.thread_ts, m.ts, self.began)
     }
 
@@ -282,7 +282,7 @@ fn channel_hours(people: &[Message]) -> BTreeMap<ChannelId, Figures> {
 /// ([`is_question`]) that @-mentions nobody. One put to someone by an
 /// @-mention is theirs (or, put to the bot, a call it answers at once):
 /// none is counted as left unanswered, at any level or for the room.
-fn left_to_ask(m: &Message) -> bool {
+pub(super) fn left_to_ask(m: &Message) -> bool {
     is_question(&m.text) && !m.text.contains("<@")
 }
 
@@ -438,68 +438,6 @@ fn count_engaged_runs(out: &mut BTreeMap<ChannelId, Figures>, posts: &[Post]) {
     }
 }
 
-/// The waits [`room_curve`] tries, in minutes: from the least that leaves a
-/// question unanswered to the last that still joins it.
-pub const ROOM_WAITS: [i64; 5] = [10, 15, 20, 25, 29];
-
-/// What one wait alone would come to: a post after it on every question
-/// people left unanswered and nobody had answered by then.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RoomPoint {
-    pub wait_minutes: i64,
-    /// The questions people left (the same at every wait).
-    pub questions: usize,
-    /// The share of the questions people left that it joined.
-    pub join_rate: f64,
-    /// The share of those posts another person's turn followed.
-    pub preempted_rate: f64,
-}
-
-/// The room's own trade-off between joining and preempting, from the
-/// people's messages alone: for each of [`ROOM_WAITS`], a post in its
-/// thread on every question people left, measured as the bot's posts are.
-/// No rule of the bot's is in it: it answers the questions put to someone
-/// by name and those inside a live exchange too, which the levels leave to
-/// their people, so a level joins fewer. What it shows is what a wait can
-/// do: the preempted share at its latest wait is the least any wait alone
-/// gives on these questions.
-pub fn room_curve(people: &[Message]) -> Vec<RoomPoint> {
-    let threads = Threads::of(people, &[]);
-    ROOM_WAITS
-        .iter()
-        .map(|&minutes| {
-            let wait = Duration::minutes(minutes);
-            let posts: Vec<Post> = people
-                .iter()
-                .filter(|q| left_to_ask(q))
-                .filter(|q| {
-                    let (at, asked) = (q.ts.to_datetime(), threads.asked(q));
-                    !people.iter().any(|m| {
-                        m.ts > q.ts
-                            && m.user != q.user
-                            && m.ts.to_datetime() - at <= wait
-                            && asked.with(m)
-                    })
-                })
-                .map(|q| Post {
-                    channel: q.channel.clone(),
-                    ts: Ts::from_datetime(q.ts.to_datetime() + wait),
-                    thread_ts: Some(q.thread_ts.unwrap_or(q.ts)),
-                    unprompted: true,
-                    engaged: false,
-                })
-                .collect();
-            let all = total(&measure(people, &posts));
-            RoomPoint {
-                wait_minutes: minutes,
-                questions: all.questions,
-                join_rate: all.join_rate(),
-                preempted_rate: all.preempted_rate(),
-            }
-        })
-        .collect()
-}
-
 /// The figures of all channels together.
 pub fn total(per_channel: &BTreeMap<ChannelId, Figures>) -> Figures {
     let mut all = Figures::default();
@@ -649,26 +587,6 @@ mod tests {
     fn a_question_put_to_someone_by_an_at_mention_is_never_left() {
         let people = [said("UA", 0, "<@UB> can you review my patch?", None)];
         assert_eq!(only(&people, &[post(900, Some(0), true)]).questions, 0);
-        assert!(room_curve(&people).iter().all(|p| p.questions == 0));
-    }
-
-    #[test]
-    fn the_room_curve_posts_on_every_question_left_after_each_wait() {
-        let people = [
-            // Left for good: joined at every wait, never preempted.
-            said("UA", 0, "how do I mount a usb stick?", None),
-            // Answered after 17 minutes: joined and preempted at 10 and 15,
-            // answered before the bot at 20 and after.
-            said("UB", 5000, "why does grub not see windows?", None),
-            said("UC", 6020, "run update-grub", Some(5000)),
-        ];
-        let curve = room_curve(&people);
-        let at = |m: i64| curve.iter().find(|p| p.wait_minutes == m).expect("wait");
-        assert_eq!(curve.len(), ROOM_WAITS.len());
-        assert_eq!((at(10).join_rate, at(10).preempted_rate), (1.0, 0.5));
-        assert_eq!((at(15).join_rate, at(15).preempted_rate), (1.0, 0.5));
-        assert_eq!((at(20).join_rate, at(20).preempted_rate), (0.5, 0.0));
-        assert_eq!((at(29).join_rate, at(29).preempted_rate), (0.5, 0.0));
     }
 
     #[test]

@@ -3,12 +3,14 @@
 //! have spoken.
 //!
 //! The page holds the figures per level as small bar charts, the current
-//! level marked, and per channel a timeline: the people's messages as a
-//! strip, the two-person exchanges under it, and one row per level with the
-//! bot's posts and reactions, the questions it joined or missed and the
-//! exchanges it intruded on. Each mark says on hover what it is (with the
-//! rule stage's score and signals), and each highlighted case links to its
-//! line in the lists under the timeline.
+//! level marked, a chart of the levels beside the room's curve (questions
+//! joined against posts preempted, [`super::curve`]), and per channel a
+//! timeline: the people's messages as a strip, the two-person exchanges
+//! under it, and one row per level with the bot's posts and reactions, the
+//! questions it joined or missed and the exchanges it intruded on. Each
+//! mark says on hover what it is (with the rule stage's score and
+//! signals), and each highlighted case links to its line in the lists
+//! under the timeline.
 //!
 //! The page is a file that gets shared: private channels, group DMs and
 //! DMs are left out unless asked for, and messages are shortened unless
@@ -22,6 +24,8 @@ use serde::Serialize;
 
 use super::figures::{Cases, Exchange};
 use super::{figures, Counts, LevelReport, Mark, MarkKind, Report, Said};
+
+mod room_chart;
 
 /// The page's template.
 const TEMPLATE: &str = include_str!("../../templates/eval-report.html");
@@ -58,6 +62,7 @@ struct Page {
     full_text: bool,
     left_out: usize,
     charts: Vec<Chart>,
+    room: room_chart::RoomChart,
     channels: Vec<ChannelView>,
 }
 
@@ -198,6 +203,7 @@ pub fn render(report: &Report, options: HtmlOptions) -> Result<String, minijinja
         full_text: options.full_text,
         left_out: report.channel_ids().len() - shown.len(),
         charts: charts(report, &shown),
+        room: room_chart::chart(report, &shown),
         channels,
     };
     let mut env = Environment::new();

@@ -16,6 +16,7 @@
 //! its sure answers are posted as placeholders ([`OfflineWriter`]), stored
 //! and seen by what follows them, as real ones would be.
 
+pub mod curve;
 pub mod figures;
 pub mod html;
 mod rows;
@@ -210,8 +211,8 @@ pub struct Report {
     pub current: Chattiness,
     pub levels: Vec<LevelReport>,
     /// What a wait alone would do with the same questions
-    /// ([`figures::room_curve`]).
-    pub room: Vec<figures::RoomPoint>,
+    /// ([`curve::room_curve`]).
+    pub room: Vec<curve::RoomPoint>,
 }
 
 /// The settings of one level: `level` everywhere, with its own thresholds
@@ -291,7 +292,7 @@ pub async fn run(
             Chattiness::MentionsOnly
         },
         levels: reports,
-        room: figures::room_curve(&messages),
+        room: curve::room_curve(&messages),
     })
 }
 
@@ -662,6 +663,9 @@ impl Report {
         if self.room.iter().all(|p| p.questions == 0) {
             writeln!(out, "  – (no question left unanswered)")?;
         }
+        for (level, beside) in self.beside_room() {
+            writeln!(out, "  {}", beside.describe(level))?;
+        }
         out.flush()
     }
 
@@ -706,6 +710,16 @@ impl Report {
         Ok(())
     }
 
+    /// Each level that speaks unprompted (not `mentions_only`) beside the
+    /// room's curve, over every channel.
+    fn beside_room(&self) -> Vec<(&'static str, curve::Beside<'_>)> {
+        self.levels
+            .iter()
+            .filter(|l| l.level.thresholds().is_some())
+            .map(|l| (l.level.name(), curve::beside(&l.total.figures, &self.room)))
+            .collect()
+    }
+
     /// The report as one JSON object.
     pub fn to_json(&self) -> Value {
         let by_level = |counts: Vec<Counts>| -> serde_json::Map<String, Value> {
@@ -735,6 +749,11 @@ impl Report {
             "channels": channels,
             "total": by_level(self.column(None)),
             "room": self.room,
+            "curve": self
+                .beside_room()
+                .into_iter()
+                .map(|(level, beside)| (level.to_owned(), json!(beside)))
+                .collect::<serde_json::Map<String, Value>>(),
         })
     }
 }
