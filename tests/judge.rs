@@ -492,6 +492,9 @@ async fn a_question_over_the_hourly_cap_is_judged_again_when_the_hour_turns() {
     bed.run_due().await;
     assert_eq!(bed.posts().await.len(), 1);
 
+    // The next question comes after that answer (posted at the top level,
+    // where the question was the newest message).
+    bed.clock.advance(chrono::Duration::seconds(2));
     let offset = (bed.now() - at(0)).num_seconds() - 1;
     let outcome = ask(&bed, offset).await;
     assert!(matches!(outcome, JudgmentOutcome::Capped(_)), "{outcome:?}");

@@ -227,3 +227,38 @@ async fn its_askers_next_line_does_not_push_a_questions_judgment_past_its_wait()
     play(&bed, &events, 800).await;
     assert_eq!(posted_in(&bed).await, vec![thread(0)]);
 }
+
+#[tokio::test]
+async fn an_asker_who_asks_again_is_answered_once_on_the_later_question() {
+    let bed = threading_channel().await;
+    let events = [
+        said(
+            ALICE,
+            0,
+            None,
+            "how do I mount a usb disk on the build box?",
+        ),
+        said(ALICE, 20, None, "is it udisksctl or plain mount?"),
+    ];
+    play(&bed, &events, 1800).await;
+    assert_eq!(posted_in(&bed).await, vec![thread(20)]);
+}
+
+#[tokio::test]
+async fn where_people_talk_at_the_top_level_a_question_is_answered_once_where_it_was_asked() {
+    // No habit of threads: the top level's judgment (moved to the question
+    // by the stale check) and the question's own judgment both judge it;
+    // they answer it as one, at the top level where it is the newest.
+    let bed = Bed::on_emulator(|s| s.rule_thresholds = None).await;
+    let events = [
+        said(BOB, 0, None, "lunch was great"),
+        said(
+            ALICE,
+            10,
+            None,
+            "does anyone know why the deploy job hangs?",
+        ),
+    ];
+    play(&bed, &events, 1800).await;
+    assert_eq!(posted_in(&bed).await, vec![None]);
+}

@@ -7,7 +7,7 @@ use super::ids::{Ts, UserId};
 use super::job::Job;
 use super::message::Message;
 use super::reply::{closing, Reply};
-use super::rules::is_question;
+pub use super::rules::{waits_on_its_own, QUESTION_WAITS_PER_HOUR};
 use super::settings::Settings;
 use super::text::mentions_user;
 
@@ -234,24 +234,6 @@ pub fn route(
         },
     }
 }
-
-/// Whether a top-level `message` is judged on its own wait, apart from the
-/// channel's top level: a question ([`is_question`]) put to nobody by an
-/// @-mention. On the top level's one wait, which every new message there
-/// restarts, a question in a busy channel would be judged only if it were
-/// the last message when the channel went quiet. One put to someone is
-/// theirs: it stays on the top level's wait.
-pub fn waits_on_its_own(message: &Message) -> bool {
-    message.thread_ts.is_none() && !message.text.contains("<@") && is_question(&message.text)
-}
-
-/// The most top-level questions of one channel given a wait of their own
-/// in an hour ([`waits_on_its_own`]); the others wait with the top level,
-/// as every message did before. So a busy channel makes at most this many
-/// schedules of questions an hour, besides its top level's and its
-/// threads'. No channel of the dev corpora asks more than 20 top-level
-/// questions in an hour (docs/deciding.md).
-pub const QUESTION_WAITS_PER_HOUR: u64 = 20;
 
 /// The same judgment on the top level's wait: a question over the
 /// channel's [`QUESTION_WAITS_PER_HOUR`].

@@ -628,8 +628,9 @@ impl Ingest {
                 let routing = self
                     .engaged_routing(settings, bot, &message, routing, now)
                     .await?;
+                // A question's own wait is not counted again: the first
+                // delivery counted it (or failed before it could).
                 let routing = self.catch_up(routing, &message).await?;
-                let routing = self.within_bound(routing, &message, now).await?;
                 let routing = self.within_ceiling(settings, routing, now).await?;
                 self.make_job(&routing).await?;
                 self.ports

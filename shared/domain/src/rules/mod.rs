@@ -40,7 +40,9 @@ use super::text::{mentions_user, names};
 
 mod questions;
 
-pub use questions::{is_question, moved_on, to_the_room};
+pub use questions::{
+    is_question, moved_on, to_the_room, waits_on_its_own, QUESTION_WAITS_PER_HOUR,
+};
 use questions::{person, unanswered_question};
 
 /// How readily the bot speaks unprompted: the thresholds of the rule stage.
@@ -459,15 +461,25 @@ fn waiting_question(
 /// The first question of the run of its asker's messages that `q` ends:
 /// a question stays open while only its asker speaks (a follow-up line,
 /// the code, "anyone?", another way to put it), so its wait runs from the
-/// first of them, not again from each. No older than [`QUESTION_MAX_AGE`].
+/// first of them, not again from each. No older than [`QUESTION_MAX_AGE`],
+/// and none that someone else answered in its thread: that one was another
+/// question's run.
 fn first_asked<'a>(scene: &Scene<'a>, q: &'a Message) -> &'a Message {
     let oldest = scene.now - QUESTION_MAX_AGE;
+    let answered_under = |m: &Message| {
+        scene
+            .channel
+            .iter()
+            .any(|r| r.thread_ts == Some(m.ts) && r.user != m.user)
+    };
     scene
         .conversation
         .iter()
         .rev()
         .skip_while(|m| m.ts >= q.ts)
-        .take_while(|m| person(m) && m.user == q.user && m.ts.to_datetime() >= oldest)
+        .take_while(|m| {
+            person(m) && m.user == q.user && m.ts.to_datetime() >= oldest && !answered_under(m)
+        })
         .filter(|m| is_question(&m.text))
         .last()
         .unwrap_or(q)
@@ -1167,6 +1179,27 @@ mod tests {
         ];
         let s = scored_in_thread(&thread, &thread, 700, 600);
         assert!(!s.signals.contains(&Signal::UnansweredQuestion));
+    }
+
+    #[test]
+    fn a_run_of_the_askers_questions_starts_after_one_someone_answered() {
+        // Alice's first question was answered in its thread; her next one,
+        // at the top level right after it, waits from its own time.
+        let q0 = msg("UA", 0, "how do I mount a usb disk?", None);
+        let q1 = msg("UA", 1500, "and how do I unmount it safely?", None);
+        let top = [q0.clone(), q1.clone()];
+        let channel = [q0, msg("UB", 60, "udisksctl mount", Some(0)), q1.clone()];
+        let bot = UserId::parse(BOT).expect("id");
+        let s = score(&Scene {
+            conversation: &top,
+            top_level: true,
+            channel: &channel,
+            bot: &bot,
+            now: at(1600),
+            interests: &[],
+            learned_wait: Some(Duration::seconds(600)),
+        });
+        assert_eq!((s.answers, s.again), (Some(q1.ts), Some(at(2100))));
     }
 
     #[test]

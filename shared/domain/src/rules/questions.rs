@@ -56,6 +56,24 @@ fn words(text: &str) -> usize {
         .sum()
 }
 
+/// Whether a top-level `message` is judged on its own wait, apart from the
+/// channel's top level: a question ([`is_question`]) put to nobody by an
+/// @-mention. On the top level's one wait, which every new message there
+/// restarts, a question in a busy channel would be judged only if it were
+/// the last message when the channel went quiet. One put to someone is
+/// theirs: it stays on the top level's wait.
+pub fn waits_on_its_own(message: &Message) -> bool {
+    message.thread_ts.is_none() && !message.text.contains("<@") && is_question(&message.text)
+}
+
+/// The most top-level questions of one channel given a wait of their own
+/// in an hour ([`waits_on_its_own`]); the others wait with the top level,
+/// as every message did before. So a busy channel makes at most this many
+/// schedules of questions an hour, besides its top level's and its
+/// threads'. No channel of the dev corpora asks more than 20 top-level
+/// questions in an hour (docs/deciding.md).
+pub const QUESTION_WAITS_PER_HOUR: u64 = 20;
+
 /// Whether `text` @-mentions someone other than `bot`.
 pub(super) fn mentions_other(text: &str, bot: &UserId) -> bool {
     text.contains("<@") && !mentions_user(text, bot)
@@ -87,11 +105,28 @@ pub(super) fn unanswered_question<'a>(scene: &Scene<'a>) -> Option<&'a Message> 
             if scene.channel.iter().any(|m| in_thread(&m)) {
                 return false;
             }
+            if asked_again(scene, q) {
+                return false;
+            }
             let later = said_after(scene, q, in_threads);
             !later
                 .iter()
                 .any(|m| m.user != q.user || m.user == *scene.bot)
                 && !moved_on(q, &later)
+        })
+}
+
+/// Whether the asker of the top-level question `q` asked again at the top
+/// level since (a question of his own wait, within [`QUESTION_MAX_AGE`]):
+/// the later one stands for both, and is answered once, in its own thread.
+fn asked_again(scene: &Scene<'_>, q: &Message) -> bool {
+    q.thread_ts.is_none()
+        && scene.channel.iter().any(|m| {
+            m.thread_ts.is_none()
+                && m.user == q.user
+                && m.ts > q.ts
+                && m.ts.to_datetime() - q.ts.to_datetime() <= QUESTION_MAX_AGE
+                && waits_on_its_own(m)
         })
 }
 

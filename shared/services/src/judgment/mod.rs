@@ -333,7 +333,10 @@ impl Judgment<'_> {
     async fn quiet(&self, ruling: Ruling) -> Result<JudgmentOutcome, PortError> {
         if let Some(at) = ruling.score.again {
             self.again(at).await?;
-            if ruling.score.signals.contains(&Signal::NotLeftYet) {
+            // A thread's (a question's own): the top level's window is
+            // its busy conversation's, which this must not cut short.
+            let in_thread = self.scene.conversation.thread_ts.is_some();
+            if in_thread && ruling.score.signals.contains(&Signal::NotLeftYet) {
                 self.hold_window_until(at).await?;
             }
         }
@@ -438,6 +441,25 @@ impl Judgment<'_> {
     /// knew (`grounds`), kept with the post.
     fn answer(&self, ruling: &Ruling, reply: Reply, grounds: Grounds) -> Answer {
         let scene = self.scene;
+        let in_threads = rules::talks_in_threads(&scene.window);
+        // A top-level question's own conversation, its thread not begun, in
+        // a channel whose people answer at the top level: answered where
+        // the top level's judgment would answer it, at the top level while
+        // it is the newest message there, else in its thread.
+        let unthreaded = scene
+            .conversation
+            .thread_ts
+            .filter(|root| !in_threads && scene.talk.iter().all(|m| m.ts == *root));
+        if let Some(root) = unthreaded {
+            let top = Conversation::top_level(scene.conversation.channel.clone());
+            let said: Vec<Message> = scene
+                .window
+                .iter()
+                .filter(|m| top.contains(m))
+                .cloned()
+                .collect();
+            return Answer::of(&top, &said, ruling, root, reply, grounds, in_threads);
+        }
         Answer::of(
             &scene.conversation,
             &scene.talk,
@@ -445,7 +467,7 @@ impl Judgment<'_> {
             self.newest_ts,
             reply,
             grounds,
-            rules::talks_in_threads(&scene.window),
+            in_threads,
         )
     }
 
