@@ -56,6 +56,20 @@ async fn seed_question(bed: &Bed<DynamoStore>, hello: i64, asked: i64) {
     .await;
 }
 
+/// [`seed_question`] at -400 s, then Alice's detail at the top level at
+/// -300 s: the question is no longer the newest message.
+async fn seed_question_with_detail(bed: &Bed<DynamoStore>) {
+    seed_question(bed, -900, -400).await;
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(-300),
+        None,
+        "it started on friday",
+    )])
+    .await;
+}
+
 async fn judge(bed: &Bed<DynamoStore>, job: &Job) -> JudgmentOutcome {
     match bed.run(job).await {
         JobOutcome::Judgment(outcome) => outcome,
@@ -222,15 +236,7 @@ async fn an_answer_on_its_way_to_a_threads_root_stands_down_when_a_person_speaks
     // People talk at the top level here; Alice's detail after her question
     // sends the answer to the question's thread.
     let bed = bed(|_| {}).await;
-    seed_question(&bed, -900, -400).await;
-    bed.seed(&[message(
-        GENERAL,
-        ALICE,
-        ts(-300),
-        None,
-        "it started on friday",
-    )])
-    .await;
+    seed_question_with_detail(&bed).await;
     // Before the answer is posted, Bob answers at the top level: the
     // thread had not begun, so the top level is still the question's
     // conversation.
@@ -251,15 +257,7 @@ async fn where_people_talk_in_threads_a_new_top_level_message_does_not_stop_an_a
 #[tokio::test]
 async fn an_earlier_question_is_answered_in_its_thread() {
     let bed = bed(|_| {}).await;
-    seed_question(&bed, -900, -400).await;
-    bed.seed(&[message(
-        GENERAL,
-        ALICE,
-        ts(-300),
-        None,
-        "it started on friday",
-    )])
-    .await;
+    seed_question_with_detail(&bed).await;
     let post = the_sure_answer(&bed, ts(-300)).await;
     assert_eq!(post["thread_ts"], json!(ts(-400).to_string()));
 }

@@ -107,10 +107,9 @@ async fn a_top_level_question_in_a_busy_channel_is_judged_on_its_own_wait_in_its
     assert_eq!(posted_in(&bed).await, vec![thread(0)], "answered once");
 }
 
-#[tokio::test]
-async fn two_questions_seconds_apart_each_get_their_answer_in_their_own_thread() {
-    let bed = threading_channel().await;
-    let events = [
+/// Alice's and Bob's questions, 3 s apart, at the top level.
+fn two_questions() -> Vec<(i64, Value)> {
+    vec![
         said(ALICE, 0, None, "does anyone know why the deploy job hangs?"),
         said(
             BOB,
@@ -118,8 +117,13 @@ async fn two_questions_seconds_apart_each_get_their_answer_in_their_own_thread()
             None,
             "how do I rotate the staging database password?",
         ),
-    ];
-    play(&bed, &events, 1800).await;
+    ]
+}
+
+#[tokio::test]
+async fn two_questions_seconds_apart_each_get_their_answer_in_their_own_thread() {
+    let bed = threading_channel().await;
+    play(&bed, &two_questions(), 1800).await;
     let mut posts = posted_in(&bed).await;
     posts.sort();
     assert_eq!(posts, vec![thread(0), thread(3)]);
@@ -133,16 +137,13 @@ async fn two_questions_seconds_apart_each_get_their_answer_in_their_own_thread()
 #[tokio::test]
 async fn a_question_answered_in_its_thread_meanwhile_is_left_to_its_answer() {
     let bed = threading_channel().await;
-    let events = [
-        said(ALICE, 0, None, "does anyone know why the deploy job hangs?"),
-        said(
-            BOB,
-            3,
-            None,
-            "how do I rotate the staging database password?",
-        ),
-        said(CAROL, 120, Some(0), "the runner is out of disk, I am on it"),
-    ];
+    let mut events = two_questions();
+    events.push(said(
+        CAROL,
+        120,
+        Some(0),
+        "the runner is out of disk, I am on it",
+    ));
     play(&bed, &events, 1800).await;
     assert_eq!(posted_in(&bed).await, vec![thread(3)]);
 }

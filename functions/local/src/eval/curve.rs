@@ -239,22 +239,7 @@ impl Beside<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use myao_domain::UserId;
-
-    fn ts(secs: u64) -> Ts {
-        Ts::from_parts(1_700_000_000 + secs, 0)
-    }
-
-    fn said(user: &str, secs: u64, text: &str, thread: Option<u64>) -> Message {
-        Message::new(
-            ChannelId::parse("C1").expect("id"),
-            UserId::parse(user).expect("id"),
-            text,
-            ts(secs),
-            thread.map(ts),
-            false,
-        )
-    }
+    use crate::eval::figures::fixtures::said;
 
     /// A point of a curve of ten questions.
     fn point(wait_minutes: i64, join_rate: f64, preempted_rate: f64) -> RoomPoint {

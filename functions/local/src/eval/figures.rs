@@ -447,15 +447,18 @@ pub fn total(per_channel: &BTreeMap<ChannelId, Figures>) -> Figures {
     all
 }
 
+/// The messages the eval's tests are made of.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(super) mod fixtures {
+    use myao_domain::{ChannelId, Message, Ts, UserId};
 
-    fn ts(secs: u64) -> Ts {
+    /// `secs` seconds after a fixed instant.
+    pub(crate) fn ts(secs: u64) -> Ts {
         Ts::from_parts(1_700_000_000 + secs, 0)
     }
 
-    fn said(user: &str, secs: u64, text: &str, thread: Option<u64>) -> Message {
+    /// A person's message in #C1, at the top level or in `thread`.
+    pub(crate) fn said(user: &str, secs: u64, text: &str, thread: Option<u64>) -> Message {
         Message::new(
             ChannelId::parse("C1").expect("id"),
             UserId::parse(user).expect("id"),
@@ -465,6 +468,12 @@ mod tests {
             false,
         )
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{said, ts};
+    use super::*;
 
     fn post(secs: u64, thread: Option<u64>, unprompted: bool) -> Post {
         Post {
