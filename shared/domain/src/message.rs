@@ -104,9 +104,8 @@ impl Conversation {
 /// details too). Once a top-level question has a thread, its conversation
 /// is there: another person's new top-level message is another
 /// conversation, not an answer. Where a channel's people talk in threads,
-/// its conversation is there from the start: the caller gives the
-/// question's own time as `thread_began`
-/// ([`thread_began`]).
+/// its conversation is there from the start: [`thread_began`] gives the
+/// question's own time.
 pub fn speaks_to(
     question: &Message,
     thread_ts: Option<Ts>,
