@@ -18,7 +18,7 @@ use myao_aws::http_client;
 use myao_core::adapters::system::StaticSecrets;
 use myao_domain::metrics;
 use myao_domain::settings::LlmProvider;
-use myao_domain::{Job, Settings};
+use myao_domain::{Job, JudgmentJob, ResponseJob, Settings};
 use myao_llm::bedrock::{BedrockLlm, JSON_TURN, TEXT_TURN};
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
@@ -116,11 +116,11 @@ async fn on_bedrock(judgment: ResponseTemplate) -> (Bed, MockServer) {
 /// A question at the top level of #general, 5 minutes old, and its judgment.
 async fn judge(bed: &Bed) -> JudgmentOutcome {
     bed.seed_top_level_question().await;
-    let job = Job::Judgment {
+    let job = Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: None,
         newest_ts: ts(-300),
-    };
+    });
     match bed.run(&job).await {
         JobOutcome::Judgment(outcome) => outcome,
         other => panic!("not a judgment outcome: {other:?}"),
@@ -210,7 +210,7 @@ async fn a_garbage_or_unreadable_answer_from_bedrock_posts_nothing() {
         assert!(
             later
                 .iter()
-                .all(|(job, _)| !matches!(job, Job::Response { .. })),
+                .all(|(job, _)| !matches!(job, Job::Response(ResponseJob { .. }))),
             "{later:?}"
         );
         assert!(bed.posts().await.is_empty());

@@ -9,7 +9,10 @@ use chrono::Duration;
 use myao_core::ports::{ChannelRecords, MemoryRecords};
 use myao_domain::budget::estimate_tokens;
 use myao_domain::Reply;
-use myao_domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
+use myao_domain::{
+    Channel, ChannelMemoryJob, Job, JudgmentJob, Memory, MemoryKind, MemoryScope, ResponseJob,
+    Visibility,
+};
 use myao_testkit::ids::channel;
 use myao_tests::stubs::{at, message, ts, verdict, Bed, PromptKind, ALICE, BOB, GENERAL};
 
@@ -23,10 +26,12 @@ async fn a_message_full_of_fake_mentions_costs_a_handful_of_lookups() {
         message(GENERAL, BOB, ts(-800), None, "what was that?"),
     ])
     .await;
-    let judge = |newest| Job::Judgment {
-        channel: channel(GENERAL),
-        thread_ts: None,
-        newest_ts: ts(newest),
+    let judge = |newest| {
+        Job::Judgment(JudgmentJob {
+            channel: channel(GENERAL),
+            thread_ts: None,
+            newest_ts: ts(newest),
+        })
     };
     bed.run(&judge(-800)).await;
     let first = bed.slack_requests("users.info").await.len();
@@ -120,11 +125,11 @@ async fn huge_messages_and_many_channels_still_fit_every_prompt_budget() {
     }
     bed.seed(&messages).await;
 
-    bed.run(&Job::Judgment {
+    bed.run(&Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: Some(root),
         newest_ts: ts(-970),
-    })
+    }))
     .await;
     let judgment = &bed.llm_calls_of(PromptKind::Judgment).await[0].system;
     let tokens = estimate_tokens(judgment);
@@ -156,7 +161,7 @@ async fn huge_messages_and_many_channels_still_fit_every_prompt_budget() {
         "<@UBOT> summary please",
     )])
     .await;
-    bed.run(&Job::Response {
+    bed.run(&Job::Response(ResponseJob {
         channel: channel(GENERAL),
         thread_ts: None,
         newest_ts: ts(-100),
@@ -164,7 +169,7 @@ async fn huge_messages_and_many_channels_still_fit_every_prompt_budget() {
         reply: Reply::Full,
         seen_ts: None,
         grounds: None,
-    })
+    }))
     .await;
     let reply = &bed.llm_calls_of(PromptKind::Response).await[0].system;
     assert!(estimate_tokens(reply) <= s.response_prompt_max_tokens as usize);
@@ -216,7 +221,9 @@ async fn a_sweep_over_many_channels_puts_one_job_per_channel_on_the_queue() {
     let queued = bed.board.queued();
     let channel_jobs: Vec<_> = queued
         .iter()
-        .filter(|(at, j)| matches!(j, Job::ChannelMemory { .. }) && *at == bed.now())
+        .filter(|(at, j)| {
+            matches!(j, Job::ChannelMemory(ChannelMemoryJob { .. })) && *at == bed.now()
+        })
         .collect();
     assert_eq!(channel_jobs.len(), 200, "one job per active channel, now");
     let workspace: Vec<_> = queued

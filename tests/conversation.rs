@@ -30,7 +30,9 @@ use myao_core::ports::{Clock, ScheduledJob};
 use myao_core::schedule::ScheduleName;
 use myao_domain::rules::Gate;
 use myao_domain::Reply;
-use myao_domain::{Conversation, Job, JobKind, Memory, MemoryKind, MemoryScope};
+use myao_domain::{
+    Conversation, Job, JobKind, JudgmentJob, Memory, MemoryKind, MemoryScope, ResponseJob,
+};
 use myao_jobs::payload::Answer;
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
@@ -46,15 +48,15 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
 pub(crate) fn judgment(thread: Option<i64>, newest: i64) -> Job {
-    Job::Judgment {
+    Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: thread.map(ts),
         newest_ts: ts(newest),
-    }
+    })
 }
 
 pub(crate) fn response(thread: Option<i64>, newest: i64, mention: bool) -> Job {
-    Job::Response {
+    Job::Response(ResponseJob {
         channel: channel(GENERAL),
         thread_ts: thread.map(ts),
         newest_ts: ts(newest),
@@ -62,14 +64,14 @@ pub(crate) fn response(thread: Option<i64>, newest: i64, mention: bool) -> Job {
         reply: Reply::Full,
         seen_ts: None,
         grounds: None,
-    }
+    })
 }
 
 /// `job` without the judgment's grounds it carries (asserted apart), to
 /// compare with [`response`]'s.
 fn ungrounded(job: &Job) -> Job {
     let mut job = job.clone();
-    if let Job::Response { grounds, .. } = &mut job {
+    if let Job::Response(ResponseJob { grounds, .. }) = &mut job {
         assert!(
             grounds.as_ref().is_some_and(|g| g.outcome == "llm_yes"),
             "a judged answer carries its grounds: {grounds:?}"

@@ -12,8 +12,8 @@ use std::time::{Duration as StdDuration, Instant, SystemTime, UNIX_EPOCH};
 
 use chrono::Duration;
 use lambda_runtime::{Context, LambdaEvent};
-use myao_domain::Job;
 use myao_domain::Reply;
+use myao_domain::{Job, ResponseJob};
 use myao_services::jobs::JobOutcome;
 use myao_services::response::ResponseOutcome;
 use myao_testkit::http::{completion, mount_once};
@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use wiremock::ResponseTemplate;
 
 fn mention(newest: i64) -> Job {
-    Job::Response {
+    Job::Response(ResponseJob {
         channel: channel(GENERAL),
         thread_ts: None,
         newest_ts: ts(newest),
@@ -31,7 +31,7 @@ fn mention(newest: i64) -> Job {
         reply: Reply::Full,
         seen_ts: None,
         grounds: None,
-    }
+    })
 }
 
 /// The context Lambda passes an invocation that must end `budget` from now.

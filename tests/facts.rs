@@ -8,7 +8,7 @@
 use myao_aws::dynamodb::DynamoStore;
 use myao_core::ports::{FactRecords, ProfileRecords};
 use myao_domain::people::{FamiliarityThresholds, FORGOTTEN_NOTICE};
-use myao_domain::{Job, Reply, Settings, Ts};
+use myao_domain::{ChannelMemoryJob, Job, JudgmentJob, Reply, ResponseJob, Settings, Ts};
 use myao_services::jobs::JobOutcome;
 use myao_services::response::ResponseOutcome;
 use myao_testkit::ids::{channel, user};
@@ -94,17 +94,17 @@ async fn profile(bed: &Bed<DynamoStore>, who: &str) -> Option<myao_domain::peopl
 
 /// #general's memory job: its digest writes the facts.
 fn digest() -> Job {
-    Job::ChannelMemory {
+    Job::ChannelMemory(ChannelMemoryJob {
         channel: channel(GENERAL),
-    }
+    })
 }
 
 fn judgment(newest_ts: Ts) -> Job {
-    Job::Judgment {
+    Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: None,
         newest_ts,
-    }
+    })
 }
 
 #[tokio::test]
@@ -230,11 +230,11 @@ async fn a_deleted_messages_topic_leaves_the_profile_and_every_later_prompt() {
 
     bed.seed(&[message(GENERAL, BOB, ts(10), None, "lunch anyone?")])
         .await;
-    bed.run(&Job::Judgment {
+    bed.run(&Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: None,
         newest_ts: ts(10),
-    })
+    }))
     .await;
     let prompts = bed.llm_calls_of(PromptKind::Judgment).await;
     let last = &prompts.last().expect("a judgment").system;
@@ -274,7 +274,7 @@ async fn forget_me_removes_the_profile_and_the_facts_and_says_so() {
     )])
     .await;
     let outcome = bed
-        .run(&Job::Response {
+        .run(&Job::Response(ResponseJob {
             channel: channel(GENERAL),
             thread_ts: None,
             newest_ts: ts(0),
@@ -282,7 +282,7 @@ async fn forget_me_removes_the_profile_and_the_facts_and_says_so() {
             reply: Reply::Full,
             seen_ts: None,
             grounds: None,
-        })
+        }))
         .await;
 
     assert!(
@@ -391,9 +391,9 @@ async fn only_shareable_facts_of_open_channels_become_topics_shown_everywhere() 
     let bed = bed(|_| {}).await;
     seed_move_in(&bed, SECRET).await;
     bed.script.set_reflection(the_move());
-    bed.run(&Job::ChannelMemory {
+    bed.run(&Job::ChannelMemory(ChannelMemoryJob {
         channel: channel(SECRET),
-    })
+    }))
     .await;
     assert_eq!(
         bed.store
@@ -417,11 +417,11 @@ async fn only_shareable_facts_of_open_channels_become_topics_shown_everywhere() 
     for ch in [GENERAL, PARTNERS] {
         bed.seed(&[message(ch, BOB, ts(-100), None, "lunch anyone?")])
             .await;
-        bed.run(&Job::Judgment {
+        bed.run(&Job::Judgment(JudgmentJob {
             channel: channel(ch),
             thread_ts: None,
             newest_ts: ts(-100),
-        })
+        }))
         .await;
     }
     let prompts = bed.llm_calls_of(PromptKind::Judgment).await;

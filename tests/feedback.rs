@@ -6,7 +6,7 @@
 use myao_aws::dynamodb::DynamoStore;
 use myao_core::ports::LabelRecords;
 use myao_domain::feedback::channel_feedback;
-use myao_domain::{Job, Reply, Settings};
+use myao_domain::{Job, JudgmentJob, Reply, ResponseJob, Settings};
 use myao_services::jobs::JobOutcome;
 use myao_services::response::ResponseOutcome;
 use myao_testkit::ids::channel;
@@ -21,13 +21,15 @@ async fn bed(tweak: impl FnOnce(&mut Settings)) -> Bed<DynamoStore> {
 /// queued; returns the post's ts.
 async fn judged_and_posted(bed: &Bed<DynamoStore>, newest: i64) -> myao_domain::Ts {
     let judged = bed
-        .run(&Job::Judgment {
+        .run(&Job::Judgment(JudgmentJob {
             channel: channel(GENERAL),
             thread_ts: None,
             newest_ts: ts(newest),
-        })
+        }))
         .await;
-    let queued = bed.board.take_queued(|j| matches!(j, Job::Response { .. }));
+    let queued = bed
+        .board
+        .take_queued(|j| matches!(j, Job::Response(ResponseJob { .. })));
     let [response] = &queued[..] else {
         panic!("one response job after {judged:?}: {queued:?}");
     };
@@ -108,7 +110,7 @@ async fn an_answer_to_a_mention_keeps_mention_as_its_grounds() {
     )])
     .await;
     let answered = bed
-        .run(&Job::Response {
+        .run(&Job::Response(ResponseJob {
             channel: channel(GENERAL),
             thread_ts: None,
             newest_ts: ts(-60),
@@ -116,7 +118,7 @@ async fn an_answer_to_a_mention_keeps_mention_as_its_grounds() {
             reply: Reply::Full,
             seen_ts: None,
             grounds: None,
-        })
+        }))
         .await;
     let JobOutcome::Response(ResponseOutcome::Posted { ts: post, .. }) = answered else {
         panic!("posted: {answered:?}");

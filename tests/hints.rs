@@ -10,7 +10,7 @@ use myao_core::ports::LabelRecords;
 use myao_domain::hints::Hint;
 use myao_domain::labels::Source;
 use myao_domain::rules::{Chattiness, Gate};
-use myao_domain::{Job, Reply, Settings, Ts};
+use myao_domain::{Job, JudgmentJob, Reply, ResponseJob, Settings, Ts};
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
@@ -33,15 +33,15 @@ fn reaction(added: bool, user: &str, emoji: &str, on: Ts, author: &str) -> Value
 }
 
 fn judgment(ch: &str, newest: i64) -> Job {
-    Job::Judgment {
+    Job::Judgment(JudgmentJob {
         channel: channel(ch),
         thread_ts: None,
         newest_ts: ts(newest),
-    }
+    })
 }
 
 fn mention(newest: i64) -> Job {
-    Job::Response {
+    Job::Response(ResponseJob {
         channel: channel(GENERAL),
         thread_ts: None,
         newest_ts: ts(newest),
@@ -49,7 +49,7 @@ fn mention(newest: i64) -> Job {
         reply: Reply::Full,
         seen_ts: None,
         grounds: None,
-    }
+    })
 }
 
 /// The thresholds a judgment of `job` was held to (it must have scored),
@@ -301,7 +301,7 @@ mod buttons {
     /// one nobody asked for.
     fn response(newest: i64, mentioned: bool) -> Job {
         let mut job = mention(newest);
-        if let Job::Response { mention, .. } = &mut job {
+        if let Job::Response(ResponseJob { mention, .. }) = &mut job {
             *mention = mentioned;
         }
         job

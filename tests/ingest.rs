@@ -34,7 +34,9 @@ use myao_core::app::ingest::Ingest;
 use myao_core::app::Ports;
 use myao_core::ports::{Clock, Scheduler};
 use myao_core::schedule::ScheduleName;
-use myao_domain::{ChannelId, Conversation, Job, JobKind, Ts};
+use myao_domain::{
+    ChannelId, ChannelMemoryJob, Conversation, Job, JobKind, JudgmentJob, ResponseJob, Ts,
+};
 use myao_services::Services;
 use myao_testkit::http::completion;
 use myao_tests::{
@@ -260,11 +262,11 @@ async fn a_message_makes_one_item_and_one_schedule_at_the_right_time() -> Result
     assert_eq!(schedule.at, b.clock.now() + Duration::seconds(300));
     assert_eq!(
         schedule.job,
-        Job::Judgment {
+        Job::Judgment(JudgmentJob {
             channel: ChannelId::parse("C1")?,
             thread_ts: Some(Ts::parse("1767599000.000001")?),
             newest_ts: Ts::parse("1767600000.000100")?
-        }
+        })
     );
     assert_eq!(b.schedules().await?.len(), 1);
     Ok(())
@@ -318,7 +320,7 @@ async fn retries_and_a_double_delivered_mention_make_one_item_and_one_job() -> R
     let queued = b.queued().await?;
     assert_eq!(queued.len(), 1, "{queued:?}");
     assert!(
-        matches!(&queued[0], Job::Response { mention: true, newest_ts, .. } if newest_ts.to_string() == mention)
+        matches!(&queued[0], Job::Response(ResponseJob { mention: true, newest_ts, .. }) if newest_ts.to_string() == mention)
     );
     Ok(())
 }
@@ -380,7 +382,7 @@ async fn one_schedule_per_conversation_timed_after_its_last_message() -> Result<
         Ts::parse("1767600051.0")?.to_datetime() + Duration::seconds(300)
     );
     assert!(
-        matches!(s.job, Job::Judgment { newest_ts, .. } if newest_ts.to_string() == "1767600050.000100")
+        matches!(s.job, Job::Judgment(JudgmentJob { newest_ts, .. }) if newest_ts.to_string() == "1767600050.000100")
     );
     // another thread gets its own; two top-level messages share one
     b.deliver(&event(
@@ -427,11 +429,11 @@ async fn a_mention_is_queued_and_not_scheduled() -> Result<()> {
     assert_eq!(queued.len(), 1);
     assert!(matches!(
         queued[0],
-        Job::Response {
+        Job::Response(ResponseJob {
             mention: true,
             thread_ts: None,
             ..
-        }
+        })
     ));
     Ok(())
 }
@@ -765,9 +767,9 @@ async fn a_fired_schedule_runs_the_judgment_and_its_reply_goes_through_sqs() -> 
     svc.ports
         .queue
         .send(
-            &myao_domain::Job::ChannelMemory {
+            &myao_domain::Job::ChannelMemory(ChannelMemoryJob {
                 channel: ChannelId::parse("C1")?,
-            },
+            }),
             0,
         )
         .await?;
@@ -871,11 +873,11 @@ async fn a_cold_start_without_settings_fails_the_invocation_and_stores_nothing()
     let svc = http_services(ports, secrets, "llm_api_key", "slack_bot_token");
     // A scheduled judgment (on defaults it would find an empty conversation
     // and succeed): the invocation fails, and Lambda retries it.
-    let judgment = serde_json::to_value(Job::Judgment {
+    let judgment = serde_json::to_value(Job::Judgment(JudgmentJob {
         channel: ChannelId::parse("C1")?,
         thread_ts: None,
         newest_ts: Ts::parse("1767600000.000100")?,
-    })?;
+    }))?;
     let out = myao_jobs::handle(
         &svc,
         myao_jobs::JUDGMENT,

@@ -13,7 +13,9 @@ use myao_core::adapters::system::{ManualClock, OsUnguessable};
 use myao_core::app::install::{InstallFlow, Page};
 use myao_core::ports::{Claims, Installations, MemoryRecords, Messages, Teams};
 use myao_domain::install::{Installation, Rotation, Token};
-use myao_domain::{Job, Memory, MemoryKind, MemoryScope, TeamId, TeamJob, UserId};
+use myao_domain::{
+    ChannelMemoryJob, Job, Memory, MemoryKind, MemoryScope, TeamId, TeamJob, UserId,
+};
 use myao_services::tokens::renew_due;
 use myao_slack_api::oauth::SlackOAuthApi;
 use myao_tests::{fresh_store, fresh_store_with_clock};
@@ -668,9 +670,9 @@ async fn two_installed_teams_are_answered_each_with_its_own_token_and_an_uninsta
         jobs,
         [(
             Some(beta_id),
-            Job::ChannelMemory {
+            Job::ChannelMemory(ChannelMemoryJob {
                 channel: general.clone()
-            }
+            })
         )]
     );
 }

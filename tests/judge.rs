@@ -9,7 +9,7 @@ use myao_core::app::ingest::Outcome;
 use myao_core::schedule::ScheduleName;
 use myao_domain::routing::Route;
 use myao_domain::rules::{Decision, Gate, Signal};
-use myao_domain::{Conversation, Job, JobKind, Settings, Ts};
+use myao_domain::{Conversation, Job, JobKind, JudgmentJob, ResponseJob, Settings, Ts};
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
 use myao_testkit::ids::channel;
@@ -38,11 +38,11 @@ fn said(user: &str, at: Ts, thread: Option<Ts>, text: &str) -> Value {
 }
 
 fn judgment(thread_ts: Option<Ts>, newest_ts: Ts) -> Job {
-    Job::Judgment {
+    Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts,
         newest_ts,
-    }
+    })
 }
 
 const QUESTION: &str = "does anyone know why the deploy job hangs?";
@@ -96,7 +96,7 @@ fn answered_at_once(outcome: &Outcome) -> bool {
     matches!(
         outcome,
         Outcome::Stored {
-            routed: Route::RespondNow(Job::Response { mention: true, .. })
+            routed: Route::RespondNow(Job::Response(ResponseJob { mention: true, .. }))
         }
     )
 }
@@ -517,11 +517,11 @@ async fn the_workspace_cap_on_unprompted_answers_holds_across_200_channels() {
             message(&ch, ALICE, ts(-600), None, QUESTION),
         ])
         .await;
-        let job = Job::Judgment {
+        let job = Job::Judgment(JudgmentJob {
             channel: channel(&ch),
             thread_ts: None,
             newest_ts: ts(-600),
-        };
+        });
         match judge(&bed, &job).await {
             JudgmentOutcome::Sure { .. } => answered += 1,
             JudgmentOutcome::Capped(_) => capped += 1,

@@ -17,7 +17,7 @@ use myao_core::ports::Store;
 use myao_core::ports::{Claims, MemoryRecords};
 use myao_domain::limits::{self, Limit, LIMIT_NOTICE};
 use myao_domain::Reply;
-use myao_domain::{Job, MemoryKind, MemoryScope, Ts};
+use myao_domain::{ChannelMemoryJob, Job, JudgmentJob, MemoryKind, MemoryScope, ResponseJob, Ts};
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
@@ -28,7 +28,7 @@ use myao_tests::stubs::{
 use serde_json::Value;
 
 fn mention(ch: &str, newest: Ts, thread: Option<Ts>) -> Job {
-    Job::Response {
+    Job::Response(ResponseJob {
         channel: channel(ch),
         thread_ts: thread,
         newest_ts: newest,
@@ -36,11 +36,11 @@ fn mention(ch: &str, newest: Ts, thread: Option<Ts>) -> Job {
         reply: Reply::Full,
         seen_ts: None,
         grounds: None,
-    }
+    })
 }
 
 fn unprompted(ch: &str, root: i64, newest: i64) -> Job {
-    Job::Response {
+    Job::Response(ResponseJob {
         channel: channel(ch),
         thread_ts: Some(ts(root)),
         newest_ts: ts(newest),
@@ -48,7 +48,7 @@ fn unprompted(ch: &str, root: i64, newest: i64) -> Job {
         reply: Reply::Full,
         seen_ts: None,
         grounds: None,
-    }
+    })
 }
 
 fn responded(outcome: JobOutcome) -> ResponseOutcome {
@@ -260,14 +260,14 @@ async fn near_the_daily_cap_memories_stop_first_then_judgments_then_replies() {
             .await
             .expect("count"));
     }
-    let thread_memory = Job::ChannelMemory {
+    let thread_memory = Job::ChannelMemory(ChannelMemoryJob {
         channel: general.clone(),
-    };
-    let judgment = Job::Judgment {
+    });
+    let judgment = Job::Judgment(JudgmentJob {
         channel: general.clone(),
         thread_ts: None,
         newest_ts: ts(-100),
-    };
+    });
 
     bed.run(&thread_memory).await;
     assert!(

@@ -18,7 +18,10 @@
 use chrono::Duration;
 use myao_core::ports::{ChannelRecords, MemoryRecords, Messages, UserCache};
 use myao_domain::Reply;
-use myao_domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Visibility};
+use myao_domain::{
+    Channel, ChannelMemoryJob, Job, JudgmentJob, Memory, MemoryKind, MemoryScope, ResponseJob,
+    ThreadMemoryJob, Visibility,
+};
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::memory::MemoryReport;
@@ -92,11 +95,11 @@ async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_show
         message(GENERAL, ALICE, ts(-300), Some(ts(-900)), "金曜で決まり"),
     ])
     .await;
-    let judgment = Job::Judgment {
+    let judgment = Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: Some(ts(-900)),
         newest_ts: ts(-300),
-    };
+    });
 
     // The judgment queues no memory work of its own: the channel's digest
     // writes the thread's memory with the channel's, in one call.
@@ -105,16 +108,16 @@ async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_show
         !bed.board
             .queued()
             .iter()
-            .any(|(_, j)| matches!(j, Job::ThreadMemory { .. })),
+            .any(|(_, j)| matches!(j, Job::ThreadMemory(ThreadMemoryJob { .. }))),
         "{:?}",
         bed.board.queued()
     );
     bed.board.take_due(bed.now());
     let calls_before = bed.llm_calls().await.len();
     let written = report(
-        bed.run(&Job::ChannelMemory {
+        bed.run(&Job::ChannelMemory(ChannelMemoryJob {
             channel: channel(GENERAL),
-        })
+        }))
         .await,
     );
 
@@ -150,9 +153,9 @@ async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_show
 
     // Nothing new: the next run asks nothing.
     let again = report(
-        bed.run(&Job::ChannelMemory {
+        bed.run(&Job::ChannelMemory(ChannelMemoryJob {
             channel: channel(GENERAL),
-        })
+        }))
         .await,
     );
     assert_eq!((again.written.len(), again.llm_calls), (0, 0), "{again:?}");
@@ -170,11 +173,11 @@ async fn a_quiet_thread_gets_a_memory_that_the_next_judgment_of_its_channel_show
     )])
     .await;
     let outcome = bed
-        .run(&Job::Judgment {
+        .run(&Job::Judgment(JudgmentJob {
             channel: channel(GENERAL),
             thread_ts: None,
             newest_ts: ts(30),
-        })
+        }))
         .await;
     assert!(
         matches!(outcome, JobOutcome::Judgment(JudgmentOutcome::Declined(..))),
@@ -311,7 +314,7 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
     )])
     .await;
     let outcome = bed
-        .run(&Job::Response {
+        .run(&Job::Response(ResponseJob {
             channel: channel(GENERAL),
             thread_ts: None,
             newest_ts: ts(-10),
@@ -319,7 +322,7 @@ async fn the_recurring_run_writes_channel_then_workspace_memories_and_prompts_sh
             reply: Reply::Full,
             seen_ts: None,
             grounds: None,
-        })
+        }))
         .await;
     assert!(matches!(outcome, JobOutcome::Response(_)), "{outcome:?}");
     let responses = bed.llm_calls_of(PromptKind::Response).await;
@@ -495,10 +498,10 @@ async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
     bed.seed(&[message(GENERAL, BOB, ts(3_650), Some(ts(-900)), "消したよ")])
         .await;
     let swept = report(bed.run(&Job::MemorySweep).await);
-    bed.run(&Job::ThreadMemory {
+    bed.run(&Job::ThreadMemory(ThreadMemoryJob {
         channel: general.clone(),
         thread_ts: ts(-900),
-    })
+    }))
     .await;
     bed.seed(&[message(
         GENERAL,
@@ -508,7 +511,7 @@ async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
         "<@UBOT> 何の話してた?",
     )])
     .await;
-    bed.run(&Job::Response {
+    bed.run(&Job::Response(ResponseJob {
         channel: general.clone(),
         thread_ts: None,
         newest_ts: ts(3_680),
@@ -516,7 +519,7 @@ async fn a_deleted_message_is_in_no_prompt_made_after_its_deletion() {
         reply: Reply::Full,
         seen_ts: None,
         grounds: None,
-    })
+    }))
     .await;
 
     // The long-term memories wait for their interval.
@@ -617,9 +620,9 @@ async fn memories_names_and_channel_records_expire_after_the_retention_setting()
         message(GENERAL, BOB, ts(-800), Some(ts(-900)), "金曜"),
     ])
     .await;
-    bed.run(&Job::ChannelMemory {
+    bed.run(&Job::ChannelMemory(ChannelMemoryJob {
         channel: channel(GENERAL),
-    })
+    }))
     .await;
     let scope = thread_scope(GENERAL, -900);
     assert_eq!(
@@ -672,9 +675,9 @@ async fn a_digest_waits_for_enough_new_messages_or_for_the_oldest_to_wait_half_t
     let half = i64::from(bed.settings.short_term_window_hours) * 1800;
     let run = || async {
         report(
-            bed.run(&Job::ChannelMemory {
+            bed.run(&Job::ChannelMemory(ChannelMemoryJob {
                 channel: channel(GENERAL),
-            })
+            }))
             .await,
         )
         .llm_calls
@@ -728,9 +731,9 @@ async fn a_digest_keeps_the_facts_of_its_new_messages_and_a_garbled_one_writes_n
         .await;
     bed.script.set_reflection(facts(1));
     let first = report(
-        bed.run(&Job::ChannelMemory {
+        bed.run(&Job::ChannelMemory(ChannelMemoryJob {
             channel: channel(GENERAL),
-        })
+        }))
         .await,
     );
     // The facts came in the same call as the memories.
@@ -744,9 +747,9 @@ async fn a_digest_keeps_the_facts_of_its_new_messages_and_a_garbled_one_writes_n
     bed.seed(&[message(GENERAL, ALICE, ts(-30), None, "welcome!")])
         .await;
     let again = report(
-        bed.run(&Job::ChannelMemory {
+        bed.run(&Job::ChannelMemory(ChannelMemoryJob {
             channel: channel(GENERAL),
-        })
+        }))
         .await,
     );
     assert_eq!((again.llm_calls, again.facts.len()), (1, 0), "{again:?}");
@@ -767,9 +770,9 @@ async fn a_digest_keeps_the_facts_of_its_new_messages_and_a_garbled_one_writes_n
         .mount(&bed.llm_server)
         .await;
     let garbled = report(
-        bed.run(&Job::ChannelMemory {
+        bed.run(&Job::ChannelMemory(ChannelMemoryJob {
             channel: channel(GENERAL),
-        })
+        }))
         .await,
     );
     // Asked once more in the stricter form (issue 45), garbled again.
@@ -800,9 +803,9 @@ async fn a_thread_a_digest_left_out_is_summarised_once_its_reply_waited_half_the
     .await;
     let run = || async {
         report(
-            bed.run(&Job::ChannelMemory {
+            bed.run(&Job::ChannelMemory(ChannelMemoryJob {
                 channel: channel(GENERAL),
-            })
+            }))
             .await,
         )
     };
@@ -842,9 +845,9 @@ async fn messages_are_counted_in_profiles_once_even_when_a_deletion_makes_the_me
     ])
     .await;
     let run = || async {
-        bed.run(&Job::ChannelMemory {
+        bed.run(&Job::ChannelMemory(ChannelMemoryJob {
             channel: channel(GENERAL),
-        })
+        }))
         .await
     };
     run().await;
@@ -874,9 +877,9 @@ async fn a_quiet_window_clears_the_short_term_memory_only_once_the_long_term_one
         .await;
     touch(&bed, GENERAL, "general", -600).await;
     let run = || async {
-        bed.run(&Job::ChannelMemory {
+        bed.run(&Job::ChannelMemory(ChannelMemoryJob {
             channel: channel(GENERAL),
-        })
+        }))
         .await
     };
     run().await;
@@ -905,9 +908,9 @@ async fn what_leaves_the_window_reaches_the_long_term_memory_whatever_its_interv
     let bed = Bed::with_settings(|s| s.long_term_update_interval_seconds = 30 * 86_400).await;
     let run = || async {
         report(
-            bed.run(&Job::ChannelMemory {
+            bed.run(&Job::ChannelMemory(ChannelMemoryJob {
                 channel: channel(GENERAL),
-            })
+            }))
             .await,
         )
     };
@@ -967,10 +970,10 @@ async fn a_thread_memory_job_of_an_earlier_version_is_dropped_for_the_channels_d
     ])
     .await;
     let dropped = report(
-        bed.run(&Job::ThreadMemory {
+        bed.run(&Job::ThreadMemory(ThreadMemoryJob {
             channel: channel(GENERAL),
             thread_ts: ts(-900),
-        })
+        }))
         .await,
     );
     assert_eq!(dropped, MemoryReport::default());
@@ -996,9 +999,9 @@ async fn an_unusable_digest_backs_off_and_a_later_good_one_writes_memory() {
         .set_digest_answer(Some("Sure! Here is a summary of the channel: ..."));
     let run = || async {
         report(
-            bed.run(&Job::ChannelMemory {
+            bed.run(&Job::ChannelMemory(ChannelMemoryJob {
                 channel: channel(GENERAL),
-            })
+            }))
             .await,
         )
     };
@@ -1075,9 +1078,9 @@ async fn a_digest_in_prose_is_asked_once_more_and_the_stricter_answer_is_used() 
         .set_digest_answer_for("Here you go: the channel talked about deploys.", 1);
 
     let r = report(
-        bed.run(&Job::ChannelMemory {
+        bed.run(&Job::ChannelMemory(ChannelMemoryJob {
             channel: channel(GENERAL),
-        })
+        }))
         .await,
     );
 

@@ -12,7 +12,7 @@ use myao_domain::metrics::{
     ANSWERS, EVENTS, JUDGMENTS, LLM_CALLS, LLM_FAILURES, LLM_SUCCESSES, LLM_TOKENS_IN,
     LLM_TOKENS_OUT, SLACK_AUTH_ERRORS, SLACK_ERRORS, SLACK_EVENTS_RATE_LIMITED,
 };
-use myao_domain::{Job, Reply};
+use myao_domain::{Job, JudgmentJob, Reply, ResponseJob};
 use myao_services::jobs::JobOutcome;
 use myao_services::response::ResponseOutcome;
 use myao_testkit::ids::channel;
@@ -23,7 +23,7 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
 fn mention_reply() -> Job {
-    Job::Response {
+    Job::Response(ResponseJob {
         channel: channel(GENERAL),
         thread_ts: None,
         newest_ts: ts(0),
@@ -31,7 +31,7 @@ fn mention_reply() -> Job {
         reply: Reply::Full,
         seen_ts: None,
         grounds: None,
-    }
+    })
 }
 
 /// A bed whose Slack refuses `chat.postMessage` with `code`, after a
@@ -123,11 +123,11 @@ async fn an_expired_llm_key_counts_failures_and_no_success() {
         message(GENERAL, ALICE, ts(-300), None, "anyone around?"),
     ])
     .await;
-    let job = Job::Judgment {
+    let job = Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: None,
         newest_ts: ts(-300),
-    };
+    });
 
     bed.run(&job).await;
 
@@ -149,11 +149,11 @@ async fn judgments_answers_and_llm_calls_are_counted_by_outcome_form_and_role() 
         message(GENERAL, ALICE, ts(-300), None, "we shipped it"),
     ])
     .await;
-    bed.run(&Job::Judgment {
+    bed.run(&Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: None,
         newest_ts: ts(-300),
-    })
+    }))
     .await;
     bed.run_due().await;
 

@@ -20,7 +20,7 @@ use std::collections::BTreeSet;
 use myao_aws::dynamodb::DynamoStore;
 use myao_core::app::ingest::Outcome;
 use myao_domain::Reply;
-use myao_domain::{Job, MemoryKind, MemoryScope};
+use myao_domain::{ChannelMemoryJob, Job, JudgmentJob, MemoryKind, MemoryScope, ResponseJob};
 use myao_testkit::http::{completion, mount_once};
 use myao_testkit::ids::channel;
 use myao_tests::stubs::{
@@ -126,11 +126,11 @@ fn assert_only_allowed(reader: Reader, call: &LlmCall) {
 /// the thread's memory), checking each call against `ch`'s readers.
 async fn converse(bed: &Bed<DynamoStore>, ch: &str, root: i64, newest: i64) -> Vec<LlmCall> {
     let calls = calls_during(bed, async {
-        bed.run(&Job::Judgment {
+        bed.run(&Job::Judgment(JudgmentJob {
             channel: channel(ch),
             thread_ts: Some(ts(root)),
             newest_ts: ts(newest),
-        })
+        }))
         .await;
         bed.run_due().await;
     })
@@ -266,21 +266,21 @@ async fn a_channel_made_private_stops_reaching_other_channels() {
         message(RANDOM, ALICE, ts(-700), None, "お昼なににする?"),
     ])
     .await;
-    bed.run(&Job::Judgment {
+    bed.run(&Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: Some(ts(-900)),
         newest_ts: ts(-800),
-    })
+    }))
     .await;
     bed.run(&Job::MemorySweep).await;
     let judge_random = || async {
         calls_during(
             &bed,
-            bed.run(&Job::Judgment {
+            bed.run(&Job::Judgment(JudgmentJob {
                 channel: channel(RANDOM),
                 thread_ts: None,
                 newest_ts: ts(-700),
-            }),
+            })),
         )
         .await
     };
@@ -341,11 +341,11 @@ async fn a_deleted_message_is_forgotten_by_every_memory_that_covered_it() {
         message(GENERAL, ALICE, ts(-700), Some(ts(-900)), "了解"),
     ])
     .await;
-    bed.run(&Job::Judgment {
+    bed.run(&Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: Some(ts(-900)),
         newest_ts: ts(-700),
-    })
+    }))
     .await;
     bed.run_due().await;
     bed.run(&Job::MemorySweep).await;
@@ -424,7 +424,7 @@ async fn a_deleted_message_is_forgotten_by_every_memory_that_covered_it() {
     )])
     .await;
     let later = calls_during(&bed, async {
-        bed.run(&Job::Response {
+        bed.run(&Job::Response(ResponseJob {
             channel: channel(GENERAL),
             thread_ts: None,
             newest_ts: ts(3_650),
@@ -432,13 +432,13 @@ async fn a_deleted_message_is_forgotten_by_every_memory_that_covered_it() {
             reply: Reply::Full,
             seen_ts: None,
             grounds: None,
-        })
+        }))
         .await;
-        bed.run(&Job::Judgment {
+        bed.run(&Job::Judgment(JudgmentJob {
             channel: channel(GENERAL),
             thread_ts: Some(ts(-900)),
             newest_ts: ts(-700),
-        })
+        }))
         .await;
     })
     .await;
@@ -463,9 +463,9 @@ async fn a_deleted_thread_root_with_replies_is_forgotten_too() {
         message(GENERAL, BOB, ts(-800), Some(ts(-900)), "MARK-KEEP いいね"),
     ])
     .await;
-    bed.run(&Job::ChannelMemory {
+    bed.run(&Job::ChannelMemory(ChannelMemoryJob {
         channel: channel(GENERAL),
-    })
+    }))
     .await;
     let outcome = bed.deliver(
         json!({"type": "message", "subtype": "message_changed", "hidden": true, "channel": GENERAL,
@@ -543,9 +543,9 @@ async fn an_edit_makes_the_memories_forget_the_replaced_text() {
         message(GENERAL, BOB, ts(-800), Some(ts(-900)), "MARK-OLD swordfish"),
     ])
     .await;
-    bed.run(&Job::ChannelMemory {
+    bed.run(&Job::ChannelMemory(ChannelMemoryJob {
         channel: channel(GENERAL),
-    })
+    }))
     .await;
     let thread = MemoryScope::Thread {
         channel: channel(GENERAL),
@@ -607,9 +607,9 @@ async fn a_memory_written_from_a_read_before_a_deletion_is_not_stored() {
         message(GENERAL, BOB, ts(-800), Some(ts(-900)), "MARK-GONE 秘密"),
     ])
     .await;
-    let job = Job::ChannelMemory {
+    let job = Job::ChannelMemory(ChannelMemoryJob {
         channel: channel(GENERAL),
-    };
+    });
     let slow_job = bed.run(&job);
     let delete_meanwhile = async {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
@@ -651,11 +651,11 @@ async fn a_channel_found_private_without_an_event_leaves_the_workspace_memory() 
         message(RANDOM, ALICE, ts(-700), None, "お昼なににする?"),
     ])
     .await;
-    bed.run(&Job::Judgment {
+    bed.run(&Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: None,
         newest_ts: ts(-900),
-    })
+    }))
     .await;
     bed.run(&Job::MemorySweep).await;
     let workspace = || async {
@@ -684,11 +684,11 @@ async fn a_channel_found_private_without_an_event_leaves_the_workspace_memory() 
     bed.clock.set(at(25 * 3600));
     bed.seed(&[message(GENERAL, BOB, ts(25 * 3600 - 60), None, "了解")])
         .await;
-    bed.run(&Job::Judgment {
+    bed.run(&Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: None,
         newest_ts: ts(25 * 3600 - 60),
-    })
+    }))
     .await;
     bed.run_due().await;
     assert!(
@@ -699,11 +699,11 @@ async fn a_channel_found_private_without_an_event_leaves_the_workspace_memory() 
     );
     let random = calls_during(
         &bed,
-        bed.run(&Job::Judgment {
+        bed.run(&Job::Judgment(JudgmentJob {
             channel: channel(RANDOM),
             thread_ts: None,
             newest_ts: ts(-700),
-        }),
+        })),
     )
     .await;
     for call in &random {
@@ -720,9 +720,9 @@ async fn a_deleted_message_leaves_every_prompt_before_its_forget_job_runs() {
         message(GENERAL, BOB, ts(-800), Some(ts(-900)), "MARK-GONE 秘密"),
     ])
     .await;
-    bed.run(&Job::ChannelMemory {
+    bed.run(&Job::ChannelMemory(ChannelMemoryJob {
         channel: channel(GENERAL),
-    })
+    }))
     .await;
     bed.run(&Job::MemorySweep).await;
     bed.clock.set(at(60));
@@ -735,11 +735,11 @@ async fn a_deleted_message_leaves_every_prompt_before_its_forget_job_runs() {
     assert!(bed.board.queued().iter().any(|(_, j)| *j == Job::Forget));
     let calls = calls_during(
         &bed,
-        bed.run(&Job::Judgment {
+        bed.run(&Job::Judgment(JudgmentJob {
             channel: channel(GENERAL),
             thread_ts: Some(ts(-900)),
             newest_ts: ts(-900),
-        }),
+        })),
     )
     .await;
     let judgment = calls

@@ -16,7 +16,10 @@ use myao_domain::facts::Fact;
 use myao_domain::metrics;
 use myao_domain::proactive::ProactiveChannels;
 use myao_domain::rules::Chattiness;
-use myao_domain::{Channel, Job, Memory, MemoryKind, MemoryScope, Reply, Settings, Ts, Visibility};
+use myao_domain::{
+    Channel, Job, Memory, MemoryKind, MemoryScope, ProactiveJob, Reply, ResponseJob, Settings, Ts,
+    Visibility,
+};
 use myao_services::jobs::JobOutcome;
 use myao_services::proactive::{schedule_name, Hold, ProactiveOutcome};
 use myao_services::response::ResponseOutcome;
@@ -116,19 +119,21 @@ fn pending(bed: &Bed<DynamoStore>) -> Vec<(String, DateTime<Utc>, Job)> {
     bed.board
         .scheduled()
         .into_iter()
-        .filter(|s| matches!(s.job, Job::Proactive { .. }))
+        .filter(|s| matches!(s.job, Job::Proactive(ProactiveJob { .. })))
         .map(|s| match &s.job {
-            Job::Proactive { channel, .. } => (channel.to_string(), s.at, s.job.clone()),
+            Job::Proactive(ProactiveJob { channel, .. }) => {
+                (channel.to_string(), s.at, s.job.clone())
+            }
             _ => unreachable!("filtered"),
         })
         .collect()
 }
 
 async fn judge(bed: &Bed<DynamoStore>, id: &str, made_at: i64) -> ProactiveOutcome {
-    let job = Job::Proactive {
+    let job = Job::Proactive(ProactiveJob {
         channel: channel(id),
         made_at: Ts::from_datetime(at(made_at)),
-    };
+    });
     match bed.run(&job).await {
         JobOutcome::Proactive(outcome) => outcome,
         other => panic!("not a proactive judgment: {other:?}"),
@@ -215,11 +220,11 @@ async fn a_quiet_listed_channel_gets_one_judgment_and_on_yes_one_post() {
         .iter()
         .filter_map(|(job, o)| match (job, o) {
             (
-                Job::Response {
+                Job::Response(ResponseJob {
                     reply: Reply::Opener { topic },
                     thread_ts: None,
                     ..
-                },
+                }),
                 JobOutcome::Response(ResponseOutcome::Posted { ts, text }),
             ) => Some((topic.clone(), *ts, text.clone())),
             _ => None,
@@ -271,7 +276,7 @@ async fn a_quiet_listed_channel_gets_one_judgment_and_on_yes_one_post() {
     // A redelivery of the same job judges nothing again.
     let (job, _) = done
         .iter()
-        .find(|(j, _)| matches!(j, Job::Proactive { .. }))
+        .find(|(j, _)| matches!(j, Job::Proactive(ProactiveJob { .. })))
         .expect("the judgment");
     let again = bed.run(job).await;
     assert!(

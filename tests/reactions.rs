@@ -8,7 +8,7 @@ use myao_core::app::ingest::Outcome;
 use myao_core::ports::Messages;
 use myao_domain::routing::Route;
 use myao_domain::rules::{Decision, Gate};
-use myao_domain::{EmojiName, Job, Reply, Settings, Ts};
+use myao_domain::{EmojiName, Job, JudgmentJob, Reply, ResponseJob, Settings, Ts};
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
@@ -23,11 +23,11 @@ async fn bed(tweak: impl FnOnce(&mut Settings)) -> Bed<DynamoStore> {
 }
 
 fn judgment(newest_ts: Ts) -> Job {
-    Job::Judgment {
+    Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: None,
         newest_ts,
-    }
+    })
 }
 
 const NEWS: &str = "we shipped the new release to everyone";
@@ -119,10 +119,10 @@ async fn a_short_verdict_posts_one_short_reply_within_its_limit() {
         matches!(
             &done[..],
             [(
-                Job::Response {
+                Job::Response(ResponseJob {
                     reply: Reply::Short,
                     ..
-                },
+                }),
                 JobOutcome::Response(ResponseOutcome::Posted { .. })
             )]
         ),
@@ -199,7 +199,7 @@ async fn a_plain_thanks_to_the_bot_gets_a_reaction_and_no_llm_call() {
         panic!("a mention is answered now: {outcome:?}");
     };
     assert!(
-        matches!(&job, Job::Response { reply: Reply::Reaction { emoji }, mention: true, .. } if emoji.as_str() == "+1"),
+        matches!(&job, Job::Response(ResponseJob { reply: Reply::Reaction { emoji }, mention: true, .. }) if emoji.as_str() == "+1"),
         "{job:?}"
     );
     let done = bed.run_due().await;
@@ -226,10 +226,10 @@ async fn a_plain_thanks_to_the_bot_gets_a_reaction_and_no_llm_call() {
         matches!(
             outcome,
             Outcome::Stored {
-                routed: Route::RespondNow(Job::Response {
+                routed: Route::RespondNow(Job::Response(ResponseJob {
                     reply: Reply::Full,
                     ..
-                })
+                }))
             }
         ),
         "{outcome:?}"

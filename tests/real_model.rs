@@ -5,13 +5,12 @@
 //! digest, whatever the model made of them, are acted on when they read as
 //! one and are silence when they do not. Without `MYAO_LLAMA_BASE_URL` these tests say so and pass,
 //! unless `MYAO_REQUIRE_LLAMA` is set: then they fail.
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use myao_domain::{JudgmentResult, Settings};
+use myao_domain::{ChannelMemoryJob, JudgmentResult, Settings};
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
 use myao_testkit::ids::channel;
@@ -236,9 +235,9 @@ async fn a_real_models_digest_is_kept_when_it_reads_as_one_and_is_silence_when_n
     ])
     .await;
 
-    bed.run(&Job::ChannelMemory {
+    bed.run(&Job::ChannelMemory(ChannelMemoryJob {
         channel: channel(GENERAL),
-    })
+    }))
     .await;
 
     let answers = answers.lock().expect("lock").clone();

@@ -47,11 +47,11 @@ use myao_core::ports::{
 };
 use myao_core::schedule::ScheduleName;
 use myao_domain::files::SharedFile;
-use myao_domain::Reply;
 use myao_domain::{
     Channel, ChannelId, ChannelKind, Conversation, Forget, Job, Memory, MemoryKind, MemoryScope,
     Message, Settings, Ts, User, Visibility, VisibilityChange,
 };
+use myao_domain::{JudgmentJob, Reply, ResponseJob};
 use myao_testkit::ids::{channel, ts, user};
 use myao_testkit::message::message;
 use myao_testkit::time::{at, clock_at};
@@ -87,15 +87,15 @@ fn name(text: &str) -> ScheduleName {
 }
 
 fn judgment(newest: &str) -> Job {
-    Job::Judgment {
+    Job::Judgment(JudgmentJob {
         channel: channel("C1"),
         thread_ts: Some(ts("100.0")),
         newest_ts: ts(newest),
-    }
+    })
 }
 
 fn response(newest: &str) -> Job {
-    Job::Response {
+    Job::Response(ResponseJob {
         channel: channel("C1"),
         thread_ts: None,
         newest_ts: ts(newest),
@@ -103,7 +103,7 @@ fn response(newest: &str) -> Job {
         reply: Reply::Full,
         seen_ts: None,
         grounds: None,
-    }
+    })
 }
 
 /// The adapter's text for a time in a sort key (fixed-width RFC 3339 with

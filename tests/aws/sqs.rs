@@ -1,6 +1,7 @@
 //! SQS (`SqsQueue`).
 
 use super::*;
+use myao_domain::ThreadMemoryJob;
 
 async fn receive(
     client: &aws_sdk_sqs::Client,
@@ -45,10 +46,10 @@ async fn queue_sends_a_delayed_job_that_arrives_after_its_delay() -> Result<()> 
 #[tokio::test]
 async fn queue_routes_jobs_by_kind_and_refuses_what_it_cannot_carry() -> Result<()> {
     let q = fresh_queues().await;
-    let thread = Job::ThreadMemory {
+    let thread = Job::ThreadMemory(ThreadMemoryJob {
         channel: channel("C1"),
         thread_ts: ts("1.0"),
-    };
+    });
     q.send(&thread, 0).await?;
     q.send(&Job::MemorySweep, 0).await?;
     let memory_url = q.memory_queue_url.clone().context("memory queue")?;

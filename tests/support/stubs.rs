@@ -26,7 +26,7 @@ use myao_core::app::Ports;
 use myao_core::ports::{Clock, Store};
 use myao_core::wire::Twins;
 use myao_domain::rules::Thresholds;
-use myao_domain::{Job, Message, Settings, Ts};
+use myao_domain::{ChannelMemoryJob, Job, Message, Settings, Ts};
 use myao_llm::openai::OpenAiLlm;
 use myao_services::jobs::{self, JobOutcome};
 use myao_services::Services;
@@ -825,9 +825,12 @@ impl<S: Store + 'static> Bed<S> {
         let (Job::MemorySweep, JobOutcome::Memory(mut report)) = (job, outcome.clone()) else {
             return outcome;
         };
-        let fanned = self
-            .board
-            .take_queued(|j| matches!(j, Job::ChannelMemory { .. } | Job::WorkspaceMemory));
+        let fanned = self.board.take_queued(|j| {
+            matches!(
+                j,
+                Job::ChannelMemory(ChannelMemoryJob { .. }) | Job::WorkspaceMemory
+            )
+        });
         for job in fanned {
             if let JobOutcome::Memory(r) = Box::pin(self.run(&job)).await {
                 report.merge(r);

@@ -304,6 +304,7 @@ impl EventBridgeScheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use myao_domain::JudgmentJob;
 
     fn utc(text: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(text)
@@ -436,11 +437,11 @@ mod tests {
         assert!(s
             .spec(utc("2024-03-01T10:00:00Z"), &stacks(Job::MemorySweep))
             .is_err());
-        let job = Job::Judgment {
+        let job = Job::Judgment(JudgmentJob {
             channel: "C1".parse().expect("id"),
             thread_ts: None,
             newest_ts: "5.0".parse().expect("ts"),
-        };
+        });
         let spec = s
             .spec(utc("2024-03-01T10:00:00.2Z"), &stacks(job.clone()))
             .expect("a spec");

@@ -10,51 +10,25 @@ use super::message::Conversation;
 use super::reply::Reply;
 
 /// One unit of deferred work. Serialised as the input of a schedule or the
-/// body of a queue message.
+/// body of a queue message: its `kind`, then its job's fields (the wire
+/// format of the struct variants it had before, byte for byte).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Job {
     /// Decide whether to speak in a conversation that went quiet.
-    Judgment {
-        channel: ChannelId,
-        thread_ts: Option<Ts>,
-        /// The newest message the job was made for: a newer one makes it stale.
-        newest_ts: Ts,
-    },
+    Judgment(JudgmentJob),
     /// Reply in a conversation.
-    Response {
-        channel: ChannelId,
-        thread_ts: Option<Ts>,
-        newest_ts: Ts,
-        /// A reply to a mention is never stale.
-        mention: bool,
-        /// Its form: a full reply (the default, and what a job made before
-        /// forms existed holds), a short one, or a reaction on `newest_ts`.
-        #[serde(default, skip_serializing_if = "Reply::is_full")]
-        reply: Reply,
-        /// The newest message of the conversation when the answer was
-        /// decided. A bot's message after it (another app's answer) stands
-        /// the answer down, as a person's does; one the judgment saw does
-        /// not. `None` (a mention, an opening, a job of an earlier
-        /// version): `newest_ts`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        seen_ts: Option<Ts>,
-        /// What the judgment knew when it decided to answer, kept with the
-        /// post for the hints people give on it. `None`: a mention's answer,
-        /// or a job of an earlier version.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        grounds: Option<Grounds>,
-    },
+    Response(ResponseJob),
     /// Refresh the memory of one thread: queued by earlier versions when a
     /// thread went quiet, and dropped now (its channel's digest, in
     /// [`Job::ChannelMemory`], writes thread memories).
-    ThreadMemory { channel: ChannelId, thread_ts: Ts },
+    ThreadMemory(ThreadMemoryJob),
     /// The recurring run: forget what was deleted, then queue one
     /// [`Job::ChannelMemory`] per active channel and, after them, one
     /// [`Job::WorkspaceMemory`].
     MemorySweep,
     /// Refresh one channel's memories and its threads no judgment covered.
-    ChannelMemory { channel: ChannelId },
+    ChannelMemory(ChannelMemoryJob),
     /// Refresh the workspace memories from the open channels' memories.
     WorkspaceMemory,
     /// Forget what was deleted or edited, or what a channel that became
@@ -62,16 +36,135 @@ pub enum Job {
     Forget,
     /// Decide whether to open a topic in a channel gone quiet (made by the
     /// recurring run, run by the judgment function; `domain::proactive`).
-    Proactive {
-        channel: ChannelId,
-        /// When it was made: any message after it makes it stale.
-        made_at: Ts,
-    },
+    Proactive(ProactiveJob),
     /// Delete everything its team has in the store: the app was
     /// uninstalled there. Made by ingest, run by the memory function; only
     /// a team's job (see [`TeamJob`]) has anything to purge.
     Purge,
 }
+
+/// Decide whether to speak in a conversation that went quiet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JudgmentJob {
+    pub channel: ChannelId,
+    pub thread_ts: Option<Ts>,
+    /// The newest message the job was made for: a newer one makes it stale.
+    pub newest_ts: Ts,
+}
+
+/// Reply in a conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResponseJob {
+    pub channel: ChannelId,
+    pub thread_ts: Option<Ts>,
+    pub newest_ts: Ts,
+    /// A reply to a mention is never stale.
+    pub mention: bool,
+    /// Its form: a full reply (the default, and what a job made before
+    /// forms existed holds), a short one, or a reaction on `newest_ts`.
+    #[serde(default, skip_serializing_if = "Reply::is_full")]
+    pub reply: Reply,
+    /// The newest message of the conversation when the answer was
+    /// decided. A bot's message after it (another app's answer) stands
+    /// the answer down, as a person's does; one the judgment saw does
+    /// not. `None` (a mention, an opening, a job of an earlier
+    /// version): `newest_ts`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen_ts: Option<Ts>,
+    /// What the judgment knew when it decided to answer, kept with the
+    /// post for the hints people give on it. `None`: a mention's answer,
+    /// or a job of an earlier version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grounds: Option<Grounds>,
+}
+
+/// Refresh the memory of one thread (an earlier version's job).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadMemoryJob {
+    pub channel: ChannelId,
+    pub thread_ts: Ts,
+}
+
+/// Refresh one channel's memories.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChannelMemoryJob {
+    pub channel: ChannelId,
+}
+
+/// Decide whether to open a topic in a channel gone quiet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProactiveJob {
+    pub channel: ChannelId,
+    /// When it was made: any message after it makes it stale.
+    pub made_at: Ts,
+}
+
+impl JudgmentJob {
+    /// The conversation it judges.
+    pub fn conversation(&self) -> Conversation {
+        Conversation {
+            channel: self.channel.clone(),
+            thread_ts: self.thread_ts,
+        }
+    }
+
+    /// Its claim key ([`Job::claim_key`]).
+    pub fn claim_key(&self) -> String {
+        conversation_key(JobKind::Judgment, &self.conversation(), self.newest_ts)
+    }
+}
+
+impl ResponseJob {
+    /// The conversation it answers in.
+    pub fn conversation(&self) -> Conversation {
+        Conversation {
+            channel: self.channel.clone(),
+            thread_ts: self.thread_ts,
+        }
+    }
+
+    /// Its claim key ([`Job::claim_key`]): one answer per message, whatever
+    /// its form.
+    pub fn claim_key(&self) -> String {
+        conversation_key(JobKind::Response, &self.conversation(), self.newest_ts)
+    }
+}
+
+impl ProactiveJob {
+    /// Its claim key ([`Job::claim_key`]).
+    pub fn claim_key(&self) -> String {
+        format!("{}:{}:{}", JobKind::Proactive, self.channel, self.made_at)
+    }
+}
+
+/// `kind:channel:thread-or-top:newest`.
+fn conversation_key(kind: JobKind, conversation: &Conversation, newest_ts: Ts) -> String {
+    format!(
+        "{kind}:{}:{}:{newest_ts}",
+        conversation.channel,
+        conversation
+            .thread_ts
+            .map_or_else(|| "top".to_owned(), |t| t.to_string())
+    )
+}
+
+macro_rules! into_job {
+    ($($job:ident => $variant:ident),*) => {
+        $(impl From<$job> for Job {
+            fn from(job: $job) -> Job {
+                Job::$variant(job)
+            }
+        })*
+    };
+}
+
+into_job!(
+    JudgmentJob => Judgment,
+    ResponseJob => Response,
+    ThreadMemoryJob => ThreadMemory,
+    ChannelMemoryJob => ChannelMemory,
+    ProactiveJob => Proactive
+);
 
 /// A job as the scheduler and the queues carry it: with the team it is
 /// for, on a stack installed in many workspaces. A single-workspace stack's
@@ -136,14 +229,14 @@ impl fmt::Display for JobKind {
 impl Job {
     pub fn kind(&self) -> JobKind {
         match self {
-            Job::Judgment { .. } => JobKind::Judgment,
-            Job::Response { .. } => JobKind::Response,
-            Job::ThreadMemory { .. } => JobKind::ThreadMemory,
+            Job::Judgment(_) => JobKind::Judgment,
+            Job::Response(_) => JobKind::Response,
+            Job::ThreadMemory(_) => JobKind::ThreadMemory,
             Job::MemorySweep => JobKind::MemorySweep,
-            Job::ChannelMemory { .. } => JobKind::ChannelMemory,
+            Job::ChannelMemory(_) => JobKind::ChannelMemory,
             Job::WorkspaceMemory => JobKind::WorkspaceMemory,
             Job::Forget => JobKind::Forget,
-            Job::Proactive { .. } => JobKind::Proactive,
+            Job::Proactive(_) => JobKind::Proactive,
             Job::Purge => JobKind::Purge,
         }
     }
@@ -151,25 +244,18 @@ impl Job {
     /// The conversation the job is about, if any.
     pub fn conversation(&self) -> Option<Conversation> {
         match self {
-            Job::Judgment {
-                channel, thread_ts, ..
-            }
-            | Job::Response {
-                channel, thread_ts, ..
-            } => Some(Conversation {
-                channel: channel.clone(),
-                thread_ts: *thread_ts,
-            }),
-            Job::ThreadMemory { channel, thread_ts } => {
+            Job::Judgment(job) => Some(job.conversation()),
+            Job::Response(job) => Some(job.conversation()),
+            Job::ThreadMemory(ThreadMemoryJob { channel, thread_ts }) => {
                 Some(Conversation::thread(channel.clone(), *thread_ts))
             }
             // Where it would open a topic: the channel's top level.
-            Job::Proactive { channel, .. } => Some(Conversation {
+            Job::Proactive(ProactiveJob { channel, .. }) => Some(Conversation {
                 channel: channel.clone(),
                 thread_ts: None,
             }),
             Job::MemorySweep
-            | Job::ChannelMemory { .. }
+            | Job::ChannelMemory(_)
             | Job::WorkspaceMemory
             | Job::Forget
             | Job::Purge => None,
@@ -181,7 +267,7 @@ impl Job {
     /// timeout: a reply, which a person is waiting for. (A judgment is
     /// retried by Lambda within minutes already; a memory job can wait.)
     pub fn retries_quickly(&self) -> bool {
-        matches!(self, Job::Response { .. })
+        matches!(self, Job::Response(_))
     }
 
     /// The key that identifies one execution of this job: the same job made
@@ -190,34 +276,15 @@ impl Job {
     /// never act twice.
     pub fn claim_key(&self) -> String {
         match self {
-            Job::Judgment {
-                channel,
-                thread_ts,
-                newest_ts,
-            }
-            | Job::Response {
-                channel,
-                thread_ts,
-                newest_ts,
-                ..
-            } => {
-                format!(
-                    "{}:{}:{}:{}",
-                    self.kind(),
-                    channel,
-                    thread_ts
-                        .map(|t| t.to_string())
-                        .unwrap_or_else(|| "top".into()),
-                    newest_ts
-                )
-            }
-            Job::ThreadMemory { channel, thread_ts } => {
+            Job::Judgment(job) => job.claim_key(),
+            Job::Response(job) => job.claim_key(),
+            Job::ThreadMemory(ThreadMemoryJob { channel, thread_ts }) => {
                 format!("{}:{}:{}", self.kind(), channel, thread_ts)
             }
-            Job::ChannelMemory { channel } => format!("{}:{}", self.kind(), channel),
-            Job::Proactive { channel, made_at } => {
-                format!("{}:{}:{}", self.kind(), channel, made_at)
+            Job::ChannelMemory(ChannelMemoryJob { channel }) => {
+                format!("{}:{}", self.kind(), channel)
             }
+            Job::Proactive(job) => job.claim_key(),
             Job::MemorySweep | Job::WorkspaceMemory | Job::Forget | Job::Purge => {
                 self.kind().to_string()
             }
@@ -262,11 +329,11 @@ mod tests {
 
     #[test]
     fn a_teams_job_carries_its_team_and_a_stacks_job_is_written_as_before() {
-        let job = Job::Judgment {
+        let job = Job::Judgment(JudgmentJob {
             channel: ChannelId::parse("C1").unwrap(),
             thread_ts: None,
             newest_ts: Ts::parse("5.0").unwrap(),
-        };
+        });
         let stack = TeamJob {
             team: None,
             job: job.clone(),
@@ -297,7 +364,7 @@ mod tests {
 
     #[test]
     fn jobs_serialise_with_their_kind() {
-        let job = Job::Response {
+        let job = Job::Response(ResponseJob {
             channel: ChannelId::parse("C1").unwrap(),
             thread_ts: None,
             newest_ts: Ts::parse("5.0").unwrap(),
@@ -305,7 +372,7 @@ mod tests {
             reply: Reply::Full,
             seen_ts: None,
             grounds: None,
-        };
+        });
         let json = serde_json::to_value(&job).unwrap();
         // A full reply is written as jobs were before forms existed, so
         // either version of the code reads the other's jobs.
@@ -314,7 +381,7 @@ mod tests {
             serde_json::json!({"kind": "response", "channel": "C1", "thread_ts": null, "newest_ts": "5.000000", "mention": true})
         );
         assert_eq!(serde_json::from_value::<Job>(json).unwrap(), job);
-        let reaction = Job::Response {
+        let reaction = Job::Response(ResponseJob {
             channel: ChannelId::parse("C1").unwrap(),
             thread_ts: None,
             newest_ts: Ts::parse("5.0").unwrap(),
@@ -324,7 +391,7 @@ mod tests {
             },
             seen_ts: Some(Ts::parse("6.0").unwrap()),
             grounds: None,
-        };
+        });
         let json = serde_json::to_value(&reaction).unwrap();
         assert_eq!(
             json["reply"],
@@ -336,10 +403,10 @@ mod tests {
             serde_json::from_str::<Job>(r#"{"kind":"memory_sweep"}"#).unwrap(),
             Job::MemorySweep
         );
-        let proactive = Job::Proactive {
+        let proactive = Job::Proactive(ProactiveJob {
             channel: ChannelId::parse("C1").unwrap(),
             made_at: Ts::parse("5.0").unwrap(),
-        };
+        });
         let json = serde_json::to_value(&proactive).unwrap();
         assert_eq!(
             json,
@@ -351,14 +418,16 @@ mod tests {
 
     #[test]
     fn the_same_job_made_twice_has_one_claim_key() {
-        let make = |reply| Job::Response {
-            channel: ChannelId::parse("C1").unwrap(),
-            thread_ts: Some(Ts::parse("1.0").unwrap()),
-            newest_ts: Ts::parse("5.0").unwrap(),
-            mention: true,
-            reply,
-            seen_ts: None,
-            grounds: None,
+        let make = |reply| {
+            Job::Response(ResponseJob {
+                channel: ChannelId::parse("C1").unwrap(),
+                thread_ts: Some(Ts::parse("1.0").unwrap()),
+                newest_ts: Ts::parse("5.0").unwrap(),
+                mention: true,
+                reply,
+                seen_ts: None,
+                grounds: None,
+            })
         };
         // Whatever its form: one answer per message.
         assert_eq!(

@@ -35,7 +35,10 @@ pub use channel::{Channel, ChannelKind, Visibility, VisibilityChange};
 pub use channel_messages::ChannelMessages;
 pub use context::{Context, Person, Persona};
 pub use ids::{ChannelId, EnterpriseId, IdError, TeamId, Ts, UserId};
-pub use job::{Job, JobKind, TeamJob};
+pub use job::{
+    ChannelMemoryJob, Job, JobKind, JudgmentJob, ProactiveJob, ResponseJob, TeamJob,
+    ThreadMemoryJob,
+};
 pub use judgment::JudgmentResult;
 pub use memory::{ChannelMemory, Memory, MemoryKind, MemoryScope};
 pub use message::{Conversation, Message, User};

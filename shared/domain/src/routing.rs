@@ -1,5 +1,6 @@
 //! What a new message sets in motion.
 
+use crate::job::{JudgmentJob, ResponseJob};
 use chrono::{DateTime, Duration, Utc};
 
 use super::address::calls;
@@ -205,7 +206,7 @@ pub fn route(
     }
     let mentioned = mentioned || bot.is_some_and(|b| mentions_user(&message.text, b));
     if mentioned {
-        return Route::RespondNow(Job::Response {
+        return Route::RespondNow(Job::Response(ResponseJob {
             channel: message.channel.clone(),
             thread_ts: message.thread_ts,
             newest_ts: message.ts,
@@ -213,7 +214,7 @@ pub fn route(
             reply: addressed_reply(&message.text, settings),
             seen_ts: None,
             grounds: None,
-        });
+        }));
     }
     if settings.thresholds_in(&message.channel).is_none() {
         return Route::Nothing;
@@ -227,11 +228,11 @@ pub fn route(
     };
     Route::JudgeAt {
         at: now + jittered_wait(settings.min_wait_seconds, settings.jitter_ratio, unit),
-        job: Job::Judgment {
+        job: Job::Judgment(JudgmentJob {
             channel: message.channel.clone(),
             thread_ts,
             newest_ts: message.ts,
-        },
+        }),
     }
 }
 
@@ -242,18 +243,18 @@ pub fn on_the_top_level(route: Route) -> Route {
         Route::JudgeAt {
             at,
             job:
-                Job::Judgment {
+                Job::Judgment(JudgmentJob {
                     channel,
                     thread_ts: _,
                     newest_ts,
-                },
+                }),
         } => Route::JudgeAt {
             at,
-            job: Job::Judgment {
+            job: Job::Judgment(JudgmentJob {
                 channel,
                 thread_ts: None,
                 newest_ts,
-            },
+            }),
         },
         other => other,
     }
@@ -263,6 +264,7 @@ pub fn on_the_top_level(route: Route) -> Route {
 mod tests {
     use super::*;
     use crate::ids::{ChannelId, Ts};
+    use crate::job::{JudgmentJob, ResponseJob};
 
     fn bot() -> UserId {
         UserId::parse("UBOT").unwrap()
@@ -292,7 +294,7 @@ mod tests {
 
     fn thread_of(job: &Job) -> Option<Ts> {
         match job {
-            Job::Judgment { thread_ts, .. } => *thread_ts,
+            Job::Judgment(JudgmentJob { thread_ts, .. }) => *thread_ts,
             other => panic!("not a judgment: {other:?}"),
         }
     }
@@ -439,7 +441,7 @@ mod tests {
         let r = route(&m, Some(&bot()), false, &Settings::default(), now(), 0.5);
         assert_eq!(
             r,
-            Route::RespondNow(Job::Response {
+            Route::RespondNow(Job::Response(ResponseJob {
                 channel: m.channel.clone(),
                 thread_ts: m.thread_ts,
                 newest_ts: m.ts,
@@ -447,7 +449,7 @@ mod tests {
                 reply: Reply::Full,
                 seen_ts: None,
                 grounds: None,
-            })
+            }))
         );
         let labelled = message("U1", "<@UBOT|myao> hi", None);
         assert!(matches!(
@@ -479,7 +481,7 @@ mod tests {
             now(),
             0.5,
         ) {
-            Route::RespondNow(Job::Response { reply, .. }) => reply,
+            Route::RespondNow(Job::Response(ResponseJob { reply, .. })) => reply,
             other => panic!("{other:?}"),
         };
         assert_eq!(
@@ -505,11 +507,11 @@ mod tests {
                 assert_eq!(at, now() + Duration::seconds(210));
                 assert_eq!(
                     job,
-                    Job::Judgment {
+                    Job::Judgment(JudgmentJob {
                         channel: m.channel.clone(),
                         thread_ts: None,
                         newest_ts: m.ts
-                    }
+                    })
                 );
             }
             other => panic!("expected a judgment, got {other:?}"),

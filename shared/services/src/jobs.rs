@@ -13,7 +13,7 @@ use myao_core::ports::PortError;
 use myao_domain::job::retry_delay;
 use myao_domain::metrics::{self, Datum};
 use myao_domain::rules::Gate;
-use myao_domain::{Job, JobKind, JudgmentResult, Reply, Settings, TeamId, TeamJob};
+use myao_domain::{Job, JobKind, JudgmentResult, Settings, TeamId, TeamJob};
 
 /// What running a job came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,37 +138,10 @@ impl JobOutcome {
     pub fn metric(&self, job: &Job) -> Option<Datum> {
         match self {
             JobOutcome::Judgment(outcome) => Some(judged(outcome)),
-            JobOutcome::Response(outcome) => {
-                let answered = |form: &str| Some(Datum::count(metrics::ANSWERS).by("Form", form));
-                match outcome {
-                    ResponseOutcome::Posted { .. } => match job {
-                        Job::Response {
-                            reply: Reply::Short,
-                            ..
-                        } => answered("short"),
-                        Job::Response {
-                            reply: Reply::Opener { .. },
-                            ..
-                        } => answered("opener"),
-                        _ => answered("full"),
-                    },
-                    ResponseOutcome::Reacted { .. } => answered("reaction"),
-                    ResponseOutcome::Limited { limit, .. } => {
-                        Some(Datum::count(metrics::LIMIT_REFUSALS).by("Limit", limit.setting()))
-                    }
-                    // A mention that got no answer: somebody asked and heard
-                    // nothing. (One that fails for good ends in the
-                    // dead-letter queue, whose alarm tells.)
-                    ResponseOutcome::TooOld
-                    | ResponseOutcome::PostFailed { .. }
-                    | ResponseOutcome::NoReply { .. }
-                        if matches!(job, Job::Response { mention: true, .. }) =>
-                    {
-                        Some(Datum::count(metrics::MENTIONS_GIVEN_UP))
-                    }
-                    _ => None,
-                }
-            }
+            JobOutcome::Response(outcome) => match job {
+                Job::Response(job) => outcome.metric(job),
+                _ => None,
+            },
             JobOutcome::Memory(_) | JobOutcome::Purged { .. } => None,
             JobOutcome::Proactive(outcome) => {
                 Some(Datum::count(metrics::PROACTIVE_JUDGMENTS).by("Outcome", outcome.name()))
@@ -205,30 +178,22 @@ pub async fn run(svc: &Services, job: &Job) -> Result<JobOutcome, PortError> {
     );
     async {
         match job {
-            Job::Judgment {
-                channel,
-                thread_ts,
-                newest_ts,
-            } => judgment::run(svc, channel, *thread_ts, *newest_ts)
-                .await
-                .map(JobOutcome::Judgment),
-            Job::Response { .. } => response::run(svc, job).await.map(JobOutcome::Response),
+            Job::Judgment(job) => judgment::run(svc, job).await.map(JobOutcome::Judgment),
+            Job::Response(job) => response::run(svc, job).await.map(JobOutcome::Response),
             // Queued by earlier versions when a thread went quiet: the
             // hourly digest of its channel writes the thread's memory now
             // (running one here could race that channel's own job).
-            Job::ThreadMemory { .. } => {
+            Job::ThreadMemory(_) => {
                 tracing::info!("thread memory job dropped: the channel's digest writes it");
                 Ok(JobOutcome::Memory(MemoryReport::default()))
             }
             Job::MemorySweep => memory::sweep(svc).await.map(JobOutcome::Memory),
-            Job::ChannelMemory { channel } => memory::channel_memory(svc, channel)
+            Job::ChannelMemory(job) => memory::channel_memory(svc, &job.channel)
                 .await
                 .map(JobOutcome::Memory),
             Job::WorkspaceMemory => memory::workspace_memory(svc).await.map(JobOutcome::Memory),
             Job::Forget => memory::forget_now(svc).await.map(JobOutcome::Memory),
-            Job::Proactive { channel, made_at } => proactive::run(svc, channel, *made_at)
-                .await
-                .map(JobOutcome::Proactive),
+            Job::Proactive(job) => proactive::run(svc, job).await.map(JobOutcome::Proactive),
             Job::Purge => purge(svc).await,
         }
     }

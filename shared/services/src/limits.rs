@@ -23,7 +23,7 @@ use myao_core::ports::{
     Clock, Llm, LlmReply, LlmRequest, LlmRole, Messages, PortError, SettingsProvider, Store,
 };
 use myao_domain::limits::{self, CallPurpose, Limit, LIMIT_NOTICE};
-use myao_domain::{Job, Ts, UserId};
+use myao_domain::{ResponseJob, Ts, UserId};
 
 /// The service name of a refusal by the day's budget.
 pub const BUDGET: &str = "budget";
@@ -103,18 +103,12 @@ impl Llm for CappedLlm {
 }
 
 /// The author of a mention job's newest message (the person who asked).
-async fn author(messages: &dyn Messages, job: &Job) -> Result<Option<UserId>, PortError> {
-    let Job::Response {
-        channel,
-        newest_ts,
-        mention: true,
-        ..
-    } = job
-    else {
+async fn author(messages: &dyn Messages, job: &ResponseJob) -> Result<Option<UserId>, PortError> {
+    if !job.mention {
         return Ok(None);
-    };
+    }
     Ok(messages
-        .get_message(channel, *newest_ts)
+        .get_message(&job.channel, job.newest_ts)
         .await?
         .map(|m| m.user))
 }
@@ -133,11 +127,12 @@ pub struct Refused {
 /// someone over their own limit does not use up the channel's replies.
 /// A count is not given back: a job redelivered after a failure counts
 /// again, which can only make a limit stricter.
-pub async fn admit_reply(cx: &JobContext<'_>, job: &Job) -> Result<Option<Refused>, PortError> {
+pub async fn admit_reply(
+    cx: &JobContext<'_>,
+    job: &ResponseJob,
+) -> Result<Option<Refused>, PortError> {
     let (settings, now) = (cx.settings(), cx.now());
-    let Job::Response { channel, .. } = job else {
-        return Ok(None);
-    };
+    let ResponseJob { channel, .. } = job;
     let author = author(cx.store(), job).await?;
     let mut counters = Vec::with_capacity(2);
     if let Some(user) = &author {
@@ -162,7 +157,7 @@ pub async fn admit_reply(cx: &JobContext<'_>, job: &Job) -> Result<Option<Refuse
 
 /// The outcome of a response job whose reply the day's LLM budget refused
 /// (the notice posted for a mention).
-pub async fn refused_by_budget(cx: &JobContext<'_>, job: &Job) -> Refused {
+pub async fn refused_by_budget(cx: &JobContext<'_>, job: &ResponseJob) -> Refused {
     let author = match author(cx.store(), job).await {
         Ok(author) => author,
         Err(error) => {
@@ -174,21 +169,20 @@ pub async fn refused_by_budget(cx: &JobContext<'_>, job: &Job) -> Refused {
 }
 
 /// Logs a refusal and, for a mention, posts the notice once an hour per person.
-async fn refuse(cx: &JobContext<'_>, job: &Job, author: Option<&UserId>, limit: Limit) -> Refused {
+async fn refuse(
+    cx: &JobContext<'_>,
+    job: &ResponseJob,
+    author: Option<&UserId>,
+    limit: Limit,
+) -> Refused {
     let (settings, now) = (cx.settings(), cx.now());
-    let Job::Response {
+    let ResponseJob {
         channel,
         thread_ts,
         newest_ts,
         mention,
         ..
-    } = job
-    else {
-        return Refused {
-            limit,
-            notice: None,
-        };
-    };
+    } = job;
     tracing::warn!(
         limit = limit.setting(),
         max = limit.max(settings),

@@ -42,8 +42,8 @@ use myao_domain::proactive::{
     day_claim, parse_opening, silent_for, slot, week_slot, within, OpeningParseError,
 };
 use myao_domain::{
-    Channel, ChannelId, Conversation, Forget, Job, JobKind, Memory, MemoryKind, MemoryScope, Reply,
-    Ts,
+    Channel, ChannelId, Conversation, Forget, Job, JobKind, Memory, MemoryKind, MemoryScope,
+    ProactiveJob, Reply, ResponseJob, Ts,
 };
 
 /// How long a proactive job's claim is kept: longer than any redelivery.
@@ -126,10 +126,10 @@ async fn plan_one(
     if !cx.store().claim(&day, expires).await? {
         return Ok(None);
     }
-    let job = Job::Proactive {
+    let job = Job::Proactive(ProactiveJob {
         channel: channel.clone(),
         made_at: Ts::from_datetime(now),
-    };
+    });
     if let Err(error) = cx
         .scheduler()
         .upsert(&schedule_name(channel), at, &job)
@@ -239,12 +239,10 @@ enum Unusable {
 
 /// Runs a proactive judgment job: the channel's gates, the silence's, one
 /// judgment per job, the LLM's verdict, then the opening.
-pub async fn run(
-    svc: &Services,
-    channel: &ChannelId,
-    made_at: Ts,
-) -> Result<ProactiveOutcome, PortError> {
+pub async fn run(svc: &Services, job: &ProactiveJob) -> Result<ProactiveOutcome, PortError> {
     let cx = JobContext::begin(svc).await?;
+    let ProactiveJob { channel, made_at } = job;
+    let made_at = *made_at;
     let ch = match allowed(&cx, channel).await? {
         Ok(ch) => ch,
         Err(hold) => return Ok(held(hold)),
@@ -257,11 +255,7 @@ pub async fn run(
         return Ok(held(hold));
     }
     // One judgment per job, whatever its deliveries: claimed before the LLM.
-    let claim = Job::Proactive {
-        channel: channel.clone(),
-        made_at,
-    }
-    .claim_key();
+    let claim = job.claim_key();
     if !cx
         .store()
         .claim(&claim, cx.now() + Duration::days(CLAIM_DAYS))
@@ -427,7 +421,7 @@ async fn open(
             return Err(error);
         }
     }
-    let response = Job::Response {
+    let response = Job::Response(ResponseJob {
         channel: channel.clone(),
         thread_ts: None,
         newest_ts: made_at,
@@ -440,7 +434,7 @@ async fn open(
             "opening",
             cx.settings().chattiness_in(channel),
         )),
-    };
+    });
     if let Err(error) = cx.queue().send(&response, 0).await {
         release(cx.store(), &[&week, claim]).await;
         return Err(error);

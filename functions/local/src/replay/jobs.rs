@@ -6,7 +6,9 @@ use anyhow::Context as _;
 use chrono::{DateTime, Utc};
 use myao_core::deadline::{job_budget, Deadline};
 use myao_core::ports::Clock;
-use myao_domain::{ChannelId, Job, MemoryKind, MemoryScope, Reply, TeamId, Ts};
+use myao_domain::{
+    ChannelId, ChannelMemoryJob, Job, MemoryKind, MemoryScope, Reply, ResponseJob, TeamId, Ts,
+};
 use myao_services::jobs::{self, JobOutcome};
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
@@ -98,12 +100,12 @@ impl Engine<'_> {
     /// that of an earlier top-level message it answers).
     fn reply_thread(&self, channel: Option<&ChannelId>, at: DateTime<Utc>) -> Option<Ts> {
         let response = |job: &Job| match job {
-            Job::Response {
+            Job::Response(ResponseJob {
                 channel: c,
                 thread_ts,
                 mention: false,
                 ..
-            } if Some(c) == channel => Some(*thread_ts),
+            }) if Some(c) == channel => Some(*thread_ts),
             _ => None,
         };
         self.board
@@ -264,7 +266,7 @@ impl Engine<'_> {
         // The recurring run and the jobs it fans out.
         let sweep = matches!(
             job,
-            Job::MemorySweep | Job::ChannelMemory { .. } | Job::WorkspaceMemory
+            Job::MemorySweep | Job::ChannelMemory(ChannelMemoryJob { .. }) | Job::WorkspaceMemory
         );
         if matches!(job, Job::MemorySweep) {
             self.summary.sweeps += 1;
@@ -321,20 +323,20 @@ struct Asked {
 impl Asked {
     fn of(job: &Job) -> Asked {
         Asked {
-            mention: matches!(job, Job::Response { mention: true, .. }),
+            mention: matches!(job, Job::Response(ResponseJob { mention: true, .. })),
             short: matches!(
                 job,
-                Job::Response {
+                Job::Response(ResponseJob {
                     reply: Reply::Short,
                     ..
-                }
+                })
             ),
             opener: matches!(
                 job,
-                Job::Response {
+                Job::Response(ResponseJob {
                     reply: Reply::Opener { .. },
                     ..
-                }
+                })
             ),
         }
     }

@@ -369,7 +369,7 @@ mod tests {
     use super::*;
     use myao_domain::judgment::ResponseType;
     use myao_domain::rules::{self, Decision, Score, Thresholds};
-    use myao_domain::{ChannelId, Job, JudgmentResult, Visibility};
+    use myao_domain::{ChannelId, Job, JudgmentJob, JudgmentResult, ProactiveJob, Visibility};
     use myao_services::jobs::JobOutcome;
     use myao_services::proactive::Hold;
 
@@ -541,11 +541,11 @@ mod tests {
 
     #[test]
     fn the_timeline_names_a_judgment_as_its_metric_does() {
-        let job = Job::Judgment {
+        let job = Job::Judgment(JudgmentJob {
             channel: ChannelId::parse("C1").unwrap(),
             thread_ts: None,
             newest_ts: Ts::parse("1767600000.000100").unwrap(),
-        };
+        });
         let mut names = BTreeMap::new();
         for outcome in every_judgment() {
             let counted = metric(JobOutcome::Judgment(outcome.clone()), &job);
@@ -597,10 +597,10 @@ mod tests {
 
     #[test]
     fn the_timeline_names_a_proactive_judgment_as_its_metric_does() {
-        let job = Job::Proactive {
+        let job = Job::Proactive(ProactiveJob {
             channel: ChannelId::parse("C1").unwrap(),
             made_at: Ts::parse("1767600000.000100").unwrap(),
-        };
+        });
         for outcome in every_proactive() {
             let counted = metric(JobOutcome::Proactive(outcome.clone()), &job);
             for dry_run in [false, true] {

@@ -21,8 +21,8 @@ use myao_domain::routing::{
     Engagement, Route, QUESTION_WAITS_PER_HOUR,
 };
 use myao_domain::{
-    ChannelId, Conversation, Forget, Job, JobKind, Message, Settings, TeamId, Ts, UserId,
-    VisibilityChange,
+    ChannelId, Conversation, Forget, Job, JobKind, JudgmentJob, Message, Settings, TeamId, Ts,
+    UserId, VisibilityChange,
 };
 use myao_slack::event::{parse_envelope, Envelope, Reaction, SlackEvent};
 use myao_slack::interaction::form_interaction;
@@ -671,7 +671,7 @@ impl Ingest {
     ) -> Result<Route, PortError> {
         let own = matches!(
             &routing,
-            Route::JudgeAt { job: Job::Judgment { thread_ts: Some(root), .. }, .. }
+            Route::JudgeAt { job: Job::Judgment(JudgmentJob { thread_ts: Some(root), .. }), .. }
                 if *root == message.ts && message.thread_ts.is_none()
         );
         if !own {
@@ -717,11 +717,11 @@ impl Ingest {
         let Route::JudgeAt {
             at,
             job:
-                Job::Judgment {
+                Job::Judgment(JudgmentJob {
                     channel,
                     thread_ts,
                     newest_ts,
-                },
+                }),
         } = routing
         else {
             return Ok(routing);
@@ -740,11 +740,11 @@ impl Ingest {
             .unwrap_or(message.ts);
         Ok(Route::JudgeAt {
             at,
-            job: Job::Judgment {
+            job: Job::Judgment(JudgmentJob {
                 channel,
                 thread_ts,
                 newest_ts: newest,
-            },
+            }),
         })
     }
 
@@ -774,7 +774,7 @@ mod tests {
     use crate::ports::Clock;
     use crate::wire::Twins;
     use chrono::Duration;
-    use myao_domain::{ChannelId, Ts};
+    use myao_domain::{ChannelId, ResponseJob, Ts};
     use myao_slack::signature::sign;
     use serde_json::{json, Value};
 
@@ -853,11 +853,11 @@ mod tests {
         assert_eq!(scheduled[0].name.as_str(), "judgment-C1-top");
         assert_eq!(
             scheduled[0].job,
-            Job::Judgment {
+            Job::Judgment(JudgmentJob {
                 channel: ChannelId::parse("C1").unwrap(),
                 thread_ts: None,
                 newest_ts: Ts::parse("1767600000.000100").unwrap()
-            }
+            })
         );
         // one write for the message, one opening its conversation's window
         // (`max_wait_seconds`), one for its routing record; one scheduler call
@@ -943,7 +943,10 @@ mod tests {
         assert!(b.board.scheduled().is_empty());
         let queued = b.board.queued();
         assert_eq!(queued.len(), 1);
-        assert!(matches!(queued[0].1, Job::Response { mention: true, .. }));
+        assert!(matches!(
+            queued[0].1,
+            Job::Response(ResponseJob { mention: true, .. })
+        ));
     }
 
     /// A top-level message the bot wrote at `ts`.
@@ -1081,7 +1084,7 @@ mod tests {
                 assert_eq!(queued.len(), 1, "{text}");
                 assert_eq!(queued[0].0, b.clock.now(), "{text}: at once");
                 assert!(
-                    matches!(&queued[0].1, Job::Response { mention: true, channel: c, .. } if c.as_str() == channel),
+                    matches!(&queued[0].1, Job::Response(ResponseJob { mention: true, channel: c, .. }) if c.as_str() == channel),
                     "{text}: {queued:?}"
                 );
             } else {
@@ -1145,7 +1148,7 @@ mod tests {
         let scheduled = b.board.scheduled();
         assert_eq!(scheduled.len(), 1);
         assert!(
-            matches!(&scheduled[0].job, Job::Judgment { newest_ts, .. } if newest_ts.to_string() == "1767600000.000300")
+            matches!(&scheduled[0].job, Job::Judgment(JudgmentJob { newest_ts, .. }) if newest_ts.to_string() == "1767600000.000300")
         );
     }
 

@@ -7,7 +7,7 @@ use myao_core::ports::PortError;
 use myao_core::schedule::ScheduleName;
 use myao_domain::grounds::Grounds;
 use myao_domain::rules;
-use myao_domain::{Conversation, Job, JobKind, Message, Reply, Ts};
+use myao_domain::{Conversation, Job, JobKind, Message, Reply, ResponseJob, Ts};
 
 use super::Ruling;
 use crate::{JobContext, SCHEDULER_MIN_DELAY_SECONDS};
@@ -49,7 +49,7 @@ impl Answer {
                 .rev()
                 .find(|m| !m.is_bot && conversation.contains(m))
                 .map_or(newest_ts, |m| m.ts);
-            let job = Job::Response {
+            let job = Job::Response(ResponseJob {
                 channel: conversation.channel.clone(),
                 thread_ts: conversation.thread_ts,
                 newest_ts: on,
@@ -57,7 +57,7 @@ impl Answer {
                 reply,
                 seen_ts: seen(messages, on),
                 grounds: Some(grounds),
-            };
+            });
             return Answer {
                 job,
                 name: ScheduleName::for_conversation(JobKind::Response, conversation),
@@ -71,7 +71,7 @@ impl Answer {
             (None, Some(root)) => (Some(root), answers),
             _ => (conversation.thread_ts, newest_ts),
         };
-        let job = Job::Response {
+        let job = Job::Response(ResponseJob {
             channel: conversation.channel.clone(),
             thread_ts,
             newest_ts,
@@ -79,7 +79,7 @@ impl Answer {
             reply,
             seen_ts: seen(messages, newest_ts),
             grounds: Some(grounds),
-        };
+        });
         let answered = Conversation {
             channel: conversation.channel.clone(),
             thread_ts,

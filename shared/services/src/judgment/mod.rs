@@ -16,7 +16,8 @@ use myao_domain::reply::Closing;
 use myao_domain::routing::jittered_wait;
 use myao_domain::rules::{self, Decision, Facts, Gate, Score, Signal, Thresholds};
 use myao_domain::{
-    ChannelId, Conversation, Job, JobKind, JudgmentResult, Message, Reply, Settings, Ts, UserId,
+    ChannelId, Conversation, Job, JobKind, JudgmentJob, JudgmentResult, Message, Reply, Settings,
+    Ts, UserId,
 };
 
 use crate::context::{self, recent, touch};
@@ -143,17 +144,11 @@ const SURE_DELAY_SECONDS: (u32, u32) = (10, 30);
 
 /// Runs a judgment job: the stale check, then the gates, then the rule
 /// stage, and the LLM only in its ambiguous band.
-pub async fn run(
-    svc: &Services,
-    channel: &ChannelId,
-    thread_ts: Option<Ts>,
-    newest_ts: Ts,
-) -> Result<JudgmentOutcome, PortError> {
+pub async fn run(svc: &Services, job: &JudgmentJob) -> Result<JudgmentOutcome, PortError> {
     let cx = JobContext::begin(svc).await?;
-    let conversation = Conversation {
-        channel: channel.clone(),
-        thread_ts,
-    };
+    let conversation = job.conversation();
+    let JudgmentJob { newest_ts, .. } = job;
+    let newest_ts = *newest_ts;
     let name = ScheduleName::for_conversation(JobKind::Judgment, &conversation);
     let talk = Talk::read(cx.store(), &conversation, cx.settings()).await?;
     let Some(recent) = talk.recent(newest_ts) else {
@@ -216,11 +211,11 @@ async fn superseded(
         .map(|until| until - limits::WINDOW_GRACE);
     let due = person.to_datetime() + wait;
     let at = ceiling.map_or(due, |c| due.min(c)).max(cx.now());
-    let job = Job::Judgment {
+    let job = Job::Judgment(JudgmentJob {
         channel: conversation.channel.clone(),
         thread_ts: conversation.thread_ts,
         newest_ts: person,
-    };
+    });
     cx.scheduler().upsert(name, at, &job).await
 }
 
@@ -580,11 +575,11 @@ async fn judge_again(
     {
         return Ok(());
     }
-    let job = Job::Judgment {
+    let job = Job::Judgment(JudgmentJob {
         channel: conversation.channel.clone(),
         thread_ts: conversation.thread_ts,
         newest_ts,
-    };
+    });
     let at = at.max(cx.now() + Duration::seconds(1));
     cx.scheduler().upsert(name, at, &job).await
 }

@@ -38,7 +38,8 @@ use myao_domain::digest::Backoff;
 use myao_domain::metrics::{self, Datum};
 use myao_domain::privacy::{may_use, Audience, Source};
 use myao_domain::{
-    Channel, ChannelId, Job, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
+    Channel, ChannelId, ChannelMemoryJob, Job, Memory, MemoryKind, MemoryScope, Message, Settings,
+    Ts,
 };
 
 /// At most this many messages of one thread go into its memory prompt.
@@ -235,7 +236,9 @@ pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
         .collect();
     channels.sort();
     for channel in channels {
-        cx.queue().send(&Job::ChannelMemory { channel }, 0).await?;
+        cx.queue()
+            .send(&Job::ChannelMemory(ChannelMemoryJob { channel }), 0)
+            .await?;
         report.queued += 1;
     }
     cx.queue()

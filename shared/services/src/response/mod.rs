@@ -7,10 +7,11 @@ mod write;
 use chrono::Duration;
 
 use myao_core::ports::{Claims, Messages, PortError, SlackApi};
+use myao_domain::metrics::{self, Datum};
 use myao_domain::people::{forget_me, FORGOTTEN_NOTICE};
 use myao_domain::rules::talks_in_threads;
 use myao_domain::text::escape;
-use myao_domain::{ChannelId, Conversation, EmojiName, Job, Message, Reply, Ts};
+use myao_domain::{ChannelId, Conversation, EmojiName, Message, Reply, ResponseJob, Ts};
 
 use crate::context::{self, recent, Recent};
 use crate::prompts::status_lines;
@@ -65,6 +66,36 @@ impl ResponseOutcome {
     }
 }
 
+impl ResponseOutcome {
+    /// What the outcome of `job` counts for: an answer's form, a spend
+    /// limit's refusal, a mention given up.
+    pub fn metric(&self, job: &ResponseJob) -> Option<Datum> {
+        let answered = |form: &str| Some(Datum::count(metrics::ANSWERS).by("Form", form));
+        match self {
+            ResponseOutcome::Posted { .. } => match job.reply {
+                Reply::Short => answered("short"),
+                Reply::Opener { .. } => answered("opener"),
+                Reply::Full | Reply::Reaction { .. } => answered("full"),
+            },
+            ResponseOutcome::Reacted { .. } => answered("reaction"),
+            ResponseOutcome::Limited { limit, .. } => {
+                Some(Datum::count(metrics::LIMIT_REFUSALS).by("Limit", limit.setting()))
+            }
+            // A mention that got no answer: somebody asked and heard
+            // nothing. (One that fails for good ends in the dead-letter
+            // queue, whose alarm tells.)
+            ResponseOutcome::TooOld
+            | ResponseOutcome::PostFailed { .. }
+            | ResponseOutcome::NoReply { .. }
+                if job.mention =>
+            {
+                Some(Datum::count(metrics::MENTIONS_GIVEN_UP))
+            }
+            _ => None,
+        }
+    }
+}
+
 impl From<crate::limits::Refused> for ResponseOutcome {
     fn from(refused: crate::limits::Refused) -> Self {
         ResponseOutcome::Limited {
@@ -81,19 +112,16 @@ const RECENT_REPLIES: usize = 20;
 /// Runs a response job: drops it when it came too late, claims it (a job
 /// made twice is answered once), checks what may keep it from being
 /// written, then reacts, or writes and posts the reply.
-pub async fn run(svc: &Services, job: &Job) -> Result<ResponseOutcome, PortError> {
+pub async fn run(svc: &Services, job: &ResponseJob) -> Result<ResponseOutcome, PortError> {
     let cx = JobContext::begin(svc).await?;
-    let Job::Response {
+    let ResponseJob {
         channel,
         thread_ts,
         newest_ts,
         mention,
         reply,
         ..
-    } = job
-    else {
-        return Err(PortError::refused("response", "not a response job"));
-    };
+    } = job;
     if let Some(late) = late(&cx, job).await? {
         return Ok(late);
     }
@@ -139,8 +167,11 @@ pub async fn run(svc: &Services, job: &Job) -> Result<ResponseOutcome, PortError
 /// Why the job came too late to be answered, if it did: a mention older
 /// than `mention_max_age_seconds` (a late redelivery: a late answer is
 /// worse than none), or an unprompted reply that someone answered first.
-async fn late(cx: &JobContext<'_>, job: &Job) -> Result<Option<ResponseOutcome>, PortError> {
-    let Job::Response {
+async fn late(
+    cx: &JobContext<'_>,
+    job: &ResponseJob,
+) -> Result<Option<ResponseOutcome>, PortError> {
+    let ResponseJob {
         channel,
         thread_ts,
         newest_ts,
@@ -148,10 +179,7 @@ async fn late(cx: &JobContext<'_>, job: &Job) -> Result<Option<ResponseOutcome>,
         reply,
         seen_ts,
         ..
-    } = job
-    else {
-        return Err(PortError::refused("response", "not a response job"));
-    };
+    } = job;
     let settings = cx.settings();
     let conversation = Conversation {
         channel: channel.clone(),
@@ -321,7 +349,7 @@ pub(super) struct Claim<'a> {
 
 impl<'a> Claim<'a> {
     /// Takes the claim of `job`; `None` when it is taken already.
-    async fn take(cx: &JobContext<'a>, job: &Job) -> Result<Option<Claim<'a>>, PortError> {
+    async fn take(cx: &JobContext<'a>, job: &ResponseJob) -> Result<Option<Claim<'a>>, PortError> {
         let key = job.claim_key();
         let until = cx.now() + Duration::days(CLAIM_DAYS);
         let claims: &dyn Claims = cx.store();
@@ -354,18 +382,15 @@ enum Ready {
 /// token lately, a request to be forgotten, a spend limit. A reply an
 /// earlier try wrote, which a post failure left unposted, is posted as it
 /// is: that try passed the limits and asked the LLM already.
-async fn before_writing(cx: &JobContext<'_>, job: &Job) -> Result<Ready, PortError> {
-    let Job::Response {
+async fn before_writing(cx: &JobContext<'_>, job: &ResponseJob) -> Result<Ready, PortError> {
+    let ResponseJob {
         channel,
         thread_ts,
         newest_ts,
         mention,
         reply,
         ..
-    } = job
-    else {
-        return Err(PortError::refused("response", "not a response job"));
-    };
+    } = job;
     // Slack refused the token lately: a reply could not be posted, so no
     // LLM call writes one (the alarm on SlackAuthErrors tells a person).
     if crate::limits::token_refused(cx).await? {

@@ -8,7 +8,7 @@ use myao_core::app::retention;
 use myao_core::ports::{PortError, SlackApi};
 use myao_domain::grounds::{Grounds, PostGrounds};
 use myao_domain::text::{escape, held_to};
-use myao_domain::{Channel, ChannelId, Job, Message, Ts, UserId};
+use myao_domain::{Channel, ChannelId, Message, ResponseJob, Ts, UserId};
 
 use super::write::{kept_context, write};
 use super::{Claim, ResponseOutcome};
@@ -39,19 +39,16 @@ const DRAFT_HOURS: i64 = 24;
 /// earlier try's post did not land after all.
 pub(super) async fn compose_and_post(
     cx: &JobContext<'_>,
-    job: &Job,
+    job: &ResponseJob,
     kept: Option<String>,
     claim: &Claim<'_>,
 ) -> Result<ResponseOutcome, PortError> {
-    let Job::Response {
+    let ResponseJob {
         channel,
         thread_ts,
         newest_ts,
         ..
-    } = job
-    else {
-        return Err(PortError::refused("response", "not a response job"));
-    };
+    } = job;
     let key = job.claim_key();
     let reused = kept.is_some();
     let (bot, ch, text) = match compose(cx, job, kept).await {
@@ -92,17 +89,14 @@ pub(super) async fn compose_and_post(
 /// Keeps what decided the post `ts` with it, for the hints people give on
 /// it (`myao feedback`): the judgment's grounds, or a mention's. A failure
 /// costs only that: the post stands.
-async fn keep_grounds(cx: &JobContext<'_>, job: &Job, post: Ts) {
-    let Job::Response {
+async fn keep_grounds(cx: &JobContext<'_>, job: &ResponseJob, post: Ts) {
+    let ResponseJob {
         channel,
         thread_ts,
         mention,
         grounds,
         ..
-    } = job
-    else {
-        return;
-    };
+    } = job;
     let grounds = match (grounds, mention) {
         (Some(grounds), _) => grounds.clone(),
         (None, true) => Grounds::unjudged("mention", cx.settings().chattiness_in(channel)),
@@ -123,14 +117,12 @@ async fn keep_grounds(cx: &JobContext<'_>, job: &Job, post: Ts) {
 
 /// The reply to post: the one an earlier try wrote (`kept`), with the bot's
 /// id and the channel, or one written now.
-async fn compose(cx: &JobContext<'_>, job: &Job, kept: Option<String>) -> Composed {
+async fn compose(cx: &JobContext<'_>, job: &ResponseJob, kept: Option<String>) -> Composed {
     let Some(text) = kept else {
         return write(cx, job).await;
     };
     tracing::info!("posting the reply an earlier try wrote");
-    let Job::Response { channel, .. } = job else {
-        return Composed::Retry(PortError::refused("response", "not a response job"));
-    };
+    let ResponseJob { channel, .. } = job;
     match kept_context(cx, channel).await {
         Ok((bot, ch)) => Composed::Ready { bot, ch, text },
         Err(error) => Composed::Retry(error),
@@ -140,8 +132,8 @@ async fn compose(cx: &JobContext<'_>, job: &Job, kept: Option<String>) -> Compos
 /// Whether a reply is posted with Slack's feedback buttons under it: with
 /// `feedback_buttons` on, an unprompted one (a reply nobody asked for, an
 /// opening), never an answer to a mention, its name or a DM.
-fn with_buttons(cx: &JobContext<'_>, job: &Job) -> bool {
-    cx.settings().feedback_buttons && matches!(job, Job::Response { mention: false, .. })
+fn with_buttons(cx: &JobContext<'_>, job: &ResponseJob) -> bool {
+    cx.settings().feedback_buttons && !job.mention
 }
 
 /// Where a reply goes, and the mark that finds it there again.

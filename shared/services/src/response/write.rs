@@ -3,7 +3,7 @@
 
 use myao_core::ports::{LlmRequest, PortError};
 use myao_domain::text::{clean_reply, held_to};
-use myao_domain::{Channel, ChannelId, Context, Conversation, Job, Reply, UserId};
+use myao_domain::{Channel, ChannelId, Context, Conversation, Reply, ResponseJob, UserId};
 
 use super::post::Composed;
 use super::ResponseOutcome;
@@ -14,7 +14,7 @@ use crate::JobContext;
 
 /// Writes the reply to `job`: the bot's id, the channel and the text, or
 /// why not.
-pub(super) async fn write(cx: &JobContext<'_>, job: &Job) -> Composed {
+pub(super) async fn write(cx: &JobContext<'_>, job: &ResponseJob) -> Composed {
     let (bot, ch, request, with_images) = match prepare(cx, job).await {
         Ok(prepared) => prepared,
         Err(error) => {
@@ -60,18 +60,15 @@ type WithImages = Option<(ContextPrompt, Context, Opened)>;
 /// reply on its conversation's context, with the images of its files.
 async fn prepare(
     cx: &JobContext<'_>,
-    job: &Job,
+    job: &ResponseJob,
 ) -> Result<(UserId, Channel, Result<LlmRequest, PromptError>, WithImages), PortError> {
-    let Job::Response {
+    let ResponseJob {
         channel,
         thread_ts,
         newest_ts,
         reply,
         ..
-    } = job
-    else {
-        return Err(PortError::refused("response", "not a response job"));
-    };
+    } = job;
     let bot = cx.bot_user_id().await?;
     let ch = context::channel(cx, channel).await?;
     if let Reply::Opener { topic } = reply {

@@ -3,7 +3,9 @@ use std::sync::Arc;
 
 use crate::ports::{Clock, Edit, Insert, Queue, Scheduler};
 use crate::schedule::ScheduleName;
-use myao_domain::{ChannelId, Conversation, Job, Message, TeamJob, Ts, UserId};
+use myao_domain::{
+    ChannelId, Conversation, Job, JudgmentJob, Message, TeamJob, ThreadMemoryJob, Ts, UserId,
+};
 
 use super::*;
 use crate::adapters::system::ManualClock;
@@ -170,10 +172,12 @@ async fn board_upsert_replaces_the_pending_job_of_a_name() {
     let c = ChannelId::parse("C1").unwrap();
     let conv = Conversation::top_level(c.clone());
     let name = ScheduleName::for_conversation(JobKind::Judgment, &conv);
-    let job = |n: &str| Job::Judgment {
-        channel: c.clone(),
-        thread_ts: None,
-        newest_ts: Ts::parse(n).unwrap(),
+    let job = |n: &str| {
+        Job::Judgment(JudgmentJob {
+            channel: c.clone(),
+            thread_ts: None,
+            newest_ts: Ts::parse(n).unwrap(),
+        })
     };
     b.upsert(&name, at(1_300), &job("1.0")).await.unwrap();
     b.upsert(&name, at(1_400), &job("2.0")).await.unwrap();
@@ -203,11 +207,11 @@ async fn a_teams_jobs_carry_the_team_and_never_move_another_teams_wait() {
     let c = ChannelId::parse("C1").unwrap();
     let name =
         ScheduleName::for_conversation(JobKind::Judgment, &Conversation::top_level(c.clone()));
-    let job = Job::Judgment {
+    let job = Job::Judgment(JudgmentJob {
         channel: c,
         thread_ts: None,
         newest_ts: Ts::parse("1.0").unwrap(),
-    };
+    });
     // One channel shared by two workspaces: one name in each, and the stack's.
     b.for_team(&acme)
         .upsert(&name, at(1_100), &job)
@@ -242,10 +246,10 @@ async fn board_queue_honours_delays_and_order() {
     let clock = Arc::new(ManualClock::new(at(1_000)));
     let b = JobBoard::new(clock.clone());
     let a = Job::MemorySweep;
-    let c = Job::ThreadMemory {
+    let c = Job::ThreadMemory(ThreadMemoryJob {
         channel: ChannelId::parse("C1").unwrap(),
         thread_ts: Ts::parse("1.0").unwrap(),
-    };
+    });
     b.send(&a, 30).await.unwrap();
     b.send(&c, 0).await.unwrap();
     assert!(b.send(&a, 901).await.is_err());
