@@ -609,6 +609,42 @@ async fn the_same_response_job_run_twice_posts_once() {
 }
 
 #[tokio::test]
+async fn a_job_as_the_previous_version_wrote_it_is_run() {
+    // The JSON of jobs written before jobs were named structs, as a
+    // schedule hands them to the function: read, run, answered.
+    let bed = Bed::new().await;
+    bed.seed(&[message(GENERAL, ALICE, ts(-60), None, "<@UBOT> こんにちは")])
+        .await;
+    let mention = format!(
+        r#"{{"kind":"response","channel":"{GENERAL}","thread_ts":null,"newest_ts":"{}","mention":true}}"#,
+        ts(-60)
+    );
+    let answer = myao_jobs::payload::handle_payload(
+        &bed.services,
+        &[JobKind::Response],
+        serde_json::from_str(&mention).expect("JSON"),
+    )
+    .await
+    .expect("handled");
+    assert_eq!(answer, Answer::Done {});
+    assert_eq!(bed.posts().await.len(), 1, "the mention is answered");
+    assert_eq!(
+        bed.board.call_counts(),
+        (0, 0),
+        "nothing scheduled or queued"
+    );
+    // The same job again, as this version writes it: already answered.
+    assert_eq!(
+        serde_json::to_string(&response(None, -60, true)).expect("JSON"),
+        mention
+    );
+    assert_eq!(
+        responded(bed.run(&response(None, -60, true)).await),
+        ResponseOutcome::AlreadyDone
+    );
+}
+
+#[tokio::test]
 async fn the_same_response_job_run_twice_at_once_posts_once() {
     // Both copies pass the staleness check before either has posted: only
     // the claim keeps the second from answering too.
