@@ -19,7 +19,7 @@ use myao_domain::limits::{self, Limit, LIMIT_NOTICE};
 use myao_domain::Reply;
 use myao_domain::{ChannelMemoryJob, Job, JudgmentJob, MemoryKind, MemoryScope, ResponseJob, Ts};
 use myao_services::jobs::JobOutcome;
-use myao_services::judgment::JudgmentOutcome;
+use myao_services::judgment::{JudgmentOutcome, Unusable};
 use myao_services::response::ResponseOutcome;
 use myao_testkit::ids::channel;
 use myao_tests::stubs::{
@@ -286,7 +286,13 @@ async fn near_the_daily_cap_memories_stop_first_then_judgments_then_replies() {
         "{judgments:?}"
     );
     assert!(
-        matches!(&judgments[3], JudgmentOutcome::Silent { reason, .. } if reason.contains("budget")),
+        matches!(
+            &judgments[3],
+            JudgmentOutcome::Silent {
+                why: Unusable::OverBudget,
+                ..
+            }
+        ),
         "judgments stop at 95 %: {:?}",
         judgments[3]
     );

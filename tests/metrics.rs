@@ -63,7 +63,7 @@ async fn a_revoked_token_makes_the_metric_its_alarm_watches() {
     assert!(
         matches!(
             outcome,
-            JobOutcome::Response(ResponseOutcome::PostFailed { .. })
+            JobOutcome::Response(ResponseOutcome::PostFailed(_))
         ),
         "{outcome:?}"
     );

@@ -45,11 +45,9 @@ impl JobOutcome {
                     JudgmentOutcome::Quiet(ruling) | JudgmentOutcome::Capped(ruling) => {
                         format!("judgment {name} {}", ruling.explain())
                     }
-                    JudgmentOutcome::Silent { ruling, reason } => format!(
-                        "judgment {name} {} reason_chars={}",
-                        ruling.explain(),
-                        reason.chars().count()
-                    ),
+                    JudgmentOutcome::Silent { ruling, why } => {
+                        format!("judgment {name} {} why={}", ruling.explain(), why.name())
+                    }
                     JudgmentOutcome::Declined(ruling, result) => {
                         format!("judgment {name} {} {}", ruling.explain(), verdict(result))
                     }
@@ -74,9 +72,9 @@ impl JobOutcome {
                         limit.setting(),
                         notice.is_some()
                     ),
-                    ResponseOutcome::NoReply { reason }
-                    | ResponseOutcome::PostFailed { reason } => {
-                        format!("response {name} reason_chars={}", reason.chars().count())
+                    ResponseOutcome::NoReply(why) => format!("response {name} why={}", why.name()),
+                    ResponseOutcome::PostFailed(error) => {
+                        format!("response {name} service={}", error.service())
                     }
                     ResponseOutcome::Posted { ts, text } => format!(
                         "response {name} ts={ts} reply_chars={}",
@@ -100,11 +98,9 @@ impl JobOutcome {
             // The topic and an unusable answer are the LLM's words: counts only.
             JobOutcome::Proactive(outcome) => match outcome {
                 ProactiveOutcome::Held(hold) => format!("proactive held hold={}", hold.name()),
-                ProactiveOutcome::Silent { reason } => format!(
-                    "proactive {} reason_chars={}",
-                    outcome.name(),
-                    reason.chars().count()
-                ),
+                ProactiveOutcome::Silent(why) => {
+                    format!("proactive {} why={}", outcome.name(), why.name())
+                }
                 ProactiveOutcome::Open { topic, at } => format!(
                     "proactive {} at={} topic_chars={}",
                     outcome.name(),
@@ -387,7 +383,10 @@ mod tests {
         let outcomes = [
             JobOutcome::Judgment(JudgmentOutcome::Silent {
                 ruling: ruling(),
-                reason: format!("no JSON object in the answer: {WORDS:?}"),
+                why: crate::judgment::Unusable::NotAVerdict {
+                    error: myao_domain::judgment::JudgmentParseError::NoJson,
+                    answer: WORDS.into(),
+                },
             }),
             JobOutcome::Judgment(JudgmentOutcome::Declined(ruling(), result(false))),
             JobOutcome::Judgment(JudgmentOutcome::Respond {
@@ -395,12 +394,12 @@ mod tests {
                 result: result(true),
                 at,
             }),
-            JobOutcome::Response(ResponseOutcome::NoReply {
-                reason: format!("LLM failed: {WORDS}"),
-            }),
-            JobOutcome::Response(ResponseOutcome::PostFailed {
-                reason: format!("slack: {WORDS}"),
-            }),
+            JobOutcome::Response(ResponseOutcome::NoReply(crate::response::NoReply::Llm(
+                PortError::refused("llm", WORDS),
+            ))),
+            JobOutcome::Response(ResponseOutcome::PostFailed(PortError::refused(
+                "slack", WORDS,
+            ))),
             JobOutcome::Response(ResponseOutcome::Posted {
                 ts: Ts::parse("1767600001.000100").unwrap(),
                 text: format!("meow, {WORDS}"),
@@ -411,9 +410,11 @@ mod tests {
                 topic: format!("ask about {WORDS}"),
                 at,
             }),
-            JobOutcome::Proactive(ProactiveOutcome::Silent {
-                reason: format!("no JSON object in the answer: {WORDS:?}"),
-            }),
+            JobOutcome::Proactive(ProactiveOutcome::Silent(
+                crate::proactive::Unusable::NotAVerdict(
+                    myao_domain::proactive::OpeningParseError::BadJson(WORDS.into()),
+                ),
+            )),
         ]);
         for outcome in outcomes {
             let summary = outcome.summary();

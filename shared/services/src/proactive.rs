@@ -202,7 +202,7 @@ pub enum ProactiveOutcome {
     Held(Hold),
     /// The LLM failed (or the day's budget refused it), or its answer was
     /// no verdict: silence. `reason` may quote the answer: DEBUG only.
-    Silent { reason: String },
+    Silent(Unusable),
     /// The LLM found nothing worth opening with.
     Declined,
     /// The LLM named a topic: the opening post's response job was queued,
@@ -219,22 +219,36 @@ impl ProactiveOutcome {
             ProactiveOutcome::Stale => "stale",
             ProactiveOutcome::AlreadyDone => "already_done",
             ProactiveOutcome::Held(hold) => hold.name(),
-            ProactiveOutcome::Silent { .. } => "unusable",
+            ProactiveOutcome::Silent(_) => "unusable",
             ProactiveOutcome::Declined => "declined",
             ProactiveOutcome::Open { .. } => "open",
         }
     }
 }
 
-/// Why the judgment's answer is unusable.
-#[derive(Debug, thiserror::Error)]
-enum Unusable {
+/// Why the proactive judgment stayed silent: its answer is unusable.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Unusable {
+    /// The prompt did not render (a template bug).
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    /// The LLM failed after its retries.
     #[error("LLM failed: {0}")]
     Llm(PortError),
+    /// The answer is not a verdict.
     #[error("{0}")]
     NotAVerdict(OpeningParseError),
+}
+
+impl Unusable {
+    /// Its one name, for the INFO line (no word of the LLM's).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Unusable::Prompt(_) => "prompt",
+            Unusable::Llm(_) => "llm_failed",
+            Unusable::NotAVerdict(_) => "not_a_verdict",
+        }
+    }
 }
 
 /// Runs a proactive judgment job: the channel's gates, the silence's, one
@@ -375,14 +389,14 @@ async fn verdict(
             tracing::info!("proactive judgment: nothing to open with");
             return Ok(ControlFlow::Break(ProactiveOutcome::Declined));
         }
-        Err(unusable) => {
-            let reason = unusable.to_string();
+        Err(why) => {
+            let reason = why.to_string();
             tracing::warn!(
                 reason_chars = reason.chars().count(),
                 "proactive judgment unusable; staying silent"
             );
             tracing::debug!(%reason, "why the proactive judgment is unusable");
-            return Ok(ControlFlow::Break(ProactiveOutcome::Silent { reason }));
+            return Ok(ControlFlow::Break(ProactiveOutcome::Silent(why)));
         }
     };
     // The topic is the LLM's words about the channel: DEBUG only.

@@ -80,7 +80,7 @@ const TEMPLATES: &[(&str, &str)] = &[
 ];
 
 /// A template failed to render (a bug in a template, never bad input).
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("prompt template {template}: {detail}")]
 pub struct PromptError {
     pub template: &'static str,

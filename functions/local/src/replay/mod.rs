@@ -726,10 +726,9 @@ impl Engine<'_> {
 fn not_posted(outcome: &ResponseOutcome, dry_run: bool) -> (String, String) {
     let name = outcome.name();
     match outcome {
-        ResponseOutcome::NoReply { .. } if dry_run => (DRY_RUN.to_owned(), DRY_RUN.to_owned()),
-        ResponseOutcome::NoReply { reason } | ResponseOutcome::PostFailed { reason } => {
-            (reason.clone(), reason.clone())
-        }
+        ResponseOutcome::NoReply(_) if dry_run => (DRY_RUN.to_owned(), DRY_RUN.to_owned()),
+        ResponseOutcome::NoReply(why) => (why.to_string(), why.to_string()),
+        ResponseOutcome::PostFailed(error) => (error.to_string(), error.to_string()),
         ResponseOutcome::Stale => (name.to_owned(), format!("{name}, a newer message came in")),
         ResponseOutcome::AlreadyDone => (name.to_owned(), format!("{name}, already answered")),
         ResponseOutcome::TooOld => (
@@ -752,7 +751,9 @@ mod tests {
     use super::*;
     use crate::export::Entry;
     use crate::timeline::{proactive_name, Recorder};
+    use myao_core::ports::PortError;
     use myao_domain::User;
+    use myao_services::response::NoReply;
     use serde_json::json;
 
     fn export(entries: Vec<(&str, serde_json::Value)>) -> Export {
@@ -780,8 +781,8 @@ mod tests {
             limit: Limit::LlmCallsPerDay,
             notice: None,
         };
-        let failed = |reason: &str| ResponseOutcome::NoReply {
-            reason: reason.into(),
+        let failed = |detail: &str| {
+            ResponseOutcome::NoReply(NoReply::Llm(PortError::refused("llm", detail)))
         };
         let cases = [
             (
@@ -806,16 +807,14 @@ mod tests {
             ),
             // The LLM's or Slack's reason says more than `no_reply`.
             (
-                failed("LLM failed: 500"),
-                "LLM failed: 500",
-                "LLM failed: 500",
+                failed("500"),
+                "LLM failed: llm refused: 500",
+                "LLM failed: llm refused: 500",
             ),
             (
-                ResponseOutcome::PostFailed {
-                    reason: "channel_not_found".into(),
-                },
-                "channel_not_found",
-                "channel_not_found",
+                ResponseOutcome::PostFailed(PortError::refused("slack", "channel_not_found")),
+                "slack refused: channel_not_found",
+                "slack refused: channel_not_found",
             ),
         ];
         for (outcome, key, shown) in cases {
@@ -824,7 +823,7 @@ mod tests {
             // The named ones by the name the logs give them.
             if !matches!(
                 outcome,
-                ResponseOutcome::NoReply { .. } | ResponseOutcome::PostFailed { .. }
+                ResponseOutcome::NoReply(_) | ResponseOutcome::PostFailed(_)
             ) {
                 assert!(key.starts_with(outcome.name()), "{outcome:?}");
             }

@@ -180,8 +180,8 @@ fn judgment_json(verdict: &Verdict, prompts: &[Prompt]) -> Value {
             j["reason"] = json!(result.reason);
             j["confidence"] = json!(result.confidence);
         }
-        JudgmentOutcome::Silent { reason, .. } if !verdict.is_dry_run() => {
-            j["reason"] = json!(reason);
+        JudgmentOutcome::Silent { why, .. } if !verdict.is_dry_run() => {
+            j["reason"] = json!(why.to_string());
         }
         _ => {}
     }
@@ -192,8 +192,8 @@ fn judgment_json(verdict: &Verdict, prompts: &[Prompt]) -> Value {
 /// for silence (none in a dry run).
 fn proactive_json(outcome: &ProactiveOutcome, dry_run: bool, prompts: &[Prompt]) -> Value {
     let (topic, reason) = match outcome {
-        ProactiveOutcome::Open { topic, .. } => (Some(topic), None),
-        ProactiveOutcome::Silent { reason } if !dry_run => (None, Some(reason)),
+        ProactiveOutcome::Open { topic, .. } => (Some(topic.clone()), None),
+        ProactiveOutcome::Silent(why) if !dry_run => (None, Some(why.to_string())),
         _ => (None, None),
     };
     json!({"type": "proactive", "outcome": proactive_name(outcome, dry_run),
@@ -289,8 +289,10 @@ impl<W: Write> Sink for JsonSink<W> {
 mod tests {
     use super::*;
     use crate::timeline::{Event, EventKind, Verdict};
+    use myao_core::ports::PortError;
     use myao_domain::rules::{Decision, Gate, Score, Signal, Thresholds};
     use myao_domain::{Channel, ChannelId, Ts, Visibility};
+    use myao_services::judgment::Unusable;
 
     fn judgment(outcome: JudgmentOutcome, dry_run: bool) -> Value {
         event_json(&Event {
@@ -342,7 +344,7 @@ mod tests {
         );
         let silent = JudgmentOutcome::Silent {
             ruling,
-            reason: "no LLM".into(),
+            why: Unusable::Llm(PortError::refused("llm", "no LLM")),
         };
         let dry = judgment(silent.clone(), true);
         assert_eq!(dry["outcome"], "dry run");
@@ -358,7 +360,7 @@ mod tests {
         let unusable = judgment(silent, false);
         assert_eq!(
             (&unusable["outcome"], &unusable["reason"]),
-            (&json!("unusable"), &json!("no LLM"))
+            (&json!("unusable"), &json!("LLM failed: llm refused: no LLM"))
         );
     }
 }

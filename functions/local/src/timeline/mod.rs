@@ -111,7 +111,7 @@ impl Verdict {
 /// verdict of a replay without an LLM.
 pub fn proactive_name(outcome: &ProactiveOutcome, dry_run: bool) -> &'static str {
     match outcome {
-        ProactiveOutcome::Silent { .. } if dry_run => DRY_RUN,
+        ProactiveOutcome::Silent(_) if dry_run => DRY_RUN,
         other => other.name(),
     }
 }
@@ -418,7 +418,10 @@ mod tests {
             JudgmentOutcome::Capped(ruling(Decision::Respond)),
             JudgmentOutcome::Silent {
                 ruling: ruling(Decision::Ask),
-                reason: "no JSON object".into(),
+                why: myao_services::judgment::Unusable::NotAVerdict {
+                    error: myao_domain::judgment::JudgmentParseError::NoJson,
+                    answer: "meow".into(),
+                },
             },
             JudgmentOutcome::Declined(ruling(Decision::Ask), result(false)),
             JudgmentOutcome::Respond {
@@ -475,9 +478,9 @@ mod tests {
         let mut all = vec![
             ProactiveOutcome::Stale,
             ProactiveOutcome::AlreadyDone,
-            ProactiveOutcome::Silent {
-                reason: "no JSON object".into(),
-            },
+            ProactiveOutcome::Silent(myao_services::proactive::Unusable::NotAVerdict(
+                myao_domain::proactive::OpeningParseError::NoJson,
+            )),
             ProactiveOutcome::Declined,
             ProactiveOutcome::Open {
                 topic: "cats".into(),
@@ -503,7 +506,7 @@ mod tests {
                 )
                 | ProactiveOutcome::Stale
                 | ProactiveOutcome::AlreadyDone
-                | ProactiveOutcome::Silent { .. }
+                | ProactiveOutcome::Silent(_)
                 | ProactiveOutcome::Declined
                 | ProactiveOutcome::Open { .. } => {}
             }
@@ -605,7 +608,7 @@ mod tests {
             let counted = metric(JobOutcome::Proactive(outcome.clone()), &job);
             for dry_run in [false, true] {
                 let name = proactive_name(&outcome, dry_run);
-                if dry_run && matches!(outcome, ProactiveOutcome::Silent { .. }) {
+                if dry_run && matches!(outcome, ProactiveOutcome::Silent(_)) {
                     assert_eq!(name, DRY_RUN);
                 } else {
                     assert_eq!(name, counted, "{outcome:?}");

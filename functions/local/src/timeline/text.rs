@@ -359,7 +359,7 @@ impl<W: Write> TextSink<W> {
                 "stay silent — {} (confidence {:.2})",
                 result.reason, result.confidence
             ),
-            JudgmentOutcome::Silent { reason, .. } => format!("silent — {reason}"),
+            JudgmentOutcome::Silent { why, .. } => format!("silent — {why}"),
             JudgmentOutcome::Quiet(_) => "silent without asking the LLM".to_owned(),
             JudgmentOutcome::Capped(_) => {
                 "the channel had its unprompted replies of the hour".to_owned()
@@ -496,14 +496,14 @@ impl<W: Write> TextSink<W> {
     fn proactive(outcome: &ProactiveOutcome, dry_run: bool) -> String {
         let name = proactive_name(outcome, dry_run);
         let what = match outcome {
-            ProactiveOutcome::Silent { .. } if dry_run => format!("{name}, no verdict"),
+            ProactiveOutcome::Silent(_) if dry_run => format!("{name}, no verdict"),
             ProactiveOutcome::Open { topic, .. } => {
                 format!("{name} a topic — {}", Self::flow(topic))
             }
             ProactiveOutcome::Declined => {
                 format!("{name}, nothing worth opening with, silent")
             }
-            ProactiveOutcome::Silent { reason } => format!("{name}, silent — {reason}"),
+            ProactiveOutcome::Silent(why) => format!("{name}, silent — {why}"),
             ProactiveOutcome::Stale => format!("{name}, the channel spoke since"),
             ProactiveOutcome::AlreadyDone => format!("{name}, judged before"),
             ProactiveOutcome::Held(_) => format!("held: {name}"),

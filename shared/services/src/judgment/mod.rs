@@ -87,7 +87,7 @@ pub enum JudgmentOutcome {
     Capped(Ruling),
     /// In the ambiguous band, the LLM failed or answered something
     /// unusable: silence.
-    Silent { ruling: Ruling, reason: String },
+    Silent { ruling: Ruling, why: Unusable },
     /// In the ambiguous band, the LLM decided not to speak.
     Declined(Ruling, JudgmentResult),
     /// In the ambiguous band, the LLM decided to speak: a response job was
@@ -404,12 +404,12 @@ impl Judgment<'_> {
         let channel = &self.scene.conversation.channel;
         if crate::limits::token_refused(cx).await? {
             // No answer could be posted: no LLM call to decide one.
-            let reason = crate::response::TOKEN_REFUSED.to_owned();
-            return Ok(JudgmentOutcome::Silent { ruling, reason });
+            let why = Unusable::TokenRefused;
+            return Ok(JudgmentOutcome::Silent { ruling, why });
         }
         let result = match judge(cx, self.scene, self.newest_ts).await? {
             Ok(result) => result,
-            Err(unusable) => return Ok(unusable_judgment(ruling, &unusable)),
+            Err(why) => return Ok(unusable_judgment(ruling, why)),
         };
         log_verdict(&result);
         let Some(reply) = result.reply(&cx.settings().default_reaction) else {
@@ -493,14 +493,14 @@ impl Judgment<'_> {
 
 /// An unusable judgment: silence. The reason may quote the LLM's answer:
 /// its words at DEBUG only (`judge` logged what went wrong).
-fn unusable_judgment(ruling: Ruling, unusable: &UnusableJudgment) -> JudgmentOutcome {
-    let reason = unusable.to_string();
+fn unusable_judgment(ruling: Ruling, why: Unusable) -> JudgmentOutcome {
+    let reason = why.to_string();
     tracing::warn!(
         reason_chars = reason.chars().count(),
         "judgment unusable; staying silent"
     );
     tracing::debug!(%reason, "why the judgment is unusable");
-    JudgmentOutcome::Silent { ruling, reason }
+    JudgmentOutcome::Silent { ruling, why }
 }
 
 /// Logs the LLM's verdict. The reason is its words about the conversation:
@@ -619,13 +619,21 @@ async fn note_decline(
     Ok(())
 }
 
-/// Why a judgment is unusable: the bot stays silent.
-#[derive(Debug, thiserror::Error)]
-enum UnusableJudgment {
+/// Why a judgment in the ambiguous band stayed silent: it had no verdict
+/// to act on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Unusable {
+    /// Slack refused the bot token lately (the token breaker is open): no
+    /// answer could be posted, so no LLM call decided one.
+    #[error("token_refused: Slack refused the bot token lately")]
+    TokenRefused,
+    /// The day's LLM budget refused the call.
+    #[error("the day's LLM budget refused the call")]
+    OverBudget,
     /// The prompt did not render (a template bug).
     #[error(transparent)]
     Prompt(#[from] PromptError),
-    /// The LLM failed after its retries, or a spend limit refused the call.
+    /// The LLM failed after its retries.
     #[error("LLM failed: {0}")]
     Llm(PortError),
     /// The answer is not a verdict; `answer` holds its first characters.
@@ -634,6 +642,19 @@ enum UnusableJudgment {
         error: JudgmentParseError,
         answer: String,
     },
+}
+
+impl Unusable {
+    /// Its one name, for the INFO line (no word of the LLM's).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Unusable::TokenRefused => "token_refused",
+            Unusable::OverBudget => "over_budget",
+            Unusable::Prompt(_) => "prompt",
+            Unusable::Llm(_) => "llm_failed",
+            Unusable::NotAVerdict { .. } => "not_a_verdict",
+        }
+    }
 }
 
 /// How much of an answer that is not a verdict its error quotes.
@@ -645,7 +666,7 @@ async fn judge(
     cx: &JobContext<'_>,
     scene: &Scene,
     newest_ts: Ts,
-) -> Result<Result<JudgmentResult, UnusableJudgment>, PortError> {
+) -> Result<Result<JudgmentResult, Unusable>, PortError> {
     let read = context::Read {
         channel: scene.channel.clone(),
         window: scene.window.clone(),
@@ -661,9 +682,13 @@ async fn judge(
     };
     let reply = match cx.llm().complete(&request).await {
         Ok(r) => r,
+        Err(e) if crate::limits::is_over_budget(&e) => {
+            tracing::warn!("judgment LLM call refused: over the day's budget");
+            return Ok(Err(Unusable::OverBudget));
+        }
         Err(e) => {
             tracing::warn!(error = %e, "judgment LLM call failed");
-            return Ok(Err(UnusableJudgment::Llm(e)));
+            return Ok(Err(Unusable::Llm(e)));
         }
     };
     Ok(JudgmentResult::parse(&reply.text).map_err(|error| {
@@ -674,7 +699,7 @@ async fn judge(
             "the judgment's answer is not a verdict"
         );
         tracing::debug!(answer = %reply.text, "the judgment's answer");
-        UnusableJudgment::NotAVerdict {
+        Unusable::NotAVerdict {
             error,
             answer: reply.text.chars().take(QUOTED_ANSWER_CHARS).collect(),
         }

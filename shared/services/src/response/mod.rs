@@ -14,7 +14,7 @@ use myao_domain::text::escape;
 use myao_domain::{ChannelId, Conversation, EmojiName, Message, Reply, ResponseJob, Ts};
 
 use crate::context::{self, recent, Recent};
-use crate::prompts::status_lines;
+use crate::prompts::{status_lines, PromptError};
 use crate::reflection::forget_person;
 use crate::{JobContext, Services};
 use post::compose_and_post;
@@ -34,10 +34,10 @@ pub enum ResponseOutcome {
     /// A mention older than `mention_max_age_seconds` (a late redelivery):
     /// dropped, a late answer being worse than none.
     TooOld,
-    /// The LLM failed or wrote nothing: nothing posted.
-    NoReply { reason: String },
+    /// No reply was written: nothing posted.
+    NoReply(NoReply),
     /// Slack refused or failed the post.
-    PostFailed { reason: String },
+    PostFailed(PortError),
     /// Posted.
     Posted { ts: Ts, text: String },
     /// Reacted with `emoji` on the message `ts` (or had already).
@@ -57,8 +57,8 @@ impl ResponseOutcome {
             ResponseOutcome::Stale => "stale",
             ResponseOutcome::AlreadyDone => "already_done",
             ResponseOutcome::TooOld => "too_old",
-            ResponseOutcome::NoReply { .. } => "no_reply",
-            ResponseOutcome::PostFailed { .. } => "post_failed",
+            ResponseOutcome::NoReply(_) => "no_reply",
+            ResponseOutcome::PostFailed(_) => "post_failed",
             ResponseOutcome::Posted { .. } => "posted",
             ResponseOutcome::Reacted { .. } => "reacted",
             ResponseOutcome::Limited { .. } => "limited",
@@ -85,8 +85,8 @@ impl ResponseOutcome {
             // nothing. (One that fails for good ends in the dead-letter
             // queue, whose alarm tells.)
             ResponseOutcome::TooOld
-            | ResponseOutcome::PostFailed { .. }
-            | ResponseOutcome::NoReply { .. }
+            | ResponseOutcome::PostFailed(_)
+            | ResponseOutcome::NoReply(_)
                 if job.mention =>
             {
                 Some(Datum::count(metrics::MENTIONS_GIVEN_UP))
@@ -395,8 +395,7 @@ async fn before_writing(cx: &JobContext<'_>, job: &ResponseJob) -> Result<Ready,
     // LLM call writes one (the alarm on SlackAuthErrors tells a person).
     if crate::limits::token_refused(cx).await? {
         tracing::warn!("no reply: Slack refused the bot token lately");
-        let reason = TOKEN_REFUSED.to_owned();
-        return Ok(Ready::Done(ResponseOutcome::NoReply { reason }));
+        return Ok(Ready::Done(ResponseOutcome::NoReply(NoReply::TokenRefused)));
     }
     // "Forget me": no LLM call and no limit, the person's profile and facts
     // go, and a fixed line says so.
@@ -456,8 +455,35 @@ async fn clear_status(slack: &dyn SlackApi, channel: &ChannelId, thread: Ts) {
     }
 }
 
-/// Why a reply was not written while the token breaker is open.
-pub const TOKEN_REFUSED: &str = "token_refused: Slack refused the bot token lately";
+/// Why no reply was written, and none is worth retrying.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NoReply {
+    /// Slack refused the bot token lately (the token breaker is open): a
+    /// reply could not be posted, so no LLM call wrote one.
+    #[error("token_refused: Slack refused the bot token lately")]
+    TokenRefused,
+    /// The prompt did not render (a template bug).
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
+    /// The LLM failed in a way a retry would not mend.
+    #[error("LLM failed: {0}")]
+    Llm(PortError),
+    /// The LLM wrote an empty reply.
+    #[error("the LLM wrote an empty reply")]
+    Empty,
+}
+
+impl NoReply {
+    /// Its one name, for the INFO line (no word of the LLM's).
+    pub fn name(&self) -> &'static str {
+        match self {
+            NoReply::TokenRefused => "token_refused",
+            NoReply::Prompt(_) => "prompt",
+            NoReply::Llm(_) => "llm_failed",
+            NoReply::Empty => "empty",
+        }
+    }
+}
 
 /// When the mention `newest_ts` asks the bot to forget its author: forgets
 /// their profile and the facts they said or that are about them, and says
@@ -483,9 +509,7 @@ async fn forget_on_request(
             .await
         {
             Ok(ts) => ResponseOutcome::Posted { ts, text },
-            Err(error) => ResponseOutcome::PostFailed {
-                reason: error.to_string(),
-            },
+            Err(error) => ResponseOutcome::PostFailed(error),
         },
     ))
 }

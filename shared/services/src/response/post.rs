@@ -191,9 +191,7 @@ async fn post_once(
             // Refused, or it may have gone through: never posted twice.
             tracing::error!(%error, "chat.postMessage failed");
             crate::limits::trip_on_token_refusal(cx, &error).await;
-            Ok(Posted::Failed(ResponseOutcome::PostFailed {
-                reason: error.to_string(),
-            }))
+            Ok(Posted::Failed(ResponseOutcome::PostFailed(error)))
         }
     }
 }

@@ -47,9 +47,10 @@ pub(super) async fn react(
         Ok(Reacted::Added | Reacted::AlreadyThere) => {}
         Ok(Reacted::UnknownEmoji) => {
             tracing::error!(emoji = %emoji, "Slack knows no such emoji: check default_reaction");
-            return Ok(ResponseOutcome::PostFailed {
-                reason: format!("reactions.add: invalid_name {emoji}"),
-            });
+            return Ok(ResponseOutcome::PostFailed(PortError::refused(
+                "slack",
+                format!("reactions.add: invalid_name {emoji}"),
+            )));
         }
         Err(error) if error.is_retryable() => {
             tracing::warn!(%error, "reactions.add not done; the job will be redelivered");
@@ -57,9 +58,7 @@ pub(super) async fn react(
         }
         Err(error) => {
             tracing::error!(%error, "reactions.add failed");
-            return Ok(ResponseOutcome::PostFailed {
-                reason: error.to_string(),
-            });
+            return Ok(ResponseOutcome::PostFailed(error));
         }
     }
     if let Err(error) = cx.store().set_bot_reaction(channel, ts, &emoji).await {

@@ -6,7 +6,7 @@ use myao_domain::text::{clean_reply, held_to};
 use myao_domain::{Channel, ChannelId, Context, Conversation, Reply, ResponseJob, UserId};
 
 use super::post::Composed;
-use super::ResponseOutcome;
+use super::{NoReply, ResponseOutcome};
 use crate::context;
 use crate::files::Opened;
 use crate::prompts::{ContextPrompt, PromptError};
@@ -25,10 +25,8 @@ pub(super) async fn write(cx: &JobContext<'_>, job: &ResponseJob) -> Composed {
     let mut written = write_reply(cx, request).await;
     // A model that refuses the images (a kind or a size it does not take):
     // the reply goes without them, each named as unreadable.
-    if let (
-        Err(WriteError::Unusable(UnusableReply::Llm(error))),
-        Some((prompt, mut context, opened)),
-    ) = (&written, with_images)
+    if let (Err(WriteError::Unusable(NoReply::Llm(error))), Some((prompt, mut context, opened))) =
+        (&written, with_images)
     {
         tracing::warn!(%error, "the reply model refused the images; writing without them");
         opened.withdraw(&mut context);
@@ -43,10 +41,9 @@ pub(super) async fn write(cx: &JobContext<'_>, job: &ResponseJob) -> Composed {
         Err(WriteError::OverBudget) => {
             Composed::Done(crate::limits::refused_by_budget(cx, job).await.into())
         }
-        Err(WriteError::Unusable(unusable)) => {
-            let reason = unusable.to_string();
-            tracing::error!(%reason, "no reply written");
-            Composed::Done(ResponseOutcome::NoReply { reason })
+        Err(WriteError::Unusable(why)) => {
+            tracing::error!(reason = %why, "no reply written");
+            Composed::Done(ResponseOutcome::NoReply(why))
         }
     }
 }
@@ -117,22 +114,9 @@ enum WriteError {
     /// The LLM was unavailable after its retries: worth a redelivery.
     Retryable(PortError),
     /// The LLM refused, or answered nothing usable.
-    Unusable(UnusableReply),
+    Unusable(NoReply),
     /// The day's LLM budget refused the call (`limits::CappedLlm`).
     OverBudget,
-}
-
-/// Why there is no reply worth posting, and none worth retrying.
-#[derive(Debug, thiserror::Error)]
-enum UnusableReply {
-    /// The prompt did not render (a template bug).
-    #[error(transparent)]
-    Prompt(#[from] PromptError),
-    /// The LLM failed in a way a retry would not mend.
-    #[error("LLM failed: {0}")]
-    Llm(PortError),
-    #[error("the LLM wrote an empty reply")]
-    Empty,
 }
 
 /// Asks the LLM for the reply to `request`, cleaned and held to
@@ -147,11 +131,11 @@ async fn write_reply(
         Ok(reply) => reply,
         Err(error) if error.is_retryable() => return Err(WriteError::Retryable(error)),
         Err(error) if crate::limits::is_over_budget(&error) => return Err(WriteError::OverBudget),
-        Err(error) => return Err(WriteError::Unusable(UnusableReply::Llm(error))),
+        Err(error) => return Err(WriteError::Unusable(NoReply::Llm(error))),
     };
     let text = clean_reply(&reply.text, &settings.persona_name);
     if text.is_empty() {
-        return Err(WriteError::Unusable(UnusableReply::Empty));
+        return Err(WriteError::Unusable(NoReply::Empty));
     }
     // As long as a person would write, cut at a sentence (before escaping).
     Ok(held_to(&text, settings.max_reply_chars as usize).to_owned())
