@@ -2,9 +2,10 @@
 //! that grows past it holds several things, and is split by concern). Test
 //! modules (from the first `#[cfg(test)]` on, and `tests.rs` files) do not
 //! count; neither do benchmarks and the tests themselves. And no import
-//! circle among the modules of a layer: in the domain crate, and in the
-//! job services (`myao-services`), the core and the AWS adapters, every
-//! module stands above what it imports.
+//! circle among the modules of a layer, at any depth: in the domain crate,
+//! and in the job services (`myao-services`), the core and the AWS
+//! adapters, every module stands above what it imports, and so does every
+//! module of a sub-folder among its siblings.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -205,29 +206,90 @@ fn on_circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
         .collect()
 }
 
+/// The modules on an import circle in `dir` or any folder under it, as
+/// `folder: module`, and how many modules and imports were read: each
+/// folder's modules are checked among themselves, named from outside by
+/// `outer` and the folders' names (`crate::response::`).
+fn circles_at_any_depth(dir: &Path, outer: &str) -> (Vec<String>, usize, usize) {
+    let graph = import_graph(dir, outer);
+    let (mut modules, mut imports) = (
+        graph.len(),
+        graph.values().map(BTreeSet::len).sum::<usize>(),
+    );
+    let mut circles: Vec<String> = on_circles(&graph)
+        .into_iter()
+        .map(|m| format!("{}: {m}", dir.display()))
+        .collect();
+    let mut folders: Vec<PathBuf> = fs::read_dir(dir)
+        .expect("a layer's folder")
+        .map(|e| e.expect("a folder entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    for folder in folders {
+        let name = folder
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let (c, m, i) = circles_at_any_depth(&folder, &format!("{outer}{name}::"));
+        circles.extend(c);
+        modules += m;
+        imports += i;
+    }
+    (circles, modules, imports)
+}
+
 #[test]
 fn no_import_circle_in_the_domain_or_the_services() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     // A layer's folder, how its files name a sibling from outside, and the
-    // fewest modules and imports it has (that the check read them).
+    // fewest modules and imports it has (that the check read them), its
+    // sub-folders' included.
     for (dir, outer, modules, imports) in [
         ("shared/domain/src", "crate::", 9, 11),
-        ("shared/services/src", "crate::", 9, 11),
+        ("shared/services/src", "crate::", 15, 15),
         ("shared/core/src", "crate::", 6, 5),
         ("shared/aws/src", "crate::", 6, 4),
     ] {
-        let graph = import_graph(&root.join(dir), outer);
-        assert!(graph.len() >= modules, "{dir}: the modules were not found");
-        assert!(
-            graph.values().map(BTreeSet::len).sum::<usize>() >= imports,
-            "{dir}: no import was found: {graph:?}"
-        );
-        let circles = on_circles(&graph);
-        assert!(
-            circles.is_empty(),
-            "{dir}: on an import circle: {circles:?}"
-        );
+        let (circles, found, read) = circles_at_any_depth(&root.join(dir), outer);
+        assert!(found >= modules, "{dir}: the modules were not found");
+        assert!(read >= imports, "{dir}: no import was found");
+        assert!(circles.is_empty(), "on an import circle: {circles:#?}");
     }
+}
+
+#[test]
+fn a_circle_in_a_sub_folder_is_found() {
+    // A layer whose sub-folder `reply` has `post` and `write` import each
+    // other, and whose top level has none.
+    let root = std::env::temp_dir().join(format!("myao-layout-{}", std::process::id()));
+    let reply = root.join("reply");
+    fs::create_dir_all(&reply).expect("a folder");
+    let files = [
+        (root.join("lib.rs"), "mod reply;\nmod other;\n"),
+        (root.join("other.rs"), "use crate::reply::post::Draft;\n"),
+        (reply.join("mod.rs"), "mod post;\nmod write;\n"),
+        (
+            reply.join("post.rs"),
+            "use super::write::write;\npub struct Draft;\n",
+        ),
+        (
+            reply.join("write.rs"),
+            "use crate::reply::post::Draft;\npub fn write() {}\n",
+        ),
+    ];
+    for (path, text) in &files {
+        fs::write(path, text).expect("a source");
+    }
+    let (circles, _, _) = circles_at_any_depth(&root, "crate::");
+    let top = import_graph(&root, "crate::");
+    fs::remove_dir_all(&root).expect("removed");
+    assert!(on_circles(&top).is_empty(), "none at the top: {top:?}");
+    let names: Vec<&str> = circles
+        .iter()
+        .filter_map(|c| c.rsplit(": ").next())
+        .collect();
+    assert_eq!(names, ["post", "write"], "{circles:?}");
 }
 
 #[test]

@@ -6,27 +6,14 @@ use chrono::Duration;
 
 use myao_core::app::retention;
 use myao_core::ports::{PortError, SlackApi};
-use myao_domain::grounds::{Grounds, PostGrounds};
+use myao_domain::grounds::{Grounds, PostGrounds, Spoke};
 use myao_domain::text::{escape, held_to};
-use myao_domain::{Channel, ChannelId, Message, ResponseJob, Ts, UserId};
+use myao_domain::{Channel, ChannelId, Message, ResponseJob, Ts};
 
-use super::write::{kept_context, write};
+use super::write::{kept_context, write, Composed};
 use super::{Claim, ResponseOutcome};
 use crate::context::touch;
 use crate::JobContext;
-
-/// A reply written, or why not.
-pub(super) enum Composed {
-    Ready {
-        bot: UserId,
-        ch: Channel,
-        text: String,
-    },
-    /// Nothing to post, for good (an unusable reply, a spend limit).
-    Done(ResponseOutcome),
-    /// Nothing yet: a redelivery may do better.
-    Retry(PortError),
-}
 
 /// How long a written reply is kept for the tries that post it.
 const DRAFT_HOURS: i64 = 24;
@@ -99,7 +86,7 @@ async fn keep_grounds(cx: &JobContext<'_>, job: &ResponseJob, post: Ts) {
     } = job;
     let grounds = match (grounds, mention) {
         (Some(grounds), _) => grounds.clone(),
-        (None, true) => Grounds::unjudged("mention", cx.settings().chattiness_in(channel)),
+        (None, true) => Grounds::unjudged(Spoke::Mention, cx.settings().chattiness_in(channel)),
         // A job of an earlier version: nothing known.
         (None, false) => return,
     };

@@ -5,12 +5,24 @@ use myao_core::ports::{LlmRequest, PortError};
 use myao_domain::text::{clean_reply, held_to};
 use myao_domain::{Channel, ChannelId, Context, Conversation, Reply, ResponseJob, UserId};
 
-use super::post::Composed;
 use super::{NoReply, ResponseOutcome};
 use crate::context;
 use crate::files::Opened;
 use crate::prompts::{ContextPrompt, PromptError};
 use crate::JobContext;
+
+/// A reply written, or why not.
+pub(super) enum Composed {
+    Ready {
+        bot: UserId,
+        ch: Channel,
+        text: String,
+    },
+    /// Nothing to post, for good (an unusable reply, a spend limit).
+    Done(ResponseOutcome),
+    /// Nothing yet: a redelivery may do better.
+    Retry(PortError),
+}
 
 /// Writes the reply to `job`: the bot's id, the channel and the text, or
 /// why not.
