@@ -28,6 +28,7 @@ use std::time::{Duration as StdDuration, Instant};
 use chrono::Duration;
 use myao_core::ports::{Clock, PortError, ScheduledJob};
 use myao_core::schedule::ScheduleName;
+use myao_domain::grounds::Spoke;
 use myao_domain::rules::Gate;
 use myao_domain::Reply;
 use myao_domain::{
@@ -73,7 +74,7 @@ fn ungrounded(job: &Job) -> Job {
     let mut job = job.clone();
     if let Job::Response(ResponseJob { grounds, .. }) = &mut job {
         assert!(
-            grounds.as_ref().is_some_and(|g| g.outcome == "llm_yes"),
+            grounds.as_ref().is_some_and(|g| g.outcome == Spoke::LlmYes),
             "a judged answer carries its grounds: {grounds:?}"
         );
         *grounds = None;

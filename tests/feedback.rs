@@ -6,6 +6,8 @@
 use myao_aws::dynamodb::DynamoStore;
 use myao_core::ports::LabelRecords;
 use myao_domain::feedback::channel_feedback;
+use myao_domain::grounds::{Scored, Spoke};
+use myao_domain::rules::{Chattiness, Signal};
 use myao_domain::{Job, JudgmentJob, Reply, ResponseJob, Settings};
 use myao_services::jobs::JobOutcome;
 use myao_services::response::ResponseOutcome;
@@ -59,8 +61,8 @@ async fn a_judged_post_keeps_its_grounds_and_the_hints_on_it_read_with_them() {
     };
     assert_eq!(kept.post, post);
     let grounds = &kept.grounds;
-    assert_eq!(grounds.outcome, "llm_yes");
-    assert_eq!(grounds.level, "normal");
+    assert_eq!(grounds.outcome, Spoke::LlmYes);
+    assert_eq!(grounds.level, Chattiness::Normal);
     assert_eq!(grounds.confidence, Some(90), "the verdict's 0.9");
     assert!(
         grounds.score.is_some() && grounds.thresholds.is_some(),
@@ -70,7 +72,7 @@ async fn a_judged_post_keeps_its_grounds_and_the_hints_on_it_read_with_them() {
         grounds
             .signals
             .iter()
-            .any(|s| s.starts_with("unanswered_question(")),
+            .any(|s| s == &Scored::of(Signal::UnansweredQuestion)),
         "{grounds:?}"
     );
     let stored = serde_json::to_string(kept).expect("json");
@@ -125,7 +127,7 @@ async fn an_answer_to_a_mention_keeps_mention_as_its_grounds() {
     };
     let kept = bed.store.grounds(&channel(GENERAL)).await.expect("grounds");
     assert!(
-        matches!(&kept[..], [g] if g.post == post && g.grounds.outcome == "mention" && !g.grounds.unprompted()),
+        matches!(&kept[..], [g] if g.post == post && g.grounds.outcome == Spoke::Mention && !g.grounds.unprompted()),
         "{kept:?}"
     );
 }

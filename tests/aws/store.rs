@@ -808,13 +808,14 @@ async fn store_keeps_one_label_per_person_post_and_source_by_channel() -> Result
 #[tokio::test]
 async fn store_keeps_a_posts_grounds_beside_its_labels_and_apart_from_them() -> Result<()> {
     use myao_core::ports::LabelRecords;
+    use myao_domain::grounds::Spoke;
     use myao_domain::grounds::{Grounds, PostGrounds};
     use myao_domain::hints::Hint;
     use myao_domain::labels::{Label, Source};
     use myao_domain::rules::Chattiness;
 
     let store = fresh_store().await;
-    let kept = |post: &str, outcome: &str| PostGrounds {
+    let kept = |post: &str, outcome: Spoke| PostGrounds {
         channel: channel("C1"),
         post: ts(post),
         thread_ts: Some(ts("1767600000.000050")),
@@ -822,14 +823,14 @@ async fn store_keeps_a_posts_grounds_beside_its_labels_and_apart_from_them() -> 
         at: Utc::now(),
     };
     store
-        .put_grounds(&kept("1767600000.000200", "rule_yes"))
+        .put_grounds(&kept("1767600000.000200", Spoke::RuleYes))
         .await?;
     store
-        .put_grounds(&kept("1767600000.000100", "mention"))
+        .put_grounds(&kept("1767600000.000100", Spoke::Mention))
         .await?;
     // Kept again for the same post (a redelivered job): one, the newer.
     store
-        .put_grounds(&kept("1767600000.000100", "llm_yes"))
+        .put_grounds(&kept("1767600000.000100", Spoke::LlmYes))
         .await?;
     let label = Label {
         channel: channel("C1"),
@@ -842,9 +843,9 @@ async fn store_keeps_a_posts_grounds_beside_its_labels_and_apart_from_them() -> 
     ensure!(store.put_label(&label).await?);
 
     let grounds = store.grounds(&channel("C1")).await?;
-    let outcomes: Vec<&str> = grounds.iter().map(|g| g.grounds.outcome.as_str()).collect();
+    let outcomes: Vec<Spoke> = grounds.iter().map(|g| g.grounds.outcome).collect();
     ensure!(
-        outcomes == ["llm_yes", "rule_yes"],
+        outcomes == [Spoke::LlmYes, Spoke::RuleYes],
         "one per post, oldest post first: {outcomes:?}"
     );
     ensure!(

@@ -156,7 +156,7 @@ mod tests {
     use super::*;
     use myao_core::adapters::system::ManualClock;
     use myao_core::adapters::twins::MemoryStore;
-    use myao_domain::grounds::{Grounds, PostGrounds};
+    use myao_domain::grounds::{Grounds, PostGrounds, Spoke};
     use myao_domain::labels::Label;
     use myao_domain::rules::Chattiness;
     use myao_domain::{EmojiName, Ts, UserId};
@@ -213,7 +213,7 @@ mod tests {
                 channel: c1.clone(),
                 post: Ts::parse("1767600000.000100").unwrap(),
                 thread_ts: None,
-                grounds: Grounds::unjudged("opening", Chattiness::Normal),
+                grounds: Grounds::unjudged(Spoke::Opening, Chattiness::Normal),
                 at: now,
             })
             .await

@@ -129,7 +129,7 @@ mod tests {
             channel: channel.clone(),
             post: Ts::parse("1000.000100").unwrap(),
             thread_ts: None,
-            grounds: Grounds::unjudged("rule_yes", Chattiness::Normal),
+            grounds: Grounds::unjudged(crate::grounds::Spoke::RuleYes, Chattiness::Normal),
             at: at(1_000),
         }];
         let feedback = channel_feedback(&channel, &labels, &grounds, at(4_000));

@@ -9,27 +9,25 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::labels::LABEL_DAYS;
-use crate::rules::{Chattiness, Score, Thresholds};
+use crate::rules::{Chattiness, Score, Signal, Thresholds};
 use crate::{ChannelId, Ts};
 
 /// Why the bot spoke.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grounds {
-    /// The judgment's outcome (`rule_yes`, `llm_yes`, `rule_react`), or
-    /// `mention` for an answer to a call and `opening` for a topic it
-    /// opened.
-    pub outcome: String,
-    /// The channel's set level (`quiet`, `normal`, `chatty`).
-    pub level: String,
+    /// What decided it.
+    pub outcome: Spoke,
+    /// The channel's set level.
+    pub level: Chattiness,
     /// The rule stage's score, when one was made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<i32>,
     /// The thresholds the score was held to, after the tuning: `[low, high]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thresholds: Option<[i32; 2]>,
-    /// The signals behind the score, as `name(+points)`.
+    /// The signals behind the score, with their points then.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub signals: Vec<String>,
+    pub signals: Vec<Scored>,
     /// The hints' offset on the thresholds then, in score points.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tuning: i32,
@@ -38,30 +36,116 @@ pub struct Grounds {
     pub confidence: Option<u8>,
 }
 
+/// What decided a post: the judgment's outcome (by the names of
+/// `JudgmentOutcome::name`), a call, or a topic the bot opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Spoke {
+    /// The rule stage was sure: an answer.
+    RuleYes,
+    /// The rule stage was sure: a reaction.
+    RuleReact,
+    /// The LLM decided, in the ambiguous band.
+    LlmYes,
+    /// It was called.
+    Mention,
+    /// A topic it opened in a quiet channel.
+    Opening,
+}
+
+impl Spoke {
+    /// Its name, as stored.
+    pub fn name(self) -> &'static str {
+        match self {
+            Spoke::RuleYes => "rule_yes",
+            Spoke::RuleReact => "rule_react",
+            Spoke::LlmYes => "llm_yes",
+            Spoke::Mention => "mention",
+            Spoke::Opening => "opening",
+        }
+    }
+}
+
+/// One signal behind a score and its points then, stored as
+/// `name(+points)`. A name this version no longer scores (a retired
+/// signal, in an older post's grounds) is read and kept as it was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum Scored {
+    /// A signal of this version.
+    Signal { signal: Signal, points: i32 },
+    /// A signal of an earlier version, by its name.
+    Retired { name: String, points: i32 },
+}
+
+impl Scored {
+    /// `signal` with its points.
+    pub fn of(signal: Signal) -> Scored {
+        Scored::Signal {
+            signal,
+            points: signal.points(),
+        }
+    }
+}
+
+impl std::fmt::Display for Scored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Scored::Signal { signal, points } => write!(f, "{}({points:+})", signal.name()),
+            Scored::Retired { name, points } => write!(f, "{name}({points:+})"),
+        }
+    }
+}
+
+impl From<Scored> for String {
+    fn from(scored: Scored) -> String {
+        scored.to_string()
+    }
+}
+
+impl TryFrom<String> for Scored {
+    type Error = String;
+
+    fn try_from(written: String) -> Result<Scored, String> {
+        let bad = || format!("a signal is written name(+points), not {written:?}");
+        let (name, rest) = written.split_once('(').ok_or_else(bad)?;
+        let points = rest
+            .strip_suffix(')')
+            .and_then(|p| p.parse::<i32>().ok())
+            .ok_or_else(bad)?;
+        if name.is_empty() {
+            return Err(bad());
+        }
+        Ok(match Signal::named(name) {
+            Some(signal) => Scored::Signal { signal, points },
+            None => Scored::Retired {
+                name: name.to_owned(),
+                points,
+            },
+        })
+    }
+}
+
 fn is_zero(n: &i32) -> bool {
     *n == 0
 }
 
 impl Grounds {
-    /// The grounds of a judgment's decision: its outcome's name, the score
-    /// it held to `thresholds`, the level and the tuning's offset.
+    /// The grounds of a judgment's decision: its outcome, the score it held
+    /// to `thresholds`, the level and the tuning's offset.
     pub fn judged(
-        outcome: &str,
+        outcome: Spoke,
         level: Chattiness,
         score: &Score,
         thresholds: Thresholds,
         tuning: i32,
     ) -> Grounds {
         Grounds {
-            outcome: outcome.to_owned(),
-            level: level.name().to_owned(),
+            outcome,
+            level,
             score: Some(score.total),
             thresholds: Some([thresholds.low, thresholds.high]),
-            signals: score
-                .signals
-                .iter()
-                .map(|s| format!("{}({:+})", s.name(), s.points()))
-                .collect(),
+            signals: score.signals.iter().map(|s| Scored::of(*s)).collect(),
             tuning,
             confidence: None,
         }
@@ -76,12 +160,12 @@ impl Grounds {
         self
     }
 
-    /// The grounds of a post no judgment decided: `mention` (it was
-    /// called) or `opening` (a topic it opened in a quiet channel).
-    pub fn unjudged(outcome: &str, level: Chattiness) -> Grounds {
+    /// The grounds of a post no judgment decided: a mention's answer, or a
+    /// topic it opened.
+    pub fn unjudged(outcome: Spoke, level: Chattiness) -> Grounds {
         Grounds {
-            outcome: outcome.to_owned(),
-            level: level.name().to_owned(),
+            outcome,
+            level,
             score: None,
             thresholds: None,
             signals: Vec::new(),
@@ -92,28 +176,28 @@ impl Grounds {
 
     /// Whether the bot spoke unprompted (not called).
     pub fn unprompted(&self) -> bool {
-        self.outcome != "mention"
+        self.outcome != Spoke::Mention
     }
 
     /// The grounds in one line: `rule_yes score=45 [20..40) normal
     /// question(+25) ...`, with `tuned=+7` and `confidence=80%` when there
     /// are.
     pub fn explain(&self) -> String {
-        let mut parts = vec![self.outcome.clone()];
+        let mut parts = vec![self.outcome.name().to_owned()];
         if let Some(score) = self.score {
             parts.push(format!("score={score}"));
         }
         if let Some([low, high]) = self.thresholds {
             parts.push(format!("[{low}..{high})"));
         }
-        parts.push(self.level.clone());
+        parts.push(self.level.name().to_owned());
         if self.tuning != 0 {
             parts.push(format!("tuned={:+}", self.tuning));
         }
         if let Some(percent) = self.confidence {
             parts.push(format!("confidence={percent}%"));
         }
-        parts.extend(self.signals.iter().cloned());
+        parts.extend(self.signals.iter().map(Scored::to_string));
         parts.join(" ")
     }
 }
@@ -143,7 +227,60 @@ impl PostGrounds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Signal;
+
+    #[test]
+    fn stored_grounds_are_read_back_typed_old_items_included() {
+        // As a version before typed grounds wrote them, with a signal it
+        // no longer scores: read, and written again byte for byte.
+        let old = r#"{"outcome":"rule_yes","level":"quiet","score":70,"thresholds":[35,60],"signals":["asked_someone_else(-30)","unanswered_question(+60)"]}"#;
+        let grounds: Grounds = serde_json::from_str(old).unwrap();
+        assert_eq!(grounds.outcome, Spoke::RuleYes);
+        assert_eq!(grounds.level, Chattiness::Quiet);
+        assert_eq!(
+            grounds.signals,
+            [
+                Scored::Retired {
+                    name: "asked_someone_else".into(),
+                    points: -30
+                },
+                Scored::of(Signal::UnansweredQuestion),
+            ]
+        );
+        assert_eq!(serde_json::to_string(&grounds).unwrap(), old);
+        // Anything else is no grounds.
+        for bad in [
+            r#"{"outcome":"shrug","level":"quiet"}"#,
+            r#"{"outcome":"mention","level":"loud"}"#,
+            r#"{"outcome":"mention","level":"quiet","signals":["burst"]}"#,
+            r#"{"outcome":"mention","level":"quiet","signals":["(+5)"]}"#,
+            r#"{"outcome":"mention","level":"quiet","signals":["burst(x)"]}"#,
+        ] {
+            assert!(serde_json::from_str::<Grounds>(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn every_signal_is_listed_once_and_found_by_its_name() {
+        for signal in Signal::ALL {
+            assert_eq!(Signal::named(signal.name()), Some(signal));
+        }
+        let names: std::collections::BTreeSet<&str> =
+            Signal::ALL.iter().map(|s| s.name()).collect();
+        assert_eq!(names.len(), Signal::ALL.len());
+        // A new signal fails to compile here until it is listed, then
+        // this test until it is in `ALL`.
+        let listed = |s: Signal| match s {
+            Signal::UnansweredQuestion
+            | Signal::AfterSilence
+            | Signal::Interest
+            | Signal::TwoPeople
+            | Signal::Burst
+            | Signal::BotRecent
+            | Signal::NotLeftYet
+            | Signal::TheirExchange => s,
+        };
+        assert_eq!(Signal::ALL.map(listed).len(), 8);
+    }
 
     #[test]
     fn grounds_are_the_judges_figures_in_one_line_and_round_trip() {
@@ -155,7 +292,7 @@ mod tests {
             wait: None,
         };
         let thresholds = Thresholds { low: 27, high: 47 };
-        let grounds = Grounds::judged("llm_yes", Chattiness::Normal, &score, thresholds, 7)
+        let grounds = Grounds::judged(Spoke::LlmYes, Chattiness::Normal, &score, thresholds, 7)
             .with_confidence(0.834);
         assert_eq!(grounds.confidence, Some(83));
         let line = grounds.explain();
@@ -169,7 +306,7 @@ mod tests {
         let json = serde_json::to_string(&grounds).unwrap();
         assert_eq!(serde_json::from_str::<Grounds>(&json).unwrap(), grounds);
 
-        let mention = Grounds::unjudged("mention", Chattiness::Quiet);
+        let mention = Grounds::unjudged(Spoke::Mention, Chattiness::Quiet);
         assert!(!mention.unprompted());
         assert_eq!(mention.explain(), "mention quiet");
         assert_eq!(
@@ -177,7 +314,7 @@ mod tests {
             r#"{"outcome":"mention","level":"quiet"}"#
         );
         assert_eq!(
-            Grounds::unjudged("opening", Chattiness::Chatty)
+            Grounds::unjudged(Spoke::Opening, Chattiness::Chatty)
                 .with_confidence(7.0)
                 .confidence,
             Some(100)

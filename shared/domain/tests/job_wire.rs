@@ -4,7 +4,8 @@
 
 #[cfg(test)]
 mod wire {
-    use myao_domain::grounds::Grounds;
+    use myao_domain::grounds::{Grounds, Scored, Spoke};
+    use myao_domain::rules::{Chattiness, Signal};
     use myao_domain::{
         ChannelId, ChannelMemoryJob, EmojiName, Job, JudgmentJob, ProactiveJob, Reply, ResponseJob,
         TeamId, TeamJob, ThreadMemoryJob, Ts,
@@ -20,11 +21,18 @@ mod wire {
 
     fn grounds() -> Grounds {
         Grounds {
-            outcome: "llm_yes".into(),
-            level: "normal".into(),
+            outcome: Spoke::LlmYes,
+            level: Chattiness::Normal,
             score: Some(35),
             thresholds: Some([20, 40]),
-            signals: vec!["question(+60)".into(), "two_people(-10)".into()],
+            // A signal an earlier version scored, and one of this version.
+            signals: vec![
+                Scored::Retired {
+                    name: "question".into(),
+                    points: 60,
+                },
+                Scored::of(Signal::TwoPeople),
+            ],
             tuning: -5,
             confidence: Some(80),
         }

@@ -35,7 +35,7 @@ use crate::prompts::{
 use myao_core::ports::{ChannelRecord, Claims, PortError};
 use myao_core::schedule::ScheduleName;
 use myao_domain::facts::strength;
-use myao_domain::grounds::Grounds;
+use myao_domain::grounds::{Grounds, Spoke};
 use myao_domain::labels::tuning_of;
 use myao_domain::privacy::Audience;
 use myao_domain::proactive::{
@@ -445,7 +445,7 @@ async fn open(
         },
         seen_ts: None,
         grounds: Some(Grounds::unjudged(
-            "opening",
+            Spoke::Opening,
             cx.settings().chattiness_in(channel),
         )),
     });

@@ -360,7 +360,10 @@ mod tests {
         let unusable = judgment(silent, false);
         assert_eq!(
             (&unusable["outcome"], &unusable["reason"]),
-            (&json!("unusable"), &json!("LLM failed: llm refused: no LLM"))
+            (
+                &json!("unusable"),
+                &json!("LLM failed: llm refused: no LLM")
+            )
         );
     }
 }

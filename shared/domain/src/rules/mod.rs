@@ -95,6 +95,21 @@ impl Chattiness {
     }
 }
 
+/// Written by its name (`quiet`, `normal`, ...), as in the settings.
+impl serde::Serialize for Chattiness {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Chattiness {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Chattiness::parse(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("no level is named {name:?}")))
+    }
+}
+
 impl std::fmt::Display for Chattiness {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -148,6 +163,23 @@ impl Signal {
             Signal::NotLeftYet => -60,
             Signal::TheirExchange => -60,
         }
+    }
+
+    /// Every signal (a test holds it to the enum).
+    pub const ALL: [Signal; 8] = [
+        Signal::UnansweredQuestion,
+        Signal::AfterSilence,
+        Signal::Interest,
+        Signal::TwoPeople,
+        Signal::Burst,
+        Signal::BotRecent,
+        Signal::NotLeftYet,
+        Signal::TheirExchange,
+    ];
+
+    /// The signal named `name`, if this version has one.
+    pub fn named(name: &str) -> Option<Signal> {
+        Signal::ALL.into_iter().find(|s| s.name() == name)
     }
 
     /// The signal's name, for logs and the local timeline.

@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use myao_core::ports::{Claims, PortError};
 use myao_core::schedule::ScheduleName;
-use myao_domain::grounds::Grounds;
+use myao_domain::grounds::{Grounds, Spoke};
 use myao_domain::judgment::JudgmentParseError;
 use myao_domain::labels::tuning_of;
 use myao_domain::limits;
@@ -115,11 +115,12 @@ impl JudgmentOutcome {
             JudgmentOutcome::Capped(_) => "limited",
             JudgmentOutcome::Silent { .. } => "unusable",
             JudgmentOutcome::Declined(..) => "llm_no",
-            JudgmentOutcome::Respond { .. } => "llm_yes",
+            // An answer's outcome is its grounds' (`Spoke`).
+            JudgmentOutcome::Respond { .. } => Spoke::LlmYes.name(),
             JudgmentOutcome::Sure { ruling, .. } if ruling.decision == Decision::React => {
-                "rule_react"
+                Spoke::RuleReact.name()
             }
-            JudgmentOutcome::Sure { .. } => "rule_yes",
+            JudgmentOutcome::Sure { .. } => Spoke::RuleYes.name(),
         }
     }
 
@@ -369,7 +370,7 @@ impl Judgment<'_> {
         }
         let default = &cx.settings().default_reaction;
         let emoji = closing.map_or_else(|| default.clone(), |(kind, _)| kind.emoji(default));
-        let grounds = self.grounds("rule_react", &ruling);
+        let grounds = self.grounds(Spoke::RuleReact, &ruling);
         let at = self
             .answer(&ruling, Reply::Reaction { emoji }, grounds)
             .send(cx, self.sure_delay())
@@ -390,7 +391,7 @@ impl Judgment<'_> {
             }
             return Ok(JudgmentOutcome::Capped(ruling));
         }
-        let grounds = self.grounds("rule_yes", &ruling);
+        let grounds = self.grounds(Spoke::RuleYes, &ruling);
         let at = self
             .answer(&ruling, Reply::Full, grounds)
             .send(cx, self.sure_delay())
@@ -423,7 +424,7 @@ impl Judgment<'_> {
             return Ok(JudgmentOutcome::Capped(ruling));
         }
         let grounds = self
-            .grounds("llm_yes", &ruling)
+            .grounds(Spoke::LlmYes, &ruling)
             .with_confidence(result.confidence);
         let at = self
             .answer(&ruling, reply, grounds)
@@ -469,7 +470,7 @@ impl Judgment<'_> {
     /// The grounds of an answer the outcome `outcome` decided on `ruling`:
     /// the score, the thresholds, the channel's set level and the hints'
     /// offset then.
-    fn grounds(&self, outcome: &str, ruling: &Ruling) -> Grounds {
+    fn grounds(&self, outcome: Spoke, ruling: &Ruling) -> Grounds {
         let level = self
             .cx
             .settings()
