@@ -13,11 +13,14 @@
 
 use super::text::spoken;
 
+mod common;
 mod words;
 
+pub use common::common_word;
 use words::{
-    about_it, asks_its_view, ends_with_any, is_closing_mark, is_interjection, is_pause,
-    japanese_particle, joins, latin, requests, strip_honorific, JA_VOCATIVES,
+    about_it, asks_it, asks_its_view_ja, bare, ends_with_any, is_greeting, is_pause,
+    japanese_particle, joins, latin, of_its_state, requests, strip_honorific, takes_object,
+    JA_VOCATIVES,
 };
 
 /// How a message uses the bot's names.
@@ -98,84 +101,147 @@ pub(crate) fn plain(text: &str) -> String {
 /// How the use of the name at `text[start..end]` reads.
 fn use_at(text: &str, start: usize, end: usize, name: &str) -> Option<NameUse> {
     let before = &text[..start];
-    let after = &text[end..];
     let prev = before.chars().next_back();
-    let next = after.chars().next();
-    let mut next2 = after.chars().skip(1);
-    let next2 = next2.next();
     let ascii = name.is_ascii();
-    if ascii && (prev.is_some_and(latin) || next.is_some_and(latin)) {
+    if ascii && prev.is_some_and(latin) {
         return None;
     }
     if prev.is_some_and(|c| joins(c) && c != ':') {
         return None;
     }
+    let (honorific, after) = strip_honorific(&text[end..]);
+    let next = after.chars().next();
+    if ascii && next.is_some_and(latin) {
+        return None;
+    }
     // A joiner between the name and a letter or digit: a compound. A dot or
     // a colon before a space or the end closes a sentence or opens a call.
-    if next.is_some_and(joins) && next2.is_some_and(|c| c.is_alphanumeric()) {
+    if next.is_some_and(joins) && after.chars().nth(1).is_some_and(char::is_alphanumeric) {
         return None;
     }
     let lead = sentence_lead(before);
-    let (honorific, after) = strip_honorific(after);
-    // 「みゃおって」「みゃおに」「みゃおは」, "myao's": about it.
-    if japanese_particle(after) || after.starts_with(['\'', '\u{2019}']) {
-        return Some(NameUse::Talk);
-    }
+    let at = lead.ends_with('@');
+    let lead = lead.trim_end_matches('@').trim_end();
     let tail = sentence_tail(after);
-    let rest = tail.trim_start_matches(|c: char| c.is_whitespace() || is_pause(c));
-    let paused = tail.trim_start().starts_with(is_pause) || tail.trim().is_empty();
-    let question = tail.contains(['?', '？']);
-
-    // Opened with the name, or with a greeting and the name.
-    let interjections = lead.split_whitespace().all(is_interjection);
-    // "hey, myao is down" is talk; "hey, myao, help?" a call.
-    if lead.is_empty() || prev == Some('@') || (interjections && (!lead.ends_with(',') || paused)) {
-        // 「みゃおちゃん教えて」 yes, 「みゃおちゃん可愛いね」 no.
-        let japanese = rest.chars().next().is_some_and(|c| !c.is_ascii());
-        let call = if paused {
-            true
-        } else if japanese {
-            question || requests(tail)
-        } else {
-            !about_it(rest)
-        };
+    // 「みゃおって」「みゃおに」「みゃおは」, "myao's": about it; but
+    // 「みゃおはどう思う？」 asks its view, the name its topic.
+    if japanese_particle(after) || after.starts_with(['\'', '\u{2019}']) {
+        let call = after.starts_with('は') && asks_its_view_ja(tail);
         return Some(if call { NameUse::Call } else { NameUse::Talk });
     }
-    let lead_words: Vec<&str> = lead.split_whitespace().collect();
-    // Japanese: a name after 「ねえ」「おい」, a name set off by 「、」, or
-    // one with an honorific in a question or a request.
-    if lead_words
-        .last()
-        .is_some_and(|w| ends_with_any(w, JA_VOCATIVES))
-        || (!ascii && paused)
-        || (honorific && (question || requests(tail)))
-    {
-        return Some(NameUse::Call);
+    let rest = tail.trim_start_matches(|c: char| c.is_whitespace() || is_pause(c));
+    let use_ = Use {
+        lead,
+        words: lead.split_whitespace().collect(),
+        tail,
+        rest,
+        paused: tail.trim_start().starts_with(is_pause) || bare(tail),
+        question: tail.contains(['?', '？']),
+        at,
+        honorific,
+        ascii,
+        strict: ascii && common_word(name),
+    };
+    let greeted = !use_.words.is_empty() && use_.words.iter().all(|w| is_greeting(w));
+    // "hey, myao is down" is talk; "hey, myao, help?" a call.
+    let opens = lead.is_empty() || (greeted && (!lead.ends_with(',') || use_.paused));
+    let call = if opens {
+        use_.opening_calls(greeted)
+    } else {
+        use_.later_calls()
+    };
+    Some(if call { NameUse::Call } else { NameUse::Talk })
+}
+
+/// One use of a name, and the words around it.
+struct Use<'a> {
+    /// The sentence before the name, without an `@` right before it.
+    lead: &'a str,
+    words: Vec<&'a str>,
+    /// The sentence after the name (and its honorific).
+    tail: &'a str,
+    /// `tail` from its first word.
+    rest: &'a str,
+    /// A mark sets the name off from what follows, or nothing follows.
+    paused: bool,
+    question: bool,
+    /// Written `@myao`.
+    at: bool,
+    honorific: bool,
+    ascii: bool,
+    /// The name is a common word ([`common_word`]): only its clearest
+    /// calls count.
+    strict: bool,
+}
+
+impl Use<'_> {
+    /// Whether a sentence opened with the name (after a greeting, if
+    /// `greeted`) calls it: a pause after the name ("myao, ...", "hey
+    /// myao!"), or a request form ("myao can you...", 「みゃお教えて」).
+    /// What the rules cannot place ("myao in prod is slow", "max batch
+    /// size?") is no call: the judge reads it with the rest.
+    fn opening_calls(&self, greeted: bool) -> bool {
+        if self.paused {
+            // "max: 5 per hour": a label and its value.
+            let label = self.tail.trim_start().starts_with([':', '：'])
+                && self.rest.starts_with(|c: char| c.is_ascii_digit());
+            return !label;
+        }
+        // 「みゃおちゃん教えて」 yes, 「みゃおちゃん可愛いね」 no.
+        if self.rest.chars().next().is_some_and(|c| !c.is_ascii()) {
+            return (self.question || requests(self.tail)) && !of_its_state(self.tail);
+        }
+        if asks_it(self.rest, self.strict) {
+            return true;
+        }
+        if about_it(self.rest) {
+            return false;
+        }
+        // "@myao help", "hey myao the deploy failed".
+        self.at || (greeted && !self.strict)
     }
-    // "..., myao?", "thanks, myao", "what do you think myao?"
-    let last = rest.trim_end_matches(is_closing_mark).is_empty();
-    if last
-        && (lead.ends_with(',')
-            || lead.ends_with('、')
-            || lead_words
-                .last()
-                .is_some_and(|w| is_interjection(w.trim_end_matches(',')))
-            || (question && asks_its_view(&lead_words)))
-    {
-        return Some(NameUse::Call);
+
+    /// Whether a name inside or at the end of a sentence calls it.
+    fn later_calls(&self) -> bool {
+        // Japanese: a name after 「ねえ」「おい」, a name set off by 「、」,
+        // or one with an honorific in a question or a request.
+        if self
+            .words
+            .last()
+            .is_some_and(|w| ends_with_any(w, JA_VOCATIVES))
+            || (!self.ascii && self.paused)
+            || (!self.ascii && self.honorific && (self.question || requests(self.tail)))
+        {
+            return true;
+        }
+        // "..., myao?", "thanks, myao", "thoughts myao?", "what do you
+        // think myao?"; not "did you ask myao?".
+        if bare(self.rest) {
+            let before = self.words.last().map_or("", |w| w.trim_end_matches(','));
+            if self.lead.ends_with([',', '、']) || is_greeting(before) {
+                return true;
+            }
+            if self.question && !self.strict && !takes_object(before) {
+                return true;
+            }
+        }
+        // "can myao summarize this thread?": a request to it, by name; not
+        // "can myao be turned off?".
+        if !self.strict
+            && self.words.len() == 1
+            && matches!(self.words[0], "can" | "could" | "would" | "will")
+            && (self.question || self.tail.contains("please"))
+            && !self.rest.starts_with("be ")
+        {
+            return true;
+        }
+        // 「みゃお元気？」「ミャオ教えて」 after one word: the name, then the
+        // question or request.
+        !self.ascii
+            && self.words.len() == 1
+            && (self.question || requests(self.tail))
+            && !of_its_state(self.tail)
     }
-    // "can myao summarize this thread?": a request to it, by name.
-    if lead_words.len() == 1
-        && matches!(lead_words[0], "can" | "could" | "would" | "will")
-        && (question || tail.contains("please"))
-    {
-        return Some(NameUse::Call);
-    }
-    // 「みゃお元気？」「ミャオ教えて」: the name, then the question or request.
-    if !ascii && (lead.is_empty() || lead_words.len() == 1) && (question || requests(tail)) {
-        return Some(NameUse::Call);
-    }
-    Some(NameUse::Talk)
 }
 
 /// The part of the sentence before the name, trimmed: from the last

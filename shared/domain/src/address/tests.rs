@@ -111,3 +111,101 @@ fn calls_is_a_call_only() {
     assert!(!calls("myao is down", &["myao"]));
     assert!(!calls("nothing here", &["myao"]));
 }
+
+/// Issue 56: talk about the bot answered at once (irregular past tenses,
+/// a noun or a place after the name, "@myao" after a verb), calls missed
+/// (a question ending with the name, an emoji greeting, a question word
+/// after the name, "-san"), and a name that is a common word (`max`)
+/// heard in ordinary sentences.
+#[test]
+fn a_call_is_a_call_and_what_the_rules_cannot_place_is_no_call() {
+    use NameUse::{Call, Talk};
+    let myao = ["myao", "みゃお", "ミャオ"];
+    let max = ["max"];
+    let cases: &[(&str, &[&str], NameUse)] = &[
+        // Talk, English: past tenses, nouns and places after the name, and
+        // a name after a verb or a preposition.
+        ("myao made a mistake in the summary", &myao, Talk),
+        ("myao in prod is slow today", &myao, Talk),
+        ("I pinged @myao yesterday", &myao, Talk),
+        ("so myao wrote the wrong date again", &myao, Talk),
+        ("myao thought it was Friday", &myao, Talk),
+        ("myao gave me a weird answer", &myao, Talk),
+        ("myao left a reply in the wrong thread", &myao, Talk),
+        ("myao on staging answers twice", &myao, Talk),
+        ("myao summary was off this morning", &myao, Talk),
+        ("yesterday I asked @myao about the deploy", &myao, Talk),
+        ("we told @myao to stop", &myao, Talk),
+        ("who wrote myao?", &myao, Talk),
+        ("what's wrong with myao?", &myao, Talk),
+        ("anyone else using myao?", &myao, Talk),
+        ("can myao be turned off in this channel?", &myao, Talk),
+        ("ok myao made it worse", &myao, Talk),
+        // Talk, Japanese: its state asked about, with no pause.
+        ("みゃお今日遅くない？", &myao, Talk),
+        ("みゃお落ちてる？", &myao, Talk),
+        ("みゃおまた止まってるの？", &myao, Talk),
+        ("昨日@みゃおに聞いたら変な答えだった", &myao, Talk),
+        ("ミャオ重いね", &myao, Talk),
+        // Calls, English.
+        ("thoughts myao?", &myao, Call),
+        ("👋 myao, got a sec?", &myao, Call),
+        ("yo myao what's up", &myao, Call),
+        ("myao-san, help", &myao, Call),
+        ("myao-chan, are you awake?", &myao, Call),
+        (":wave: myao", &myao, Call),
+        (":wave::skin-tone-3: myao quick question", &myao, Call),
+        ("🙏 myao", &myao, Call),
+        ("any ideas myao?", &myao, Call),
+        ("how's it going myao?", &myao, Call),
+        ("you there myao?", &myao, Call),
+        ("myao you there?", &myao, Call),
+        ("myao what do you think?", &myao, Call),
+        ("myao any thoughts on this?", &myao, Call),
+        ("myao how do I rotate the token?", &myao, Call),
+        ("sup myao", &myao, Call),
+        ("cc @myao can you take a look", &myao, Call),
+        ("what's the plan myao?", &myao, Call),
+        // Calls, Japanese.
+        ("👋みゃお", &myao, Call),
+        ("みゃおはどう思う？", &myao, Call),
+        ("みゃおさんはどう思いますか？", &myao, Call),
+        ("おつかれみゃお", &myao, Call),
+        ("もしもしミャオ", &myao, Call),
+        ("やっほーみゃお、元気？", &myao, Call),
+        ("お疲れさまみゃお", &myao, Call),
+        ("みゃお、落ちてる？", &myao, Call),
+        // A name that is also a common word: ordinary sentences are no
+        // call; only a call set off by a pause, a greeting, "@" or a
+        // request form is.
+        ("max batch size?", &max, Talk),
+        ("Max out the cache before the release", &max, Talk),
+        ("max retries per job?", &max, Talk),
+        ("max 10 items please", &max, Talk),
+        ("max of three runs, right?", &max, Talk),
+        ("Max is on leave this week", &max, Talk),
+        ("did we hit max?", &max, Talk),
+        ("max: 5 per hour", &max, Talk),
+        ("max what's the limit?", &max, Talk),
+        ("hey max the build broke", &max, Talk),
+        ("can max be zero?", &max, Talk),
+        ("max can you check the logs?", &max, Call),
+        ("@max help", &max, Call),
+        ("thanks, max", &max, Call),
+        ("what do you think, max?", &max, Call),
+        ("👋 max, got a sec?", &max, Call),
+        ("Max! you there?", &max, Call),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter(|(text, names, want)| name_use(text, names) != Some(*want))
+        .map(|(text, names, want)| format!("{text:?}: {:?}, want {want:?}", name_use(text, names)))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of {} wrong:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+}

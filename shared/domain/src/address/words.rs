@@ -22,16 +22,29 @@ pub(super) fn is_pause(c: char) -> bool {
     )
 }
 
-/// A mark (or an emoji, or a space) a sentence may end with after the name.
-pub(super) fn is_closing_mark(c: char) -> bool {
-    !c.is_alphanumeric()
-}
-
-/// Japanese honorifics after a name: 「みゃおさん」「みゃおちゃん」.
+/// Honorifics after a name: 「みゃおさん」「みゃおちゃん」, and the same
+/// joined by a hyphen in Latin script ("myao-san", "myao-chan").
 pub(super) fn strip_honorific(after: &str) -> (bool, &str) {
-    for h in ["さん", "ちゃん", "くん", "君", "さま", "様", "たん"] {
+    for h in [
+        "さん",
+        "ちゃん",
+        "くん",
+        "君",
+        "さま",
+        "様",
+        "たん",
+        "先輩",
+        "氏",
+    ] {
         if let Some(rest) = after.strip_prefix(h) {
             return (true, rest);
+        }
+    }
+    for h in ["-san", "-chan", "-kun", "-sama", "-senpai", "-sensei"] {
+        if let Some(rest) = after.strip_prefix(h) {
+            if !rest.starts_with(|c: char| latin(c) || joins(c)) {
+                return (true, rest);
+            }
         }
     }
     (false, after)
@@ -102,6 +115,13 @@ pub(super) fn is_interjection(word: &str) -> bool {
             | "bye"
             | "night"
             | "cheers"
+            | "sup"
+            | "hiya"
+            | "heya"
+            | "howdy"
+            | "gm"
+            | "cc"
+            | "fyi"
             | "@"
     ) || ends_with_any(word, JA_VOCATIVES)
 }
@@ -125,30 +145,22 @@ pub(super) const JA_VOCATIVES: &[&str] = &[
     "こんにちは",
     "こんばんは",
     "おやすみ",
+    "おつかれ",
+    "お疲れ",
+    "おつかれさま",
+    "お疲れさま",
+    "お疲れ様",
+    "もしもし",
+    "やっほー",
+    "やっほ",
+    "はろー",
 ];
 
 pub(super) fn ends_with_any(word: &str, list: &[&str]) -> bool {
     list.iter().any(|v| word.ends_with(v))
 }
 
-/// Whether a question before the name asks for the bot's own view ("what
-/// do you think myao?", "what would you suggest myao?"), rather than about
-/// it ("have you tried myao?", "did you ask myao?").
-pub(super) fn asks_its_view(lead_words: &[&str]) -> bool {
-    let words: Vec<&str> = lead_words
-        .iter()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
-        .collect();
-    words.iter().any(|w| is_you(w))
-        && words.last().is_some_and(|w| {
-            matches!(
-                *w,
-                "think" | "reckon" | "suggest" | "recommend" | "say" | "mean" | "know" | "thoughts"
-            )
-        })
-}
-
-fn is_you(word: &str) -> bool {
+pub(super) fn is_you(word: &str) -> bool {
     let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
     matches!(word, "you" | "you're" | "your" | "u" | "ya")
 }
@@ -213,12 +225,83 @@ const THIRD_PERSON: &[&str] = &[
     "didnt",
     "wasnt",
     "vs",
+    // Irregular past tenses: "myao made a mistake", "myao wrote the wrong
+    // date".
+    "made",
+    "gave",
+    "took",
+    "wrote",
+    "thought",
+    "knew",
+    "sent",
+    "left",
+    "lost",
+    "forgot",
+    "ran",
+    "came",
+    "did",
+    "found",
+    "spoke",
+    "understood",
+    "misunderstood",
+    "misread",
+    "fell",
+    "hung",
+    "began",
+    "brought",
+    "built",
+    "meant",
+    "put",
+    "saw",
+    "chose",
+    "stole",
+    "ate",
+    "gets",
+    "needs",
+    // A place, a time or a thing of it after the name: "myao in prod is
+    // slow", "myao on staging", "myao for the win".
+    "in",
+    "on",
+    "at",
+    "for",
+    "from",
+    "with",
+    "without",
+    "of",
+    "by",
+    "via",
+    "over",
+    "under",
+    "now",
+    "today",
+    "yesterday",
+    "here",
+    "the",
+    "a",
+    "an",
 ];
 
 /// Words ending in "s" that are no third-person verb: a thanks, a request,
 /// a noun put to the room ("myao thanks", "myao status?").
 const NOT_VERBS: &[&str] = &[
-    "thanks", "thx", "pls", "plz", "status", "yes", "guys", "folks", "thoughts", "ideas", "does",
+    "thanks",
+    "thx",
+    "pls",
+    "plz",
+    "status",
+    "yes",
+    "guys",
+    "folks",
+    "thoughts",
+    "ideas",
+    "does",
+    "plans",
+    "news",
+    "options",
+    "suggestions",
+    "tips",
+    "opinions",
+    "views",
 ];
 
 /// Whether what follows a name at the start of a sentence says something
@@ -275,4 +358,274 @@ pub(super) fn requests(tail: &str) -> bool {
     ]
     .iter()
     .any(|form| end.ends_with(form))
+}
+
+/// Whether what follows a name at the start of a sentence asks it
+/// something: "can you", "could you", "do you" (even after a name that
+/// is a common word, `strict`); else also "please", "you there?", a
+/// question word ("myao what's up", "myao how do I..."), "any thoughts",
+/// or a request ("myao summarize this").
+pub(super) fn asks_it(rest: &str, strict: bool) -> bool {
+    let mut words = rest
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''));
+    let Some(first) = words.next() else {
+        return false;
+    };
+    if ASKING.contains(&first) && is_you(words.next().unwrap_or("")) {
+        return true;
+    }
+    if strict {
+        return false;
+    }
+    is_you(first)
+        || matches!(
+            first,
+            "please"
+                | "pls"
+                | "plz"
+                | "what"
+                | "what's"
+                | "whats"
+                | "how"
+                | "how's"
+                | "hows"
+                | "why"
+                | "when"
+                | "where"
+                | "who"
+                | "which"
+                | "any"
+                | "anything"
+                | "thoughts"
+                | "ideas"
+                | "lmk"
+        )
+        || REQUESTS.contains(&first)
+}
+
+/// Verbs that open a request to the bot after its name: "myao summarize
+/// this thread", "@myao help".
+const REQUESTS: &[&str] = &[
+    "summarize",
+    "summarise",
+    "explain",
+    "tell",
+    "check",
+    "write",
+    "translate",
+    "find",
+    "look",
+    "show",
+    "give",
+    "list",
+    "remind",
+    "draft",
+    "review",
+    "search",
+    "answer",
+    "help",
+    "stop",
+    "describe",
+    "compare",
+    "suggest",
+    "recommend",
+    "calculate",
+    "convert",
+    "rewrite",
+    "recap",
+    "remember",
+    "let",
+];
+
+/// Whether the word before a name at the end of a question makes the
+/// name its object or its place ("did you ask myao?", "have you tried
+/// myao?", "anyone using myao?", "what's wrong with myao?", "is it
+/// myao?"), rather than leaving it a vocative ("thoughts myao?", "what
+/// do you think myao?", "how's it going myao?").
+pub(super) fn takes_object(word: &str) -> bool {
+    let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+    if matches!(word, "going" | "doing" | "listening" | "thinking") {
+        return false;
+    }
+    OBJECT_TAKERS.contains(&word)
+        || THIRD_PERSON.contains(&word)
+        || (word.len() > 3 && (word.ends_with("ed") || word.ends_with("ing")))
+        || verb_of_it(word)
+}
+
+/// Verbs, prepositions and determiners that take a name after them.
+const OBJECT_TAKERS: &[&str] = &[
+    "ask",
+    "try",
+    "use",
+    "ping",
+    "tell",
+    "trust",
+    "blame",
+    "call",
+    "tag",
+    "mention",
+    "restart",
+    "deploy",
+    "fix",
+    "break",
+    "kill",
+    "disable",
+    "enable",
+    "update",
+    "upgrade",
+    "install",
+    "uninstall",
+    "invite",
+    "kick",
+    "remove",
+    "add",
+    "mute",
+    "turn",
+    "set",
+    "configure",
+    "like",
+    "love",
+    "hate",
+    "need",
+    "want",
+    "see",
+    "check",
+    "test",
+    "hit",
+    "reach",
+    "pay",
+    "run",
+    "own",
+    "wrote",
+    "made",
+    "built",
+    "to",
+    "into",
+    "about",
+    "with",
+    "from",
+    "for",
+    "of",
+    "by",
+    "at",
+    "on",
+    "in",
+    "than",
+    "like",
+    "via",
+    "without",
+    "over",
+    "under",
+    "past",
+    "the",
+    "a",
+    "an",
+    "this",
+    "that",
+    "these",
+    "those",
+    "our",
+    "my",
+    "your",
+    "their",
+    "his",
+    "her",
+    "its",
+    "it",
+    "them",
+    "me",
+    "him",
+    "us",
+    "is",
+    "was",
+    "are",
+    "be",
+    "been",
+];
+
+/// Whether a Japanese sentence asks about the bot's state (slow, heavy,
+/// down, broken, stopped) rather than asking it something: 「みゃお今日遅く
+/// ない？」「みゃお落ちてる？」.
+pub(super) fn of_its_state(tail: &str) -> bool {
+    [
+        "遅",
+        "重",
+        "落ち",
+        "壊れ",
+        "止ま",
+        "死ん",
+        "バグ",
+        "動かな",
+        "動いて",
+        "使え",
+        "エラー",
+        "おかし",
+    ]
+    .iter()
+    .any(|w| tail.contains(w))
+}
+
+/// Whether a Japanese sentence with the name as its topic asks for its
+/// view: 「みゃおはどう思う？」「みゃおさんはどっちがいい？」.
+pub(super) fn asks_its_view_ja(tail: &str) -> bool {
+    [
+        "どう思",
+        "どう考え",
+        "どっち",
+        "意見",
+        "おすすめ",
+        "オススメ",
+    ]
+    .iter()
+    .any(|w| tail.contains(w))
+}
+
+/// Whether a word is a greeting: a word ("hey", 「ねえ」) or a greeting's
+/// emoji, as Slack writes it (`:wave:`, `:wave::skin-tone-3:`) or as the
+/// character itself ("👋", "🙏").
+pub(super) fn is_greeting(word: &str) -> bool {
+    is_interjection(word) || greeting_emoji(word)
+}
+
+fn greeting_emoji(word: &str) -> bool {
+    const CODES: &[&str] = &[
+        "wave",
+        "raising_hand",
+        "man-raising-hand",
+        "woman-raising-hand",
+        "raised_hand",
+        "hand",
+        "pray",
+        "bow",
+        "hugging_face",
+        "slightly_smiling_face",
+        "smile",
+    ];
+    const CHARS: &[char] = &['👋', '🙋', '✋', '🤚', '🖐', '🙏', '🙇', '🤗', '🙂', '😊'];
+    let word = word.trim_end_matches([',', '、']);
+    if word.len() > 2 && word.starts_with(':') && word.ends_with(':') {
+        let codes: Vec<&str> = word.split(':').filter(|c| !c.is_empty()).collect();
+        return codes.iter().any(|c| CODES.contains(c))
+            && codes
+                .iter()
+                .all(|c| CODES.contains(c) || c.starts_with("skin-tone"));
+    }
+    let modifier = |c: char| {
+        matches!(
+            c,
+            '\u{1F3FB}'..='\u{1F3FF}' | '\u{200D}' | '\u{FE0F}' | '♂' | '♀'
+        )
+    };
+    word.chars().any(|c| CHARS.contains(&c))
+        && word.chars().all(|c| CHARS.contains(&c) || modifier(c))
+}
+
+/// Whether `text` holds no word: marks, spaces, emoji (`:wave:` too).
+pub(super) fn bare(text: &str) -> bool {
+    text.split_whitespace().all(|w| {
+        (w.starts_with(':') && w.ends_with(':') && w.len() > 2)
+            || !w.chars().any(char::is_alphanumeric)
+    })
 }
