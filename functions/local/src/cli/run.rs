@@ -355,6 +355,7 @@ pub async fn settings(args: SettingsArgs, env: &[(String, String)]) -> anyhow::R
         SettingsAction::Set(name, value) => {
             let text = s::set_checked(&ssm, &path, &given, name, value).await?;
             writeln!(out, "{prefix}{name} = {text}")?;
+            warn_of_common_names(&given, name, &text);
             writeln!(
                 out,
                 "the functions read it within a minute; no deploy is needed"
@@ -382,6 +383,14 @@ pub async fn settings(args: SettingsArgs, env: &[(String, String)]) -> anyhow::R
     }
 }
 
+/// After `name` was set to `text`: a warning on stderr if one of the
+/// bot's names is now a common word, with what `name_aliases` does.
+fn warn_of_common_names(given: &crate::settings::Given, name: &str, text: &str) {
+    if let Some(common) = crate::settings::caution(given, name, text) {
+        eprintln!("warning: {}; {}", common.problem(), common.advice());
+    }
+}
+
 /// `myao settings ... --team T...`: one installed workspace's settings, its
 /// own over the stack's; `set` and `unset` change its own alone.
 async fn team_settings(
@@ -398,6 +407,7 @@ async fn team_settings(
         SettingsAction::Set(name, value) => {
             let text = s::set_checked(ssm, &prefix, &given, name, value).await?;
             writeln!(out, "{prefix}{name} = {text}")?;
+            warn_of_common_names(&given, name, &text);
             writeln!(
                 out,
                 "{team}'s work reads it within a minute, over the stack's value; no deploy is needed"
