@@ -355,11 +355,11 @@ pub async fn settings(args: SettingsArgs, env: &[(String, String)]) -> anyhow::R
         SettingsAction::Set(name, value) => {
             let text = s::set_checked(&ssm, &path, &given, name, value).await?;
             writeln!(out, "{prefix}{name} = {text}")?;
-            warn_of_common_names(&given, name, &text);
             writeln!(
                 out,
                 "the functions read it within a minute; no deploy is needed"
             )?;
+            warn_of_common_names(&given, name, &text);
             Ok(())
         }
         SettingsAction::Unset(name) => {
@@ -407,11 +407,11 @@ async fn team_settings(
         SettingsAction::Set(name, value) => {
             let text = s::set_checked(ssm, &prefix, &given, name, value).await?;
             writeln!(out, "{prefix}{name} = {text}")?;
-            warn_of_common_names(&given, name, &text);
             writeln!(
                 out,
                 "{team}'s work reads it within a minute, over the stack's value; no deploy is needed"
             )?;
+            warn_of_common_names(&given, name, &text);
         }
         SettingsAction::Unset(name) => match s::unset_for_team(ssm, path, team, name).await? {
             Unset::Already => writeln!(out, "{prefix}{name}: {team} has no value of its own")?,
