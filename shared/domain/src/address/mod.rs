@@ -18,9 +18,9 @@ mod words;
 
 pub use common::common_word;
 use words::{
-    about_it, asks_it, asks_its_view_ja, bare, ends_with_any, is_greeting, is_pause,
-    japanese_particle, joins, latin, of_its_state, requests, strip_honorific, takes_object,
-    JA_VOCATIVES,
+    about_it, asks_it, asks_its_view_ja, bare, ends_with_any, greets, is_greeting, is_pause,
+    japanese_particle, joins, latin, of_its_state, opens_question, requests, strip_honorific,
+    takes_object, JA_VOCATIVES,
 };
 
 /// How a message uses the bot's names.
@@ -189,7 +189,8 @@ impl Use<'_> {
         }
         // 「みゃおちゃん教えて」 yes, 「みゃおちゃん可愛いね」 no.
         if self.rest.chars().next().is_some_and(|c| !c.is_ascii()) {
-            return (self.question || requests(self.tail)) && !of_its_state(self.tail);
+            return greets(self.rest)
+                || ((self.question || requests(self.tail)) && !of_its_state(self.tail));
         }
         if asks_it(self.rest, self.strict) {
             return true;
@@ -221,7 +222,8 @@ impl Use<'_> {
             if self.lead.ends_with([',', '、']) || is_greeting(before) {
                 return true;
             }
-            if self.question && !self.strict && !takes_object(before) {
+            let question = self.question || opens_question(&self.words);
+            if question && !self.strict && !takes_object(before) {
                 return true;
             }
         }

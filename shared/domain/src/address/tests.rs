@@ -80,6 +80,7 @@ fn a_call_is_told_from_talk_about_it_and_from_no_use_at_all() {
         ("&gt; myao, stop\nlol", &myao, None),
         ("he said \"myao, stop\" lol", &myao, None),
         ("the myaomyao crate", &myao, None),
+        ("myao-sandbox is up", &myao, None),
         ("see https://myao.dev/docs", &myao, None),
         ("acme/myao has a new release", &myao, None),
         ("join #myao for news", &myao, None),
@@ -141,6 +142,10 @@ fn a_call_is_a_call_and_what_the_rules_cannot_place_is_no_call() {
         ("anyone else using myao?", &myao, Talk),
         ("can myao be turned off in this channel?", &myao, Talk),
         ("ok myao made it worse", &myao, Talk),
+        ("the answer from @myao was wrong", &myao, Talk),
+        ("is this myao?", &myao, Talk),
+        ("fyi myao is down", &myao, Talk),
+        ("myao-san is out today", &myao, Talk),
         // Talk, Japanese: its state asked about, with no pause.
         ("みゃお今日遅くない？", &myao, Talk),
         ("みゃお落ちてる？", &myao, Talk),
@@ -166,6 +171,9 @@ fn a_call_is_a_call_and_what_the_rules_cannot_place_is_no_call() {
         ("sup myao", &myao, Call),
         ("cc @myao can you take a look", &myao, Call),
         ("what's the plan myao?", &myao, Call),
+        ("what's up myao", &myao, Call),
+        ("myao thanks", &myao, Call),
+        ("myao 👋", &myao, Call),
         // Calls, Japanese.
         ("👋みゃお", &myao, Call),
         ("みゃおはどう思う？", &myao, Call),
@@ -175,6 +183,8 @@ fn a_call_is_a_call_and_what_the_rules_cannot_place_is_no_call() {
         ("やっほーみゃお、元気？", &myao, Call),
         ("お疲れさまみゃお", &myao, Call),
         ("みゃお、落ちてる？", &myao, Call),
+        ("みゃおさーん", &myao, Call),
+        ("ミャオ君おはよう", &myao, Call),
         // A name that is also a common word: ordinary sentences are no
         // call; only a call set off by a pause, a greeting, "@" or a
         // request form is.

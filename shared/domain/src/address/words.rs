@@ -26,6 +26,8 @@ pub(super) fn is_pause(c: char) -> bool {
 /// joined by a hyphen in Latin script ("myao-san", "myao-chan").
 pub(super) fn strip_honorific(after: &str) -> (bool, &str) {
     for h in [
+        "さーん",
+        "ちゃーん",
         "さん",
         "ちゃん",
         "くん",
@@ -400,6 +402,16 @@ pub(super) fn asks_it(rest: &str, strict: bool) -> bool {
                 | "thoughts"
                 | "ideas"
                 | "lmk"
+                | "thanks"
+                | "thank"
+                | "thx"
+                | "ty"
+                | "hi"
+                | "hello"
+                | "hey"
+                | "morning"
+                | "cheers"
+                | "sorry"
         )
         || REQUESTS.contains(&first)
 }
@@ -565,6 +577,36 @@ pub(super) fn of_its_state(tail: &str) -> bool {
     ]
     .iter()
     .any(|w| tail.contains(w))
+}
+
+/// Whether a Japanese sentence after the name greets or thanks it:
+/// 「ミャオ君おはよう」「みゃおありがとう」.
+pub(super) fn greets(rest: &str) -> bool {
+    JA_VOCATIVES
+        .iter()
+        .filter(|w| !matches!(**w, "あの" | "ちょっと"))
+        .any(|w| rest.starts_with(w))
+}
+
+/// Whether a sentence opens with a question word, so that it asks even
+/// without a question mark ("what's up myao").
+pub(super) fn opens_question(lead_words: &[&str]) -> bool {
+    lead_words.first().is_some_and(|w| {
+        matches!(
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''),
+            "what"
+                | "what's"
+                | "whats"
+                | "how"
+                | "how's"
+                | "hows"
+                | "why"
+                | "when"
+                | "where"
+                | "who"
+                | "which"
+        )
+    })
 }
 
 /// Whether a Japanese sentence with the name as its topic asks for its
