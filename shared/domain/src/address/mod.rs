@@ -7,9 +7,17 @@
 //! of it. The name inside code, a link, a channel or user reference, a quote
 //! or a compound (`myao-bot`, `myao.example.com`) is not its name at all.
 //!
+//! A call is a call: opening a sentence, the name needs a pause after it
+//! or a request form ("myao can you ...", 「みゃお教えて」); ending a question,
+//! no verb may take it as its object ("thoughts myao?", not "did you ask
+//! myao?"). What the rules cannot place ("myao in prod is slow today") is
+//! no call: the judge reads it with the rest of the conversation. A name
+//! that is also a common word (`max`, [`common_word`]) counts only in its
+//! clearest calls.
+//!
 //! The rules read the words around each use of the name, in English and
 //! Japanese, and stay cheap: no model, no dictionary beyond the short word
-//! lists below.
+//! lists of `words.rs` and `common.rs`.
 
 use super::text::spoken;
 
@@ -26,10 +34,11 @@ use words::{
 /// How a message uses the bot's names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NameUse {
-    /// Addressed to it: "myao, ...", "hey myao", "..., myao?", "can myao
-    /// ...?", 「みゃお、」「ねえみゃお」「みゃおさん、...？」.
+    /// Addressed to it: "myao, ...", "hey myao", "..., myao?", "thoughts
+    /// myao?", "can myao ...?", 「みゃお、」「ねえみゃお」「みゃおさん、...？」.
     Call,
-    /// About it: "myao is down", "ask myao", 「みゃおって誰が作ったの？」.
+    /// About it, or not placed as a call: "myao is down", "ask myao",
+    /// "myao in prod is slow", 「みゃおって誰が作ったの？」.
     Talk,
 }
 
