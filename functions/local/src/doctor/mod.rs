@@ -91,16 +91,6 @@ impl Check {
         }
     }
 
-    fn warn(name: impl Into<String>, problem: impl Into<String>, hint: impl Into<String>) -> Check {
-        Check {
-            name: name.into(),
-            verdict: Verdict::Warned {
-                problem: problem.into(),
-                hint: hint.into(),
-            },
-        }
-    }
-
     pub fn passed(&self) -> bool {
         !matches!(self.verdict, Verdict::Failed { .. })
     }

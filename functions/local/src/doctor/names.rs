@@ -4,20 +4,25 @@
 
 use myao_domain::Settings;
 
-use super::Check;
+use super::{Check, Verdict};
 use crate::settings::CommonNames;
 
 /// A warning when one of the bot's names is a common word, with what
 /// `name_aliases` does about it; `None` when none is (no line at all).
 pub fn names(settings: &Settings) -> Option<Check> {
     let common = CommonNames::of(settings)?;
-    Some(Check::warn("names", common.problem(), common.advice()))
+    Some(Check {
+        name: "names".to_owned(),
+        verdict: Verdict::Warned {
+            problem: common.problem(),
+            hint: common.advice(),
+        },
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doctor::Verdict;
 
     #[test]
     fn a_common_name_is_a_warning_that_passes_and_says_what_aliases_do() {
