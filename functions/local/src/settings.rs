@@ -12,6 +12,7 @@ use std::path::Path;
 
 use aws_sdk_ssm::error::ProvideErrorMetadata as _;
 use aws_sdk_ssm::types::ParameterType;
+use myao_domain::address::common_word;
 use myao_domain::settings::{SettingDoc, SETTING_NAMES};
 use myao_domain::{Settings, TeamId};
 
@@ -412,6 +413,91 @@ pub async fn set_checked(
     Ok(text)
 }
 
+/// The bot's names that are also common words (`max`): the address rules
+/// read them strictly, so most uses of them go to the judge rather than
+/// being answered at once. `myao settings set` and `myao doctor` say so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommonNames {
+    /// Each common name, with the setting that gives it.
+    pub common: Vec<(String, &'static str)>,
+    /// The names it answers to that are no common word.
+    pub others: Vec<String>,
+}
+
+impl CommonNames {
+    /// The names of `settings` that are common words; `None` if none is.
+    pub fn of(settings: &Settings) -> Option<CommonNames> {
+        let mut common = Vec::new();
+        let mut others = Vec::new();
+        let persona = settings.persona_name.trim().to_lowercase();
+        for name in settings.names() {
+            let name = name.trim();
+            if name.is_empty() {
+                continue;
+            }
+            if common_word(name) {
+                let from = if name.to_lowercase() == persona {
+                    "persona_name"
+                } else {
+                    "name_aliases"
+                };
+                common.push((name.to_owned(), from));
+            } else {
+                others.push(name.to_owned());
+            }
+        }
+        (!common.is_empty()).then_some(CommonNames { common, others })
+    }
+
+    /// What the common names do to the bot's hearing.
+    pub fn problem(&self) -> String {
+        let (name, _) = &self.common[0];
+        let names: Vec<String> = self
+            .common
+            .iter()
+            .map(|(n, from)| format!("{n} ({from})"))
+            .collect();
+        format!(
+            "{} {} also a common word: only the clearest calls by it are answered at once \
+             (\"{name}, ...\", \"hey {name}\", \"@{name} ...\", \"..., {name}?\", \"{name} can you \
+             ...?\"); \"{name} batch size?\" and its other uses go to the judge like any message",
+            names.join(", "),
+            if names.len() == 1 { "is" } else { "are" },
+        )
+    }
+
+    /// How `name_aliases` helps.
+    pub fn advice(&self) -> String {
+        if self.others.is_empty() {
+            let (name, _) = &self.common[0];
+            format!(
+                "give it a name that is no common word in name_aliases (`myao settings set \
+                 name_aliases {name}bot`): every way of calling it by that name is read \
+                 (\"{name}bot what's up\", \"thoughts {name}bot?\")"
+            )
+        } else {
+            format!(
+                "people can call it by {} (name_aliases), which every way of calling it reads",
+                self.others.join(", ")
+            )
+        }
+    }
+}
+
+/// What to warn of after setting `name` to `text` among the values
+/// `given`: the bot's names, if that leaves one of them a common word.
+pub fn caution(given: &Given, name: &str, text: &str) -> Option<CommonNames> {
+    if !matches!(name, "persona_name" | "name_aliases") {
+        return None;
+    }
+    let mut pairs: BTreeMap<&str, &str> = given
+        .iter()
+        .map(|(n, (v, _))| (n.as_str(), v.as_str()))
+        .collect();
+    pairs.insert(name, text);
+    CommonNames::of(&Settings::from_pairs(pairs).0)
+}
+
 /// What `unset` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unset {
@@ -513,6 +599,44 @@ mod tests {
             unknown(&given(&[("cooldown_secs", "1"), ("llm_api_key", "x")])),
             ["cooldown_secs"]
         );
+    }
+
+    #[test]
+    fn a_name_that_is_a_common_word_is_warned_of_with_what_name_aliases_does() {
+        // Another setting, or a name that is no common word: nothing to say.
+        assert_eq!(caution(&given(&[]), "chattiness", "quiet"), None);
+        assert_eq!(caution(&given(&[]), "persona_name", "tama"), None);
+        let max = caution(&given(&[]), "persona_name", "max").unwrap();
+        assert_eq!(
+            max,
+            CommonNames {
+                common: vec![("max".to_owned(), "persona_name")],
+                others: Vec::new(),
+            }
+        );
+        assert!(
+            max.problem().contains("\"max batch size?\""),
+            "{}",
+            max.problem()
+        );
+        assert!(
+            max.advice()
+                .contains("myao settings set name_aliases maxbot"),
+            "{}",
+            max.advice()
+        );
+        // An alias that is no common word already: the advice says so.
+        let with_alias = caution(&given(&[("name_aliases", "maxbot")]), "persona_name", "Max");
+        let with_alias = with_alias.unwrap();
+        assert_eq!(with_alias.others, ["maxbot"]);
+        assert!(with_alias.advice().contains("maxbot (name_aliases)"));
+        // A common alias of a name that is none.
+        let alias = caution(
+            &given(&[("persona_name", "tama")]),
+            "name_aliases",
+            "echo,たま",
+        );
+        assert_eq!(alias.unwrap().common, [("echo".to_owned(), "name_aliases")]);
     }
 
     #[test]

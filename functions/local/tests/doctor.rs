@@ -774,6 +774,52 @@ async fn doctor_names_missing_and_bad_settings() {
     insta::assert_snapshot!(bed.report(&run));
 }
 
+/// Issue 56: a bot named `max` answered "max batch size?" at once. Its
+/// name is now read strictly, and doctor warns of it (a warning passes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doctor_warns_of_a_name_that_is_a_common_word_and_says_what_aliases_do() {
+    let bed = Bed::new().await;
+    put(
+        &bed.ssm,
+        &format!("{}persona_name", bed.path),
+        "max",
+        ParameterType::String,
+    )
+    .await;
+    let run = bed.doctor().await;
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.named("ok"), CHECKS, "{}", run.stdout);
+    assert_eq!(run.named("warn"), ["names"], "{}", run.stdout);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("warn"))
+        .unwrap_or_default();
+    assert!(
+        line.contains("max (persona_name) is also a common word")
+            && line.contains("name_aliases maxbot"),
+        "{line}"
+    );
+    let all = format!("all {} checks passed", CHECKS.len() + 1);
+    assert!(run.stdout.contains(&all), "{}", run.stdout);
+
+    // With an alias that is no common word, the hint names it.
+    put(
+        &bed.ssm,
+        &format!("{}name_aliases", bed.path),
+        "maxbot",
+        ParameterType::String,
+    )
+    .await;
+    let run = bed.doctor().await;
+    assert!(
+        run.stdout
+            .contains("people can call it by maxbot (name_aliases)"),
+        "{}",
+        run.stdout
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doctor_without_a_stack_says_what_it_needs() {
     // Nothing at all: a usage error, not fifteen failed checks.
@@ -912,6 +958,51 @@ async fn settings_set_refuses_a_bad_value_writes_a_good_one_and_unset_restores_t
             .unwrap()
             .0,
         "300"
+    );
+}
+
+/// Issue 56: `settings set persona_name max` warns that the name is a
+/// common word and says what `name_aliases` does; other values, no warning.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_set_warns_of_a_name_that_is_a_common_word() {
+    let ssm = ssm_client().await;
+    let (stage, path) = fresh_stage(&ssm, 'n').await;
+    let settings = |words: &[&str]| settings_of(&stage, words);
+
+    let run = settings(&["set", "persona_name", "tama"]).await;
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+
+    let run = settings(&["set", "persona_name", "max"]).await;
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        parameter(&ssm, &format!("{path}persona_name"))
+            .await
+            .unwrap()
+            .0,
+        "max",
+        "written all the same"
+    );
+    assert!(
+        run.stderr
+            .starts_with("warning: max (persona_name) is also a common word")
+            && run.stderr.contains("myao settings set name_aliases maxbot"),
+        "{}",
+        run.stderr
+    );
+    // The same for a team's own name.
+    let run = settings(&["set", "persona_name", "max", "--team", "T0ACME"]).await;
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stderr.contains("common word"), "{}", run.stderr);
+
+    // Once an alias that is no common word is set, the warning says people
+    // can call it by that.
+    let run = settings(&["set", "name_aliases", "maxbot"]).await;
+    assert!(
+        run.stderr
+            .contains("people can call it by maxbot (name_aliases)"),
+        "{}",
+        run.stderr
     );
 }
 

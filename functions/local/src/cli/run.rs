@@ -359,6 +359,7 @@ pub async fn settings(args: SettingsArgs, env: &[(String, String)]) -> anyhow::R
                 out,
                 "the functions read it within a minute; no deploy is needed"
             )?;
+            warn_of_common_names(&given, name, &text);
             Ok(())
         }
         SettingsAction::Unset(name) => {
@@ -382,6 +383,14 @@ pub async fn settings(args: SettingsArgs, env: &[(String, String)]) -> anyhow::R
     }
 }
 
+/// After `name` was set to `text`: a warning on stderr if one of the
+/// bot's names is now a common word, with what `name_aliases` does.
+fn warn_of_common_names(given: &crate::settings::Given, name: &str, text: &str) {
+    if let Some(common) = crate::settings::caution(given, name, text) {
+        eprintln!("warning: {}; {}", common.problem(), common.advice());
+    }
+}
+
 /// `myao settings ... --team T...`: one installed workspace's settings, its
 /// own over the stack's; `set` and `unset` change its own alone.
 async fn team_settings(
@@ -402,6 +411,7 @@ async fn team_settings(
                 out,
                 "{team}'s work reads it within a minute, over the stack's value; no deploy is needed"
             )?;
+            warn_of_common_names(&given, name, &text);
         }
         SettingsAction::Unset(name) => match s::unset_for_team(ssm, path, team, name).await? {
             Unset::Already => writeln!(out, "{prefix}{name}: {team} has no value of its own")?,

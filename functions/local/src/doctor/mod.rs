@@ -4,6 +4,7 @@
 //!
 //! - [`settings`]: every setting the stack creates is there, and all parse
 //!   (with the functions' own parser, `Settings::from_pairs`);
+//! - [`names`]: a warning, when one of the bot's names is a common word;
 //! - [`secret`]: each secret parameter exists, is a SecureString, and looks
 //!   like what it should hold;
 //! - [`slack`]: the bot token works (`auth.test`) and has every bot scope of
@@ -38,8 +39,10 @@ use myao_llm::{model_name, provider, LlmRouter};
 
 use crate::stack::{QueueId, Secret, Stack, FUNCTION_URL, SCHEDULE_GROUP, SETTINGS_PATH, TABLE};
 
+mod names;
 mod slack;
 
+pub use names::names;
 pub use slack::{function_url, required_scopes, slack, slack_status};
 
 /// The Slack app manifest: the token must have every bot scope it asks for.
@@ -57,11 +60,15 @@ pub struct Check {
     pub verdict: Verdict,
 }
 
-/// What a check found: a pass, or a failure with what to do about it.
+/// What a check found: a pass, a warning, or a failure with what to do
+/// about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// What was found.
     Passed(String),
+    /// Works, but not as one may expect; and what would help. Counts as a
+    /// pass.
+    Warned { problem: String, hint: String },
     /// What is wrong, and what to do about it.
     Failed { problem: String, fix: String },
 }
@@ -85,7 +92,7 @@ impl Check {
     }
 
     pub fn passed(&self) -> bool {
-        matches!(self.verdict, Verdict::Passed(_))
+        !matches!(self.verdict, Verdict::Failed { .. })
     }
 
     /// Replaces every occurrence of `secret` in what the check says.
@@ -97,7 +104,7 @@ impl Check {
         };
         match &mut self.verdict {
             Verdict::Passed(found) => scrub(found),
-            Verdict::Failed { problem, fix } => {
+            Verdict::Failed { problem, fix } | Verdict::Warned { problem, hint: fix } => {
                 scrub(problem);
                 scrub(fix);
             }
@@ -111,6 +118,9 @@ impl fmt::Display for Check {
             Verdict::Passed(found) => write!(f, "ok    {}: {found}", self.name),
             Verdict::Failed { problem, fix } => {
                 write!(f, "FAIL  {}: {problem} -- fix: {fix}", self.name)
+            }
+            Verdict::Warned { problem, hint } => {
+                write!(f, "warn  {}: {problem} -- hint: {hint}", self.name)
             }
         }
     }
@@ -139,13 +149,15 @@ impl Clients {
     }
 }
 
-/// Runs every check on `stack`, in order: settings, secrets, Slack, the
-/// Function URL, the LLM, the table, the schedule group, the queues.
+/// Runs every check on `stack`, in order: settings (and the names' warning,
+/// if any), secrets, Slack, the Function URL, the LLM, the table, the
+/// schedule group, the queues.
 pub async fn run(aws: &Clients, http: &reqwest::Client, stack: &Stack) -> Vec<Check> {
     let stack_name = stack.name().unwrap_or("<stack>");
     let (check, loaded) = settings(&aws.ssm, stack.get(SETTINGS_PATH)).await;
     let mut checks = vec![check];
     let settings = loaded.unwrap_or_default();
+    checks.extend(names(&settings));
     let mut values = BTreeMap::new();
     for kind in Secret::ALL {
         if kind == Secret::LlmApiKey && !crate::llm::uses_openai(&settings) {

@@ -381,7 +381,9 @@ settings! {
     limit_notice: bool = true, Bool;
     /// The bot's name in prompts; a message that calls it by name ("myao,
     /// ...", "hey myao", 「ねえみゃお」, not "myao is down") is answered like a
-    /// mention. The default, `myao`, answers to `みゃお` and `ミャオ` too.
+    /// mention. The default, `myao`, answers to `みゃお` and `ミャオ` too. A
+    /// name that is also a common word (`max`) counts only in its clearest
+    /// calls ("max, ...", "hey max"); `myao doctor` warns of one.
     persona_name: String = DEFAULT_PERSONA_NAME.to_owned(), Text;
     /// Other names it answers to, comma-separated (e.g. `ミャオ,みゃお`); a
     /// name in Latin script must stand as a whole word. Only a call by one
