@@ -50,6 +50,12 @@ pub const MIN_MUTE_MINUTES: u32 = 5;
 /// its chattiness (`channel_chattiness`).
 pub const MAX_MUTE_MINUTES: u32 = 24 * 60;
 
+/// What the bot says when a mute asked for longer than
+/// [`MAX_MUTE_MINUTES`] is held to it ("be quiet for a week"): the bound,
+/// so no one takes a day for a week.
+pub const CAPPED_NOTICE: &str =
+    "わかった、ここでは24時間静かにしてるね。それより長くは黙れないので、その後はまた話すよ。(OK: quiet here for 24 hours, the longest a mute lasts.)";
+
 /// `minutes` held to [`MIN_MUTE_MINUTES`]..=[`MAX_MUTE_MINUTES`].
 pub fn mute_minutes(minutes: u32) -> u32 {
     minutes.clamp(MIN_MUTE_MINUTES, MAX_MUTE_MINUTES)
