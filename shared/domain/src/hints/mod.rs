@@ -192,27 +192,31 @@ pub fn words_hint(text: &str, names: &[&str], today: RestOfDay) -> Option<WordsH
 /// to japanese: be quiet", "reply to bob: not now", "how do i tell my cat:
 /// not now?", 「英語に訳して：静かにして」 ask for words, they do not hint.
 fn unquoted(text: &str) -> String {
-    let lines: Vec<&str> = text
-        .lines()
-        .map(|line| {
-            let Some(colon) = line.find([':', '：']) else {
-                return line;
-            };
-            let before = &line[..colon];
-            let sentence = before
-                .rfind(['.', '!', '?', '。', '！', '？'])
-                .map_or(before, |end| &before[end + 1..]);
-            let mut words = sentence.split(|c: char| !c.is_alphanumeric() && c != '\'');
-            let asks = words.any(|w| QUOTING.contains(&w))
-                || JA_QUOTING.iter().any(|q| sentence.contains(q));
-            if asks {
-                before
-            } else {
-                line
-            }
-        })
-        .collect();
+    let lines: Vec<&str> = text.lines().map(own_part).collect();
     lines.join("\n")
+}
+
+/// `line` up to the first colon that words of a request lead to, in their
+/// sentence ("myao: translate this: be quiet" is cut at the second).
+fn own_part(line: &str) -> &str {
+    let mut start = 0;
+    for (at, c) in line.char_indices() {
+        match c {
+            '.' | '!' | '?' | '。' | '！' | '？' => start = at + c.len_utf8(),
+            ':' | '：' => {
+                let sentence = &line[start..at];
+                let mut words = sentence.split(|c: char| !c.is_alphanumeric() && c != '\'');
+                if words.any(|w| QUOTING.contains(&w))
+                    || JA_QUOTING.iter().any(|q| sentence.contains(q))
+                {
+                    return &line[..at];
+                }
+                start = at + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    line
 }
 
 /// Words of a request for words, before a colon: what follows is quoted.

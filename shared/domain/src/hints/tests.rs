@@ -138,6 +138,9 @@ fn requests_quote_durations_mute_and_a_mute_is_lifted_in_words() {
         ("ok: not now", HOUR),
         ("translate: hello\nbe quiet for an hour", HOUR),
         ("thanks. reply to bob: not now", POS),
+        ("myao: translate this: be quiet", None),
+        ("ありがとう。英語に訳して：静かにして", POS),
+        ("静かに。：。：", HOUR),
         // Any duration, held to a day.
         ("be quiet for a week", DAY),
         ("shush for 2 weeks", DAY),
