@@ -449,3 +449,198 @@ mod buttons {
         );
     }
 }
+
+/// Issue 56: one person's eleven negative emojis on one post moved the
+/// thresholds as far as three people's do. A person counts once.
+#[tokio::test]
+async fn eleven_emojis_from_one_person_count_as_one_hint() {
+    let bed = bed(|s| s.rule_thresholds = None).await;
+    bed.script.set_judgment(verdict(false, None));
+    let post = ts(-7200);
+    bed.seed(&[message(GENERAL, BOT, post, None, "here is the summary")])
+        .await;
+    let emojis = myao_domain::settings::DEFAULT_NEGATIVE_REACTIONS;
+    assert_eq!(emojis.len(), 11);
+    for emoji in emojis {
+        let taken = bed.deliver(reaction(true, ALICE, emoji, post, BOT)).await;
+        assert!(
+            matches!(taken, Outcome::Hinted { added: true, .. }),
+            "{taken:?}"
+        );
+    }
+    let labels = bed.store.labels(&channel(GENERAL)).await.expect("labels");
+    assert_eq!(labels.len(), 11, "each kept, as given");
+    bed.seed(&[message(
+        GENERAL,
+        BOB,
+        ts(-300),
+        None,
+        "does anyone know why the build is red?",
+    )])
+    .await;
+    let normal = Chattiness::Normal.thresholds().expect("normal");
+    let step = myao_domain::tuning::STEP as i32;
+    assert_eq!(
+        thresholds_of(&bed, &judgment(GENERAL, -300)).await,
+        (normal.low + step, normal.high + step),
+        "one step, not three"
+    );
+    // A second person is a second step.
+    bed.deliver(reaction(true, BOB, "-1", post, BOT)).await;
+    assert_eq!(
+        thresholds_of(&bed, &judgment(GENERAL, -300)).await,
+        (normal.low + 2 * step, normal.high + 2 * step)
+    );
+}
+
+/// `user`'s mention of the bot in #general at `offset`, and its response
+/// job's outcome.
+async fn say(bed: &Bed<DynamoStore>, user: &str, offset: i64, text: &str) -> JobOutcome {
+    bed.seed(&[message(
+        GENERAL,
+        user,
+        ts(offset),
+        None,
+        &format!("<@{BOT}> {text}"),
+    )])
+    .await;
+    bed.run(&mention(offset)).await
+}
+
+/// Whether a judgment of a question left to #general at `offset` is held
+/// by the mute.
+async fn held_by_mute(bed: &Bed<DynamoStore>, offset: i64) -> bool {
+    bed.seed(&[message(
+        GENERAL,
+        BOB,
+        ts(offset),
+        None,
+        "does anyone know why the build is red?",
+    )])
+    .await;
+    matches!(
+        bed.run(&judgment(GENERAL, offset)).await,
+        JobOutcome::Judgment(JudgmentOutcome::Held(Gate::Muted))
+    )
+}
+
+/// Issue 56: one "be quiet" muted the channel for everyone, and two other
+/// members' "thanks, you can talk again" did not lift it.
+#[tokio::test]
+async fn another_member_ends_a_mute() {
+    for (lift, by) in [
+        ("thanks, you can talk again", BOB),
+        ("もう話していいよ", BOB),
+        ("you can talk again", ALICE),
+    ] {
+        let bed = bed(|_| {}).await;
+        let muted = say(&bed, ALICE, -90, "be quiet for 2 hours").await;
+        assert!(
+            matches!(muted, JobOutcome::Response(ResponseOutcome::Reacted { .. })),
+            "{muted:?}"
+        );
+        assert!(held_by_mute(&bed, -80).await, "muted");
+        bed.clock.advance(chrono::Duration::seconds(30));
+        let lifted = say(&bed, by, -20, lift).await;
+        assert!(
+            matches!(
+                lifted,
+                JobOutcome::Response(ResponseOutcome::Reacted { .. })
+            ),
+            "{lift}: {lifted:?}"
+        );
+        assert!(!held_by_mute(&bed, -10).await, "{lift}: the mute is over");
+        let labels = bed.store.labels(&channel(GENERAL)).await.expect("labels");
+        assert_eq!(labels.len(), 2, "{labels:?}");
+    }
+}
+
+/// Issue 56: a request with a colon quotes what follows; it was taken as a
+/// mute and the request went unanswered.
+#[tokio::test]
+async fn a_request_with_a_colon_is_answered_not_taken_as_a_mute() {
+    for text in [
+        "translate to Japanese: be quiet for an hour",
+        "reply to Bob: not now, I'm busy",
+        "how do I tell my cat: not now?",
+        "英語に訳して：静かにして",
+    ] {
+        let bed = bed(|_| {}).await;
+        let answered = say(&bed, ALICE, -60, text).await;
+        assert!(
+            matches!(
+                answered,
+                JobOutcome::Response(ResponseOutcome::Posted { .. })
+            ),
+            "{text}: {answered:?}"
+        );
+        let labels = bed.store.labels(&channel(GENERAL)).await.expect("labels");
+        assert!(labels.is_empty(), "{text}: {labels:?}");
+    }
+}
+
+/// Issue 56: "be quiet for a week", 「1週間黙ってて」 were no hint at all; any
+/// duration mutes, held to a day, and the acknowledgment says so.
+#[tokio::test]
+async fn a_mute_for_longer_than_a_day_is_held_to_one_and_said() {
+    for text in [
+        "be quiet for a week",
+        "1週間黙ってて",
+        "please be quiet in here for a year",
+    ] {
+        let bed = bed(|_| {}).await;
+        let acknowledged = say(&bed, ALICE, -60, text).await;
+        let JobOutcome::Response(ResponseOutcome::Posted { text: said, .. }) = &acknowledged else {
+            panic!("{text}: {acknowledged:?}");
+        };
+        assert_eq!(
+            said,
+            &myao_domain::text::escape(myao_domain::hints::CAPPED_NOTICE)
+        );
+        assert!(bed.llm_calls().await.is_empty(), "{text}: no LLM call");
+        let labels = bed.store.labels(&channel(GENERAL)).await.expect("labels");
+        assert!(
+            matches!(&labels[..], [l] if l.hint == Hint::Mute { minutes: 24 * 60 }),
+            "{text}: {labels:?}"
+        );
+        assert!(held_by_mute(&bed, -30).await, "{text}");
+    }
+}
+
+/// "Today" and "until tomorrow" last until midnight in the workspace's
+/// time zone (`timezone`).
+#[tokio::test]
+async fn today_lasts_until_midnight_in_the_workspaces_time_zone() {
+    for (text, zone) in [
+        ("be quiet until tomorrow", "UTC"),
+        ("not now, today", "Asia/Tokyo"),
+        ("今日はもう黙ってて", "Asia/Tokyo"),
+        ("明日まで静かにしてて", "America/New_York"),
+    ] {
+        let (set, issues) = Settings::from_pairs([("timezone", zone)]);
+        assert!(issues.is_empty(), "{issues:?}");
+        let zone = set.timezone;
+        let bed = bed(|s| s.timezone = zone).await;
+        let acknowledged = say(&bed, ALICE, -60, text).await;
+        assert!(
+            matches!(
+                acknowledged,
+                JobOutcome::Response(ResponseOutcome::Reacted { .. })
+            ),
+            "{text}: {acknowledged:?}"
+        );
+        let local = bed.now().with_timezone(&zone);
+        let midnight = local
+            .date_naive()
+            .succ_opt()
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+            .and_then(|m| m.and_local_timezone(zone).earliest())
+            .expect("a midnight");
+        let minutes = u32::try_from((midnight - local).num_minutes()).expect("minutes");
+        let labels = bed.store.labels(&channel(GENERAL)).await.expect("labels");
+        assert!(
+            matches!(&labels[..], [l] if l.hint == Hint::Mute { minutes: minutes.max(5) }),
+            "{text} in {zone}: {labels:?}, want {minutes} minutes"
+        );
+    }
+}

@@ -148,9 +148,9 @@ mod tests {
                 ("1000.000100".to_owned(), 2, -2, true)
             ]
         );
-        // Two down, one up: one step up is left.
-        assert_eq!(feedback.offset, 7);
-        assert_eq!(feedback.tuning, "tuned=+7");
+        // U1 down, then up: U1's latest is up; U2 down: they even out.
+        assert_eq!(feedback.offset, 0);
+        assert_eq!(feedback.tuning, "tuned=0");
         assert_eq!(feedback.muted_until, None);
     }
 

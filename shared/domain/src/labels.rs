@@ -4,6 +4,8 @@
 //! A label holds no word of the conversation: who, on which post, what
 //! hint and how it came (an emoji's name, words, a button).
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -76,16 +78,43 @@ impl Label {
     }
 }
 
-/// The channel's tuning at `now` from its labels, in the order they were
-/// given (each fades from its own time; a mute lasts from its own).
+/// The channel's tuning at `now` from its labels given in the last
+/// [`LABEL_DAYS`], in the order they were given (each fades from its own
+/// time; a mute lasts from its own).
+///
+/// A person counts once: only their latest hint moves the thresholds (at
+/// one instant, their strongest), so eleven thumbs-down of one person are
+/// one step and three people's are three. A mute is the channel's: any
+/// person's mute starts one, and anyone's positive hint after it ends it.
 pub fn tuning_of(labels: &[Label], now: DateTime<Utc>) -> Tuning {
-    let mut given: Vec<&Label> = labels.iter().filter(|l| l.at <= now).collect();
-    given.sort_by_key(|l| l.at);
+    let since = now - Duration::days(LABEL_DAYS);
+    let mut given: Vec<&Label> = labels
+        .iter()
+        .filter(|l| l.at <= now && l.at > since)
+        .collect();
+    given.sort_by_key(|l| (l.at, strength(l.hint)));
+    let mut latest: BTreeMap<&UserId, usize> = BTreeMap::new();
+    for (i, label) in given.iter().enumerate() {
+        latest.insert(&label.user, i);
+    }
     let mut tuning = Tuning::default();
-    for label in given {
-        tuning.hint(label.hint, label.at);
+    for (i, label) in given.iter().enumerate() {
+        if latest.get(&label.user) == Some(&i) {
+            tuning.step(label.hint, label.at);
+        }
+        tuning.hear(label.hint, label.at);
     }
     tuning
+}
+
+/// Which of one person's hints given at one instant counts: a mute over a
+/// negative over a positive, as within one message.
+fn strength(hint: Hint) -> u8 {
+    match hint {
+        Hint::Positive => 0,
+        Hint::Negative => 1,
+        Hint::Mute { .. } => 2,
+    }
 }
 
 /// A hint as a label stores it: `positive`, `negative`, `mute:MINUTES`.
@@ -220,5 +249,45 @@ mod tests {
         assert!(tuning_of(&mute, now).muted(now));
         let after = now + Duration::minutes(60);
         assert!(!tuning_of(&mute, after).muted(after));
+    }
+
+    #[test]
+    fn a_person_counts_once_and_anyones_welcome_ends_a_mute() {
+        let now = DateTime::from_timestamp(10_000, 0).unwrap();
+        let emoji = |name: &str| Source::Reaction(EmojiName::parse(name).unwrap());
+        let eleven: Vec<Label> = (0..11)
+            .map(|i| label("U1", Hint::Negative, emoji(&format!("no{i}")), 9_000 + i))
+            .collect();
+        assert_eq!(tuning_of(&eleven, now).offset(now), 7, "one step");
+        let mut three = eleven.clone();
+        three.push(label("U2", Hint::Negative, thumbs_down(), 9_100));
+        three.push(label("U3", Hint::Negative, thumbs_down(), 9_200));
+        assert_eq!(tuning_of(&three, now).offset(now), 21);
+        // A person's latest hint is theirs: down, then up, is up.
+        let changed = vec![
+            label("U1", Hint::Negative, thumbs_down(), 9_000),
+            label("U1", Hint::Positive, emoji("pray"), 9_500),
+        ];
+        assert_eq!(tuning_of(&changed, now).offset(now), -7);
+        // At one instant, the strongest.
+        let at_once = vec![
+            label("U1", Hint::Positive, emoji("pray"), 9_000),
+            label("U1", Hint::Negative, thumbs_down(), 9_000),
+        ];
+        assert_eq!(tuning_of(&at_once, now).offset(now), 7);
+        // U1's mute holds past U1's own later thumbs-down; U2's thanks ends it.
+        let mut muted = vec![
+            label("U1", Hint::Mute { minutes: 120 }, Source::Words, 9_000),
+            label("U1", Hint::Negative, thumbs_down(), 9_100),
+        ];
+        assert!(tuning_of(&muted, now).muted(now));
+        muted.push(label("U2", Hint::Positive, Source::Words, 9_500));
+        let lifted = tuning_of(&muted, now);
+        assert!(!lifted.muted(now));
+        assert_eq!(lifted.offset(now), 0, "U1 down, U2 up");
+        // A label older than the labels' days does not count.
+        let old = vec![label("U1", Hint::Negative, thumbs_down(), 9_000)];
+        let later = now + Duration::days(LABEL_DAYS);
+        assert!(tuning_of(&old, later).is_neutral(later));
     }
 }

@@ -52,16 +52,37 @@ fn step(hint: Hint) -> f64 {
 }
 
 impl Tuning {
-    /// Takes in a hint given at `now`: the offset fades to `now`, then moves
-    /// by a step (up for a negative hint or a mute, down for a positive
-    /// one), held within ±[`MAX_OFFSET`]. A mute also lasts at least until
-    /// `now` plus its minutes (an earlier, longer mute is kept).
+    /// Takes in a hint given at `now`: its step ([`Tuning::step`]) and what
+    /// it says of a mute ([`Tuning::hear`]).
     pub fn hint(&mut self, hint: Hint, now: DateTime<Utc>) {
+        self.step(hint, now);
+        self.hear(hint, now);
+    }
+
+    /// Moves the offset by a hint's step at `now`: it fades to `now`, then
+    /// moves up for a negative hint or a mute, down for a positive one,
+    /// held within ±[`MAX_OFFSET`].
+    pub fn step(&mut self, hint: Hint, now: DateTime<Utc>) {
         let offset = self.decayed(now) + step(hint);
         self.set(offset, now);
-        if let Hint::Mute { minutes } = hint {
-            let until = now + Duration::minutes(i64::from(mute_minutes(minutes)));
-            self.muted_until = Some(self.muted_until.map_or(until, |u| u.max(until)));
+    }
+
+    /// What a hint at `now` says of the mute: a mute lasts at least until
+    /// `now` plus its minutes (an earlier, longer mute is kept); a positive
+    /// hint ("you can talk again", a 👍) ends one, whoever gave it: the
+    /// channel's quiet is everyone's, not the asker's alone.
+    pub fn hear(&mut self, hint: Hint, now: DateTime<Utc>) {
+        match hint {
+            Hint::Mute { minutes } => {
+                let until = now + Duration::minutes(i64::from(mute_minutes(minutes)));
+                self.muted_until = Some(self.muted_until.map_or(until, |u| u.max(until)));
+            }
+            Hint::Positive => {
+                if self.muted(now) {
+                    self.muted_until = None;
+                }
+            }
+            Hint::Negative => {}
         }
     }
 
@@ -299,6 +320,22 @@ mod tests {
         t.hint(Hint::Mute { minutes: u32::MAX }, at(0));
         assert!(t.muted(at(23)));
         assert!(!t.muted(at(24)));
+    }
+
+    #[test]
+    fn a_positive_hint_ends_a_mute_and_a_negative_one_does_not() {
+        let mut t = Tuning::default();
+        t.hint(Hint::Mute { minutes: 120 }, at(0));
+        t.hint(NEG, at(1));
+        assert!(t.muted(at(1)), "a negative hint keeps it");
+        t.hint(POS, at(1));
+        assert!(!t.muted(at(1)));
+        assert_eq!(t.muted_until(at(1)), None);
+        // A positive hint before a mute does not end it.
+        let mut t = Tuning::default();
+        t.hint(POS, at(0));
+        t.hint(Hint::Mute { minutes: 120 }, at(1));
+        assert!(t.muted(at(2)));
     }
 
     #[test]

@@ -146,10 +146,11 @@ pub struct Common {
     /// The jitter's random seed
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
-    /// A member reacts with EMOJI to the bot's first unprompted posts in each channel
+    /// Members react with EMOJI to the bot's first unprompted posts in each channel
     ///
-    /// As soon as each is posted, through ingest as Slack's reaction_added
-    /// would come: with a hint's emoji (-1, +1, ...) it shows what the hints
+    /// Another member on each post, as a person's hints count once. As soon
+    /// as each is posted, through ingest as Slack's reaction_added would
+    /// come: with a hint's emoji (-1, +1, ...) it shows what the hints
     /// change. How many posts: --react-to.
     #[arg(long, value_name = "EMOJI", value_parser = values::emoji, allow_hyphen_values = true, verbatim_doc_comment)]
     pub react: Option<EmojiName>,

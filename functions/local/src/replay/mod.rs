@@ -71,16 +71,18 @@ pub struct Options {
     pub react: Option<React>,
 }
 
-/// `--react EMOJI --react-to N`: a member ([`REACTOR`]) reacts with
-/// `emoji` to the bot's first `posts` unprompted posts in each channel,
-/// as soon as each is posted, as a person in the channel would.
+/// `--react EMOJI --react-to N`: members ([`REACTOR`] and a number) react
+/// with `emoji` to the bot's first `posts` unprompted posts in each
+/// channel, as soon as each is posted, as people in the channel would:
+/// another member for each post, as a person's hints count once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct React {
     pub emoji: EmojiName,
     pub posts: usize,
 }
 
-/// The member who reacts for `--react`.
+/// The members who react for `--react`: `UREACTOR1` on the first post,
+/// `UREACTOR2` on the second, ...
 pub const REACTOR: &str = "UREACTOR";
 
 impl Options {
@@ -698,7 +700,7 @@ impl Engine<'_> {
         self.made += 1;
         let reaction = Reaction {
             added: true,
-            user: UserId::parse(REACTOR)?,
+            user: UserId::parse(&format!("{REACTOR}{done}"))?,
             emoji: react.emoji,
             channel: channel.clone(),
             ts,

@@ -15,7 +15,8 @@ enum Tail {
 }
 
 /// An English clause: leads, then a phrase and the tail its phrase takes.
-pub(super) fn english(clause: &str) -> Heard {
+/// `today`: the minutes left of the workspace's day.
+pub(super) fn english(clause: &str, today: u32) -> Heard {
     let words: Vec<String> = clause
         .split_whitespace()
         .map(|w| {
@@ -30,12 +31,12 @@ pub(super) fn english(clause: &str) -> Heard {
     let mut at = 0;
     while at < words.len() {
         if let Some((sense, tail, len)) = english_phrase(&words[at..]) {
-            return match english_tail(&words[at + len..], tail) {
+            return match english_tail(&words[at + len..], tail, today) {
                 Some(after) => Heard::Hint(sense, minutes.or(after)),
                 None => Heard::Nothing,
             };
         }
-        if let Some((m, len)) = english_duration(&words[at..]) {
+        if let Some((m, len)) = english_duration(&words[at..], today) {
             minutes = minutes.or(Some(m));
             at += len;
         } else if LEADS.contains(&words[at]) || FILLERS.contains(&words[at]) {
@@ -64,10 +65,10 @@ fn english_phrase(words: &[&str]) -> Option<(Sense, Tail, usize)> {
 
 /// The duration a tail says, if it is one `tail` allows (`Some(None)`: an
 /// allowed tail with no duration).
-fn english_tail(words: &[&str], tail: Tail) -> Option<Option<u32>> {
+fn english_tail(words: &[&str], tail: Tail, today: u32) -> Option<Option<u32>> {
     match tail {
-        Tail::Open => Some(english_minutes(words)),
-        Tail::Closed => closed(words),
+        Tail::Open => Some(english_minutes(words, today)),
+        Tail::Closed => closed(words, today),
         Tail::Thanks => {
             let rest: Vec<&str> = words
                 .iter()
@@ -77,20 +78,23 @@ fn english_tail(words: &[&str], tail: Tail) -> Option<Option<u32>> {
             match rest.as_slice() {
                 ["for", ..] | ["to", "you" | "u", ..] => Some(None),
                 [] => Some(None),
-                _ => closed(&rest).filter(|_| !rest.contains(&"anyway")),
+                _ => closed(&rest, today).filter(|_| !rest.contains(&"anyway")),
             }
         }
     }
 }
 
-/// Fillers and durations only: the duration, if any.
-fn closed(words: &[&str]) -> Option<Option<u32>> {
+/// Fillers, the channel ("in here") and durations only: the duration, if
+/// any.
+fn closed(words: &[&str], today: u32) -> Option<Option<u32>> {
     let mut minutes = None;
     let mut at = 0;
     while at < words.len() {
-        if let Some((m, len)) = english_duration(&words[at..]) {
+        if let Some((m, len)) = english_duration(&words[at..], today) {
             minutes = minutes.or(Some(m));
             at += len;
+        } else if let Some(place) = PLACES.iter().find(|p| opens(&words[at..], p)) {
+            at += place.len();
         } else if FILLERS.contains(&words[at]) {
             at += 1;
         } else {
@@ -100,14 +104,63 @@ fn closed(words: &[&str]) -> Option<Option<u32>> {
     Some(minutes)
 }
 
-/// The first duration anywhere in `words`.
-fn english_minutes(words: &[&str]) -> Option<u32> {
-    (0..words.len()).find_map(|at| english_duration(&words[at..]).map(|(m, _)| m))
+/// Whether `words` open with `phrase`.
+fn opens(words: &[&str], phrase: &[&str]) -> bool {
+    words.len() >= phrase.len() && phrase.iter().zip(words).all(|(p, w)| p == w)
 }
 
+/// The channel, after a phrase: "be quiet in here".
+const PLACES: &[&[&str]] = &[
+    &["in", "here"],
+    &["around", "here"],
+    &["in", "this", "channel"],
+    &["in", "the", "channel"],
+    &["in", "this", "thread"],
+    &["here"],
+];
+
+/// The first duration anywhere in `words`.
+fn english_minutes(words: &[&str], today: u32) -> Option<u32> {
+    (0..words.len()).find_map(|at| english_duration(&words[at..], today).map(|(m, _)| m))
+}
+
+/// The rest of the day, said: "today", "until tomorrow", "for the rest of
+/// the day"; with "morning" after "tomorrow", until nine then.
+const REST_OF_DAY: &[&[&str]] = &[
+    &["today"],
+    &["tonight"],
+    &["for", "today"],
+    &["for", "tonight"],
+    &["for", "the", "day"],
+    &["for", "the", "rest", "of", "the", "day"],
+    &["for", "the", "rest", "of", "today"],
+    &["the", "rest", "of", "the", "day"],
+    &["until", "tomorrow"],
+    &["till", "tomorrow"],
+    &["til", "tomorrow"],
+    &["'til", "tomorrow"],
+    &["until", "the", "end", "of", "the", "day"],
+    &["until", "end", "of", "day"],
+    &["until", "eod"],
+    &["till", "eod"],
+];
+
 /// A duration `words` open with ("for an hour", "2 hours", "30m", "half an
-/// hour"), in minutes, and how many words it takes.
-fn english_duration(words: &[&str]) -> Option<(u32, usize)> {
+/// hour", "for a week", "today"), in minutes, and how many words it takes.
+/// `today`: the minutes left of the workspace's day.
+fn english_duration(words: &[&str], today: u32) -> Option<(u32, usize)> {
+    if let Some(said) = REST_OF_DAY
+        .iter()
+        .filter(|p| opens(words, p))
+        .max_by_key(|p| p.len())
+    {
+        return Some(match words.get(said.len()) {
+            Some(&"morning") if said.last() == Some(&"tomorrow") => {
+                (today.saturating_add(9 * 60), said.len() + 1)
+            }
+            _ => (today, said.len()),
+        });
+    }
     let skip = usize::from(words.first() == Some(&"for"));
     let w = &words[skip..];
     let (count, unit_at) = match w {
@@ -135,7 +188,10 @@ fn unit(word: &str) -> Option<u32> {
     match word {
         "hour" | "hours" | "hr" | "hrs" | "h" => Some(60),
         "minute" | "minutes" | "min" | "mins" | "m" => Some(1),
-        "day" | "days" => Some(24 * 60),
+        "day" | "days" | "d" => Some(24 * 60),
+        "week" | "weeks" | "wk" | "wks" | "w" => Some(7 * 24 * 60),
+        "month" | "months" | "mo" => Some(30 * 24 * 60),
+        "year" | "years" | "yr" | "yrs" | "y" => Some(365 * 24 * 60),
         _ => None,
     }
 }
@@ -301,6 +357,23 @@ const ENGLISH: &[(Sense, Tail, &[&str])] = &[
             "lifesaver",
             "you're the best",
             "love it",
+            // A mute lifted: "you can talk again".
+            "talk again",
+            "speak again",
+            "chime in again",
+            "post again",
+            "you can talk",
+            "you can speak",
+            "you may talk",
+            "you may speak",
+            "you may talk again",
+            "you may speak again",
+            "you can come back",
+            "come back",
+            "unmute",
+            "unmuted",
+            "you're unmuted",
+            "you are unmuted",
         ],
     ),
     (
@@ -363,8 +436,8 @@ const LEADS: &[&str] = &[
 const FILLERS: &[&str] = &[
     "please", "pls", "plz", "now", "right", "for", "a", "bit", "little", "while", "moment", "sec",
     "second", "ok", "okay", "thanks", "thx", "lol", "haha", "sorry", "guys", "all", "dude", "man",
-    "mate", "buddy", "bot", "already", "just", "today", "so", "much", "very", "lot", "really",
-    "tons", "too", "again", "k",
+    "mate", "buddy", "bot", "already", "just", "so", "much", "very", "lot", "really", "tons",
+    "too", "again", "k",
 ];
 
 /// Words a thanks may go on with: "thanks so much", "thanks a lot".

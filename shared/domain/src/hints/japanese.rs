@@ -2,21 +2,22 @@
 
 use super::{Heard, Sense};
 
-/// A Japanese clause: leads, a phrase, and only endings after it.
-pub(super) fn japanese(clause: &str) -> Heard {
+/// A Japanese clause: leads, a phrase, and only endings after it. `today`:
+/// the minutes left of the workspace's day.
+pub(super) fn japanese(clause: &str, today: u32) -> Heard {
     let text: String = clause.chars().filter(|c| !c.is_whitespace()).collect();
     // 「教えてくれてありがとう」: a thanks for something done.
     for done in ["くれて", "もらって", "くださって", "いただいて"] {
         if let Some((_, rest)) = text.rsplit_once(done) {
-            if let heard @ Heard::Hint(Sense::Positive, _) = japanese_from(rest) {
+            if let heard @ Heard::Hint(Sense::Positive, _) = japanese_from(rest, today) {
                 return heard;
             }
         }
     }
-    japanese_from(&text)
+    japanese_from(&text, today)
 }
 
-fn japanese_from(text: &str) -> Heard {
+fn japanese_from(text: &str, today: u32) -> Heard {
     let mut minutes = None;
     let mut rest = text;
     while !rest.is_empty() {
@@ -28,7 +29,7 @@ fn japanese_from(text: &str) -> Heard {
                 Heard::Nothing
             };
         }
-        if let Some((m, len)) = japanese_duration(rest) {
+        if let Some((m, len)) = japanese_duration(rest, today) {
             minutes = minutes.or(Some(m));
             rest = &rest[len..];
         } else if let Some(lead) = JA_LEADS.iter().find(|l| rest.starts_with(*l)) {
@@ -61,11 +62,29 @@ fn strip_all<'a>(mut text: &'a str, list: &[&str]) -> &'a str {
     text
 }
 
-/// A Japanese duration `text` opens with (「1時間」「30分」「一時間半」「半日」),
-/// in minutes, and its length in bytes.
-fn japanese_duration(text: &str) -> Option<(u32, usize)> {
+/// The rest of the day, said (「今日は」「明日まで」), longest first where one
+/// opens another; 「明日の朝まで」 lasts until nine then.
+const JA_REST_OF_DAY: &[(&str, u32)] = &[
+    ("明日の朝まで", 9 * 60),
+    ("あしたの朝まで", 9 * 60),
+    ("明日まで", 0),
+    ("あしたまで", 0),
+    ("今日いっぱい", 0),
+    ("今日一日", 0),
+    ("今日中", 0),
+    ("今日", 0),
+    ("きょう", 0),
+    ("今夜", 0),
+];
+
+/// A Japanese duration `text` opens with (「1時間」「30分」「一時間半」「半日」
+/// 「1週間」「今日は」), in minutes, and its length in bytes. `today`: the
+/// minutes left of the workspace's day.
+fn japanese_duration(text: &str, today: u32) -> Option<(u32, usize)> {
     let (minutes, len) = if let Some(rest) = text.strip_prefix("半日") {
         (12 * 60, text.len() - rest.len())
+    } else if let Some((said, more)) = JA_REST_OF_DAY.iter().find(|(p, _)| text.starts_with(p)) {
+        (today.saturating_add(*more), said.len())
     } else {
         let (n, digits) = japanese_number(text)?;
         let rest = &text[digits..];
@@ -74,17 +93,15 @@ fn japanese_duration(text: &str) -> Option<(u32, usize)> {
             let extra = if half { 30 } else { 0 };
             let used = digits + "時間".len() + if half { '半'.len_utf8() } else { 0 };
             (n.saturating_mul(60).saturating_add(extra), used)
-        } else if rest.starts_with('分') {
-            let used = digits + '分'.len_utf8();
+        } else if let Some((unit, per)) = JA_UNITS.iter().find(|(u, _)| rest.starts_with(u)) {
+            let used = digits + unit.len();
             let used = used
                 + if text[used..].starts_with('間') {
                     '間'.len_utf8()
                 } else {
                     0
                 };
-            (n, used)
-        } else if rest.starts_with('日') {
-            (n.saturating_mul(24 * 60), digits + '日'.len_utf8())
+            (n.saturating_mul(*per), used)
         } else {
             return None;
         }
@@ -95,6 +112,20 @@ fn japanese_duration(text: &str) -> Option<(u32, usize)> {
     );
     Some((minutes, text.len() - after.len()))
 }
+
+/// Units after a number, in minutes (「間」 may follow: 「30分間」「1週間」).
+const JA_UNITS: &[(&str, u32)] = &[
+    ("分", 1),
+    ("日", 24 * 60),
+    ("週", 7 * 24 * 60),
+    ("ヶ月", 30 * 24 * 60),
+    ("ケ月", 30 * 24 * 60),
+    ("か月", 30 * 24 * 60),
+    ("カ月", 30 * 24 * 60),
+    ("ヵ月", 30 * 24 * 60),
+    ("箇月", 30 * 24 * 60),
+    ("年", 365 * 24 * 60),
+];
 
 /// A number in digits (ASCII or full-width) or in kanji up to 99
 /// (「三十」「十五」), and its length in bytes.
@@ -206,6 +237,17 @@ const JAPANESE: &[(Sense, &[&str])] = &[
             "ナイス",
             "グッジョブ",
             "最高",
+            // A mute lifted: 「もう話していいよ」.
+            "話していい",
+            "話してもいい",
+            "話して大丈夫",
+            "しゃべっていい",
+            "しゃべってもいい",
+            "喋っていい",
+            "喋ってもいい",
+            "戻ってきていい",
+            "戻ってきて",
+            "ミュート解除",
         ],
     ),
 ];
@@ -245,7 +287,9 @@ const JA_LEADS: &[&str] = &[
     "うん",
     "はい",
     "いや",
-    "今日は",
+    "ここでは",
+    "ここは",
+    "このチャンネルでは",
     "ok",
     "ー",
     "〜",

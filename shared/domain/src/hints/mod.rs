@@ -14,8 +14,18 @@
 //! So "thanks to the new cache, ...", "don't stop", 「黙ってたけど」 and
 //! 「静かにしてって言われた」 are none, nor is a hint its clause hands on
 //! ("not now, but tomorrow I'll try it"). Quotes, code and links are not
-//! the person's own words ([`crate::address`]), and a message that
-//! @-mentions someone else may say it to them.
+//! the person's own words ([`crate::address`]), nor is what follows a
+//! request's colon ("translate to Japanese: be quiet", "reply to Bob: not
+//! now", 「英語に訳して：静かにして」), and a message that @-mentions someone
+//! else may say it to them.
+//!
+//! A mute lasts what it says, any duration: "for a week" and 「1週間」 are
+//! held to a day ([`MAX_MUTE_MINUTES`], and the bot says so), "today" and
+//! "until tomorrow" last until midnight where the workspace is
+//! ([`RestOfDay`]).
+
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
 
 use crate::address::plain;
 use crate::reply::EmojiName;
@@ -50,9 +60,59 @@ pub const MIN_MUTE_MINUTES: u32 = 5;
 /// its chattiness (`channel_chattiness`).
 pub const MAX_MUTE_MINUTES: u32 = 24 * 60;
 
+/// What the bot says when a mute asked for longer than
+/// [`MAX_MUTE_MINUTES`] is held to it ("be quiet for a week"): the bound,
+/// so no one takes a day for a week.
+pub const CAPPED_NOTICE: &str =
+    "わかった、ここでは24時間静かにしてるね。それより長くは黙れないので、その後はまた話すよ。(OK: quiet here for 24 hours, the longest a mute lasts.)";
+
 /// `minutes` held to [`MIN_MUTE_MINUTES`]..=[`MAX_MUTE_MINUTES`].
 pub fn mute_minutes(minutes: u32) -> u32 {
     minutes.clamp(MIN_MUTE_MINUTES, MAX_MUTE_MINUTES)
+}
+
+/// What "today" and "until tomorrow" last: the minutes left until
+/// midnight in the workspace's time zone (`timezone`), at least one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RestOfDay(u32);
+
+impl RestOfDay {
+    /// The rest of the day at `now` in `tz`. A midnight a clock change
+    /// skips is taken an hour on.
+    pub fn at(now: DateTime<Utc>, tz: Tz) -> RestOfDay {
+        let local = now.with_timezone(&tz);
+        let midnight = local
+            .date_naive()
+            .succ_opt()
+            .and_then(|day| day.and_hms_opt(0, 0, 0))
+            .and_then(|m| {
+                let hour = chrono::Duration::hours(1);
+                m.and_local_timezone(tz)
+                    .earliest()
+                    .or_else(|| (m + hour).and_local_timezone(tz).earliest())
+            });
+        let minutes = midnight.map_or(i64::from(MAX_MUTE_MINUTES), |m| (m - local).num_minutes());
+        RestOfDay(u32::try_from(minutes.max(1)).unwrap_or(MAX_MUTE_MINUTES))
+    }
+
+    /// `minutes` left of the day (a test's or a replay's own day).
+    pub fn minutes(minutes: u32) -> RestOfDay {
+        RestOfDay(minutes.max(1))
+    }
+
+    /// The minutes left.
+    pub fn left(self) -> u32 {
+        self.0
+    }
+}
+
+/// A hint in words, as [`words_hint`] heard it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WordsHint {
+    pub hint: Hint,
+    /// A mute asked for longer than [`MAX_MUTE_MINUTES`] ("for a week"),
+    /// held to it: the acknowledgment says so ([`CAPPED_NOTICE`]).
+    pub capped: bool,
 }
 
 /// The emoji of a Slack reaction as its event names it, a skin tone left
@@ -91,16 +151,17 @@ pub fn reaction_hint(emoji: &EmojiName, settings: &Settings) -> Option<Hint> {
 ///
 /// A message with several hints gives the strongest: a mute over a
 /// negative over a positive ("thanks, but not now" is a mute). A mute's
-/// duration is the one said ("for 2 hours", 「30分」), held to
+/// duration is the one said ("for 2 hours", 「30分」, "for a week", "today":
+/// `today` is what is left of the workspace's day), held to
 /// [`MIN_MUTE_MINUTES`]..=[`MAX_MUTE_MINUTES`], else [`DEFAULT_MUTE_MINUTES`].
-pub fn words_hint(text: &str, names: &[&str]) -> Option<Hint> {
+pub fn words_hint(text: &str, names: &[&str], today: RestOfDay) -> Option<WordsHint> {
     let is_name = |id: &str| names.iter().any(|n| n.trim().eq_ignore_ascii_case(id));
     if mentions(text).any(|user| !is_name(user.as_str())) {
         return None;
     }
-    let own = without_names(&plain(&spoken(text)).to_lowercase(), names);
+    let own = unquoted(&without_names(&plain(&spoken(text)).to_lowercase(), names));
     let clauses = clauses(&own);
-    let heard_all: Vec<Heard> = clauses.iter().map(|c| hear(c)).collect();
+    let heard_all: Vec<Heard> = clauses.iter().map(|c| hear(c, today)).collect();
     let mut found: Option<(Sense, Option<u32>)> = None;
     let mut said_minutes = None;
     for (at, heard) in heard_all.iter().enumerate() {
@@ -114,15 +175,106 @@ pub fn words_hint(text: &str, names: &[&str]) -> Option<Hint> {
             Heard::Hint(..) | Heard::Nothing => {}
         }
     }
-    match found? {
-        (Sense::Mute, minutes) => Some(Hint::Mute {
-            minutes: mute_minutes(minutes.or(said_minutes).unwrap_or(DEFAULT_MUTE_MINUTES)),
-        }),
-        (Sense::Negative, _) => Some(Hint::Negative),
-        (Sense::Positive, _) => Some(Hint::Positive),
-        (Sense::Not, _) => None,
-    }
+    let (hint, capped) = match found? {
+        (Sense::Mute, minutes) => {
+            let asked = minutes.or(said_minutes).unwrap_or(DEFAULT_MUTE_MINUTES);
+            let minutes = mute_minutes(asked);
+            (Hint::Mute { minutes }, asked > minutes)
+        }
+        (Sense::Negative, _) => (Hint::Negative, false),
+        (Sense::Positive, _) => (Hint::Positive, false),
+        (Sense::Not, _) => return None,
+    };
+    Some(WordsHint { hint, capped })
 }
+
+/// The message without what follows a request's colon on its line: "translate
+/// to japanese: be quiet", "reply to bob: not now", "how do i tell my cat:
+/// not now?", 「英語に訳して：静かにして」 ask for words, they do not hint.
+fn unquoted(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().map(own_part).collect();
+    lines.join("\n")
+}
+
+/// `line` up to the first colon that words of a request lead to, in their
+/// sentence ("myao: translate this: be quiet" is cut at the second).
+fn own_part(line: &str) -> &str {
+    let mut start = 0;
+    for (at, c) in line.char_indices() {
+        match c {
+            '.' | '!' | '?' | '。' | '！' | '？' => start = at + c.len_utf8(),
+            ':' | '：' => {
+                let sentence = &line[start..at];
+                let mut words = sentence.split(|c: char| !c.is_alphanumeric() && c != '\'');
+                if words.any(|w| QUOTING.contains(&w))
+                    || JA_QUOTING.iter().any(|q| sentence.contains(q))
+                {
+                    return &line[..at];
+                }
+                start = at + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    line
+}
+
+/// Words of a request for words, before a colon: what follows is quoted.
+const QUOTING: &[&str] = &[
+    "translate",
+    "translation",
+    "reply",
+    "respond",
+    "answer",
+    "say",
+    "saying",
+    "tell",
+    "write",
+    "draft",
+    "rephrase",
+    "reword",
+    "rewrite",
+    "paraphrase",
+    "summarize",
+    "summarise",
+    "explain",
+    "proofread",
+    "correct",
+    "fix",
+    "spell",
+    "type",
+    "post",
+    "send",
+    "ask",
+    "repeat",
+    "quote",
+    "mean",
+    "means",
+    "meaning",
+    "message",
+    "dm",
+    "email",
+];
+const JA_QUOTING: &[&str] = &[
+    "訳して",
+    "訳す",
+    "翻訳",
+    "英訳",
+    "和訳",
+    "返信",
+    "返事",
+    "言って",
+    "言う",
+    "伝えて",
+    "書いて",
+    "送って",
+    "英語で",
+    "日本語で",
+    "意味",
+    "添削",
+    "直して",
+    "要約",
+];
 
 /// What a phrase says, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -148,7 +300,19 @@ fn clauses(text: &str) -> Vec<&str> {
     text.split(|c: char| {
         matches!(
             c,
-            ',' | '.' | '!' | '?' | ';' | ':' | '\n' | '、' | '。' | '！' | '？' | '，' | '…'
+            ',' | '.'
+                | '!'
+                | '?'
+                | ';'
+                | ':'
+                | '\n'
+                | '、'
+                | '。'
+                | '！'
+                | '？'
+                | '，'
+                | '…'
+                | '：'
         )
     })
     .map(str::trim)
@@ -157,13 +321,14 @@ fn clauses(text: &str) -> Vec<&str> {
 }
 
 /// Whether the hint of clause `at` is handed on to a next clause that is
-/// no hint and opens with a conjunction: "not now, but tomorrow I'll try
-/// it", "thanks, but that didn't work", 「ありがとう、でもまだ動かない」.
+/// no hint nor a duration and opens with a conjunction: "not now, but
+/// tomorrow I'll try it", "thanks, but that didn't work",
+/// 「ありがとう、でもまだ動かない」; not "not now, until tomorrow".
 fn handed_on(clauses: &[&str], heard: &[Heard], at: usize) -> bool {
     let (Some(next), Some(next_heard)) = (clauses.get(at + 1), heard.get(at + 1)) else {
         return false;
     };
-    if matches!(next_heard, Heard::Hint(..)) {
+    if !matches!(next_heard, Heard::Nothing) {
         return false;
     }
     let first = next.split_whitespace().next().unwrap_or("");
@@ -214,9 +379,9 @@ const HONORIFICS: &[&str] = &["さん", "ちゃん", "くん", "君", "さま", 
 
 /// What a clause holds: a hint in English or in Japanese, a duration alone,
 /// or nothing.
-fn hear(clause: &str) -> Heard {
-    match english(clause) {
-        Heard::Nothing => japanese(clause),
+fn hear(clause: &str, today: RestOfDay) -> Heard {
+    match english(clause, today.left()) {
+        Heard::Nothing => japanese(clause, today.left()),
         heard => heard,
     }
 }

@@ -7,15 +7,23 @@
 use super::*;
 use crate::settings::{DEFAULT_NEGATIVE_REACTIONS, DEFAULT_POSITIVE_REACTIONS};
 
-/// What each message, replying to the bot or mentioning it, tells it,
-/// with the names `myao`, `みゃお`, `ミャオ` and its user id `UBOT`.
+/// What `text` tells the bot with the names `myao`, `みゃお`, `ミャオ` and its
+/// user id `UBOT`, with [`TODAY`] minutes left of the day.
+fn heard(text: &str) -> Option<Hint> {
+    let names = ["myao", "みゃお", "ミャオ", "UBOT"];
+    words_hint(text, &names, RestOfDay::minutes(TODAY)).map(|w| w.hint)
+}
+
+/// Minutes left of the day in the tables: 7 hours (17:00).
+const TODAY: u32 = 7 * 60;
+
+/// What each message, replying to the bot or mentioning it, tells it.
 #[test]
 fn a_hint_in_words_is_told_from_words_that_only_look_like_one() {
     const HOUR: Option<Hint> = Some(Hint::Mute { minutes: 60 });
     const POS: Option<Hint> = Some(Hint::Positive);
     const NEG: Option<Hint> = Some(Hint::Negative);
     let mute = |minutes| Some(Hint::Mute { minutes });
-    let names = ["myao", "みゃお", "ミャオ", "UBOT"];
     let cases: &[(&str, Option<Hint>)] = &[
         // Quiet, English.
         ("not now myao", HOUR),
@@ -93,8 +101,8 @@ fn a_hint_in_words_is_told_from_words_that_only_look_like_one() {
     ];
     let wrong: Vec<String> = cases
         .iter()
-        .filter(|(text, want)| words_hint(text, &names) != *want)
-        .map(|(text, want)| format!("{text:?}: {:?}, want {want:?}", words_hint(text, &names)))
+        .filter(|(text, want)| heard(text) != *want)
+        .map(|(text, want)| format!("{text:?}: {:?}, want {want:?}", heard(text)))
         .collect();
     assert!(cases.len() >= 40);
     assert!(
@@ -105,16 +113,149 @@ fn a_hint_in_words_is_told_from_words_that_only_look_like_one() {
     );
 }
 
+/// Issue 56: a request verb with a colon quotes what follows ("translate
+/// to Japanese: be quiet for an hour" was taken as a mute, the request
+/// unanswered); any duration mutes, held to a day ("be quiet for a week",
+/// "until tomorrow", 「1週間黙ってて」 were no hint); "be quiet in here" is a
+/// mute; "you can talk again", 「もう話していいよ」 welcome it back.
+#[test]
+fn requests_quote_durations_mute_and_a_mute_is_lifted_in_words() {
+    const HOUR: Option<Hint> = Some(Hint::Mute { minutes: 60 });
+    const DAY: Option<Hint> = Some(Hint::Mute { minutes: 24 * 60 });
+    const REST: Option<Hint> = Some(Hint::Mute { minutes: TODAY });
+    const POS: Option<Hint> = Some(Hint::Positive);
+    let cases: &[(&str, Option<Hint>)] = &[
+        // A request's colon quotes.
+        ("translate to Japanese: be quiet for an hour", None),
+        ("reply to Bob: not now, I'm busy", None),
+        ("how do I tell my cat: not now?", None),
+        ("say: shut up", None),
+        ("what does this mean: 黙って", None),
+        ("英語に訳して：静かにして", None),
+        ("「ありがとう」を英語で：thanks", None),
+        // A colon after no request, or a request on another line, does not.
+        ("myao: be quiet", HOUR),
+        ("ok: not now", HOUR),
+        ("translate: hello\nbe quiet for an hour", HOUR),
+        ("thanks. reply to bob: not now", POS),
+        ("myao: translate this: be quiet", None),
+        ("ありがとう。英語に訳して：静かにして", POS),
+        ("静かに。：。：", HOUR),
+        // Any duration, held to a day.
+        ("be quiet for a week", DAY),
+        ("shush for 2 weeks", DAY),
+        ("not now, for a month", DAY),
+        ("go away for a year", DAY),
+        ("quiet for 1w", DAY),
+        ("1週間黙ってて", DAY),
+        ("２週間静かにして", DAY),
+        ("一ヶ月黙ってて", DAY),
+        ("1年静かにしてて", DAY),
+        // The rest of the day.
+        ("be quiet until tomorrow", REST),
+        ("not now, until tomorrow", REST),
+        ("quiet for the rest of the day please", REST),
+        ("shh, today", REST),
+        ("be quiet today", REST),
+        ("today, not now", REST),
+        (
+            "not now until tomorrow morning",
+            Some(Hint::Mute {
+                minutes: TODAY + 9 * 60,
+            }),
+        ),
+        ("今日はもう黙ってて", REST),
+        ("明日まで静かにしてて", REST),
+        ("今日いっぱい静かにしてね", REST),
+        // In here.
+        ("please be quiet in here for an hour", HOUR),
+        ("be quiet in here", HOUR),
+        ("shush in this channel", HOUR),
+        ("ここでは静かにして", HOUR),
+        ("be quiet in the meeting", None),
+        // Lifted.
+        ("you can talk again", POS),
+        ("thanks, you can talk again", POS),
+        ("ok you can speak again now", POS),
+        ("unmute", POS),
+        ("もう話していいよ", POS),
+        ("話してもいいよ", POS),
+        ("you can talk about it later", None),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter(|(text, want)| heard(text) != *want)
+        .map(|(text, want)| format!("{text:?}: {:?}, want {want:?}", heard(text)))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn a_mute_asked_for_longer_than_a_day_says_it_was_held() {
+    let said = |text: &str| words_hint(text, &["myao"], RestOfDay::minutes(TODAY));
+    let capped = |text: &str| said(text).map(|w| w.capped);
+    assert_eq!(capped("be quiet for a week"), Some(true));
+    assert_eq!(capped("go away for 3 days"), Some(true));
+    assert_eq!(capped("1週間黙ってて"), Some(true));
+    assert_eq!(capped("be quiet for 24 hours"), Some(false));
+    assert_eq!(capped("be quiet until tomorrow"), Some(false));
+    assert_eq!(capped("not now"), Some(false));
+    assert_eq!(
+        capped("mute for a minute"),
+        Some(false),
+        "held up, not capped"
+    );
+    assert_eq!(capped("thanks"), Some(false));
+}
+
+#[test]
+fn the_rest_of_the_day_is_until_midnight_where_the_workspace_is() {
+    use chrono::TimeZone;
+    let now = chrono::Utc.with_ymd_and_hms(2026, 1, 5, 8, 0, 0).unwrap();
+    assert_eq!(RestOfDay::at(now, Tz::UTC).left(), 16 * 60);
+    assert_eq!(RestOfDay::at(now, chrono_tz::Asia::Tokyo).left(), 7 * 60);
+    assert_eq!(
+        RestOfDay::at(now, chrono_tz::America::New_York).left(),
+        21 * 60
+    );
+    // A second before midnight: a minute, not none.
+    let late = chrono::Utc
+        .with_ymd_and_hms(2026, 1, 5, 23, 59, 59)
+        .unwrap();
+    assert_eq!(RestOfDay::at(late, Tz::UTC).left(), 1);
+    // The day a clock goes back is 25 hours long: at 1:00 after the change,
+    // 23 hours are left. Where a midnight is skipped (America/Sao_Paulo
+    // until 2019), the day ends an hour on.
+    let fall = chrono::Utc.with_ymd_and_hms(2026, 11, 1, 6, 0, 0).unwrap();
+    assert_eq!(
+        RestOfDay::at(fall, chrono_tz::America::New_York).left(),
+        23 * 60
+    );
+    let skipped = chrono::Utc.with_ymd_and_hms(2018, 11, 3, 12, 0, 0).unwrap();
+    assert_eq!(
+        RestOfDay::at(skipped, chrono_tz::America::Sao_Paulo).left(),
+        15 * 60
+    );
+}
+
 #[test]
 fn the_bots_own_mention_is_told_from_anothers_by_its_id() {
+    let hint = |text: &str, names: &[&str]| {
+        words_hint(text, names, RestOfDay::minutes(TODAY)).map(|w| w.hint)
+    };
     assert_eq!(
-        words_hint("<@UBOT> thanks", &["myao", "UBOT"]),
+        hint("<@UBOT> thanks", &["myao", "UBOT"]),
         Some(Hint::Positive)
     );
     // Without its id every mention may be another's: no hint.
-    assert_eq!(words_hint("<@UBOT> thanks", &["myao"]), None);
-    assert_eq!(words_hint("thanks myao", &[]), None);
-    assert_eq!(words_hint("thanks", &[]), Some(Hint::Positive));
+    assert_eq!(hint("<@UBOT> thanks", &["myao"]), None);
+    assert_eq!(hint("thanks myao", &[]), None);
+    assert_eq!(hint("thanks", &[]), Some(Hint::Positive));
 }
 
 #[test]

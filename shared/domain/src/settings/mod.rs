@@ -392,7 +392,9 @@ settings! {
     /// Who myao is: its character and way of talking. The default is a
     /// friendly cat who talks casually in short sentences, in Japanese.
     persona_system_prompt: String = DEFAULT_PERSONA_PROMPT.to_owned(), Text;
-    /// Time zone of the times shown to the model (e.g. `Asia/Tokyo`).
+    /// The workspace's time zone (e.g. `Asia/Tokyo`): of the times shown to
+    /// the model, of `proactive_hours`, and of the midnight a "be quiet
+    /// today" lasts until.
     timezone: Tz = Tz::UTC, Zone;
     /// Where the LLM calls go: `openai` (the OpenAI-compatible API of
     /// `llm_base_url`, with the key) or `bedrock` (Amazon Bedrock in the

@@ -2,9 +2,10 @@
 //! hint ("not now", 「ありがとう」); once per message, without any LLM call.
 
 use myao_core::ports::{PortError, Reacted};
-use myao_domain::hints::{words_hint, Hint};
+use myao_domain::hints::{words_hint, Hint, RestOfDay, CAPPED_NOTICE};
 use myao_domain::labels::{Label, Source};
 use myao_domain::reply::pick_emoji;
+use myao_domain::text::escape;
 use myao_domain::{ChannelId, EmojiName, Message, Reply, Ts};
 
 use super::ResponseOutcome;
@@ -78,7 +79,9 @@ const THANKS_ACK: &str = "relaxed";
 /// quiet, or thank it): its label is stored, which tunes the channel's
 /// judgments, and the bot acknowledges it with a reaction instead of a
 /// reply (one `reply` already is, as routing chose it for a plain thanks,
-/// goes as chosen). `None`: nothing more to do here; the job goes on.
+/// goes as chosen). A mute asked for longer than a day is held to one, and
+/// the bot says so in the thread ([`CAPPED_NOTICE`]) instead. `None`:
+/// nothing more to do here; the job goes on.
 pub(super) async fn take_hint(
     cx: &JobContext<'_>,
     said: &Message,
@@ -96,9 +99,11 @@ pub(super) async fn take_hint(
     };
     let mut names = cx.settings().names();
     names.push(bot.as_str());
-    let Some(hint) = words_hint(&said.text, &names) else {
+    let today = RestOfDay::at(cx.now(), cx.settings().timezone);
+    let Some(heard) = words_hint(&said.text, &names, today) else {
         return Ok(None);
     };
+    let hint = heard.hint;
     let label = Label {
         channel: channel.clone(),
         post: newest_ts,
@@ -108,7 +113,10 @@ pub(super) async fn take_hint(
         at: cx.now(),
     };
     let new = cx.store().put_label(&label).await?;
-    tracing::info!(hint = ?hint, new, "a hint in words to the bot");
+    tracing::info!(hint = ?hint, capped = heard.capped, new, "a hint in words to the bot");
+    if heard.capped {
+        return Ok(Some(say_capped(cx, said).await));
+    }
     if matches!(reply, Reply::Reaction { .. }) {
         return Ok(None);
     }
@@ -118,4 +126,18 @@ pub(super) async fn take_hint(
     };
     let emoji = EmojiName::parse(ack).map_err(|_| PortError::refused("response", "ack emoji"))?;
     react(cx, channel, newest_ts, &emoji).await.map(Some)
+}
+
+/// Says in the mention's thread that its mute was held to a day.
+async fn say_capped(cx: &JobContext<'_>, said: &Message) -> ResponseOutcome {
+    let text = escape(CAPPED_NOTICE);
+    let thread = said.thread_ts.unwrap_or(said.ts);
+    match cx
+        .slack()
+        .post_message(&said.channel, Some(thread), &text)
+        .await
+    {
+        Ok(ts) => ResponseOutcome::Posted { ts, text },
+        Err(error) => ResponseOutcome::PostFailed(error),
+    }
 }
