@@ -682,7 +682,7 @@ fn state_of_any(page: &Page) -> String {
 }
 
 #[tokio::test]
-async fn with_a_client_id_an_installed_teams_event_is_its_own_and_anothers_the_stacks() {
+async fn with_a_client_id_an_installed_teams_event_is_its_own_and_the_home_teams_the_stacks() {
     use myao_core::app::ingest::{IgnoreReason, Outcome};
     use myao_tests::stubs::{ts, Bed, ALICE, GENERAL};
 
@@ -692,6 +692,13 @@ async fn with_a_client_id_an_installed_teams_event_is_its_own_and_anothers_the_s
         .put_installation(&installation("T0ACME", "acme", Duration::hours(12)))
         .await
         .expect("stored");
+    // The stack's own workspace, as it learned it from its token.
+    let home = myao_domain::install::Home {
+        team: TeamId::parse("T0HOME").expect("team"),
+        enterprise: None,
+        bot_user_id: UserId::parse("U0BOT").expect("bot"),
+    };
+    bed.store.put_home(&home).await.expect("stored");
     let said = |team: &str, at: i64| {
         team_event(
             team,
@@ -730,7 +737,16 @@ async fn with_a_client_id_an_installed_teams_event_is_its_own_and_anothers_the_s
         "{teams:?}"
     );
 
-    // Installed workspaces only: another's event is dropped, unstored.
+    // Any other workspace's (issue 56): dropped, unstored.
+    let envelope = myao_slack::event::parse_envelope(&said("T0ELSE", -45)).expect("event");
+    let (outcome, _) = ingest.process(envelope, bed.now()).await.expect("ingest");
+    assert_eq!(outcome, Outcome::Ignored(IgnoreReason::NotInstalled));
+    assert!(!partitions(&bed.store)
+        .await
+        .iter()
+        .any(|p| p.starts_with("TEAM#T0ELSE")));
+
+    // Installed workspaces only: the home's event is dropped, unstored.
     let mut ports = bed.services.ports.clone();
     ports.settings = Arc::new(myao_core::adapters::system::FixedSettings::new(
         myao_domain::Settings {
