@@ -190,6 +190,31 @@ fn state_of(page: &Page) -> String {
     to.rsplit("state=").next().expect("a state").to_owned()
 }
 
+/// Issue 56: a code exchange slower than its timeout was a 503 page while
+/// Slack may count the app installed; it is tried once more, and installs.
+#[tokio::test]
+async fn a_code_exchange_that_times_out_once_is_tried_again_and_installs() {
+    let slack = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/api/oauth.v2.access"))
+        .respond_with(ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(3)))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&slack)
+        .await;
+    let (mut flow, store, _) = flow(&slack).await;
+    flow.oauth = Arc::new(oauth(&slack).with_timeout(std::time::Duration::from_millis(300)));
+    let started = flow.start().await;
+    let query = format!("code=code-T0ACME&state={}", state_of(&started));
+    let page = flow.finish(&query, Some(&cookie_of(&started))).await;
+    assert_eq!(page.status, 200, "{page:?}");
+    let acme = TeamId::parse("T0ACME").expect("team");
+    let kept = store.installation(&acme).await.expect("read");
+    assert_eq!(kept.map(|i| i.bot_token), Some(Token::new("xoxb-T0ACME")));
+    let tries = slack.received_requests().await.expect("recorded").len();
+    assert_eq!(tries, 2, "once more, and no more");
+}
+
 #[tokio::test]
 async fn two_teams_install_through_the_flow_and_each_state_serves_once() {
     let slack = MockServer::start().await;
