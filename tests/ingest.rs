@@ -966,7 +966,8 @@ async fn recorded(b: &mut Bed, ops: &Operations) {
 
 /// The AWS calls each kind of message costs ingest (docs/performance.md, "Costs and
 /// limits", and `cargo bench -p myao-core --bench ingest`), as the emulator
-/// receives them. Settings and the signing secret are cached by then.
+/// receives them. Settings, the signing secret and the stack's own team are
+/// cached by then.
 #[tokio::test]
 async fn the_aws_calls_of_each_kind_of_message() -> Result<()> {
     let mut b = bed().await?;
@@ -1027,7 +1028,9 @@ async fn the_aws_calls_of_each_kind_of_message() -> Result<()> {
         costs.push((what, ops.take()));
     }
     // Each begins with one read: whose the event is (its team's
-    // installation, if the team installed the app).
+    // installation, if the team installed the app). The stack's own team
+    // was read with the warm-up: once per process, or a minute while the
+    // stack has not learned it yet.
     let ops_of = |names: &[&str]| {
         std::iter::once("GetItem")
             .chain(names.iter().copied())

@@ -192,6 +192,31 @@ fn state_of(page: &Page) -> String {
     to.rsplit("state=").next().expect("a state").to_owned()
 }
 
+/// Issue 56: a code exchange slower than its timeout was a 503 page while
+/// Slack may count the app installed; it is tried once more, and installs.
+#[tokio::test]
+async fn a_code_exchange_that_times_out_once_is_tried_again_and_installs() {
+    let slack = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/api/oauth.v2.access"))
+        .respond_with(ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(3)))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&slack)
+        .await;
+    let (mut flow, store, _) = flow(&slack).await;
+    flow.oauth = Arc::new(oauth(&slack).with_timeout(std::time::Duration::from_millis(300)));
+    let started = flow.start().await;
+    let query = format!("code=code-T0ACME&state={}", state_of(&started));
+    let page = flow.finish(&query, Some(&cookie_of(&started))).await;
+    assert_eq!(page.status, 200, "{page:?}");
+    let acme = TeamId::parse("T0ACME").expect("team");
+    let kept = store.installation(&acme).await.expect("read");
+    assert_eq!(kept.map(|i| i.bot_token), Some(Token::new("xoxb-T0ACME")));
+    let tries = slack.received_requests().await.expect("recorded").len();
+    assert_eq!(tries, 2, "once more, and no more");
+}
+
 #[tokio::test]
 async fn two_teams_install_through_the_flow_and_each_state_serves_once() {
     let slack = MockServer::start().await;
@@ -684,7 +709,7 @@ fn state_of_any(page: &Page) -> String {
 }
 
 #[tokio::test]
-async fn with_a_client_id_an_installed_teams_event_is_its_own_and_anothers_the_stacks() {
+async fn with_a_client_id_an_installed_teams_event_is_its_own_and_the_home_teams_the_stacks() {
     use myao_core::app::ingest::{IgnoreReason, Outcome};
     use myao_tests::stubs::{ts, Bed, ALICE, GENERAL};
 
@@ -694,6 +719,13 @@ async fn with_a_client_id_an_installed_teams_event_is_its_own_and_anothers_the_s
         .put_installation(&installation("T0ACME", "acme", Duration::hours(12)))
         .await
         .expect("stored");
+    // The stack's own workspace, as it learned it from its token.
+    let home = myao_domain::install::Home {
+        team: TeamId::parse("T0HOME").expect("team"),
+        enterprise: None,
+        bot_user_id: UserId::parse("U0BOT").expect("bot"),
+    };
+    bed.store.put_home(&home).await.expect("stored");
     let said = |team: &str, at: i64| {
         team_event(
             team,
@@ -732,7 +764,16 @@ async fn with_a_client_id_an_installed_teams_event_is_its_own_and_anothers_the_s
         "{teams:?}"
     );
 
-    // Installed workspaces only: another's event is dropped, unstored.
+    // Any other workspace's (issue 56): dropped, unstored.
+    let envelope = myao_slack::event::parse_envelope(&said("T0ELSE", -45)).expect("event");
+    let (outcome, _) = ingest.process(envelope, bed.now()).await.expect("ingest");
+    assert_eq!(outcome, Outcome::Ignored(IgnoreReason::NotInstalled));
+    assert!(!partitions(&bed.store)
+        .await
+        .iter()
+        .any(|p| p.starts_with("TEAM#T0ELSE")));
+
+    // Installed workspaces only: the home's event is dropped, unstored.
     let mut ports = bed.services.ports.clone();
     ports.settings = Arc::new(myao_core::adapters::system::FixedSettings::new(
         myao_domain::Settings {

@@ -16,6 +16,7 @@ mod deadline;
 mod facts;
 mod feedback;
 mod hints;
+mod home;
 mod ingest;
 mod install;
 mod judge;

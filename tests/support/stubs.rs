@@ -665,8 +665,9 @@ async fn slack_stub(clock: &Arc<ManualClock>) -> MockServer {
     Mock::given(method("GET"))
         .and(path("/api/auth.test"))
         .respond_with(
-            ResponseTemplate::new(200)
-                .set_body_json(json!({"ok": true, "user_id": BOT, "bot_id": "B1"})),
+            ResponseTemplate::new(200).set_body_json(
+                json!({"ok": true, "user_id": BOT, "bot_id": "B1", "team_id": "T1"}),
+            ),
         )
         .mount(&slack_server)
         .await;

@@ -133,10 +133,15 @@ pub(crate) fn require(config: &LocalConfig, name: &str, what: &str) -> anyhow::R
     Ok(())
 }
 
-/// Checks the bot token, finds the bot's user id with `auth.test`, and
-/// builds the [`Bot`].
+/// Checks the bot token, finds the bot's user id and its workspace (the
+/// stack's own) with `auth.test`, and builds the [`Bot`]. A bot with no
+/// token of its own, only `slack_client_id` and the Client Secret, serves
+/// the workspaces installed through "Add to Slack" alone.
 pub async fn assemble(config: LocalConfig) -> anyhow::Result<Bot> {
-    require(&config, SLACK_BOT_TOKEN, "Slack bot token (xoxb-...)")?;
+    let own_token = config.has_secret(SLACK_BOT_TOKEN);
+    if !own_token && config.settings.slack_client_id.is_none() {
+        require(&config, SLACK_BOT_TOKEN, "Slack bot token (xoxb-...)")?;
+    }
     if !config.has_secret(LLM_API_KEY) && crate::llm::uses_openai(&config.settings) {
         tracing::warn!(
             "no LLM API key ({}): LLM calls go without Authorization",
@@ -155,20 +160,23 @@ pub async fn assemble(config: LocalConfig) -> anyhow::Result<Bot> {
         secrets.clone(),
         SLACK_BOT_TOKEN,
     ));
-    let bot = slack
-        .auth_test()
-        .await
-        .context("auth.test failed: is the bot token right, and slack_api_base_url reachable?")?;
-    match &settings.bot_user_id {
-        Some(configured) if *configured != bot => tracing::warn!(
-            %configured, %bot,
-            "bot_user_id differs from what auth.test says; using the setting"
-        ),
-        Some(_) => {}
-        None => settings.bot_user_id = Some(bot.clone()),
-    }
+    let home = match own_token {
+        true => Some(slack.own_workspace().await.context(
+            "auth.test failed: is the bot token right, and slack_api_base_url reachable?",
+        )?),
+        false => None,
+    };
+    let bot = match &home {
+        Some(home) => own_bot(&mut settings, home.bot_user_id.clone()),
+        None => "the installed workspaces' bots (no token of its own)".to_owned(),
+    };
     let twins = Twins::new(Arc::new(SystemClock));
     let ports = twins.ports(SplitMix::from_entropy(), settings);
+    if let Some(home) = &home {
+        // Its own workspace's events are its own; any other's need an
+        // installation.
+        ports.store.put_home(home).await?;
+    }
     let openai = OpenAiLlm::new(
         http.clone(),
         ports.settings.clone(),
@@ -190,8 +198,22 @@ pub async fn assemble(config: LocalConfig) -> anyhow::Result<Bot> {
         install,
         services: Arc::new(services),
         board: twins.board,
-        bot: bot.to_string(),
+        bot,
     })
+}
+
+/// The bot's user id `found` by `auth.test`, unless the setting names it
+/// (then the setting's, with a warning when they differ).
+fn own_bot(settings: &mut Settings, found: myao_domain::UserId) -> String {
+    match &settings.bot_user_id {
+        Some(configured) if *configured != found => tracing::warn!(
+            %configured, %found,
+            "bot_user_id differs from what auth.test says; using the setting"
+        ),
+        Some(_) => {}
+        None => settings.bot_user_id = Some(found.clone()),
+    }
+    found.to_string()
 }
 
 /// "Add to Slack" at [`INSTALL_PATH`], when `slack_client_id` and the

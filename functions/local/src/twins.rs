@@ -180,6 +180,12 @@ impl SlackApi for ReplaySlack {
         Ok(self.bot.clone())
     }
 
+    /// A replay has no workspace of its own to learn: its export's events
+    /// are the stack's (`slack_team_id` unset, nothing offered).
+    async fn own_workspace(&self) -> Result<myao_domain::install::Home, PortError> {
+        Err(PortError::refused("slack", "a replay has no workspace"))
+    }
+
     async fn add_reaction(
         &self,
         channel: &ChannelId,

@@ -888,3 +888,70 @@ async fn without_a_client_id_there_is_no_install_page() {
     assert_eq!(answer.status(), 404);
     serving.stop().await;
 }
+
+/// Issue 56: a bot with no token of its own, only the app's Client ID and
+/// Secret (the stack that serves installed workspaces alone), starts; its
+/// install page is offered, and a workspace with no installation is
+/// acknowledged and dropped: stored nowhere, answered never.
+#[tokio::test]
+async fn with_only_a_client_id_and_its_secret_serve_starts_and_takes_no_stranger() {
+    let (slack, (_llm, llm_base)) = (slack_stub().await, llm_stub().await);
+    let mut vars: Vec<(String, String)> = env(&slack, &llm_base)
+        .into_iter()
+        .filter(|(k, _)| k != "MYAO_SLACK_BOT_TOKEN")
+        .collect();
+    vars.push(("MYAO_SLACK_CLIENT_ID".into(), "123.456".into()));
+    vars.push(("MYAO_SLACK_CLIENT_SECRET".into(), "the-secret".into()));
+    let cfg = config::load(None, &vars, &[]).expect("config");
+    let server = serve::bind(cfg, "127.0.0.1:0".parse().expect("an address"))
+        .await
+        .expect("it starts with no token of its own");
+    let (addr, ingest) = (server.local_addr().expect("an address"), server.ingest());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(server.run(async {
+        let _ = stopped.await;
+    }));
+    let client = myao_http::http_client_builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("a client");
+    let install = client
+        .get(format!("http://{addr}/slack/install"))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(install.status(), 302, "Add to Slack is offered");
+
+    let ts = serving::now_ts(5000);
+    let r = post(
+        &client,
+        &format!("http://{addr}{EVENTS_PATH}"),
+        mention_body(&ts),
+        None,
+    )
+    .await;
+    assert_eq!(r.status(), 200, "acknowledged");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let channel = myao_domain::ChannelId::parse(CHANNEL).expect("channel");
+    let at = myao_domain::Ts::parse(&ts).expect("ts");
+    let kept = ingest
+        .ports
+        .store
+        .get_message(&channel, at)
+        .await
+        .expect("read");
+    assert!(kept.is_none(), "stored nowhere");
+    let called: Vec<String> = slack
+        .received_requests()
+        .await
+        .expect("recorded")
+        .iter()
+        .map(|r| r.url.path().to_owned())
+        .collect();
+    assert!(called.is_empty(), "no auth.test, no answer: {called:?}");
+    stop.send(()).expect("running");
+    running
+        .await
+        .expect("the task ends")
+        .expect("stops cleanly");
+}

@@ -14,7 +14,7 @@ use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
 use myao_domain::files::Image;
 use myao_domain::grounds::PostGrounds;
-use myao_domain::install::{AccessError, Installation};
+use myao_domain::install::{AccessError, Home, Installation};
 use myao_domain::labels::Label;
 use myao_domain::metrics::Datum;
 use myao_domain::people::{Profile, ProfileDelta};
@@ -443,8 +443,8 @@ pub trait LabelRecords: Send + Sync {
     async fn grounds(&self, channel: &ChannelId) -> Result<Vec<PostGrounds>, PortError>;
 }
 
-/// The app's installations, one per workspace, and the one-time states of
-/// the install links on their way through Slack's consent page.
+/// The app's installations, one per workspace, the one-time states of the
+/// install links on their way through Slack's consent page, and the stack's home.
 #[async_trait]
 pub trait Installations: Send + Sync {
     /// Stores its team's installation, over an earlier one (a reinstall).
@@ -453,10 +453,9 @@ pub trait Installations: Send + Sync {
     async fn installation(&self, team: &TeamId) -> Result<Option<Installation>, PortError>;
     /// Every installation, by team.
     async fn installations(&self) -> Result<Vec<Installation>, PortError>;
-    /// Replaces its team's installation with `renewed` only while the one
-    /// stored still expires at `was`: of two renewals of one token, one
-    /// writes (true) and the other learns it came second (false), so a
-    /// refresh token is never spent twice.
+    /// Replaces its team's installation with `renewed` only while the one stored
+    /// still expires at `was`: of two renewals of one token, one writes (true),
+    /// the other learns it came second (false); no refresh token is spent twice.
     async fn renew_installation(
         &self,
         renewed: &Installation,
@@ -473,6 +472,9 @@ pub trait Installations: Send + Sync {
     /// Takes `state` back, once: true when it was kept and has not expired
     /// (it is gone afterwards), false for a forged, spent or stale one.
     async fn take_oauth_state(&self, state: &str) -> Result<bool, PortError>;
+    /// The stack's own workspace, once learned; and keeping it.
+    async fn home(&self) -> Result<Option<Home>, PortError>;
+    async fn put_home(&self, home: &Home) -> Result<(), PortError>;
 }
 
 /// Each team's part of the store, on a stack installed in many workspaces.
@@ -480,20 +482,17 @@ pub trait Installations: Send + Sync {
 /// stack keeps everything there, as it always has.
 #[async_trait]
 pub trait Teams: Send + Sync {
-    /// This store as `team` sees it: everything it reads and writes is
-    /// that team's, apart from every other team's and from the stack's own.
-    /// Installations and install states stay the stack's, whichever team's
-    /// store reaches them.
+    /// This store as `team` sees it: everything it reads and writes is that
+    /// team's, apart from every other team's and from the stack's own. The
+    /// installations, install states and home stay the stack's.
     fn for_team(&self, team: &TeamId) -> Arc<dyn Store>;
-    /// Deletes everything `team` has in the store (an uninstall), and
-    /// answers how many items that was. The installation is not among
-    /// them: it is the stack's, and the uninstall removes it first.
+    /// Deletes everything `team` has in the store (an uninstall), and answers
+    /// how many items that was (not its installation: the uninstall's).
     async fn purge_team(&self, team: &TeamId) -> Result<u64, PortError>;
 }
 
-/// Slack's OAuth: an install's code exchanged for its installation, and a
-/// rotating token renewed. The app's client id and secret are the
-/// adapter's. `Ok(Err(..))`: Slack answered, and refused.
+/// Slack's OAuth: an install's code exchanged for its installation, a rotating
+/// token renewed (the adapter has the client id and secret). `Ok(Err(..))`: refused.
 #[async_trait]
 pub trait SlackOAuth: Send + Sync {
     /// Exchanges the `code` an install's redirect brought (to
@@ -756,8 +755,9 @@ pub trait SlackApi: Send + Sync {
     ) -> Result<Option<Ts>, PortError>;
     async fn user_info(&self, user: &UserId) -> Result<User, PortError>;
     async fn channel_info(&self, channel: &ChannelId) -> Result<Channel, PortError>;
-    /// The bot's own user id.
+    /// The bot's own user id; and the workspace of the token, with its bot.
     async fn auth_test(&self) -> Result<UserId, PortError>;
+    async fn own_workspace(&self) -> Result<Home, PortError>;
     /// Adds the bot's `emoji` reaction to a message (`reactions.add`).
     async fn add_reaction(
         &self,

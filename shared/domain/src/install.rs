@@ -72,6 +72,18 @@ pub struct Installation {
     pub installed_at: DateTime<Utc>,
 }
 
+/// The stack's own workspace: the team of the stack's own bot token, as
+/// `auth.test` answers it, learned once and kept. Its events are the
+/// stack's; every other team's need an installation of their own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Home {
+    pub team: TeamId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enterprise: Option<EnterpriseId>,
+    /// The stack's bot in it.
+    pub bot_user_id: UserId,
+}
+
 /// A rotating token's renewal: its refresh token and its expiry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rotation {

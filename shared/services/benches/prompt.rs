@@ -92,6 +92,9 @@ impl SlackApi for Slack {
     async fn auth_test(&self) -> Result<UserId, PortError> {
         UserId::parse("UBOT").map_err(|e| PortError::refused("slack", e))
     }
+    async fn own_workspace(&self) -> Result<myao_domain::install::Home, PortError> {
+        Err(PortError::refused("slack", "no workspace"))
+    }
     async fn add_reaction(
         &self,
         _channel: &ChannelId,

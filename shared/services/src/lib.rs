@@ -6,6 +6,7 @@
 
 pub mod context;
 pub mod files;
+pub mod home;
 mod job_context;
 pub mod jobs;
 pub mod judgment;

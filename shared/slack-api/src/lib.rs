@@ -41,10 +41,13 @@ use serde_json::{json, Value};
 
 use myao_core::deadline::CallBudget;
 use myao_core::ports::{Metrics, PortError, Reacted, Secrets, SettingsProvider, SlackApi};
+use myao_domain::install::Home;
 use myao_domain::metrics::{self, Datum, SLACK_AUTH_CODES};
 use myao_domain::settings::SLACK_ATTEMPT_TIMEOUT_SECONDS;
 use myao_domain::text::UserNames;
-use myao_domain::{Channel, ChannelId, EmojiName, TeamId, Ts, User, UserId, Visibility};
+use myao_domain::{
+    Channel, ChannelId, EmojiName, EnterpriseId, TeamId, Ts, User, UserId, Visibility,
+};
 use myao_http::{
     endpoint, header_number, is_permanent, millis, transport_detail, truncate, wait_at_most,
     ServiceClient,
@@ -683,6 +686,26 @@ impl SlackApi for SlackWebApi {
             .ok_or_else(|| {
                 PortError::refused(SERVICE, format!("{METHOD}: no valid user_id in answer"))
             })
+    }
+
+    async fn own_workspace(&self) -> Result<Home, PortError> {
+        const METHOD: &str = "auth.test";
+        let answer = self.call(METHOD, Args::Query(&[]), Replay::Safe).await?;
+        let field = |name: &str| answer.get(name).and_then(Value::as_str);
+        let invalid =
+            |name: &str| PortError::refused(SERVICE, format!("{METHOD}: no valid {name}"));
+        let team = field("team_id").and_then(|t| TeamId::parse(t).ok());
+        let bot = field("user_id").and_then(|u| UserId::parse(u).ok());
+        // An org-wide install's token answers for the organization.
+        let enterprise = match field("enterprise_id").filter(|e| !e.is_empty()) {
+            Some(e) => Some(EnterpriseId::parse(e).map_err(|_| invalid("enterprise_id"))?),
+            None => None,
+        };
+        Ok(Home {
+            team: team.ok_or_else(|| invalid("team_id"))?,
+            enterprise,
+            bot_user_id: bot.ok_or_else(|| invalid("user_id"))?,
+        })
     }
 }
 
@@ -1514,6 +1537,52 @@ mod tests {
         let id = slack(&server).auth_test().await.expect("user id");
 
         assert_eq!(id, UserId::parse("UBOT123").expect("id"));
+    }
+
+    #[tokio::test]
+    async fn auth_test_gives_the_tokens_own_workspace() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/api/auth.test"))
+            .and(header("authorization", format!("Bearer {TOKEN}").as_str()))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "ok": true, "url": "https://example.slack.com/", "team": "Home",
+                "team_id": "T0HOME", "user_id": "UBOT123", "bot_id": "B123",
+                "enterprise_id": "E0GRID", "is_enterprise_install": false
+            })))
+            .expect(1)
+            .mount(&server)
+            .await;
+
+        let home = slack(&server).own_workspace().await.expect("home");
+
+        assert_eq!(
+            home,
+            Home {
+                team: TeamId::parse("T0HOME").expect("id"),
+                enterprise: Some(EnterpriseId::parse("E0GRID").expect("id")),
+                bot_user_id: UserId::parse("UBOT123").expect("id"),
+            }
+        );
+    }
+
+    #[tokio::test]
+    async fn an_auth_test_without_a_team_is_refused() {
+        let server = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path("/api/auth.test"))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_json(json!({"ok": true, "user_id": "U1"})),
+            )
+            .mount(&server)
+            .await;
+
+        let result = slack(&server).own_workspace().await;
+
+        assert_eq!(
+            result,
+            Err(PortError::refused(SERVICE, "auth.test: no valid team_id"))
+        );
     }
 
     #[tokio::test]

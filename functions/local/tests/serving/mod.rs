@@ -58,7 +58,8 @@ pub async fn slack_stub() -> MockServer {
     Mock::given(method("GET"))
         .and(path("/api/auth.test"))
         .respond_with(
-            ResponseTemplate::new(200).set_body_json(json!({"ok": true, "user_id": "UMYAO"})),
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"ok": true, "user_id": "UMYAO", "team_id": "T0ACME"})),
         )
         .mount(&slack)
         .await;

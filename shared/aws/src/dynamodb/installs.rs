@@ -1,13 +1,16 @@
-//! The store on DynamoDB: the installations (`INSTALL` / team) and the
-//! install links' one-time states (`OAUTH#{state}` / `-`, with a TTL).
+//! The store on DynamoDB: the installations (`INSTALL` / team), the
+//! install links' one-time states (`OAUTH#{state}` / `-`, with a TTL) and
+//! the stack's own workspace (`HOME` / `-`).
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use myao_core::ports::{Installations, PortError};
-use myao_domain::install::Installation;
+use myao_domain::install::{Home, Installation};
 use myao_domain::TeamId;
 
-use super::items::{installation_item, n, oauth_state_item, s, time_text, TOKEN_EXPIRES};
+use super::items::{
+    home_item, installation_item, n, oauth_state_item, s, time_text, TOKEN_EXPIRES,
+};
 use super::ops::*;
 use super::schema::{Key, INSTALLATIONS_PK, TTL_ATTRIBUTE};
 use super::DynamoStore;
@@ -68,5 +71,13 @@ impl Installations for DynamoStore {
             .send()
             .await;
         Ok(written("DeleteItem", delete)?.made())
+    }
+
+    async fn home(&self) -> Result<Option<Home>, PortError> {
+        self.get_live(Key::home()).await
+    }
+
+    async fn put_home(&self, home: &Home) -> Result<(), PortError> {
+        self.put_item(home_item(home)?).await
     }
 }

@@ -18,7 +18,7 @@ use myao_domain::answer_times::AnswerTimes;
 use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
 use myao_domain::grounds::PostGrounds;
-use myao_domain::install::Installation;
+use myao_domain::install::{Home, Installation};
 use myao_domain::labels::Label;
 use myao_domain::people::Profile;
 use myao_domain::{
@@ -475,6 +475,21 @@ impl FromItem for Installation {
             let at = format!("{:?} at column {}", e.classify(), e.column());
             r.corrupt("installation", at)
         })
+    }
+}
+
+/// The stack's own workspace: its JSON. It does not expire.
+pub(super) fn home_item(home: &Home) -> Result<Item, PortError> {
+    let mut item = Item::from(Key::home());
+    let body = serde_json::to_string(home).map_err(|e| PortError::refused_by(SERVICE, e))?;
+    item.insert("home".into(), s(body));
+    Ok(item)
+}
+
+impl FromItem for Home {
+    fn from_item(item: &Item) -> Result<Home, PortError> {
+        let r = Reader::new(item);
+        serde_json::from_str(r.s("home")?).map_err(|e| r.corrupt("home", &e))
     }
 }
 

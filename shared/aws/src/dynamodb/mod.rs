@@ -12,11 +12,12 @@
 //! | counter  | `COUNT#{key}`   | `-`                          |                                   |
 //! | installation | `INSTALL`   | `{team}`                     |                                   |
 //! | install state | `OAUTH#{state}` | `-`                     |                                   |
+//! | home     | `HOME`          | `-`                          |                                   |
 //!
 //! On a stack installed in many workspaces, each team's items are the same
 //! with `TEAM#{team}#` before their partition (and [`GSI1`] partition):
 //! `TEAM#T1#CH#C1`, `TEAM#T1#CHANNELS`, `TEAM#T1#COUNT#...`. The
-//! installations and install states are the stack's and have no team. A
+//! installations, install states and home are the stack's and have no team. A
 //! single-workspace stack's items have no team either, so its data from
 //! before teams is read as it was, with nothing to migrate
 //! ([`DynamoStore::for_team`]).

@@ -37,6 +37,8 @@ pub(super) const LABEL_SK_PREFIX: &str = "L#";
 pub(super) const GROUNDS_SK_PREFIX: &str = "P#";
 /// The partition of the installations, one item per team.
 pub(super) const INSTALLATIONS_PK: &str = "INSTALL";
+/// The partition of the stack's own workspace (its one item, `-`).
+pub(super) const HOME_PK: &str = "HOME";
 /// What the partition of an install link's state starts with.
 const OAUTH_PK_PREFIX: &str = "OAUTH#";
 /// The partition of the pending deletions and edits.
@@ -127,6 +129,11 @@ impl Key {
         Key::new(INSTALLATIONS_PK, team.as_str())
     }
 
+    /// The stack's own workspace.
+    pub fn home() -> Key {
+        Key::new(HOME_PK, "-")
+    }
+
     /// An install link's one-time state.
     pub fn oauth_state(state: &str) -> Key {
         Key::new(format!("{OAUTH_PK_PREFIX}{state}"), "-")
@@ -158,11 +165,11 @@ pub(super) fn team_prefix(team: &TeamId) -> String {
     format!("{TEAM_PK_PREFIX}{team}#")
 }
 
-/// The partition `pk` is in `team`'s part of the table. The installations
-/// and the install states are the stack's, not a team's: they stay where
-/// they are.
+/// The partition `pk` is in `team`'s part of the table. The installations,
+/// the install states and the home are the stack's, not a team's: they
+/// stay where they are.
 pub(super) fn team_pk(team: &TeamId, pk: String) -> String {
-    if pk == INSTALLATIONS_PK || pk.starts_with(OAUTH_PK_PREFIX) {
+    if pk == INSTALLATIONS_PK || pk == HOME_PK || pk.starts_with(OAUTH_PK_PREFIX) {
         return pk;
     }
     format!("{}{pk}", team_prefix(team))

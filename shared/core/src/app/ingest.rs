@@ -34,7 +34,7 @@ mod refusal;
 
 pub use outcome::{IgnoreReason, Outcome};
 
-use refusal::{refusal, Delivery, Whose};
+use refusal::{refusal, Delivery, Home, Whose};
 
 /// How many of a thread's newest messages are read to tell whether the bot
 /// spoke there lately.
@@ -90,6 +90,8 @@ pub struct Ingest {
     /// Whether an event must come from a workspace the app is installed in
     /// ([`Ingest::requiring_installations`]).
     installed_only: bool,
+    /// The stack's own team, once known.
+    home: Home,
 }
 
 impl Ingest {
@@ -105,6 +107,7 @@ impl Ingest {
             secrets,
             signing_secret_name: signing_secret_name.into(),
             installed_only: false,
+            home: Home::default(),
         }
     }
 
@@ -113,9 +116,8 @@ impl Ingest {
     /// and answers each workspace with its own token); an event of any
     /// other is acknowledged and dropped, nothing stored. The setting
     /// `installed_workspaces_only` does the same without a restart. Without
-    /// either, an installed workspace's event is its own (with
-    /// `slack_client_id`) and any other is the stack's, as on a
-    /// single-workspace stack.
+    /// either, an installed workspace's event is its own, the stack's own
+    /// workspace's the stack's, and any other's dropped (`Whose::of`).
     pub fn requiring_installations(mut self) -> Ingest {
         self.installed_only = true;
         self
@@ -218,7 +220,9 @@ impl Ingest {
         // An installed team's event is kept in its part of the store, read
         // with its settings, answered as its bot, and its jobs carry it.
         let team = delivery.team_id.as_deref();
-        let whose = Whose::of(&*self.ports.store, &settings, self.installed_only, team).await?;
+        let store = &*self.ports.store;
+        let (installed_only, home) = (self.installed_only, &self.home);
+        let whose = Whose::of(store, &settings, installed_only, home, team, now).await?;
         if let Some(refused) = refusal(&settings, &delivery, &whose, now) {
             return Ok(refused);
         }
@@ -229,10 +233,13 @@ impl Ingest {
                 let settings = scoped.ports.settings.current().await?;
                 scoped.deliver(&settings, &whose, delivery, now).await
             }
-            Whose::NotInstalled => Ok((
-                Outcome::Ignored(IgnoreReason::NotInstalled),
-                IngestResponse::ok(),
-            )),
+            Whose::NotInstalled => {
+                tracing::info!(team, "dropped an event of a team with no installation");
+                Ok((
+                    Outcome::Ignored(IgnoreReason::NotInstalled),
+                    IngestResponse::ok(),
+                ))
+            }
         }
     }
 
@@ -243,6 +250,7 @@ impl Ingest {
             secrets: self.secrets.clone(),
             signing_secret_name: self.signing_secret_name.clone(),
             installed_only: self.installed_only,
+            home: self.home.clone(),
         }
     }
 

@@ -156,11 +156,20 @@ impl InstallFlow {
         self.exchange(&code).await
     }
 
-    /// The code exchanged and the installation kept.
+    /// The code exchanged and the installation kept. An exchange that
+    /// failed on the way (a timeout, Slack's 5xx) is tried once more before
+    /// the page says so: Slack may count the app installed already, and the
+    /// person is still on the page. Had the first reached Slack, the second
+    /// is refused (`invalid_code`) and the page says to start again.
     async fn exchange(&self, code: &str) -> Page {
         let redirect = self.redirect_uri.as_deref().unwrap_or_default();
         let now = self.clock.now();
-        let installation = match self.oauth.exchange(code, redirect, now).await {
+        let mut exchanged = self.oauth.exchange(code, redirect, now).await;
+        if let Some(error) = exchanged.as_ref().err().filter(|e| e.is_retryable()) {
+            tracing::warn!(%error, "oauth.v2.access failed; trying once more");
+            exchanged = self.oauth.exchange(code, redirect, now).await;
+        }
+        let installation = match exchanged {
             Ok(Ok(installation)) => installation,
             Ok(Err(refused)) => return refused_by_slack(&refused),
             Err(error) => {

@@ -462,8 +462,9 @@ settings! {
     bot_user_id: Option<UserId> = None, Optional(User);
     /// The app's id (`A…`): set, ingest drops events sent to another app.
     slack_app_id: Option<String> = None, Optional(SlackId('A'));
-    /// The workspace's id (`T…`): set, ingest drops events from another
-    /// workspace.
+    /// The workspace's id (`T…`): the stack's own, which it learns from
+    /// its token otherwise. Set, ingest drops events from another
+    /// workspace that did not install the app.
     slack_team_id: Option<String> = None, Optional(SlackId('T'));
     /// The app's Client ID (its Basic Information page): set, with the
     /// Client Secret, the stack installs the app in other workspaces
@@ -472,9 +473,10 @@ settings! {
     slack_client_id: Option<String> = None, Optional(Text);
     /// With `slack_client_id`, a workspace installed through "Add to
     /// Slack" has its own part of the table and is answered with its own
-    /// token; another's events are the stack's, as before. On: only the
-    /// installed workspaces' events are taken, any other's dropped unstored
-    /// (a stack that serves installed workspaces alone).
+    /// token; the stack's own workspace (its token's) is the stack's, and
+    /// any other's events are dropped unstored. On: the stack's own
+    /// workspace's too, unless it installed (a stack that serves installed
+    /// workspaces alone).
     installed_workspaces_only: bool = false, Bool;
     /// Stored messages are deleted after this many days.
     message_retention_days: u32 = 90, Whole(1, 3650);

@@ -221,6 +221,7 @@ pub const WORKSPACE_AFTER_SECONDS: u32 = 300;
 pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
     let mut report = forget_now(svc).await?;
     if svc.team().is_none() {
+        learn_home(svc).await;
         renew_tokens(svc).await;
         report.queued += sweep_teams(svc).await?;
     }
@@ -246,6 +247,15 @@ pub async fn sweep(svc: &Services) -> Result<MemoryReport, PortError> {
         .await?;
     report.queued += 1;
     Ok(report)
+}
+
+/// Learns the stack's own workspace when it is not kept yet (one read
+/// otherwise), so that ingest tells its events from a stranger's. A stack
+/// with no token of its own has none: said in the log, the run goes on.
+async fn learn_home(svc: &Services) {
+    if let Err(error) = crate::home::learn(&*svc.ports.store, &*svc.slack).await {
+        tracing::warn!(%error, "the stack's own workspace is not known");
+    }
 }
 
 /// Renews the installed workspaces' rotating tokens that expire within two

@@ -14,7 +14,7 @@ use myao_domain::answer_times::AnswerTimes;
 use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
 use myao_domain::grounds::PostGrounds;
-use myao_domain::install::Installation;
+use myao_domain::install::{Home, Installation};
 use myao_domain::labels::Label;
 use myao_domain::people::Profile;
 use myao_domain::TeamId;
@@ -93,6 +93,8 @@ struct StoreInner {
     installations: BTreeMap<TeamId, Installation>,
     /// The install links' states, with their expiry.
     oauth_states: HashMap<String, DateTime<Utc>>,
+    /// The stack's own workspace, once learned.
+    home: Option<Home>,
     reflected: BTreeMap<Conversation, Expiring<Ts>>,
     profiles: BTreeMap<UserId, Expiring<Profile>>,
 }

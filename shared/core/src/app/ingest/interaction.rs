@@ -69,7 +69,9 @@ impl Ingest {
         // As for events: an installed team's click is kept in its part of
         // the store, on its bot's post; one of a team with no installation
         // is dropped.
-        let whose = Whose::of(&*self.ports.store, &settings, self.installed_only, sender.1).await?;
+        let store = &*self.ports.store;
+        let (installed_only, home) = (self.installed_only, &self.home);
+        let whose = Whose::of(store, &settings, installed_only, home, sender.1, now).await?;
         if let Some(reason) = super::refusal::another(&settings, sender.0, sender.1, &whose) {
             return Ok(Outcome::Ignored(reason));
         }

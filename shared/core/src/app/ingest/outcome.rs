@@ -34,7 +34,8 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The event's kind, as the `EventsIngested` metric names it.
+    /// The event's kind, as the `EventsIngested` metric names it (a
+    /// stranger's event, of a team with no installation: `not_installed`).
     pub fn kind(&self) -> &'static str {
         match self {
             Outcome::Challenge => "challenge",
@@ -45,6 +46,10 @@ impl Outcome {
             Outcome::VisibilityChanged => "visibility",
             Outcome::Hinted { .. } => "hint",
             Outcome::Uninstalled => "uninstall",
+            // A stranger's: counted apart, for the operator to see.
+            Outcome::Ignored(IgnoreReason::NotInstalled | IgnoreReason::AnotherTeam) => {
+                "not_installed"
+            }
             Outcome::Ignored(_) => "ignored",
             Outcome::Refused(_) => "malformed",
             Outcome::RateLimited => "app_rate_limited",

@@ -4,7 +4,9 @@
 //! workspace with its own installation, one from a workspace it is not
 //! installed in.
 
-use chrono::{DateTime, Utc};
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Duration, Utc};
 
 use super::{IgnoreReason, IngestResponse, Outcome};
 use crate::ports::{Installations, PortError, Queue};
@@ -85,30 +87,92 @@ pub(super) enum Whose {
 impl Whose {
     /// An event of `team_id` is its team's when the team has an
     /// installation, whatever the settings say now (unsetting
-    /// `slack_client_id` stops new installs, not the workspaces installed);
-    /// another's is the stack's, unless the stack takes installed teams'
-    /// events only (`installed_only`, the setting
-    /// `installed_workspaces_only`). One read of the installation per
-    /// event that names a team.
+    /// `slack_client_id` stops new installs, not the workspaces installed).
+    /// Else it is the stack's when the team is the stack's own ([`Home`]),
+    /// and nobody's otherwise: a stranger's, or an uninstalled team's, is
+    /// acknowledged and dropped. A stack whose own team is not known yet
+    /// takes another's as its own only while it is offered to no other
+    /// workspace (no `slack_client_id`), as a single-workspace stack always
+    /// has. A stack that takes installed teams' events only
+    /// (`installed_only`, the setting `installed_workspaces_only`) has no
+    /// own team. One read of the installation per event that names a
+    /// team, and of the home once per process ([`Home`]).
     pub(super) async fn of(
         store: &dyn Installations,
         settings: &Settings,
         installed_only: bool,
+        home: &Home,
         team_id: Option<&str>,
+        now: DateTime<Utc>,
     ) -> Result<Whose, PortError> {
-        let otherwise = if installed_only || settings.installed_workspaces_only {
-            Whose::NotInstalled
-        } else {
-            Whose::Stack
-        };
+        let installed_only = installed_only || settings.installed_workspaces_only;
         let Some(team) = team_id.and_then(|t| TeamId::parse(t).ok()) else {
-            return Ok(otherwise);
+            // No team named (an envelope Slack does not send to an app
+            // installed anywhere else): the stack's, unless it has no team.
+            return Ok(match installed_only {
+                true => Whose::NotInstalled,
+                false => Whose::Stack,
+            });
         };
-        Ok(match store.installation(&team).await? {
-            Some(installation) => Whose::Team(installation),
-            None => otherwise,
+        if let Some(installation) = store.installation(&team).await? {
+            return Ok(Whose::Team(installation));
+        }
+        if installed_only {
+            return Ok(Whose::NotInstalled);
+        }
+        Ok(match home.team(store, settings, now).await? {
+            Some(own) if own == team => Whose::Stack,
+            Some(_) => Whose::NotInstalled,
+            None if settings.slack_client_id.is_some() => Whose::NotInstalled,
+            None => Whose::Stack,
         })
     }
+}
+
+/// How long ingest takes the stack's own team for not known yet before it
+/// reads the table again (the recurring run learns it within the hour).
+const UNKNOWN_HOME_SECONDS: i64 = 60;
+
+/// The stack's own team as ingest knows it: the setting `slack_team_id`,
+/// else the home the stack learned from its own token (`auth.test`) and
+/// keeps in the table: read once per process when known, at most once a
+/// minute while not.
+#[derive(Default, Clone)]
+pub(super) struct Home {
+    read: Arc<Mutex<Option<HomeRead>>>,
+}
+
+/// What the table said of the stack's own team, and when.
+type HomeRead = (Option<TeamId>, DateTime<Utc>);
+
+impl Home {
+    async fn team(
+        &self,
+        store: &dyn Installations,
+        settings: &Settings,
+        now: DateTime<Utc>,
+    ) -> Result<Option<TeamId>, PortError> {
+        if let Some(set) = settings
+            .slack_team_id
+            .as_deref()
+            .and_then(|t| TeamId::parse(t).ok())
+        {
+            return Ok(Some(set));
+        }
+        let fresh = |(team, at): &HomeRead| {
+            team.is_some() || now - *at < Duration::seconds(UNKNOWN_HOME_SECONDS)
+        };
+        if let Some((team, _)) = lock(&self.read).as_ref().filter(|r| fresh(r)) {
+            return Ok(team.clone());
+        }
+        let team = store.home().await?.map(|home| home.team);
+        *lock(&self.read) = Some((team.clone(), now));
+        Ok(team)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// How long after an uninstall its purge runs: the events and jobs of the

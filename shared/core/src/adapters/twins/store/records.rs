@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use myao_domain::facts::Fact;
 use myao_domain::grounds::PostGrounds;
-use myao_domain::install::Installation;
+use myao_domain::install::{Home, Installation};
 use myao_domain::labels::Label;
 use myao_domain::people::{Profile, ProfileDelta};
 use myao_domain::TeamId;
@@ -404,6 +404,15 @@ impl Installations for MemoryStore {
         let now = self.clock.now();
         let taken = self.write_stack()?.oauth_states.remove(state);
         Ok(taken.is_some_and(|expires_at| now < expires_at))
+    }
+
+    async fn home(&self) -> Result<Option<Home>, PortError> {
+        Ok(self.read_stack().home.clone())
+    }
+
+    async fn put_home(&self, home: &Home) -> Result<(), PortError> {
+        self.write_stack()?.home = Some(home.clone());
+        Ok(())
     }
 }
 
