@@ -662,7 +662,8 @@ async fn a_signed_click_at_the_interactivity_path_is_a_label_and_a_forged_one_re
     use myao_domain::hints::Hint;
     use myao_domain::ChannelId;
 
-    let serving = Serving::start().await;
+    let serving =
+        Serving::start_with(slack_stub().await, &[("MYAO_FEEDBACK_BUTTONS", "true")]).await;
     let (addr, ingest) = (serving.addr, serving.ingest.clone());
     let client = myao_http::http_client();
     let url = format!("http://{addr}{}", serve::INTERACTIVITY_PATH);

@@ -9,7 +9,7 @@ use super::refusal::Whose;
 use super::{IgnoreReason, Ingest, IngestResponse, Outcome};
 use crate::ports::PortError;
 use myao_domain::labels::{Label, Source};
-use myao_domain::UserId;
+use myao_domain::{Settings, UserId};
 use myao_slack::interaction::{parse_interaction, Feedback, Interaction, InteractionError};
 
 impl Ingest {
@@ -65,15 +65,22 @@ impl Ingest {
             }
         };
         let settings = self.ports.settings.current().await?;
+        // Buttons on posts made while it was on count no more once it is off.
+        if !settings.feedback_buttons {
+            return Ok(Outcome::Ignored(IgnoreReason::FeedbackOff));
+        }
         let sender = (click.api_app_id.as_deref(), click.team_id.as_deref());
         // As for events: an installed team's click is kept in its part of
         // the store, on its bot's post; one of a team with no installation
-        // is dropped.
+        // counts only from the stack's own workspace.
         let whose = Whose::of(&*self.ports.store, &settings, self.installed_only, sender.1).await?;
         if let Some(reason) = super::refusal::another(&settings, sender.0, sender.1, &whose) {
             return Ok(Outcome::Ignored(reason));
         }
         match whose {
+            Whose::Stack if !from_home(&settings, sender.1) => {
+                Ok(Outcome::Ignored(IgnoreReason::NotInstalled))
+            }
             Whose::Stack => {
                 let bot = settings.bot_user_id.clone();
                 self.clicked(bot.as_ref(), click, now).await
@@ -148,6 +155,16 @@ impl Ingest {
             None => by_app,
         })
     }
+}
+
+/// Whether a click of `team` (of a team with no installation, and not
+/// refused as another's) is from the stack's own workspace: the one
+/// `slack_team_id` names; with none named, on a stack that offers no
+/// installs (no `slack_client_id`), the one workspace the app is in. A
+/// stack that installs others and does not name its own counts only the
+/// installed teams' clicks. A click that names no team is the stack's.
+fn from_home(settings: &Settings, team: Option<&str>) -> bool {
+    team.is_none() || settings.slack_team_id.is_some() || settings.slack_client_id.is_none()
 }
 
 #[cfg(test)]
