@@ -406,7 +406,7 @@ mod buttons {
 
     #[tokio::test]
     async fn a_forged_interactivity_request_is_refused_and_writes_nothing() {
-        let bed = bed(|_| {}).await;
+        let bed = bed(|s| s.feedback_buttons = true).await;
         let post = ts(-600);
         bed.seed(&[message(GENERAL, BOT, post, None, "an opening")])
             .await;

@@ -242,6 +242,26 @@ async fn two_teams_install_through_the_flow_and_each_state_serves_once() {
     assert_eq!(teams, ["T0ACME xoxb-T0ACME", "T0BETA xoxb-T0BETA"]);
 }
 
+/// Issue 56: a cancelled install left its state usable.
+#[tokio::test]
+async fn a_cancel_spends_its_state() {
+    let slack = MockServer::start().await;
+    let (flow, store, _) = flow(&slack).await;
+    let started = flow.start().await;
+    let (state, cookie) = (state_of(&started), cookie_of(&started));
+    let cancelled = flow
+        .finish(&format!("error=access_denied&state={state}"), Some(&cookie))
+        .await;
+    assert_eq!(cancelled.status, 400);
+    // The same link, with a code and the browser's cookie: refused.
+    let query = format!("code=code-T0ACME&state={state}");
+    let later = flow.finish(&query, Some(&cookie)).await;
+    assert_eq!(later.status, 400, "{later:?}");
+    assert!(store.installations().await.expect("read").is_empty());
+    let calls = slack.received_requests().await.expect("recorded");
+    assert!(calls.is_empty(), "no code exchanged: {}", calls.len());
+}
+
 #[tokio::test]
 async fn a_forged_expired_or_other_browsers_state_is_refused_and_installs_nothing() {
     let slack = MockServer::start().await;

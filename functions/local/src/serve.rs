@@ -59,21 +59,30 @@ const READ_BUFFER_BYTES: usize = 64 * 1024;
 /// How long open connections get to finish after a shutdown is asked for.
 const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
+mod waiting;
+use waiting::{Place, Waiting};
+
 /// How `serve` keeps slow, idle or too many clients from tying it up (it
 /// is often reachable from the internet, behind a tunnel).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// A request's headers must have arrived this long after the
-    /// connection is ready for them.
+    /// A request's whole head (its request line and headers) must have
+    /// arrived this long after the connection is ready for it, however it
+    /// trickles in; else the connection is closed.
     pub headers: std::time::Duration,
     /// Its body this long after its headers, else 408.
     pub body: std::time::Duration,
     /// A connection is closed this long after it opened, idle or not (an
     /// answer under way gets [`SHUTDOWN_GRACE`] more to finish).
     pub connection: std::time::Duration,
-    /// At most this many connections at once (each holds at most one body
-    /// of `MAX_BODY_BYTES`); more wait to be accepted.
+    /// At most this many connections open at once. When all are taken, a
+    /// new one closes the one that has waited longest for a request (its
+    /// head still on the way, or idle between requests); when each has a
+    /// request under way, new ones wait to be accepted.
     pub connections: usize,
+    /// At most this many requests read and answered at once (each holds at
+    /// most one body of `MAX_BODY_BYTES`); the next waits, its body unread.
+    pub requests: usize,
 }
 
 impl Default for Limits {
@@ -82,7 +91,8 @@ impl Default for Limits {
             headers: std::time::Duration::from_secs(10),
             body: std::time::Duration::from_secs(10),
             connection: std::time::Duration::from_secs(30),
-            connections: 64,
+            connections: 512,
+            requests: 64,
         }
     }
 }
@@ -334,20 +344,18 @@ impl Server {
         let jobs = self.bot.start_jobs().await?;
         let (stop_tx, stop_rx) = watch::channel(false);
         let mut connections = tokio::task::JoinSet::new();
-        let permits = Arc::new(Semaphore::new(self.limits.connections.max(1)));
+        let places = Arc::new(Semaphore::new(self.limits.connections.max(1)));
+        let waiting = Arc::new(Waiting::default());
+        let mut pushed = PushedOut::default();
         let mut backoff = AcceptBackoff::default();
         let limits = self.limits;
+        let front = Front {
+            ingest: self.bot.ingest.clone(),
+            install: self.bot.install.clone(),
+            turns: Arc::new(Semaphore::new(limits.requests.max(1))),
+        };
         tokio::pin!(shutdown);
         loop {
-            // A free place first: past the cap, connections wait in the
-            // listen backlog rather than each holding a body.
-            let permit = tokio::select! {
-                _ = &mut shutdown => break,
-                permit = permits.clone().acquire_owned() => match permit {
-                    Ok(p) => p,
-                    Err(_) => break,
-                },
-            };
             let (stream, peer) = tokio::select! {
                 _ = &mut shutdown => break,
                 accepted = self.listener.accept() => match accepted {
@@ -369,15 +377,30 @@ impl Server {
                     }
                 },
             };
-            let front = Front {
-                ingest: self.bot.ingest.clone(),
-                install: self.bot.install.clone(),
+            // A place for it: every place taken, the connection that has
+            // waited longest for a request makes room; when each has one
+            // under way, the rest wait in the listen backlog.
+            let place = match places.clone().try_acquire_owned() {
+                Ok(place) => place,
+                Err(_) => {
+                    if waiting.push_out_oldest() {
+                        pushed.one(std::time::Instant::now(), limits.connections);
+                    }
+                    tokio::select! {
+                        _ = &mut shutdown => break,
+                        place = places.clone().acquire_owned() => match place {
+                            Ok(p) => p,
+                            Err(_) => break,
+                        },
+                    }
+                }
             };
-            let (stop, open) = (stop_rx.clone(), self.open.clone());
+            let (front, stop, open) = (front.clone(), stop_rx.clone(), self.open.clone());
+            let waits = waiting.enter();
             connections.spawn(async move {
-                let _permit = permit;
+                let _place = place;
                 open.fetch_add(1, Ordering::SeqCst);
-                front.serve(stream, peer, limits, stop).await;
+                front.serve(stream, peer, waits, limits, stop).await;
                 open.fetch_sub(1, Ordering::SeqCst);
             });
             // Reap finished connections as we go.
@@ -392,6 +415,31 @@ impl Server {
         connections.abort_all();
         jobs.stop().await;
         Ok(())
+    }
+}
+
+/// The connections closed to make room, logged at most once a minute with
+/// how many since: a flood of slow clients says so without a line each.
+#[derive(Debug, Default)]
+struct PushedOut {
+    since: u64,
+    logged: Option<std::time::Instant>,
+}
+
+impl PushedOut {
+    fn one(&mut self, now: std::time::Instant, cap: usize) {
+        self.since += 1;
+        let due = self
+            .logged
+            .is_none_or(|at| now.duration_since(at) >= std::time::Duration::from_secs(60));
+        if due {
+            tracing::warn!(
+                closed = std::mem::take(&mut self.since),
+                connections = cap,
+                "every connection taken: closed the ones waiting longest for a request"
+            );
+            self.logged = Some(now);
+        }
     }
 }
 
@@ -568,23 +616,32 @@ impl AcceptBackoff {
 struct Front {
     ingest: Arc<Ingest>,
     install: Option<Arc<InstallFlow>>,
+    /// The requests read and answered at once ([`Limits::requests`]).
+    turns: Arc<Semaphore>,
 }
 
 impl Front {
-    /// Serves one connection until it ends, the server stops (`stop`), or
-    /// it has been open `limits.connection`.
+    /// Serves one connection until it ends, the server stops (`stop`), it
+    /// has been open `limits.connection`, or it is pushed out of its
+    /// place while it waits for a request (`place`).
     async fn serve(
         self,
         stream: tokio::net::TcpStream,
         peer: SocketAddr,
+        place: Place,
         limits: Limits,
         mut stop: watch::Receiver<bool>,
     ) {
+        let place = Arc::new(place);
+        let pushed_out = place.pushed_out.clone();
         let service = service_fn(move |request| {
-            let front = self.clone();
+            let (front, place) = (self.clone(), place.clone());
             async move {
-                let install = front.install.as_deref();
-                Ok::<_, Infallible>(answer(&front.ingest, install, limits.body, request).await)
+                // Its head is in: it keeps its place until answered.
+                place.busy();
+                let answer = front.answer(limits.body, request).await;
+                place.idle();
+                Ok::<_, Infallible>(answer)
             }
         });
         let connection = http1::Builder::new()
@@ -607,7 +664,24 @@ impl Front {
                 connection.as_mut().graceful_shutdown();
                 let _ = tokio::time::timeout(SHUTDOWN_GRACE, connection).await;
             }
+            // No request under way: closed at once, nothing to answer.
+            _ = pushed_out.notified() => {
+                tracing::debug!(%peer, "closed to make room");
+            }
         }
+    }
+
+    /// One request, in its turn ([`Limits::requests`]): its body is read
+    /// only then.
+    async fn answer(
+        &self,
+        body_time: std::time::Duration,
+        request: Request<Incoming>,
+    ) -> Response<Full<Bytes>> {
+        let Ok(_turn) = self.turns.acquire().await else {
+            return respond(503, "text/plain; charset=utf-8", "shutting down".to_owned());
+        };
+        answer(&self.ingest, self.install.as_deref(), body_time, request).await
     }
 }
 

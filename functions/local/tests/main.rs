@@ -13,6 +13,7 @@ mod serving;
 mod cli;
 mod doctor;
 mod eval;
+mod held;
 mod replay;
 mod serve;
 mod socket;

@@ -205,7 +205,7 @@ async fn serve_refuses_to_start_without_its_secrets() {
 
 /// The status of a GET of a path that is not the events' (404 when the
 /// server answers).
-async fn status_of_another_path(addr: std::net::SocketAddr) -> u16 {
+pub(crate) async fn status_of_another_path(addr: std::net::SocketAddr) -> u16 {
     myao_http::http_client()
         .get(format!("http://{addr}/health"))
         .send()
@@ -234,7 +234,7 @@ async fn bound(slack: &MockServer, extra: &[(&str, &str)]) -> (serve::Server, Mo
 
 /// A server on a free port with `limits` and the settings `extra` beside
 /// the stubs', running until the sender is used.
-async fn running_with(
+pub(crate) async fn running_with(
     limits: serve::Limits,
     extra: &[(&str, &str)],
 ) -> (
@@ -258,7 +258,10 @@ async fn running_with(
 
 /// Reads until the server closes the connection (or `within` passes):
 /// what it sent.
-async fn until_closed(stream: &mut tokio::net::TcpStream, within: Duration) -> Option<String> {
+pub(crate) async fn until_closed(
+    stream: &mut tokio::net::TcpStream,
+    within: Duration,
+) -> Option<String> {
     use tokio::io::AsyncReadExt;
     let mut got = Vec::new();
     let read = tokio::time::timeout(within, stream.read_to_end(&mut got)).await;
@@ -270,7 +273,8 @@ const SHORT: serve::Limits = serve::Limits {
     headers: Duration::from_secs(1),
     body: Duration::from_secs(1),
     connection: Duration::from_secs(3),
-    connections: 4,
+    connections: 8,
+    requests: 4,
 };
 
 #[tokio::test]
@@ -658,7 +662,8 @@ async fn a_signed_click_at_the_interactivity_path_is_a_label_and_a_forged_one_re
     use myao_domain::hints::Hint;
     use myao_domain::ChannelId;
 
-    let serving = Serving::start().await;
+    let serving =
+        Serving::start_with(slack_stub().await, &[("MYAO_FEEDBACK_BUTTONS", "true")]).await;
     let (addr, ingest) = (serving.addr, serving.ingest.clone());
     let client = myao_http::http_client();
     let url = format!("http://{addr}{}", serve::INTERACTIVITY_PATH);

@@ -124,12 +124,18 @@ impl InstallFlow {
     /// `GET /slack/oauth_redirect?code=...&state=...` (its query): the
     /// state taken back once, then the code exchanged and the
     /// installation kept. A person who cancelled on Slack's page comes
-    /// back with `error=access_denied`.
+    /// back with `error=access_denied` (and the state, which is spent).
     /// `cookies`: the request's `Cookie` header, which must hold the same
     /// state ([`STATE_COOKIE`]).
     pub async fn finish(&self, query: &str, cookies: Option<&str>) -> Page {
         let field = |name: &str| query_field(query, name);
         if let Some(error) = field("error") {
+            // A cancel spends its state: the link cannot serve after it.
+            if let Some(state) = field("state").filter(|s| is_state(s)) {
+                if let Err(error) = self.store.take_oauth_state(&state).await {
+                    tracing::warn!(%error, "a cancelled install's state not spent");
+                }
+            }
             // Slack's word for a cancel; anything else is not shown back.
             let line = match error.as_str() {
                 "access_denied" => {

@@ -332,7 +332,8 @@ settings! {
     /// its replies nobody asked for and the topics it opens, never an answer
     /// to a mention, its name or a DM. A click is a hint like a reaction's;
     /// a person's latest click on a post is the one that counts. Needs the
-    /// app's interactivity (docs/deploy.md).
+    /// app's interactivity (docs/deploy.md). Off, no click counts, on the
+    /// posts that carry the buttons already too.
     feedback_buttons: bool = false, Bool;
     /// The emoji of a reaction to a thanks, and of one whose chosen emoji the
     /// workspace lacks.

@@ -12,7 +12,7 @@ mod store;
 
 pub use board::JobBoard;
 pub use metrics::RecordedMetrics;
-pub use store::{CallCounts, MemoryStore};
+pub use store::{CallCounts, MemoryStore, OAUTH_STATES_HELD};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic elsewhere must not make the twin unusable.

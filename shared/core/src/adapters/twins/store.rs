@@ -26,6 +26,7 @@ use myao_domain::{
 use super::lock;
 
 mod records;
+pub use records::OAUTH_STATES_HELD;
 
 #[derive(Debug, Clone)]
 enum Stored {
@@ -92,7 +93,7 @@ struct StoreInner {
     /// The installations, by team.
     installations: BTreeMap<TeamId, Installation>,
     /// The install links' states, with their expiry.
-    oauth_states: HashMap<String, DateTime<Utc>>,
+    oauth_states: records::OAuthStates,
     /// The stack's own workspace, once learned.
     home: Option<Home>,
     reflected: BTreeMap<Conversation, Expiring<Ts>>,
@@ -222,6 +223,11 @@ impl MemoryStore {
             .values()
             .filter_map(|m| m.live(now).cloned())
             .collect()
+    }
+
+    /// How many install states it keeps now, expired or not (for tests).
+    pub fn oauth_states_kept(&self) -> usize {
+        lock(&self.stack).oauth_states.len()
     }
 
     /// When a memory expires (for tests).

@@ -325,6 +325,43 @@ async fn the_twin_renews_an_installation_once_and_takes_a_state_back_once() {
     assert!(!s.take_oauth_state("old").await.unwrap(), "expired");
 }
 
+/// Issue 56: `myao serve` kept every install state forever (156 B more
+/// per anonymous `GET /slack/install`).
+#[tokio::test]
+async fn the_twins_install_states_are_deleted_once_expired_and_held_to_a_number() {
+    use super::OAUTH_STATES_HELD;
+    use crate::ports::Installations;
+
+    let clock = Arc::new(ManualClock::new(at(1_000)));
+    let s = MemoryStore::new(clock.clone());
+    for i in 0..100 {
+        s.put_oauth_state(&format!("early{i}"), at(1_600))
+            .await
+            .unwrap();
+    }
+    // Past their ten minutes, the next install's state finds them gone.
+    clock.set(at(1_601));
+    s.put_oauth_state("next", at(2_200)).await.unwrap();
+    assert_eq!(s.oauth_states_kept(), 1);
+
+    // A flood within ten minutes: never more than the bound, the oldest
+    // dropped first, the newest kept.
+    for i in 0..OAUTH_STATES_HELD + 50 {
+        let until = at(2_201) + chrono::Duration::milliseconds(i as i64);
+        s.put_oauth_state(&format!("flood{i}"), until)
+            .await
+            .unwrap();
+    }
+    assert_eq!(s.oauth_states_kept(), OAUTH_STATES_HELD);
+    assert!(
+        !s.take_oauth_state("next").await.unwrap(),
+        "the oldest made room"
+    );
+    assert!(!s.take_oauth_state("flood0").await.unwrap());
+    let newest = format!("flood{}", OAUTH_STATES_HELD + 49);
+    assert!(s.take_oauth_state(&newest).await.unwrap());
+}
+
 #[tokio::test]
 async fn each_team_has_its_own_part_of_the_twin_and_a_purge_empties_only_its_own() {
     use crate::ports::{Installations, Teams};

@@ -65,10 +65,14 @@ impl Ingest {
             }
         };
         let settings = self.ports.settings.current().await?;
+        // Buttons on posts made while it was on count no more once it is off.
+        if !settings.feedback_buttons {
+            return Ok(Outcome::Ignored(IgnoreReason::FeedbackOff));
+        }
         let sender = (click.api_app_id.as_deref(), click.team_id.as_deref());
         // As for events: an installed team's click is kept in its part of
-        // the store, on its bot's post; one of a team with no installation
-        // is dropped.
+        // the store, on its bot's post; the stack's own workspace's in the
+        // stack's; one of a team with no installation is dropped.
         let store = &*self.ports.store;
         let (installed_only, home) = (self.installed_only, &self.home);
         let whose = Whose::of(store, &settings, installed_only, home, sender.1, now).await?;

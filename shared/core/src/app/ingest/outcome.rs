@@ -80,6 +80,8 @@ pub enum IgnoreReason {
     /// From a workspace the app is not installed in (a stack with
     /// `slack_client_id`): uninstalled, or never installed.
     NotInstalled,
+    /// A click of the feedback buttons while `feedback_buttons` is off.
+    FeedbackOff,
 }
 
 impl fmt::Display for IgnoreReason {
@@ -95,6 +97,7 @@ impl fmt::Display for IgnoreReason {
             IgnoreReason::NotInstalled => {
                 f.write_str("event of a team the app is not installed in")
             }
+            IgnoreReason::FeedbackOff => f.write_str("a click while feedback_buttons is off"),
         }
     }
 }

@@ -22,7 +22,9 @@ fn bed(settings: &[(&str, &str)]) -> (Twins, Ingest) {
     let twins = Twins::new(Arc::new(ManualClock::new(
         Ts::parse("1767600000.0").unwrap().to_datetime(),
     )));
-    let (settings, issues) = Settings::from_pairs(settings.iter().copied());
+    // The buttons on, unless the case says otherwise.
+    let pairs = [("feedback_buttons", "true")].iter().chain(settings);
+    let (settings, issues) = Settings::from_pairs(pairs.copied());
     assert!(issues.is_empty(), "{issues:?}");
     let ingest = Ingest::new(
         twins.ports(FixedRandom(0.5), settings),
@@ -274,4 +276,83 @@ async fn socket_modes_interaction_is_taken_as_json() {
             .status,
         500
     );
+}
+
+/// What ingest made of `payload` (a click's JSON).
+async fn outcome_of(twins: &Twins, ingest: &Ingest, payload: &Value) -> Outcome {
+    let interaction = parse_interaction(payload.to_string().as_bytes()).unwrap();
+    ingest
+        .interaction(interaction, twins.clock.now())
+        .await
+        .unwrap()
+}
+
+/// Issue 56: clicks counted while `feedback_buttons` was off.
+#[tokio::test]
+async fn a_click_while_the_buttons_are_off_is_no_label() {
+    let (twins, ingest) = bed(&[("feedback_buttons", "false")]);
+    let outcome = outcome_of(&twins, &ingest, &click("U1", NEGATIVE)).await;
+    assert_eq!(outcome, Outcome::Ignored(IgnoreReason::FeedbackOff));
+    assert_eq!(
+        send(&twins, &ingest, &form(&click("U1", NEGATIVE)))
+            .await
+            .status,
+        200
+    );
+    assert!(labels(&twins).await.is_empty());
+    assert_eq!(twins.store.counts().writes(), 0);
+}
+
+/// Issue 56: on a stack that installs other workspaces, a click of a team
+/// with no installation was kept as the stack's own.
+#[tokio::test]
+async fn a_click_counts_from_an_installed_team_or_the_home_team_only() {
+    use crate::ports::Installations;
+    use myao_domain::install::{Installation, Token};
+    use myao_domain::TeamId;
+
+    let offering = [("slack_client_id", "123.456")];
+    let (twins, ingest) = bed(&offering);
+    // T1 has no installation, and the stack does not name its own team.
+    let outcome = outcome_of(&twins, &ingest, &click("U1", NEGATIVE)).await;
+    assert_eq!(outcome, Outcome::Ignored(IgnoreReason::NotInstalled));
+    assert!(labels(&twins).await.is_empty());
+
+    // Installed, T1's click is a label in its own part, on its bot's post.
+    let team = TeamId::parse("T1").unwrap();
+    let installation = Installation {
+        team: team.clone(),
+        enterprise: None,
+        team_name: "one".into(),
+        bot_user_id: UserId::parse("UBOT").unwrap(),
+        scopes: vec![],
+        bot_token: Token::new("xoxb-1"),
+        rotation: None,
+        installed_at: twins.clock.now(),
+    };
+    twins.store.put_installation(&installation).await.unwrap();
+    let outcome = outcome_of(&twins, &ingest, &click("U1", NEGATIVE)).await;
+    assert_eq!(
+        outcome,
+        Outcome::Hinted {
+            added: true,
+            new: true
+        }
+    );
+    let channel = ChannelId::parse("C1").unwrap();
+    let its_own = twins.store.for_team(&team).labels(&channel).await.unwrap();
+    assert_eq!(its_own.len(), 1);
+    assert!(labels(&twins).await.is_empty(), "not the stack's");
+
+    // The home team, named by `slack_team_id`, counts without one.
+    let (twins, ingest) = bed(&[offering[0], ("slack_team_id", "T1")]);
+    let outcome = outcome_of(&twins, &ingest, &click("U1", NEGATIVE)).await;
+    assert_eq!(
+        outcome,
+        Outcome::Hinted {
+            added: true,
+            new: true
+        }
+    );
+    assert_eq!(labels(&twins).await.len(), 1);
 }
