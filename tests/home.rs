@@ -1,4 +1,4 @@
-//! Home is known, strangers are refused (issue 56): a stack learns its own
+//! Home is known, strangers are refused: a stack learns its own
 //! workspace from its own token (`auth.test`, once) and answers it as its
 //! own; every other workspace's event needs an installation. A workspace
 //! that never installed, or one after its uninstall, is acknowledged and
@@ -10,29 +10,14 @@ use chrono::Duration;
 use myao_aws::dynamodb::DynamoStore;
 use myao_core::app::ingest::{IgnoreReason, Outcome};
 use myao_core::ports::Installations;
-use myao_domain::install::{Home, Installation, Token};
+use myao_domain::install::Home;
 use myao_domain::metrics::EVENTS;
-use myao_domain::{JobKind, TeamId, UserId};
+use myao_domain::{JobKind, UserId};
 use myao_services::jobs::run_carried;
-use myao_tests::stubs::{at, ts, Bed, ALICE, BOT, GENERAL};
+use myao_tests::stubs::{ts, Bed, ALICE, BOT, GENERAL};
+
+use crate::tenants::{installed, team};
 use serde_json::{json, Value};
-
-fn team(id: &str) -> TeamId {
-    TeamId::parse(id).expect("a team id")
-}
-
-fn installed(id: &str) -> Installation {
-    Installation {
-        team: team(id),
-        enterprise: None,
-        team_name: id.to_lowercase(),
-        bot_user_id: UserId::parse(BOT).expect("the bot"),
-        scopes: vec!["chat:write".into()],
-        bot_token: Token::new(format!("xoxb-{id}")),
-        rotation: None,
-        installed_at: at(-86_400),
-    }
-}
 
 /// `team`'s envelope delivering `event`, as Slack sends it.
 fn envelope(team: &str, event_id: &str, event: Value) -> Vec<u8> {
@@ -66,16 +51,7 @@ async fn ingested(bed: &Bed<DynamoStore>, team: &str, id: &str, event: Value) ->
 
 /// Whether any item of the table holds `words`, read around the adapter.
 async fn kept_anywhere(store: &DynamoStore, words: &str) -> bool {
-    let items: Vec<_> = store
-        .client()
-        .scan()
-        .table_name(store.table())
-        .into_paginator()
-        .items()
-        .send()
-        .try_collect()
-        .await
-        .expect("a scan");
+    let items = crate::install::every_item(store).await;
     items.iter().any(|item| format!("{item:?}").contains(words))
 }
 

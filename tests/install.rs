@@ -407,9 +407,11 @@ async fn an_uninstall_removes_the_installation_in_either_order_of_slacks_two_eve
     }
 }
 
-/// Every item's partition, read around the adapter.
-async fn partitions(store: &DynamoStore) -> Vec<String> {
-    let items: Vec<_> = store
+/// Every item of the table, read around the adapter.
+pub(crate) async fn every_item(
+    store: &DynamoStore,
+) -> Vec<std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>> {
+    store
         .client()
         .scan()
         .table_name(store.table())
@@ -418,8 +420,13 @@ async fn partitions(store: &DynamoStore) -> Vec<String> {
         .send()
         .try_collect()
         .await
-        .expect("a scan");
-    items
+        .expect("a scan")
+}
+
+/// Every item's partition, read around the adapter.
+async fn partitions(store: &DynamoStore) -> Vec<String> {
+    every_item(store)
+        .await
         .iter()
         .filter_map(|item| item.get("pk")?.as_s().ok().cloned())
         .collect()

@@ -28,11 +28,12 @@ const TEAMS: [(&str, &str, &str); 2] = [
 
 const EVERY_KIND: &[JobKind] = &JobKind::ALL;
 
-fn team(id: &str) -> TeamId {
+pub(crate) fn team(id: &str) -> TeamId {
     TeamId::parse(id).expect("a team id")
 }
 
-fn installed(id: &str) -> Installation {
+/// `id`'s installation, a day old, with its bot token `xoxb-<id>`.
+pub(crate) fn installed(id: &str) -> Installation {
     Installation {
         team: team(id),
         enterprise: None,
