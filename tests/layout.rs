@@ -315,3 +315,73 @@ fn the_circle_check_finds_a_circle_and_reads_groups() {
     );
     assert!(on_circles(&graph(&[("a", "b"), ("b", "c"), ("a", "c")])).is_empty());
 }
+
+/// The number a document writes as a word (`ten`), up to twenty.
+fn number_after(text: &str, before: &str) -> usize {
+    const WORDS: [&str; 21] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+    ];
+    let at = text
+        .find(before)
+        .unwrap_or_else(|| panic!("no {before:?} in the document"));
+    let word: String = text[at + before.len()..]
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect();
+    WORDS
+        .iter()
+        .position(|w| *w == word)
+        .unwrap_or_else(|| panic!("{word:?} after {before:?} is no number"))
+}
+
+#[test]
+fn the_architectures_counts_are_the_codes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let read = |path: &str| fs::read_to_string(root.join(path)).expect("a file");
+    let (architecture, layout) = (read("ARCHITECTURE.md"), read("docs/layout.md"));
+    // The library crates: every folder of shared/ but the tests' kit.
+    let crates = fs::read_dir(root.join("shared"))
+        .expect("shared/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("Cargo.toml").is_file() && !p.ends_with("testkit"))
+        .count();
+    assert_eq!(number_after(&architecture, "myao is "), crates);
+    assert_eq!(
+        number_after(&architecture, "functions/local  ──► all "),
+        crates
+    );
+    // The store's traits: those `Store` is made of.
+    let ports = read("shared/core/src/ports.rs");
+    let at = ports.find("pub trait Store:").expect("the Store trait");
+    let traits = ports[at..]
+        .split_once('{')
+        .map(|(head, _)| head.matches('+').count() + 1)
+        .expect("its traits");
+    assert_eq!(number_after(&architecture, "`Store` is all "), traits);
+    // The functions the template deploys.
+    let functions = read("template.yaml")
+        .matches("Type: AWS::Serverless::Function")
+        .count();
+    assert_eq!(number_after(&architecture, "deploys "), functions);
+    assert_eq!(number_after(&layout, "AWS SAM: "), functions);
+}

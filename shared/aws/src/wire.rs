@@ -1,7 +1,7 @@
-//! The Lambda functions' assembly: the AWS adapters from the function's
-//! environment (`myao_core::env`), built once per cold start. Ingest is
-//! assembled here whole; the job functions (`myao_wire::aws`) start from
-//! the same [`common`] part.
+//! The AWS part of the Lambda functions' assembly: the AWS adapters from
+//! the function's environment (`myao_core::env`), built once per cold
+//! start. Ingest (`functions/ingest/src/lib.rs`) and the job functions
+//! (`myao_wire::aws`) both start from its [`common`] part.
 
 use std::sync::Arc;
 
