@@ -1171,52 +1171,129 @@ async fn a_slack_outage_of_ten_minutes_ends_with_one_answer_and_one_llm_call() {
     assert_eq!(bot_messages, 1, "one answer");
 }
 
-/// Issue 45: once Slack refuses the bot token, mentions cost no LLM call
-/// until the breaker closes (5 minutes); then they are answered again.
+/// Issue 45: once Slack refuses the bot token, replies cost no LLM call
+/// while it is refused. Issue 56: a mention then waits for the token, not
+/// dropped: each of its tries asks Slack whether the token works again, and
+/// the first that hears yes closes the breaker and answers.
 #[tokio::test]
-async fn a_revoked_token_stops_llm_calls_until_it_works_again() {
+async fn a_mention_while_the_token_is_refused_waits_and_is_answered_when_it_works_again() {
     let bed = Bed::new().await;
     answer_next_post(
         &bed,
         ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": "token_revoked"})),
     )
     .await;
-    for (i, secs) in [0, 10, 20].into_iter().enumerate() {
-        bed.seed(&[message(
-            GENERAL,
-            ALICE,
-            ts(secs),
-            None,
-            "<@UBOT> are you there?",
-        )])
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(0),
+        None,
+        "<@UBOT> are you there?",
+    )])
+    .await;
+    let refused = responded(bed.run(&response(None, 0, true)).await);
+    assert!(
+        matches!(refused, ResponseOutcome::PostFailed(_)),
+        "{refused:?}"
+    );
+    // Slack still refuses the token for two more asks.
+    mount_once(
+        &bed.slack_server,
+        "GET",
+        "/api/auth.test",
+        ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": "token_revoked"})),
+    )
+    .await;
+    mount_once(
+        &bed.slack_server,
+        "GET",
+        "/api/auth.test",
+        ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": "token_revoked"})),
+    )
+    .await;
+    bed.seed(&[message(GENERAL, ALICE, ts(30), None, "<@UBOT> hello?")])
         .await;
-        let outcome = responded(bed.run(&response(None, secs, true)).await);
-        if i == 0 {
-            assert!(
-                matches!(outcome, ResponseOutcome::PostFailed(_)),
-                "{outcome:?}"
-            );
-        } else {
-            assert!(
-                matches!(outcome, ResponseOutcome::NoReply(NoReply::TokenRefused)),
-                "{outcome:?}"
-            );
-        }
+    let job = response(None, 30, true);
+    let asked_before = bed.slack_requests("auth.test").await.len();
+    for wait in [10, 30] {
+        bed.clock.advance(Duration::seconds(wait));
+        let waiting = myao_services::jobs::run(&bed.services, &job).await;
+        assert!(
+            waiting.as_ref().is_err_and(|e| e.is_retryable()),
+            "it comes back: {waiting:?}"
+        );
     }
     assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 1);
-
-    // The token works again (the stub's refusal is spent); after the
-    // breaker's minutes a mention is answered.
-    bed.clock.advance(Duration::minutes(6));
+    assert_eq!(
+        bed.posts().await.len(),
+        1,
+        "no post tried but the refused one"
+    );
+    // The token works again (within the breaker's minutes): the next try
+    // answers, once, and the breaker is closed for the next mention.
+    bed.clock.advance(Duration::seconds(90));
+    let answered = responded(bed.run(&job).await);
+    assert!(
+        matches!(answered, ResponseOutcome::Posted { .. }),
+        "{answered:?}"
+    );
+    assert_eq!(
+        bed.posts().await.len(),
+        2,
+        "the refused one, then the answer"
+    );
+    let asked = bed.slack_requests("auth.test").await.len();
+    assert_eq!(asked - asked_before, 3, "asked at each try: no, no, yes");
     let later = (bed.now() - myao_tests::stubs::at(0)).num_seconds();
     bed.seed(&[message(GENERAL, ALICE, ts(later), None, "<@UBOT> now?")])
         .await;
-    let outcome = responded(bed.run(&response(None, later, true)).await);
+    let next = responded(bed.run(&response(None, later, true)).await);
+    assert!(matches!(next, ResponseOutcome::Posted { .. }), "{next:?}");
+    assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 3);
+    assert_eq!(
+        bed.slack_requests("auth.test").await.len(),
+        asked,
+        "the breaker closed: not asked again"
+    );
+}
+
+/// Issue 45: an unprompted reply while the token is refused is no LLM call
+/// and no answer (nobody waits for it).
+#[tokio::test]
+async fn an_unprompted_reply_while_the_token_is_refused_is_no_reply() {
+    let bed = Bed::new().await;
+    answer_next_post(
+        &bed,
+        ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": "token_revoked"})),
+    )
+    .await;
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(0),
+        None,
+        "<@UBOT> are you there?",
+    )])
+    .await;
+    let refused = responded(bed.run(&response(None, 0, true)).await);
     assert!(
-        matches!(outcome, ResponseOutcome::Posted { .. }),
+        matches!(refused, ResponseOutcome::PostFailed(_)),
+        "{refused:?}"
+    );
+    bed.seed(&[message(
+        GENERAL,
+        BOB,
+        ts(10),
+        None,
+        "anyone know how to rebase?",
+    )])
+    .await;
+    let outcome = responded(bed.run(&response(None, 10, false)).await);
+    assert!(
+        matches!(outcome, ResponseOutcome::NoReply(NoReply::TokenRefused)),
         "{outcome:?}"
     );
-    assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 2);
+    assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 1);
 }
 
 /// Issue 45: a reply Slack refuses as `msg_too_long` is posted once more,

@@ -247,6 +247,23 @@ pub async fn token_refused(cx: &JobContext<'_>) -> Result<bool, PortError> {
     Ok(held.is_some_and(|until| until > cx.now()))
 }
 
+/// Whether the bot token works again, asked of Slack (`auth.test`): when
+/// it does, the breaker closes at once; when Slack still refuses it (or
+/// fails), `false`, and the breaker is left open.
+pub async fn token_works_again(cx: &JobContext<'_>) -> Result<bool, PortError> {
+    match cx.slack().auth_test().await {
+        Ok(_) => {
+            cx.store().release(limits::TOKEN_BREAKER).await?;
+            tracing::info!("the bot token works again: the breaker is closed");
+            Ok(true)
+        }
+        Err(error) => {
+            trip_on_token_refusal(cx, &error).await;
+            Ok(false)
+        }
+    }
+}
+
 /// Opens the token breaker when `error` is Slack refusing the bot token
 /// (`invalid_auth`, `token_revoked`, ...); the alarm on `SlackAuthErrors`
 /// tells a person. Closes by itself after [`limits::TOKEN_BREAKER_FOR`].

@@ -392,10 +392,22 @@ async fn before_writing(cx: &JobContext<'_>, job: &ResponseJob) -> Result<Ready,
         ..
     } = job;
     // Slack refused the token lately: a reply could not be posted, so no
-    // LLM call writes one (the alarm on SlackAuthErrors tells a person).
+    // LLM call writes one (the alarm on SlackAuthErrors tells a person). A
+    // mention waits for the token: Slack is asked whether it works again
+    // (which closes the breaker), and until it does the job comes back
+    // (its quick retries, then the queue's), up to `mention_max_age_seconds`.
     if crate::limits::token_refused(cx).await? {
-        tracing::warn!("no reply: Slack refused the bot token lately");
-        return Ok(Ready::Done(ResponseOutcome::NoReply(NoReply::TokenRefused)));
+        if !*mention {
+            tracing::warn!("no reply: Slack refused the bot token lately");
+            return Ok(Ready::Done(ResponseOutcome::NoReply(NoReply::TokenRefused)));
+        }
+        if !crate::limits::token_works_again(cx).await? {
+            tracing::warn!("a mention while Slack refuses the bot token: it waits for the token");
+            return Err(PortError::unavailable(
+                "slack",
+                "the bot token was refused lately; the mention waits for it to work again",
+            ));
+        }
     }
     // "Forget me": no LLM call and no limit, the person's profile and facts
     // go, and a fixed line says so.
