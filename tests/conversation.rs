@@ -1171,12 +1171,9 @@ async fn a_slack_outage_of_ten_minutes_ends_with_one_answer_and_one_llm_call() {
     assert_eq!(bot_messages, 1, "one answer");
 }
 
-/// Issue 45: once Slack refuses the bot token, replies cost no LLM call
-/// while it is refused. Issue 56: a mention then waits for the token, not
-/// dropped: each of its tries asks Slack whether the token works again, and
-/// the first that hears yes closes the breaker and answers.
-#[tokio::test]
-async fn a_mention_while_the_token_is_refused_waits_and_is_answered_when_it_works_again() {
+/// A bed whose first mention's post Slack refused as `token_revoked`:
+/// the token breaker is open.
+async fn a_bed_whose_token_slack_refused() -> Bed {
     let bed = Bed::new().await;
     answer_next_post(
         &bed,
@@ -1196,21 +1193,27 @@ async fn a_mention_while_the_token_is_refused_waits_and_is_answered_when_it_work
         matches!(refused, ResponseOutcome::PostFailed(_)),
         "{refused:?}"
     );
+    bed
+}
+
+/// Issue 45: once Slack refuses the bot token, replies cost no LLM call
+/// while it is refused. Issue 56: a mention then waits for the token, not
+/// dropped: each of its tries asks Slack whether the token works again, and
+/// the first that hears yes closes the breaker and answers.
+#[tokio::test]
+async fn a_mention_while_the_token_is_refused_waits_and_is_answered_when_it_works_again() {
+    let bed = a_bed_whose_token_slack_refused().await;
     // Slack still refuses the token for two more asks.
-    mount_once(
-        &bed.slack_server,
-        "GET",
-        "/api/auth.test",
-        ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": "token_revoked"})),
-    )
-    .await;
-    mount_once(
-        &bed.slack_server,
-        "GET",
-        "/api/auth.test",
-        ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": "token_revoked"})),
-    )
-    .await;
+    for _ in 0..2 {
+        mount_once(
+            &bed.slack_server,
+            "GET",
+            "/api/auth.test",
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"ok": false, "error": "token_revoked"})),
+        )
+        .await;
+    }
     bed.seed(&[message(GENERAL, ALICE, ts(30), None, "<@UBOT> hello?")])
         .await;
     let job = response(None, 30, true);
@@ -1261,25 +1264,7 @@ async fn a_mention_while_the_token_is_refused_waits_and_is_answered_when_it_work
 /// and no answer (nobody waits for it).
 #[tokio::test]
 async fn an_unprompted_reply_while_the_token_is_refused_is_no_reply() {
-    let bed = Bed::new().await;
-    answer_next_post(
-        &bed,
-        ResponseTemplate::new(200).set_body_json(json!({"ok": false, "error": "token_revoked"})),
-    )
-    .await;
-    bed.seed(&[message(
-        GENERAL,
-        ALICE,
-        ts(0),
-        None,
-        "<@UBOT> are you there?",
-    )])
-    .await;
-    let refused = responded(bed.run(&response(None, 0, true)).await);
-    assert!(
-        matches!(refused, ResponseOutcome::PostFailed(_)),
-        "{refused:?}"
-    );
+    let bed = a_bed_whose_token_slack_refused().await;
     bed.seed(&[message(
         GENERAL,
         BOB,
