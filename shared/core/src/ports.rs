@@ -12,7 +12,6 @@ use crate::schedule::ScheduleName;
 use myao_domain::answer_times::AnswerTimes;
 use myao_domain::digest::Backoff;
 use myao_domain::facts::Fact;
-use myao_domain::files::Image;
 use myao_domain::grounds::PostGrounds;
 use myao_domain::install::{AccessError, Home, Installation};
 use myao_domain::labels::Label;
@@ -26,6 +25,9 @@ use myao_domain::{
 /// The error underneath a [`PortError`]: an SDK, HTTP or decoding error,
 /// kept as its [`source`](std::error::Error::source).
 pub type Cause = Arc<dyn std::error::Error + Send + Sync>;
+
+mod models;
+pub use models::{Embedded, Embedder, Llm, LlmReply, LlmRequest, LlmRole};
 
 /// A failure of an outside service, the one error type of every port.
 ///
@@ -651,60 +653,6 @@ pub trait SettingsProvider: Send + Sync {
 #[async_trait]
 pub trait Secrets: Send + Sync {
     async fn get(&self, name: &str) -> Result<String, PortError>;
-}
-
-/// What an LLM call is for; each role has its own model settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LlmRole {
-    Judgment,
-    Response,
-    Memory,
-}
-
-impl LlmRole {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LlmRole::Judgment => "judgment",
-            LlmRole::Response => "response",
-            LlmRole::Memory => "memory",
-        }
-    }
-}
-
-/// One LLM call: a single system message, as in the design.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LlmRequest {
-    pub role: LlmRole,
-    pub system: String,
-    /// Ask for a JSON object as the answer.
-    pub json: bool,
-    /// A lower limit on the answer's tokens than the role's `max_tokens`.
-    pub max_tokens: Option<u32>,
-    /// Images shared in the conversation, in the order the prompt numbers
-    /// them ("image 1 attached"); only for a model that sees them.
-    pub images: Vec<Image>,
-    /// How many bytes at the start of `system` are the same from one call
-    /// to the next until a memory is written (the persona, the memories,
-    /// the channels): where a provider that caches prompt prefixes on
-    /// request (Bedrock's `cachePoint`) is told to. 0: none said.
-    pub stable_prefix: usize,
-}
-
-/// An LLM's answer and what it cost.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct LlmReply {
-    pub text: String,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    /// Of the prompt's tokens, those the provider read from its prompt
-    /// cache (billed at a fraction); 0 when it says none.
-    pub cached_tokens: u64,
-}
-
-/// A chat-completions LLM.
-#[async_trait]
-pub trait Llm: Send + Sync {
-    async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError>;
 }
 
 /// The Slack Web API.
