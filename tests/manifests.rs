@@ -123,7 +123,14 @@ fn the_services_do_no_io_but_through_the_ports() {
 const MANIFESTS: &[(&str, &[&str])] = &[
     (
         "domain",
-        &["chrono", "chrono-tz", "serde", "serde_json", "thiserror"],
+        &[
+            "base64",
+            "chrono",
+            "chrono-tz",
+            "serde",
+            "serde_json",
+            "thiserror",
+        ],
     ),
     (
         "slack",
@@ -175,6 +182,7 @@ const MANIFESTS: &[(&str, &[&str])] = &[
     (
         "testkit",
         &[
+            "async-trait",
             "chrono",
             "myao-core",
             "myao-domain",
@@ -256,15 +264,25 @@ const MANIFESTS: &[(&str, &[&str])] = &[
     (
         "wire",
         &[
+            "async-trait",
             "aws-sdk-scheduler",
             "aws-sdk-sqs",
             "myao-aws",
             "myao-core",
+            "myao-embed",
             "myao-http",
             "myao-llm",
             "myao-services",
             "myao-slack-api",
+            "reqwest",
+            "tracing",
         ],
+    ),
+    // The bundled embedder: the core's port over its C engine (compiled by
+    // `cc`); nothing else.
+    (
+        "embed",
+        &["async-trait", "cc", "myao-core", "tokio", "tracing"],
     ),
 ];
 

@@ -94,12 +94,14 @@ fn fact(id: &str, n: u32, text: &str, shareable: bool) -> Fact {
         subject: "Bob".into(),
         text: text.into(),
         keywords: vec!["osaka".into()],
+        cues: Vec::new(),
         importance: 4,
         shareable,
         sources: vec![ts(-30 * HOUR)],
         speakers: vec![myao_testkit::ids::user(BOB)],
         written_at: at(-30 * HOUR),
         outdated: false,
+        meaning: None,
     }
 }
 

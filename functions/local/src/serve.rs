@@ -38,6 +38,7 @@ use myao_llm::openai::OpenAiLlm;
 use myao_services::{jobs, Services};
 use myao_slack_api::oauth::SlackOAuthApi;
 use myao_slack_api::SlackWebApi;
+use myao_wire::embedder::ChosenEmbedder;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
 
@@ -193,11 +194,19 @@ pub async fn assemble(config: LocalConfig) -> anyhow::Result<Bot> {
         secrets.clone(),
         LLM_API_KEY,
     );
+    let (http_for_embedder, secrets_for_embedder) = (http.clone(), secrets.clone());
     // Bedrock too, with the caller's AWS configuration, when a role asks.
     let llm = crate::llm::router(ports.settings.clone(), Arc::new(openai)).await?;
     let install = install_flow(&config, &ports, http).await?;
     let ingest = Ingest::new(ports.clone(), secrets, SLACK_SIGNING_SECRET);
+    let embedder = ChosenEmbedder::new(
+        http_for_embedder,
+        ports.settings.clone(),
+        secrets_for_embedder,
+        LLM_API_KEY,
+    );
     let mut services = Services::new(ports, Arc::new(llm), slack);
+    services.recall_by_meaning_with(Arc::new(embedder));
     if let Some(flow) = &install {
         // The workspaces it installs renew their rotating tokens in the
         // recurring run, as on a deployed stack.

@@ -27,7 +27,7 @@ use myao_domain::{
 pub type Cause = Arc<dyn std::error::Error + Send + Sync>;
 
 mod models;
-pub use models::{Embedded, Embedder, Llm, LlmReply, LlmRequest, LlmRole};
+pub use models::{Embedded, Embedder, Llm, LlmReply, LlmRequest, LlmRole, Vectors};
 
 /// A failure of an outside service, the one error type of every port.
 ///

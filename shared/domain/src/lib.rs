@@ -18,6 +18,7 @@ pub mod job;
 pub mod judgment;
 pub mod labels;
 pub mod limits;
+pub mod meaning;
 pub mod memory;
 pub mod message;
 pub mod metrics;

@@ -23,8 +23,12 @@ mod c {
         pub fn e5_load(path: *const c_char) -> *mut E5Model;
         pub fn e5_free(m: *mut E5Model);
         pub fn e5_dim(m: *const E5Model) -> c_int;
-        pub fn e5_embed(m: *mut E5Model, text: *const c_char, is_query: c_int, out: *mut f32)
-            -> c_int;
+        pub fn e5_embed(
+            m: *mut E5Model,
+            text: *const c_char,
+            is_query: c_int,
+            out: *mut f32,
+        ) -> c_int;
     }
 }
 

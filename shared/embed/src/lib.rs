@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use myao_core::ports::{Embedded, Embedder, PortError};
+use myao_core::ports::{Embedded, Embedder, PortError, Vectors};
 
 pub use engine::DIMENSIONS;
 
@@ -81,20 +81,20 @@ impl Bundled {
 
 #[async_trait]
 impl Embedder for Bundled {
-    fn model(&self) -> &str {
-        MODEL
-    }
-
-    async fn embed(&self, texts: &[String], what: Embedded) -> Result<Vec<Vec<f32>>, PortError> {
+    async fn embed(&self, texts: &[String], what: Embedded) -> Result<Vectors, PortError> {
         let this = self.clone();
         let texts = texts.to_vec();
-        tokio::task::spawn_blocking(move || {
+        let vectors = tokio::task::spawn_blocking(move || {
             texts
                 .iter()
                 .map(|t| this.embed_one(t, what))
                 .collect::<Result<Vec<_>, _>>()
         })
         .await
-        .map_err(|e| PortError::refused(SERVICE, e))?
+        .map_err(|e| PortError::refused(SERVICE, e))??;
+        Ok(Vectors {
+            model: MODEL.to_owned(),
+            vectors,
+        })
     }
 }

@@ -10,6 +10,7 @@
 //! leaves no time for it.
 
 pub mod bedrock;
+pub mod embeddings;
 pub mod openai;
 
 use std::future::Future;

@@ -108,26 +108,6 @@ impl OpenAiLlm {
         self
     }
 
-    /// The key to send, if any (see the module documentation).
-    async fn api_key(&self) -> Result<ApiKey, PortError> {
-        if self.client.secret_name.is_empty() {
-            return Ok(ApiKey::None("no key name is configured"));
-        }
-        match self.client.secret().await {
-            Ok(Some(key)) => Ok(ApiKey::Bearer(key)),
-            Ok(None) => Ok(ApiKey::None("the key is empty")),
-            Err(PortError::Refused { detail, .. }) => {
-                tracing::debug!(
-                    key_name = %self.client.secret_name,
-                    reason = %detail,
-                    "no LLM API key: calling without Authorization"
-                );
-                Ok(ApiKey::None("the key's secret is missing"))
-            }
-            Err(e) => Err(e),
-        }
-    }
-
     /// Waits before retry number `retry` (0 for the first retry).
     fn wait(&self, retry: u32, retry_after: Option<f64>) -> Duration {
         match retry_after {
@@ -198,7 +178,7 @@ impl Llm for OpenAiLlm {
             }),
             prompt_cache_key: cache_key(&settings, request.role),
         };
-        let key = self.api_key().await?;
+        let key = api_key(&self.client).await?;
         let call = Call {
             request,
             provider: LlmProvider::OpenAi,
@@ -215,8 +195,28 @@ impl Llm for OpenAiLlm {
     }
 }
 
+/// The key to send, if any (see the module documentation).
+pub(crate) async fn api_key(client: &ServiceClient) -> Result<ApiKey, PortError> {
+    if client.secret_name.is_empty() {
+        return Ok(ApiKey::None("no key name is configured"));
+    }
+    match client.secret().await {
+        Ok(Some(key)) => Ok(ApiKey::Bearer(key)),
+        Ok(None) => Ok(ApiKey::None("the key is empty")),
+        Err(PortError::Refused { detail, .. }) => {
+            tracing::debug!(
+                key_name = %client.secret_name,
+                reason = %detail,
+                "no LLM API key: calling without Authorization"
+            );
+            Ok(ApiKey::None("the key's secret is missing"))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// The key sent with a call, or why none is.
-enum ApiKey {
+pub(crate) enum ApiKey {
     Bearer(String),
     None(&'static str),
 }
@@ -404,7 +404,7 @@ fn retry_after_secs(headers: &HeaderMap) -> Option<f64> {
 /// The message of an error answer: OpenAI's `{"error": {"message"}}`, the
 /// shapes of the compatible servers (`{"error": "..."}`, `{"message"}`,
 /// `{"detail"}`, Gemini's one-element array), else the raw body.
-fn api_error_message(body: &str) -> String {
+pub(crate) fn api_error_message(body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     let message = parsed.as_ref().and_then(|v| {
         let v = v.as_array().and_then(|a| a.first()).unwrap_or(v);
@@ -422,7 +422,7 @@ fn api_error_message(body: &str) -> String {
 
 /// Removes the key from a text meant for an error or a log, should an
 /// endpoint ever echo it.
-fn redact(text: &str, key: &ApiKey) -> String {
+pub(crate) fn redact(text: &str, key: &ApiKey) -> String {
     match key {
         ApiKey::Bearer(key) if key.len() >= 4 => text.replace(key.as_str(), "[redacted]"),
         _ => text.to_owned(),

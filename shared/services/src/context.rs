@@ -7,8 +7,9 @@ use chrono::{DateTime, Duration, Utc};
 use myao_core::app::memory_retention;
 
 use super::JobContext;
-use myao_core::ports::{ChannelRecord, MemoryRecords, Messages, PortError};
-use myao_domain::facts;
+use myao_core::ports::{ChannelRecord, Embedded, MemoryRecords, Messages, PortError};
+use myao_domain::facts::{self, Fact};
+use myao_domain::meaning::Meaning;
 use myao_domain::message::named_users;
 use myao_domain::people::Familiarity;
 use myao_domain::privacy::{may_use, Audience, Source};
@@ -494,16 +495,44 @@ async fn recalled(
         half_life: settings.fact_half_life(),
         floor: RECALL_FLOOR,
         top: RECALL_TOP,
+        meaning: facts::ByMeaning::E5,
     };
-    let found = facts::recall(
-        &all,
-        &facts::tokens(&text),
-        &facts::proper_nouns(&text, &names),
-        now,
-        how,
+    let query = facts::Recalling {
+        words: facts::tokens(&text),
+        names: facts::proper_nouns(&text, &names),
+        meaning: meaning_of(cx, &text, &all).await,
+    };
+    let found = facts::recall(&all, &query, now, how);
+    tracing::debug!(
+        recalled = found.len(),
+        by_meaning = query.meaning.is_some(),
+        "facts recalled"
     );
-    tracing::debug!(recalled = found.len(), "facts recalled");
     Ok(found.into_iter().map(|(f, _)| f.text.clone()).collect())
+}
+
+/// What a conversation's newest words mean, when the embedder is there and
+/// some fact has a meaning to compare with. An embedder that fails leaves
+/// recall to the words (a warning, no error).
+async fn meaning_of(cx: &JobContext<'_>, text: &str, facts: &[Fact]) -> Option<Meaning> {
+    let embedder = cx.embedder()?;
+    if !facts.iter().any(|f| f.meaning.is_some()) {
+        return None;
+    }
+    match embedder.embed(&[text.to_owned()], Embedded::Query).await {
+        Ok(v) if v.vectors.len() == 1 => Some(Meaning::of(&v.model, &v.vectors[0])),
+        Ok(v) => {
+            tracing::warn!(
+                vectors = v.vectors.len(),
+                "the embedder answered out of shape; recall by words"
+            );
+            None
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "the embedder failed; recall by words");
+            None
+        }
+    }
 }
 
 /// How many of a conversation's newest messages are read to tell whether

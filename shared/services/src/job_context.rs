@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use myao_core::ports::{Clock, Llm, Metrics, PortError, Queue, Scheduler, SlackApi, Store};
+use myao_core::ports::{
+    Clock, Embedder, Llm, Metrics, PortError, Queue, Scheduler, SlackApi, Store,
+};
 use myao_domain::{Settings, UserId};
 
 use crate::Services;
@@ -62,6 +64,14 @@ impl<'a> JobContext<'a> {
     /// The LLM, behind the workspace's daily cap.
     pub fn llm(&self) -> &'a dyn Llm {
         &*self.svc.llm
+    }
+
+    /// The embedder, when recall goes by meaning (the `embedder` setting
+    /// is not `off`).
+    pub fn embedder(&self) -> Option<&'a dyn Embedder> {
+        self.svc
+            .embedder()
+            .filter(|_| self.settings.recall_by_meaning())
     }
 
     /// Slack's Web API.

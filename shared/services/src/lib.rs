@@ -26,7 +26,7 @@ use tokio::sync::OnceCell;
 pub use job_context::JobContext;
 use myao_core::adapters::system::StaticSecrets;
 use myao_core::app::Ports;
-use myao_core::ports::{Llm, PortError, SlackApi, SlackOAuth};
+use myao_core::ports::{Embedder, Llm, PortError, SlackApi, SlackOAuth};
 use myao_domain::{Settings, TeamId, UserId};
 
 /// Everything the judgment, response and memory services use: the
@@ -44,6 +44,9 @@ pub struct Services {
     /// Slack's OAuth, where the stack renews its workspaces' rotating
     /// tokens (the memory function's recurring run).
     oauth: Option<Arc<dyn SlackOAuth>>,
+    /// What tells the meaning of facts and conversations (recall by
+    /// meaning); without one, recall goes by words.
+    embedder: Option<Arc<dyn Embedder>>,
 }
 
 impl Services {
@@ -65,7 +68,19 @@ impl Services {
             uncapped: llm,
             team: None,
             oauth: None,
+            embedder: None,
         }
+    }
+
+    /// Has recall (and the facts reflection writes) go by meaning too,
+    /// with `embedder`.
+    pub fn recall_by_meaning_with(&mut self, embedder: Arc<dyn Embedder>) {
+        self.embedder = Some(embedder);
+    }
+
+    /// The embedder, when recall goes by meaning.
+    pub fn embedder(&self) -> Option<&dyn Embedder> {
+        self.embedder.as_deref()
     }
 
     /// Has the recurring run renew the installed workspaces' rotating
@@ -94,6 +109,7 @@ impl Services {
         let mut services = Services::new(self.ports.for_team(team), self.uncapped.clone(), slack);
         services.team = Some(team.clone());
         services.bot_user_id = OnceCell::new_with(Some(installation.bot_user_id));
+        services.embedder = self.embedder.clone();
         Ok(Some(services))
     }
 

@@ -9,8 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::Duration;
 
 use super::{JobContext, MemoryReport};
-use myao_core::ports::{FactRecords, PortError, ProfileRecords, Store};
+use myao_core::ports::{Embedded, FactRecords, PortError, ProfileRecords, Store};
 use myao_domain::facts::{self, superseded, Fact, NewFact};
+use myao_domain::meaning::Meaning;
 use myao_domain::people::{still_backed, tally, MAX_TOPICS};
 use myao_domain::text::mentions;
 use myao_domain::{ChannelId, Conversation, Message, Ts, UserId};
@@ -72,6 +73,7 @@ pub async fn keep_facts(
         .is_some_and(|r| r.channel.visibility.is_open());
     let mut existing = cx.store().facts(channel).await?;
     let expires = now + settings.fact_half_life() * FACT_HALF_LIVES;
+    let meanings = meanings(cx, &found).await;
     for (i, new_fact) in found.into_iter().enumerate() {
         if let Some(old) = superseded(&existing, &new_fact) {
             let outdated = Fact {
@@ -90,7 +92,8 @@ pub async fn keep_facts(
             .copied()
             .unwrap_or_else(|| Ts::from_datetime(now));
         let id = format!("{}-{i}", newest.sort_key());
-        let fact = new_fact.stored(id, channel.clone(), now);
+        let mut fact = new_fact.stored(id, channel.clone(), now);
+        fact.meaning = meanings.get(i).cloned().flatten();
         cx.store().put_fact(&fact, expires).await?;
         if open && fact.shareable {
             note_topics(cx.store(), &fact).await?;
@@ -99,6 +102,90 @@ pub async fn keep_facts(
         existing.push(fact);
     }
     Ok(())
+}
+
+/// What each new fact means (its sentence and cues), when the embedder is
+/// there. One that fails leaves them without: the memory sweep embeds them
+/// later ([`embed_older`]), and until then they are recalled by words.
+async fn meanings(cx: &JobContext<'_>, found: &[NewFact]) -> Vec<Option<Meaning>> {
+    let Some(embedder) = cx.embedder() else {
+        return Vec::new();
+    };
+    let texts: Vec<String> = found.iter().map(NewFact::passage).collect();
+    match embedder.embed(&texts, Embedded::Passage).await {
+        Ok(v) if v.vectors.len() == texts.len() => v
+            .vectors
+            .iter()
+            .map(|vector| Some(Meaning::of(&v.model, vector)))
+            .collect(),
+        Ok(_) => {
+            tracing::warn!(facts = texts.len(), "the embedder answered out of shape");
+            Vec::new()
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "the embedder failed; the facts are kept without their meaning");
+            Vec::new()
+        }
+    }
+}
+
+/// The most facts one memory run embeds that have no meaning of the
+/// embedder's model (stored before recall went by meaning, while the
+/// embedder failed, or by another model).
+pub const EMBED_PER_RUN: usize = 50;
+
+/// Embeds up to [`EMBED_PER_RUN`] of `channel`'s live facts that have no
+/// meaning of the embedder's model, and stores them again with it. The
+/// number embedded.
+pub async fn embed_older(cx: &JobContext<'_>, channel: &ChannelId) -> Result<usize, PortError> {
+    let Some(embedder) = cx.embedder() else {
+        return Ok(0);
+    };
+    let live: Vec<Fact> = cx
+        .store()
+        .facts(channel)
+        .await?
+        .into_iter()
+        .filter(|f| !f.outdated)
+        .collect();
+    // The model the embedder uses now (the settings may have changed it):
+    // asked only when some fact already has a meaning.
+    let current = match live.iter().find(|f| f.meaning.is_some()) {
+        Some(f) => match embedder.embed(&[f.text.clone()], Embedded::Passage).await {
+            Ok(v) => Some(v.model),
+            Err(_) => return Ok(0),
+        },
+        None => None,
+    };
+    let waiting: Vec<Fact> = live
+        .into_iter()
+        .filter(|f| match (&f.meaning, &current) {
+            (Some(m), Some(model)) => m.model() != model,
+            _ => f.meaning.is_none(),
+        })
+        .take(EMBED_PER_RUN)
+        .collect();
+    if waiting.is_empty() {
+        return Ok(0);
+    }
+    let texts: Vec<String> = waiting.iter().map(facts::passage).collect();
+    let made = match embedder.embed(&texts, Embedded::Passage).await {
+        Ok(v) if v.vectors.len() == texts.len() => v,
+        Ok(_) | Err(_) => {
+            tracing::warn!(
+                facts = texts.len(),
+                "the embedder failed; older facts wait for the next run"
+            );
+            return Ok(0);
+        }
+    };
+    let lives = cx.settings().fact_half_life() * FACT_HALF_LIVES;
+    for (mut fact, v) in waiting.into_iter().zip(&made.vectors) {
+        fact.meaning = Some(Meaning::of(&made.model, v));
+        // Its life as it was: from when it was written.
+        cx.store().put_fact(&fact, fact.written_at + lives).await?;
+    }
+    Ok(texts.len())
 }
 
 /// Puts a fact's first keywords at the front of its speakers' topics (only

@@ -9,6 +9,7 @@
 //! types, but not [`time::clock_at`] (a `ManualClock` of the other copy of
 //! the core); its benches and every crate above can use all of it.
 
+pub mod embedder;
 pub mod http;
 pub mod ids;
 pub mod message;

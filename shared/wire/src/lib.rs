@@ -11,6 +11,7 @@
 //!   ([`http_services_with`]: Amazon Bedrock's LLM besides).
 
 pub mod aws;
+pub mod embedder;
 
 use std::sync::Arc;
 
@@ -46,18 +47,28 @@ pub fn http_services_with(
     bedrock: Option<Arc<dyn Llm>>,
 ) -> Services {
     let http = myao_http::http_client();
+    let openai_key_name: String = llm_key_name.into();
     let openai = OpenAiLlm::new(
         http.clone(),
         ports.settings.clone(),
         secrets.clone(),
-        llm_key_name,
+        openai_key_name.clone(),
     )
     .with_metrics(ports.metrics.clone());
     let mut llm = LlmRouter::new(ports.settings.clone(), Arc::new(openai));
     if let Some(bedrock) = bedrock {
         llm = llm.with_bedrock(bedrock);
     }
+    let llm_key_name = openai_key_name;
+    let embedder = embedder::ChosenEmbedder::new(
+        http.clone(),
+        ports.settings.clone(),
+        secrets.clone(),
+        llm_key_name,
+    );
     let slack = SlackWebApi::new(http, ports.settings.clone(), secrets, slack_token_name)
         .with_metrics(ports.metrics.clone());
-    Services::new(ports, Arc::new(llm), Arc::new(slack))
+    let mut services = Services::new(ports, Arc::new(llm), Arc::new(slack));
+    services.recall_by_meaning_with(Arc::new(embedder));
+    services
 }

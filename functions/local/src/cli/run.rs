@@ -13,6 +13,7 @@ use myao_core::ports::Llm;
 use myao_domain::rules::Chattiness;
 use myao_domain::{IdError, UserId};
 use myao_llm::openai::OpenAiLlm;
+use myao_wire::embedder::ChosenEmbedder;
 
 use crate::config::{self, ConfigError, LocalConfig, LLM_API_KEY};
 use crate::export::{self, Export, Filter};
@@ -126,6 +127,13 @@ pub fn replay_plan_with(
         memory_interval: args.memory_interval,
         seed: args.seed,
         react: args.react.clone(),
+        // The bundled model (offline), or the provider's the settings name.
+        embedder: Some(Arc::new(ChosenEmbedder::new(
+            myao_http::http_client(),
+            Arc::new(FixedSettings::new(config.settings.clone())),
+            Arc::new(config.secrets.clone()),
+            LLM_API_KEY,
+        ))),
     };
     Ok((filter, options))
 }

@@ -26,7 +26,7 @@ use myao_core::adapters::system::{ManualClock, SplitMix, StaticSecrets};
 use myao_core::adapters::twins::{JobBoard, MemoryStore};
 use myao_core::app::ingest::{Ingest, Outcome};
 use myao_core::app::install::BOT_SCOPES;
-use myao_core::ports::{Clock, Llm};
+use myao_core::ports::{Clock, Embedder, Llm};
 use myao_core::wire::Twins;
 use myao_domain::hints::{reaction_hint, Hint};
 use myao_domain::install::{Installation, Token};
@@ -69,6 +69,9 @@ pub struct Options {
     /// A member who reacts to the bot's first unprompted posts in each
     /// channel (`--react`), to see what the hints change.
     pub react: Option<React>,
+    /// What tells the meaning of facts and conversations (recall by
+    /// meaning); `None`: recall by words only.
+    pub embedder: Option<Arc<dyn Embedder>>,
 }
 
 /// `--react EMOJI --react-to N`: members ([`REACTOR`] and a number) react
@@ -98,6 +101,7 @@ impl Options {
             memory_interval: Some(Duration::hours(1)),
             seed: 0,
             react: None,
+            embedder: None,
         }
     }
 }
@@ -334,7 +338,10 @@ impl<'a> Engine<'a> {
         ));
         // Envelopes are built here, never signed: no secret is read.
         let ingest = Ingest::new(ports.clone(), Arc::new(StaticSecrets::new()), "");
-        let services = Services::new(ports, llm.clone(), slack);
+        let mut services = Services::new(ports, llm.clone(), slack);
+        if let Some(embedder) = &options.embedder {
+            services.recall_by_meaning_with(embedder.clone());
+        }
         if let Some(dir) = &options.prompts_dir {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create the prompts folder {}", dir.display()))?;

@@ -70,13 +70,21 @@ pub enum Embedded {
     Query,
 }
 
+/// Vectors an embedder made, and the name of its model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Vectors {
+    /// Stored with every vector: vectors of different models are not
+    /// compared.
+    pub model: String,
+    /// One unit-length vector per text, in order.
+    pub vectors: Vec<Vec<f32>>,
+}
+
 /// Turns texts into vectors whose cosine is their likeness in meaning
-/// (recall by meaning). Vectors of different models are not comparable:
-/// each is stored with its model's name.
+/// (recall by meaning).
 #[async_trait]
 pub trait Embedder: Send + Sync {
-    /// The model's name, stored with every vector it makes.
-    fn model(&self) -> &str;
-    /// One unit-length vector per text, in order.
-    async fn embed(&self, texts: &[String], what: Embedded) -> Result<Vec<Vec<f32>>, PortError>;
+    /// One unit-length vector per text, in order, with the model's name
+    /// (which may follow the settings).
+    async fn embed(&self, texts: &[String], what: Embedded) -> Result<Vectors, PortError>;
 }

@@ -347,6 +347,14 @@ settings! {
     fact_half_life_days: u32 = 30, Whole(1, 3_650);
     /// Facts one channel keeps, at most (the strongest).
     max_facts_per_channel: u32 = 100, Whole(0, 10_000);
+    /// What tells the meaning of facts and conversations, so that a fact is
+    /// recalled when it is alluded to in other words: `bundled` (the
+    /// multilingual model in the job functions' package: offline, no
+    /// cost), `off` (recall by words only), or the name of an embedding
+    /// model of the OpenAI-compatible API at `llm_base_url`, with its key
+    /// (e.g. `text-embedding-3-small`). Facts written before a change are
+    /// embedded again by the hourly memory run, 50 a channel at a time.
+    embedder: String = "bundled".to_owned(), Text;
     /// New messages from people a channel's digest needs before it also
     /// writes the facts in them (in the same call); 0: no facts.
     reflection_min_messages: u32 = 3, Whole(0, 1_000);
@@ -561,6 +569,16 @@ pub enum SettingError {
 }
 
 impl Settings {
+    /// Whether recall goes by meaning too (`embedder` is not `off`).
+    pub fn recall_by_meaning(&self) -> bool {
+        !self.embedder.trim().eq_ignore_ascii_case("off")
+    }
+
+    /// Whether the embedder is the bundled one (else a provider's model).
+    pub fn bundled_embedder(&self) -> bool {
+        self.embedder.trim().eq_ignore_ascii_case("bundled")
+    }
+
     /// The half-life of remembered facts (`fact_half_life_days`, at least
     /// a day).
     pub fn fact_half_life(&self) -> chrono::Duration {

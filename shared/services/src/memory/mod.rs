@@ -24,7 +24,7 @@ pub use forget::forget_now;
 use forget::forgotten_since;
 
 use super::context::prompt_names;
-use super::reflection::clean_facts;
+use super::reflection::{clean_facts, embed_older};
 pub use super::MemoryReport;
 use myao_core::app::memory_retention;
 
@@ -350,6 +350,7 @@ pub async fn channel_memory(svc: &Services, id: &ChannelId) -> Result<MemoryRepo
         }
     }
     clean_facts(&cx, &channel.id).await?;
+    embed_older(&cx, &channel.id).await?;
     Ok(report)
 }
 

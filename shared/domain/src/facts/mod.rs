@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::ids::{ChannelId, Ts, UserId};
 use super::judgment::first_object;
-use super::text::without_marks;
+use super::meaning::Meaning;
 
 /// A remembered fact.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -27,6 +27,12 @@ pub struct Fact {
     pub text: String,
     /// Its keywords, lower case.
     pub keywords: Vec<String>,
+    /// Words people who later talk about it are likely to use without
+    /// repeating its own (paraphrases, related things, in Japanese and
+    /// English), lower case: reflection writes them with the fact, and
+    /// recall matches them as it matches the keywords.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cues: Vec<String>,
     /// 1 (trivia) to 5 (matters a lot).
     pub importance: u8,
     /// Whether it may be told outside the conversation it came from.
@@ -39,6 +45,11 @@ pub struct Fact {
     /// A newer fact on the same subject replaced it: kept, marked, not
     /// recalled.
     pub outdated: bool,
+    /// What it means, for recall by meaning: written with the fact when an
+    /// embedder is there, later by the memory sweep for facts without one
+    /// (stored before, or while the embedder failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meaning: Option<Meaning>,
 }
 
 /// The importance a fact may have at most.
@@ -54,164 +65,11 @@ pub fn strength(fact: &Fact, now: DateTime<Utc>, half_life: Duration) -> f64 {
     decay * f64::from(fact.importance.clamp(1, MAX_IMPORTANCE)) / f64::from(MAX_IMPORTANCE)
 }
 
-/// Whether `c` is written without spaces between words (CJK).
-fn wide(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF   // hiragana, katakana
-        | 0x3400..=0x4DBF // CJK extension A
-        | 0x4E00..=0x9FFF // CJK ideographs
-        | 0xF900..=0xFAFF
-        | 0xAC00..=0xD7AF // hangul
-        | 0xFF66..=0xFF9F) // half-width katakana
-}
+mod recall;
+mod words;
 
-/// Latin words too common to tell facts apart.
-const STOPWORDS: &[&str] = &[
-    "is", "it", "to", "of", "in", "on", "at", "an", "be", "do", "my", "me", "we", "he", "so", "or",
-    "if", "as", "by", "up", "no", "us", "am", "hi", "ok", "the", "and", "for", "are", "but", "not",
-    "you", "all", "any", "can", "had", "her", "was", "one", "our", "out", "has", "him", "his",
-    "how", "its", "who", "did", "yes", "get", "got", "she", "too", "use", "that", "with", "have",
-    "this", "will", "your", "from", "they", "know", "want", "been", "good", "much", "some", "time",
-    "very", "when", "come", "here", "just", "like", "long", "make", "many", "more", "only", "over",
-    "such", "take", "than", "them", "well", "were", "what", "about", "there", "their", "would",
-    "could", "should", "which", "into", "also", "then", "does", "doing", "done", "it's", "i'm",
-    "don't",
-];
-
-/// The words of `text` for matching: Latin words of two letters or more
-/// (lower case, without the commonest), and for Japanese and other scripts
-/// without spaces, the character bigrams of each run (a lone character as
-/// itself). Slack's `<...>` marks are left out.
-pub fn tokens(text: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let clean = without_marks(text);
-    let mut run: Vec<char> = Vec::new();
-    let mut word = String::new();
-    let flush_word = |word: &mut String, out: &mut BTreeSet<String>| {
-        let w = word.to_lowercase();
-        if w.chars().count() >= 2 && !STOPWORDS.contains(&w.as_str()) {
-            out.insert(w);
-        }
-        word.clear();
-    };
-    let flush_run = |run: &mut Vec<char>, out: &mut BTreeSet<String>| {
-        match run.len() {
-            0 => {}
-            1 => {
-                out.insert(run[0].to_string());
-            }
-            _ => {
-                for pair in run.windows(2) {
-                    out.insert(pair.iter().collect());
-                }
-            }
-        }
-        run.clear();
-    };
-    for c in clean.chars() {
-        if wide(c) {
-            flush_word(&mut word, &mut out);
-            run.push(c);
-        } else if c.is_alphanumeric() || c == '\'' {
-            flush_run(&mut run, &mut out);
-            word.push(c);
-        } else {
-            flush_word(&mut word, &mut out);
-            flush_run(&mut run, &mut out);
-        }
-    }
-    flush_word(&mut word, &mut out);
-    flush_run(&mut run, &mut out);
-    out
-}
-
-/// The words of `text` that are names: capitalised Latin words not at the
-/// start of a sentence, and `names` (the people of the conversation), lower
-/// case, as [`tokens`] writes them.
-pub fn proper_nouns(text: &str, names: &[&str]) -> BTreeSet<String> {
-    let mut out: BTreeSet<String> = names.iter().flat_map(|n| tokens(n)).collect();
-    let mut sentence_start = true;
-    for word in text.split_whitespace() {
-        let bare: String = word.chars().filter(|c| c.is_alphanumeric()).collect();
-        if !sentence_start && bare.chars().next().is_some_and(char::is_uppercase) {
-            out.extend(tokens(&bare));
-        }
-        sentence_start = word.ends_with(['.', '!', '?', '。', '！', '？']);
-    }
-    out
-}
-
-/// How much a name counts in a match, against 1 for another word.
-pub const NAME_WEIGHT: f64 = 2.0;
-
-/// The weighted Jaccard similarity of two word sets: the weight of the
-/// words they share over the weight of all their words, a name weighing
-/// [`NAME_WEIGHT`].
-pub fn similarity(a: &BTreeSet<String>, b: &BTreeSet<String>, names: &BTreeSet<String>) -> f64 {
-    let weight = |w: &String| if names.contains(w) { NAME_WEIGHT } else { 1.0 };
-    let shared: f64 = a.intersection(b).map(weight).sum();
-    let all: f64 = a.union(b).map(weight).sum();
-    if all == 0.0 {
-        0.0
-    } else {
-        shared / all
-    }
-}
-
-/// The words a fact is matched by: its keywords, subject and sentence.
-pub fn fact_words(fact: &Fact) -> BTreeSet<String> {
-    let mut words = tokens(&fact.subject);
-    words.extend(tokens(&fact.text));
-    for k in &fact.keywords {
-        words.extend(tokens(k));
-    }
-    words
-}
-
-/// How recall scores and chooses facts.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Recall {
-    pub half_life: Duration,
-    /// The least score a recalled fact has.
-    pub floor: f64,
-    /// How many facts a prompt gets at most.
-    pub top: usize,
-}
-
-/// The facts worth recalling for a conversation whose words are `query`
-/// (and names `names`), best first: similarity x strength, at least
-/// `floor`, at most `top`; outdated facts never. A fact's keywords in
-/// Japanese (and other scripts without spaces) weigh as names in its match:
-/// reflection picks keywords as names, places and things, and those scripts
-/// have no capitals for [`proper_nouns`] to tell a name by. Latin keywords
-/// do not ("red", "move" would call facts up from any chatter).
-pub fn recall<'a>(
-    facts: &'a [Fact],
-    query: &BTreeSet<String>,
-    names: &BTreeSet<String>,
-    now: DateTime<Utc>,
-    how: Recall,
-) -> Vec<(&'a Fact, f64)> {
-    let mut scored: Vec<(&Fact, f64)> = facts
-        .iter()
-        .filter(|f| !f.outdated)
-        .map(|f| {
-            let mut weighty = names.clone();
-            weighty.extend(
-                f.keywords
-                    .iter()
-                    .flat_map(|k| tokens(k))
-                    .filter(|t| t.chars().any(wide)),
-            );
-            let s = similarity(query, &fact_words(f), &weighty) * strength(f, now, how.half_life);
-            (f, s)
-        })
-        .filter(|(_, s)| *s >= how.floor && *s > 0.0)
-        .collect();
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
-    scored.truncate(how.top);
-    scored
-}
+pub use recall::{recall, ByMeaning, Recall, Recalling};
+pub use words::{fact_words, proper_nouns, similarity, tokens, NAME_WEIGHT};
 
 /// The facts a channel keeps: those at or above the cleanup `floor` of
 /// strength, the `max` strongest (outdated ones first to go). The ids of
@@ -264,6 +122,7 @@ pub struct NewFact {
     pub subject: String,
     pub text: String,
     pub keywords: Vec<String>,
+    pub cues: Vec<String>,
     pub importance: u8,
     pub shareable: bool,
     pub sources: Vec<Ts>,
@@ -271,6 +130,11 @@ pub struct NewFact {
 }
 
 impl NewFact {
+    /// The text of it that is embedded, as [`passage`] makes it.
+    pub fn passage(&self) -> String {
+        passage_of(&self.text, &self.cues)
+    }
+
     /// The fact, stored in `channel` as `id` at `now`.
     pub fn stored(self, id: String, channel: ChannelId, now: DateTime<Utc>) -> Fact {
         Fact {
@@ -279,12 +143,14 @@ impl NewFact {
             subject: self.subject,
             text: self.text,
             keywords: self.keywords,
+            cues: self.cues,
             importance: self.importance,
             shareable: self.shareable,
             sources: self.sources,
             speakers: self.speakers,
             written_at: now,
             outdated: false,
+            meaning: None,
         }
     }
 }
@@ -358,6 +224,7 @@ fn one_fact(n: usize, f: &Value, messages: &[(Ts, UserId)]) -> Result<NewFact, R
     if keywords.is_empty() {
         return Err(bad("no keywords"));
     }
+    let cues = cues(f).ok_or(bad("a cue is not text"))?;
     let importance = f
         .get("importance")
         .and_then(Value::as_u64)
@@ -389,11 +256,48 @@ fn one_fact(n: usize, f: &Value, messages: &[(Ts, UserId)]) -> Result<NewFact, R
         subject: subject.to_owned(),
         text: text.to_owned(),
         keywords,
+        cues,
         importance,
         shareable,
         sources: sources.into_keys().collect(),
         speakers,
     })
+}
+
+/// The most cues kept of a fact.
+pub const MAX_CUES: usize = 10;
+/// The longest cue kept, in characters.
+const MAX_CUE_CHARS: usize = 40;
+
+/// A fact's `cues`, lower case, at most [`MAX_CUES`], too long ones left
+/// out; none when the answer has none (an older prompt, a model that left
+/// them out). `None`: a cue is not text.
+fn cues(f: &Value) -> Option<Vec<String>> {
+    let Some(list) = f.get("cues").and_then(Value::as_array) else {
+        return Some(Vec::new());
+    };
+    let mut out = Vec::new();
+    for c in list {
+        let c = c.as_str()?.trim().to_lowercase();
+        if !c.is_empty() && c.chars().count() <= MAX_CUE_CHARS && !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out.truncate(MAX_CUES);
+    Some(out)
+}
+
+/// The text of a fact that is embedded: its sentence and its cues.
+pub fn passage(fact: &Fact) -> String {
+    passage_of(&fact.text, &fact.cues)
+}
+
+fn passage_of(text: &str, cues: &[String]) -> String {
+    if cues.is_empty() {
+        text.to_owned()
+    } else {
+        format!("{text} ({})", cues.join(", "))
+    }
 }
 
 #[cfg(test)]
@@ -411,12 +315,23 @@ mod tests {
             subject: subject.into(),
             text: text.into(),
             keywords: keywords.iter().map(|k| (*k).to_owned()).collect(),
+            cues: Vec::new(),
             importance,
             shareable: false,
             sources: vec![Ts::parse("1767600000.000100").unwrap()],
             speakers: vec![UserId::parse("UBOB").unwrap()],
             written_at: at(0),
             outdated: false,
+            meaning: None,
+        }
+    }
+
+    /// A conversation's side of recall with no meaning (no embedder).
+    fn words(words: BTreeSet<String>, names: BTreeSet<String>) -> Recalling {
+        Recalling {
+            words,
+            names,
+            meaning: None,
         }
     }
 
@@ -432,9 +347,26 @@ mod tests {
         );
         assert_eq!(
             tokens("大阪に引っ越した"),
-            set(&["大阪", "阪に", "に引", "引っ", "っ越", "越し", "した"])
+            set(&["大阪", "阪に", "に引", "引っ", "っ越", "越し"])
         );
-        assert_eq!(tokens("猫 と Rust"), set(&["猫", "と", "rust"]));
+        assert_eq!(tokens("猫 と Rust"), set(&["猫", "rust"]));
+    }
+
+    /// Two Japanese sentences share their particles and endings whatever
+    /// they say: keyword recall matched on です, ます, って, ながら and
+    /// called up unrelated facts.
+    #[test]
+    fn japanese_particles_and_endings_are_no_words() {
+        for said in ["です", "ます", "って", "ながら", "ですね", "でしょうか"] {
+            assert!(tokens(said).is_empty(), "{said}: {:?}", tokens(said));
+        }
+        let fact_words = tokens("毎朝コーヒーを飲みながら新聞を読んでいます");
+        let talk = tokens("明日の会議って何時からですか？歩きながら話しましょう");
+        assert!(
+            fact_words.is_disjoint(&talk),
+            "{:?}",
+            fact_words.intersection(&talk).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -488,19 +420,20 @@ mod tests {
             half_life: Duration::days(30),
             floor: 0.02,
             top: 3,
+            meaning: ByMeaning::E5,
         };
         let q = tokens("how is Osaka treating you, Bob?");
         let names = proper_nouns("how is Osaka treating you, Bob?", &["Bob"]);
-        let found = recall(&facts, &q, &names, at(10), how);
+        let found = recall(&facts, &words(q, names), at(10), how);
         assert_eq!(found.first().map(|(f, _)| f.id.as_str()), Some("1"));
         assert!(found.iter().all(|(f, _)| f.id != "2"), "{found:?}");
 
         let q = tokens("大阪の生活はどう？");
-        let found = recall(&facts, &q, &BTreeSet::new(), at(10), how);
+        let found = recall(&facts, &words(q, BTreeSet::new()), at(10), how);
         assert_eq!(found.first().map(|(f, _)| f.id.as_str()), Some("3"));
 
         let unrelated = tokens("the build is red again");
-        assert!(recall(&facts, &unrelated, &BTreeSet::new(), at(10), how).is_empty());
+        assert!(recall(&facts, &words(unrelated, BTreeSet::new()), at(10), how).is_empty());
     }
 
     /// The recall benchmark's miss: a Japanese allusion sharing the
@@ -520,16 +453,17 @@ mod tests {
             half_life: Duration::days(30),
             floor: 0.04,
             top: 3,
+            meaning: ByMeaning::E5,
         };
         let q = tokens("ケンさん、盆栽の手入れって難しい？\nうん、楽しみ");
-        let found = recall(&facts, &q, &BTreeSet::new(), at(3), how);
+        let found = recall(&facts, &words(q, BTreeSet::new()), at(3), how);
         assert_eq!(found.len(), 1, "{found:?}");
-        // shared: ケン 1 + 盆栽 2; all: 29 words of weight 1 + 盆栽 2 (before,
-        // 2 / 30 of the strength: under the floor).
-        let expected = 3.0 / 31.0 * strength(&facts[0], at(3), how.half_life);
+        // shared: ケン 1 + 盆栽 2; all: 20 words of weight 1 + 盆栽 2 (the
+        // bigrams all in hiragana, such as って, are no words).
+        let expected = 3.0 / 22.0 * strength(&facts[0], at(3), how.half_life);
         assert!((found[0].1 - expected).abs() < 1e-9, "{found:?}");
         let unrelated = tokens("ビルドが落ちてる、レビューお願いします");
-        assert!(recall(&facts, &unrelated, &BTreeSet::new(), at(3), how).is_empty());
+        assert!(recall(&facts, &words(unrelated, BTreeSet::new()), at(3), how).is_empty());
 
         let red = [fact(
             "2",
@@ -539,7 +473,7 @@ mod tests {
             4,
         )];
         let chatter = tokens("the build is red again");
-        let found = recall(&red, &chatter, &BTreeSet::new(), at(0), how);
+        let found = recall(&red, &words(chatter, BTreeSet::new()), at(0), how);
         // shared: red, 1 of 7 words of weight 1, as before.
         let expected = 1.0 / 7.0 * strength(&red[0], at(0), how.half_life);
         assert!((found[0].1 - expected).abs() < 1e-9, "{found:?}");
@@ -557,11 +491,11 @@ mod tests {
             half_life: Duration::days(30),
             floor: 0.0,
             top: 1,
+            meaning: ByMeaning::E5,
         };
         let found = recall(
             &facts,
-            &tokens("where does bob live"),
-            &BTreeSet::new(),
+            &words(tokens("where does bob live"), BTreeSet::new()),
             at(1),
             how,
         );
@@ -610,6 +544,7 @@ mod tests {
             subject: "bob".into(),
             text: "Bob moved to Osaka".into(),
             keywords: vec!["bob".into(), "home".into(), "osaka".into()],
+            cues: vec![],
             importance: 4,
             shareable: false,
             sources: vec![],
@@ -654,8 +589,48 @@ mod tests {
             r#"{"facts": [{"subject": "Bob", "fact": "x", "keywords": ["a"], "importance": 3, "shareable": true, "sources": [7]}]}"#,
             r#"{"facts": [{"subject": "", "fact": "x", "keywords": ["a"], "importance": 3, "shareable": true, "sources": [1]}]}"#,
             r#"{"facts": [{"subject": "Bob", "fact": "x", "keywords": [], "importance": 3, "shareable": true, "sources": [1]}]}"#,
+            r#"{"facts": [{"subject": "Bob", "fact": "x", "keywords": ["a"], "cues": [3], "importance": 3, "shareable": true, "sources": [1]}]}"#,
         ] {
             assert!(parse_reflection(bad, &shown).is_err(), "{bad}");
         }
+    }
+
+    /// Cues are read with the fact (lower case, each once, the too long
+    /// left out, ten at most), matched as keywords are and embedded with
+    /// the sentence; an answer without them (an older prompt) has none.
+    #[test]
+    fn a_facts_cues_are_read_matched_and_embedded_with_it() {
+        let bob = UserId::parse("UBOB").unwrap();
+        let t1 = Ts::parse("1767600000.000100").unwrap();
+        let shown = vec![(t1, bob)];
+        let long = "x".repeat(MAX_CUE_CHARS + 1);
+        let answer = format!(
+            r#"{{"facts": [{{"subject": "Bob", "fact": "Bob bakes bread every Sunday.", "keywords": ["bread"],
+            "cues": ["Sourdough", "sourdough", "{long}", "パン作り", "a", "b", "c", "d", "e", "f", "g", "h"],
+            "importance": 3, "shareable": true, "sources": [1]}}]}}"#
+        );
+        let found = parse_reflection(&answer, &shown).unwrap();
+        let cues = &found[0].cues;
+        assert_eq!(cues.len(), MAX_CUES);
+        assert_eq!(&cues[..3], &["sourdough", "パン作り", "a"]);
+        let fact = found[0]
+            .clone()
+            .stored("1".into(), ChannelId::parse("C1").unwrap(), at(0));
+        assert!(fact_words(&fact).contains("sourdough"));
+        assert!(passage(&fact).starts_with("Bob bakes bread every Sunday. (sourdough, パン作り"));
+
+        let older = r#"{"facts": [{"subject": "Bob", "fact": "Bob bakes bread.", "keywords": ["bread"], "importance": 3, "shareable": true, "sources": [1]}]}"#;
+        let found = parse_reflection(older, &shown).unwrap();
+        assert!(found[0].cues.is_empty());
+        let json = serde_json::to_string(&found[0].clone().stored(
+            "1".into(),
+            ChannelId::parse("C1").unwrap(),
+            at(0),
+        ))
+        .unwrap();
+        assert!(
+            !json.contains("cues") && !json.contains("meaning"),
+            "{json}"
+        );
     }
 }
