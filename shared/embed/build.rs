@@ -1,6 +1,6 @@
 //! Compiles the embedder's C engine when `infra/fetch-embedder.sh` has put
-//! it in `models/e5/` (or `MYAO_E5_DIR` names another folder), and tells the
-//! crate so (`cfg(myao_e5)`) and where the model is (`MYAO_E5_MODEL`).
+//! it in `models/e5/`, and tells the crate so (`cfg(myao_e5)`) and where the
+//! model is (`MYAO_E5_MODEL`: `models/layer/`, the Lambda layer's folder).
 //! Without it the crate still builds: the bundled embedder then says it is
 //! missing, and recall keeps to keywords.
 
@@ -8,11 +8,8 @@ use std::path::PathBuf;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(myao_e5)");
-    println!("cargo::rerun-if-env-changed=MYAO_E5_DIR");
-    let dir = match std::env::var_os("MYAO_E5_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../models/e5"),
-    };
+    let models = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    let dir = models.join("e5");
     let source = dir.join("e5.c");
     println!("cargo::rerun-if-changed={}", source.display());
     if !source.is_file() {
@@ -36,7 +33,7 @@ fn main() {
         build.flag("-mavx2").flag("-mfma").flag("-mf16c");
     }
     build.compile("e5");
-    let model = dir.join("e5-small-q4.bin");
+    let model = models.join("layer/e5-small-q4.bin");
     let model = model.canonicalize().unwrap_or(model);
     println!("cargo::rustc-env=MYAO_E5_MODEL={}", model.display());
     println!("cargo::rustc-cfg=myao_e5");
