@@ -29,7 +29,7 @@ async fn seed_move(bed: &Bed<DynamoStore>) -> Ts {
 }
 
 /// The same thread in channel `ch`.
-async fn seed_move_in(bed: &Bed<DynamoStore>, ch: &str) -> Ts {
+pub(crate) async fn seed_move_in(bed: &Bed<DynamoStore>, ch: &str) -> Ts {
     let root = ts(-900);
     bed.seed(&[
         message(ch, ALICE, root, None, "how was everyone's weekend?"),
@@ -55,7 +55,7 @@ async fn seed_move_in(bed: &Bed<DynamoStore>, ch: &str) -> Ts {
 
 /// What the digest's facts are: one fact from Bob's message (number 2: the
 /// thread's root is shown first).
-fn the_move() -> String {
+pub(crate) fn the_move() -> String {
     json!({"facts": [{
         "subject": "Bob", "fact": "Bob moved to Osaka last month, near Namba.",
         "keywords": ["osaka", "namba", "move"], "importance": 4, "shareable": true,
@@ -64,13 +64,13 @@ fn the_move() -> String {
     .to_string()
 }
 
-async fn reflect_on_the_move(bed: &Bed<DynamoStore>) {
+pub(crate) async fn reflect_on_the_move(bed: &Bed<DynamoStore>) {
     seed_move(bed).await;
     bed.script.set_reflection(the_move());
     bed.run(&digest()).await;
 }
 
-async fn facts(bed: &Bed<DynamoStore>) -> Vec<myao_domain::facts::Fact> {
+pub(crate) async fn facts(bed: &Bed<DynamoStore>) -> Vec<myao_domain::facts::Fact> {
     bed.store.facts(&channel(GENERAL)).await.expect("facts")
 }
 
@@ -93,13 +93,13 @@ async fn profile(bed: &Bed<DynamoStore>, who: &str) -> Option<myao_domain::peopl
 }
 
 /// #general's memory job: its digest writes the facts.
-fn digest() -> Job {
+pub(crate) fn digest() -> Job {
     Job::ChannelMemory(ChannelMemoryJob {
         channel: channel(GENERAL),
     })
 }
 
-fn judgment(newest_ts: Ts) -> Job {
+pub(crate) fn judgment(newest_ts: Ts) -> Job {
     Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
         thread_ts: None,

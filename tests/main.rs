@@ -23,6 +23,7 @@ mod judge;
 mod layout;
 mod limits;
 mod manifests;
+mod meaning;
 mod memory;
 mod metrics;
 mod privacy;

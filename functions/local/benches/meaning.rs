@@ -50,6 +50,9 @@ enum Mode {
     Keywords,
     Meaning,
     Hybrid,
+    /// Meaning alone with no floor: the three nearest facts, whatever
+    /// their cosine (how well the model ranks).
+    Nearest,
 }
 
 fn embed(b: &Bundled, text: &str, what: Embedded) -> Meaning {
@@ -112,7 +115,7 @@ fn recalled(b: &Bundled, facts: &[Fact], messages: &[&str], mode: Mode) -> Vec<u
         .collect::<Vec<_>>()
         .join("\n");
     let query = Recalling {
-        words: if mode == Mode::Meaning {
+        words: if matches!(mode, Mode::Meaning | Mode::Nearest) {
             BTreeSet::new()
         } else {
             facts::tokens(&text)
@@ -120,11 +123,22 @@ fn recalled(b: &Bundled, facts: &[Fact], messages: &[&str], mode: Mode) -> Vec<u
         names: facts::proper_nouns(&text, &[]),
         meaning: (mode != Mode::Keywords).then(|| embed(b, &text, Embedded::Query)),
     };
-    let how = Recall {
-        half_life: Duration::days(30),
-        floor: FLOOR,
-        top: TOP,
-        meaning: ByMeaning::E5,
+    let how = match mode {
+        Mode::Nearest => Recall {
+            half_life: Duration::days(30),
+            floor: 0.0,
+            top: TOP,
+            meaning: ByMeaning {
+                unlike: -1.0,
+                alike: 1.0,
+            },
+        },
+        _ => Recall {
+            half_life: Duration::days(30),
+            floor: FLOOR,
+            top: TOP,
+            meaning: ByMeaning::E5,
+        },
     };
     facts::recall(facts, &query, now(), how)
         .into_iter()
@@ -236,7 +250,7 @@ fn main() {
         println!("| ranking | facts' cues | English | Japanese | crossing | stated by another | false recall | of it Japanese |");
         println!("|---|---|---|---|---|---|---|---|");
         for cues in [false, true] {
-            for mode in [Mode::Keywords, Mode::Meaning, Mode::Hybrid] {
+            for mode in [Mode::Keywords, Mode::Meaning, Mode::Hybrid, Mode::Nearest] {
                 let t = tally(&b, set, cues, mode);
                 println!(
                     "| {mode:?} | {} | {} | {} | {} | {} | {} | {} |",

@@ -151,7 +151,10 @@ pub async fn embed_older(cx: &JobContext<'_>, channel: &ChannelId) -> Result<usi
     // The model the embedder uses now (the settings may have changed it):
     // asked only when some fact already has a meaning.
     let current = match live.iter().find(|f| f.meaning.is_some()) {
-        Some(f) => match embedder.embed(&[f.text.clone()], Embedded::Passage).await {
+        Some(f) => match embedder
+            .embed(std::slice::from_ref(&f.text), Embedded::Passage)
+            .await
+        {
             Ok(v) => Some(v.model),
             Err(_) => return Ok(0),
         },

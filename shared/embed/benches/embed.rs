@@ -1,0 +1,79 @@
+//! What recall by meaning costs a job function: loading the bundled model
+//! (once per cold start, on the first recall or fact written), embedding
+//! one conversation's words (once per recall), and ranking a channel's
+//! facts (the most a channel keeps, 100, by default) with them.
+//!
+//! `cargo bench -p myao-embed --bench embed`
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Duration};
+use criterion::{criterion_group, criterion_main, Criterion};
+use myao_core::ports::Embedded;
+use myao_domain::facts::{self, ByMeaning, Fact, Recall, Recalling};
+use myao_domain::meaning::Meaning;
+use myao_domain::{ChannelId, Ts, UserId};
+use myao_embed::{model_path, Bundled, MODEL};
+
+const QUERY: &str = "does anyone here tend hives themselves? my uncle wants to start an apiary\n\
+                     年末年始、雪国に帰る人いる？";
+
+fn bundled() -> Bundled {
+    Bundled::from_package().expect("the bundled model (bash infra/fetch-embedder.sh)")
+}
+
+fn facts_of(b: &Bundled, n: usize) -> Vec<Fact> {
+    let at = DateTime::from_timestamp(1_780_000_000, 0).expect("a time");
+    (0..n)
+        .map(|i| {
+            let text = format!("Person {i} keeps bees and harvests honey in garden {i}.");
+            let v = b.embed_one(&text, Embedded::Passage).expect("a vector");
+            Fact {
+                id: format!("{i}"),
+                channel: ChannelId::parse("C1").expect("an id"),
+                subject: format!("Person {i}"),
+                text,
+                keywords: vec!["bees".into(), "honey".into()],
+                cues: vec!["apiary".into(), "養蜂".into()],
+                importance: 3,
+                shareable: false,
+                sources: vec![Ts::parse("1780000000.000100").expect("a ts")],
+                speakers: vec![UserId::parse("UBOB").expect("an id")],
+                written_at: at,
+                outdated: false,
+                meaning: Some(Meaning::of(MODEL, &v)),
+            }
+        })
+        .collect()
+}
+
+fn embedder(c: &mut Criterion) {
+    let path = model_path().expect("the bundled model (bash infra/fetch-embedder.sh)");
+    c.bench_function("load the bundled model", |b| {
+        b.iter(|| Bundled::load(&path).expect("loads"));
+    });
+    let model = bundled();
+    c.bench_function("embed one recall's words", |b| {
+        b.iter(|| model.embed_one(QUERY, Embedded::Query).expect("a vector"));
+    });
+    let all = facts_of(&model, 100);
+    let v = model.embed_one(QUERY, Embedded::Query).expect("a vector");
+    let query = Recalling {
+        words: facts::tokens(QUERY),
+        names: BTreeSet::new(),
+        meaning: Some(Meaning::of(MODEL, &v)),
+    };
+    let how = Recall {
+        half_life: Duration::days(30),
+        floor: 0.04,
+        top: 3,
+        meaning: ByMeaning::E5,
+    };
+    let now = all[0].written_at + Duration::days(1);
+    c.bench_function("rank 100 facts by words and meaning", |b| {
+        b.iter(|| facts::recall(&all, &query, now, how).len());
+    });
+}
+
+criterion_group!(benches, embedder);
+criterion_main!(benches);
