@@ -15,10 +15,11 @@ use myao_core::adapters::twins::MemoryStore;
 use myao_core::ports::{Embedded, Embedder, FactRecords};
 use myao_domain::facts::Fact;
 use myao_domain::meaning::Meaning;
+use myao_domain::{Job, Reply, ResponseJob};
 use myao_testkit::embedder::{Concepts, TEST_MODEL};
 use myao_testkit::ids::{channel, user};
 use myao_tests::stubs::{
-    assert_in_order, at, message, ts, Bed, PromptKind, ALICE, GENERAL, SECRET,
+    assert_in_order, at, message, ts, Bed, PromptKind, ALICE, BOB, BOT, GENERAL, SECRET,
 };
 use myao_wire::embedder::ChosenEmbedder;
 use serde_json::json;
@@ -185,6 +186,7 @@ async fn round_trip(store: &dyn FactRecords) {
         shareable: true,
         sources: vec![ts(-880)],
         speakers: vec![user("UBOB")],
+        about: None,
         written_at: at(0),
         outdated: false,
         meaning: None,
@@ -260,4 +262,78 @@ async fn the_providers_embedder_recalls_by_meaning_and_its_failure_means_words()
     // fact's own words still recall it.
     let prompt = judged(&bed, "Bob, is Osaka treating you well?").await;
     assert_in_order(&prompt, &["## 覚えていること", THE_FACT]);
+}
+
+/// Who said what: Bob tells the channel of Alice's licence. The fact is
+/// Alice's (its `about`), said by Bob (its speaker), and a later prompt
+/// says both; Alice's "forget me" forgets it, though she never said it
+/// and its subject is not her name.
+#[tokio::test]
+async fn a_fact_one_person_stated_about_another_is_recalled_as_theirs() {
+    let bed = Bed::on_emulator(|s| s.reflection_min_messages = 1).await;
+    let root = ts(-900);
+    bed.seed(&[
+        message(GENERAL, ALICE, root, None, "any news from everyone?"),
+        message(
+            GENERAL,
+            BOB,
+            ts(-880),
+            Some(root),
+            "Alice finally got her pilot's licence last week!",
+        ),
+    ])
+    .await;
+    bed.script.set_reflection(
+        json!({"facts": [{
+            "subject": "a pilot's licence", "fact": "Alice got her pilot's licence.",
+            "keywords": ["pilot", "licence"], "about": "alice", "importance": 4,
+            "shareable": true, "sources": [2]
+        }]})
+        .to_string(),
+    );
+    bed.run(&digest()).await;
+    let written = facts(&bed).await;
+    assert_eq!(written.len(), 1, "{written:?}");
+    assert_eq!(written[0].about, Some(user(ALICE)));
+    assert_eq!(written[0].speakers, vec![user(BOB)]);
+    assert!(
+        bed.fact_asks().await[0].system.contains("about"),
+        "the digest asks whom a fact is about"
+    );
+
+    let prompt = judged(
+        &bed,
+        "congrats on the pilot licence, when is the first flight?",
+    )
+    .await;
+    assert_in_order(
+        &prompt,
+        &[
+            "## 覚えていること",
+            "Alice got her pilot's licence.（aliceのこと、bobが話した）",
+        ],
+    );
+
+    bed.seed(&[message(
+        GENERAL,
+        ALICE,
+        ts(0),
+        None,
+        &format!("<@{BOT}> forget me"),
+    )])
+    .await;
+    bed.run(&Job::Response(ResponseJob {
+        channel: channel(GENERAL),
+        thread_ts: None,
+        newest_ts: ts(0),
+        mention: true,
+        reply: Reply::Full,
+        seen_ts: None,
+        grounds: None,
+    }))
+    .await;
+    assert!(
+        facts(&bed).await.is_empty(),
+        "the fact about Alice is forgotten"
+    );
 }

@@ -99,6 +99,7 @@ fn fact(id: &str, n: u32, text: &str, shareable: bool) -> Fact {
         shareable,
         sources: vec![ts(-30 * HOUR)],
         speakers: vec![myao_testkit::ids::user(BOB)],
+        about: None,
         written_at: at(-30 * HOUR),
         outdated: false,
         meaning: None,

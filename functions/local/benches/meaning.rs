@@ -94,6 +94,7 @@ fn stored(b: &Bundled, cases: &[Case], cues: &[&[&str]]) -> Vec<Fact> {
             shareable: false,
             sources: vec![Ts::parse(&format!("17800000{i:02}.000100")).expect("a ts")],
             speakers: vec![user(c.said_by)],
+            about: Some(user(c.about)),
             written_at: now() - Duration::days(2),
             outdated: false,
             meaning: None,

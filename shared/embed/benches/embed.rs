@@ -39,6 +39,7 @@ fn facts_of(b: &Bundled, n: usize) -> Vec<Fact> {
                 shareable: false,
                 sources: vec![Ts::parse("1780000000.000100").expect("a ts")],
                 speakers: vec![UserId::parse("UBOB").expect("an id")],
+                about: None,
                 written_at: at,
                 outdated: false,
                 meaning: Some(Meaning::of(MODEL, &v)),

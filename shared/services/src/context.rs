@@ -269,6 +269,7 @@ pub async fn build_from(
         .collect();
     let people = people(cx, &talk, &names, audience).await?;
     let facts = recalled(cx, &channel.id, &talk, &people, &pending).await?;
+    let facts = shown_facts(cx, &facts, &names).await?;
     let persona = Persona {
         name: settings.persona_name.clone(),
         system_prompt: settings.persona_system_prompt.clone(),
@@ -471,7 +472,7 @@ async fn recalled(
     talk: &[&Message],
     people: &[Person],
     pending: &[Forget],
-) -> Result<Vec<String>, PortError> {
+) -> Result<Vec<Fact>, PortError> {
     let (settings, now) = (cx.settings(), cx.now());
     let words: Vec<&str> = talk
         .iter()
@@ -508,7 +509,32 @@ async fn recalled(
         by_meaning = query.meaning.is_some(),
         "facts recalled"
     );
-    Ok(found.into_iter().map(|(f, _)| f.text.clone()).collect())
+    Ok(found.into_iter().map(|(f, _)| f.clone()).collect())
+}
+
+/// The recalled facts as the prompt shows them, naming whom each is about
+/// and who said it ([`facts::shown`]); a person the prompt does not name
+/// yet is looked up as the prompt's names are.
+pub(crate) async fn shown_facts(
+    cx: &JobContext<'_>,
+    found: &[Fact],
+    names: &Names,
+) -> Result<Vec<String>, PortError> {
+    let missing: BTreeSet<UserId> = found
+        .iter()
+        .flat_map(|f| f.speakers.iter().chain(&f.about))
+        .filter(|id| !names.contains_key(*id))
+        .cloned()
+        .collect();
+    let more = user_names(cx, &missing).await?;
+    let name = |id: &UserId| {
+        names
+            .get(id)
+            .or_else(|| more.get(id))
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
+    };
+    Ok(found.iter().map(|f| facts::shown(f, name)).collect())
 }
 
 /// What a conversation's newest words mean, when the embedder is there and

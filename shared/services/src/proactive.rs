@@ -556,9 +556,12 @@ pub(crate) async fn view(
                 .iter()
                 .any(|p| p.channel == channel.id && f.sources.contains(&p.ts))
         })
-        .map(|f| (strength(&f, now, half_life), f.text))
+        .map(|f| (strength(&f, now, half_life), f))
         .collect();
-    facts.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    facts.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.text.cmp(&b.1.text)));
+    facts.truncate(VIEW_FACTS);
+    let facts: Vec<_> = facts.into_iter().map(|(_, f)| f).collect();
+    let facts = context::shown_facts(cx, &facts, &names).await?;
 
     let newest = messages.iter().map(|m| m.ts).max();
     Ok(ProactiveView {
@@ -577,11 +580,7 @@ pub(crate) async fn view(
                 topics: p.topics,
             })
             .collect(),
-        facts: facts
-            .into_iter()
-            .take(VIEW_FACTS)
-            .map(|(_, text)| text)
-            .collect(),
+        facts,
         recent_messages: messages
             .iter()
             .map(|m| MessageView::new(m, &names, settings.timezone))

@@ -303,9 +303,10 @@ pub async fn forget_person(
     for record in store.channels().await? {
         let channel = record.channel.id;
         for fact in store.facts(&channel).await? {
-            let about = names
-                .iter()
-                .any(|n| !n.is_empty() && fact.subject.trim().eq_ignore_ascii_case(n.trim()))
+            let about = fact.about.as_ref() == Some(user)
+                || names
+                    .iter()
+                    .any(|n| !n.is_empty() && fact.subject.trim().eq_ignore_ascii_case(n.trim()))
                 || mentions(&fact.text).any(|u| u == *user);
             if about || fact.speakers.contains(user) {
                 store.delete_fact(&channel, &fact.id).await?;

@@ -41,6 +41,11 @@ pub struct Fact {
     pub sources: Vec<Ts>,
     /// Who said them.
     pub speakers: Vec<UserId>,
+    /// The person it is about, when it is about one the conversation
+    /// named (an author or a mentioned member): a fact Bob told of Alice is
+    /// Alice's, said by Bob.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub about: Option<UserId>,
     pub written_at: DateTime<Utc>,
     /// A newer fact on the same subject replaced it: kept, marked, not
     /// recalled.
@@ -127,6 +132,7 @@ pub struct NewFact {
     pub shareable: bool,
     pub sources: Vec<Ts>,
     pub speakers: Vec<UserId>,
+    pub about: Option<UserId>,
 }
 
 impl NewFact {
@@ -148,6 +154,7 @@ impl NewFact {
             shareable: self.shareable,
             sources: self.sources,
             speakers: self.speakers,
+            about: self.about,
             written_at: now,
             outdated: false,
             meaning: None,
@@ -174,9 +181,12 @@ const MAX_FACT_CHARS: usize = 300;
 /// the number of a message shown to it (`messages`, from 1). Anything out
 /// of shape refuses the whole answer: a half-understood answer writes
 /// nothing. Speakers are those of the sources, not what the model says.
+/// `cues` and `about` may be missing: `about` is the name of one of
+/// `people` (the names the prompt showed), else no one.
 pub fn parse_reflection(
     answer: &str,
     messages: &[(Ts, UserId)],
+    people: &[(UserId, String)],
 ) -> Result<Vec<NewFact>, ReflectionError> {
     let value: Value = first_object(answer)
         .and_then(|s| serde_json::from_str(s).ok())
@@ -193,7 +203,11 @@ pub fn parse_reflection(
     }
     list.iter()
         .enumerate()
-        .map(|(i, f)| one_fact(i + 1, f, messages))
+        .map(|(i, f)| {
+            let mut fact = one_fact(i + 1, f, messages)?;
+            fact.about = about(f, people);
+            Ok(fact)
+        })
         .collect()
 }
 
@@ -261,7 +275,37 @@ fn one_fact(n: usize, f: &Value, messages: &[(Ts, UserId)]) -> Result<NewFact, R
         shareable,
         sources: sources.into_keys().collect(),
         speakers,
+        about: None,
     })
+}
+
+/// The one of `people` a fact's `about` names (its display name or id,
+/// case aside, an `@` before it allowed).
+fn about(f: &Value, people: &[(UserId, String)]) -> Option<UserId> {
+    let named = f.get("about")?.as_str()?.trim().trim_start_matches('@');
+    people
+        .iter()
+        .find(|(id, name)| {
+            name.trim().eq_ignore_ascii_case(named) || id.as_str().eq_ignore_ascii_case(named)
+        })
+        .map(|(id, _)| id.clone())
+}
+
+/// A recalled fact as a prompt shows it: its sentence, and whom it is
+/// about and who said it, by `name` (a person it cannot name, by id), so
+/// that one person's fact is not taken for another's: 「（アリスのこと、ボブ
+/// が話した）」, 「（ボブが話した）」 when the speaker is the one it is about.
+pub fn shown(fact: &Fact, name: impl Fn(&UserId) -> String) -> String {
+    let said: Vec<String> = fact.speakers.iter().map(&name).collect();
+    let said = said.join("、");
+    match &fact.about {
+        Some(about) if !fact.speakers.contains(about) && !said.is_empty() => {
+            format!("{}（{}のこと、{said}が話した）", fact.text, name(about))
+        }
+        _ if !said.is_empty() => format!("{}（{said}が話した）", fact.text),
+        Some(about) => format!("{}（{}のこと）", fact.text, name(about)),
+        None => fact.text.clone(),
+    }
 }
 
 /// The most cues kept of a fact.
@@ -320,6 +364,7 @@ mod tests {
             shareable: false,
             sources: vec![Ts::parse("1767600000.000100").unwrap()],
             speakers: vec![UserId::parse("UBOB").unwrap()],
+            about: None,
             written_at: at(0),
             outdated: false,
             meaning: None,
@@ -549,6 +594,7 @@ mod tests {
             shareable: false,
             sources: vec![],
             speakers: vec![],
+            about: None,
         };
         let existing = [old, other];
         assert_eq!(
@@ -571,15 +617,18 @@ mod tests {
         let shown = vec![(t1, bob.clone()), (t2, alice.clone())];
         let answer = r#"Here you go: {"facts": [{"subject": "Bob", "fact": "Bob moved to Osaka.",
             "keywords": ["Osaka", "move"], "importance": 4, "shareable": true, "sources": [1, 2]}]}"#;
-        let facts = parse_reflection(answer, &shown).unwrap();
+        let facts = parse_reflection(answer, &shown, &[]).unwrap();
         assert_eq!(facts.len(), 1);
         assert_eq!(facts[0].keywords, vec!["osaka", "move"]);
         assert_eq!(facts[0].sources, vec![t1, t2]);
         assert_eq!(facts[0].speakers, vec![alice, bob]);
-        assert_eq!(parse_reflection(r#"{"facts": []}"#, &shown), Ok(vec![]));
+        assert_eq!(
+            parse_reflection(r#"{"facts": []}"#, &shown, &[]),
+            Ok(vec![])
+        );
         // A model without a JSON mode (Bedrock's Converse) may fence it.
         let fenced = format!("```json\n{}\n```", &answer[answer.find('{').unwrap_or(0)..]);
-        assert_eq!(parse_reflection(&fenced, &shown), Ok(facts.clone()));
+        assert_eq!(parse_reflection(&fenced, &shown, &[]), Ok(facts.clone()));
 
         for bad in [
             "nothing to remember",
@@ -591,8 +640,75 @@ mod tests {
             r#"{"facts": [{"subject": "Bob", "fact": "x", "keywords": [], "importance": 3, "shareable": true, "sources": [1]}]}"#,
             r#"{"facts": [{"subject": "Bob", "fact": "x", "keywords": ["a"], "cues": [3], "importance": 3, "shareable": true, "sources": [1]}]}"#,
         ] {
-            assert!(parse_reflection(bad, &shown).is_err(), "{bad}");
+            assert!(parse_reflection(bad, &shown, &[]).is_err(), "{bad}");
         }
+    }
+
+    /// Who a fact is about is one of the people the prompt named, by name
+    /// or id; a name it did not show, or none, is no one.
+    #[test]
+    fn a_fact_is_about_a_person_the_prompt_named() {
+        let bob = UserId::parse("UBOB").unwrap();
+        let alice = UserId::parse("UALICE").unwrap();
+        let t1 = Ts::parse("1767600000.000100").unwrap();
+        let shown = vec![(t1, bob.clone())];
+        let people = vec![
+            (bob.clone(), "Bob".to_owned()),
+            (alice.clone(), "Alice Wong".to_owned()),
+        ];
+        let answer = |about: &str| {
+            format!(
+                r#"{{"facts": [{{"subject": "Alice", "fact": "Alice got her pilot's licence.", "keywords": ["pilot"],
+                "about": {about}, "importance": 3, "shareable": true, "sources": [1]}}]}}"#
+            )
+        };
+        for (named, expected) in [
+            (r#""Alice Wong""#, Some(alice.clone())),
+            (r#""@alice wong""#, Some(alice.clone())),
+            (r#""UALICE""#, Some(alice)),
+            (r#""Carol""#, None),
+            ("null", None),
+            ("3", None),
+        ] {
+            let found = parse_reflection(&answer(named), &shown, &people).unwrap();
+            assert_eq!(found[0].about, expected, "{named}");
+            assert_eq!(found[0].speakers, vec![bob.clone()], "{named}");
+        }
+    }
+
+    /// A fact Bob told of Alice is shown as Alice's, said by Bob; one a
+    /// person told of themselves, as said by them.
+    #[test]
+    fn a_shown_fact_names_whom_it_is_about_and_who_said_it() {
+        let mut f = fact(
+            "1",
+            "Alice",
+            "Alice got her pilot's licence.",
+            &["pilot"],
+            3,
+        );
+        let name = |id: &UserId| match id.as_str() {
+            "UBOB" => "Bob".to_owned(),
+            "UALICE" => "Alice".to_owned(),
+            other => other.to_owned(),
+        };
+        f.about = Some(UserId::parse("UALICE").unwrap());
+        assert_eq!(
+            shown(&f, name),
+            "Alice got her pilot's licence.（Aliceのこと、Bobが話した）"
+        );
+        f.about = Some(UserId::parse("UBOB").unwrap());
+        assert_eq!(
+            shown(&f, name),
+            "Alice got her pilot's licence.（Bobが話した）"
+        );
+        f.about = None;
+        assert_eq!(
+            shown(&f, name),
+            "Alice got her pilot's licence.（Bobが話した）"
+        );
+        f.speakers.clear();
+        assert_eq!(shown(&f, name), "Alice got her pilot's licence.");
     }
 
     /// Cues are read with the fact (lower case, each once, the too long
@@ -609,7 +725,7 @@ mod tests {
             "cues": ["Sourdough", "sourdough", "{long}", "パン作り", "a", "b", "c", "d", "e", "f", "g", "h"],
             "importance": 3, "shareable": true, "sources": [1]}}]}}"#
         );
-        let found = parse_reflection(&answer, &shown).unwrap();
+        let found = parse_reflection(&answer, &shown, &[]).unwrap();
         let cues = &found[0].cues;
         assert_eq!(cues.len(), MAX_CUES);
         assert_eq!(&cues[..3], &["sourdough", "パン作り", "a"]);
@@ -620,7 +736,7 @@ mod tests {
         assert!(passage(&fact).starts_with("Bob bakes bread every Sunday. (sourdough, パン作り"));
 
         let older = r#"{"facts": [{"subject": "Bob", "fact": "Bob bakes bread.", "keywords": ["bread"], "importance": 3, "shareable": true, "sources": [1]}]}"#;
-        let found = parse_reflection(older, &shown).unwrap();
+        let found = parse_reflection(older, &shown, &[]).unwrap();
         assert!(found[0].cues.is_empty());
         let json = serde_json::to_string(&found[0].clone().stored(
             "1".into(),

@@ -12,7 +12,7 @@ use std::ops::ControlFlow;
 
 use chrono::{DateTime, Utc};
 
-use super::{forgotten_since, keep, long_term_due, views, MemoryReport};
+use super::{forgotten_since, keep, long_term_due, named_views, MemoryReport};
 use crate::prompts::memory::{digest_request, DigestLine, DigestTask, DigestThread};
 use crate::reflection::{count_in_profiles, keep_facts, mark_reflected};
 use crate::JobContext;
@@ -446,6 +446,8 @@ impl<'a> Call<'a> {
 struct Answer<'a> {
     text: String,
     numbered: Vec<(Ts, UserId)>,
+    /// The people the prompt named: whom a fact may be about.
+    people: Vec<(UserId, String)>,
     /// The ts of the messages shown.
     shown: Vec<Ts>,
     /// The threads asked about.
@@ -505,7 +507,7 @@ impl Answer<'_> {
         read: Option<Ts>,
         report: &mut MemoryReport,
     ) -> Result<(), PortError> {
-        match parse_reflection(&self.text, &self.numbered) {
+        match parse_reflection(&self.text, &self.numbered, &self.people) {
             Ok(found) => {
                 let new: Vec<_> = found
                     .into_iter()
@@ -534,7 +536,7 @@ async fn ask<'a>(
 ) -> Result<Option<Answer<'a>>, PortError> {
     let Marks { unread, covered } = marks;
     let settings = cx.settings();
-    let views = views(cx, messages).await?;
+    let (views, names) = named_views(cx, messages).await?;
     let is_root = |m: &Message| call.threads.iter().any(|t| t.root == m.ts);
     let lines = messages
         .iter()
@@ -596,6 +598,7 @@ async fn ask<'a>(
     Ok(Some(Answer {
         text,
         numbered,
+        people: names.into_iter().collect(),
         replies: messages
             .iter()
             .filter_map(|m| m.thread_ts.map(|root| (root, m.ts, shown.contains(&m.ts))))

@@ -23,7 +23,7 @@ mod forget;
 pub use forget::forget_now;
 use forget::forgotten_since;
 
-use super::context::prompt_names;
+use super::context::{prompt_names, Names};
 use super::reflection::{clean_facts, embed_older};
 pub use super::MemoryReport;
 use myao_core::app::memory_retention;
@@ -149,12 +149,21 @@ async fn ask<T: Fit>(
 }
 
 async fn views(cx: &JobContext<'_>, messages: &[Message]) -> Result<Vec<MessageView>, PortError> {
+    Ok(named_views(cx, messages).await?.0)
+}
+
+/// [`views`], and the names they show (whom a fact may be about).
+async fn named_views(
+    cx: &JobContext<'_>,
+    messages: &[Message],
+) -> Result<(Vec<MessageView>, Names), PortError> {
     let settings = cx.settings();
     let names = prompt_names(cx, messages.iter()).await?;
-    Ok(messages
+    let views = messages
         .iter()
         .map(|m| MessageView::new(m, &names, settings.timezone))
-        .collect())
+        .collect();
+    Ok((views, names))
 }
 
 /// Writes a thread's memory again from its remaining messages alone,
