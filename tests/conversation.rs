@@ -37,7 +37,7 @@ use myao_domain::{
 use myao_jobs::payload::Answer;
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::{JudgmentOutcome, Unusable};
-use myao_services::response::{NoReply, ResponseOutcome};
+use myao_services::response::{NoReply, ResponseOutcome, LOST_POST_SECONDS};
 use myao_testkit::http::{completion, mount_once};
 use myao_testkit::ids::{channel, user};
 use myao_tests::stubs::{
@@ -1042,8 +1042,11 @@ async fn mount_marked_history(bed: &Bed, marker: Option<&str>) {
 }
 
 /// Issue 45: a post whose answer was lost (Slack's 5xx) is looked for by
-/// its marker: found, it is the answer, and nothing is posted twice; not
-/// found, it is posted again, once. Either way the LLM wrote it once.
+/// its marker: found, it is the answer, and nothing is posted twice. Not
+/// found, the job comes back (issue 56: Slack may show a slow post only
+/// later) and posts it again, once, when a try after
+/// `LOST_POST_SECONDS` does not find it either. Either way the LLM wrote it
+/// once.
 #[tokio::test]
 async fn a_mention_whose_post_got_a_5xx_is_answered_once_whether_or_not_it_posted() {
     for posted in [true, false] {
@@ -1055,7 +1058,16 @@ async fn a_mention_whose_post_got_a_5xx_is_answered_once_whether_or_not_it_poste
         let marker = job.claim_key();
         mount_marked_history(&bed, posted.then_some(marker.as_str())).await;
 
-        let outcome = responded(bed.run(&job).await);
+        let outcome = match posted {
+            true => responded(bed.run(&job).await),
+            false => {
+                let first = myao_services::jobs::run(&bed.services, &job).await;
+                assert!(first.as_ref().is_err_and(|e| e.is_retryable()), "{first:?}");
+                assert_eq!(bed.posts().await.len(), 1, "not posted again at once");
+                bed.clock.advance(Duration::seconds(LOST_POST_SECONDS + 1));
+                responded(bed.run(&job).await)
+            }
+        };
 
         let ResponseOutcome::Posted { ts: at, .. } = outcome else {
             panic!("posted={posted}: {outcome:?}");
@@ -1075,6 +1087,41 @@ async fn a_mention_whose_post_got_a_5xx_is_answered_once_whether_or_not_it_poste
         }
         assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 1);
     }
+}
+
+/// Issue 56: a post Slack answers with a 5xx and shows only 30 s later is
+/// not posted twice: the try that lost it, and the try 10 s later, find it
+/// nowhere and post nothing; the try after finds it, and it is the answer.
+#[tokio::test]
+async fn a_post_slack_shows_only_30_s_later_is_not_posted_twice() {
+    let bed = Bed::new().await;
+    answer_next_post(&bed, ResponseTemplate::new(500)).await;
+    bed.seed(&[message(GENERAL, ALICE, ts(0), None, "<@UBOT> status?")])
+        .await;
+    let job = response(None, 0, true);
+    let marker = job.claim_key();
+
+    for wait in [0, 10] {
+        bed.clock.advance(Duration::seconds(wait));
+        let tried = myao_services::jobs::run(&bed.services, &job).await;
+        assert!(tried.as_ref().is_err_and(|e| e.is_retryable()), "{tried:?}");
+        assert_eq!(
+            bed.posts().await.len(),
+            1,
+            "after {wait} s: not posted again"
+        );
+    }
+    // It shows now.
+    mount_marked_history(&bed, Some(&marker)).await;
+    bed.clock.advance(Duration::seconds(30));
+    let outcome = responded(bed.run(&job).await);
+
+    let ResponseOutcome::Posted { ts: at, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(at.to_string(), "1767600000.900000", "the post that landed");
+    assert_eq!(bed.posts().await.len(), 1, "posted once");
+    assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 1);
 }
 
 /// Issue 45 (review): a post whose answer was lost, and whose search for it

@@ -18,7 +18,7 @@ use crate::prompts::{status_lines, PromptError};
 use crate::reflection::forget_person;
 use crate::{JobContext, Services};
 use post::compose_and_post;
-pub use post::SAFE_POST_CHARS;
+pub use post::{LOST_POST_SECONDS, SAFE_POST_CHARS};
 use react::{react, take_hint};
 
 /// How long a job claim is kept: longer than any redelivery.

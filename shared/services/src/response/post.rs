@@ -18,6 +18,41 @@ use crate::JobContext;
 /// How long a written reply is kept for the tries that post it.
 const DRAFT_HOURS: i64 = 24;
 
+/// How long after a post whose answer was lost, and which a search did not
+/// find, the reply is not posted again: Slack may show a slow post only
+/// later (a red team saw one take 30 s). Its tries come back meanwhile and
+/// look for it again; past it, the next one that does not find it posts.
+pub const LOST_POST_SECONDS: i64 = 60;
+
+/// The claim that holds a lost post's reply back for [`LOST_POST_SECONDS`].
+fn lost_key(marker: &str) -> String {
+    format!("lost:{marker}")
+}
+
+/// Holds the reply back for [`LOST_POST_SECONDS`]: its post was lost and
+/// not found (yet).
+async fn hold_back(cx: &JobContext<'_>, marker: &str) -> Result<(), PortError> {
+    let until = cx.clock().now() + Duration::seconds(LOST_POST_SECONDS);
+    cx.store().claim(&lost_key(marker), until).await?;
+    Ok(())
+}
+
+/// Whether the reply may be posted again, its earlier post lost and not
+/// found: yes when no lost post of it is held back, or its time has passed
+/// (the hold then starts again, for this post). A retryable error while it
+/// is held: the job comes back and looks again.
+async fn may_post_again(cx: &JobContext<'_>, marker: &str) -> Result<(), PortError> {
+    let until = cx.clock().now() + Duration::seconds(LOST_POST_SECONDS);
+    if cx.store().claim(&lost_key(marker), until).await? {
+        Ok(())
+    } else {
+        Err(PortError::unavailable(
+            "slack",
+            "an earlier post of the reply was lost and is not there yet; looking again later",
+        ))
+    }
+}
+
 /// Writes the reply to `job` (or takes `kept`, the one an earlier try of it
 /// wrote) and posts it; the `claim` is given back when nothing was posted
 /// and a redelivery may do better. A written reply is kept with the job for
@@ -164,7 +199,13 @@ async fn post_once(
             Ok((ts, escape(text)))
         }
         // A reply comes after the message it answers: the search starts there.
-        None => post_held(slack, at, text).await,
+        None => match reused {
+            true => match may_post_again(cx, at.marker).await {
+                Ok(()) => post_held(cx, at, text).await,
+                Err(held) => Err(held),
+            },
+            false => post_held(cx, at, text).await,
+        },
     };
     match posted {
         Ok(posted) => Ok(Posted::Done(posted)),
@@ -207,13 +248,16 @@ pub const SAFE_POST_CHARS: usize = 4_000;
 /// to [`SAFE_POST_CHARS`] escaped characters, cut at a sentence or a space
 /// and never inside an escape. When its answer was lost (a 5xx, a timeout:
 /// it may have posted), the conversation is searched for the marker and the
-/// reply posted again only when it is not there (among the messages from
-/// the one it answers). The text posted, escaped, with its `ts`.
+/// reply given back when it is not there yet (among the messages from the
+/// one it answers): its tries look again and post it again only after
+/// [`LOST_POST_SECONDS`] ([`may_post_again`]). The text posted, escaped,
+/// with its `ts`.
 async fn post_held(
-    slack: &dyn SlackApi,
+    cx: &JobContext<'_>,
     at: &Place<'_>,
     text: &str,
 ) -> Result<(Ts, String), PortError> {
+    let slack = cx.slack();
     let (channel, thread_ts, marker) = (at.channel, at.thread_ts, at.marker);
     let escaped = escape(text);
     let first = send(slack, at, &escaped).await;
@@ -238,9 +282,12 @@ async fn post_held(
                     Ok((ts, escaped))
                 }
                 None => {
-                    tracing::warn!(%detail, "the post's answer was lost and it is not there; posting it again");
-                    let ts = send(slack, at, &escaped).await?;
-                    Ok((ts, escaped))
+                    tracing::warn!(%detail, "the post's answer was lost and it is not there yet; the job comes back to look again");
+                    hold_back(cx, marker).await?;
+                    Err(PortError::unavailable(
+                        "slack",
+                        format!("the post's answer was lost ({detail}) and it is not there yet"),
+                    ))
                 }
             }
         }
