@@ -99,6 +99,29 @@ pub(crate) fn digest() -> Job {
     })
 }
 
+/// `who` writes "@myao forget me" in #general, and the mention's reply
+/// job runs.
+pub(crate) async fn forget_me(bed: &Bed<DynamoStore>, who: &str) -> JobOutcome {
+    bed.seed(&[message(
+        GENERAL,
+        who,
+        ts(0),
+        None,
+        &format!("<@{BOT}> forget me"),
+    )])
+    .await;
+    bed.run(&Job::Response(ResponseJob {
+        channel: channel(GENERAL),
+        thread_ts: None,
+        newest_ts: ts(0),
+        mention: true,
+        reply: Reply::Full,
+        seen_ts: None,
+        grounds: None,
+    }))
+    .await
+}
+
 pub(crate) fn judgment(newest_ts: Ts) -> Job {
     Job::Judgment(JudgmentJob {
         channel: channel(GENERAL),
@@ -265,25 +288,7 @@ async fn forget_me_removes_the_profile_and_the_facts_and_says_so() {
     reflect_on_the_move(&bed).await;
     assert!(profile(&bed, BOB).await.is_some());
 
-    bed.seed(&[message(
-        GENERAL,
-        BOB,
-        ts(0),
-        None,
-        &format!("<@{BOT}> forget me"),
-    )])
-    .await;
-    let outcome = bed
-        .run(&Job::Response(ResponseJob {
-            channel: channel(GENERAL),
-            thread_ts: None,
-            newest_ts: ts(0),
-            mention: true,
-            reply: Reply::Full,
-            seen_ts: None,
-            grounds: None,
-        }))
-        .await;
+    let outcome = forget_me(&bed, BOB).await;
 
     assert!(
         matches!(&outcome, JobOutcome::Response(ResponseOutcome::Posted { text, .. }) if text == FORGOTTEN_NOTICE),

@@ -15,18 +15,19 @@ use myao_core::adapters::twins::MemoryStore;
 use myao_core::ports::{Embedded, Embedder, FactRecords};
 use myao_domain::facts::Fact;
 use myao_domain::meaning::Meaning;
-use myao_domain::{Job, Reply, ResponseJob};
 use myao_testkit::embedder::{Concepts, TEST_MODEL};
 use myao_testkit::ids::{channel, user};
 use myao_tests::stubs::{
-    assert_in_order, at, message, ts, Bed, PromptKind, ALICE, BOB, BOT, GENERAL, SECRET,
+    assert_in_order, at, message, ts, Bed, PromptKind, ALICE, BOB, GENERAL, SECRET,
 };
 use myao_wire::embedder::ChosenEmbedder;
 use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
-use crate::facts::{digest, facts, judgment, reflect_on_the_move, seed_move_in, the_move};
+use crate::facts::{
+    digest, facts, forget_me, judgment, reflect_on_the_move, seed_move_in, the_move,
+};
 
 /// Osaka, its food and its region mean one thing; so do builds and CI.
 fn concepts() -> Arc<Concepts> {
@@ -314,24 +315,7 @@ async fn a_fact_one_person_stated_about_another_is_recalled_as_theirs() {
         ],
     );
 
-    bed.seed(&[message(
-        GENERAL,
-        ALICE,
-        ts(0),
-        None,
-        &format!("<@{BOT}> forget me"),
-    )])
-    .await;
-    bed.run(&Job::Response(ResponseJob {
-        channel: channel(GENERAL),
-        thread_ts: None,
-        newest_ts: ts(0),
-        mention: true,
-        reply: Reply::Full,
-        seen_ts: None,
-        grounds: None,
-    }))
-    .await;
+    forget_me(&bed, ALICE).await;
     assert!(
         facts(&bed).await.is_empty(),
         "the fact about Alice is forgotten"

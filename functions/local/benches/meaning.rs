@@ -109,12 +109,7 @@ fn stored(b: &Bundled, cases: &[Case], cues: &[&[&str]]) -> Vec<Fact> {
 /// What a thread recalls: its messages newest first, as the services read
 /// them, by `mode`.
 fn recalled(b: &Bundled, facts: &[Fact], messages: &[&str], mode: Mode) -> Vec<usize> {
-    let text = messages
-        .iter()
-        .rev()
-        .copied()
-        .collect::<Vec<_>>()
-        .join("\n");
+    let text = newest_first(messages);
     let query = Recalling {
         words: if matches!(mode, Mode::Meaning | Mode::Nearest) {
             BTreeSet::new()
@@ -145,6 +140,17 @@ fn recalled(b: &Bundled, facts: &[Fact], messages: &[&str], mode: Mode) -> Vec<u
         .into_iter()
         .filter_map(|(f, _)| f.id.parse().ok())
         .collect()
+}
+
+/// A thread's words as the services read them for recall: its messages,
+/// newest first.
+fn newest_first(messages: &[&str]) -> String {
+    messages
+        .iter()
+        .rev()
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Hits out of cases, per slice.
@@ -274,12 +280,7 @@ fn detail(b: &Bundled, set: &Set) {
     let (cases, controls) = (set.cases, set.controls);
     let facts = stored(b, cases, set.cues);
     let cosines = |messages: &[&str]| -> Vec<f64> {
-        let text = messages
-            .iter()
-            .rev()
-            .copied()
-            .collect::<Vec<_>>()
-            .join("\n");
+        let text = newest_first(messages);
         let q = embed(b, &text, Embedded::Query);
         facts
             .iter()

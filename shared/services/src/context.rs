@@ -492,16 +492,18 @@ async fn recalled(
             .any(|p| p.channel == *channel && f.sources.contains(&p.ts))
     });
     let names: Vec<&str> = people.iter().map(|p| p.name.as_str()).collect();
-    let how = facts::Recall {
-        half_life: settings.fact_half_life(),
-        floor: RECALL_FLOOR,
-        top: RECALL_TOP,
-        meaning: facts::ByMeaning::E5,
-    };
     let query = facts::Recalling {
         words: facts::tokens(&text),
         names: facts::proper_nouns(&text, &names),
         meaning: meaning_of(cx, &text, &all).await,
+    };
+    let how = facts::Recall {
+        half_life: settings.fact_half_life(),
+        floor: RECALL_FLOOR,
+        top: RECALL_TOP,
+        meaning: query.meaning.as_ref().map_or(facts::ByMeaning::E5, |m| {
+            facts::ByMeaning::of_model(m.model())
+        }),
     };
     let found = facts::recall(&all, &query, now, how);
     tracing::debug!(

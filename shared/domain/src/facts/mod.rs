@@ -371,6 +371,16 @@ mod tests {
         }
     }
 
+    /// Recall with a 30-day half-life, `floor` and `top`, e5's scale.
+    fn recall_with(floor: f64, top: usize) -> Recall {
+        Recall {
+            half_life: Duration::days(30),
+            floor,
+            top,
+            meaning: ByMeaning::E5,
+        }
+    }
+
     /// A conversation's side of recall with no meaning (no embedder).
     fn words(words: BTreeSet<String>, names: BTreeSet<String>) -> Recalling {
         Recalling {
@@ -461,12 +471,7 @@ mod tests {
                 4,
             ),
         ];
-        let how = Recall {
-            half_life: Duration::days(30),
-            floor: 0.02,
-            top: 3,
-            meaning: ByMeaning::E5,
-        };
+        let how = recall_with(0.02, 3);
         let q = tokens("how is Osaka treating you, Bob?");
         let names = proper_nouns("how is Osaka treating you, Bob?", &["Bob"]);
         let found = recall(&facts, &words(q, names), at(10), how);
@@ -494,12 +499,7 @@ mod tests {
             &["盆栽"],
             3,
         )];
-        let how = Recall {
-            half_life: Duration::days(30),
-            floor: 0.04,
-            top: 3,
-            meaning: ByMeaning::E5,
-        };
+        let how = recall_with(0.04, 3);
         let q = tokens("ケンさん、盆栽の手入れって難しい？\nうん、楽しみ");
         let found = recall(&facts, &words(q, BTreeSet::new()), at(3), how);
         assert_eq!(found.len(), 1, "{found:?}");
@@ -532,12 +532,7 @@ mod tests {
             old,
             fact("2", "Bob", "Bob lives in Osaka", &["bob", "lives"], 4),
         ];
-        let how = Recall {
-            half_life: Duration::days(30),
-            floor: 0.0,
-            top: 1,
-            meaning: ByMeaning::E5,
-        };
+        let how = recall_with(0.0, 1);
         let found = recall(
             &facts,
             &words(tokens("where does bob live"), BTreeSet::new()),

@@ -24,8 +24,9 @@ pub struct Recall {
 
 /// How a cosine of meaning becomes a score: nothing at or below `unlike`,
 /// rising to 1 at `alike`. An embedder's cosines do not start at 0 for
-/// unrelated texts (e5's sit around 0.75 to 0.8), so the scale starts
-/// where relatedness does.
+/// unrelated texts (e5's reach 0.83 between a fact and talk about something
+/// else, Japanese higher than English), so the scale starts where
+/// relatedness does.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ByMeaning {
     pub unlike: f64,
@@ -33,13 +34,31 @@ pub struct ByMeaning {
 }
 
 impl ByMeaning {
-    /// The bundled embedder's scale (multilingual-e5-small), from the
-    /// recall benchmark's tuning set (`cargo bench -p myao-local --bench
-    /// meaning`).
+    /// The bundled embedder's scale (multilingual-e5-small), chosen on the
+    /// recall benchmark's tuning set for at most one unrelated thread in 20
+    /// given a fact (`cargo bench -p myao-local --bench meaning`).
     pub const E5: ByMeaning = ByMeaning {
         unlike: 0.83,
         alike: 0.90,
     };
+
+    /// A provider's model's scale: where OpenAI's text-embedding-3 models'
+    /// cosines for related texts begin, by their documented range; not
+    /// measured here (no provider is reached from the benchmark).
+    pub const PROVIDER: ByMeaning = ByMeaning {
+        unlike: 0.40,
+        alike: 0.70,
+    };
+
+    /// The scale of `model`'s cosines: [`ByMeaning::E5`] for the bundled
+    /// model (`multilingual-e5-…`), else [`ByMeaning::PROVIDER`].
+    pub fn of_model(model: &str) -> ByMeaning {
+        if model.starts_with("multilingual-e5") {
+            ByMeaning::E5
+        } else {
+            ByMeaning::PROVIDER
+        }
+    }
 
     /// The score of cosine `c`, from 0 to 1.
     pub fn score(self, c: f64) -> f64 {
@@ -96,4 +115,120 @@ pub fn recall<'a>(
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
     scored.truncate(how.top);
     scored
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{ChannelId, Ts, UserId};
+
+    fn unit(v: &[f32]) -> Vec<f32> {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter().map(|x| x / n).collect()
+    }
+
+    fn fact(id: &str, text: &str, meaning: Option<Meaning>) -> Fact {
+        Fact {
+            id: id.into(),
+            channel: ChannelId::parse("C1").unwrap(),
+            subject: "Tom".into(),
+            text: text.into(),
+            keywords: vec!["bread".into()],
+            cues: vec![],
+            importance: 5,
+            shareable: false,
+            sources: vec![Ts::parse("1767600000.000100").unwrap()],
+            speakers: vec![UserId::parse("UTOM").unwrap()],
+            about: None,
+            written_at: DateTime::from_timestamp(1_767_600_000, 0).unwrap(),
+            outdated: false,
+            meaning,
+        }
+    }
+
+    /// Meaning recalls a fact that shares no word with the conversation;
+    /// a cosine at or below the scale's start, another model's vector or
+    /// none leave it to the words; meaning and words add up.
+    #[test]
+    fn meaning_recalls_what_words_miss_and_only_above_its_scale() {
+        let how = Recall {
+            half_life: Duration::days(30),
+            floor: 0.04,
+            top: 3,
+            meaning: ByMeaning {
+                unlike: 0.5,
+                alike: 1.0,
+            },
+        };
+        let near = Meaning::of("m", &unit(&[1.0, 0.2, 0.0]));
+        let far = Meaning::of("m", &unit(&[0.2, 1.0, 0.0]));
+        let query_meaning = Meaning::of("m", &unit(&[1.0, 0.0, 0.0]));
+        let facts = vec![
+            fact("near", "Tom bakes bread every Sunday.", Some(near.clone())),
+            fact("far", "Tom collects stamps.", Some(far)),
+            fact(
+                "other-model",
+                "Tom keeps bees.",
+                Some(Meaning::of("n", &unit(&[1.0, 0.0, 0.0]))),
+            ),
+            fact("none", "Tom grew up in Lisbon.", None),
+        ];
+        let query = Recalling {
+            words: tokens("who knows their way around a sourdough starter?"),
+            names: BTreeSet::new(),
+            meaning: Some(query_meaning),
+        };
+        let now = facts[0].written_at + Duration::days(1);
+        let found: Vec<&str> = recall(&facts, &query, now, how)
+            .iter()
+            .map(|(f, _)| f.id.as_str())
+            .collect();
+        assert_eq!(found, ["near"]);
+
+        // No meaning of the conversation: the words alone, which miss it.
+        let words_only = Recalling {
+            meaning: None,
+            ..query.clone()
+        };
+        assert!(recall(&facts, &words_only, now, how).is_empty());
+
+        // Words and meaning add up: a shared keyword ranks it higher.
+        let with_word = Recalling {
+            words: tokens("any bread bakers here?"),
+            ..query
+        };
+        let both = recall(&facts, &with_word, now, how);
+        let alone = recall(
+            &facts[..1],
+            &Recalling {
+                words: BTreeSet::new(),
+                ..with_word.clone()
+            },
+            now,
+            how,
+        );
+        assert!(both[0].1 > alone[0].1, "{both:?} vs {alone:?}");
+    }
+
+    #[test]
+    fn the_scale_is_the_models() {
+        assert_eq!(
+            ByMeaning::of_model("multilingual-e5-small-q4"),
+            ByMeaning::E5
+        );
+        assert_eq!(
+            ByMeaning::of_model("text-embedding-3-small"),
+            ByMeaning::PROVIDER
+        );
+    }
+
+    #[test]
+    fn the_scale_starts_at_unlike_and_ends_at_alike() {
+        let scale = ByMeaning::E5;
+        assert_eq!(scale.score(0.5), 0.0);
+        assert_eq!(scale.score(scale.unlike), 0.0);
+        assert_eq!(scale.score(1.0), 1.0);
+        let mid = scale.score((scale.unlike + scale.alike) / 2.0);
+        assert!((mid - 0.5).abs() < 1e-9);
+    }
 }
