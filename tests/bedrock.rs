@@ -20,13 +20,14 @@ use myao_domain::metrics;
 use myao_domain::settings::LlmProvider;
 use myao_domain::{Job, JudgmentJob, ResponseJob, Settings};
 use myao_llm::bedrock::{BedrockLlm, JSON_TURN, TEXT_TURN};
+use myao_llm::bedrock_embeddings::BedrockEmbedder;
 use myao_services::jobs::JobOutcome;
 use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
 use myao_testkit::http::requests;
 use myao_testkit::ids::channel;
 use myao_tests::stubs::{classify, ts, verdict, Bed, PromptKind, GENERAL};
-use myao_wire::http_services_with;
+use myao_wire::{http_services_with, Bedrock};
 use serde_json::{json, Value};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -103,12 +104,16 @@ async fn on_bedrock(judgment: ResponseTemplate) -> (Bed, MockServer) {
     let secrets = StaticSecrets::new()
         .with("llm_api_key", "fake-llm-key")
         .with("slack_bot_token", "xoxb-test");
+    let embedder = BedrockEmbedder::new(&config, ports.settings.clone());
     bed.services = http_services_with(
         ports,
         Arc::new(secrets),
         "llm_api_key",
         "slack_bot_token",
-        Some(Arc::new(llm)),
+        Some(Bedrock {
+            llm: Arc::new(llm),
+            embedder: Arc::new(embedder),
+        }),
     );
     (bed, bedrock)
 }

@@ -269,6 +269,7 @@ const MANIFESTS: &[(&str, &[&str])] = &[
             "aws-sdk-sqs",
             "myao-aws",
             "myao-core",
+            "myao-domain",
             "myao-embed",
             "myao-http",
             "myao-llm",

@@ -321,3 +321,52 @@ async fn a_fact_one_person_stated_about_another_is_recalled_as_theirs() {
         "the fact about Alice is forgotten"
     );
 }
+
+/// The `embedder` setting chooses, call by call: the bundled model, or the
+/// provider's, which is Amazon Bedrock's when `llm_provider` is `bedrock`.
+#[tokio::test]
+async fn the_setting_chooses_the_bundled_model_bedrock_or_the_openai_compatible_api() {
+    use myao_core::adapters::system::{FixedSettings, StaticSecrets};
+    use myao_domain::settings::LlmProvider;
+    use myao_domain::Settings;
+
+    let chosen = |settings: Settings| {
+        let settings = Arc::new(FixedSettings::new(settings));
+        ChosenEmbedder::new(
+            myao_http::http_client(),
+            settings,
+            Arc::new(StaticSecrets::new()),
+            "",
+        )
+        .with_bedrock(concepts())
+    };
+    let texts = [THE_FACT.to_owned()];
+    let bundled = chosen(Settings::default())
+        .embed(&texts, Embedded::Passage)
+        .await
+        .expect("the bundled model (bash infra/fetch-embedder.sh)");
+    assert_eq!(bundled.model, myao_embed::MODEL);
+
+    let on_bedrock = Settings {
+        embedder: "cohere.embed-multilingual-v3".into(),
+        llm_provider: LlmProvider::Bedrock,
+        ..Settings::default()
+    };
+    let v = chosen(on_bedrock.clone())
+        .embed(&texts, Embedded::Passage)
+        .await
+        .expect("the Bedrock embedder (here the test one)");
+    assert_eq!(v.model, TEST_MODEL);
+
+    // The OpenAI-compatible API at an address where nothing answers.
+    let elsewhere = Settings {
+        llm_provider: LlmProvider::OpenAi,
+        llm_base_url: "http://127.0.0.1:9".into(),
+        llm_timeout_seconds: 2,
+        ..on_bedrock
+    };
+    assert!(chosen(elsewhere)
+        .embed(&texts, Embedded::Passage)
+        .await
+        .is_err());
+}

@@ -331,7 +331,7 @@ fn failure(error: SdkError<ConverseError>) -> Attempt {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::net::TcpListener;
     use std::time::Instant;
 
@@ -371,7 +371,7 @@ mod tests {
 
     /// The SDK's own configuration as the functions load it, with static
     /// test credentials and the stub as the endpoint.
-    async fn sdk_config(endpoint: &str) -> aws_config::SdkConfig {
+    pub(crate) async fn sdk_config(endpoint: &str) -> aws_config::SdkConfig {
         aws_config::defaults(BehaviorVersion::latest())
             .region(Region::new("us-east-1"))
             .credentials_provider(Credentials::new(

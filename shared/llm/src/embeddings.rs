@@ -107,15 +107,21 @@ fn vectors(answer: &str, texts: usize) -> Result<Vec<Vec<f32>>, &'static str> {
     let mut out: Vec<Option<Vec<f32>>> = vec![None; texts];
     for (i, datum) in reply.data.into_iter().enumerate() {
         let slot = datum.index.unwrap_or(i);
-        let norm = datum.embedding.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if slot >= texts || out[slot].is_some() || !norm.is_finite() || norm == 0.0 {
+        let vector = unit(&datum.embedding);
+        if slot >= texts || out[slot].is_some() || vector.is_none() {
             return Err("a vector is missing, repeated or empty");
         }
-        out[slot] = Some(datum.embedding.iter().map(|x| x / norm).collect());
+        out[slot] = vector;
     }
     out.into_iter()
         .collect::<Option<Vec<_>>>()
         .ok_or("a vector is missing")
+}
+
+/// `v` made unit length; `None` when it is all zeros or not finite.
+pub(crate) fn unit(v: &[f32]) -> Option<Vec<f32>> {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    (norm.is_finite() && norm > 0.0).then(|| v.iter().map(|x| x / norm).collect())
 }
 
 #[cfg(test)]

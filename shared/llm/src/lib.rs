@@ -10,6 +10,7 @@
 //! leaves no time for it.
 
 pub mod bedrock;
+pub mod bedrock_embeddings;
 pub mod embeddings;
 pub mod openai;
 

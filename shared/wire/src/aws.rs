@@ -9,12 +9,12 @@ use myao_aws::sqs::SqsQueue;
 use myao_aws::wire::MissingEnv;
 use myao_aws::wire::{common, optional, var};
 
-use crate::http_services_with;
+use crate::{http_services_with, Bedrock};
 use myao_core::adapters::system::OsUnguessable;
 use myao_core::app::install::Installer;
 use myao_core::env::{self, Function};
-use myao_core::ports::Llm;
 use myao_llm::bedrock::BedrockLlm;
+use myao_llm::bedrock_embeddings::BedrockEmbedder;
 use myao_services::Services;
 use myao_slack_api::oauth::ConfiguredOAuth;
 
@@ -41,9 +41,12 @@ pub async fn services(function: Function) -> Result<Services, MissingEnv> {
     };
     // Always built (it makes no call until asked): `llm_provider` and the
     // roles' providers may turn to Bedrock without a restart.
-    let bedrock: Option<Arc<dyn Llm>> = Some(Arc::new(
-        BedrockLlm::new(&c.config, c.settings.clone()).with_metrics(c.metrics.clone()),
-    ));
+    let bedrock = Some(Bedrock {
+        llm: Arc::new(
+            BedrockLlm::new(&c.config, c.settings.clone()).with_metrics(c.metrics.clone()),
+        ),
+        embedder: Arc::new(BedrockEmbedder::new(&c.config, c.settings.clone())),
+    });
     let slack_token = var(env::SLACK_BOT_TOKEN_PARAM)?;
     let ports = c.ports(scheduler, queue);
     let oauth = optional(env::SLACK_CLIENT_SECRET_PARAM).map(|name| {

@@ -1,11 +1,14 @@
 //! The embedder the `embedder` setting chooses, call by call: the bundled
-//! model (loaded once, on the first call that needs it) or the provider's
-//! ([`OpenAiEmbedder`]). `off` never reaches it: the services do not ask.
+//! model (loaded once, on the first call that needs it) or the provider's:
+//! Amazon Bedrock's when `llm_provider` is `bedrock` (and the functions
+//! were given it), else the OpenAI-compatible API's ([`OpenAiEmbedder`]).
+//! `off` never reaches it: the services do not ask.
 
 use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use myao_core::ports::{Embedded, Embedder, PortError, Secrets, SettingsProvider, Vectors};
+use myao_domain::settings::LlmProvider;
 use myao_embed::Bundled;
 use myao_llm::embeddings::OpenAiEmbedder;
 
@@ -14,6 +17,7 @@ pub struct ChosenEmbedder {
     settings: Arc<dyn SettingsProvider>,
     bundled: OnceLock<Result<Bundled, PortError>>,
     provider: OpenAiEmbedder,
+    bedrock: Option<Arc<dyn Embedder>>,
 }
 
 impl ChosenEmbedder {
@@ -29,6 +33,16 @@ impl ChosenEmbedder {
             provider: OpenAiEmbedder::new(http, settings.clone(), secrets, key_name),
             settings,
             bundled: OnceLock::new(),
+            bedrock: None,
+        }
+    }
+
+    /// Embeds on Amazon Bedrock with `bedrock` when `llm_provider` is
+    /// `bedrock`.
+    pub fn with_bedrock(self, bedrock: Arc<dyn Embedder>) -> ChosenEmbedder {
+        ChosenEmbedder {
+            bedrock: Some(bedrock),
+            ..self
         }
     }
 
@@ -49,10 +63,11 @@ impl ChosenEmbedder {
 #[async_trait]
 impl Embedder for ChosenEmbedder {
     async fn embed(&self, texts: &[String], what: Embedded) -> Result<Vectors, PortError> {
-        if self.settings.current().await?.bundled_embedder() {
-            self.bundled()?.embed(texts, what).await
-        } else {
-            self.provider.embed(texts, what).await
+        let settings = self.settings.current().await?;
+        match (&self.bedrock, settings.llm_provider) {
+            _ if settings.bundled_embedder() => self.bundled()?.embed(texts, what).await,
+            (Some(bedrock), LlmProvider::Bedrock) => bedrock.embed(texts, what).await,
+            _ => self.provider.embed(texts, what).await,
         }
     }
 }

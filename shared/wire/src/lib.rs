@@ -16,7 +16,7 @@ pub mod embedder;
 use std::sync::Arc;
 
 use myao_core::app::Ports;
-use myao_core::ports::{Llm, Secrets};
+use myao_core::ports::{Embedder, Llm, Secrets};
 use myao_llm::openai::OpenAiLlm;
 use myao_llm::LlmRouter;
 use myao_services::Services;
@@ -36,15 +36,23 @@ pub fn http_services(
     http_services_with(ports, secrets, llm_key_name, slack_token_name, None)
 }
 
+/// Amazon Bedrock's clients: the LLM of the roles whose provider is
+/// `bedrock`, and the embedder when `llm_provider` is.
+pub struct Bedrock {
+    pub llm: Arc<dyn Llm>,
+    pub embedder: Arc<dyn Embedder>,
+}
+
 /// The same, where `bedrock` (when given) answers the LLM calls of the
-/// roles whose provider is `bedrock` ([`LlmRouter`]); without it, those
-/// calls are refused.
+/// roles whose provider is `bedrock` ([`LlmRouter`]), and embeds when
+/// `llm_provider` is `bedrock` and `embedder` names a model; without it,
+/// those calls are refused, and the OpenAI-compatible API embeds.
 pub fn http_services_with(
     ports: Ports,
     secrets: Arc<dyn Secrets>,
     llm_key_name: impl Into<String>,
     slack_token_name: impl Into<String>,
-    bedrock: Option<Arc<dyn Llm>>,
+    bedrock: Option<Bedrock>,
 ) -> Services {
     let http = myao_http::http_client();
     let openai_key_name: String = llm_key_name.into();
@@ -56,16 +64,19 @@ pub fn http_services_with(
     )
     .with_metrics(ports.metrics.clone());
     let mut llm = LlmRouter::new(ports.settings.clone(), Arc::new(openai));
-    if let Some(bedrock) = bedrock {
-        llm = llm.with_bedrock(bedrock);
+    if let Some(bedrock) = &bedrock {
+        llm = llm.with_bedrock(bedrock.llm.clone());
     }
     let llm_key_name = openai_key_name;
-    let embedder = embedder::ChosenEmbedder::new(
+    let mut embedder = embedder::ChosenEmbedder::new(
         http.clone(),
         ports.settings.clone(),
         secrets.clone(),
         llm_key_name,
     );
+    if let Some(bedrock) = bedrock {
+        embedder = embedder.with_bedrock(bedrock.embedder);
+    }
     let slack = SlackWebApi::new(http, ports.settings.clone(), secrets, slack_token_name)
         .with_metrics(ports.metrics.clone());
     let mut services = Services::new(ports, Arc::new(llm), Arc::new(slack));
