@@ -26,7 +26,7 @@ use myao_core::ports::{MemoryRecords, Messages, UserCache};
 use std::time::{Duration as StdDuration, Instant};
 
 use chrono::Duration;
-use myao_core::ports::{Clock, PortError, ScheduledJob};
+use myao_core::ports::{Claims, Clock, PortError, ScheduledJob};
 use myao_core::schedule::ScheduleName;
 use myao_domain::grounds::Spoke;
 use myao_domain::rules::Gate;
@@ -1127,6 +1127,33 @@ async fn assert_the_landed_post_answered(bed: &Bed, outcome: ResponseOutcome) {
     assert_eq!(at.to_string(), "1767600000.900000", "the post that landed");
     assert_eq!(bed.posts().await.len(), 1, "posted once");
     assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 1);
+}
+
+/// Issue 56 (review): a try that lost its post and could not keep its
+/// reply leaves only the hold; the next try, writing the reply again,
+/// looks for the lost post first, finds it, and posts nothing.
+#[tokio::test]
+async fn a_try_after_a_lost_post_whose_reply_was_not_kept_looks_for_it_first() {
+    let bed = Bed::new().await;
+    bed.seed(&[message(GENERAL, ALICE, ts(0), None, "<@UBOT> status?")])
+        .await;
+    let job = response(None, 0, true);
+    let marker = job.claim_key();
+    mount_marked_history(&bed, Some(&marker)).await;
+    // What the earlier try left: the hold, and no kept reply.
+    let until = bed.now() + Duration::seconds(LOST_POST_SECONDS);
+    assert!(bed
+        .store
+        .claim(&format!("lost:{marker}"), until)
+        .await
+        .unwrap());
+
+    let outcome = responded(bed.run(&job).await);
+    let ResponseOutcome::Posted { ts: at, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(at.to_string(), "1767600000.900000", "the post that landed");
+    assert!(bed.posts().await.is_empty(), "nothing posted");
 }
 
 /// Issue 45 (review): a post whose answer was lost, and whose search for it

@@ -15,6 +15,7 @@ use myao_core::adapters::twins::MemoryStore;
 use myao_core::ports::{Embedded, Embedder, FactRecords};
 use myao_domain::facts::Fact;
 use myao_domain::meaning::Meaning;
+use myao_domain::settings::Embedder as Choice;
 use myao_testkit::embedder::{Concepts, TEST_MODEL};
 use myao_testkit::ids::{channel, user};
 use myao_tests::stubs::{
@@ -97,7 +98,7 @@ async fn a_conversation_about_something_else_recalls_nothing() {
 #[tokio::test]
 async fn the_embedder_off_by_the_setting_is_never_asked() {
     let embedder = concepts();
-    let mut bed = Bed::on_emulator(|s| s.embedder = "off".into()).await;
+    let mut bed = Bed::on_emulator(|s| s.embedder = Choice::Off).await;
     bed.services.recall_by_meaning_with(embedder.clone());
     reflect_on_the_move(&bed).await;
     assert!(facts(&bed).await[0].meaning.is_none());
@@ -112,10 +113,15 @@ async fn an_embedder_that_fails_means_recall_by_words_not_an_error() {
     let bed = bed_with(embedder.clone()).await;
     reflect_on_the_move(&bed).await;
     embedder.fail();
+    let before = embedder.calls();
     // The same words still recall it; the judgment runs as before.
     let prompt = judged(&bed, "Bob, is Osaka treating you well?").await;
     assert_in_order(&prompt, &["## 覚えていること", THE_FACT]);
-    assert!(embedder.calls() >= 2, "asked, and failed");
+    assert_eq!(
+        embedder.calls(),
+        before + 1,
+        "the judgment asked, and it failed"
+    );
 
     // A fact written while it fails is kept, without its meaning.
     let embedder = concepts();
@@ -215,7 +221,10 @@ async fn a_facts_meaning_and_cues_survive_the_store_emulator_and_twin() {
 /// a stand-in `/v1/embeddings`: osaka-like texts one way, the rest another.
 #[tokio::test]
 async fn the_providers_embedder_recalls_by_meaning_and_its_failure_means_words() {
-    let mut bed = Bed::on_emulator(|s| s.embedder = "text-embedding-3-small".into()).await;
+    let mut bed = Bed::on_emulator(|s| {
+        s.embedder = Choice::parse("openai:text-embedding-3-small").expect("a setting");
+    })
+    .await;
     let secrets = Arc::new(
         myao_core::adapters::system::StaticSecrets::new().with("llm_api_key", "fake-llm-key"),
     );
@@ -322,12 +331,12 @@ async fn a_fact_one_person_stated_about_another_is_recalled_as_theirs() {
     );
 }
 
-/// The `embedder` setting chooses, call by call: the bundled model, or the
-/// provider's, which is Amazon Bedrock's when `llm_provider` is `bedrock`.
+/// The `embedder` setting chooses, call by call: the bundled model, Amazon
+/// Bedrock's (`bedrock:MODEL`) or the OpenAI-compatible API's
+/// (`openai:MODEL`).
 #[tokio::test]
 async fn the_setting_chooses_the_bundled_model_bedrock_or_the_openai_compatible_api() {
     use myao_core::adapters::system::{FixedSettings, StaticSecrets};
-    use myao_domain::settings::LlmProvider;
     use myao_domain::Settings;
 
     let chosen = |settings: Settings| {
@@ -348,11 +357,10 @@ async fn the_setting_chooses_the_bundled_model_bedrock_or_the_openai_compatible_
     assert_eq!(bundled.model, myao_embed::MODEL);
 
     let on_bedrock = Settings {
-        embedder: "cohere.embed-multilingual-v3".into(),
-        llm_provider: LlmProvider::Bedrock,
+        embedder: Choice::parse("bedrock:cohere.embed-multilingual-v3").expect("a setting"),
         ..Settings::default()
     };
-    let v = chosen(on_bedrock.clone())
+    let v = chosen(on_bedrock)
         .embed(&texts, Embedded::Passage)
         .await
         .expect("the Bedrock embedder (here the test one)");
@@ -360,10 +368,10 @@ async fn the_setting_chooses_the_bundled_model_bedrock_or_the_openai_compatible_
 
     // The OpenAI-compatible API at an address where nothing answers.
     let elsewhere = Settings {
-        llm_provider: LlmProvider::OpenAi,
+        embedder: Choice::parse("openai:text-embedding-3-small").expect("a setting"),
         llm_base_url: "http://127.0.0.1:9".into(),
         llm_timeout_seconds: 2,
-        ..on_bedrock
+        ..Settings::default()
     };
     assert!(chosen(elsewhere)
         .embed(&texts, Embedded::Passage)

@@ -355,6 +355,11 @@ pub trait FactRecords: Send + Sync {
     /// Stores a fact (replacing one of the same channel and id) until
     /// `expires_at`.
     async fn put_fact(&self, fact: &Fact, expires_at: DateTime<Utc>) -> Result<(), PortError>;
+    /// Stores a fact again (its meaning added) only while it is still
+    /// stored and live: a fact forgotten in between stays forgotten.
+    /// Whether it was stored.
+    async fn replace_fact(&self, fact: &Fact, expires_at: DateTime<Utc>)
+        -> Result<bool, PortError>;
     async fn delete_fact(&self, channel: &ChannelId, id: &str) -> Result<(), PortError>;
     /// The newest message of `conversation` a reflection has read.
     async fn reflected(&self, conversation: &Conversation) -> Result<Option<Ts>, PortError>;

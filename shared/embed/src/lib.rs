@@ -81,6 +81,10 @@ impl Bundled {
 
 #[async_trait]
 impl Embedder for Bundled {
+    async fn model(&self) -> Result<String, PortError> {
+        Ok(MODEL.to_owned())
+    }
+
     async fn embed(&self, texts: &[String], what: Embedded) -> Result<Vectors, PortError> {
         let this = self.clone();
         let texts = texts.to_vec();

@@ -17,10 +17,11 @@ use aws_sdk_bedrockruntime::primitives::Blob;
 use aws_sdk_bedrockruntime::Client;
 use serde_json::{json, Value};
 
-use crate::embeddings::unit;
+use crate::embeddings::{model_of, unit};
 use crate::SERVICE;
 use myao_aws::is_retryable;
 use myao_core::ports::{Embedded, Embedder, PortError, SettingsProvider, Vectors};
+use myao_domain::settings::LlmProvider;
 use myao_http::{error_chain, truncate};
 
 /// Error details quote at most this many characters of a message.
@@ -104,9 +105,16 @@ impl BedrockEmbedder {
 
 #[async_trait]
 impl Embedder for BedrockEmbedder {
+    async fn model(&self) -> Result<String, PortError> {
+        model_of(
+            &self.settings.current().await?.embedder,
+            LlmProvider::Bedrock,
+        )
+    }
+
     async fn embed(&self, texts: &[String], what: Embedded) -> Result<Vectors, PortError> {
         let settings = self.settings.current().await?;
-        let model = settings.embedder.trim().to_owned();
+        let model = model_of(&settings.embedder, LlmProvider::Bedrock)?;
         let timeout = Duration::from_secs(u64::from(settings.llm_timeout_seconds));
         let family = Family::of(&model).ok_or_else(|| {
             PortError::refused(
@@ -194,7 +202,10 @@ mod tests {
 
     async fn embedder(server: &MockServer, model: &str) -> BedrockEmbedder {
         let settings = Settings {
-            embedder: model.to_owned(),
+            embedder: myao_domain::settings::Embedder::Provider {
+                provider: LlmProvider::Bedrock,
+                model: model.to_owned(),
+            },
             llm_timeout_seconds: 5,
             ..Settings::default()
         };

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::openai::{api_error_message, api_key, redact, ApiKey};
 use crate::{DEFAULT_BACKOFF, SERVICE};
 use myao_core::ports::{Embedded, Embedder, PortError, Secrets, SettingsProvider, Vectors};
+use myao_domain::settings::{Embedder as SettingsEmbedder, LlmProvider};
 use myao_http::{endpoint, transport_detail, truncate, ServiceClient};
 
 /// Error details quote at most this many characters of an answer.
@@ -59,9 +60,14 @@ struct Datum {
 
 #[async_trait]
 impl Embedder for OpenAiEmbedder {
+    async fn model(&self) -> Result<String, PortError> {
+        let settings = self.client.settings.current().await?;
+        model_of(&settings.embedder, LlmProvider::OpenAi)
+    }
+
     async fn embed(&self, texts: &[String], _what: Embedded) -> Result<Vectors, PortError> {
         let settings = self.client.settings.current().await?;
-        let model = settings.embedder.trim().to_owned();
+        let model = model_of(&settings.embedder, LlmProvider::OpenAi)?;
         let url = endpoint(&settings.llm_base_url, "embeddings");
         let timeout = Duration::from_secs(u64::from(settings.llm_timeout_seconds));
         let key = api_key(&self.client).await?;
@@ -94,6 +100,23 @@ impl Embedder for OpenAiEmbedder {
             .map_err(|why| PortError::refused(SERVICE, format!("embeddings: {why}")))?;
         Ok(Vectors { model, vectors })
     }
+}
+
+/// The model of `provider` the `embedder` setting names; refused when it
+/// names none of `provider`'s.
+pub(crate) fn model_of(
+    embedder: &SettingsEmbedder,
+    provider: LlmProvider,
+) -> Result<String, PortError> {
+    embedder
+        .model_of(provider)
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            PortError::refused(
+                SERVICE,
+                format!("the embedder setting ({embedder}) names no {provider} model"),
+            )
+        })
 }
 
 /// The vectors of an answer, in the order of the texts (by `index` where

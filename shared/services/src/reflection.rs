@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::Duration;
 
 use super::{JobContext, MemoryReport};
-use myao_core::ports::{Embedded, FactRecords, PortError, ProfileRecords, Store};
+use myao_core::ports::{Embedded, Embedder, FactRecords, PortError, ProfileRecords, Store};
 use myao_domain::facts::{self, superseded, Fact, NewFact};
 use myao_domain::meaning::Meaning;
 use myao_domain::people::{still_backed, tally, MAX_TOPICS};
@@ -108,7 +108,7 @@ pub async fn keep_facts(
 /// there. One that fails leaves them without: the memory sweep embeds them
 /// later ([`embed_older`]), and until then they are recalled by words.
 async fn meanings(cx: &JobContext<'_>, found: &[NewFact]) -> Vec<Option<Meaning>> {
-    let Some(embedder) = cx.embedder() else {
+    let Some(embedder) = cx.embedder().filter(|_| !found.is_empty()) else {
         return Vec::new();
     };
     let texts: Vec<String> = found.iter().map(NewFact::passage).collect();
@@ -122,8 +122,8 @@ async fn meanings(cx: &JobContext<'_>, found: &[NewFact]) -> Vec<Option<Meaning>
             tracing::warn!(facts = texts.len(), "the embedder answered out of shape");
             Vec::new()
         }
-        Err(e) => {
-            tracing::warn!(error = %e, "the embedder failed; the facts are kept without their meaning");
+        Err(error) => {
+            tracing::warn!(%error, "the embedder failed; the facts are kept without their meaning");
             Vec::new()
         }
     }
@@ -135,60 +135,83 @@ async fn meanings(cx: &JobContext<'_>, found: &[NewFact]) -> Vec<Option<Meaning>
 pub const EMBED_PER_RUN: usize = 50;
 
 /// Embeds up to [`EMBED_PER_RUN`] of `channel`'s live facts that have no
-/// meaning of the embedder's model, and stores them again with it. The
-/// number embedded.
+/// meaning of the embedder's model, and stores each again with it, unless
+/// it was forgotten in between. When the batch is refused (a text the
+/// provider will not take), each is tried alone, so that one cannot hold
+/// the rest back. The number embedded.
 pub async fn embed_older(cx: &JobContext<'_>, channel: &ChannelId) -> Result<usize, PortError> {
     let Some(embedder) = cx.embedder() else {
         return Ok(0);
     };
-    let live: Vec<Fact> = cx
+    let model = match embedder.model().await {
+        Ok(model) => model,
+        Err(error) => {
+            tracing::warn!(%error, "no embedder model; older facts wait for the next run");
+            return Ok(0);
+        }
+    };
+    let waiting: Vec<Fact> = cx
         .store()
         .facts(channel)
         .await?
         .into_iter()
-        .filter(|f| !f.outdated)
-        .collect();
-    // The model the embedder uses now (the settings may have changed it):
-    // asked only when some fact already has a meaning.
-    let current = match live.iter().find(|f| f.meaning.is_some()) {
-        Some(f) => match embedder
-            .embed(std::slice::from_ref(&f.text), Embedded::Passage)
-            .await
-        {
-            Ok(v) => Some(v.model),
-            Err(_) => return Ok(0),
-        },
-        None => None,
-    };
-    let waiting: Vec<Fact> = live
-        .into_iter()
-        .filter(|f| match (&f.meaning, &current) {
-            (Some(m), Some(model)) => m.model() != model,
-            _ => f.meaning.is_none(),
-        })
+        .filter(|f| !f.outdated && f.meaning.as_ref().is_none_or(|m| m.model() != model))
         .take(EMBED_PER_RUN)
         .collect();
-    if waiting.is_empty() {
-        return Ok(0);
-    }
-    let texts: Vec<String> = waiting.iter().map(facts::passage).collect();
-    let made = match embedder.embed(&texts, Embedded::Passage).await {
-        Ok(v) if v.vectors.len() == texts.len() => v,
-        Ok(_) | Err(_) => {
-            tracing::warn!(
-                facts = texts.len(),
-                "the embedder failed; older facts wait for the next run"
-            );
-            return Ok(0);
+    let batch: Vec<&Fact> = waiting.iter().collect();
+    let mut embedded = match embed_facts(embedder, &batch).await {
+        Ok(done) => done,
+        Err(error) if error.is_retryable() => {
+            tracing::warn!(%error, facts = batch.len(), "the embedder is unavailable; older facts wait for the next run");
+            Vec::new()
+        }
+        Err(error) => {
+            tracing::warn!(%error, facts = batch.len(), "the embedder refused the facts together; trying each alone");
+            let mut done = Vec::new();
+            for fact in &batch {
+                match embed_facts(embedder, &[fact]).await {
+                    Ok(one) => done.extend(one),
+                    Err(error) => {
+                        tracing::warn!(%error, fact = %fact.id, "the embedder refused a fact")
+                    }
+                }
+            }
+            done
         }
     };
     let lives = cx.settings().fact_half_life() * FACT_HALF_LIVES;
-    for (mut fact, v) in waiting.into_iter().zip(&made.vectors) {
-        fact.meaning = Some(Meaning::of(&made.model, v));
+    let mut stored = 0;
+    for fact in embedded.drain(..) {
         // Its life as it was: from when it was written.
-        cx.store().put_fact(&fact, fact.written_at + lives).await?;
+        if cx
+            .store()
+            .replace_fact(&fact, fact.written_at + lives)
+            .await?
+        {
+            stored += 1;
+        }
     }
-    Ok(texts.len())
+    Ok(stored)
+}
+
+/// `facts` with their meaning, in one call.
+async fn embed_facts(embedder: &dyn Embedder, facts: &[&Fact]) -> Result<Vec<Fact>, PortError> {
+    if facts.is_empty() {
+        return Ok(Vec::new());
+    }
+    let texts: Vec<String> = facts.iter().map(|f| facts::passage(f)).collect();
+    let made = embedder.embed(&texts, Embedded::Passage).await?;
+    if made.vectors.len() != facts.len() {
+        return Err(PortError::refused("embedder", "an answer out of shape"));
+    }
+    Ok(facts
+        .iter()
+        .zip(&made.vectors)
+        .map(|(fact, v)| Fact {
+            meaning: Some(Meaning::of(&made.model, v)),
+            ..(*fact).clone()
+        })
+        .collect())
 }
 
 /// Puts a fact's first keywords at the front of its speakers' topics (only

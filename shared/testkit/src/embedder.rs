@@ -62,6 +62,10 @@ impl Concepts {
 
 #[async_trait::async_trait]
 impl Embedder for Concepts {
+    async fn model(&self) -> Result<String, PortError> {
+        Ok(TEST_MODEL.to_owned())
+    }
+
     async fn embed(&self, texts: &[String], _what: Embedded) -> Result<Vectors, PortError> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         if self.failing.load(Ordering::SeqCst) {

@@ -1,14 +1,14 @@
 //! The embedder the `embedder` setting chooses, call by call: the bundled
-//! model (loaded once, on the first call that needs it) or the provider's:
-//! Amazon Bedrock's when `llm_provider` is `bedrock` (and the functions
-//! were given it), else the OpenAI-compatible API's ([`OpenAiEmbedder`]).
-//! `off` never reaches it: the services do not ask.
+//! model (loaded once, on the first call that needs it), the
+//! OpenAI-compatible API's ([`OpenAiEmbedder`], `openai:MODEL`) or Amazon
+//! Bedrock's (`bedrock:MODEL`, where the functions were given it). `off`
+//! never reaches it: the services do not ask.
 
 use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
 use myao_core::ports::{Embedded, Embedder, PortError, Secrets, SettingsProvider, Vectors};
-use myao_domain::settings::LlmProvider;
+use myao_domain::settings::{Embedder as SettingsEmbedder, LlmProvider};
 use myao_embed::Bundled;
 use myao_llm::embeddings::OpenAiEmbedder;
 
@@ -37,8 +37,7 @@ impl ChosenEmbedder {
         }
     }
 
-    /// Embeds on Amazon Bedrock with `bedrock` when `llm_provider` is
-    /// `bedrock`.
+    /// Embeds on Amazon Bedrock with `bedrock` for `bedrock:MODEL`.
     pub fn with_bedrock(self, bedrock: Arc<dyn Embedder>) -> ChosenEmbedder {
         ChosenEmbedder {
             bedrock: Some(bedrock),
@@ -60,14 +59,34 @@ impl ChosenEmbedder {
     }
 }
 
+impl ChosenEmbedder {
+    /// The embedder the settings choose now.
+    async fn chosen(&self) -> Result<&dyn Embedder, PortError> {
+        let settings = self.settings.current().await?;
+        match &settings.embedder {
+            SettingsEmbedder::Bundled => Ok(self.bundled()?),
+            SettingsEmbedder::Provider {
+                provider: LlmProvider::OpenAi,
+                ..
+            } => Ok(&self.provider),
+            SettingsEmbedder::Provider {
+                provider: LlmProvider::Bedrock,
+                ..
+            } => self.bedrock.as_deref().ok_or_else(|| {
+                PortError::refused("embedder", "Amazon Bedrock is not configured here")
+            }),
+            SettingsEmbedder::Off => Err(PortError::refused("embedder", "the embedder is off")),
+        }
+    }
+}
+
 #[async_trait]
 impl Embedder for ChosenEmbedder {
+    async fn model(&self) -> Result<String, PortError> {
+        self.chosen().await?.model().await
+    }
+
     async fn embed(&self, texts: &[String], what: Embedded) -> Result<Vectors, PortError> {
-        let settings = self.settings.current().await?;
-        match (&self.bedrock, settings.llm_provider) {
-            _ if settings.bundled_embedder() => self.bundled()?.embed(texts, what).await,
-            (Some(bedrock), LlmProvider::Bedrock) => bedrock.embed(texts, what).await,
-            _ => self.provider.embed(texts, what).await,
-        }
+        self.chosen().await?.embed(texts, what).await
     }
 }

@@ -23,6 +23,9 @@ pub(super) const CONDITION_FAILED: &str = "ConditionalCheckFailedException";
 /// reads (TTL deletion or not).
 pub(super) const NO_LIVE_ITEM: &str = "attribute_not_exists(pk) OR #exp <= :now";
 
+/// A live item is there (the opposite of [`NO_LIVE_ITEM`]).
+pub(super) const LIVE_ITEM: &str = "attribute_exists(pk) AND #exp > :now";
+
 /// What a conditional write came to.
 pub(super) enum Written {
     /// It was made.

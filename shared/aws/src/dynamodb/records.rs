@@ -159,6 +159,18 @@ impl FactRecords for DynamoStore {
         self.put_item(fact_item(fact, expires_at)?).await
     }
 
+    async fn replace_fact(
+        &self,
+        fact: &Fact,
+        expires_at: DateTime<Utc>,
+    ) -> Result<bool, PortError> {
+        let put = self
+            .put_if(fact_item(fact, expires_at)?, LIVE_ITEM, self.now())
+            .send()
+            .await;
+        Ok(written("PutItem", put)?.made())
+    }
+
     async fn delete_fact(&self, channel: &ChannelId, id: &str) -> Result<(), PortError> {
         self.delete_item(Key::fact(channel, id)).await
     }

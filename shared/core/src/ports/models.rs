@@ -84,7 +84,9 @@ pub struct Vectors {
 /// (recall by meaning).
 #[async_trait]
 pub trait Embedder: Send + Sync {
-    /// One unit-length vector per text, in order, with the model's name
-    /// (which may follow the settings).
+    /// The name of the model it embeds with now (which may follow the
+    /// settings): what [`Embedder::embed`]'s vectors are stored with.
+    async fn model(&self) -> Result<String, PortError>;
+    /// One unit-length vector per text, in order, with the model's name.
     async fn embed(&self, texts: &[String], what: Embedded) -> Result<Vectors, PortError>;
 }

@@ -16,8 +16,10 @@ use super::people::FamiliarityThresholds;
 use super::proactive::{ProactiveChannels, WorkingDays, WorkingHours};
 use super::reply::EmojiName;
 use super::rules::{Chattiness, Thresholds};
+pub use embedder::{Embedder, EmbedderKind};
 use kinds::*;
 
+pub mod embedder;
 pub mod kinds;
 
 /// The default `persona_name`.
@@ -350,11 +352,15 @@ settings! {
     /// What tells the meaning of facts and conversations, so that a fact is
     /// recalled when it is alluded to in other words: `bundled` (the
     /// multilingual model in the job functions' package: offline, no
-    /// cost), `off` (recall by words only), or the name of an embedding
-    /// model of the OpenAI-compatible API at `llm_base_url`, with its key
-    /// (e.g. `text-embedding-3-small`). Facts written before a change are
+    /// cost), `off` (recall by words only), `openai:MODEL` (an embedding
+    /// model of the OpenAI-compatible API at `llm_base_url`, with its key,
+    /// e.g. `openai:text-embedding-3-small`) or `bedrock:MODEL` (Cohere
+    /// Embed or Titan Text Embeddings on Amazon Bedrock, e.g.
+    /// `bedrock:cohere.embed-multilingual-v3`, with the model in
+    /// `BedrockModelIds`). A provider is sent the facts and the
+    /// conversations' newest words. Facts written before a change are
     /// embedded again by the hourly memory run, 50 a channel at a time.
-    embedder: String = "bundled".to_owned(), Text;
+    embedder: Embedder = Embedder::Bundled, EmbedderKind;
     /// New messages from people a channel's digest needs before it also
     /// writes the facts in them (in the same call); 0: no facts.
     reflection_min_messages: u32 = 3, Whole(0, 1_000);
@@ -561,6 +567,10 @@ pub enum SettingError {
     #[error("not openai or bedrock")]
     NotAProvider,
     #[error(
+        "not bundled, off, openai:MODEL or bedrock:MODEL (e.g. openai:text-embedding-3-small)"
+    )]
+    NotAnEmbedder,
+    #[error(
         "not at most 10 whole numbers of seconds up to 43200, comma-separated (e.g. 10,30,90)"
     )]
     NotDelays,
@@ -571,12 +581,7 @@ pub enum SettingError {
 impl Settings {
     /// Whether recall goes by meaning too (`embedder` is not `off`).
     pub fn recall_by_meaning(&self) -> bool {
-        !self.embedder.trim().eq_ignore_ascii_case("off")
-    }
-
-    /// Whether the embedder is the bundled one (else a provider's model).
-    pub fn bundled_embedder(&self) -> bool {
-        self.embedder.trim().eq_ignore_ascii_case("bundled")
+        self.embedder != Embedder::Off
     }
 
     /// The half-life of remembered facts (`fact_half_life_days`, at least

@@ -37,6 +37,13 @@ async fn hold_back(cx: &JobContext<'_>, marker: &str) -> Result<(), PortError> {
     Ok(())
 }
 
+/// Whether a lost post of the reply is held back now (without starting a
+/// hold: the claim asked for ends as it is made).
+async fn held_back(cx: &JobContext<'_>, marker: &str) -> Result<bool, PortError> {
+    let now = cx.clock().now();
+    Ok(!cx.store().claim(&lost_key(marker), now).await?)
+}
+
 /// Whether the reply may be posted again, its earlier post lost and not
 /// found: yes when no lost post of it is held back, or its time has passed
 /// (the hold then starts again, for this post). A retryable error while it
@@ -185,7 +192,10 @@ async fn post_once(
     reused: bool,
 ) -> Result<Posted, PortError> {
     let slack = cx.slack();
-    let landed = match reused {
+    // An earlier try may have posted: it left its reply (`reused`), or, had
+    // it failed to keep it, a lost post's hold.
+    let look = reused || held_back(cx, at.marker).await?;
+    let landed = match look {
         true => {
             slack
                 .find_marked(at.channel, at.thread_ts, at.answered, at.marker)
@@ -199,7 +209,7 @@ async fn post_once(
             Ok((ts, escape(text)))
         }
         // A reply comes after the message it answers: the search starts there.
-        None => match reused {
+        None => match look {
             true => match may_post_again(cx, at.marker).await {
                 Ok(()) => post_held(cx, at, text).await,
                 Err(held) => Err(held),

@@ -191,6 +191,23 @@ impl FactRecords for MemoryStore {
         Ok(())
     }
 
+    async fn replace_fact(
+        &self,
+        fact: &Fact,
+        expires_at: DateTime<Utc>,
+    ) -> Result<bool, PortError> {
+        let now = self.clock.now();
+        let mut inner = self.write()?;
+        let key = (fact.channel.clone(), fact.id.clone());
+        match inner.facts.get_mut(&key) {
+            Some(live) if live.expires_at > now => {
+                *live = Expiring::new(fact.clone(), expires_at);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
     async fn delete_fact(&self, channel: &ChannelId, id: &str) -> Result<(), PortError> {
         self.write()?
             .facts
