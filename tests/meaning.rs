@@ -179,10 +179,9 @@ async fn a_private_channels_fact_is_never_recalled_in_a_public_one() {
     assert!(!prompt.contains(THE_FACT), "{prompt}");
 }
 
-/// A fact with its cues and meaning, read back whole from `store`.
-async fn round_trip(store: &dyn FactRecords) {
-    let embedder = concepts();
-    let mut fact = Fact {
+/// A fact of #general with its cues, as stored.
+fn stored_fact() -> Fact {
+    Fact {
         id: "1767600000.000100-0".into(),
         channel: channel(GENERAL),
         subject: "Bob".into(),
@@ -197,8 +196,13 @@ async fn round_trip(store: &dyn FactRecords) {
         written_at: at(0),
         outdated: false,
         meaning: None,
-    };
-    let v = embedder
+    }
+}
+
+/// A fact with its cues and meaning, read back whole from `store`.
+async fn round_trip(store: &dyn FactRecords) {
+    let mut fact = stored_fact();
+    let v = concepts()
         .embed(&[THE_FACT.to_owned()], Embedded::Passage)
         .await
         .expect("vectors");
@@ -215,6 +219,66 @@ async fn round_trip(store: &dyn FactRecords) {
 async fn a_facts_meaning_and_cues_survive_the_store_emulator_and_twin() {
     round_trip(&myao_tests::fresh_store().await).await;
     round_trip(&MemoryStore::new(myao_testkit::time::clock_at(at(0)))).await;
+}
+
+/// Storing a fact again with its meaning (the hourly run) never brings back
+/// one forgotten in between: emulator and twin.
+async fn replace_keeps_forgotten(store: &dyn FactRecords) {
+    let fact = stored_fact();
+    let until = at(0) + Duration::days(3_650);
+    assert!(!store.replace_fact(&fact, until).await.expect("replace"));
+    store.put_fact(&fact, until).await.expect("put");
+    assert!(store.replace_fact(&fact, until).await.expect("replace"));
+    store
+        .delete_fact(&fact.channel, &fact.id)
+        .await
+        .expect("delete");
+    assert!(!store.replace_fact(&fact, until).await.expect("replace"));
+    assert!(store
+        .facts(&channel(GENERAL))
+        .await
+        .expect("read")
+        .is_empty());
+}
+
+#[tokio::test]
+async fn a_fact_forgotten_while_it_is_embedded_stays_forgotten() {
+    replace_keeps_forgotten(&myao_tests::fresh_store().await).await;
+    replace_keeps_forgotten(&MemoryStore::new(myao_testkit::time::clock_at(at(0)))).await;
+}
+
+/// A text the provider will not take holds no other fact back: the
+/// hourly run tries each alone, and embeds the rest.
+#[tokio::test]
+async fn a_fact_the_embedder_refuses_holds_no_other_back() {
+    let mut bed = Bed::on_emulator(|_| {}).await;
+    reflect_on_the_move(&bed).await;
+    let mut other = stored_fact();
+    other.id = "1767599000.000100-0".into();
+    other.text = "Alice keeps a sourdough starter.".into();
+    bed.store
+        .put_fact(&other, at(0) + Duration::days(30))
+        .await
+        .expect("put");
+    let embedder = concepts();
+    embedder.refuse_texts_with("sourdough");
+    bed.services.recall_by_meaning_with(embedder);
+    bed.clock.advance(Duration::hours(1));
+    bed.run(&digest()).await;
+    let after = facts(&bed).await;
+    let meaning_of = |id: &str| {
+        after
+            .iter()
+            .find(|f| f.id == id)
+            .map(|f| f.meaning.is_some())
+    };
+    assert_eq!(
+        meaning_of(&other.id),
+        Some(false),
+        "refused: left as it was"
+    );
+    let moved = after.iter().find(|f| f.text == THE_FACT).expect("the move");
+    assert!(moved.meaning.is_some(), "{after:?}");
 }
 
 /// The provider's embedder (the `embedder` setting names a model) against

@@ -26,10 +26,9 @@ fn main() {
         // has one or two vCPUs, and calls come one at a time).
         .flag_if_supported("-Wno-unknown-pragmas")
         .warnings(false);
-    if target == "x86_64" {
-        // Every x86-64 Lambda and any x86-64 CPU since 2015 has AVX2 and
-        // FMA; the engine's fast path needs them (arm64 takes its portable
-        // path).
+    if target == "x86_64" && avx2_where_it_runs() {
+        // The engine's fast path (arm64, and an x86-64 without AVX2, take
+        // its portable one).
         build.flag("-mavx2").flag("-mfma").flag("-mf16c");
     }
     build.compile("e5");
@@ -37,4 +36,22 @@ fn main() {
     let model = model.canonicalize().unwrap_or(model);
     println!("cargo::rustc-env=MYAO_E5_MODEL={}", model.display());
     println!("cargo::rustc-cfg=myao_e5");
+}
+
+/// Whether the x86-64 code built here runs where AVX2, FMA and F16C are:
+/// for this machine, when it says so (`/proc/cpuinfo`); built for another
+/// (an x86-64 Lambda function), yes: every x86-64 Lambda has them.
+fn avx2_where_it_runs() -> bool {
+    let (host, target) = (std::env::var("HOST"), std::env::var("TARGET"));
+    if host.is_err() || host != target {
+        return true;
+    }
+    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|info| {
+        info.lines()
+            .find(|l| l.starts_with("flags"))
+            .is_some_and(|flags| {
+                let has = |f: &str| flags.split_whitespace().any(|x| x == f);
+                has("avx2") && has("fma") && has("f16c")
+            })
+    })
 }

@@ -195,22 +195,31 @@ fn tally(b: &Bundled, set: &Set, cues: bool, mode: Mode) -> Tally {
 }
 
 /// The allusions that share a word ([`facts::tokens`]) with their fact's
-/// message, sentence or keywords: the cases are written to share none.
-fn sharing(cases: &[Case]) -> Vec<(usize, Vec<String>)> {
-    cases
+/// message, sentence or keywords (the cases are written to share none),
+/// and how many share one with the fact's cues (which a digest writes so
+/// that they will).
+fn sharing(cases: &[Case], cues: &[&[&str]]) -> (Vec<(usize, Vec<String>)>, usize) {
+    let words = |texts: &mut dyn Iterator<Item = &str>| -> BTreeSet<String> {
+        texts.flat_map(facts::tokens).collect()
+    };
+    let mut with_cues = 0;
+    let shared = cases
         .iter()
         .enumerate()
         .filter_map(|(i, c)| {
-            let mut fact = facts::tokens(c.said);
-            fact.extend(facts::tokens(c.fact));
-            c.keywords
-                .iter()
-                .for_each(|k| fact.extend(facts::tokens(k)));
-            let talk: BTreeSet<String> = c.allusion.iter().flat_map(|m| facts::tokens(m)).collect();
+            let talk = words(&mut c.allusion.iter().copied());
+            let cued = words(&mut cues[i].iter().copied());
+            with_cues += usize::from(!cued.is_disjoint(&talk));
+            let fact = words(
+                &mut [c.said, c.fact]
+                    .into_iter()
+                    .chain(c.keywords.iter().copied()),
+            );
             let shared: Vec<String> = fact.intersection(&talk).cloned().collect();
             (!shared.is_empty()).then_some((i, shared))
         })
-        .collect()
+        .collect();
+    (shared, with_cues)
 }
 
 fn share((hit, all): (usize, usize)) -> String {
@@ -250,10 +259,14 @@ fn main() {
             set.cases.len(),
             set.controls.len()
         );
-        let shared = sharing(set.cases);
+        let (shared, with_cues) = sharing(set.cases, set.cues);
         if !shared.is_empty() {
             println!("allusions sharing a word with their fact: {shared:?}");
         }
+        println!(
+            "allusions sharing a word with their fact's cues: {with_cues} of {}",
+            set.cases.len()
+        );
         println!("| ranking | facts' cues | English | Japanese | crossing | stated by another | false recall | of it Japanese |");
         println!("|---|---|---|---|---|---|---|---|");
         for cues in [false, true] {

@@ -6,8 +6,9 @@
 /// The model's dimensions.
 pub const DIMENSIONS: usize = 384;
 
-/// The longest text embedded, in bytes (the model reads 512 tokens at
-/// most; a recall's words are a few messages).
+/// The longest text embedded, in bytes: a fact with its cues, or a
+/// recall's five newest messages, fit well within it; a longer text is cut
+/// (on a character), which bounds the engine's time on one call.
 const MAX_TEXT: usize = 4096;
 
 #[cfg(myao_e5)]

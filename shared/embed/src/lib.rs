@@ -23,6 +23,9 @@ const SERVICE: &str = "embedder";
 /// The model's name, stored with every vector it makes.
 pub const MODEL: &str = "multilingual-e5-small-q4";
 
+/// The pinned model's size (`infra/fetch-embedder.sh` checks its checksum).
+pub const MODEL_BYTES: u64 = 71_622_400;
+
 /// Where a Lambda function finds the model: the embedder layer's file.
 pub const LAYER_PATH: &str = "/opt/e5-small-q4.bin";
 
@@ -47,8 +50,22 @@ pub struct Bundled {
 }
 
 impl Bundled {
-    /// Loads the model at `path` (memory-mapped: pages are read as used).
+    /// Loads the model at `path` (memory-mapped: pages are read as used),
+    /// when it is the pinned model's size: the engine trusts the offsets in
+    /// the file, so a cut or other file is refused before it reads one.
     pub fn load(path: &Path) -> Result<Bundled, PortError> {
+        let size = std::fs::metadata(path)
+            .map_err(|e| PortError::refused(SERVICE, format!("{}: {e}", path.display())))?
+            .len();
+        if size != MODEL_BYTES {
+            return Err(PortError::refused(
+                SERVICE,
+                format!(
+                    "{}: {size} bytes, not the pinned model's {MODEL_BYTES}",
+                    path.display()
+                ),
+            ));
+        }
         let model = engine::Model::load(path)
             .map_err(|e| PortError::refused(SERVICE, format!("{}: {e}", path.display())))?;
         Ok(Bundled {

@@ -60,12 +60,34 @@ async fn a_paraphrase_is_nearer_than_an_unrelated_line_in_english_and_japanese()
     assert!(cosine(&q[1], &facts[1]) > cosine(&q[1], &facts[0]));
 }
 
+/// These tests need the engine: a build without it fails here, loudly.
+#[cfg(not(myao_e5))]
 #[test]
-fn a_file_that_is_no_model_is_refused_not_a_crash() {
+fn the_build_has_the_engine() {
+    panic!("built without the embedder's engine: run infra/fetch-embedder.sh");
+}
+
+/// A file that is not the pinned model (another, cut short, missing) is
+/// refused before the engine reads it: the engine trusts its offsets. The
+/// build has the engine (these tests need it).
+#[test]
+fn a_file_that_is_not_the_model_is_refused_not_a_crash() {
     let dir = std::env::temp_dir().join(format!("myao-embed-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("not-a-model.bin");
     std::fs::write(&path, b"hello, this is not a model").unwrap();
     assert!(Bundled::load(&path).is_err());
     assert!(Bundled::load(&dir.join("missing.bin")).is_err());
+    // The real model's first megabyte, as a download cut short leaves it.
+    let model = std::fs::read(myao_embed::model_path().expect("a model path")).unwrap();
+    let cut = dir.join("cut.bin");
+    std::fs::write(&cut, &model[..1 << 20]).unwrap();
+    assert!(Bundled::load(&cut).is_err());
+    // The same size, other bytes: refused by the engine's own check.
+    let mut other = model.clone();
+    other[..8].copy_from_slice(b"NOTAMODL");
+    let same_size = dir.join("same-size.bin");
+    std::fs::write(&same_size, &other).unwrap();
+    assert!(Bundled::load(&same_size).is_err());
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -14,6 +14,9 @@ pub struct Concepts {
     concepts: Vec<Vec<String>>,
     failing: AtomicBool,
     calls: AtomicUsize,
+    /// A call with a text holding this is refused (as a provider refuses a
+    /// text it will not take).
+    refused: std::sync::Mutex<Option<String>>,
 }
 
 /// The model name the test embedder stores with its vectors.
@@ -30,6 +33,14 @@ impl Concepts {
                 .collect(),
             failing: AtomicBool::new(false),
             calls: AtomicUsize::new(0),
+            refused: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// From now on a call with a text holding `word` is refused.
+    pub fn refuse_texts_with(&self, word: &str) {
+        if let Ok(mut refused) = self.refused.lock() {
+            *refused = Some(word.to_lowercase());
         }
     }
 
@@ -70,6 +81,15 @@ impl Embedder for Concepts {
         self.calls.fetch_add(1, Ordering::SeqCst);
         if self.failing.load(Ordering::SeqCst) {
             return Err(PortError::unavailable("embedder", "down (test)"));
+        }
+        let refused = self.refused.lock().ok().and_then(|r| r.clone());
+        if let Some(word) = refused {
+            if texts.iter().any(|t| t.to_lowercase().contains(&word)) {
+                return Err(PortError::refused(
+                    "embedder",
+                    "a text it will not take (test)",
+                ));
+            }
         }
         Ok(Vectors {
             model: TEST_MODEL.to_owned(),

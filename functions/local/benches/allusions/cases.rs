@@ -1,7 +1,7 @@
 //! The cases of the recall-by-meaning benchmark: facts people state, and
 //! later threads that allude to them without sharing a content word, plus
-//! control threads that allude to nothing. Two sets written apart: `a` is
-//! the one the ranking's constants were tuned on, `b` is held out.
+//! control threads that allude to nothing. Two sets written apart: `b` is
+//! the one the ranking's constants were tuned on, `a` is held out.
 
 /// The language of a fact and of its allusion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! Case set A of the recall-by-meaning benchmark (see cases.rs).
+//! Case set A of the recall-by-meaning benchmark, held out (see cases.rs).
 use super::cases::{
     case, control, Case, Control,
     Lang::{En, EnJa, Ja, JaEn},

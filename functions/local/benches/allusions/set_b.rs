@@ -1,4 +1,4 @@
-//! Case set B of the recall-by-meaning benchmark, held out (see cases.rs).
+//! Case set B of the recall-by-meaning benchmark, the one tuned on (see cases.rs).
 use super::cases::{
     case, control, Case, Control,
     Lang::{En, EnJa, Ja, JaEn},

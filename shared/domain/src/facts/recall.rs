@@ -42,9 +42,9 @@ impl ByMeaning {
         alike: 0.90,
     };
 
-    /// A provider's model's scale: where OpenAI's text-embedding-3 models'
-    /// cosines for related texts begin, by their documented range; not
-    /// measured here (no provider is reached from the benchmark).
+    /// A provider's model's scale: a guess at where the cosines of related
+    /// texts begin for models such as OpenAI's text-embedding-3, not
+    /// measured (no provider is reached from the benchmark).
     pub const PROVIDER: ByMeaning = ByMeaning {
         unlike: 0.40,
         alike: 0.70,
