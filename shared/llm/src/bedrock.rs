@@ -331,18 +331,16 @@ fn failure(error: SdkError<ConverseError>) -> Attempt {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use std::net::TcpListener;
     use std::time::Instant;
 
-    use aws_config::BehaviorVersion;
-    use aws_sdk_bedrockruntime::config::{Credentials, Region};
     use serde_json::{json, Value};
     use wiremock::matchers::{method, path};
     use wiremock::{Mock, MockServer, ResponseTemplate};
 
     use super::*;
-    use myao_aws::http_client;
+    use crate::test_aws::{sdk_config, SECRET_KEY};
     use myao_core::adapters::system::FixedSettings;
     use myao_core::adapters::twins::RecordedMetrics;
     use myao_core::deadline::Deadline;
@@ -354,7 +352,6 @@ pub(crate) mod tests {
     const PROFILE: &str = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
     /// How the SDK writes `PROFILE` in the path (`:` percent-encoded).
     const PROFILE_PATH: &str = "/model/us.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse";
-    const SECRET_KEY: &str = "fake-secret-access-key-for-tests";
     const PROMPT: &str = "あなたは myao です。会話に返答してください。";
 
     fn settings() -> Settings {
@@ -367,24 +364,6 @@ pub(crate) mod tests {
         s.judgment_model = PROFILE.to_owned();
         s.response_model = "amazon.nova-lite-v1:0".to_owned();
         s
-    }
-
-    /// The SDK's own configuration as the functions load it, with static
-    /// test credentials and the stub as the endpoint.
-    pub(crate) async fn sdk_config(endpoint: &str) -> aws_config::SdkConfig {
-        aws_config::defaults(BehaviorVersion::latest())
-            .region(Region::new("us-east-1"))
-            .credentials_provider(Credentials::new(
-                "AKIDFAKEFORTESTS",
-                SECRET_KEY,
-                None,
-                None,
-                "test",
-            ))
-            .endpoint_url(endpoint)
-            .http_client(http_client())
-            .load()
-            .await
     }
 
     async fn llm_with(endpoint: &str, settings: Settings) -> BedrockLlm {

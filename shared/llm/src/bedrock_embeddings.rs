@@ -196,7 +196,7 @@ mod tests {
     use wiremock::{Mock, MockServer, ResponseTemplate};
 
     use super::*;
-    use crate::bedrock::tests::sdk_config;
+    use crate::test_aws::sdk_config;
     use myao_core::adapters::system::FixedSettings;
     use myao_domain::Settings;
 

@@ -13,6 +13,8 @@ pub mod bedrock;
 pub mod bedrock_embeddings;
 pub mod embeddings;
 pub mod openai;
+#[cfg(test)]
+mod test_aws;
 
 use std::future::Future;
 use std::sync::Arc;
