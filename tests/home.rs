@@ -169,3 +169,57 @@ async fn an_offered_stack_that_does_not_know_its_own_workspace_yet_takes_no_stra
     );
     assert!(kept_anywhere(&bed.store, "MARK-OWN").await);
 }
+
+/// An org-wide install (Enterprise Grid) is the organisation's: an event
+/// from any of its workspaces, delivered to the organisation's
+/// installation, is kept in the organisation's part and answered with its
+/// token; a workspace of another organisation is a stranger.
+#[tokio::test]
+async fn an_org_wide_installs_events_from_any_of_its_workspaces_are_the_organisations() {
+    let bed: Bed<DynamoStore> =
+        Bed::on_emulator(|s| s.slack_client_id = Some("123.456".into())).await;
+    let mut org = installed("E0GRID");
+    org.enterprise = Some(myao_domain::EnterpriseId::parse("E0GRID").expect("an id"));
+    bed.store.put_installation(&org).await.expect("installed");
+    let from = |workspace: &str, enterprise: &str, id: &str, words: &str| {
+        serde_json::to_vec(&json!({
+            "type": "event_callback", "event_id": id, "team_id": workspace,
+            "enterprise_id": enterprise, "event": mention(-60, words),
+            "authorizations": [{"user_id": BOT, "team_id": null, "enterprise_id": enterprise,
+                                "is_enterprise_install": true, "is_bot": true}]
+        }))
+        .expect("json")
+    };
+
+    let body = from("T0WEST", "E0GRID", "Ev1", "MARK-WEST");
+    let answered = bed.ingest().accept(&body, None, bed.now()).await;
+    assert_eq!(answered.status, 200, "{answered:?}");
+    let in_org = bed.store.for_team(&team("E0GRID"));
+    let kept = myao_core::ports::Messages::get_message(
+        &in_org,
+        &myao_testkit::ids::channel(GENERAL),
+        ts(-60),
+    )
+    .await
+    .expect("read");
+    assert!(
+        kept.is_some_and(|m| m.text.contains("MARK-WEST")),
+        "kept in the organisation's part"
+    );
+    bed.script.set_reply("here to help");
+    bed.clock.advance(Duration::seconds(5));
+    bed.run_due().await;
+    let posts = bed.posts().await;
+    assert_eq!(posts.len(), 1, "answered once: {posts:?}");
+
+    let other = from("T0EAST", "E0OTHER", "Ev2", "MARK-OTHER");
+    let parsed = myao_slack::event::parse_envelope(&other).expect("an event");
+    let outcome = bed
+        .ingest()
+        .process(parsed, bed.now())
+        .await
+        .expect("ingest")
+        .0;
+    assert_eq!(outcome, Outcome::Ignored(IgnoreReason::NotInstalled));
+    assert!(!kept_anywhere(&bed.store, "MARK-OTHER").await);
+}

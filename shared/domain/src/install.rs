@@ -142,17 +142,32 @@ pub fn read_access(body: &[u8], now: DateTime<Utc>) -> Result<Installation, Acce
             .and_then(Value::as_str)
             .ok_or(AccessError::Missing(field))
     };
-    let team = answer.get("team").ok_or(AccessError::Missing("team"))?;
-    let team_id = team
-        .get("id")
-        .and_then(Value::as_str)
-        .ok_or(AccessError::Missing("team.id"))?;
     let enterprise = match answer.get("enterprise").and_then(|e| e.get("id")) {
         Some(Value::String(id)) => {
             Some(EnterpriseId::parse(id).map_err(|_| AccessError::Invalid("enterprise.id"))?)
         }
         _ => None,
     };
+    // An org-wide install (Enterprise Grid) has no team: it is the
+    // organisation's, kept under the organisation's id, which its events
+    // name (`myao_slack::event`).
+    let org_wide = answer
+        .get("is_enterprise_install")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let team = match org_wide {
+        true => answer
+            .get("enterprise")
+            .ok_or(AccessError::Missing("enterprise"))?,
+        false => answer.get("team").ok_or(AccessError::Missing("team"))?,
+    };
+    let team_id = team
+        .get("id")
+        .and_then(Value::as_str)
+        .ok_or(match org_wide {
+            true => AccessError::Missing("enterprise.id"),
+            false => AccessError::Missing("team.id"),
+        })?;
     let rotation = read_rotation(&answer, now)?;
     Ok(Installation {
         team: TeamId::parse(team_id).map_err(|_| AccessError::Invalid("team.id"))?,
@@ -342,6 +357,32 @@ mod tests {
             serde_json::from_str::<Installation>(&kept).unwrap(),
             install
         );
+    }
+
+    /// An org-wide install (Enterprise Grid) has no team: the installation
+    /// is the organisation's, under its id and name; an answer that says
+    /// org-wide without an organisation is refused.
+    #[test]
+    fn an_org_wide_install_is_the_organisations() {
+        let body = access(json!({
+            "team": null, "is_enterprise_install": true,
+            "enterprise": {"id": "E0GRID", "name": "Grid Inc"}
+        }));
+        let install = read_access(&body, at(0)).unwrap();
+        assert_eq!(install.team.as_str(), "E0GRID");
+        assert_eq!(install.team_name, "Grid Inc");
+        assert_eq!(
+            install.enterprise.as_ref().map(EnterpriseId::as_str),
+            Some("E0GRID")
+        );
+        let broken = access(json!({"team": null, "is_enterprise_install": true}));
+        assert_eq!(
+            read_access(&broken, at(0)),
+            Err(AccessError::Missing("enterprise.id"))
+        );
+        // Installed in one workspace of an organisation: that workspace's.
+        let one = access(json!({"enterprise": {"id": "E0GRID", "name": "Grid Inc"}}));
+        assert_eq!(read_access(&one, at(0)).unwrap().team.as_str(), "T0ACME");
     }
 
     #[test]

@@ -223,6 +223,20 @@ struct RawAuthorization {
     team_id: Option<String>,
     #[serde(default)]
     is_bot: bool,
+    enterprise_id: Option<String>,
+    #[serde(default)]
+    is_enterprise_install: bool,
+}
+
+impl RawAuthorization {
+    /// The installation it is: an org-wide install's (Enterprise Grid) is
+    /// the organisation's, kept under its id; any other, its workspace's.
+    fn installation(&self) -> Option<String> {
+        match self.is_enterprise_install {
+            true => self.enterprise_id.clone(),
+            false => self.team_id.clone(),
+        }
+    }
 }
 
 fn str_field<'a>(v: &'a Value, name: &'static str) -> Result<&'a str, EventParseError> {
@@ -277,8 +291,9 @@ pub fn parse_envelope(body: &[u8]) -> Result<Envelope, EventParseError> {
             // In a channel shared between workspaces, Slack delivers one
             // event, with the team where it happened outside and the
             // installation it is delivered for in `authorizations`: the
-            // latter is whose it is.
-            let team_id = bot.and_then(|a| a.team_id.clone()).or(raw.team_id);
+            // latter is whose it is. An org-wide install's events come from
+            // any workspace of the organisation: the organisation's.
+            let team_id = bot.and_then(RawAuthorization::installation).or(raw.team_id);
             Ok(Envelope::Event {
                 event_id: raw.event_id.unwrap_or_default(),
                 bot_user_id,
@@ -561,6 +576,17 @@ mod tests {
         let plain = json!({"type": "event_callback", "team_id": "T0ACME", "event": event,
             "authorizations": [{"user_id": "UBOT", "is_bot": true}]});
         assert_eq!(team_of(plain).as_deref(), Some("T0ACME"));
+        // An org-wide install (Enterprise Grid): said in any workspace of
+        // the organisation, delivered to the organisation's installation.
+        let org = json!({"type": "event_callback", "team_id": "T0WEST", "enterprise_id": "E0GRID",
+            "event": event, "authorizations": [{"user_id": "UBOT", "team_id": null,
+            "enterprise_id": "E0GRID", "is_enterprise_install": true, "is_bot": true}]});
+        assert_eq!(team_of(org).as_deref(), Some("E0GRID"));
+        // An install in one workspace of an organisation: that workspace's.
+        let one = json!({"type": "event_callback", "team_id": "T0WEST", "enterprise_id": "E0GRID",
+            "event": event, "authorizations": [{"user_id": "UBOT", "team_id": "T0WEST",
+            "enterprise_id": "E0GRID", "is_enterprise_install": false, "is_bot": true}]});
+        assert_eq!(team_of(one).as_deref(), Some("T0WEST"));
     }
 
     #[test]
