@@ -144,7 +144,8 @@ pub struct Feedback {
     pub by_app: bool,
     /// The app it was sent to (`api_app_id`), if given.
     pub api_app_id: Option<String>,
-    /// The workspace it comes from (`team.id`), if given.
+    /// The installation it comes through: the workspace's (`team.id`), or
+    /// for an org-wide install the organisation's (`enterprise.id`).
     pub team_id: Option<String>,
 }
 
@@ -241,8 +242,20 @@ pub fn parse_interaction(payload: &[u8]) -> Result<Interaction, InteractionError
         by_app: message.is_some_and(|m| m.get("bot_id").is_some_and(|b| !b.is_null()))
             || container.is_some_and(|c| c.get("type").and_then(Value::as_str) == Some("bot")),
         api_app_id: text_at(&v, &["api_app_id"]).map(str::to_owned),
-        team_id: text_at(&v, &["team", "id"]).map(str::to_owned),
+        team_id: installation_of(&v),
     }))
+}
+
+/// The installation a payload comes through: an org-wide install's
+/// (Enterprise Grid) is the organisation's, kept under its id, as its
+/// events are ([`crate::event`]); any other, the workspace's (`team.id`).
+fn installation_of(v: &Value) -> Option<String> {
+    let org_wide = v.get("is_enterprise_install").and_then(Value::as_bool) == Some(true);
+    match org_wide {
+        true => text_at(v, &["enterprise", "id"]),
+        false => text_at(v, &["team", "id"]),
+    }
+    .map(str::to_owned)
 }
 
 /// The hint of the first click of the bot's feedback buttons among a

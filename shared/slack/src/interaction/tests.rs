@@ -76,6 +76,22 @@ fn a_click_of_a_feedback_button_is_read_from_the_form() {
     ));
 }
 
+/// A click through an org-wide install (Enterprise Grid) is the
+/// organisation's, whichever of its workspaces it comes from; through an
+/// install in one workspace of an organisation, the workspace's.
+#[test]
+fn a_click_through_an_org_wide_install_is_the_organisations() {
+    let mut org = click(POSITIVE);
+    let fields = org.as_object_mut().unwrap();
+    fields.insert("enterprise".into(), json!({"id": "E0GRID", "name": "Grid"}));
+    fields.insert("is_enterprise_install".into(), json!(true));
+    assert_eq!(feedback(&form(&org)).team_id.as_deref(), Some("E0GRID"));
+    org.as_object_mut()
+        .unwrap()
+        .insert("is_enterprise_install".into(), json!(false));
+    assert_eq!(feedback(&form(&org)).team_id.as_deref(), Some("T1"));
+}
+
 #[test]
 fn an_events_api_body_is_no_interaction() {
     assert!(form_interaction(br#"{"type":"event_callback"}"#).is_none());
