@@ -381,22 +381,12 @@ pub(super) fn asks_it(rest: &str, strict: bool) -> bool {
         return false;
     }
     is_you(first)
+        || QUESTION_WORDS.contains(&first)
         || matches!(
             first,
             "please"
                 | "pls"
                 | "plz"
-                | "what"
-                | "what's"
-                | "whats"
-                | "how"
-                | "how's"
-                | "hows"
-                | "why"
-                | "when"
-                | "where"
-                | "who"
-                | "which"
                 | "any"
                 | "anything"
                 | "thoughts"
@@ -592,22 +582,14 @@ pub(super) fn greets(rest: &str) -> bool {
 /// without a question mark ("what's up myao").
 pub(super) fn opens_question(lead_words: &[&str]) -> bool {
     lead_words.first().is_some_and(|w| {
-        matches!(
-            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''),
-            "what"
-                | "what's"
-                | "whats"
-                | "how"
-                | "how's"
-                | "hows"
-                | "why"
-                | "when"
-                | "where"
-                | "who"
-                | "which"
-        )
+        QUESTION_WORDS.contains(&w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
     })
 }
+
+/// The words that open an English question.
+const QUESTION_WORDS: &[&str] = &[
+    "what", "what's", "whats", "how", "how's", "hows", "why", "when", "where", "who", "which",
+];
 
 /// Whether a Japanese sentence with the name as its topic asks for its
 /// view: 「みゃおはどう思う？」「みゃおさんはどっちがいい？」.
