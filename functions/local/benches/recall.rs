@@ -451,11 +451,22 @@ fn read_prompt(kind: Kind, prompt: &str) -> (Option<String>, Vec<String>) {
             .skip(2)
             .take_while(|l| !l.starts_with("## "))
             .filter_map(|l| l.strip_prefix("- "))
-            .map(str::to_owned)
+            .map(|l| without_provenance(l).to_owned())
             .collect(),
         None => Vec::new(),
     };
     (thread, facts)
+}
+
+/// A recalled fact's sentence without what the prompt adds after it: whom
+/// it is about and who said it (「…（aliceのこと、bobが話した）」).
+fn without_provenance(line: &str) -> &str {
+    match line.rsplit_once('（') {
+        Some((text, said)) if said.ends_with("が話した）") || said.ends_with("のこと）") => {
+            text
+        }
+        _ => line,
+    }
 }
 
 /// What one run measured.
