@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Duration, Utc};
 use myao_core::ports::Embedded;
-use myao_domain::facts::{self, ByMeaning, Fact, Recall, Recalling};
+use myao_domain::facts::{self, ByMeaning, Fact, Recall, Recalling, Unlike};
 use myao_domain::meaning::Meaning;
 use myao_domain::{ChannelId, Ts, UserId};
 use myao_embed::{Bundled, MODEL};
@@ -110,23 +110,22 @@ fn stored(b: &Bundled, cases: &[Case], cues: &[&[&str]]) -> Vec<Fact> {
 /// them, by `mode`.
 fn recalled(b: &Bundled, facts: &[Fact], messages: &[&str], mode: Mode) -> Vec<usize> {
     let text = newest_first(messages);
-    let query = Recalling {
-        words: if matches!(mode, Mode::Meaning | Mode::Nearest) {
-            BTreeSet::new()
-        } else {
-            facts::tokens(&text)
-        },
-        names: facts::proper_nouns(&text, &[]),
-        meaning: (mode != Mode::Keywords).then(|| embed(b, &text, Embedded::Query)),
-    };
+    let mut query = Recalling::of(
+        &text,
+        &[],
+        (mode != Mode::Keywords).then(|| embed(b, &text, Embedded::Query)),
+    );
+    if matches!(mode, Mode::Meaning | Mode::Nearest) {
+        query.words.clear();
+    }
     let how = match mode {
         Mode::Nearest => Recall {
             half_life: Duration::days(30),
             floor: 0.0,
             top: TOP,
             meaning: ByMeaning {
-                unlike: -1.0,
-                alike: 1.0,
+                unlike: Unlike::even(-1.0),
+                span: 2.0,
             },
         },
         _ => Recall {

@@ -5,8 +5,6 @@
 //!
 //! `cargo bench -p myao-embed --bench embed`
 
-use std::collections::BTreeSet;
-
 use chrono::{DateTime, Duration};
 use criterion::{criterion_group, criterion_main, Criterion};
 use myao_core::ports::Embedded;
@@ -59,11 +57,7 @@ fn embedder(c: &mut Criterion) {
     });
     let all = facts_of(&model, 100);
     let v = model.embed_one(QUERY, Embedded::Query).expect("a vector");
-    let query = Recalling {
-        words: facts::tokens(QUERY),
-        names: BTreeSet::new(),
-        meaning: Some(Meaning::of(MODEL, &v)),
-    };
+    let query = Recalling::of(QUERY, &[], Some(Meaning::of(MODEL, &v)));
     let how = Recall {
         half_life: Duration::days(30),
         floor: 0.04,

@@ -492,11 +492,7 @@ async fn recalled(
             .any(|p| p.channel == *channel && f.sources.contains(&p.ts))
     });
     let names: Vec<&str> = people.iter().map(|p| p.name.as_str()).collect();
-    let query = facts::Recalling {
-        words: facts::tokens(&text),
-        names: facts::proper_nouns(&text, &names),
-        meaning: meaning_of(cx, &text, &all).await,
-    };
+    let query = facts::Recalling::of(&text, &names, meaning_of(cx, &text, &all).await);
     let how = facts::Recall {
         half_life: settings.fact_half_life(),
         floor: RECALL_FLOOR,

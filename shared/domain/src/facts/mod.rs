@@ -73,8 +73,8 @@ pub fn strength(fact: &Fact, now: DateTime<Utc>, half_life: Duration) -> f64 {
 mod recall;
 mod words;
 
-pub use recall::{recall, ByMeaning, Recall, Recalling};
-pub use words::{fact_words, proper_nouns, similarity, tokens, NAME_WEIGHT};
+pub use recall::{recall, ByMeaning, Recall, Recalling, Unlike};
+pub use words::{fact_words, proper_nouns, similarity, tokens, Script, NAME_WEIGHT};
 
 /// The facts a channel keeps: those at or above the cleanup `floor` of
 /// strength, the `max` strongest (outdated ones first to go). The ids of
@@ -386,7 +386,7 @@ mod tests {
         Recalling {
             words,
             names,
-            meaning: None,
+            ..Recalling::default()
         }
     }
 

@@ -5,6 +5,32 @@ use std::collections::BTreeSet;
 use super::Fact;
 use crate::text::without_marks;
 
+/// How a text is written: in words spaced apart (English and the other
+/// Latin scripts) or without spaces (Japanese, Chinese, Korean).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Script {
+    #[default]
+    Spaced,
+    Wide,
+}
+
+impl Script {
+    /// `text`'s script: wide when at least a third of its letters are
+    /// (Japanese keeps Latin names and terms among its kana).
+    pub fn of(text: &str) -> Script {
+        let (mut letters, mut wides) = (0usize, 0usize);
+        for c in text.chars().filter(|c| c.is_alphabetic()) {
+            letters += 1;
+            wides += usize::from(wide(c));
+        }
+        if wides * 3 >= letters.max(1) {
+            Script::Wide
+        } else {
+            Script::Spaced
+        }
+    }
+}
+
 /// Whether `c` is written without spaces between words (CJK).
 pub(super) fn wide(c: char) -> bool {
     matches!(c as u32,
