@@ -31,5 +31,6 @@ mod proactive;
 mod question_waits;
 mod reactions;
 mod real_model;
+mod sketches;
 mod template;
 mod tenants;

@@ -323,6 +323,9 @@ impl LlmScript {
             let facts: Value =
                 serde_json::from_str(&lock(&self.reflection)).unwrap_or_else(|_| json!({}));
             answer["facts"] = facts.get("facts").cloned().unwrap_or(json!("not facts"));
+            if let Some(people) = facts.get("people") {
+                answer["people"] = people.clone();
+            }
         }
         answer.to_string()
     }

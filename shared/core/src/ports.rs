@@ -17,6 +17,7 @@ use myao_domain::install::{AccessError, Home, Installation};
 use myao_domain::labels::Label;
 use myao_domain::metrics::Datum;
 use myao_domain::people::{Profile, ProfileDelta};
+use myao_domain::sketch::Sketch;
 use myao_domain::{
     Channel, ChannelId, Conversation, EmojiName, Forget, Job, Memory, MemoryKind, MemoryScope,
     Message, Settings, TeamId, Ts, User, UserId, VisibilityChange,
@@ -347,7 +348,8 @@ pub trait MemoryRecords: Send + Sync {
     async fn clear_forget(&self, forget: &Forget) -> Result<(), PortError>;
 }
 
-/// The facts reflection wrote of each channel, and how far each conversation was reflected on.
+/// The facts reflection wrote of each channel, the sketches of its people,
+/// and how far each conversation was reflected on.
 #[async_trait]
 pub trait FactRecords: Send + Sync {
     /// The facts of `channel` (outdated ones too), in no order.
@@ -361,6 +363,13 @@ pub trait FactRecords: Send + Sync {
     async fn replace_fact(&self, fact: &Fact, expires_at: DateTime<Utc>)
         -> Result<bool, PortError>;
     async fn delete_fact(&self, channel: &ChannelId, id: &str) -> Result<(), PortError>;
+    /// The people of `channel` as its digests sketched them, in no order.
+    async fn sketches(&self, channel: &ChannelId) -> Result<Vec<Sketch>, PortError>;
+    /// Stores a sketch (replacing the person's in its channel) until
+    /// `expires_at`.
+    async fn put_sketch(&self, sketch: &Sketch, expires_at: DateTime<Utc>)
+        -> Result<(), PortError>;
+    async fn delete_sketch(&self, channel: &ChannelId, user: &UserId) -> Result<(), PortError>;
     /// The newest message of `conversation` a reflection has read.
     async fn reflected(&self, conversation: &Conversation) -> Result<Option<Ts>, PortError>;
     /// Records that reflection read `conversation` up to `ts` (kept until

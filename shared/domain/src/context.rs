@@ -45,6 +45,12 @@ pub struct Person {
     /// How well the bot knows them ([`Familiarity::shown`](super::people::Familiarity::shown)).
     pub familiarity: String,
     pub topics: Vec<String>,
+    /// What this channel's digests wrote of them ([`crate::sketch`]): a
+    /// few tags, a one-line note, what the last conversation with them was
+    /// about; empty when none did.
+    pub tags: Vec<String>,
+    pub note: Option<String>,
+    pub last_talk: Option<String>,
 }
 
 impl Context {

@@ -18,6 +18,9 @@ pub const THREADS_PER_CALL: usize = 6;
 
 /// The answer length one fact list is given, in tokens.
 const FACTS_TOKENS: u32 = 800;
+/// The answer length the sketches of the people who wrote new messages are
+/// given, in tokens (asked with the facts).
+const SKETCHES_TOKENS: u32 = 150;
 
 /// Whether a channel's memories are due for a digest: `new` messages came
 /// after what its short-term memory covers, the oldest at `oldest_new`.
@@ -73,7 +76,7 @@ pub struct Asked {
     pub channel: bool,
     /// The channel's long-term memory too (due, and the first call).
     pub long: bool,
-    /// Facts from the new messages.
+    /// Facts from the new messages, and the sketches of their writers.
     pub facts: bool,
     /// How many thread summaries.
     pub threads: usize,
@@ -94,7 +97,7 @@ impl Asked {
             total = total.saturating_add(settings.long_term_max_tokens);
         }
         if self.facts {
-            total = total.saturating_add(FACTS_TOKENS);
+            total = total.saturating_add(FACTS_TOKENS + SKETCHES_TOKENS);
         }
         // JSON's quotes and keys, and a model that runs long.
         total.saturating_add(total / 2)

@@ -29,6 +29,7 @@ pub mod reply;
 pub mod routing;
 pub mod rules;
 pub mod settings;
+pub mod sketch;
 pub mod text;
 pub mod tuning;
 

@@ -430,7 +430,8 @@ const RECALL_TOP: usize = 3;
 /// The people of a conversation (its newest speakers first, not the bot),
 /// with what the bot knows of them. Their topics come from open channels'
 /// facts: shown only to an `audience` that may hear the open channels (not
-/// one shared with another organisation).
+/// one shared with another organisation). Their sketches come from the
+/// audience's own channel only, where they were drawn.
 pub(crate) async fn people(
     cx: &JobContext<'_>,
     talk: &[&Message],
@@ -439,6 +440,10 @@ pub(crate) async fn people(
 ) -> Result<Vec<Person>, PortError> {
     let settings = cx.settings();
     let topics = may_use(audience, Source::WorkspaceMemory);
+    let sketches = match audience {
+        Audience::Channel(channel) => cx.store().sketches(&channel.id).await?,
+        Audience::WorkspaceMemory => Vec::new(),
+    };
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for m in talk.iter().rev().filter(|m| !m.is_bot) {
@@ -447,6 +452,7 @@ pub(crate) async fn people(
         }
         let profile = cx.store().profile(&m.user).await?;
         let interactions = profile.as_ref().map_or(0, |p| p.interactions);
+        let sketch = sketches.iter().find(|s| s.user == m.user);
         out.push(Person {
             name: names
                 .get(&m.user)
@@ -459,6 +465,9 @@ pub(crate) async fn people(
                 .filter(|_| topics)
                 .map(|p| p.topics)
                 .unwrap_or_default(),
+            tags: sketch.map(|s| s.tags.clone()).unwrap_or_default(),
+            note: sketch.map(|s| s.note.clone()),
+            last_talk: sketch.map(|s| s.last_talk.clone()),
         });
     }
     Ok(out)

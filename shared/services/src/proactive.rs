@@ -572,14 +572,7 @@ pub(crate) async fn view(
         channel_name: channel.name.clone(),
         long_term,
         short_term,
-        people: people
-            .into_iter()
-            .map(|p| PersonView {
-                name: p.name,
-                familiarity: p.familiarity,
-                topics: p.topics,
-            })
-            .collect(),
+        people: people.into_iter().map(PersonView::from).collect(),
         facts,
         recent_messages: messages
             .iter()

@@ -15,7 +15,7 @@ use serde::Serialize;
 use myao_core::ports::{LlmRequest, LlmRole};
 use myao_domain::budget::{cap_chars, estimate_tokens};
 use myao_domain::text::render_slack_text;
-use myao_domain::{Context, Message, Settings, Ts, UserId};
+use myao_domain::{Context, Message, Person, Settings, Ts, UserId};
 
 /// Every template, by name.
 const TEMPLATES: &[(&str, &str)] = &[
@@ -24,6 +24,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../../templates/_context.j2"),
     ),
     ("_stable.j2", include_str!("../../../templates/_stable.j2")),
+    ("_people.j2", include_str!("../../../templates/_people.j2")),
     (
         "_messages.j2",
         include_str!("../../../templates/_messages.j2"),
@@ -249,6 +250,22 @@ pub struct PersonView {
     pub name: String,
     pub familiarity: String,
     pub topics: Vec<String>,
+    pub tags: Vec<String>,
+    pub note: Option<String>,
+    pub last_talk: Option<String>,
+}
+
+impl From<Person> for PersonView {
+    fn from(p: Person) -> PersonView {
+        PersonView {
+            name: p.name,
+            familiarity: p.familiarity,
+            topics: p.topics,
+            tags: p.tags,
+            note: p.note,
+            last_talk: p.last_talk,
+        }
+    }
 }
 
 /// How times are shown: `2024-03-01 10:00:00` in the configured zone.
@@ -339,11 +356,7 @@ impl ContextView {
             people: context
                 .people()
                 .iter()
-                .map(|p| PersonView {
-                    name: p.name.clone(),
-                    familiarity: p.familiarity.clone(),
-                    topics: p.topics.clone(),
-                })
+                .map(|p| PersonView::from(p.clone()))
                 .collect(),
             facts: context.facts().to_vec(),
         }

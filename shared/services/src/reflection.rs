@@ -13,6 +13,7 @@ use myao_core::ports::{Embedded, Embedder, FactRecords, PortError, ProfileRecord
 use myao_domain::facts::{self, superseded, Fact, NewFact};
 use myao_domain::meaning::Meaning;
 use myao_domain::people::{still_backed, tally, MAX_TOPICS};
+use myao_domain::sketch::Sketch;
 use myao_domain::text::mentions;
 use myao_domain::{ChannelId, Conversation, Message, Ts, UserId};
 
@@ -234,8 +235,9 @@ async fn note_topics(profiles: &dyn ProfileRecords, fact: &Fact) -> Result<(), P
     Ok(())
 }
 
-/// Forgets the facts of `channel` that came from the message `ts` (deleted,
-/// or edited since); returns the speakers of those forgotten.
+/// Forgets the facts and the sketches of `channel` that came from the
+/// message `ts` (deleted, or edited since); returns the speakers of the
+/// facts forgotten.
 pub async fn forget_facts_from(
     facts: &dyn FactRecords,
     channel: &ChannelId,
@@ -248,7 +250,22 @@ pub async fn forget_facts_from(
             speakers.extend(fact.speakers);
         }
     }
+    for sketch in facts.sketches(channel).await? {
+        if sketch.drawn_from(ts) {
+            facts.delete_sketch(channel, &sketch.user).await?;
+        }
+    }
     Ok(speakers)
+}
+
+/// Stores the sketches a digest wrote of `channel`'s people, each for as
+/// long as a fact lives.
+pub async fn keep_sketches(cx: &JobContext<'_>, sketches: &[Sketch]) -> Result<(), PortError> {
+    let expires = cx.now() + cx.settings().fact_half_life() * FACT_HALF_LIVES;
+    for sketch in sketches {
+        cx.store().put_sketch(sketch, expires).await?;
+    }
+    Ok(())
 }
 
 /// Keeps in `users`' profiles only the topics a fact still backs: a
@@ -314,8 +331,9 @@ pub async fn clean_facts(cx: &JobContext<'_>, channel: &ChannelId) -> Result<(),
     Ok(())
 }
 
-/// Forgets `user`: their profile, and every fact they said or that is
-/// about them (its subject is one of their `names`), in every channel.
+/// Forgets `user`: their profile, their sketch in every channel, and every
+/// fact they said or that is about them (its subject is one of their
+/// `names`), in every channel.
 pub async fn forget_person(
     store: &dyn Store,
     user: &UserId,
@@ -325,6 +343,7 @@ pub async fn forget_person(
     let mut gone = 0;
     for record in store.channels().await? {
         let channel = record.channel.id;
+        store.delete_sketch(&channel, user).await?;
         for fact in store.facts(&channel).await? {
             let about = fact.about.as_ref() == Some(user)
                 || names

@@ -21,6 +21,7 @@ use myao_domain::grounds::PostGrounds;
 use myao_domain::install::{Home, Installation};
 use myao_domain::labels::Label;
 use myao_domain::people::Profile;
+use myao_domain::sketch::Sketch;
 use myao_domain::{
     Channel, ChannelId, ChannelKind, Forget, Memory, MemoryKind, MemoryScope, Message, Ts, User,
     Visibility,
@@ -523,18 +524,51 @@ impl FromItem for Label {
 
 // ---- facts and profiles -------------------------------------------------------------
 
-/// A fact: its JSON in one attribute (it is read and written whole).
-pub(super) fn fact_item(fact: &Fact, expires_at: DateTime<Utc>) -> Result<Item, PortError> {
-    let mut item = expiring(Key::fact(&fact.channel, &fact.id), expires_at);
-    let body = serde_json::to_string(fact).map_err(|e| PortError::refused_by(SERVICE, e))?;
-    item.insert("fact".into(), s(body));
+/// A value kept as its JSON (`body`) in one `attribute`, read and
+/// written whole, under `key` until `expires_at`.
+fn json_item(
+    key: Key,
+    attribute: &str,
+    body: serde_json::Result<String>,
+    expires_at: DateTime<Utc>,
+) -> Result<Item, PortError> {
+    let mut item = expiring(key, expires_at);
+    let body = body.map_err(|e| PortError::refused_by(SERVICE, e))?;
+    item.insert(attribute.into(), s(body));
     Ok(item)
+}
+
+/// A fact.
+pub(super) fn fact_item(fact: &Fact, expires_at: DateTime<Utc>) -> Result<Item, PortError> {
+    json_item(
+        Key::fact(&fact.channel, &fact.id),
+        "fact",
+        serde_json::to_string(fact),
+        expires_at,
+    )
 }
 
 impl FromItem for Fact {
     fn from_item(item: &Item) -> Result<Fact, PortError> {
         let r = Reader::new(item);
         serde_json::from_str(r.s("fact")?).map_err(|e| r.corrupt("fact", &e))
+    }
+}
+
+/// A person's sketch in a channel.
+pub(super) fn sketch_item(sketch: &Sketch, expires_at: DateTime<Utc>) -> Result<Item, PortError> {
+    json_item(
+        Key::sketch(&sketch.channel, &sketch.user),
+        "sketch",
+        serde_json::to_string(sketch),
+        expires_at,
+    )
+}
+
+impl FromItem for Sketch {
+    fn from_item(item: &Item) -> Result<Sketch, PortError> {
+        let r = Reader::new(item);
+        serde_json::from_str(r.s("sketch")?).map_err(|e| r.corrupt("sketch", &e))
     }
 }
 

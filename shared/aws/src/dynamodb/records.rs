@@ -3,13 +3,13 @@
 
 use super::items::{
     claim_item, counter_item, draft_item, expired, expires_at, fact_item, forget_item,
-    grounds_item, label_item, mark_item, memory_item, n, s, time_text, FromItem, MarkRow,
-    DRAFT_TEXT,
+    grounds_item, label_item, mark_item, memory_item, n, s, sketch_item, time_text, FromItem,
+    MarkRow, DRAFT_TEXT,
 };
 use super::ops::*;
 use super::schema::{
-    facts_pk, labels_pk, thread_memory_pk, Key, COUNT_ATTRIBUTE, FORGET_PK, GROUNDS_SK_PREFIX,
-    GSI1, LABEL_SK_PREFIX, TTL_ATTRIBUTE,
+    facts_pk, labels_pk, sketches_pk, thread_memory_pk, Key, COUNT_ATTRIBUTE, FORGET_PK,
+    GROUNDS_SK_PREFIX, GSI1, LABEL_SK_PREFIX, TTL_ATTRIBUTE,
 };
 use super::{DynamoStore, SERVICE};
 use crate::port_error;
@@ -24,6 +24,7 @@ use myao_domain::facts::Fact;
 use myao_domain::grounds::PostGrounds;
 use myao_domain::labels::Label;
 use myao_domain::people::{Profile, ProfileDelta};
+use myao_domain::sketch::Sketch;
 use myao_domain::{ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Ts, UserId};
 
 #[async_trait]
@@ -173,6 +174,26 @@ impl FactRecords for DynamoStore {
 
     async fn delete_fact(&self, channel: &ChannelId, id: &str) -> Result<(), PortError> {
         self.delete_item(Key::fact(channel, id)).await
+    }
+
+    async fn sketches(&self, channel: &ChannelId) -> Result<Vec<Sketch>, PortError> {
+        let query = self
+            .query()
+            .key_condition_expression("pk = :pk")
+            .expression_attribute_values(":pk", self.partition(sketches_pk(channel)));
+        self.query_live(query).await
+    }
+
+    async fn put_sketch(
+        &self,
+        sketch: &Sketch,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        self.put_item(sketch_item(sketch, expires_at)?).await
+    }
+
+    async fn delete_sketch(&self, channel: &ChannelId, user: &UserId) -> Result<(), PortError> {
+        self.delete_item(Key::sketch(channel, user)).await
     }
 
     async fn reflected(&self, conversation: &Conversation) -> Result<Option<Ts>, PortError> {

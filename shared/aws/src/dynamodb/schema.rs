@@ -28,6 +28,8 @@ const REFLECTED_PK: &str = "REFLECTED";
 const PEOPLE_PK: &str = "PEOPLE";
 /// What the partition of a channel's facts starts with.
 const FACTS_PK_PREFIX: &str = "FACTS#";
+/// What the partition of a channel's sketches of its people starts with.
+const SKETCHES_PK_PREFIX: &str = "SKETCHES#";
 const MEMORY_PK: &str = "MEM";
 /// What the partition of a channel's labels starts with.
 const LABELS_PK_PREFIX: &str = "LABELS#";
@@ -111,6 +113,11 @@ impl Key {
         Key::new(facts_pk(channel), format!("F#{id}"))
     }
 
+    /// A person's sketch in a channel.
+    pub fn sketch(channel: &ChannelId, user: &UserId) -> Key {
+        Key::new(sketches_pk(channel), format!("S#{user}"))
+    }
+
     /// A label of a channel.
     pub fn label(channel: &ChannelId, key: &str) -> Key {
         Key::new(labels_pk(channel), format!("{LABEL_SK_PREFIX}{key}"))
@@ -183,6 +190,11 @@ pub(super) fn labels_pk(channel: &ChannelId) -> String {
 /// The partition of a channel's facts.
 pub(super) fn facts_pk(channel: &ChannelId) -> String {
     format!("{FACTS_PK_PREFIX}{channel}")
+}
+
+/// The partition of a channel's sketches.
+pub(super) fn sketches_pk(channel: &ChannelId) -> String {
+    format!("{SKETCHES_PK_PREFIX}{channel}")
 }
 
 pub(super) fn channel_pk(channel: &ChannelId) -> String {

@@ -282,11 +282,17 @@ fn one_fact(n: usize, f: &Value, messages: &[(Ts, UserId)]) -> Result<NewFact, R
 /// The one of `people` a fact's `about` names (its display name or id,
 /// case aside, an `@` before it allowed).
 fn about(f: &Value, people: &[(UserId, String)]) -> Option<UserId> {
-    let named = f.get("about")?.as_str()?.trim().trim_start_matches('@');
+    named(f.get("about")?.as_str()?, people)
+}
+
+/// The one of `people` that `name` names: their display name or id, case
+/// aside, an `@` before it allowed.
+pub(crate) fn named(name: &str, people: &[(UserId, String)]) -> Option<UserId> {
+    let name = name.trim().trim_start_matches('@');
     people
         .iter()
-        .find(|(id, name)| {
-            name.trim().eq_ignore_ascii_case(named) || id.as_str().eq_ignore_ascii_case(named)
+        .find(|(id, shown)| {
+            shown.trim().eq_ignore_ascii_case(name) || id.as_str().eq_ignore_ascii_case(name)
         })
         .map(|(id, _)| id.clone())
 }

@@ -13,13 +13,15 @@ use std::ops::ControlFlow;
 use chrono::{DateTime, Utc};
 
 use super::{forgotten_since, keep, long_term_due, named_views, MemoryReport};
-use crate::prompts::memory::{digest_request, DigestLine, DigestTask, DigestThread};
-use crate::reflection::{count_in_profiles, keep_facts, mark_reflected};
+use crate::prompts::memory::{digest_request, DigestLine, DigestSketch, DigestTask, DigestThread};
+use crate::prompts::MessageView;
+use crate::reflection::{count_in_profiles, keep_facts, keep_sketches, mark_reflected};
 use crate::JobContext;
 use myao_core::ports::PortError;
 use myao_domain::digest::{self, Asked, Seen, THREADS_PER_CALL};
 use myao_domain::facts::parse_reflection;
 use myao_domain::metrics::{self, Datum};
+use myao_domain::sketch::{parse_sketches, Sketch};
 use myao_domain::{
     Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
     UserId,
@@ -101,6 +103,7 @@ pub(super) async fn run(
         answer
             .facts(cx, channel, progress.facts_read, report)
             .await?;
+        keep_sketches(cx, &answer.sketches(channel, progress.facts_read, cx.now())).await?;
         if let Some(read_to) = answer.covered_to(progress.facts_read) {
             mark_reflected(cx, &facts_mark(&channel.id), read_to).await?;
         }
@@ -448,6 +451,11 @@ struct Answer<'a> {
     numbered: Vec<(Ts, UserId)>,
     /// The people the prompt named: whom a fact may be about.
     people: Vec<(UserId, String)>,
+    /// The messages of people (not bots): the writers a sketch may be of.
+    by_people: Vec<(Ts, UserId)>,
+    /// The channel's sketches before it (none read when facts were not
+    /// asked).
+    sketched: Vec<Sketch>,
     /// The ts of the messages shown.
     shown: Vec<Ts>,
     /// The threads asked about.
@@ -498,6 +506,26 @@ impl Answer<'_> {
         digest::covered_to(&seen, None).filter(|to| *to >= thread.oldest_new)
     }
 
+    /// The sketches of the answer, of the people who wrote the messages
+    /// newer than `read` that the prompt showed (what earlier digests read
+    /// for facts).
+    fn sketches(&self, channel: &Channel, read: Option<Ts>, now: DateTime<Utc>) -> Vec<Sketch> {
+        let mut wrote: BTreeMap<UserId, Vec<Ts>> = BTreeMap::new();
+        for (ts, user) in &self.by_people {
+            if read.is_none_or(|r| *ts > r) && self.shown.contains(ts) {
+                wrote.entry(user.clone()).or_default().push(*ts);
+            }
+        }
+        parse_sketches(
+            &self.text,
+            &wrote,
+            &self.people,
+            &self.sketched,
+            &channel.id,
+            now,
+        )
+    }
+
     /// Keeps the facts of the answer that come from messages newer than
     /// `read` (what earlier digests read for facts).
     async fn facts(
@@ -523,22 +551,17 @@ impl Answer<'_> {
     }
 }
 
-/// Renders and asks one digest call over `messages`; `None` (logged) when
-/// the prompt does not render, or the LLM fails or answers nothing.
-async fn ask<'a>(
-    cx: &JobContext<'_>,
-    channel: &Channel,
+/// `messages` as a digest's prompt numbers them (from 1), each shown as
+/// `views` has it, marked new, covered, and kept (an asked thread's root).
+fn numbered_lines(
     messages: &[Message],
+    views: Vec<MessageView>,
+    call: &Call<'_>,
     marks: Marks,
-    call: &Call<'a>,
-    strict: bool,
-    report: &mut MemoryReport,
-) -> Result<Option<Answer<'a>>, PortError> {
+) -> Vec<DigestLine> {
     let Marks { unread, covered } = marks;
-    let settings = cx.settings();
-    let (views, names) = named_views(cx, messages).await?;
     let is_root = |m: &Message| call.threads.iter().any(|t| t.root == m.ts);
-    let lines = messages
+    messages
         .iter()
         .zip(views)
         .enumerate()
@@ -554,7 +577,58 @@ async fn ask<'a>(
             keep: is_root(m),
             covered: covered.is_some_and(|c| m.ts <= c),
         })
+        .collect()
+}
+
+/// The sketches of `sketched` a digest revises, as its prompt shows them:
+/// those of the people who wrote `messages` newer than `unread`.
+fn to_revise(
+    sketched: &[Sketch],
+    messages: &[Message],
+    unread: Option<Ts>,
+    names: &BTreeMap<UserId, String>,
+) -> Vec<DigestSketch> {
+    let writers: Vec<&UserId> = messages
+        .iter()
+        .filter(|m| !m.is_bot && unread.is_none_or(|c| m.ts > c))
+        .map(|m| &m.user)
         .collect();
+    sketched
+        .iter()
+        .filter(|s| writers.contains(&&s.user))
+        .map(|s| DigestSketch {
+            name: names
+                .get(&s.user)
+                .cloned()
+                .unwrap_or_else(|| s.user.to_string()),
+            tags: s.tags.clone(),
+            note: s.note.clone(),
+            last_talk: s.last_talk.clone(),
+        })
+        .collect()
+}
+
+/// Renders and asks one digest call over `messages`; `None` (logged) when
+/// the prompt does not render, or the LLM fails or answers nothing.
+async fn ask<'a>(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+    messages: &[Message],
+    marks: Marks,
+    call: &Call<'a>,
+    strict: bool,
+    report: &mut MemoryReport,
+) -> Result<Option<Answer<'a>>, PortError> {
+    let unread = marks.unread;
+    let settings = cx.settings();
+    let (views, names) = named_views(cx, messages).await?;
+    let lines = numbered_lines(messages, views, call, marks);
+    let sketched = if call.asked.facts {
+        cx.store().sketches(&channel.id).await?
+    } else {
+        Vec::new()
+    };
+    let sketches = to_revise(&sketched, messages, unread, &names);
     let task = DigestTask {
         channel_name: channel.name.clone(),
         window_hours: settings.short_term_window_hours,
@@ -571,6 +645,7 @@ async fn ask<'a>(
                 previous: t.previous.clone(),
             })
             .collect(),
+        sketches,
         messages: lines,
         strict,
     };
@@ -599,6 +674,12 @@ async fn ask<'a>(
         text,
         numbered,
         people: names.into_iter().collect(),
+        by_people: messages
+            .iter()
+            .filter(|m| !m.is_bot)
+            .map(|m| (m.ts, m.user.clone()))
+            .collect(),
+        sketched,
         replies: messages
             .iter()
             .filter_map(|m| m.thread_ts.map(|root| (root, m.ts, shown.contains(&m.ts))))

@@ -203,6 +203,15 @@ pub struct DigestThread {
     pub previous: Option<String>,
 }
 
+/// A person's sketch so far, as a digest is shown it to revise.
+#[derive(Debug, Serialize, Clone)]
+pub struct DigestSketch {
+    pub name: String,
+    pub tags: Vec<String>,
+    pub note: String,
+    pub last_talk: String,
+}
+
 /// A channel's digest (`memory_digest.j2`): what it asks for
 /// ([`myao_domain::digest::Asked`]) over the channel's window.
 #[derive(Debug, Serialize, Clone)]
@@ -217,6 +226,9 @@ pub struct DigestTask {
     /// in what leaves the window.
     pub previous_short: Option<String>,
     pub threads: Vec<DigestThread>,
+    /// With facts asked: the sketches so far of the people who wrote the
+    /// new messages, for the digest to revise (none yet, not listed).
+    pub sketches: Vec<DigestSketch>,
     pub messages: Vec<DigestLine>,
     /// Asked again after an answer that could not be read as the JSON asked
     /// for (prose around it, or cut at the token limit): the prompt says so

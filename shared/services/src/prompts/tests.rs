@@ -651,7 +651,9 @@ fn memory_prompts_are_snapshotted() {
 /// for threads alone: snapshotted, JSON, with room for its answer.
 #[test]
 fn the_digest_prompt_is_snapshotted() {
-    use crate::prompts::memory::{digest_request, DigestLine, DigestTask, DigestThread};
+    use crate::prompts::memory::{
+        digest_request, DigestLine, DigestSketch, DigestTask, DigestThread,
+    };
     let s = memory_settings();
     let now = DateTime::<Utc>::from_timestamp(1_709_294_400, 0).unwrap();
     let lines: Vec<DigestLine> = memory_messages()
@@ -684,6 +686,12 @@ fn the_digest_prompt_is_snapshotted() {
                 previous: None,
             },
         ],
+        sketches: vec![DigestSketch {
+            name: "alice".into(),
+            tags: vec!["Rust".into(), "ビルド".into()],
+            note: "バックエンド担当、ビルドの速さにこだわる".into(),
+            last_talk: "CI のキャッシュの設定".into(),
+        }],
         messages: lines.clone(),
         strict: false,
     };
@@ -694,6 +702,7 @@ fn the_digest_prompt_is_snapshotted() {
         previous_long: None,
         previous_short: None,
         threads: full.threads[1..].to_vec(),
+        sketches: Vec::new(),
         ..full.clone()
     };
     // Asked again after an answer that could not be read (issue 45).
@@ -734,6 +743,9 @@ fn proactive_view() -> ProactiveView {
             name: "bob".into(),
             familiarity: "友達".into(),
             topics: vec!["引っ越し".into()],
+            tags: vec!["Rust".into(), "自転車".into()],
+            note: Some("バックエンド担当で、週末は自転車に乗る".into()),
+            last_talk: Some("大阪の新居の近くのラーメン屋".into()),
         }],
         facts: vec!["ボブは3月に大阪へ引っ越す".into()],
         recent_messages: vec![
@@ -950,6 +962,7 @@ fn a_digest_over_its_budget_keeps_the_roots_and_the_oldest_new_messages() {
         previous_short: None,
         threads: vec![],
         // 1: an asked root, covered; 2, 3: covered; 4-8: new.
+        sketches: Vec::new(),
         messages: vec![
             line(1, false, true),
             line(2, false, false),

@@ -17,6 +17,7 @@ use myao_domain::grounds::PostGrounds;
 use myao_domain::install::{Home, Installation};
 use myao_domain::labels::Label;
 use myao_domain::people::Profile;
+use myao_domain::sketch::Sketch;
 use myao_domain::TeamId;
 use myao_domain::{
     Channel, ChannelId, Conversation, EmojiName, Forget, Memory, MemoryKind, MemoryScope, Message,
@@ -86,6 +87,7 @@ struct StoreInner {
     drafts: HashMap<String, Expiring<String>>,
     counters: HashMap<String, Expiring<u64>>,
     facts: BTreeMap<(ChannelId, String), Expiring<Fact>>,
+    sketches: BTreeMap<(ChannelId, UserId), Expiring<Sketch>>,
     /// Labels, by channel and [`Label::key`].
     labels: BTreeMap<(ChannelId, String), Expiring<Label>>,
     /// The grounds of the bot's posts, by channel and post.
@@ -113,6 +115,7 @@ impl StoreInner {
             + self.drafts.len()
             + self.counters.len()
             + self.facts.len()
+            + self.sketches.len()
             + self.labels.len()
             + self.grounds.len()
             + self.reflected.len()

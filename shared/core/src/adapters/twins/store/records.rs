@@ -14,6 +14,7 @@ use myao_domain::grounds::PostGrounds;
 use myao_domain::install::{Home, Installation};
 use myao_domain::labels::Label;
 use myao_domain::people::{Profile, ProfileDelta};
+use myao_domain::sketch::Sketch;
 use myao_domain::TeamId;
 use std::collections::HashMap;
 
@@ -212,6 +213,36 @@ impl FactRecords for MemoryStore {
         self.write()?
             .facts
             .remove(&(channel.clone(), id.to_owned()));
+        Ok(())
+    }
+
+    async fn sketches(&self, channel: &ChannelId) -> Result<Vec<Sketch>, PortError> {
+        let now = self.clock.now();
+        Ok(self
+            .read()
+            .sketches
+            .iter()
+            .filter(|((c, _), _)| c == channel)
+            .filter_map(|(_, s)| s.live(now).cloned())
+            .collect())
+    }
+
+    async fn put_sketch(
+        &self,
+        sketch: &Sketch,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), PortError> {
+        self.write()?.sketches.insert(
+            (sketch.channel.clone(), sketch.user.clone()),
+            Expiring::new(sketch.clone(), expires_at),
+        );
+        Ok(())
+    }
+
+    async fn delete_sketch(&self, channel: &ChannelId, user: &UserId) -> Result<(), PortError> {
+        self.write()?
+            .sketches
+            .remove(&(channel.clone(), user.clone()));
         Ok(())
     }
 
