@@ -571,6 +571,24 @@ async fn services(
 ) -> Result<Services> {
     put(
         &b.settings_path,
+        "secrets/slack_bot_token",
+        "test-bot-token",
+        true,
+    )
+    .await?;
+    services_of_installs(b, llm, slack).await
+}
+
+/// [`services`] of a stack with no bot token of its own: its parameter is
+/// never created, as docs/deploy.md says for a stack that serves installed
+/// workspaces alone.
+async fn services_of_installs(
+    b: &Bed,
+    llm: &wiremock::MockServer,
+    slack: &wiremock::MockServer,
+) -> Result<Services> {
+    put(
+        &b.settings_path,
         "llm_base_url",
         &format!("{}/v1", llm.uri()),
         false,
@@ -596,13 +614,6 @@ async fn services(
         &b.settings_path,
         "secrets/llm_api_key",
         "fake-llm-key",
-        true,
-    )
-    .await?;
-    put(
-        &b.settings_path,
-        "secrets/slack_bot_token",
-        "test-bot-token",
         true,
     )
     .await?;
@@ -1141,5 +1152,115 @@ async fn a_wrongly_typed_field_is_refused_and_logs_no_value() -> Result<()> {
     assert!(logged.contains("the payload has a bad user"), "{logged}");
     assert!(!logged.contains("launch"), "{logged}");
     assert_eq!(b.items().await?, 0, "nothing written");
+    Ok(())
+}
+
+/// Issue 56: a stack with no bot token of its own (a client id and secret
+/// only) runs on the Lambda functions' wiring: an installed workspace's
+/// mention goes through ingest and is answered by the response function
+/// with that workspace's token, stored in that workspace's part; the
+/// stack's own token is never asked of Slack.
+#[tokio::test]
+async fn a_stack_with_no_token_of_its_own_answers_an_installed_workspace() -> Result<()> {
+    use lambda_runtime::{Context, LambdaEvent};
+    use myao_core::ports::Installations;
+    use myao_domain::install::{Installation, Token};
+    use myao_domain::{TeamId, UserId};
+    use wiremock::matchers::{body_string_contains, header, method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    let b = bed().await?;
+    let team = TeamId::parse("T2INSTALLED")?;
+    b.store
+        .put_installation(&Installation {
+            team: team.clone(),
+            enterprise: None,
+            team_name: "installed".into(),
+            bot_user_id: UserId::parse("UBOT")?,
+            scopes: vec!["chat:write".into(), "app_mentions:read".into()],
+            bot_token: Token::new("xoxb-installed"),
+            rotation: None,
+            installed_at: b.clock.now() - Duration::days(1),
+        })
+        .await?;
+    let llm = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(body_string_contains("現在の会話に返答してください"))
+        .respond_with(completion("Hi! What do you need?"))
+        .expect(1)
+        .mount(&llm)
+        .await;
+    let slack = MockServer::start().await;
+    // Every call carries the installation's token; one without it (the
+    // stack's own, which does not exist) would find no stub and fail.
+    let installed = || header("authorization", "Bearer xoxb-installed");
+    Mock::given(method("GET"))
+        .and(path("/api/users.info"))
+        .and(installed())
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"ok": true, "user": {"id": "UALICE", "name": "alice", "profile": {"display_name": "alice"}}})))
+        .mount(&slack)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/conversations.info"))
+        .and(installed())
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"ok": true, "channel": {"id": "C1", "name": "general"}})),
+        )
+        .mount(&slack)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/chat.postMessage"))
+        .and(installed())
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"ok": true, "channel": "C1", "ts": "1767600001.000100"})),
+        )
+        .expect(1)
+        .mount(&slack)
+        .await;
+    let svc = services_of_installs(&b, &llm, &slack).await?;
+
+    let mention = json!({"type": "event_callback", "team_id": "T2INSTALLED", "event_id": "Ev-installed-1",
+        "event": {"type": "app_mention", "channel": "C1", "user": "UALICE", "text": "<@UBOT> can you explain what a monad is?",
+                  "ts": "1767600000.000100", "channel_type": "channel"},
+        "authorizations": [{"team_id": "T2INSTALLED", "user_id": "UBOT", "is_bot": true}]});
+    assert_eq!(b.deliver(&mention).await, 200);
+
+    let batch = receive_as_sqs_event(&b.queues.client, &b.queues.response_queue_url).await?;
+    assert_eq!(
+        batch["Records"].as_array().map(Vec::len),
+        Some(1),
+        "{batch}"
+    );
+    let out = myao_jobs::handle(
+        &svc,
+        myao_jobs::RESPONSE,
+        LambdaEvent::new(batch, Context::default()),
+    )
+    .await
+    .expect("response ran");
+    assert_eq!(
+        serde_json::to_value(&out)?,
+        json!({"batchItemFailures": []})
+    );
+    let asked: Vec<String> = slack
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|r| format!("{} {:?}", r.url.path(), r.headers.get("authorization")))
+        .collect();
+    let llm_asked = llm.received_requests().await.unwrap_or_default().len();
+    let reply = b
+        .store
+        .for_team(&team)
+        .get_message(&ChannelId::parse("C1")?, Ts::parse("1767600001.000100")?)
+        .await?
+        .unwrap_or_else(|| {
+            panic!("no reply stored; Slack was asked {asked:?}, the LLM {llm_asked} times")
+        });
+    assert_eq!(reply.text, "Hi! What do you need?");
     Ok(())
 }
