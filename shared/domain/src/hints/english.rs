@@ -1,6 +1,8 @@
 //! The English rules: a phrase opening its clause, and what may follow it.
 
-use super::{Heard, Sense};
+use chrono::Weekday;
+
+use super::{Heard, RestOfDay, Sense};
 
 /// What may follow an English phrase in its clause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,8 +17,8 @@ enum Tail {
 }
 
 /// An English clause: leads, then a phrase and the tail its phrase takes.
-/// `today`: the minutes left of the workspace's day.
-pub(super) fn english(clause: &str, today: u32) -> Heard {
+/// `today`: what is left of the workspace's day.
+pub(super) fn english(clause: &str, today: RestOfDay) -> Heard {
     let words: Vec<String> = clause
         .split_whitespace()
         .map(|w| {
@@ -65,7 +67,7 @@ fn english_phrase(words: &[&str]) -> Option<(Sense, Tail, usize)> {
 
 /// The duration a tail says, if it is one `tail` allows (`Some(None)`: an
 /// allowed tail with no duration).
-fn english_tail(words: &[&str], tail: Tail, today: u32) -> Option<Option<u32>> {
+fn english_tail(words: &[&str], tail: Tail, today: RestOfDay) -> Option<Option<u32>> {
     match tail {
         Tail::Open => Some(english_minutes(words, today)),
         Tail::Closed => closed(words, today),
@@ -86,7 +88,7 @@ fn english_tail(words: &[&str], tail: Tail, today: u32) -> Option<Option<u32>> {
 
 /// Fillers, the channel ("in here") and durations only: the duration, if
 /// any.
-fn closed(words: &[&str], today: u32) -> Option<Option<u32>> {
+fn closed(words: &[&str], today: RestOfDay) -> Option<Option<u32>> {
     let mut minutes = None;
     let mut at = 0;
     while at < words.len() {
@@ -120,7 +122,7 @@ const PLACES: &[&[&str]] = &[
 ];
 
 /// The first duration anywhere in `words`.
-fn english_minutes(words: &[&str], today: u32) -> Option<u32> {
+fn english_minutes(words: &[&str], today: RestOfDay) -> Option<u32> {
     (0..words.len()).find_map(|at| english_duration(&words[at..], today).map(|(m, _)| m))
 }
 
@@ -145,10 +147,88 @@ const REST_OF_DAY: &[&[&str]] = &[
     &["till", "eod"],
 ];
 
+/// Until the weekend is over, or the week: until Monday begins.
+const TO_MONDAY: &[&[&str]] = &[
+    &["for", "the", "weekend"],
+    &["over", "the", "weekend"],
+    &["through", "the", "weekend"],
+    &["this", "weekend"],
+    &["until", "after", "the", "weekend"],
+    &["till", "after", "the", "weekend"],
+    &["until", "the", "weekend", "is", "over"],
+    &["this", "week"],
+    &["for", "this", "week"],
+    &["for", "the", "week"],
+    &["for", "the", "rest", "of", "the", "week"],
+    &["the", "rest", "of", "the", "week"],
+    &["until", "next", "week"],
+    &["till", "next", "week"],
+    &["til", "next", "week"],
+];
+
+/// Until the weekend begins: until Saturday.
+const TO_SATURDAY: &[&[&str]] = &[
+    &["until", "the", "weekend"],
+    &["till", "the", "weekend"],
+    &["til", "the", "weekend"],
+];
+
+/// The day of the week `word` names.
+fn weekday(word: &str) -> Option<Weekday> {
+    Some(match word {
+        "monday" | "mon" => Weekday::Mon,
+        "tuesday" | "tue" | "tues" => Weekday::Tue,
+        "wednesday" | "wed" => Weekday::Wed,
+        "thursday" | "thu" | "thurs" => Weekday::Thu,
+        "friday" | "fri" => Weekday::Fri,
+        "saturday" | "sat" => Weekday::Sat,
+        "sunday" | "sun" => Weekday::Sun,
+        _ => return None,
+    })
+}
+
+/// A time until a day of the week `words` open with ("until monday", "till
+/// next friday", "for the weekend", "this week"), in minutes, and how many
+/// words it takes; with "morning" after the day, until nine then.
+fn until_a_day(words: &[&str], today: RestOfDay) -> Option<(u32, usize)> {
+    let longest = |table: &[&'static [&'static str]]| {
+        table
+            .iter()
+            .filter(|p| opens(words, p))
+            .map(|p| p.len())
+            .max()
+    };
+    if let Some(len) = longest(TO_MONDAY) {
+        return Some((today.until(Weekday::Mon), len));
+    }
+    if let Some(len) = longest(TO_SATURDAY) {
+        return Some((today.until(Weekday::Sat), len));
+    }
+    let until = usize::from(matches!(
+        words.first(),
+        Some(&("until" | "till" | "til" | "'til"))
+    ));
+    if until == 0 {
+        return None;
+    }
+    let next = usize::from(words.get(until) == Some(&"next"));
+    let day = weekday(words.get(until + next)?)?;
+    let len = until + next + 1;
+    let minutes = today.until(day);
+    Some(match words.get(len) {
+        Some(&"morning") => (minutes.saturating_add(9 * 60), len + 1),
+        _ => (minutes, len),
+    })
+}
+
 /// A duration `words` open with ("for an hour", "2 hours", "30m", "half an
-/// hour", "for a week", "today"), in minutes, and how many words it takes.
-/// `today`: the minutes left of the workspace's day.
-fn english_duration(words: &[&str], today: u32) -> Option<(u32, usize)> {
+/// hour", "for a week", "today", "until monday"), in minutes, and how many
+/// words it takes. `today`: what is left of the workspace's day.
+fn english_duration(words: &[&str], today: RestOfDay) -> Option<(u32, usize)> {
+    if let Some(until) = until_a_day(words, today) {
+        return Some(until);
+    }
+    let today = today.left();
     if let Some(said) = REST_OF_DAY
         .iter()
         .filter(|p| opens(words, p))

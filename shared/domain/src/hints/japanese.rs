@@ -1,10 +1,12 @@
 //! The Japanese rules: a phrase closing its clause, after few words.
 
-use super::{Heard, Sense};
+use chrono::Weekday;
+
+use super::{Heard, RestOfDay, Sense};
 
 /// A Japanese clause: leads, a phrase, and only endings after it. `today`:
-/// the minutes left of the workspace's day.
-pub(super) fn japanese(clause: &str, today: u32) -> Heard {
+/// what is left of the workspace's day.
+pub(super) fn japanese(clause: &str, today: RestOfDay) -> Heard {
     let text: String = clause.chars().filter(|c| !c.is_whitespace()).collect();
     // 「教えてくれてありがとう」: a thanks for something done.
     for done in ["くれて", "もらって", "くださって", "いただいて"] {
@@ -17,7 +19,7 @@ pub(super) fn japanese(clause: &str, today: u32) -> Heard {
     japanese_from(&text, today)
 }
 
-fn japanese_from(text: &str, today: u32) -> Heard {
+fn japanese_from(text: &str, today: RestOfDay) -> Heard {
     let mut minutes = None;
     let mut rest = text;
     while !rest.is_empty() {
@@ -77,14 +79,64 @@ const JA_REST_OF_DAY: &[(&str, u32)] = &[
     ("今夜", 0),
 ];
 
+/// Until the weekend or the week is over (「週末は」「今週いっぱい」
+/// 「来週まで」): until Monday begins; 「週末まで」: until Saturday. Longest
+/// first where one opens another.
+const JA_TO_A_DAY: &[(&str, Weekday)] = &[
+    ("週末まで", Weekday::Sat),
+    ("週明けまで", Weekday::Mon),
+    ("週末の間", Weekday::Mon),
+    ("週末いっぱい", Weekday::Mon),
+    ("週末", Weekday::Mon),
+    ("土日の間", Weekday::Mon),
+    ("土日", Weekday::Mon),
+    ("今週いっぱい", Weekday::Mon),
+    ("今週中", Weekday::Mon),
+    ("今週", Weekday::Mon),
+    ("来週まで", Weekday::Mon),
+];
+
+/// 「月曜まで」「金曜日まで」「来週の月曜まで」「月曜の朝まで」 (until nine
+/// then): the minutes until that day, and the length in bytes.
+fn japanese_until_a_day(text: &str, today: RestOfDay) -> Option<(u32, usize)> {
+    if let Some((said, day)) = JA_TO_A_DAY.iter().find(|(p, _)| text.starts_with(p)) {
+        return Some((today.until(*day), said.len()));
+    }
+    let rest = strip_all(text, &["来週の", "次の"]);
+    let mut chars = rest.chars();
+    let day = match chars.next()? {
+        '月' => Weekday::Mon,
+        '火' => Weekday::Tue,
+        '水' => Weekday::Wed,
+        '木' => Weekday::Thu,
+        '金' => Weekday::Fri,
+        '土' => Weekday::Sat,
+        '日' => Weekday::Sun,
+        _ => return None,
+    };
+    let after = chars.as_str();
+    let after = after.strip_prefix("曜日").or_else(|| after.strip_prefix("曜"))?;
+    let (more, end) = if let Some(end) = after.strip_prefix("の朝まで") {
+        (9 * 60, end)
+    } else {
+        (0, after.strip_prefix("まで")?)
+    };
+    Some((
+        today.until(day).saturating_add(more),
+        text.len() - end.len(),
+    ))
+}
+
 /// A Japanese duration `text` opens with (「1時間」「30分」「一時間半」「半日」
-/// 「1週間」「今日は」), in minutes, and its length in bytes. `today`: the
-/// minutes left of the workspace's day.
-fn japanese_duration(text: &str, today: u32) -> Option<(u32, usize)> {
+/// 「1週間」「今日は」「月曜まで」), in minutes, and its length in bytes.
+/// `today`: what is left of the workspace's day.
+fn japanese_duration(text: &str, today: RestOfDay) -> Option<(u32, usize)> {
     let (minutes, len) = if let Some(rest) = text.strip_prefix("半日") {
         (12 * 60, text.len() - rest.len())
+    } else if let Some(until) = japanese_until_a_day(text, today) {
+        until
     } else if let Some((said, more)) = JA_REST_OF_DAY.iter().find(|(p, _)| text.starts_with(p)) {
-        (today.saturating_add(*more), said.len())
+        (today.left().saturating_add(*more), said.len())
     } else {
         let (n, digits) = japanese_number(text)?;
         let rest = &text[digits..];

@@ -24,7 +24,7 @@
 //! "until tomorrow" last until midnight where the workspace is
 //! ([`RestOfDay`]).
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Utc, Weekday};
 use chrono_tz::Tz;
 
 use crate::address::plain;
@@ -72,9 +72,14 @@ pub fn mute_minutes(minutes: u32) -> u32 {
 }
 
 /// What "today" and "until tomorrow" last: the minutes left until
-/// midnight in the workspace's time zone (`timezone`), at least one.
+/// midnight in the workspace's time zone (`timezone`), at least one; and
+/// the day of the week it is there, for "until Monday" and "for the
+/// weekend".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RestOfDay(u32);
+pub struct RestOfDay {
+    left: u32,
+    weekday: Weekday,
+}
 
 impl RestOfDay {
     /// The rest of the day at `now` in `tz`. A midnight a clock change
@@ -92,17 +97,36 @@ impl RestOfDay {
                     .or_else(|| (m + hour).and_local_timezone(tz).earliest())
             });
         let minutes = midnight.map_or(i64::from(MAX_MUTE_MINUTES), |m| (m - local).num_minutes());
-        RestOfDay(u32::try_from(minutes.max(1)).unwrap_or(MAX_MUTE_MINUTES))
+        RestOfDay {
+            left: u32::try_from(minutes.max(1)).unwrap_or(MAX_MUTE_MINUTES),
+            weekday: local.weekday(),
+        }
     }
 
-    /// `minutes` left of the day (a test's or a replay's own day).
+    /// `minutes` left of a Wednesday (a test's or a replay's own day).
     pub fn minutes(minutes: u32) -> RestOfDay {
-        RestOfDay(minutes.max(1))
+        RestOfDay {
+            left: minutes.max(1),
+            weekday: Weekday::Wed,
+        }
+    }
+
+    /// The same minutes left, of a `weekday`.
+    pub fn on(self, weekday: Weekday) -> RestOfDay {
+        RestOfDay { weekday, ..self }
     }
 
     /// The minutes left.
     pub fn left(self) -> u32 {
-        self.0
+        self.left
+    }
+
+    /// The minutes until `day` begins: the rest of today and the whole
+    /// days between; `day` being today's, a week on.
+    pub fn until(self, day: Weekday) -> u32 {
+        let ahead = (day.num_days_from_monday() + 7 - self.weekday.num_days_from_monday()) % 7;
+        let between = if ahead == 0 { 6 } else { ahead - 1 };
+        self.left.saturating_add(between * 24 * 60)
     }
 }
 
@@ -380,8 +404,8 @@ const HONORIFICS: &[&str] = &["さん", "ちゃん", "くん", "君", "さま", 
 /// What a clause holds: a hint in English or in Japanese, a duration alone,
 /// or nothing.
 fn hear(clause: &str, today: RestOfDay) -> Heard {
-    match english(clause, today.left()) {
-        Heard::Nothing => japanese(clause, today.left()),
+    match english(clause, today) {
+        Heard::Nothing => japanese(clause, today),
         heard => heard,
     }
 }

@@ -5,6 +5,7 @@
 #![allow(clippy::too_many_lines)]
 
 use super::*;
+use chrono::Weekday;
 use crate::settings::{DEFAULT_NEGATIVE_REACTIONS, DEFAULT_POSITIVE_REACTIONS};
 
 /// What `text` tells the bot with the names `myao`, `みゃお`, `ミャオ` and its
@@ -193,6 +194,64 @@ fn requests_quote_durations_mute_and_a_mute_is_lifted_in_words() {
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+/// "Until Monday", 「週末は」: a mute until that day begins where the
+/// workspace is, held to a day like any other (and then said so).
+#[test]
+fn a_day_of_the_week_the_weekend_or_the_week_mutes_until_it_comes() {
+    let on = |day: Weekday, text: &str| {
+        words_hint(text, &["myao"], RestOfDay::minutes(TODAY).on(day))
+            .map(|w| (w.hint, w.capped))
+    };
+    let mute = |minutes: u32, capped: bool| Some((Hint::Mute { minutes }, capped));
+    let (rest, day) = (mute(TODAY, false), mute(24 * 60, true));
+    type Heard = Option<(Hint, bool)>;
+    let cases: &[(Weekday, &str, Heard)] = &[
+        (Weekday::Sun, "be quiet until monday", rest),
+        (Weekday::Sun, "not now, till next Monday", rest),
+        (Weekday::Sun, "quiet for the weekend please", rest),
+        (Weekday::Sun, "shush until next week", rest),
+        (Weekday::Sun, "be quiet this week", rest),
+        (Weekday::Sun, "月曜まで静かにして", rest),
+        (Weekday::Sun, "来週の月曜まで黙ってて", rest),
+        (Weekday::Sun, "週末は静かにしてて", rest),
+        (Weekday::Sun, "今週いっぱい黙ってて", rest),
+        (Weekday::Wed, "be quiet until thursday", rest),
+        (Weekday::Wed, "木曜日まで静かにしてね", rest),
+        (Weekday::Fri, "be quiet until the weekend", rest),
+        (Weekday::Fri, "週末まで黙ってて", rest),
+        (
+            Weekday::Wed,
+            "not now, until thursday morning",
+            mute(TODAY + 9 * 60, false),
+        ),
+        (
+            Weekday::Wed,
+            "木曜の朝まで静かにして",
+            mute(TODAY + 9 * 60, false),
+        ),
+        // Longer than a day: held to one, and said.
+        (Weekday::Sat, "be quiet for the weekend", day),
+        (Weekday::Wed, "quiet until friday", day),
+        (Weekday::Mon, "be quiet until monday", day),
+        (Weekday::Thu, "土日は黙ってて", day),
+        // Talk about the days is no hint.
+        (Weekday::Wed, "monday is a holiday", None),
+        (Weekday::Wed, "see you on the weekend", None),
+        (Weekday::Wed, "月曜までに終わらせます", None),
+    ];
+    for (today, text, want) in cases {
+        assert_eq!(on(*today, text), *want, "{text} on {today}");
+    }
+}
+
+#[test]
+fn a_day_begins_after_the_rest_of_today_and_the_days_between() {
+    let sunday = RestOfDay::minutes(60).on(Weekday::Sun);
+    assert_eq!(sunday.until(Weekday::Mon), 60);
+    assert_eq!(sunday.until(Weekday::Wed), 60 + 2 * 24 * 60);
+    assert_eq!(sunday.until(Weekday::Sun), 60 + 6 * 24 * 60, "a week on");
 }
 
 #[test]
