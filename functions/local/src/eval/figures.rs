@@ -10,7 +10,9 @@
 //!   thread (a first reply, the asker's own too), a new top-level message
 //!   of someone else is another conversation. The bot
 //!   joined it if it posted there within thirty minutes, before any other
-//!   person did.
+//!   person did. One its asker closed in those ten minutes ("nvm, got it":
+//!   [`moved_on`]) or asked again at the top level ([`asks_again`]: the
+//!   later one stands for both) is not left: the judgment's own rules.
 //! - A live two-person exchange: a thread with exactly two people, at least
 //!   four messages, the last not a question. The bot intruded if it posted
 //!   in it unprompted while it was live: after the second person's first
@@ -37,7 +39,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::Duration;
 use myao_domain::message::speaks_to;
-use myao_domain::rules::{is_question, talks_in_threads};
+use myao_domain::rules::{asks_again, is_question, moved_on, talks_in_threads};
 use myao_domain::{ChannelId, Message, Ts, UserId};
 use serde::Serialize;
 
@@ -304,6 +306,17 @@ fn count_unanswered_questions(
         if next_other.is_some_and(|t| t - at <= UNANSWERED_FOR) {
             continue;
         }
+        // Nor is one its asker closed within that time ("nvm, got it"), or
+        // asked again at the top level (the later one stands for both): the
+        // rules the judgment holds a question open by.
+        let own: Vec<&Message> = people
+            .iter()
+            .filter(|m| m.ts > q.ts && m.user == q.user && asked.with(m))
+            .filter(|m| m.ts.to_datetime() - at <= UNANSWERED_FOR)
+            .collect();
+        if moved_on(q, &own) || people.iter().any(|m| asks_again(q, m)) {
+            continue;
+        }
         let figures = out.entry(q.channel.clone()).or_default();
         figures.questions += 1;
         let deadline = next_other.map_or(at + JOIN_WITHIN, |t| t.min(at + JOIN_WITHIN));
@@ -521,6 +534,55 @@ mod tests {
         ];
         let f = only(&late, &[post(1000, Some(0), true)]);
         assert_eq!((f.questions, f.joined), (1, 0));
+    }
+
+    /// Issue 54: the questions left are those the judgment holds open. One
+    /// its asker closed within the ten minutes is not left, nor one he
+    /// asked again at the top level (the later one is, once); details of
+    /// his own keep it left.
+    #[test]
+    fn a_question_its_asker_closed_or_asked_again_is_not_left() {
+        let closed = [
+            said(
+                "UA",
+                0,
+                "how do I restore gconf settings to defaults?",
+                None,
+            ),
+            said("UA", 110, "nevermind, I figured it out", Some(0)),
+        ];
+        assert_eq!(only(&closed, &[]).questions, 0);
+        let late = [
+            said(
+                "UA",
+                0,
+                "how do I restore gconf settings to defaults?",
+                None,
+            ),
+            said("UA", 900, "nevermind, I figured it out", Some(0)),
+        ];
+        assert_eq!(only(&late, &[]).questions, 1, "closed after ten minutes");
+        let again = [
+            said("UA", 0, "is the frequency scaling governor loaded?", None),
+            said("UA", 25, "a module", Some(0)),
+            said(
+                "UA",
+                240,
+                "is the frequency governor a module I can blacklist?",
+                None,
+            ),
+        ];
+        assert_eq!(only(&again, &[]).questions, 1, "asked twice, left once");
+        let details = [
+            said(
+                "UA",
+                0,
+                "how do I restore gconf settings to defaults?",
+                None,
+            ),
+            said("UA", 60, "it says error 17 when I try", Some(0)),
+        ];
+        assert_eq!(only(&details, &[]).questions, 1);
     }
 
     #[test]

@@ -115,7 +115,9 @@ fn japanese_until_a_day(text: &str, today: RestOfDay) -> Option<(u32, usize)> {
         _ => return None,
     };
     let after = chars.as_str();
-    let after = after.strip_prefix("曜日").or_else(|| after.strip_prefix("曜"))?;
+    let after = after
+        .strip_prefix("曜日")
+        .or_else(|| after.strip_prefix("曜"))?;
     let (more, end) = if let Some(end) = after.strip_prefix("の朝まで") {
         (9 * 60, end)
     } else {

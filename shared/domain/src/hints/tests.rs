@@ -5,8 +5,8 @@
 #![allow(clippy::too_many_lines)]
 
 use super::*;
-use chrono::Weekday;
 use crate::settings::{DEFAULT_NEGATIVE_REACTIONS, DEFAULT_POSITIVE_REACTIONS};
+use chrono::Weekday;
 
 /// What `text` tells the bot with the names `myao`, `みゃお`, `ミャオ` and its
 /// user id `UBOT`, with [`TODAY`] minutes left of the day.
@@ -201,8 +201,7 @@ fn requests_quote_durations_mute_and_a_mute_is_lifted_in_words() {
 #[test]
 fn a_day_of_the_week_the_weekend_or_the_week_mutes_until_it_comes() {
     let on = |day: Weekday, text: &str| {
-        words_hint(text, &["myao"], RestOfDay::minutes(TODAY).on(day))
-            .map(|w| (w.hint, w.capped))
+        words_hint(text, &["myao"], RestOfDay::minutes(TODAY).on(day)).map(|w| (w.hint, w.capped))
     };
     let mute = |minutes: u32, capped: bool| Some((Hint::Mute { minutes }, capped));
     let (rest, day) = (mute(TODAY, false), mute(24 * 60, true));

@@ -41,7 +41,7 @@ use super::text::{mentions_user, names};
 mod questions;
 
 pub use questions::{
-    is_question, moved_on, to_the_room, waits_on_its_own, QUESTION_WAITS_PER_HOUR,
+    asks_again, is_question, moved_on, to_the_room, waits_on_its_own, QUESTION_WAITS_PER_HOUR,
 };
 use questions::{person, unanswered_question};
 

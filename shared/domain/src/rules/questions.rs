@@ -117,17 +117,21 @@ pub(super) fn unanswered_question<'a>(scene: &Scene<'a>) -> Option<&'a Message> 
 }
 
 /// Whether the asker of the top-level question `q` asked again at the top
-/// level since (a question of his own wait, within [`QUESTION_MAX_AGE`]):
-/// the later one stands for both, and is answered once, in its own thread.
+/// level since, in the channel's window ([`asks_again`]).
 fn asked_again(scene: &Scene<'_>, q: &Message) -> bool {
+    scene.channel.iter().any(|m| asks_again(q, m))
+}
+
+/// Whether `m` asks the top-level question `q` again: its asker's later
+/// top-level question of its own wait, within [`QUESTION_MAX_AGE`]. The
+/// later one stands for both, and is answered once, in its own thread.
+pub fn asks_again(q: &Message, m: &Message) -> bool {
     q.thread_ts.is_none()
-        && scene.channel.iter().any(|m| {
-            m.thread_ts.is_none()
-                && m.user == q.user
-                && m.ts > q.ts
-                && m.ts.to_datetime() - q.ts.to_datetime() <= QUESTION_MAX_AGE
-                && waits_on_its_own(m)
-        })
+        && m.thread_ts.is_none()
+        && m.user == q.user
+        && m.ts > q.ts
+        && m.ts.to_datetime() - q.ts.to_datetime() <= QUESTION_MAX_AGE
+        && waits_on_its_own(m)
 }
 
 /// What was said in `q`'s conversation after it, oldest first: for a
