@@ -238,3 +238,70 @@ async fn a_sweep_over_many_channels_puts_one_job_per_channel_on_the_queue() {
     );
     assert!(bed.llm_calls().await.is_empty());
 }
+
+/// Issue 55: a reply reads its conversation once. The response job's scene
+/// (the thread, its root, the channel's window and the message it answers)
+/// serves its late checks, the mention's words and the reply's context. An
+/// unprompted answer in a question's thread and a mention's, the names and
+/// the channel cached by an earlier reply, read the store at most this many
+/// times each.
+#[tokio::test]
+async fn a_reply_reads_its_conversation_once() {
+    let bed = Bed::new().await;
+    bed.seed(&[
+        message(GENERAL, ALICE, ts(-900), None, "the deploy failed again"),
+        message(
+            GENERAL,
+            BOB,
+            ts(-300),
+            None,
+            "how do I read the deploy logs?",
+        ),
+        message(
+            GENERAL,
+            ALICE,
+            ts(-200),
+            Some(ts(-900)),
+            "<@UBOT> can you look?",
+        ),
+        message(
+            GENERAL,
+            ALICE,
+            ts(-150),
+            Some(ts(-900)),
+            "<@UBOT> the second run too?",
+        ),
+    ])
+    .await;
+    let reply = |thread: i64, newest: i64, mention: bool| {
+        Job::Response(ResponseJob {
+            channel: channel(GENERAL),
+            thread_ts: Some(ts(thread)),
+            newest_ts: ts(newest),
+            mention,
+            reply: Reply::Full,
+            seen_ts: None,
+            grounds: None,
+        })
+    };
+    bed.run(&reply(-900, -200, true)).await;
+    bed.store.counts().reset();
+    bed.run(&reply(-300, -300, false)).await;
+    let unprompted = bed.store.counts().reads();
+    bed.store.counts().reset();
+    bed.run(&reply(-900, -150, true)).await;
+    let mention = bed.store.counts().reads();
+    assert_eq!(bed.llm_calls_of(PromptKind::Response).await.len(), 3);
+    assert!(
+        unprompted <= UNPROMPTED_READS && mention <= MENTION_READS,
+        "{unprompted} and {mention} store reads"
+    );
+}
+
+/// The store reads of an unprompted answer and of a mention's, in a thread,
+/// the names and the channel cached: the context's memories, people and
+/// facts, the claim, and the conversation once (before the scene, when the
+/// late checks, the mention's words and the prompt each read it: 24 and
+/// 22).
+const UNPROMPTED_READS: u64 = 19;
+const MENTION_READS: u64 = 21;

@@ -2,24 +2,25 @@
 
 mod post;
 mod react;
+mod scene;
 mod write;
 
 use chrono::Duration;
 
-use myao_core::ports::{Claims, Messages, PortError, SlackApi};
+use myao_core::ports::{Claims, PortError, SlackApi};
 use myao_domain::metrics::{self, Datum};
 use myao_domain::people::{forget_me, FORGOTTEN_NOTICE};
-use myao_domain::rules::talks_in_threads;
 use myao_domain::text::escape;
-use myao_domain::{ChannelId, Conversation, EmojiName, Message, Reply, ResponseJob, Ts};
+use myao_domain::{ChannelId, EmojiName, Message, Reply, ResponseJob, Ts};
 
-use crate::context::{self, recent, Recent};
+use crate::context;
 use crate::prompts::{status_lines, PromptError};
 use crate::reflection::forget_person;
 use crate::{JobContext, Services};
 use post::compose_and_post;
 pub use post::{LOST_POST_SECONDS, SAFE_POST_CHARS};
 use react::{react, take_hint};
+use scene::Scene;
 
 /// How long a job claim is kept: longer than any redelivery.
 const CLAIM_DAYS: i64 = 2;
@@ -105,13 +106,11 @@ impl From<crate::limits::Refused> for ResponseOutcome {
     }
 }
 
-/// How many replies under an answered top-level message are read to tell
-/// whether someone else answered it first.
-const RECENT_REPLIES: usize = 20;
-
 /// Runs a response job: drops it when it came too late, claims it (a job
 /// made twice is answered once), checks what may keep it from being
-/// written, then reacts, or writes and posts the reply.
+/// written, then reacts, or writes and posts the reply. Its conversation is
+/// read once, at the start ([`Scene`]): the late checks, the mention's
+/// words and the reply's context come from that read.
 pub async fn run(svc: &Services, job: &ResponseJob) -> Result<ResponseOutcome, PortError> {
     let cx = JobContext::begin(svc).await?;
     let ResponseJob {
@@ -122,8 +121,12 @@ pub async fn run(svc: &Services, job: &ResponseJob) -> Result<ResponseOutcome, P
         reply,
         ..
     } = job;
-    if let Some(late) = late(&cx, job).await? {
-        return Ok(late);
+    if too_old(&cx, job) {
+        return Ok(ResponseOutcome::TooOld);
+    }
+    let scene = Scene::read(&cx, job).await?;
+    if !*mention && stale(&cx, job, &scene).await {
+        return Ok(ResponseOutcome::Stale);
     }
     // One claim per job: a job made twice (a retried delivery, a mention seen
     // as message and app_mention) is answered once.
@@ -131,7 +134,7 @@ pub async fn run(svc: &Services, job: &ResponseJob) -> Result<ResponseOutcome, P
         tracing::info!("response job already handled");
         return Ok(ResponseOutcome::AlreadyDone);
     };
-    let kept = match before_writing(&cx, job).await {
+    let kept = match before_writing(&cx, job, scene.answered.as_ref()).await {
         Ok(Ready::Write { kept }) => kept,
         Ok(Ready::Done(outcome)) => return Ok(outcome),
         Err(error) => return claim.give_back(error).await,
@@ -152,7 +155,7 @@ pub async fn run(svc: &Services, job: &ResponseJob) -> Result<ResponseOutcome, P
         }
         _ => None,
     };
-    let outcome = compose_and_post(&cx, job, kept, &claim).await;
+    let outcome = compose_and_post(&cx, job, kept, &claim, scene).await;
     if let Some(shown_in) = status {
         // Posting in its thread clears it; anything else is cleared here.
         let cleared =
@@ -164,181 +167,64 @@ pub async fn run(svc: &Services, job: &ResponseJob) -> Result<ResponseOutcome, P
     outcome
 }
 
-/// Why the job came too late to be answered, if it did: a mention older
-/// than `mention_max_age_seconds` (a late redelivery: a late answer is
-/// worse than none), or an unprompted reply that someone answered first.
-async fn late(
-    cx: &JobContext<'_>,
-    job: &ResponseJob,
-) -> Result<Option<ResponseOutcome>, PortError> {
+/// Whether the job is a mention older than `mention_max_age_seconds` (a
+/// late redelivery): a late answer is worse than none.
+fn too_old(cx: &JobContext<'_>, job: &ResponseJob) -> bool {
+    if !job.mention {
+        return false;
+    }
+    let max_age = cx.settings().mention_max_age_seconds;
+    let age = cx.now() - job.newest_ts.to_datetime();
+    let old = age > Duration::seconds(i64::from(max_age));
+    if old {
+        tracing::warn!(
+            age_seconds = age.num_seconds(),
+            max_age_seconds = max_age,
+            "mention too old to answer; dropped"
+        );
+    }
+    old
+}
+
+/// Whether an unprompted reply came too late, by its `scene`: someone
+/// answered since its judgment ([`scene::answered_since`]), the silence an
+/// opening would break is over, the message it answers at the top level
+/// has a thread now, or a person spoke at the top level before the thread
+/// it answers in began.
+async fn stale(cx: &JobContext<'_>, job: &ResponseJob, scene: &Scene) -> bool {
     let ResponseJob {
-        channel,
         thread_ts,
         newest_ts,
-        mention,
         reply,
         seen_ts,
         ..
     } = job;
-    let settings = cx.settings();
-    let conversation = Conversation {
-        channel: channel.clone(),
-        thread_ts: *thread_ts,
-    };
-    if *mention {
-        let age = cx.now() - newest_ts.to_datetime();
-        if age > Duration::seconds(i64::from(settings.mention_max_age_seconds)) {
-            tracing::warn!(
-                age_seconds = age.num_seconds(),
-                max_age_seconds = settings.mention_max_age_seconds,
-                "mention too old to answer; dropped"
-            );
-            return Ok(Some(ResponseOutcome::TooOld));
+    let opener = matches!(reply, Reply::Opener { .. });
+    if let Some(recent) = scene.recent(*newest_ts) {
+        let bot = if scene::needs_bot(&recent, *newest_ts, *seen_ts) {
+            cx.bot_user_id().await.ok()
+        } else {
+            None
+        };
+        if scene::answered_since(&recent, *newest_ts, *seen_ts, bot.as_ref()) {
+            tracing::info!(job = %newest_ts, newest = %recent.newest.ts, "stale response job");
+            return true;
         }
-        return Ok(None);
     }
-    let stale = answered_since(cx, &conversation, *newest_ts, *seen_ts).await?
-        || opening_broken(cx.store(), channel, *newest_ts, reply).await?
-        || answered_in_its_thread(cx.store(), &conversation, *newest_ts, reply).await?
-        || spoken_after_at_the_top_level(
-            cx.store(),
-            &conversation,
-            *newest_ts,
-            *seen_ts,
-            settings.channel_messages_limit as usize,
-        )
-        .await?;
-    Ok(stale.then_some(ResponseOutcome::Stale))
-}
-
-/// Whether someone answered since the judgment: a person spoke (their own
-/// judgment decides); this bot did (it already answered, e.g. a mention);
-/// or another app did after the judgment read the conversation (up to
-/// `seen_ts`): its answer is an answer, as a person's is. A bot the
-/// judgment saw and still decided to answer after (a CI notice) does not
-/// count.
-async fn answered_since(
-    cx: &JobContext<'_>,
-    conversation: &Conversation,
-    newest_ts: Ts,
-    seen_ts: Option<Ts>,
-) -> Result<bool, PortError> {
-    let Some(Recent {
-        newest,
-        person_after,
-        bots_after,
-        ..
-    }) = recent(cx.store(), conversation, newest_ts).await?
-    else {
-        return Ok(false);
-    };
-    let seen = seen_ts.unwrap_or(newest_ts).max(newest_ts);
-    let bot_spoke = if person_after || bots_after.is_empty() {
-        false
-    } else if bots_after.iter().any(|(_, ts)| *ts > seen) {
-        true
-    } else {
-        let bot = cx.bot_user_id().await.ok();
-        bots_after
-            .iter()
-            .any(|(b, _)| bot.as_ref().is_none_or(|me| me == b))
-    };
-    if person_after || bot_spoke {
-        tracing::info!(job = %newest_ts, newest = %newest.ts, "stale response job");
-    }
-    Ok(person_after || bot_spoke)
-}
-
-/// An opening is stale after any message in the channel, in a thread too:
-/// the silence it would break is over.
-async fn opening_broken(
-    messages: &dyn Messages,
-    channel: &ChannelId,
-    newest_ts: Ts,
-    reply: &Reply,
-) -> Result<bool, PortError> {
-    if !matches!(reply, Reply::Opener { .. }) {
-        return Ok(false);
-    }
-    let broken = !messages
-        .messages_after(channel, Some(newest_ts), 1)
-        .await?
-        .is_empty();
-    if broken {
+    if opener && scene.opening_broken(*newest_ts) {
         tracing::info!(job = %newest_ts, "stale opening: the channel spoke since");
+        return true;
     }
-    Ok(broken)
-}
-
-/// An answer at the top level is late too once the message it answers has
-/// a thread: that thread is where it is judged and answered (its author's
-/// words there made a judgment of their own), so it is answered once. An
-/// opening answers none.
-async fn answered_in_its_thread(
-    messages: &dyn Messages,
-    conversation: &Conversation,
-    newest_ts: Ts,
-    reply: &Reply,
-) -> Result<bool, PortError> {
-    if conversation.thread_ts.is_some() || matches!(reply, Reply::Opener { .. }) {
-        return Ok(false);
-    }
-    let channel = &conversation.channel;
-    let Some(answered) = messages.get_message(channel, newest_ts).await? else {
-        return Ok(false);
-    };
-    let under = Conversation::thread(channel.clone(), newest_ts);
-    let replies = messages
-        .conversation_messages(&under, RECENT_REPLIES)
-        .await?;
-    let answered_there = replies.iter().any(|m| m.ts > answered.ts);
-    if answered_there {
+    if thread_ts.is_none() && !opener && scene.answered_in_its_thread() {
         tracing::info!(job = %newest_ts, "stale response job: answered in its thread");
+        return true;
     }
-    Ok(answered_there)
-}
-
-/// An answer in the thread of the top-level message it answers is stale
-/// once a person spoke at the top level after what its judgment read
-/// (`seen_ts`, else that message) and before a reply began the thread:
-/// until then the top level is the message's conversation ([`speaks_to`]),
-/// and the top level's own judgment decides again, as it does for an answer
-/// that goes to the top level. Not where the channel's people talk in
-/// threads ([`talks_in_threads`], over its `window_limit` newest messages):
-/// there a new top-level message is another conversation.
-///
-/// [`speaks_to`]: myao_domain::message::speaks_to
-async fn spoken_after_at_the_top_level(
-    messages: &dyn Messages,
-    conversation: &Conversation,
-    newest_ts: Ts,
-    seen_ts: Option<Ts>,
-    window_limit: usize,
-) -> Result<bool, PortError> {
-    if conversation.thread_ts != Some(newest_ts) {
-        return Ok(false);
-    }
-    let seen = seen_ts.unwrap_or(newest_ts).max(newest_ts);
-    let began = messages
-        .conversation_messages(conversation, RECENT_REPLIES)
-        .await?
-        .iter()
-        .filter(|m| m.thread_ts.is_some())
-        .map(|m| m.ts)
-        .min();
-    let window = messages
-        .recent_messages(&conversation.channel, window_limit.max(context::RECENT))
-        .await?;
-    if talks_in_threads(&window) {
-        return Ok(false);
-    }
-    let spoken = window.iter().any(|m| {
-        !m.is_bot && m.thread_ts.is_none() && m.ts > seen && began.is_none_or(|b| m.ts < b)
-    });
-    if spoken {
+    let conversation = scene::conversation_of(job);
+    if scene.spoken_after_at_the_top_level(&conversation, *newest_ts, *seen_ts) {
         tracing::info!(job = %newest_ts, "stale response job: spoken after at the top level");
+        return true;
     }
-    Ok(spoken)
+    false
 }
 
 /// The job's claim, taken: whoever holds it answers the job.
@@ -382,11 +268,13 @@ enum Ready {
 /// token lately, a request to be forgotten, a spend limit. A reply an
 /// earlier try wrote, which a post failure left unposted, is posted as it
 /// is: that try passed the limits and asked the LLM already.
-async fn before_writing(cx: &JobContext<'_>, job: &ResponseJob) -> Result<Ready, PortError> {
+async fn before_writing(
+    cx: &JobContext<'_>,
+    job: &ResponseJob,
+    answered: Option<&Message>,
+) -> Result<Ready, PortError> {
     let ResponseJob {
-        channel,
         thread_ts,
-        newest_ts,
         mention,
         reply,
         ..
@@ -412,14 +300,14 @@ async fn before_writing(cx: &JobContext<'_>, job: &ResponseJob) -> Result<Ready,
     // "Forget me": no LLM call and no limit, the person's profile and facts
     // go, and a fixed line says so.
     if *mention {
-        // The mention, read once for both (gone: neither applies).
-        if let Some(said) = cx.store().get_message(channel, *newest_ts).await? {
-            if let Some(outcome) = forget_on_request(cx, &said, *thread_ts).await? {
+        // The mention, as the scene read it (gone: neither applies).
+        if let Some(said) = answered {
+            if let Some(outcome) = forget_on_request(cx, said, *thread_ts).await? {
                 return Ok(Ready::Done(outcome));
             }
             // "Not now", 「ありがとう」: taken as a hint, acknowledged with a
             // reaction, not answered.
-            if let Some(outcome) = take_hint(cx, &said, reply).await? {
+            if let Some(outcome) = take_hint(cx, said, reply).await? {
                 return Ok(Ready::Done(outcome));
             }
         }

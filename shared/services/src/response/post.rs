@@ -10,6 +10,7 @@ use myao_domain::grounds::{Grounds, PostGrounds, Spoke};
 use myao_domain::text::{escape, held_to};
 use myao_domain::{Channel, ChannelId, Message, ResponseJob, Ts};
 
+use super::scene::Scene;
 use super::write::{kept_context, write, Composed};
 use super::{Claim, ResponseOutcome};
 use crate::context::touch;
@@ -71,6 +72,7 @@ pub(super) async fn compose_and_post(
     job: &ResponseJob,
     kept: Option<String>,
     claim: &Claim<'_>,
+    scene: Scene,
 ) -> Result<ResponseOutcome, PortError> {
     let ResponseJob {
         channel,
@@ -80,7 +82,7 @@ pub(super) async fn compose_and_post(
     } = job;
     let key = job.claim_key();
     let reused = kept.is_some();
-    let (bot, ch, text) = match compose(cx, job, kept).await {
+    let (bot, ch, text) = match compose(cx, job, kept, scene).await {
         Composed::Ready { bot, ch, text } => (bot, ch, text),
         Composed::Done(outcome) => return Ok(outcome),
         Composed::Retry(error) => return claim.give_back(error).await,
@@ -146,9 +148,14 @@ async fn keep_grounds(cx: &JobContext<'_>, job: &ResponseJob, post: Ts) {
 
 /// The reply to post: the one an earlier try wrote (`kept`), with the bot's
 /// id and the channel, or one written now.
-async fn compose(cx: &JobContext<'_>, job: &ResponseJob, kept: Option<String>) -> Composed {
+async fn compose(
+    cx: &JobContext<'_>,
+    job: &ResponseJob,
+    kept: Option<String>,
+    scene: Scene,
+) -> Composed {
     let Some(text) = kept else {
-        return write(cx, job).await;
+        return write(cx, job, scene).await;
     };
     tracing::info!("posting the reply an earlier try wrote");
     let ResponseJob { channel, .. } = job;

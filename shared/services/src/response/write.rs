@@ -3,8 +3,9 @@
 
 use myao_core::ports::{LlmRequest, PortError};
 use myao_domain::text::{clean_reply, held_to};
-use myao_domain::{Channel, ChannelId, Context, Conversation, Reply, ResponseJob, UserId};
+use myao_domain::{Channel, ChannelId, Context, Reply, ResponseJob, UserId};
 
+use super::scene::{conversation_of, Scene};
 use super::{NoReply, ResponseOutcome};
 use crate::context;
 use crate::files::Opened;
@@ -26,8 +27,8 @@ pub(super) enum Composed {
 
 /// Writes the reply to `job`: the bot's id, the channel and the text, or
 /// why not.
-pub(super) async fn write(cx: &JobContext<'_>, job: &ResponseJob) -> Composed {
-    let (bot, ch, request, with_images) = match prepare(cx, job).await {
+pub(super) async fn write(cx: &JobContext<'_>, job: &ResponseJob, scene: Scene) -> Composed {
+    let (bot, ch, request, with_images) = match prepare(cx, job, scene).await {
         Ok(prepared) => prepared,
         Err(error) => {
             crate::limits::trip_on_token_refusal(cx, &error).await;
@@ -66,14 +67,15 @@ type WithImages = Option<(ContextPrompt, Context, Opened)>;
 
 /// What writing the reply needs: the bot's id, the channel and the LLM
 /// request. An opening draws on its channel alone, as its judgment did; a
-/// reply on its conversation's context, with the images of its files.
+/// reply on its conversation's context (built from its `scene`), with the
+/// images of its files.
 async fn prepare(
     cx: &JobContext<'_>,
     job: &ResponseJob,
+    scene: Scene,
 ) -> Result<(UserId, Channel, Result<LlmRequest, PromptError>, WithImages), PortError> {
     let ResponseJob {
         channel,
-        thread_ts,
         newest_ts,
         reply,
         ..
@@ -84,11 +86,9 @@ async fn prepare(
         let view = crate::proactive::view(cx, &ch).await?;
         return Ok((bot, ch, view.post_request(topic, cx.settings()), None));
     }
-    let conversation = Conversation {
-        channel: channel.clone(),
-        thread_ts: *thread_ts,
-    };
-    let mut context = context::build(cx, &conversation, Some(*newest_ts)).await?;
+    let conversation = conversation_of(job);
+    let read = scene.context_read(cx, ch.clone());
+    let mut context = context::build_from(cx, &conversation, read, Some(*newest_ts)).await?;
     let mut opened = crate::files::open(cx, &mut context).await;
     let prompt = match reply {
         Reply::Short => ContextPrompt::ShortResponse,
