@@ -1,5 +1,7 @@
 //! The response: write and post a reply in a conversation (design 08).
 
+mod claim;
+mod outcome;
 mod post;
 mod react;
 mod scene;
@@ -7,104 +9,21 @@ mod write;
 
 use chrono::Duration;
 
-use myao_core::ports::{Claims, PortError, SlackApi};
-use myao_domain::metrics::{self, Datum};
+use myao_core::ports::{PortError, SlackApi};
 use myao_domain::people::{forget_me, FORGOTTEN_NOTICE};
 use myao_domain::text::escape;
-use myao_domain::{ChannelId, EmojiName, Message, Reply, ResponseJob, Ts};
+use myao_domain::{ChannelId, Message, Reply, ResponseJob, Ts};
 
 use crate::context;
-use crate::prompts::{status_lines, PromptError};
+use crate::prompts::status_lines;
 use crate::reflection::forget_person;
 use crate::{JobContext, Services};
+use claim::Claim;
+pub use outcome::{NoReply, ResponseOutcome};
 use post::compose_and_post;
 pub use post::{LOST_POST_SECONDS, SAFE_POST_CHARS};
 use react::{react, take_hint};
 use scene::Scene;
-
-/// How long a job claim is kept: longer than any redelivery.
-const CLAIM_DAYS: i64 = 2;
-
-/// What a response job came to.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ResponseOutcome {
-    /// A newer message arrived: its own judgment decides.
-    Stale,
-    /// This job was already handled (a duplicate delivery).
-    AlreadyDone,
-    /// A mention older than `mention_max_age_seconds` (a late redelivery):
-    /// dropped, a late answer being worse than none.
-    TooOld,
-    /// No reply was written: nothing posted.
-    NoReply(NoReply),
-    /// Slack refused or failed the post.
-    PostFailed(PortError),
-    /// Posted.
-    Posted { ts: Ts, text: String },
-    /// Reacted with `emoji` on the message `ts` (or had already).
-    Reacted { ts: Ts, emoji: EmojiName },
-    /// A spend limit refused it before any LLM call (`notice`: the notice
-    /// posted for a mention, if one was).
-    Limited {
-        limit: myao_domain::limits::Limit,
-        notice: Option<Ts>,
-    },
-}
-
-impl ResponseOutcome {
-    /// The outcome's one name, in the INFO log line.
-    pub fn name(&self) -> &'static str {
-        match self {
-            ResponseOutcome::Stale => "stale",
-            ResponseOutcome::AlreadyDone => "already_done",
-            ResponseOutcome::TooOld => "too_old",
-            ResponseOutcome::NoReply(_) => "no_reply",
-            ResponseOutcome::PostFailed(_) => "post_failed",
-            ResponseOutcome::Posted { .. } => "posted",
-            ResponseOutcome::Reacted { .. } => "reacted",
-            ResponseOutcome::Limited { .. } => "limited",
-        }
-    }
-}
-
-impl ResponseOutcome {
-    /// What the outcome of `job` counts for: an answer's form, a spend
-    /// limit's refusal, a mention given up.
-    pub fn metric(&self, job: &ResponseJob) -> Option<Datum> {
-        let answered = |form: &str| Some(Datum::count(metrics::ANSWERS).by("Form", form));
-        match self {
-            ResponseOutcome::Posted { .. } => match job.reply {
-                Reply::Short => answered("short"),
-                Reply::Opener { .. } => answered("opener"),
-                Reply::Full | Reply::Reaction { .. } => answered("full"),
-            },
-            ResponseOutcome::Reacted { .. } => answered("reaction"),
-            ResponseOutcome::Limited { limit, .. } => {
-                Some(Datum::count(metrics::LIMIT_REFUSALS).by("Limit", limit.setting()))
-            }
-            // A mention that got no answer: somebody asked and heard
-            // nothing. (One that fails for good ends in the dead-letter
-            // queue, whose alarm tells.)
-            ResponseOutcome::TooOld
-            | ResponseOutcome::PostFailed(_)
-            | ResponseOutcome::NoReply(_)
-                if job.mention =>
-            {
-                Some(Datum::count(metrics::MENTIONS_GIVEN_UP))
-            }
-            _ => None,
-        }
-    }
-}
-
-impl From<crate::limits::Refused> for ResponseOutcome {
-    fn from(refused: crate::limits::Refused) -> Self {
-        ResponseOutcome::Limited {
-            limit: refused.limit,
-            notice: refused.notice,
-        }
-    }
-}
 
 /// Runs a response job: drops it when it came too late, claims it (a job
 /// made twice is answered once), checks what may keep it from being
@@ -227,35 +146,6 @@ async fn stale(cx: &JobContext<'_>, job: &ResponseJob, scene: &Scene) -> bool {
     false
 }
 
-/// The job's claim, taken: whoever holds it answers the job.
-pub(super) struct Claim<'a> {
-    claims: &'a dyn Claims,
-    key: String,
-}
-
-impl<'a> Claim<'a> {
-    /// Takes the claim of `job`; `None` when it is taken already.
-    async fn take(cx: &JobContext<'a>, job: &ResponseJob) -> Result<Option<Claim<'a>>, PortError> {
-        let key = job.claim_key();
-        let until = cx.now() + Duration::days(CLAIM_DAYS);
-        let claims: &dyn Claims = cx.store();
-        Ok(claims
-            .claim(&key, until)
-            .await?
-            .then_some(Claim { claims, key }))
-    }
-
-    /// Gives the claim back when nothing was posted and a redelivery may do
-    /// better (otherwise it would find the job done and never answer), and
-    /// fails with `error`.
-    pub(super) async fn give_back(&self, error: PortError) -> Result<ResponseOutcome, PortError> {
-        if let Err(release) = self.claims.release(&self.key).await {
-            tracing::warn!(%release, "could not release the response claim");
-        }
-        Err(error)
-    }
-}
-
 /// Whether a claimed job is written, and from what.
 enum Ready {
     /// Write it (or post `kept`, the reply an earlier try wrote).
@@ -352,36 +242,6 @@ async fn show_status(cx: &JobContext<'_>, channel: &ChannelId, thread: Ts) -> Op
 async fn clear_status(slack: &dyn SlackApi, channel: &ChannelId, thread: Ts) {
     if let Err(error) = slack.set_status(channel, thread, "", &[]).await {
         tracing::warn!(%error, "could not clear the writing status");
-    }
-}
-
-/// Why no reply was written, and none is worth retrying.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum NoReply {
-    /// Slack refused the bot token lately (the token breaker is open): a
-    /// reply could not be posted, so no LLM call wrote one.
-    #[error("token_refused: Slack refused the bot token lately")]
-    TokenRefused,
-    /// The prompt did not render (a template bug).
-    #[error(transparent)]
-    Prompt(#[from] PromptError),
-    /// The LLM failed in a way a retry would not mend.
-    #[error("LLM failed: {0}")]
-    Llm(PortError),
-    /// The LLM wrote an empty reply.
-    #[error("the LLM wrote an empty reply")]
-    Empty,
-}
-
-impl NoReply {
-    /// Its one name, for the INFO line (no word of the LLM's).
-    pub fn name(&self) -> &'static str {
-        match self {
-            NoReply::TokenRefused => "token_refused",
-            NoReply::Prompt(_) => "prompt",
-            NoReply::Llm(_) => "llm_failed",
-            NoReply::Empty => "empty",
-        }
     }
 }
 

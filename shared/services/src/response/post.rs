@@ -10,9 +10,10 @@ use myao_domain::grounds::{Grounds, PostGrounds, Spoke};
 use myao_domain::text::{escape, held_to};
 use myao_domain::{Channel, ChannelId, Message, ResponseJob, Ts};
 
+use super::claim::Claim;
+use super::outcome::ResponseOutcome;
 use super::scene::Scene;
 use super::write::{kept_context, write, Composed};
-use super::{Claim, ResponseOutcome};
 use crate::context::touch;
 use crate::JobContext;
 

@@ -8,7 +8,7 @@ use myao_domain::reply::pick_emoji;
 use myao_domain::text::escape;
 use myao_domain::{ChannelId, EmojiName, Message, Reply, Ts};
 
-use super::ResponseOutcome;
+use super::outcome::ResponseOutcome;
 use crate::JobContext;
 
 /// Reacts to the message `ts` with `chosen`, or with `default_reaction`

@@ -5,8 +5,8 @@ use myao_core::ports::{LlmRequest, PortError};
 use myao_domain::text::{clean_reply, held_to};
 use myao_domain::{Channel, ChannelId, Context, Reply, ResponseJob, UserId};
 
+use super::outcome::{NoReply, ResponseOutcome};
 use super::scene::{conversation_of, Scene};
-use super::{NoReply, ResponseOutcome};
 use crate::context;
 use crate::files::Opened;
 use crate::prompts::{ContextPrompt, PromptError};
