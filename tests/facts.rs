@@ -102,12 +102,22 @@ pub(crate) fn digest() -> Job {
 /// `who` writes "@myao forget me" in #general, and the mention's reply
 /// job runs.
 pub(crate) async fn forget_me(bed: &Bed<DynamoStore>, who: &str) -> JobOutcome {
+    mention_in_general(bed, who, "forget me").await
+}
+
+/// `who` writes "@myao `text`" in #general at the top level, and the
+/// mention's reply job runs.
+pub(crate) async fn mention_in_general(
+    bed: &Bed<DynamoStore>,
+    who: &str,
+    text: &str,
+) -> JobOutcome {
     bed.seed(&[message(
         GENERAL,
         who,
         ts(0),
         None,
-        &format!("<@{BOT}> forget me"),
+        &format!("<@{BOT}> {text}"),
     )])
     .await;
     bed.run(&Job::Response(ResponseJob {

@@ -632,6 +632,30 @@ async fn services_of_installs(
     ))
 }
 
+/// Runs the one reply job on the response queue as SQS would: the response
+/// function's batch, with no item failed.
+async fn run_the_queued_reply(b: &Bed, svc: &Services) -> Result<()> {
+    use lambda_runtime::{Context, LambdaEvent};
+    let batch = receive_as_sqs_event(&b.queues.client, &b.queues.response_queue_url).await?;
+    assert_eq!(
+        batch["Records"].as_array().map(Vec::len),
+        Some(1),
+        "{batch}"
+    );
+    let out = myao_jobs::handle(
+        svc,
+        myao_jobs::RESPONSE,
+        LambdaEvent::new(batch, Context::default()),
+    )
+    .await
+    .expect("response ran");
+    assert_eq!(
+        serde_json::to_value(&out)?,
+        json!({"batchItemFailures": []})
+    );
+    Ok(())
+}
+
 async fn receive_as_sqs_event(client: &aws_sdk_sqs::Client, url: &str) -> Result<Value> {
     let out = client
         .receive_message()
@@ -752,19 +776,7 @@ async fn a_fired_schedule_runs_the_judgment_and_its_reply_goes_through_sqs() -> 
     assert_eq!(serde_json::to_value(&out)?, json!({}));
 
     // delay_seconds 0: the reply job is on the response queue; run it as SQS would.
-    let batch = receive_as_sqs_event(&b.queues.client, &b.queues.response_queue_url).await?;
-    assert_eq!(batch["Records"].as_array().map(Vec::len), Some(1));
-    let out = myao_jobs::handle(
-        &svc,
-        myao_jobs::RESPONSE,
-        LambdaEvent::new(batch, Context::default()),
-    )
-    .await
-    .expect("response ran");
-    assert_eq!(
-        serde_json::to_value(&out)?,
-        json!({"batchItemFailures": []})
-    );
+    run_the_queued_reply(&b, &svc).await?;
     let reply = b
         .store
         .get_message(&ChannelId::parse("C1")?, Ts::parse("1767600400.000100")?)
@@ -1162,7 +1174,6 @@ async fn a_wrongly_typed_field_is_refused_and_logs_no_value() -> Result<()> {
 /// stack's own token is never asked of Slack.
 #[tokio::test]
 async fn a_stack_with_no_token_of_its_own_answers_an_installed_workspace() -> Result<()> {
-    use lambda_runtime::{Context, LambdaEvent};
     use myao_core::ports::Installations;
     use myao_domain::install::{Installation, Token};
     use myao_domain::{TeamId, UserId};
@@ -1228,23 +1239,7 @@ async fn a_stack_with_no_token_of_its_own_answers_an_installed_workspace() -> Re
         "authorizations": [{"team_id": "T2INSTALLED", "user_id": "UBOT", "is_bot": true}]});
     assert_eq!(b.deliver(&mention).await, 200);
 
-    let batch = receive_as_sqs_event(&b.queues.client, &b.queues.response_queue_url).await?;
-    assert_eq!(
-        batch["Records"].as_array().map(Vec::len),
-        Some(1),
-        "{batch}"
-    );
-    let out = myao_jobs::handle(
-        &svc,
-        myao_jobs::RESPONSE,
-        LambdaEvent::new(batch, Context::default()),
-    )
-    .await
-    .expect("response ran");
-    assert_eq!(
-        serde_json::to_value(&out)?,
-        json!({"batchItemFailures": []})
-    );
+    run_the_queued_reply(&b, &svc).await?;
     let asked: Vec<String> = slack
         .received_requests()
         .await

@@ -11,14 +11,14 @@ use myao_aws::dynamodb::DynamoStore;
 use myao_core::adapters::twins::MemoryStore;
 use myao_core::ports::FactRecords;
 use myao_domain::sketch::Sketch;
-use myao_domain::{ChannelMemoryJob, Job, Reply, ResponseJob};
+use myao_domain::{ChannelMemoryJob, Job};
 use myao_testkit::ids::{channel, user};
 use myao_tests::stubs::{
-    assert_in_order, at, message, ts, Bed, MemoryTask, PromptKind, BOB, BOT, GENERAL, SECRET,
+    assert_in_order, at, message, ts, Bed, MemoryTask, PromptKind, BOB, GENERAL, SECRET,
 };
 use serde_json::json;
 
-use crate::facts::{forget_me, seed_move_in};
+use crate::facts::{forget_me, mention_in_general, seed_move_in};
 
 const NOTE: &str = "Backend developer who just moved to Osaka";
 const LAST_TALK: &str = "his move to Namba and unpacking";
@@ -58,24 +58,7 @@ async fn sketches(bed: &Bed<DynamoStore>, ch: &str) -> Vec<Sketch> {
 
 /// Bob mentions the bot in #general; the reply prompt.
 async fn bob_asks(bed: &Bed<DynamoStore>) -> String {
-    bed.seed(&[message(
-        GENERAL,
-        BOB,
-        ts(0),
-        None,
-        &format!("<@{BOT}> any lunch tips?"),
-    )])
-    .await;
-    bed.run(&Job::Response(ResponseJob {
-        channel: channel(GENERAL),
-        thread_ts: None,
-        newest_ts: ts(0),
-        mention: true,
-        reply: Reply::Full,
-        seen_ts: None,
-        grounds: None,
-    }))
-    .await;
+    mention_in_general(bed, BOB, "any lunch tips?").await;
     let prompts = bed.llm_calls_of(PromptKind::Response).await;
     prompts.last().expect("a reply prompt").system.clone()
 }
