@@ -14,14 +14,14 @@ use myao_domain::sketch::Sketch;
 use myao_domain::{ChannelMemoryJob, Job};
 use myao_testkit::ids::{channel, user};
 use myao_tests::stubs::{
-    assert_in_order, at, message, ts, Bed, MemoryTask, PromptKind, BOB, GENERAL, SECRET,
+    assert_in_order, at, message, ts, Bed, MemoryTask, PromptKind, ALICE, BOB, GENERAL, SECRET,
 };
 use serde_json::json;
 
 use crate::facts::{forget_me, mention_in_general, seed_move_in};
 
 const NOTE: &str = "Backend developer who just moved to Osaka";
-const LAST_TALK: &str = "his move to Namba and unpacking";
+const LAST_TALK: &str = "his move to Namba, which alice cheered";
 
 /// The digest's answer beyond its memories: Bob's move as a fact, and a
 /// sketch of Bob (and one of a name no message has, which is left out).
@@ -75,11 +75,7 @@ async fn the_digest_sketches_who_wrote_and_the_reply_prompt_introduces_them() {
         (bob.note.as_str(), bob.last_talk.as_str()),
         (NOTE, LAST_TALK)
     );
-    assert_eq!(
-        bob.sources,
-        [ts(-880), ts(-840)],
-        "his messages, not Alice's"
-    );
+    assert_eq!(bob.read_to, ts(-840), "the newest message the digest read");
 
     let prompt = bob_asks(&bed).await;
     assert_in_order(
@@ -129,24 +125,39 @@ async fn a_private_channels_sketch_stays_in_it() {
     assert!(!prompt.contains(LAST_TALK), "{prompt}");
 }
 
+/// Bob's sketch may hold anything the digest read, Alice's words too: her
+/// deleted message forgets it, and until the forget job has run, no prompt
+/// shows it.
 #[tokio::test]
-async fn a_deleted_source_message_forgets_the_sketch() {
+async fn a_deleted_message_it_read_forgets_the_sketch_whoever_wrote_it() {
     let bed = sketched_in(GENERAL).await;
     assert_eq!(sketches(&bed, GENERAL).await.len(), 1);
     bed.deliver(
         json!({"type": "message", "subtype": "message_deleted", "channel": GENERAL,
-               "ts": ts(0).to_string(), "deleted_ts": ts(-840).to_string()}),
+               "ts": ts(0).to_string(), "deleted_ts": ts(-860).to_string()}),
     )
     .await;
+    let prompt = bob_asks(&bed).await;
+    assert!(prompt.contains("- bob: "), "{prompt}");
+    assert!(!prompt.contains(NOTE), "pending, not shown: {prompt}");
     bed.run_due().await;
     assert!(sketches(&bed, GENERAL).await.is_empty());
 }
 
 #[tokio::test]
-async fn forget_me_forgets_the_sketch() {
+async fn forget_me_forgets_the_persons_sketch() {
     let bed = sketched_in(GENERAL).await;
     assert_eq!(sketches(&bed, GENERAL).await.len(), 1);
     forget_me(&bed, BOB).await;
+    assert!(sketches(&bed, GENERAL).await.is_empty());
+}
+
+/// Bob's sketch names Alice: her "forget me" forgets it too.
+#[tokio::test]
+async fn forget_me_forgets_a_sketch_that_names_the_person() {
+    let bed = sketched_in(GENERAL).await;
+    assert_eq!(sketches(&bed, GENERAL).await.len(), 1);
+    forget_me(&bed, ALICE).await;
     assert!(sketches(&bed, GENERAL).await.is_empty());
 }
 
@@ -159,7 +170,7 @@ async fn round_trip(store: &dyn FactRecords) {
         tags: vec!["backend".into(), "大阪".into()],
         note: NOTE.into(),
         last_talk: LAST_TALK.into(),
-        sources: vec![ts(-880), ts(-840)],
+        read_to: ts(-840),
         written_at: at(0),
     };
     let until = at(0) + Duration::days(3_650);

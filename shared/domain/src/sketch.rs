@@ -6,10 +6,12 @@
 //! person who wrote one of its new messages, revising the sketch it wrote
 //! before. It is kept with that channel's memory and shown only in that
 //! channel's prompts, so nothing said in a private channel reaches another
-//! channel through it; forgetting any message it was drawn from, or the
-//! person asking to be forgotten, forgets it. No I/O.
+//! channel through it. Like a memory, it may hold anything its digests
+//! read: a deleted or edited message of its channel that it covers forgets
+//! it ([`Sketch::may_hold`]), as does the person, or a person it names,
+//! asking to be forgotten. No I/O.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -18,6 +20,8 @@ use serde_json::Value;
 use crate::facts::named;
 use crate::ids::{ChannelId, Ts, UserId};
 use crate::judgment::first_object;
+use crate::privacy::Forget;
+use crate::text::{mentions, names};
 
 /// One person as one channel's digests saw them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,9 +34,10 @@ pub struct Sketch {
     pub note: String,
     /// What the last conversation with them was about, in one line.
     pub last_talk: String,
-    /// Their messages it was drawn from, this digest's and the earlier
-    /// ones' it revised (the newest [`MAX_SOURCES`]).
-    pub sources: Vec<Ts>,
+    /// The newest message of its channel that the digest writing it read:
+    /// it may hold any message up to there, the earlier sketch it revised
+    /// included.
+    pub read_to: Ts,
     pub written_at: DateTime<Utc>,
 }
 
@@ -42,29 +47,47 @@ pub const MAX_TAGS: usize = 5;
 const MAX_TAG_CHARS: usize = 30;
 /// The longest note or last conversation kept, in characters.
 pub const MAX_LINE_CHARS: usize = 160;
-/// How many source messages a sketch remembers.
-pub const MAX_SOURCES: usize = 100;
-
 impl Sketch {
-    /// Whether it was drawn from message `ts`.
-    pub fn drawn_from(&self, ts: Ts) -> bool {
-        self.sources.contains(&ts)
+    /// Whether it may hold what `forget` names (a message of its channel
+    /// deleted or edited): it was written before, from messages up to one
+    /// no older. A whole channel's forget (made private, deleted) leaves it:
+    /// it is shown in that channel only.
+    pub fn may_hold(&self, forget: &Forget) -> bool {
+        forget.channel == self.channel
+            && !forget.is_whole_channel()
+            && self.written_at <= forget.at
+            && forget.ts <= self.read_to
+    }
+
+    /// Whether it is of `user` or names them: by an @-mention, or by one of
+    /// their `names` as a word.
+    pub fn concerns(&self, user: &UserId, their_names: &[String]) -> bool {
+        self.user == *user
+            || [&self.note, &self.last_talk].iter().any(|text| {
+                mentions(text).any(|u| u == *user) || their_names.iter().any(|n| names(text, n))
+            })
     }
 }
 
+/// What a digest read, for the sketches of its answer: its channel, the
+/// people who wrote its new messages, and the newest message it was shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DigestRead<'a> {
+    pub channel: &'a ChannelId,
+    pub wrote: &'a BTreeSet<UserId>,
+    pub read_to: Ts,
+}
+
 /// The sketches of a digest's answer (`"people": [{"name", "tags", "note",
-/// "last_talk"}]`), for `channel` at `now`: one for each person of `wrote`
-/// (who wrote the new messages, with their ts) that `people` (the names
-/// the prompt showed) names, revising `before` (the channel's sketches so
-/// far). A sketch out of shape, of someone who wrote nothing new, or a
-/// second one of the same person is left out on its own: a digest's
-/// memories and facts do not depend on it. No `people` in the answer, none.
+/// "last_talk"}]`), written at `now`: one for each person who wrote the
+/// new messages that `people` (the names the prompt showed) names. A
+/// sketch out of shape, of someone who wrote nothing new, or a second one
+/// of the same person is left out on its own: a digest's memories and
+/// facts do not depend on it. No `people` in the answer, none.
 pub fn parse_sketches(
     answer: &str,
-    wrote: &BTreeMap<UserId, Vec<Ts>>,
+    read: &DigestRead<'_>,
     people: &[(UserId, String)],
-    before: &[Sketch],
-    channel: &ChannelId,
     now: DateTime<Utc>,
 ) -> Vec<Sketch> {
     let Some(value) = first_object(answer).and_then(|s| serde_json::from_str::<Value>(s).ok())
@@ -83,33 +106,21 @@ pub fn parse_sketches(
         else {
             continue;
         };
-        let Some(new) = wrote
-            .get(&user)
-            .filter(|_| !out.iter().any(|s| s.user == user))
-        else {
+        if !read.wrote.contains(&user) || out.iter().any(|s| s.user == user) {
             continue;
-        };
+        }
         let (Some(note), Some(last_talk), Some(tags)) =
             (line(entry, "note"), line(entry, "last_talk"), tags(entry))
         else {
             continue;
         };
-        let mut sources: Vec<Ts> = before
-            .iter()
-            .filter(|s| s.user == user)
-            .flat_map(|s| s.sources.iter().copied())
-            .chain(new.iter().copied())
-            .collect();
-        sources.sort();
-        sources.dedup();
-        let from = sources.len().saturating_sub(MAX_SOURCES);
         out.push(Sketch {
-            channel: channel.clone(),
+            channel: read.channel.clone(),
             user,
             tags,
             note,
             last_talk,
-            sources: sources.split_off(from),
+            read_to: read.read_to,
             written_at: now,
         });
     }
@@ -169,21 +180,19 @@ mod tests {
         ]
     }
 
-    fn wrote() -> BTreeMap<UserId, Vec<Ts>> {
-        BTreeMap::from([(user("UALICE"), vec![ts("1767500000.000200")])])
+    fn parse(answer: &str) -> Vec<Sketch> {
+        let wrote = BTreeSet::from([user("UALICE")]);
+        let ch = channel();
+        let read = DigestRead {
+            channel: &ch,
+            wrote: &wrote,
+            read_to: ts("1767500000.000200"),
+        };
+        parse_sketches(answer, &read, &people(), now())
     }
 
     #[test]
-    fn a_sketch_is_read_for_who_wrote_the_new_messages_and_revises_the_last() {
-        let before = Sketch {
-            channel: channel(),
-            user: user("UALICE"),
-            tags: vec!["rust".into()],
-            note: "old".into(),
-            last_talk: "old".into(),
-            sources: vec![ts("1767400000.000100")],
-            written_at: now(),
-        };
+    fn a_sketch_is_read_for_who_wrote_the_new_messages() {
         let answer = r#"Here: {"channel": "x", "people": [
             {"name": "@Alice", "tags": ["Rust", "rust", " sourdough ", "", "a", "b", "c", "d"],
              "note": "  Backend lead,\n new to Tokyo ", "last_talk": "asked how to cache builds"},
@@ -191,18 +200,14 @@ mod tests {
             {"name": "carol", "tags": [], "note": "not in the prompt", "last_talk": "x"},
             {"name": "alice", "tags": [], "note": "a second one", "last_talk": "x"}
         ]}"#;
-        let got = parse_sketches(answer, &wrote(), &people(), &[before], &channel(), now());
+        let got = parse(answer);
         assert_eq!(got.len(), 1, "{got:?}");
         let s = &got[0];
         assert_eq!(s.user, user("UALICE"));
         assert_eq!(s.tags, ["Rust", "sourdough", "a", "b", "c"]);
         assert_eq!(s.note, "Backend lead, new to Tokyo");
         assert_eq!(s.last_talk, "asked how to cache builds");
-        assert_eq!(
-            s.sources,
-            [ts("1767400000.000100"), ts("1767500000.000200")]
-        );
-        assert!(s.drawn_from(ts("1767400000.000100")));
+        assert_eq!(s.read_to, ts("1767500000.000200"));
     }
 
     #[test]
@@ -217,37 +222,61 @@ mod tests {
             "not json",
         ];
         for answer in cases {
-            let got = parse_sketches(answer, &wrote(), &people(), &[], &channel(), now());
-            assert!(got.is_empty(), "{answer}: {got:?}");
+            assert!(parse(answer).is_empty(), "{answer}");
         }
         let long = "x".repeat(MAX_LINE_CHARS + 1);
         let answer =
             format!(r#"{{"people": [{{"name": "alice", "note": "{long}", "last_talk": "t"}}]}}"#);
-        assert!(parse_sketches(&answer, &wrote(), &people(), &[], &channel(), now()).is_empty());
+        assert!(parse(&answer).is_empty());
         // Tags may be missing.
-        let answer = r#"{"people": [{"name": "alice", "note": "n", "last_talk": "t"}]}"#;
-        let got = parse_sketches(answer, &wrote(), &people(), &[], &channel(), now());
+        let got = parse(r#"{"people": [{"name": "alice", "note": "n", "last_talk": "t"}]}"#);
         assert_eq!(got[0].tags, Vec::<String>::new());
     }
 
+    /// Like a memory: a deletion or edit of a message of its channel up to
+    /// what it read, made after it was written, may be in it.
     #[test]
-    fn a_sketch_remembers_its_newest_sources_only() {
-        let many: Vec<Ts> = (0..MAX_SOURCES + 20)
-            .map(|i| ts(&format!("17670{:05}.000100", i)))
-            .collect();
-        let before = Sketch {
-            channel: channel(),
-            user: user("UALICE"),
-            tags: vec![],
-            note: "n".into(),
-            last_talk: "t".into(),
-            sources: many.clone(),
-            written_at: now(),
+    fn a_sketch_may_hold_any_message_of_its_channel_it_read() {
+        let sketch = &parse(r#"{"people": [{"name": "alice", "note": "n", "last_talk": "t"}]}"#)[0];
+        let forget = |channel: &str, ts_: &str, at: DateTime<Utc>| Forget {
+            channel: ChannelId::parse(channel).unwrap(),
+            ts: ts(ts_),
+            thread_ts: None,
+            at,
         };
-        let answer = r#"{"people": [{"name": "alice", "note": "n", "last_talk": "t"}]}"#;
-        let got = parse_sketches(answer, &wrote(), &people(), &[before], &channel(), now());
-        assert_eq!(got[0].sources.len(), MAX_SOURCES);
-        assert_eq!(got[0].sources.last(), Some(&ts("1767500000.000200")));
-        assert!(!got[0].drawn_from(many[0]));
+        let later = now() + chrono::Duration::minutes(5);
+        assert!(sketch.may_hold(&forget("C1", "1767400000.000100", later)));
+        assert!(sketch.may_hold(&forget("C1", "1767500000.000200", later)));
+        assert!(
+            !sketch.may_hold(&forget("C1", "1767500000.000300", later)),
+            "newer than it read"
+        );
+        assert!(
+            !sketch.may_hold(&forget("C2", "1767400000.000100", later)),
+            "another channel"
+        );
+        let before = now() - chrono::Duration::minutes(5);
+        assert!(
+            !sketch.may_hold(&forget("C1", "1767400000.000100", before)),
+            "written after"
+        );
+    }
+
+    #[test]
+    fn a_sketch_concerns_its_person_and_those_it_names() {
+        let mut sketch =
+            parse(r#"{"people": [{"name": "alice", "note": "n", "last_talk": "t"}]}"#).remove(0);
+        let bob = user("UBOB");
+        assert!(sketch.concerns(&user("UALICE"), &[]));
+        assert!(!sketch.concerns(&bob, &["bob".into()]));
+        sketch.last_talk = "helped Bob move to Osaka".into();
+        assert!(sketch.concerns(&bob, &["bob".into()]));
+        sketch.last_talk = "paired with <@UBOB> on the cache".into();
+        assert!(sketch.concerns(&bob, &[]));
+        sketch.last_talk = "bobsleigh videos".into();
+        assert!(
+            !sketch.concerns(&bob, &["bob".into()]),
+            "a word, not a part"
+        );
     }
 }

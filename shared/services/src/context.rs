@@ -267,7 +267,7 @@ pub async fn build_from(
         .into_iter()
         .filter(|m| conversation.contains(m))
         .collect();
-    let people = people(cx, &talk, &names, audience).await?;
+    let people = people(cx, &talk, &names, audience, &pending).await?;
     let facts = recalled(cx, &channel.id, &talk, &people, &pending).await?;
     let facts = shown_facts(cx, &facts, &names).await?;
     let persona = Persona {
@@ -431,19 +431,22 @@ const RECALL_TOP: usize = 3;
 /// with what the bot knows of them. Their topics come from open channels'
 /// facts: shown only to an `audience` that may hear the open channels (not
 /// one shared with another organisation). Their sketches come from the
-/// audience's own channel only, where they were drawn.
+/// audience's own channel only, where they were drawn, and not one that a
+/// deletion or edit still being forgotten (`pending`) may be in.
 pub(crate) async fn people(
     cx: &JobContext<'_>,
     talk: &[&Message],
     names: &BTreeMap<UserId, String>,
     audience: Audience<'_>,
+    pending: &[Forget],
 ) -> Result<Vec<Person>, PortError> {
     let settings = cx.settings();
     let topics = may_use(audience, Source::WorkspaceMemory);
-    let sketches = match audience {
+    let mut sketches = match audience {
         Audience::Channel(channel) => cx.store().sketches(&channel.id).await?,
         Audience::WorkspaceMemory => Vec::new(),
     };
+    sketches.retain(|s| !pending.iter().any(|f| s.may_hold(f)));
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for m in talk.iter().rev().filter(|m| !m.is_bot) {

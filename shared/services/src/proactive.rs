@@ -542,7 +542,7 @@ pub(crate) async fn view(
 
     let names = prompt_names(cx, messages.iter()).await?;
     let talk: Vec<&myao_domain::Message> = messages.iter().collect();
-    let people = context::people(cx, &talk, &names, Audience::Channel(channel)).await?;
+    let people = context::people(cx, &talk, &names, Audience::Channel(channel), &pending).await?;
 
     let half_life = settings.fact_half_life();
     let mut facts: Vec<_> = cx

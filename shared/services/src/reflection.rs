@@ -15,7 +15,7 @@ use myao_domain::meaning::Meaning;
 use myao_domain::people::{still_backed, tally, MAX_TOPICS};
 use myao_domain::sketch::Sketch;
 use myao_domain::text::mentions;
-use myao_domain::{ChannelId, Conversation, Message, Ts, UserId};
+use myao_domain::{ChannelId, Conversation, Forget, Message, Ts, UserId};
 
 /// How long a profile lives after its last update.
 const PROFILE_DAYS: i64 = 365;
@@ -235,9 +235,8 @@ async fn note_topics(profiles: &dyn ProfileRecords, fact: &Fact) -> Result<(), P
     Ok(())
 }
 
-/// Forgets the facts and the sketches of `channel` that came from the
-/// message `ts` (deleted, or edited since); returns the speakers of the
-/// facts forgotten.
+/// Forgets the facts of `channel` that came from the message `ts`
+/// (deleted, or edited since); returns the speakers of those forgotten.
 pub async fn forget_facts_from(
     facts: &dyn FactRecords,
     channel: &ChannelId,
@@ -250,18 +249,27 @@ pub async fn forget_facts_from(
             speakers.extend(fact.speakers);
         }
     }
-    for sketch in facts.sketches(channel).await? {
-        if sketch.drawn_from(ts) {
-            facts.delete_sketch(channel, &sketch.user).await?;
-        }
-    }
     Ok(speakers)
 }
 
+/// Forgets the sketches of its channel that `forget` (a deleted or edited
+/// message) may be in; how many.
+pub async fn forget_sketches(facts: &dyn FactRecords, forget: &Forget) -> Result<usize, PortError> {
+    let mut gone = 0;
+    for sketch in facts.sketches(&forget.channel).await? {
+        if sketch.may_hold(forget) {
+            facts.delete_sketch(&forget.channel, &sketch.user).await?;
+            gone += 1;
+        }
+    }
+    Ok(gone)
+}
+
 /// Stores the sketches a digest wrote of `channel`'s people, each for as
-/// long as a fact lives.
+/// long as its memories live (`memory_retention_days` after it was written).
 pub async fn keep_sketches(cx: &JobContext<'_>, sketches: &[Sketch]) -> Result<(), PortError> {
-    let expires = cx.now() + cx.settings().fact_half_life() * FACT_HALF_LIVES;
+    let days = i64::from(cx.settings().memory_retention_days);
+    let expires = cx.now() + Duration::days(days);
     for sketch in sketches {
         cx.store().put_sketch(sketch, expires).await?;
     }
@@ -343,7 +351,11 @@ pub async fn forget_person(
     let mut gone = 0;
     for record in store.channels().await? {
         let channel = record.channel.id;
-        store.delete_sketch(&channel, user).await?;
+        for sketch in store.sketches(&channel).await? {
+            if sketch.concerns(user, names) {
+                store.delete_sketch(&channel, &sketch.user).await?;
+            }
+        }
         for fact in store.facts(&channel).await? {
             let about = fact.about.as_ref() == Some(user)
                 || names

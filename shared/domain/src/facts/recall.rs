@@ -8,6 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 use super::words::{fact_words, proper_nouns, similarity, tokens, wide, Script};
 use super::{strength, Fact};
 use crate::meaning::Meaning;
+use crate::text::without_marks;
 
 /// How recall scores and chooses facts.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -131,7 +132,7 @@ impl Recalling {
         Recalling {
             words: tokens(text),
             names: proper_nouns(text, people),
-            script: Script::of(text),
+            script: Script::of(&without_marks(text)),
             meaning,
         }
     }
@@ -307,6 +308,13 @@ mod tests {
             Script::Spaced
         );
         assert_eq!(Script::of("👍 42"), Script::Spaced);
+        // Slack's marks are not words: a short Japanese line with a link.
+        let linked = "これ見て <https://example.com/a/very/long/path|link>";
+        assert_eq!(
+            Recalling::of(linked, &[], None).script,
+            Script::Wide,
+            "{linked}"
+        );
     }
 
     /// Japanese talk about a Japanese fact starts higher than English

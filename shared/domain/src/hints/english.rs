@@ -121,9 +121,14 @@ const PLACES: &[&[&str]] = &[
     &["here"],
 ];
 
-/// The first duration anywhere in `words`.
+/// The duration an open tail says: a time until a day right after its
+/// phrase ("stop talking until monday"), else the first count of time
+/// anywhere ("stop talking about it for an hour"). A day further on is
+/// talk ("stop talking about what we did over the weekend").
 fn english_minutes(words: &[&str], today: RestOfDay) -> Option<u32> {
-    (0..words.len()).find_map(|at| english_duration(&words[at..], today).map(|(m, _)| m))
+    until_a_day(words, today).map(|(m, _)| m).or_else(|| {
+        (0..words.len()).find_map(|at| counted(&words[at..], today.left()).map(|(m, _)| m))
+    })
 }
 
 /// The rest of the day, said: "today", "until tomorrow", "for the rest of
@@ -156,6 +161,8 @@ const TO_MONDAY: &[&[&str]] = &[
     &["until", "after", "the", "weekend"],
     &["till", "after", "the", "weekend"],
     &["until", "the", "weekend", "is", "over"],
+    &["till", "the", "weekend", "is", "over"],
+    &["til", "the", "weekend", "is", "over"],
     &["this", "week"],
     &["for", "this", "week"],
     &["for", "the", "week"],
@@ -214,7 +221,11 @@ fn until_a_day(words: &[&str], today: RestOfDay) -> Option<(u32, usize)> {
     let next = usize::from(words.get(until) == Some(&"next"));
     let day = weekday(words.get(until + next)?)?;
     let len = until + next + 1;
-    let minutes = today.until(day);
+    let minutes = if next == 1 {
+        today.until_next(day)
+    } else {
+        today.until(day)
+    };
     Some(match words.get(len) {
         Some(&"morning") => (minutes.saturating_add(9 * 60), len + 1),
         _ => (minutes, len),
@@ -225,10 +236,12 @@ fn until_a_day(words: &[&str], today: RestOfDay) -> Option<(u32, usize)> {
 /// hour", "for a week", "today", "until monday"), in minutes, and how many
 /// words it takes. `today`: what is left of the workspace's day.
 fn english_duration(words: &[&str], today: RestOfDay) -> Option<(u32, usize)> {
-    if let Some(until) = until_a_day(words, today) {
-        return Some(until);
-    }
-    let today = today.left();
+    until_a_day(words, today).or_else(|| counted(words, today.left()))
+}
+
+/// A duration `words` open with that is no day of the week: a count of
+/// time or the rest of the day (`today`, its minutes left).
+fn counted(words: &[&str], today: u32) -> Option<(u32, usize)> {
     if let Some(said) = REST_OF_DAY
         .iter()
         .filter(|p| opens(words, p))

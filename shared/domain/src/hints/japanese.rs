@@ -83,6 +83,8 @@ const JA_REST_OF_DAY: &[(&str, u32)] = &[
 /// 「来週まで」): until Monday begins; 「週末まで」: until Saturday. Longest
 /// first where one opens another.
 const JA_TO_A_DAY: &[(&str, Weekday)] = &[
+    ("今週末まで", Weekday::Sat),
+    ("今週末", Weekday::Mon),
     ("週末まで", Weekday::Sat),
     ("週明けまで", Weekday::Mon),
     ("週末の間", Weekday::Mon),
@@ -103,6 +105,7 @@ fn japanese_until_a_day(text: &str, today: RestOfDay) -> Option<(u32, usize)> {
         return Some((today.until(*day), said.len()));
     }
     let rest = strip_all(text, &["来週の", "次の"]);
+    let next = rest.len() < text.len();
     let mut chars = rest.chars();
     let day = match chars.next()? {
         '月' => Weekday::Mon,
@@ -123,10 +126,12 @@ fn japanese_until_a_day(text: &str, today: RestOfDay) -> Option<(u32, usize)> {
     } else {
         (0, after.strip_prefix("まで")?)
     };
-    Some((
-        today.until(day).saturating_add(more),
-        text.len() - end.len(),
-    ))
+    let until = if next {
+        today.until_next(day)
+    } else {
+        today.until(day)
+    };
+    Some((until.saturating_add(more), text.len() - end.len()))
 }
 
 /// A Japanese duration `text` opens with (「1時間」「30分」「一時間半」「半日」

@@ -121,6 +121,15 @@ impl RestOfDay {
         self.left
     }
 
+    /// The minutes until `day` of the next week begins ("until next
+    /// Friday" on a Tuesday): [`RestOfDay::until`] a week later when `day`
+    /// is still ahead in this week (weeks begin on Monday).
+    pub fn until_next(self, day: Weekday) -> u32 {
+        let ahead = day.num_days_from_monday() > self.weekday.num_days_from_monday();
+        let week = if ahead { 7 * 24 * 60 } else { 0 };
+        self.until(day).saturating_add(week)
+    }
+
     /// The minutes until `day` begins: the rest of today and the whole
     /// days between; `day` being today's, a week on.
     pub fn until(self, day: Weekday) -> u32 {

@@ -235,6 +235,17 @@ fn a_day_of_the_week_the_weekend_or_the_week_mutes_until_it_comes() {
         (Weekday::Wed, "quiet until friday", day),
         (Weekday::Mon, "be quiet until monday", day),
         (Weekday::Thu, "土日は黙ってて", day),
+        (Weekday::Tue, "quiet until next friday", day),
+        (Weekday::Mon, "来週の火曜まで静かにして", day),
+        (Weekday::Sat, "not now, till next monday", day),
+        (Weekday::Sun, "be quiet till the weekend is over", rest),
+        (Weekday::Sun, "今週末は黙ってて", rest),
+        (
+            Weekday::Wed,
+            "stop talking about what we did over the weekend",
+            mute(60, false),
+        ),
+        (Weekday::Sun, "stop talking until monday", rest),
         // Talk about the days is no hint.
         (Weekday::Wed, "monday is a holiday", None),
         (Weekday::Wed, "see you on the weekend", None),
@@ -251,6 +262,9 @@ fn a_day_begins_after_the_rest_of_today_and_the_days_between() {
     assert_eq!(sunday.until(Weekday::Mon), 60);
     assert_eq!(sunday.until(Weekday::Wed), 60 + 2 * 24 * 60);
     assert_eq!(sunday.until(Weekday::Sun), 60 + 6 * 24 * 60, "a week on");
+    let tuesday = RestOfDay::minutes(60).on(Weekday::Tue);
+    assert_eq!(tuesday.until_next(Weekday::Fri), 60 + 9 * 24 * 60);
+    assert_eq!(tuesday.until_next(Weekday::Mon), 60 + 5 * 24 * 60);
 }
 
 #[test]

@@ -123,10 +123,12 @@ fn asked_again(scene: &Scene<'_>, q: &Message) -> bool {
 }
 
 /// Whether `m` asks the top-level question `q` again: its asker's later
-/// top-level question of its own wait, within [`QUESTION_MAX_AGE`]. The
+/// top-level question of its own wait in the same channel, within
+/// [`QUESTION_MAX_AGE`]. The
 /// later one stands for both, and is answered once, in its own thread.
 pub fn asks_again(q: &Message, m: &Message) -> bool {
     q.thread_ts.is_none()
+        && m.channel == q.channel
         && m.thread_ts.is_none()
         && m.user == q.user
         && m.ts > q.ts

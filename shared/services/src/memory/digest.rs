@@ -7,7 +7,7 @@
 //! stricter, and when that fails too the channel's digest backs off before
 //! the next run asks again ([`myao_domain::digest::Backoff`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
 use chrono::{DateTime, Utc};
@@ -21,7 +21,7 @@ use myao_core::ports::PortError;
 use myao_domain::digest::{self, Asked, Seen, THREADS_PER_CALL};
 use myao_domain::facts::parse_reflection;
 use myao_domain::metrics::{self, Datum};
-use myao_domain::sketch::{parse_sketches, Sketch};
+use myao_domain::sketch::{parse_sketches, DigestRead, Sketch};
 use myao_domain::{
     Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
     UserId,
@@ -453,9 +453,6 @@ struct Answer<'a> {
     people: Vec<(UserId, String)>,
     /// The messages of people (not bots): the writers a sketch may be of.
     by_people: Vec<(Ts, UserId)>,
-    /// The channel's sketches before it (none read when facts were not
-    /// asked).
-    sketched: Vec<Sketch>,
     /// The ts of the messages shown.
     shown: Vec<Ts>,
     /// The threads asked about.
@@ -510,20 +507,21 @@ impl Answer<'_> {
     /// newer than `read` that the prompt showed (what earlier digests read
     /// for facts).
     fn sketches(&self, channel: &Channel, read: Option<Ts>, now: DateTime<Utc>) -> Vec<Sketch> {
-        let mut wrote: BTreeMap<UserId, Vec<Ts>> = BTreeMap::new();
-        for (ts, user) in &self.by_people {
-            if read.is_none_or(|r| *ts > r) && self.shown.contains(ts) {
-                wrote.entry(user.clone()).or_default().push(*ts);
-            }
-        }
-        parse_sketches(
-            &self.text,
-            &wrote,
-            &self.people,
-            &self.sketched,
-            &channel.id,
-            now,
-        )
+        let wrote: BTreeSet<UserId> = self
+            .by_people
+            .iter()
+            .filter(|(ts, _)| read.is_none_or(|r| *ts > r) && self.shown.contains(ts))
+            .map(|(_, user)| user.clone())
+            .collect();
+        let Some(read_to) = self.shown.iter().max().copied() else {
+            return Vec::new();
+        };
+        let digested = DigestRead {
+            channel: &channel.id,
+            wrote: &wrote,
+            read_to,
+        };
+        parse_sketches(&self.text, &digested, &self.people, now)
     }
 
     /// Keeps the facts of the answer that come from messages newer than
@@ -623,8 +621,13 @@ async fn ask<'a>(
     let settings = cx.settings();
     let (views, names) = named_views(cx, messages).await?;
     let lines = numbered_lines(messages, views, call, marks);
+    // Not one a deletion or edit still being forgotten may be in: it is
+    // written anew.
     let sketched = if call.asked.facts {
-        cx.store().sketches(&channel.id).await?
+        let pending = cx.store().forgets().await?;
+        let mut all = cx.store().sketches(&channel.id).await?;
+        all.retain(|s| !pending.iter().any(|f| s.may_hold(f)));
+        all
     } else {
         Vec::new()
     };
@@ -679,7 +682,6 @@ async fn ask<'a>(
             .filter(|m| !m.is_bot)
             .map(|m| (m.ts, m.user.clone()))
             .collect(),
-        sketched,
         replies: messages
             .iter()
             .filter_map(|m| m.thread_ts.map(|root| (root, m.ts, shown.contains(&m.ts))))

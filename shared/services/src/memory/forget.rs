@@ -192,6 +192,9 @@ async fn forget_facts(cx: &JobContext<'_>, forgets: &[Forget]) -> Result<(), Por
             continue;
         }
         let gone = crate::reflection::forget_facts_from(cx.store(), &f.channel, f.ts).await?;
+        if crate::reflection::forget_sketches(cx.store(), f).await? > 0 {
+            tracing::info!(channel = %f.channel, "sketches that may hold a deleted or edited message forgotten");
+        }
         if !gone.is_empty() {
             tracing::info!(channel = %f.channel, "facts of a deleted or edited message forgotten");
         }
