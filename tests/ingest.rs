@@ -632,27 +632,31 @@ async fn services_of_installs(
     ))
 }
 
-/// Runs the one reply job on the response queue as SQS would: the response
-/// function's batch, with no item failed.
-async fn run_the_queued_reply(b: &Bed, svc: &Services) -> Result<()> {
+/// Runs the jobs on the queue at `url` as SQS would deliver them to the
+/// function of `kinds`, with no item failed; how many there were.
+async fn run_queued(
+    b: &Bed,
+    svc: &Services,
+    kinds: &[myao_domain::JobKind],
+    url: &str,
+) -> Result<usize> {
     use lambda_runtime::{Context, LambdaEvent};
-    let batch = receive_as_sqs_event(&b.queues.client, &b.queues.response_queue_url).await?;
-    assert_eq!(
-        batch["Records"].as_array().map(Vec::len),
-        Some(1),
-        "{batch}"
-    );
-    let out = myao_jobs::handle(
-        svc,
-        myao_jobs::RESPONSE,
-        LambdaEvent::new(batch, Context::default()),
-    )
-    .await
-    .expect("response ran");
+    let batch = receive_as_sqs_event(&b.queues.client, url).await?;
+    let jobs = batch["Records"].as_array().map_or(0, Vec::len);
+    let out = myao_jobs::handle(svc, kinds, LambdaEvent::new(batch, Context::default()))
+        .await
+        .expect("the function ran");
     assert_eq!(
         serde_json::to_value(&out)?,
         json!({"batchItemFailures": []})
     );
+    Ok(jobs)
+}
+
+/// Runs the one reply job on the response queue as SQS would.
+async fn run_the_queued_reply(b: &Bed, svc: &Services) -> Result<()> {
+    let url = &b.queues.response_queue_url;
+    assert_eq!(run_queued(b, svc, myao_jobs::RESPONSE, url).await?, 1);
     Ok(())
 }
 
@@ -797,18 +801,7 @@ async fn a_fired_schedule_runs_the_judgment_and_its_reply_goes_through_sqs() -> 
         )
         .await?;
     let memory_url = b.queues.memory_queue_url.clone().expect("memory queue");
-    let batch = receive_as_sqs_event(&b.queues.client, &memory_url).await?;
-    let out = myao_jobs::handle(
-        &svc,
-        myao_jobs::MEMORY,
-        LambdaEvent::new(batch, Context::default()),
-    )
-    .await
-    .expect("summary ran");
-    assert_eq!(
-        serde_json::to_value(&out)?,
-        json!({"batchItemFailures": []})
-    );
+    run_queued(&b, &svc, myao_jobs::MEMORY, &memory_url).await?;
     let memory = b
         .store
         .get_memory(
