@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Duration, Utc};
 
+use super::fact::{strength, Fact};
 use super::words::{fact_words, proper_nouns, similarity, tokens, wide, Script};
-use super::{strength, Fact};
 use crate::meaning::Meaning;
 use crate::text::without_marks;
 

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use super::Fact;
+use super::fact::Fact;
 use crate::text::without_marks;
 
 /// How a text is written: in words spaced apart (English and the other

@@ -2,7 +2,8 @@
 
 use chrono::Weekday;
 
-use super::{Heard, RestOfDay, Sense};
+use super::heard::{Heard, Sense};
+use super::mute::RestOfDay;
 
 /// What may follow an English phrase in its clause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,8 @@
 
 use chrono::Weekday;
 
-use super::{Heard, RestOfDay, Sense};
+use super::heard::{Heard, Sense};
+use super::mute::RestOfDay;
 
 /// A Japanese clause: leads, a phrase, and only endings after it. `today`:
 /// what is left of the workspace's day.

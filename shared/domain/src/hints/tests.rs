@@ -7,6 +7,7 @@
 use super::*;
 use crate::settings::{DEFAULT_NEGATIVE_REACTIONS, DEFAULT_POSITIVE_REACTIONS};
 use chrono::Weekday;
+use chrono_tz::Tz;
 
 /// What `text` tells the bot with the names `myao`, `みゃお`, `ミャオ` and its
 /// user id `UBOT`, with [`TODAY`] minutes left of the day.

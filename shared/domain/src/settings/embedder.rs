@@ -5,8 +5,9 @@
 
 use std::fmt;
 
+use super::error::SettingError;
 use super::kinds::Kind;
-use super::{LlmProvider, SettingError};
+use super::provider::LlmProvider;
 
 /// What embeds facts and conversations.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use chrono_tz::Tz;
 
-use super::{LlmProvider, SettingError};
+use super::error::SettingError;
+use super::provider::LlmProvider;
 use crate::ids::{ChannelId, UserId};
 use crate::people::FamiliarityThresholds;
 use crate::proactive::{ProactiveChannels, WorkingDays, WorkingHours};

@@ -11,16 +11,20 @@ use std::fmt;
 
 use chrono_tz::Tz;
 
-use super::ids::{ChannelId, IdError, UserId};
+use super::ids::{ChannelId, UserId};
 use super::people::FamiliarityThresholds;
 use super::proactive::{ProactiveChannels, WorkingDays, WorkingHours};
 use super::reply::EmojiName;
 use super::rules::{Chattiness, Thresholds};
 pub use embedder::{Embedder, EmbedderKind};
+pub use error::SettingError;
 use kinds::*;
+pub use provider::LlmProvider;
 
 pub mod embedder;
+mod error;
 pub mod kinds;
+mod provider;
 
 /// The default `persona_name`.
 pub const DEFAULT_PERSONA_NAME: &str = "myao";
@@ -44,42 +48,6 @@ pub const SLACK_ATTEMPT_TIMEOUT_SECONDS: u32 = 10;
 /// What a job keeps, in its function's timeout, for everything besides one
 /// LLM call and one Slack call: the store, the settings, giving a claim back.
 pub const JOB_MARGIN_SECONDS: u32 = 10;
-
-/// The service an LLM call goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LlmProvider {
-    /// An OpenAI-compatible chat-completions endpoint (`llm_base_url`),
-    /// with the API key of the LLM key parameter.
-    #[default]
-    OpenAi,
-    /// Amazon Bedrock's Converse API in the functions' region, with their
-    /// IAM role: no API key.
-    Bedrock,
-}
-
-impl LlmProvider {
-    /// `openai` or `bedrock` (any case, trimmed).
-    pub fn parse(value: &str) -> Option<LlmProvider> {
-        match value.trim().to_ascii_lowercase().as_str() {
-            "openai" => Some(LlmProvider::OpenAi),
-            "bedrock" => Some(LlmProvider::Bedrock),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LlmProvider::OpenAi => "openai",
-            LlmProvider::Bedrock => "bedrock",
-        }
-    }
-}
-
-impl fmt::Display for LlmProvider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// One model role's parameters, as [`Settings::judgment`],
 /// [`Settings::response`] and [`Settings::memory`] gather them.
@@ -516,66 +484,6 @@ impl fmt::Display for SettingIssue {
             self.name, self.value, self.problem
         )
     }
-}
-
-/// Why a setting's value cannot be used.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SettingError {
-    /// No setting has this name.
-    #[error("unknown setting")]
-    UnknownName,
-    #[error("not a whole number")]
-    NotAWholeNumber,
-    #[error("not a number")]
-    NotANumber,
-    #[error("out of range {min}..={max}")]
-    WholeNumberOutOfRange { min: u32, max: u32 },
-    #[error("out of range {min}..={max}")]
-    NumberOutOfRange { min: f64, max: f64 },
-    /// Blank, where some text is needed.
-    #[error("empty")]
-    Empty,
-    #[error("not an http(s) URL")]
-    NotAnHttpUrl,
-    /// Not capital letters and digits (at most 32).
-    #[error("not a Slack id (capital letters and digits)")]
-    NotASlackId,
-    /// A Slack id of the wrong kind (an app id must start with `A`, a
-    /// workspace id with `T`).
-    #[error("not a Slack id starting with {first}")]
-    WrongSlackIdKind { first: char },
-    #[error("not true or false")]
-    NotABoolean,
-    #[error("not an IANA time zone name")]
-    NotATimeZone,
-    #[error("not one of mentions_only, quiet, normal, chatty")]
-    NotAChattiness,
-    #[error("not CHANNEL=LEVEL pairs, comma-separated (e.g. C123=quiet,C456=mentions_only)")]
-    NotAChannelLevel,
-    #[error("not two whole numbers LOW,HIGH with LOW <= HIGH")]
-    NotThresholds,
-    #[error("not an emoji name (lower-case letters, digits, _ - + ')")]
-    NotAnEmojiName,
-    #[error("not three whole numbers ACQUAINTANCE,FRIEND,CLOSE in order")]
-    NotFamiliarity,
-    #[error("not channel ids and `public`, comma-separated (e.g. public,G123)")]
-    NotProactiveChannels,
-    #[error("not whole hours START-END with 0 <= START < END <= 24 (e.g. 10-18)")]
-    NotHours,
-    #[error("not days or ranges of days, comma-separated (e.g. mon-fri, or mon,wed,fri)")]
-    NotDays,
-    #[error("not openai or bedrock")]
-    NotAProvider,
-    #[error(
-        "not bundled, off, openai:MODEL or bedrock:MODEL (e.g. openai:text-embedding-3-small)"
-    )]
-    NotAnEmbedder,
-    #[error(
-        "not at most 10 whole numbers of seconds up to 43200, comma-separated (e.g. 10,30,90)"
-    )]
-    NotDelays,
-    #[error(transparent)]
-    BadUserId(#[from] IdError),
 }
 
 impl Settings {
