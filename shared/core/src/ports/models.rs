@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 
-use super::PortError;
+use super::error::PortError;
 use myao_domain::files::Image;
 
 /// What an LLM call is for; each role has its own model settings.

@@ -10,7 +10,7 @@ use crate::ports::{Clock, PortError, Queue, ScheduledJob, Scheduler, MAX_QUEUE_D
 use crate::schedule::ScheduleName;
 use myao_domain::{Job, TeamId, TeamJob};
 
-use super::lock;
+use super::lock::lock;
 
 #[derive(Debug, Default)]
 struct Board {

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use crate::ports::Metrics;
 use myao_domain::metrics::Datum;
 
-use super::lock;
+use super::lock::lock;
 
 /// The twin of CloudWatch's metrics: the sum of every metric put, by name
 /// and dimension (bounded by the metrics there are, so a long `myao serve`

@@ -4,20 +4,14 @@
 //! use them; they keep the same contracts as DynamoDB, EventBridge Scheduler
 //! and SQS (conditional inserts, tombstones, upsert-replaces, delays).
 
-use std::sync::{Mutex, MutexGuard};
-
 mod board;
+mod lock;
 mod metrics;
 mod store;
 
 pub use board::JobBoard;
 pub use metrics::RecordedMetrics;
 pub use store::{CallCounts, MemoryStore, OAUTH_STATES_HELD};
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic elsewhere must not make the twin unusable.
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
 
 #[cfg(test)]
 mod tests;

@@ -24,7 +24,7 @@ use myao_domain::{
     Ts, User, UserId, VisibilityChange,
 };
 
-use super::lock;
+use super::lock::lock;
 
 mod records;
 pub use records::OAUTH_STATES_HELD;

@@ -5,8 +5,10 @@
 
 use chrono::{DateTime, Utc};
 
+use super::http::IngestResponse;
+use super::outcome::{IgnoreReason, Outcome};
 use super::refusal::Whose;
-use super::{IgnoreReason, Ingest, IngestResponse, Outcome};
+use super::service::Ingest;
 use crate::ports::PortError;
 use myao_domain::labels::{Label, Source};
 use myao_domain::UserId;

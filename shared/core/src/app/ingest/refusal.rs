@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::{IgnoreReason, IngestResponse, Outcome};
+use super::http::IngestResponse;
+use super::outcome::{IgnoreReason, Outcome};
 use crate::ports::{Installations, PortError, Queue};
 use myao_domain::install::Installation;
 use myao_domain::{Job, Settings, TeamId, UserId};
