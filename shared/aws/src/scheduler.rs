@@ -15,7 +15,7 @@ use aws_sdk_scheduler::types::{
 use aws_sdk_scheduler::Client;
 use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Timelike, Utc};
 
-use super::{expecting, port_error};
+use crate::errors::{expecting, port_error};
 use myao_core::ports::{PortError, ScheduledJob, Scheduler};
 use myao_core::schedule::ScheduleName;
 use myao_domain::{Job, JobKind, TeamId, TeamJob};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use aws_sdk_sqs::Client;
 
-use super::port_error;
+use crate::errors::port_error;
 use myao_core::ports::{PortError, Queue, MAX_QUEUE_DELAY_SECONDS};
 use myao_domain::{Job, JobKind, TeamId, TeamJob};
 

@@ -14,7 +14,7 @@ use aws_sdk_ssm::types::ParameterType;
 use aws_sdk_ssm::Client;
 use tokio::time::Instant;
 
-use super::{expecting, port_error};
+use crate::errors::{expecting, port_error};
 use myao_core::ports::{PortError, Secrets, SettingsSource};
 use myao_domain::TeamId;
 

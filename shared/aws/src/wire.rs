@@ -14,11 +14,11 @@ use myao_core::app::Ports;
 use myao_core::env::{self, Function};
 use myao_core::ports::{Clock, Metrics, Queue, Scheduler, SettingsProvider};
 
+use crate::config::{sdk_config, sdk_config_with_timeout};
 use crate::dynamodb::DynamoStore;
 use crate::scheduler::EventBridgeScheduler;
 use crate::sqs::SqsQueue;
 use crate::ssm::{SsmSecrets, SsmSettingsSource};
-use crate::{sdk_config, sdk_config_with_timeout};
 
 /// The longest an AWS call of the ingest function may take, retries included.
 const INGEST_CALL_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(2500);

@@ -50,9 +50,8 @@ use aws_sdk_bedrockruntime::types::{
 };
 use aws_sdk_bedrockruntime::Client;
 
-use crate::{
-    self as llm, model_settings, Attempt, Call, DEFAULT_BACKOFF, DEFAULT_MAX_WAIT, SERVICE,
-};
+use crate::call::{self as llm, Attempt, Call, DEFAULT_BACKOFF, DEFAULT_MAX_WAIT, SERVICE};
+use crate::roles::model_settings;
 use myao_aws::is_retryable;
 use myao_core::adapters::metrics::NoMetrics;
 use myao_core::ports::{Llm, LlmReply, LlmRequest, Metrics, PortError, SettingsProvider};

@@ -17,8 +17,8 @@ use aws_sdk_bedrockruntime::primitives::Blob;
 use aws_sdk_bedrockruntime::Client;
 use serde_json::{json, Value};
 
+use crate::call::SERVICE;
 use crate::embeddings::{model_of, unit};
-use crate::SERVICE;
 use myao_aws::is_retryable;
 use myao_core::ports::{Embedded, Embedder, PortError, SettingsProvider, Vectors};
 use myao_domain::settings::LlmProvider;

@@ -10,8 +10,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+use crate::call::{DEFAULT_BACKOFF, SERVICE};
 use crate::openai::{api_error_message, api_key, redact, ApiKey};
-use crate::{DEFAULT_BACKOFF, SERVICE};
 use myao_core::ports::{Embedded, Embedder, PortError, Secrets, SettingsProvider, Vectors};
 use myao_domain::settings::{Embedder as SettingsEmbedder, LlmProvider};
 use myao_http::{endpoint, transport_detail, truncate, ServiceClient};

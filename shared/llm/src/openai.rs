@@ -39,10 +39,9 @@ use reqwest::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use crate::LLM_BUDGET;
-use crate::{
-    self as llm, model_settings, Attempt, Call, DEFAULT_BACKOFF, DEFAULT_MAX_WAIT, SERVICE,
-};
+pub use crate::call::LLM_BUDGET;
+use crate::call::{self as llm, Attempt, Call, DEFAULT_BACKOFF, DEFAULT_MAX_WAIT, SERVICE};
+use crate::roles::model_settings;
 use myao_core::ports::{Llm, LlmReply, LlmRequest, Metrics, PortError, Secrets, SettingsProvider};
 use myao_domain::settings::LlmProvider;
 use myao_http::{

@@ -9,7 +9,7 @@ use myao_aws::sqs::SqsQueue;
 use myao_aws::wire::MissingEnv;
 use myao_aws::wire::{common, optional, var};
 
-use crate::{http_services_with, Bedrock};
+use crate::http::{http_services_with, Bedrock};
 use myao_core::adapters::system::OsUnguessable;
 use myao_core::app::install::Installer;
 use myao_core::env::{self, Function};

@@ -13,7 +13,7 @@ use super::items::{
 };
 use super::ops::*;
 use super::schema::{Key, INSTALLATIONS_PK, TTL_ATTRIBUTE};
-use super::DynamoStore;
+use super::table::DynamoStore;
 
 #[async_trait]
 impl Installations for DynamoStore {

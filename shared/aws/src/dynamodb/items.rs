@@ -12,7 +12,7 @@ use super::schema::{
     conversation_pk, thread_memory_pk, Key, COUNT_ATTRIBUTE, GSI1_PK, GSI1_SK, PK, SK,
     TTL_ATTRIBUTE,
 };
-use super::SERVICE;
+use super::table::SERVICE;
 use myao_core::ports::{ChannelRecord, PortError};
 use myao_domain::answer_times::AnswerTimes;
 use myao_domain::digest::Backoff;

@@ -10,8 +10,8 @@ use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 
 use super::items::{b, expired, n, s, FromItem, Item, MessageRow};
 use super::schema::{team_pk, Key, GSI1_PK, PK, TTL_ATTRIBUTE};
-use super::{DynamoStore, SERVICE};
-use crate::{expecting, port_error};
+use super::table::{DynamoStore, SERVICE};
+use crate::errors::{expecting, port_error};
 use aws_sdk_dynamodb::types::AttributeValue;
 use myao_core::ports::PortError;
 use myao_domain::{Channel, Message};

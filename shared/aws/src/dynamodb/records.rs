@@ -11,8 +11,8 @@ use super::schema::{
     facts_pk, labels_pk, sketches_pk, thread_memory_pk, Key, COUNT_ATTRIBUTE, FORGET_PK,
     GROUNDS_SK_PREFIX, GSI1, LABEL_SK_PREFIX, TTL_ATTRIBUTE,
 };
-use super::{DynamoStore, SERVICE};
-use crate::port_error;
+use super::table::{DynamoStore, SERVICE};
+use crate::errors::port_error;
 use async_trait::async_trait;
 use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
 use chrono::{DateTime, Utc};

@@ -16,8 +16,8 @@ use super::schema::{
     channel_pk, conversation_pk, message_sk, Key, CHANNELS_PK, GSI1, MESSAGE_SK_PREFIX,
     TTL_ATTRIBUTE,
 };
-use super::{DynamoStore, SERVICE};
-use crate::port_error;
+use super::table::{DynamoStore, SERVICE};
+use crate::errors::port_error;
 use myao_core::ports::{
     ChannelRecord, ChannelRecords, Edit, Insert, Messages, PortError, UserCache,
 };

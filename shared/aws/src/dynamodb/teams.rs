@@ -10,8 +10,8 @@ use myao_domain::TeamId;
 
 use super::items::{s, Item};
 use super::schema::{team_prefix, PK, SK};
-use super::{DynamoStore, SERVICE};
-use crate::port_error;
+use super::table::{DynamoStore, SERVICE};
+use crate::errors::port_error;
 
 /// DynamoDB's most deletes in one `BatchWriteItem`.
 const BATCH: usize = 25;
