@@ -3,200 +3,19 @@
 //! ([`memory`]) through plain view structs.
 
 pub mod memory;
-
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
+mod render;
+mod view;
 
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use minijinja::{Environment, UndefinedBehavior};
 use serde::Serialize;
 
 use myao_core::ports::{LlmRequest, LlmRole};
 use myao_domain::budget::{cap_chars, estimate_tokens};
-use myao_domain::text::render_slack_text;
-use myao_domain::{Context, Message, Person, Settings, Ts, UserId};
+use myao_domain::{Context, Message, Person, Settings, Ts};
 
-/// Every template, by name.
-const TEMPLATES: &[(&str, &str)] = &[
-    (
-        "_context.j2",
-        include_str!("../../../templates/_context.j2"),
-    ),
-    ("_stable.j2", include_str!("../../../templates/_stable.j2")),
-    ("_people.j2", include_str!("../../../templates/_people.j2")),
-    (
-        "_messages.j2",
-        include_str!("../../../templates/_messages.j2"),
-    ),
-    (
-        "judgment_system.j2",
-        include_str!("../../../templates/judgment_system.j2"),
-    ),
-    (
-        "response_system.j2",
-        include_str!("../../../templates/response_system.j2"),
-    ),
-    (
-        "memory_system.j2",
-        include_str!("../../../templates/memory_system.j2"),
-    ),
-    (
-        "_proactive.j2",
-        include_str!("../../../templates/_proactive.j2"),
-    ),
-    (
-        "proactive_system.j2",
-        include_str!("../../../templates/proactive_system.j2"),
-    ),
-    (
-        "opener_system.j2",
-        include_str!("../../../templates/opener_system.j2"),
-    ),
-    (
-        "memory_digest.j2",
-        include_str!("../../../templates/memory_digest.j2"),
-    ),
-    (
-        "memory_thread_short.j2",
-        include_str!("../../../templates/memory_thread_short.j2"),
-    ),
-    (
-        "memory_channel_short.j2",
-        include_str!("../../../templates/memory_channel_short.j2"),
-    ),
-    (
-        "memory_channel_long.j2",
-        include_str!("../../../templates/memory_channel_long.j2"),
-    ),
-    (
-        "memory_workspace_short.j2",
-        include_str!("../../../templates/memory_workspace_short.j2"),
-    ),
-    (
-        "memory_workspace_long.j2",
-        include_str!("../../../templates/memory_workspace_long.j2"),
-    ),
-    ("status.j2", include_str!("../../../templates/status.j2")),
-];
-
-/// A template failed to render (a bug in a template, never bad input).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("prompt template {template}: {detail}")]
-pub struct PromptError {
-    pub template: &'static str,
-    pub detail: String,
-}
-
-fn environment() -> Result<&'static Environment<'static>, PromptError> {
-    static ENV: OnceLock<Result<Environment<'static>, PromptError>> = OnceLock::new();
-    ENV.get_or_init(|| {
-        let mut env = Environment::new();
-        env.set_undefined_behavior(UndefinedBehavior::Strict);
-        env.set_trim_blocks(true);
-        env.set_lstrip_blocks(true);
-        env.set_keep_trailing_newline(false);
-        for (name, source) in TEMPLATES {
-            env.add_template(name, source).map_err(|e| PromptError {
-                template: name,
-                detail: format!("{e:#}"),
-            })?;
-        }
-        Ok(env)
-    })
-    .as_ref()
-    .map_err(|e| PromptError {
-        template: e.template,
-        detail: e.detail.clone(),
-    })
-}
-
-/// What Slack shows while the bot writes (`templates/status.j2`): the
-/// status, then the loading messages, one a line, in `persona_name`'s voice.
-pub fn status_lines(persona_name: &str) -> Result<Vec<String>, PromptError> {
-    #[derive(Serialize)]
-    struct View<'a> {
-        name: &'a str,
-    }
-    let text = render("status.j2", &View { name: persona_name })?;
-    Ok(text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect())
-}
-
-/// Renders `template` with `view`, then collapses runs of blank lines to
-/// one so that optional sections never leave gaps.
-pub fn render(template: &'static str, view: &impl Serialize) -> Result<String, PromptError> {
-    let env = environment()?;
-    let text = env
-        .get_template(template)
-        .and_then(|t| t.render(view))
-        .map_err(|e| PromptError {
-            template,
-            detail: format!("{e:#}"),
-        })?;
-    Ok(collapse_blank_lines(&text))
-}
-
-fn collapse_blank_lines(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut blank_run = 0;
-    for line in text.trim().lines() {
-        if line.trim().is_empty() {
-            blank_run += 1;
-            if blank_run > 1 {
-                continue;
-            }
-            out.push('\n');
-        } else {
-            blank_run = 0;
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-    }
-    out
-}
-
-/// A message as prompts show it.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct MessageView {
-    pub time: String,
-    pub user: String,
-    pub text: String,
-    /// The emoji the bot reacted to it with, if it did.
-    pub reaction: Option<String>,
-}
-
-impl MessageView {
-    /// `message` at its time in `tz`, its author and the people it
-    /// mentions shown by their `names` (else by their id).
-    pub fn new(message: &Message, names: &BTreeMap<UserId, String>, tz: Tz) -> MessageView {
-        let name_of = |id: &str| {
-            names
-                .iter()
-                .find(|(k, _)| k.as_str() == id)
-                .map(|(_, v)| v.clone())
-        };
-        MessageView {
-            time: format_time(message.ts.to_datetime(), tz),
-            user: names
-                .get(&message.user)
-                .cloned()
-                .unwrap_or_else(|| message.user.to_string()),
-            text: render_slack_text(&message.text, name_of),
-            reaction: message.bot_reaction.as_ref().map(ToString::to_string),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct PersonaView {
-    pub name: String,
-    pub system_prompt: String,
-}
+pub use render::{render, status_lines, PromptError};
+pub use view::{format_now, format_time, MessageView, PersonaView};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ChannelMemoryView {
@@ -266,20 +85,6 @@ impl From<Person> for PersonView {
             last_talk: p.last_talk,
         }
     }
-}
-
-/// How times are shown: `2024-03-01 10:00:00` in the configured zone.
-pub fn format_time(at: DateTime<Utc>, tz: Tz) -> String {
-    at.with_timezone(&tz)
-        .format("%Y-%m-%d %H:%M:%S")
-        .to_string()
-}
-
-/// The current time with its zone's abbreviation: `2024-03-01 12:00:00 UTC`.
-pub fn format_now(at: DateTime<Utc>, tz: Tz) -> String {
-    at.with_timezone(&tz)
-        .format("%Y-%m-%d %H:%M:%S %Z")
-        .to_string()
 }
 
 impl ContextView {

@@ -9,8 +9,12 @@ use myao_domain::grounds::Grounds;
 use myao_domain::rules;
 use myao_domain::{Conversation, Job, JobKind, Message, Reply, ResponseJob, Ts};
 
-use super::Ruling;
-use crate::{JobContext, SCHEDULER_MIN_DELAY_SECONDS};
+use super::outcome::Ruling;
+use crate::JobContext;
+
+/// Jobs whose wait is at least this long go to the scheduler; shorter ones to
+/// the queue (EventBridge Scheduler fires with one-minute precision).
+const SCHEDULER_MIN_DELAY_SECONDS: u32 = 60;
 
 /// The newest message the judgment read, when it is newer than the one
 /// answered: a bot's message after it is news to the answer

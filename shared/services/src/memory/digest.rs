@@ -12,11 +12,11 @@ use std::ops::ControlFlow;
 
 use chrono::{DateTime, Utc};
 
-use super::{forgotten_since, keep, long_term_due, named_views, MemoryReport};
+use super::write::{forgotten_since, keep, long_term_due, named_views};
 use crate::prompts::memory::{digest_request, DigestLine, DigestSketch, DigestTask, DigestThread};
 use crate::prompts::MessageView;
 use crate::reflection::{count_in_profiles, keep_facts, keep_sketches, mark_reflected};
-use crate::JobContext;
+use crate::{JobContext, MemoryReport};
 use myao_core::ports::PortError;
 use myao_domain::digest::{self, Asked, Seen, THREADS_PER_CALL};
 use myao_domain::facts::parse_reflection;

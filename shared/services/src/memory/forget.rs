@@ -4,32 +4,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 
-use super::{
-    open_channels, rebuild_channel_long, rebuild_thread, rebuild_workspace_long, MemoryReport,
-};
-use crate::{JobContext, Services};
+use super::write::{open_channels, rebuild_channel_long, rebuild_thread, rebuild_workspace_long};
+use crate::{JobContext, MemoryReport, Services};
 use myao_core::ports::PortError;
 use myao_domain::{ChannelId, Forget, MemoryKind, MemoryScope, Ts};
-
-/// Whether a deletion or an edit that concerns `scope` came after
-/// `read_at` (the workspace memories concern every channel).
-pub(super) async fn forgotten_since(
-    cx: &JobContext<'_>,
-    scope: &MemoryScope,
-    read_at: DateTime<Utc>,
-) -> Result<bool, PortError> {
-    Ok(cx.store().forgets().await?.iter().any(|f| {
-        f.at > read_at
-            && match scope {
-                MemoryScope::Workspace => true,
-                MemoryScope::Channel { channel } | MemoryScope::Thread { channel, .. } => {
-                    f.channel == *channel
-                }
-            }
-    }))
-}
 
 /// Forgets at once what was deleted, edited, or said in a channel that
 /// became less visible (a [`myao_domain::Job::Forget`], queued by ingest).

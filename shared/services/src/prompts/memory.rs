@@ -5,7 +5,8 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{format_now, render, MessageView, PersonaView, PromptError};
+use super::render::{render, PromptError};
+use super::view::{format_now, MessageView, PersonaView};
 use myao_core::ports::{LlmRequest, LlmRole};
 use myao_domain::budget::{cap_chars, estimate_tokens};
 use myao_domain::digest::Asked;
