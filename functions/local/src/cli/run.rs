@@ -23,7 +23,7 @@ use crate::stack::{Stack, SETTINGS_PATH, TABLE};
 use crate::timeline::{JsonSink, Sink, TextSink};
 use crate::{doctor, eval, redrive, socket};
 
-use super::{
+use super::parsed::{
     FeedbackArgs, RedriveArgs, ReplayArgs, ServeArgs, SettingsAction, SettingsArgs, StackArgs,
 };
 

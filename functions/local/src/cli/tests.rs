@@ -2,8 +2,9 @@
 // table of cases or a scenario reads best whole.
 #![allow(clippy::too_many_lines)]
 
-use chrono::NaiveDate;
+use chrono::{Duration, NaiveDate};
 use clap::error::ErrorKind;
+use myao_domain::ChannelId;
 
 use super::*;
 use crate::serve::DEFAULT_ADDR;

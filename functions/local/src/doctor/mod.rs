@@ -20,7 +20,6 @@
 //! it is returned.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -39,92 +38,19 @@ use myao_llm::{model_name, provider, LlmRouter};
 
 use crate::stack::{QueueId, Secret, Stack, FUNCTION_URL, SCHEDULE_GROUP, SETTINGS_PATH, TABLE};
 
+mod check;
 mod names;
 mod slack;
 
+pub use check::{Check, Verdict};
 pub use names::names;
 pub use slack::{function_url, required_scopes, slack, slack_status};
 
-/// The Slack app manifest: the token must have every bot scope it asks for.
-const MANIFEST: &str = include_str!("../../../../infra/slack-app-manifest.yaml");
 /// The longest one LLM check waits for its answer.
 const LLM_TIMEOUT_SECONDS: u32 = 30;
 /// A secret shorter than this is not looked for in the report (it would
 /// match ordinary words).
 const MIN_REDACTED_LEN: usize = 6;
-
-/// One line of the report: what was checked, and what was found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
-    pub name: String,
-    pub verdict: Verdict,
-}
-
-/// What a check found: a pass, a warning, or a failure with what to do
-/// about it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
-    /// What was found.
-    Passed(String),
-    /// Works, but not as one may expect; and what would help. Counts as a
-    /// pass.
-    Warned { problem: String, hint: String },
-    /// What is wrong, and what to do about it.
-    Failed { problem: String, fix: String },
-}
-
-impl Check {
-    fn ok(name: impl Into<String>, found: impl Into<String>) -> Check {
-        Check {
-            name: name.into(),
-            verdict: Verdict::Passed(found.into()),
-        }
-    }
-
-    fn fail(name: impl Into<String>, problem: impl Into<String>, fix: impl Into<String>) -> Check {
-        Check {
-            name: name.into(),
-            verdict: Verdict::Failed {
-                problem: problem.into(),
-                fix: fix.into(),
-            },
-        }
-    }
-
-    pub fn passed(&self) -> bool {
-        !matches!(self.verdict, Verdict::Failed { .. })
-    }
-
-    /// Replaces every occurrence of `secret` in what the check says.
-    fn redact(&mut self, secret: &str) {
-        let scrub = |text: &mut String| {
-            if text.contains(secret) {
-                *text = text.replace(secret, "[redacted]");
-            }
-        };
-        match &mut self.verdict {
-            Verdict::Passed(found) => scrub(found),
-            Verdict::Failed { problem, fix } | Verdict::Warned { problem, hint: fix } => {
-                scrub(problem);
-                scrub(fix);
-            }
-        }
-    }
-}
-
-impl fmt::Display for Check {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.verdict {
-            Verdict::Passed(found) => write!(f, "ok    {}: {found}", self.name),
-            Verdict::Failed { problem, fix } => {
-                write!(f, "FAIL  {}: {problem} -- fix: {fix}", self.name)
-            }
-            Verdict::Warned { problem, hint } => {
-                write!(f, "warn  {}: {problem} -- hint: {hint}", self.name)
-            }
-        }
-    }
-}
 
 /// The AWS clients the checks use, from one SDK configuration.
 #[derive(Debug, Clone)]

@@ -4,7 +4,7 @@
 
 use myao_domain::Settings;
 
-use super::{Check, Verdict};
+use super::check::{Check, Verdict};
 use crate::settings::CommonNames;
 
 /// A warning when one of the bot's names is a common word, with what

@@ -7,9 +7,11 @@ use myao_domain::Settings;
 use myao_slack::signature;
 use serde_json::{json, Value};
 
-use super::{Check, MANIFEST};
+use super::check::Check;
 use crate::stack::FUNCTION_URL;
 
+/// The Slack app manifest: the token must have every bot scope it asks for.
+const MANIFEST: &str = include_str!("../../../../infra/slack-app-manifest.yaml");
 /// The scope that downloads shared files, needed with `vision` on only.
 const VISION_SCOPE: &str = "files:read";
 

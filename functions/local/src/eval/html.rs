@@ -16,14 +16,14 @@
 //! DMs are left out unless asked for, and messages are shortened unless
 //! asked for in full.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use minijinja::{AutoEscape, Environment};
 use myao_domain::{ChannelId, Ts};
 use serde::Serialize;
 
-use super::figures::{Cases, Exchange};
-use super::{figures, Counts, LevelReport, Mark, MarkKind, Report, Said};
+use super::figures::{self, Cases, Exchange};
+use super::report::{totals, Counts, LevelReport, Mark, MarkKind, Report, Said};
 
 mod room_chart;
 
@@ -211,30 +211,6 @@ pub fn render(report: &Report, options: HtmlOptions) -> Result<String, minijinja
     env.add_template("eval-report.html", TEMPLATE)?;
     env.get_template("eval-report.html")?
         .render(minijinja::Value::from_serialize(&page))
-}
-
-/// The counts of each level over the channels `shown`.
-fn totals(report: &Report, shown: &[ChannelId]) -> Vec<Counts> {
-    report
-        .levels
-        .iter()
-        .map(|level| {
-            let channels: BTreeMap<ChannelId, figures::Figures> = shown
-                .iter()
-                .filter_map(|id| Some((id.clone(), level.channels.get(id)?.figures.clone())))
-                .collect();
-            let mut total = Counts {
-                figures: figures::total(&channels),
-                ..Counts::default()
-            };
-            for id in shown {
-                if let Some(c) = level.channels.get(id) {
-                    total.add(c);
-                }
-            }
-            total
-        })
-        .collect()
 }
 
 /// A chart's metric: its label, and a level's value and its label.

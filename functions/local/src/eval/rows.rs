@@ -1,7 +1,7 @@
 //! The rows of the eval's text tables: what each figure is called and how
 //! its cell reads.
 
-use super::Counts;
+use super::report::Counts;
 
 /// `part` of `whole` as a percentage with its counts, or "–" when there is
 /// nothing to count (no question, no exchange, no post).

@@ -14,8 +14,8 @@ use myao_services::judgment::JudgmentOutcome;
 use myao_services::response::ResponseOutcome;
 use myao_services::MemoryReport;
 
-use super::{not_posted, Engine};
-use crate::timeline::{proactive_name, DueReply, EventKind, MemoryNote, Prompt, Verdict};
+use super::engine::Engine;
+use crate::timeline::{proactive_name, DueReply, EventKind, MemoryNote, Prompt, Verdict, DRY_RUN};
 
 impl Engine<'_> {
     /// The prompts recorded since the last call, numbered and written out.
@@ -338,6 +338,33 @@ impl Asked {
                     ..
                 })
             ),
+        }
+    }
+}
+
+/// What a response job that posted nothing is counted under in the
+/// summary, and the reason its timeline line shows: the outcome's name
+/// ([`ResponseOutcome::name`]) with a word on it, the LLM's or Slack's
+/// reason, or [`DRY_RUN`].
+pub(super) fn not_posted(outcome: &ResponseOutcome, dry_run: bool) -> (String, String) {
+    let name = outcome.name();
+    match outcome {
+        ResponseOutcome::NoReply(_) if dry_run => (DRY_RUN.to_owned(), DRY_RUN.to_owned()),
+        ResponseOutcome::NoReply(why) => (why.to_string(), why.to_string()),
+        ResponseOutcome::PostFailed(error) => (error.to_string(), error.to_string()),
+        ResponseOutcome::Stale => (name.to_owned(), format!("{name}, a newer message came in")),
+        ResponseOutcome::AlreadyDone => (name.to_owned(), format!("{name}, already answered")),
+        ResponseOutcome::TooOld => (
+            name.to_owned(),
+            format!("{name}, the mention is too old to answer"),
+        ),
+        ResponseOutcome::Limited { limit, .. } => {
+            let limited = format!("{name}: {}", limit.setting());
+            (limited.clone(), limited)
+        }
+        // Posted: not counted here.
+        ResponseOutcome::Posted { .. } | ResponseOutcome::Reacted { .. } => {
+            (name.to_owned(), name.to_owned())
         }
     }
 }

@@ -15,7 +15,7 @@
 //! jobs due at the same instant.
 
 use myao_core::ports::Messages;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -23,7 +23,6 @@ use std::time::Instant;
 use anyhow::Context as _;
 use chrono::{DateTime, Duration, Utc};
 use myao_core::adapters::system::{ManualClock, SplitMix, StaticSecrets};
-use myao_core::adapters::twins::{JobBoard, MemoryStore};
 use myao_core::app::ingest::{Ingest, Outcome};
 use myao_core::app::install::BOT_SCOPES;
 use myao_core::ports::{Clock, Embedder, Llm};
@@ -31,20 +30,23 @@ use myao_core::wire::Twins;
 use myao_domain::hints::{reaction_hint, Hint};
 use myao_domain::install::{Installation, Token};
 use myao_domain::text::render_slack_text;
-use myao_domain::{
-    Channel, ChannelId, EmojiName, Job, Message, Settings, TeamId, Ts, UserId, Visibility,
-};
-use myao_services::response::ResponseOutcome;
+use myao_domain::{Channel, ChannelId, Job, Message, Settings, TeamId, Ts, UserId, Visibility};
 use myao_services::Services;
 use myao_slack::event::{Envelope, Reaction, SlackEvent};
 
 use crate::export::Export;
-use crate::timeline::{
-    Event, EventKind, Header, HintGiven, Isolation, Prompt, Sink, Summary, DRY_RUN,
-};
+use crate::timeline::{Event, EventKind, Header, HintGiven, Prompt, Sink, Summary};
 use crate::twins::{DryRunLlm, MeteredLlm, ReplaySlack};
 
+mod engine;
 mod jobs;
+mod marks;
+mod react;
+
+use engine::Engine;
+use marks::Marks;
+
+pub use react::{React, REACTOR};
 
 /// The bot's user id when none is given.
 pub const DEFAULT_BOT_USER_ID: &str = "UMYAO";
@@ -74,20 +76,6 @@ pub struct Options {
     pub embedder: Option<Arc<dyn Embedder>>,
 }
 
-/// `--react EMOJI --react-to N`: members ([`REACTOR`] and a number) react
-/// with `emoji` to the bot's first `posts` unprompted posts in each
-/// channel, as soon as each is posted, as people in the channel would:
-/// another member for each post, as a person's hints count once.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct React {
-    pub emoji: EmojiName,
-    pub posts: usize,
-}
-
-/// The members who react for `--react`: `UREACTOR1` on the first post,
-/// `UREACTOR2` on the second, ...
-pub const REACTOR: &str = "UREACTOR";
-
 impl Options {
     /// A dry run with `settings`, the default bot id, an hourly sweep and seed 0.
     pub fn dry_run(settings: Settings) -> Options {
@@ -102,115 +90,6 @@ impl Options {
             seed: 0,
             react: None,
             embedder: None,
-        }
-    }
-}
-
-struct Engine<'a> {
-    clock: Arc<ManualClock>,
-    store: Arc<MemoryStore>,
-    board: Arc<JobBoard>,
-    ingest: Ingest,
-    services: Services,
-    llm: Arc<MeteredLlm>,
-    sink: &'a mut dyn Sink,
-    dry_run: bool,
-    prompts_dir: Option<PathBuf>,
-    prompt_count: usize,
-    bot: UserId,
-    timezone: chrono_tz::Tz,
-    users: HashMap<UserId, String>,
-    channels: HashMap<ChannelId, Channel>,
-    threads: BTreeSet<(ChannelId, Ts)>,
-    channels_seen: BTreeSet<ChannelId>,
-    /// Whether anything was stored, edited or deleted since the last sweep.
-    changed_since_sweep: bool,
-    /// Whether the last sweep (and so the channel and workspace jobs it
-    /// fanned out) repeats a dry run with nothing new.
-    sweep_repeats: bool,
-    /// The recurring memory sweep: when it runs next, if it does.
-    next_sweep: Option<DateTime<Utc>>,
-    /// The time between sweeps, and the last instant one may be due (the
-    /// last message's).
-    sweep_every: Option<(Duration, DateTime<Utc>)>,
-    summary: Summary,
-    /// The settings in force, for the hints' emoji lists.
-    settings: Settings,
-    react: Option<React>,
-    /// How many of the bot's posts the reactor reacted to, by channel.
-    reacted: HashMap<ChannelId, usize>,
-    /// The envelopes made here (the reactor's): their ids.
-    made: usize,
-    /// Each channel's workspace, in a replay of several.
-    channel_teams: HashMap<ChannelId, TeamId>,
-    /// The workspaces' marker words and how their prompts kept apart, in
-    /// a replay of several.
-    isolation: Option<Marks>,
-}
-
-/// Each workspace's marker words (`MARK-...` in its messages), and the
-/// tally of the prompts made for each.
-struct Marks {
-    by_team: BTreeMap<TeamId, BTreeSet<String>>,
-    tally: Isolation,
-}
-
-/// How many examples of a crossing the summary lists.
-const CROSSING_EXAMPLES: usize = 5;
-
-/// The marker words of `text`: `MARK-` and at least one letter or digit.
-fn marker_words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-        .filter(|w| w.starts_with("MARK-") && w.len() > "MARK-".len())
-}
-
-impl Marks {
-    fn of(export: &Export) -> Option<Marks> {
-        let teams = export.teams();
-        if teams.is_empty() {
-            return None;
-        }
-        let mut by_team: BTreeMap<TeamId, BTreeSet<String>> =
-            teams.into_iter().map(|t| (t, BTreeSet::new())).collect();
-        for entry in &export.entries {
-            let text = match &entry.event {
-                SlackEvent::NewMessage { message, .. } => message.text.as_str(),
-                SlackEvent::Edited { text, .. } => text.as_str(),
-                _ => continue,
-            };
-            if let Some(words) = entry.team.as_ref().and_then(|t| by_team.get_mut(t)) {
-                words.extend(marker_words(text).map(str::to_owned));
-            }
-        }
-        let markers = by_team.values().flatten().collect::<BTreeSet<_>>().len();
-        Some(Marks {
-            by_team,
-            tally: Isolation {
-                markers,
-                ..Isolation::default()
-            },
-        })
-    }
-
-    /// Counts `prompts`, made for `team`'s job (`None`: the stack's own),
-    /// and each that holds a word only another workspace said.
-    fn count(&mut self, team: Option<&TeamId>, prompts: &[Prompt]) {
-        let name = team.map_or_else(|| "(the stack)".to_owned(), ToString::to_string);
-        let own = team.and_then(|t| self.by_team.get(t));
-        for prompt in prompts {
-            *self.tally.prompts.entry(name.clone()).or_insert(0) += 1;
-            let foreign = marker_words(&prompt.text).find(|word| {
-                own.is_none_or(|own| !own.contains(*word))
-                    && self.by_team.values().any(|words| words.contains(*word))
-            });
-            if let Some(word) = foreign {
-                self.tally.crossing += 1;
-                if self.tally.examples.len() < CROSSING_EXAMPLES {
-                    self.tally
-                        .examples
-                        .push((prompt.number, name.clone(), word.to_owned()));
-                }
-            }
         }
     }
 }
@@ -728,41 +607,15 @@ impl Engine<'_> {
     }
 }
 
-/// What a response job that posted nothing is counted under in the
-/// summary, and the reason its timeline line shows: the outcome's name
-/// ([`ResponseOutcome::name`]) with a word on it, the LLM's or Slack's
-/// reason, or [`DRY_RUN`].
-fn not_posted(outcome: &ResponseOutcome, dry_run: bool) -> (String, String) {
-    let name = outcome.name();
-    match outcome {
-        ResponseOutcome::NoReply(_) if dry_run => (DRY_RUN.to_owned(), DRY_RUN.to_owned()),
-        ResponseOutcome::NoReply(why) => (why.to_string(), why.to_string()),
-        ResponseOutcome::PostFailed(error) => (error.to_string(), error.to_string()),
-        ResponseOutcome::Stale => (name.to_owned(), format!("{name}, a newer message came in")),
-        ResponseOutcome::AlreadyDone => (name.to_owned(), format!("{name}, already answered")),
-        ResponseOutcome::TooOld => (
-            name.to_owned(),
-            format!("{name}, the mention is too old to answer"),
-        ),
-        ResponseOutcome::Limited { limit, .. } => {
-            let limited = format!("{name}: {}", limit.setting());
-            (limited.clone(), limited)
-        }
-        // Posted: not counted here.
-        ResponseOutcome::Posted { .. } | ResponseOutcome::Reacted { .. } => {
-            (name.to_owned(), name.to_owned())
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::jobs::not_posted;
     use super::*;
     use crate::export::Entry;
     use crate::timeline::{proactive_name, Recorder};
     use myao_core::ports::PortError;
     use myao_domain::User;
-    use myao_services::response::NoReply;
+    use myao_services::response::{NoReply, ResponseOutcome};
     use serde_json::json;
 
     fn export(entries: Vec<(&str, serde_json::Value)>) -> Export {
@@ -1018,6 +871,7 @@ mod tests {
 
 #[cfg(test)]
 mod teams {
+    use super::marks::marker_words;
     use super::*;
     use crate::export::Entry;
     use crate::timeline::Recorder;

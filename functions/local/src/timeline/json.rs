@@ -7,7 +7,9 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use myao_services::judgment::{JudgmentOutcome, Ruling};
 use serde_json::{json, Value};
 
-use super::{proactive_name, Event, EventKind, Header, Prompt, Sink, Summary, Verdict};
+use super::event::{proactive_name, Event, EventKind, Header, Prompt, Verdict};
+use super::sink::Sink;
+use super::summary::Summary;
 
 /// One JSON object per line.
 pub struct JsonSink<W: Write> {

@@ -12,9 +12,11 @@ use myao_domain::rules::{Decision, Gate};
 use myao_domain::Ts;
 use myao_services::prompts::format_time;
 
-use super::{
-    proactive_name, Event, EventKind, Header, HintGiven, MemoryNote, Prompt, Sink, Summary, Verdict,
+use super::event::{
+    proactive_name, Event, EventKind, Header, HintGiven, MemoryNote, Prompt, Verdict,
 };
+use super::sink::Sink;
+use super::summary::Summary;
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {

@@ -7,7 +7,7 @@ use myao_domain::ChannelId;
 use serde::Serialize;
 
 use super::super::curve::{self, RoomPoint};
-use super::super::Report;
+use super::super::report::{totals, Report};
 
 /// The chart's size, and the plot's edges inside it: room on the left for
 /// the joined axis, below for the preempted one, and on the right for the
@@ -239,7 +239,7 @@ fn level_points(
 ) -> (Vec<(f64, f64, Dot)>, Vec<String>) {
     let mut notes = Vec::new();
     let mut levels = Vec::new();
-    for (level, counts) in report.levels.iter().zip(super::totals(report, shown)) {
+    for (level, counts) in report.levels.iter().zip(totals(report, shown)) {
         if level.level.thresholds().is_none() {
             continue;
         }
