@@ -1,11 +1,10 @@
 //! The shape of the code: no production source file over 800 lines (a file
 //! that grows past it holds several things, and is split by concern). Test
 //! modules (from the first `#[cfg(test)]` on, and `tests.rs` files) do not
-//! count; neither do benchmarks and the tests themselves. And no import
-//! circle among the modules of a layer, at any depth: in the domain crate,
-//! and in the job services (`myao-services`), the core and the AWS
-//! adapters, every module stands above what it imports, and so does every
-//! module of a sub-folder among its siblings.
+//! count; neither do benchmarks and the tests themselves. In every crate,
+//! at any depth: no import circle (every module stands above what it
+//! imports, among its siblings), and no arrow back up (no module names
+//! what a module above it defines; what siblings share lives in a sibling).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -19,6 +18,7 @@ const SOURCES: &[&str] = &[
     "shared/aws/src",
     "shared/core/src",
     "shared/domain/src",
+    "shared/embed/src",
     "shared/http/src",
     "shared/llm/src",
     "shared/services/src",
@@ -93,7 +93,7 @@ fn a_test_module_does_not_count() {
 /// The sibling modules a production source names through `prefix`
 /// (`super::`, `crate::`, `crate::app::`): `prefix` then a name, or a
 /// group `prefix{a::X, b::{Y, Z}}`, whose items' first segments count.
-fn named_modules(text: &str, prefix: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
+fn named_modules(text: &str, prefix: &str, names: &BTreeMap<String, String>) -> BTreeSet<String> {
     let ident = |s: &str| -> String {
         s.trim_start()
             .chars()
@@ -127,8 +127,49 @@ fn named_modules(text: &str, prefix: &str, modules: &BTreeSet<String>) -> BTreeS
             found.insert(ident(rest));
         }
     }
-    found.retain(|m| modules.contains(m));
     found
+        .into_iter()
+        .filter_map(|name| names.get(&name).cloned())
+        .collect()
+}
+
+/// The file that declares the modules of `dir`: its `lib.rs`, `main.rs`
+/// or `mod.rs`, or the file beside it (`ingest.rs` for `ingest/`).
+fn declaring_file(dir: &Path) -> PathBuf {
+    ["lib.rs", "main.rs", "mod.rs"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|f| f.is_file())
+        .unwrap_or_else(|| dir.with_extension("rs"))
+}
+
+/// The names `file` brings into its module with a `use` of one of its own
+/// `modules` (`pub use job_context::JobContext;`), each with that module: a
+/// child naming `super::JobContext` leans on `job_context`.
+fn names_used_from(file: &Path, modules: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let text = fs::read_to_string(file).unwrap_or_default();
+    let code: Vec<&str> = text.lines().take(production_lines(&text)).collect();
+    let mut names = BTreeMap::new();
+    for line in code {
+        let line = line.trim_start();
+        let Some(at) = line.find("use ") else {
+            continue;
+        };
+        let head = &line[..at];
+        if !(head.is_empty() || head.starts_with("pub")) {
+            continue;
+        }
+        let tail = line[at + 4..].trim_start();
+        let tail = tail.strip_prefix("self::").unwrap_or(tail);
+        for path in paths_from(tail) {
+            if let (Some(first), Some(last)) = (path.first(), path.last()) {
+                if path.len() > 1 && modules.contains(first) {
+                    names.insert(last.clone(), first.clone());
+                }
+            }
+        }
+    }
+    names
 }
 
 /// The import graph of a layer's folder: each file or sub-folder of `dir`
@@ -161,6 +202,10 @@ fn import_graph(dir: &Path, outer: &str) -> BTreeMap<String, BTreeSet<String>> {
         }
     }
     let modules: BTreeSet<String> = members.keys().cloned().collect();
+    // A module is named by its name, or by a name its parent brings in
+    // from it (`super::JobContext`, from `pub use job_context::JobContext`).
+    let mut names = names_used_from(&declaring_file(dir), &modules);
+    names.extend(modules.iter().map(|m| (m.clone(), m.clone())));
     members
         .iter()
         .map(|(module, files)| {
@@ -175,8 +220,8 @@ fn import_graph(dir: &Path, outer: &str) -> BTreeMap<String, BTreeSet<String>> {
                     .collect();
                 let code = code.join("\n");
                 let up = if *nested { "super::super::" } else { "super::" };
-                to.extend(named_modules(&code, up, &modules));
-                to.extend(named_modules(&code, outer, &modules));
+                to.extend(named_modules(&code, up, &names));
+                to.extend(named_modules(&code, outer, &names));
             }
             to.remove(module);
             (module.clone(), to)
@@ -240,7 +285,7 @@ fn circles_at_any_depth(dir: &Path, outer: &str) -> (Vec<String>, usize, usize) 
 }
 
 #[test]
-fn no_import_circle_in_the_domain_or_the_services() {
+fn no_import_circle_in_any_crate() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     // A layer's folder, how its files name a sibling from outside, and the
     // fewest modules and imports it has (that the check read them), its
@@ -256,6 +301,13 @@ fn no_import_circle_in_the_domain_or_the_services() {
         assert!(read >= imports, "{dir}: no import was found");
         assert!(circles.is_empty(), "on an import circle: {circles:#?}");
     }
+    // And every other crate, the tests' kit and support included.
+    let circles: Vec<String> = SOURCES
+        .iter()
+        .chain(&["shared/testkit/src", "tests/support"])
+        .flat_map(|dir| circles_at_any_depth(&root.join(dir), "crate::").0)
+        .collect();
+    assert!(circles.is_empty(), "on an import circle: {circles:#?}");
 }
 
 #[test]
@@ -295,9 +347,10 @@ fn a_circle_in_a_sub_folder_is_found() {
 #[test]
 fn the_circle_check_finds_a_circle_and_reads_groups() {
     let modules: BTreeSet<String> = ["a", "b", "c"].map(String::from).into();
+    let names = modules.iter().map(|m| (m.clone(), m.clone())).collect();
     let text = "use super::{a::X, b::{Y, Z}};\nuse super::zz::W;\nfn f() { super::c::g(); }";
     assert_eq!(
-        named_modules(text, "super::", &modules),
+        named_modules(text, "super::", &names),
         modules,
         "grouped, nested and inline paths"
     );
@@ -384,4 +437,263 @@ fn the_architectures_counts_are_the_codes() {
         .count();
     assert_eq!(number_after(&architecture, "deploys "), functions);
     assert_eq!(number_after(&layout, "AWS SAM: "), functions);
+}
+
+/// A crate's modules, by path from its root (`["response", "post"]`), with
+/// the file that defines each: `lib.rs` or `main.rs` for the root, a
+/// folder's `mod.rs` or the file beside it (`ingest.rs` for `ingest/`).
+fn crate_modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files
+        .into_iter()
+        .filter_map(|file| {
+            let rel = file.strip_prefix(src).ok()?.with_extension("");
+            let mut path: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            match path.last().map(String::as_str) {
+                Some("lib" | "main") if path.len() == 1 => path.clear(),
+                Some("mod") => {
+                    path.pop();
+                }
+                Some("tests") => return None,
+                _ => {}
+            }
+            Some((path, file))
+        })
+        .collect()
+}
+
+/// Whether a source defines `name` itself (rather than naming it through a
+/// `use`): a struct, enum, trait, type, fn, const or static of that name.
+fn defines(text: &str, name: &str) -> bool {
+    let code = &text
+        .lines()
+        .take(production_lines(text))
+        .collect::<Vec<_>>()
+        .join("\n");
+    [
+        "struct", "enum", "trait", "type", "fn", "const", "static", "union",
+    ]
+    .iter()
+    .any(|kind| {
+        code.match_indices(&format!("{kind} {name}"))
+            .any(|(at, m)| {
+                let after = code[at + m.len()..].chars().next();
+                let before = code[..at].chars().next_back();
+                !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    && !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
+    })
+}
+
+/// The paths a source names from `at` on: `a::b::X`, or a group's items
+/// `{a::X, b::{Y, Z}}` (each with its first segments), up to the first
+/// segment that is no identifier.
+fn paths_from(text: &str) -> Vec<Vec<String>> {
+    let segment = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut path = Vec::new();
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start();
+        if let Some(group) = rest.strip_prefix('{') {
+            // Each top-level item of the group, after the path so far.
+            let (mut depth, mut start, mut items) = (0, 0, Vec::new());
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        items.push(&group[start..i]);
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        items.push(&group[start..i]);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            return items
+                .into_iter()
+                .flat_map(paths_from)
+                .map(|tail| [path.clone(), tail].concat())
+                .collect();
+        }
+        let name = segment(rest);
+        if name.is_empty() {
+            return vec![path];
+        }
+        rest = &rest[name.len()..];
+        path.push(name);
+        match rest.strip_prefix("::") {
+            Some(more) => rest = more,
+            None => return vec![path],
+        }
+    }
+}
+
+/// The items a crate's modules name from a module above them (their
+/// parent's file, or any ancestor's up to the crate's root), as `file:
+/// path`: an arrow back up, which makes the parent and the child lean on
+/// each other. A name a parent only re-exports (`pub use child::X`) is no
+/// such arrow, and the child may name its siblings through the parent.
+fn arrows_back_up(src: &Path) -> Vec<String> {
+    let modules = crate_modules(src);
+    let mut arrows = Vec::new();
+    for (module, file) in &modules {
+        let text = fs::read_to_string(file).expect("a source");
+        let code: Vec<&str> = text
+            .lines()
+            .take(production_lines(&text))
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect();
+        let code = code.join("\n");
+        for (at, _) in code
+            .match_indices("crate::")
+            .chain(code.match_indices("super::"))
+        {
+            // Only a path's first `super::` starts it; `crate::` anywhere.
+            if code[..at].ends_with("super::") || code[..at].ends_with("crate::") {
+                continue;
+            }
+            let mut base: Vec<String> = if code[at..].starts_with("crate::") {
+                Vec::new()
+            } else {
+                module.clone()
+            };
+            let mut rest = &code[at..];
+            rest = rest.strip_prefix("crate::").unwrap_or(rest);
+            while let Some(more) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = more;
+            }
+            for path in paths_from(rest) {
+                // Down through modules, to the item they hold.
+                let mut owner = base.clone();
+                let mut segments = path.iter();
+                let item = loop {
+                    let Some(s) = segments.next() else { break None };
+                    let deeper = [owner.clone(), vec![s.clone()]].concat();
+                    if modules.contains_key(&deeper) {
+                        owner = deeper;
+                    } else {
+                        break Some(s);
+                    }
+                };
+                let Some(item) = item else { continue };
+                let above = owner.len() < module.len() && module.starts_with(&owner);
+                if above
+                    && defines(
+                        &fs::read_to_string(&modules[&owner]).expect("a source"),
+                        item,
+                    )
+                {
+                    let rel = file.strip_prefix(src).unwrap_or(file);
+                    arrows.push(format!("{}: {}::{item}", rel.display(), owner.join("::")));
+                }
+            }
+        }
+    }
+    arrows.sort();
+    arrows.dedup();
+    arrows
+}
+
+#[test]
+fn no_module_names_what_a_module_above_it_defines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut arrows = Vec::new();
+    for dir in SOURCES
+        .iter()
+        .chain(&["shared/testkit/src", "tests/support", "tests"])
+    {
+        for arrow in arrows_back_up(&root.join(dir)) {
+            arrows.push(format!("{dir}/{arrow}"));
+        }
+    }
+    assert!(arrows.is_empty(), "arrows back up: {arrows:#?}");
+}
+
+/// A layer planted in a fresh folder: `files` as (path, text), removed
+/// when dropped.
+struct Planted(PathBuf);
+
+impl Planted {
+    fn new(name: &str, files: &[(&str, &str)]) -> Planted {
+        let root = std::env::temp_dir().join(format!("myao-{name}-{}", std::process::id()));
+        for (path, text) in files {
+            let path = root.join(path);
+            fs::create_dir_all(path.parent().expect("a folder")).expect("a folder");
+            fs::write(path, text).expect("a source");
+        }
+        Planted(root)
+    }
+}
+
+impl Drop for Planted {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn a_circle_through_a_name_the_parent_brings_in_is_found() {
+    // `a` names `b` through the name the root brings in from it, and `b`
+    // names `a` by its path.
+    let layer = Planted::new(
+        "reexport",
+        &[
+            ("lib.rs", "mod a;\nmod b;\npub use b::Services;\n"),
+            ("a.rs", "use crate::Services;\npub struct Context;\n"),
+            ("b.rs", "use crate::a::Context;\npub struct Services;\n"),
+        ],
+    );
+    let (circles, _, _) = circles_at_any_depth(&layer.0, "crate::");
+    let names: Vec<&str> = circles
+        .iter()
+        .filter_map(|c| c.rsplit(": ").next())
+        .collect();
+    assert_eq!(names, ["a", "b"], "{circles:?}");
+}
+
+#[test]
+fn an_arrow_back_up_is_found_and_a_name_passed_through_is_not() {
+    let layer = Planted::new(
+        "arrows",
+        &[
+            (
+                "lib.rs",
+                "mod memory;\nmod report;\npub use report::Report;\npub struct Services;\n",
+            ),
+            ("report.rs", "pub struct Report;\n"),
+            (
+                "memory/mod.rs",
+                "mod digest;\nmod write;\npub(crate) fn keep() {}\n",
+            ),
+            (
+                "memory/digest.rs",
+                "use super::keep;\nuse super::write::write;\nuse crate::{Report, Services};\n",
+            ),
+            (
+                "memory/write.rs",
+                "pub fn write() {}\n#[cfg(test)]\nmod tests {\n    use crate::Services;\n}\n",
+            ),
+        ],
+    );
+    assert_eq!(
+        arrows_back_up(&layer.0),
+        [
+            "memory/digest.rs: ::Services",
+            "memory/digest.rs: memory::keep",
+        ],
+        "the parent's own fn and the root's own struct; not the re-exported \
+         report, the sibling, or a test's import"
+    );
 }

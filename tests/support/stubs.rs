@@ -600,7 +600,7 @@ impl Bed<DynamoStore> {
     /// A bed whose store is DynamoDB on the emulator (a new table).
     pub async fn on_emulator(tweak: impl FnOnce(&mut Settings)) -> Bed<DynamoStore> {
         let clock = clock_at(at(0));
-        let store = Arc::new(crate::fresh_store_with_clock(clock.clone()).await);
+        let store = Arc::new(crate::tables::fresh_store_with_clock(clock.clone()).await);
         Bed::assemble(Twins::with_store(clock, store), tweak).await
     }
 }
