@@ -8,13 +8,16 @@
 use chrono::Duration;
 use myao_core::ports::{ChannelRecords, MemoryRecords};
 use myao_domain::budget::estimate_tokens;
+use myao_domain::proactive::ProactiveChannels;
 use myao_domain::Reply;
 use myao_domain::{
-    Channel, ChannelMemoryJob, Job, JudgmentJob, Memory, MemoryKind, MemoryScope, ResponseJob,
-    Visibility,
+    Channel, ChannelMemoryJob, Job, JudgmentJob, Memory, MemoryKind, MemoryScope, ProactiveJob,
+    ResponseJob, Ts, Visibility,
 };
+use myao_services::jobs::JobOutcome;
+use myao_services::proactive::ProactiveOutcome;
 use myao_testkit::ids::channel;
-use myao_tests::stubs::{at, message, ts, verdict, Bed, PromptKind, ALICE, BOB, GENERAL};
+use myao_tests::stubs::{at, message, opening, ts, verdict, Bed, PromptKind, ALICE, BOB, GENERAL};
 
 #[tokio::test]
 async fn a_message_full_of_fake_mentions_costs_a_handful_of_lookups() {
@@ -305,3 +308,57 @@ async fn a_reply_reads_its_conversation_once() {
 /// 22).
 const UNPROMPTED_READS: u64 = 19;
 const MENTION_READS: u64 = 21;
+
+/// A proactive judgment reads the channel's last messages once: the
+/// silence's holds and the prompt both take what it read (before, each
+/// read them: 15 reads).
+#[tokio::test]
+async fn a_proactive_judgment_reads_the_channel_once() {
+    const HOUR: i64 = 3_600;
+    let bed = Bed::with_settings(|s| {
+        s.proactive = true;
+        s.proactive_channels = ProactiveChannels::parse(GENERAL).expect("ids");
+    })
+    .await;
+    bed.seed(&[
+        message(
+            GENERAL,
+            BOB,
+            ts(-30 * HOUR),
+            None,
+            "moving to Osaka next week!",
+        ),
+        message(
+            GENERAL,
+            ALICE,
+            ts(-30 * HOUR + 60),
+            None,
+            "good luck with the boxes",
+        ),
+    ])
+    .await;
+    bed.script
+        .set_proactive(opening(Some("ask Bob how the move went")));
+    // Monday 14:00 in the default zone: inside the working hours.
+    bed.clock.set(at(6 * HOUR));
+    bed.store.counts().reset();
+    let job = Job::Proactive(ProactiveJob {
+        channel: channel(GENERAL),
+        made_at: Ts::from_datetime(at(0)),
+    });
+    let outcome = bed.run(&job).await;
+    let reads = bed.store.counts().reads();
+    assert!(
+        matches!(
+            outcome,
+            JobOutcome::Proactive(ProactiveOutcome::Open { .. })
+        ),
+        "{outcome:?}"
+    );
+    assert!(reads <= PROACTIVE_READS, "{reads} store reads");
+}
+
+/// The store reads of a proactive judgment that opens: the channel, its
+/// labels, the messages since the job and the last ones, the week's
+/// openings, the claims, the memories, people, sketches and facts.
+const PROACTIVE_READS: u64 = 14;

@@ -14,6 +14,7 @@ use myao_aws::dynamodb::DynamoStore;
 use myao_core::ports::{ChannelRecords, FactRecords, MemoryRecords, Messages};
 use myao_domain::facts::Fact;
 use myao_domain::metrics;
+use myao_domain::proactive::Hold;
 use myao_domain::proactive::ProactiveChannels;
 use myao_domain::rules::Chattiness;
 use myao_domain::{
@@ -21,7 +22,7 @@ use myao_domain::{
     Visibility,
 };
 use myao_services::jobs::JobOutcome;
-use myao_services::proactive::{schedule_name, Hold, ProactiveOutcome};
+use myao_services::proactive::{schedule_name, ProactiveOutcome};
 use myao_services::response::ResponseOutcome;
 use myao_testkit::ids::channel;
 use myao_tests::stubs::{

@@ -16,8 +16,9 @@ use chrono_tz::Tz;
 use serde_json::Value;
 
 use super::channel::Channel;
-use super::ids::ChannelId;
+use super::ids::{ChannelId, UserId};
 use super::judgment::first_object;
+use super::message::Message;
 
 /// The hours of the day (in the workspace's `timezone`) in which the bot may
 /// open a topic: from `start` o'clock up to, not including, `end` o'clock.
@@ -266,6 +267,86 @@ pub fn silent_for(last_active: DateTime<Utc>, now: DateTime<Utc>, after: Duratio
     last_active > DateTime::<Utc>::UNIX_EPOCH && now - last_active >= after
 }
 
+/// Why a proactive judgment stopped before asking the LLM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// `proactive` is off (it was turned off after the job was made).
+    Off,
+    /// The channel is not one `proactive_channels` allows (any more).
+    NotAllowed,
+    /// Only mentions are answered there (`chattiness`, `channel_chattiness`
+    /// or `autonomous_replies`): nothing unprompted.
+    MentionsOnly,
+    /// Run outside the working hours (a late delivery).
+    OutsideHours,
+    /// Someone asked the bot to be quiet in the channel, for a while.
+    Muted,
+    /// No message of the channel is left to go on.
+    Empty,
+    /// The channel has not been silent `proactive_after_hours`.
+    NotSilent,
+    /// The bot's own message is the newest: never two openings in a row.
+    BotSpokeLast,
+    /// The bot spoke in the channel within `cooldown_seconds`.
+    Cooldown,
+    /// The channel had its `max_proactive_per_channel_week` openings.
+    WeekFull,
+    /// The channel had its `max_unprompted_per_channel_hour` replies, or
+    /// the workspace its `max_unprompted_per_workspace_hour`.
+    HourFull,
+}
+
+impl Hold {
+    pub fn name(self) -> &'static str {
+        match self {
+            Hold::Off => "off",
+            Hold::NotAllowed => "not_allowed",
+            Hold::MentionsOnly => "mentions_only",
+            Hold::OutsideHours => "outside_hours",
+            Hold::Muted => "muted",
+            Hold::Empty => "empty",
+            Hold::NotSilent => "not_silent",
+            Hold::BotSpokeLast => "bot_spoke_last",
+            Hold::Cooldown => "cooldown",
+            Hold::WeekFull => "week_full",
+            Hold::HourFull => "hour_full",
+        }
+    }
+}
+
+/// How long a channel must have been silent before an opening, and how
+/// long after the bot's own word it waits (`proactive_after_hours`,
+/// `cooldown_seconds`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Silence {
+    pub after: Duration,
+    pub cooldown: Duration,
+}
+
+/// What holds an opening in the channel's `recent` messages at `now`: none
+/// left, no long enough silence, the bot's own word the newest (`bot`, its
+/// user id when known: any bot's otherwise) or within its cooldown.
+pub fn silence_hold(
+    recent: &[Message],
+    now: DateTime<Utc>,
+    silence: Silence,
+    bot: Option<&UserId>,
+) -> Option<Hold> {
+    let Some(newest) = recent.iter().max_by_key(|m| m.ts) else {
+        return Some(Hold::Empty);
+    };
+    if !silent_for(newest.ts.to_datetime(), now, silence.after) {
+        return Some(Hold::NotSilent);
+    }
+    if newest.is_bot && bot.is_none_or(|b| *b == newest.user) {
+        return Some(Hold::BotSpokeLast);
+    }
+    let spoke_lately = |m: &&Message| {
+        bot.is_some_and(|b| *b == m.user) && now - m.ts.to_datetime() < silence.cooldown
+    };
+    recent.iter().find(spoke_lately).map(|_| Hold::Cooldown)
+}
+
 /// The claim that lets one proactive judgment be made for `channel` on the
 /// local `date`: the hourly run makes one at most a day, however long the
 /// silence lasts. It expires two days after the date began (the date's
@@ -336,7 +417,7 @@ pub fn parse_opening(answer: &str) -> Result<Option<String>, OpeningParseError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Visibility;
+    use crate::{Ts, Visibility};
 
     fn t(text: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(text)
@@ -350,6 +431,45 @@ mod tests {
             name: id.to_lowercase(),
             visibility,
         }
+    }
+
+    #[test]
+    fn the_silence_holds_an_opening_until_it_is_long_and_not_the_bots() {
+        let (now, hour) = (t("2026-01-05T14:00:00Z"), 3_600);
+        let said = |user: &str, secs_ago: i64, is_bot: bool| {
+            let ts = Ts::from_datetime(now - Duration::seconds(secs_ago));
+            Message::new(
+                ChannelId::parse("C1").unwrap(),
+                UserId::parse(user).unwrap(),
+                "hi",
+                ts,
+                None,
+                is_bot,
+            )
+        };
+        let silence = Silence {
+            after: Duration::hours(24),
+            cooldown: Duration::hours(48),
+        };
+        let bot = UserId::parse("UBOT").unwrap();
+        let hold =
+            |recent: &[Message], bot: Option<&UserId>| silence_hold(recent, now, silence, bot);
+        assert_eq!(hold(&[], Some(&bot)), Some(Hold::Empty));
+        let lately = [said("UA", 30 * hour, false), said("UB", 2 * hour, false)];
+        assert_eq!(hold(&lately, Some(&bot)), Some(Hold::NotSilent));
+        let quiet = [said("UA", 40 * hour, false), said("UB", 30 * hour, false)];
+        assert_eq!(hold(&quiet, Some(&bot)), None);
+        let its_own = [said("UA", 40 * hour, false), said("UBOT", 30 * hour, true)];
+        assert_eq!(hold(&its_own, Some(&bot)), Some(Hold::BotSpokeLast));
+        // Another bot's notice last is no opening of its own; any bot's is
+        // when its own id is not known.
+        let notice = [said("UA", 40 * hour, false), said("UCI", 30 * hour, true)];
+        assert_eq!(hold(&notice, Some(&bot)), None);
+        assert_eq!(hold(&notice, None), Some(Hold::BotSpokeLast));
+        let answered = [said("UBOT", 40 * hour, true), said("UA", 30 * hour, false)];
+        assert_eq!(hold(&answered, Some(&bot)), Some(Hold::Cooldown));
+        let long_ago = [said("UBOT", 50 * hour, true), said("UA", 30 * hour, false)];
+        assert_eq!(hold(&long_ago, Some(&bot)), None);
     }
 
     #[test]

@@ -39,11 +39,12 @@ use myao_domain::grounds::{Grounds, Spoke};
 use myao_domain::labels::tuning_of;
 use myao_domain::privacy::Audience;
 use myao_domain::proactive::{
-    day_claim, parse_opening, silent_for, slot, week_slot, within, OpeningParseError,
+    day_claim, parse_opening, silence_hold, silent_for, slot, week_slot, within, Hold,
+    OpeningParseError, Silence,
 };
 use myao_domain::{
     Channel, ChannelId, Conversation, Forget, Job, JobKind, Memory, MemoryKind, MemoryScope,
-    ProactiveJob, Reply, ResponseJob, Ts,
+    Message, ProactiveJob, Reply, ResponseJob, Ts,
 };
 
 /// How long a proactive job's claim is kept: longer than any redelivery.
@@ -144,53 +145,6 @@ async fn plan_one(
     Ok(Some(at))
 }
 
-/// Why a proactive judgment stopped before asking the LLM.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Hold {
-    /// `proactive` is off (it was turned off after the job was made).
-    Off,
-    /// The channel is not one `proactive_channels` allows (any more).
-    NotAllowed,
-    /// Only mentions are answered there (`chattiness`, `channel_chattiness`
-    /// or `autonomous_replies`): nothing unprompted.
-    MentionsOnly,
-    /// Run outside the working hours (a late delivery).
-    OutsideHours,
-    /// Someone asked the bot to be quiet in the channel, for a while.
-    Muted,
-    /// No message of the channel is left to go on.
-    Empty,
-    /// The channel has not been silent `proactive_after_hours`.
-    NotSilent,
-    /// The bot's own message is the newest: never two openings in a row.
-    BotSpokeLast,
-    /// The bot spoke in the channel within `cooldown_seconds`.
-    Cooldown,
-    /// The channel had its `max_proactive_per_channel_week` openings.
-    WeekFull,
-    /// The channel had its `max_unprompted_per_channel_hour` replies, or
-    /// the workspace its `max_unprompted_per_workspace_hour`.
-    HourFull,
-}
-
-impl Hold {
-    pub fn name(self) -> &'static str {
-        match self {
-            Hold::Off => "off",
-            Hold::NotAllowed => "not_allowed",
-            Hold::MentionsOnly => "mentions_only",
-            Hold::OutsideHours => "outside_hours",
-            Hold::Muted => "muted",
-            Hold::Empty => "empty",
-            Hold::NotSilent => "not_silent",
-            Hold::BotSpokeLast => "bot_spoke_last",
-            Hold::Cooldown => "cooldown",
-            Hold::WeekFull => "week_full",
-            Hold::HourFull => "hour_full",
-        }
-    }
-}
-
 /// What a proactive judgment came to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProactiveOutcome {
@@ -265,7 +219,10 @@ pub async fn run(svc: &Services, job: &ProactiveJob) -> Result<ProactiveOutcome,
         tracing::info!(job = %made_at, "stale proactive judgment");
         return Ok(ProactiveOutcome::Stale);
     }
-    if let Some(hold) = silence_held(&cx, channel).await? {
+    // The channel's last messages, read once: the silence's holds and the
+    // prompt both take them.
+    let recent = cx.store().recent_messages(channel, VIEW_MESSAGES).await?;
+    if let Some(hold) = silence_held(&cx, channel, &recent).await? {
         return Ok(held(hold));
     }
     // One judgment per job, whatever its deliveries: claimed before the LLM.
@@ -278,7 +235,7 @@ pub async fn run(svc: &Services, job: &ProactiveJob) -> Result<ProactiveOutcome,
         tracing::info!("proactive judgment already done");
         return Ok(ProactiveOutcome::AlreadyDone);
     }
-    let topic = match verdict(&cx, &ch).await? {
+    let topic = match verdict(&cx, &ch, recent).await? {
         ControlFlow::Continue(topic) => topic,
         ControlFlow::Break(outcome) => return Ok(outcome),
     };
@@ -338,32 +295,21 @@ async fn spoken_since(
         .is_empty())
 }
 
-/// What holds the opening in the channel's last messages and its week: no
-/// message, no long enough silence, the bot's own word last or within its
-/// cooldown, the week's openings used.
-async fn silence_held(cx: &JobContext<'_>, channel: &ChannelId) -> Result<Option<Hold>, PortError> {
+/// What holds the opening in the channel's `recent` messages (the rule,
+/// [`silence_hold`]) and its week: the week's openings used.
+async fn silence_held(
+    cx: &JobContext<'_>,
+    channel: &ChannelId,
+    recent: &[Message],
+) -> Result<Option<Hold>, PortError> {
     let (settings, now) = (cx.settings(), cx.now());
-    let recent = cx.store().recent_messages(channel, VIEW_MESSAGES).await?;
-    let Some(newest) = recent.iter().max_by_key(|m| m.ts) else {
-        return Ok(Some(Hold::Empty));
+    let silence = Silence {
+        after: Duration::hours(i64::from(settings.proactive_after_hours)),
+        cooldown: Duration::seconds(i64::from(settings.cooldown_seconds)),
     };
-    if !silent_for(
-        newest.ts.to_datetime(),
-        now,
-        Duration::hours(i64::from(settings.proactive_after_hours)),
-    ) {
-        return Ok(Some(Hold::NotSilent));
-    }
     let bot = cx.bot_user_id().await.ok();
-    if newest.is_bot && bot.as_ref().is_none_or(|b| *b == newest.user) {
-        return Ok(Some(Hold::BotSpokeLast));
-    }
-    let cooldown = Duration::seconds(i64::from(settings.cooldown_seconds));
-    if recent
-        .iter()
-        .any(|m| bot.as_ref().is_some_and(|b| *b == m.user) && now - m.ts.to_datetime() < cooldown)
-    {
-        return Ok(Some(Hold::Cooldown));
+    if let Some(hold) = silence_hold(recent, now, silence, bot.as_ref()) {
+        return Ok(Some(hold));
     }
     let max = settings.max_proactive_per_channel_week;
     if cx
@@ -382,8 +328,9 @@ async fn silence_held(cx: &JobContext<'_>, channel: &ChannelId) -> Result<Option
 async fn verdict(
     cx: &JobContext<'_>,
     channel: &Channel,
+    recent: Vec<Message>,
 ) -> Result<ControlFlow<ProactiveOutcome, String>, PortError> {
-    let topic = match judge(cx, channel).await? {
+    let topic = match judge(cx, channel, recent).await? {
         Ok(Some(topic)) => topic,
         Ok(None) => {
             tracing::info!("proactive judgment: nothing to open with");
@@ -488,8 +435,10 @@ async fn release(claims: &dyn Claims, keys: &[&str]) {
 async fn judge(
     cx: &JobContext<'_>,
     channel: &Channel,
+    recent: Vec<Message>,
 ) -> Result<Result<Option<String>, Unusable>, PortError> {
-    let request = match view(cx, channel).await?.judgment_request(cx.settings()) {
+    let view = view_of(cx, channel, recent).await?;
+    let request = match view.judgment_request(cx.settings()) {
         Ok(request) => request,
         Err(error) => {
             tracing::warn!(%error, "proactive prompt failed to render");
@@ -523,11 +472,20 @@ pub(crate) async fn view(
     cx: &JobContext<'_>,
     channel: &Channel,
 ) -> Result<ProactiveView, PortError> {
-    let (settings, now) = (cx.settings(), cx.now());
     let messages = cx
         .store()
         .recent_messages(&channel.id, VIEW_MESSAGES)
         .await?;
+    view_of(cx, channel, messages).await
+}
+
+/// [`view`] over the channel's last `messages`, already read.
+async fn view_of(
+    cx: &JobContext<'_>,
+    channel: &Channel,
+    messages: Vec<Message>,
+) -> Result<ProactiveView, PortError> {
+    let (settings, now) = (cx.settings(), cx.now());
     let pending = cx.store().forgets().await?;
     let of_channel = |f: &Forget| f.channel == channel.id && !f.is_whole_channel();
     let fresh = |m: Option<Memory>| {

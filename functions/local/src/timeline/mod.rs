@@ -22,13 +22,14 @@ mod tests {
     use super::*;
     use chrono::{DateTime, Utc};
     use myao_domain::judgment::ResponseType;
+    use myao_domain::proactive::Hold;
     use myao_domain::rules::{self, Decision, Score, Thresholds};
     use myao_domain::{
         Channel, ChannelId, Job, JudgmentJob, JudgmentResult, ProactiveJob, Ts, Visibility,
     };
     use myao_services::jobs::JobOutcome;
     use myao_services::judgment::{JudgmentOutcome, Ruling};
-    use myao_services::proactive::{Hold, ProactiveOutcome};
+    use myao_services::proactive::ProactiveOutcome;
     use std::collections::BTreeMap;
 
     fn ruling(decision: Decision) -> Ruling {
