@@ -314,34 +314,34 @@ fn no_import_circle_in_any_crate() {
 fn a_circle_in_a_sub_folder_is_found() {
     // A layer whose sub-folder `reply` has `post` and `write` import each
     // other, and whose top level has none.
-    let root = std::env::temp_dir().join(format!("myao-layout-{}", std::process::id()));
-    let reply = root.join("reply");
-    fs::create_dir_all(&reply).expect("a folder");
-    let files = [
-        (root.join("lib.rs"), "mod reply;\nmod other;\n"),
-        (root.join("other.rs"), "use crate::reply::post::Draft;\n"),
-        (reply.join("mod.rs"), "mod post;\nmod write;\n"),
-        (
-            reply.join("post.rs"),
-            "use super::write::write;\npub struct Draft;\n",
-        ),
-        (
-            reply.join("write.rs"),
-            "use crate::reply::post::Draft;\npub fn write() {}\n",
-        ),
-    ];
-    for (path, text) in &files {
-        fs::write(path, text).expect("a source");
-    }
-    let (circles, _, _) = circles_at_any_depth(&root, "crate::");
-    let top = import_graph(&root, "crate::");
-    fs::remove_dir_all(&root).expect("removed");
+    let layer = Planted::new(
+        "layout",
+        &[
+            ("lib.rs", "mod reply;\nmod other;\n"),
+            ("other.rs", "use crate::reply::post::Draft;\n"),
+            ("reply/mod.rs", "mod post;\nmod write;\n"),
+            (
+                "reply/post.rs",
+                "use super::write::write;\npub struct Draft;\n",
+            ),
+            (
+                "reply/write.rs",
+                "use crate::reply::post::Draft;\npub fn write() {}\n",
+            ),
+        ],
+    );
+    let top = import_graph(&layer.0, "crate::");
     assert!(on_circles(&top).is_empty(), "none at the top: {top:?}");
-    let names: Vec<&str> = circles
+    assert_eq!(circle_names(&layer.0), ["post", "write"]);
+}
+
+/// The modules on a circle in the layer at `root`, by name.
+fn circle_names(root: &Path) -> Vec<String> {
+    let (circles, _, _) = circles_at_any_depth(root, "crate::");
+    circles
         .iter()
-        .filter_map(|c| c.rsplit(": ").next())
-        .collect();
-    assert_eq!(names, ["post", "write"], "{circles:?}");
+        .filter_map(|c| c.rsplit(": ").next().map(str::to_owned))
+        .collect()
 }
 
 #[test]
@@ -655,12 +655,7 @@ fn a_circle_through_a_name_the_parent_brings_in_is_found() {
             ("b.rs", "use crate::a::Context;\npub struct Services;\n"),
         ],
     );
-    let (circles, _, _) = circles_at_any_depth(&layer.0, "crate::");
-    let names: Vec<&str> = circles
-        .iter()
-        .filter_map(|c| c.rsplit(": ").next())
-        .collect();
-    assert_eq!(names, ["a", "b"], "{circles:?}");
+    assert_eq!(circle_names(&layer.0), ["a", "b"]);
 }
 
 #[test]
