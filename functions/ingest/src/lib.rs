@@ -4,8 +4,8 @@ pub mod handler;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use lambda_http::{Body, Request, Response};
-use myao_aws::wire::{common, queue, scheduler, var, MissingEnv};
+use lambda_http::{run, service_fn, Body, Error, Request, Response};
+use myao_aws::wire::{check_env, common, queue, scheduler, var, MissingEnv};
 use myao_core::app::ingest::Ingest;
 use myao_core::env::{self, Function};
 use tokio::sync::OnceCell;
@@ -16,6 +16,19 @@ use tokio::sync::OnceCell;
 /// 1.6-1.8x a hello world's instead of 1.1-1.3x (docs/performance.md); the
 /// first event arrives as soon as the init asks for it, so it waits no longer.
 static INGEST: OnceCell<Ingest> = OnceCell::const_new();
+
+/// Runs the ingest function: the environment checked, then each request
+/// handled ([`handle`]).
+pub async fn serve() -> Result<(), Error> {
+    myao_core::telemetry::init(myao_core::telemetry::lambda_wants_json());
+    // A missing variable still fails the cold start itself.
+    check_env(Function::Ingest)?;
+    // Nothing else before the runtime asks for the first event (the init
+    // ends at that request): the service is built by the first request
+    // (`handle`), not beside the init, where its work would compete with
+    // the runtime's.
+    run(service_fn(handle)).await
+}
 
 /// Whether the first request has started [`warm`]'s reads.
 static WARMING: AtomicBool = AtomicBool::new(false);

@@ -4,9 +4,22 @@
 //! per workspace, pay for their own cold start. A Function URL's request
 //! and answer (payload format 2.0) are read and written here.
 
+use lambda_runtime::{service_fn, Error, LambdaEvent};
 use serde_json::{json, Value};
 
 use myao_core::app::install::{Installer, Page};
+
+/// Runs the install function: its [`Installer`] built once from the
+/// environment, then each Function URL request answered.
+pub async fn serve() -> Result<(), Error> {
+    myao_core::telemetry::init(myao_core::telemetry::lambda_wants_json());
+    let installer = myao_wire::aws::installer().await?;
+    let installer = &installer;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<Value>| async move {
+        Ok::<_, Error>(answer(installer, &event.payload).await)
+    }))
+    .await
+}
 
 /// The answer to a Function URL request `request`: the install page its
 /// path asks for (any method: only `GET` links lead here).

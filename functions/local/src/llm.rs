@@ -12,7 +12,9 @@ use myao_core::ports::{Llm, LlmRole, SettingsProvider};
 use myao_domain::settings::LlmProvider;
 use myao_domain::Settings;
 use myao_llm::bedrock::BedrockLlm;
-use myao_llm::{provider, LlmRouter};
+use myao_llm::bedrock_embeddings::BedrockEmbedder;
+use myao_llm::provider;
+use myao_wire::Bedrock;
 
 /// The three roles, in the order they are shown.
 pub const ROLES: [LlmRole; 3] = [LlmRole::Judgment, LlmRole::Response, LlmRole::Memory];
@@ -34,6 +36,16 @@ pub async fn bedrock_if_asked(
     current: &Settings,
     settings: Arc<dyn SettingsProvider>,
 ) -> anyhow::Result<Option<Arc<dyn Llm>>> {
+    Ok(bedrock(current, settings).await?.map(|b| b.llm))
+}
+
+/// Amazon Bedrock's LLM and embedder, reading `settings`, when `current`
+/// sends a role to Bedrock; `None` otherwise. The caller's AWS
+/// configuration must name a Region.
+pub async fn bedrock(
+    current: &Settings,
+    settings: Arc<dyn SettingsProvider>,
+) -> anyhow::Result<Option<Bedrock>> {
     if !uses(current, LlmProvider::Bedrock) {
         return Ok(None);
     }
@@ -44,21 +56,10 @@ pub async fn bedrock_if_asked(
              AWS_REGION (or AWS_DEFAULT_REGION) to the Region of the Bedrock models"
         );
     }
-    Ok(Some(Arc::new(BedrockLlm::new(&config, settings))))
-}
-
-/// The router over `openai` and, when the settings send a role there,
-/// Bedrock ([`bedrock_if_asked`]).
-pub async fn router(
-    settings: Arc<dyn SettingsProvider>,
-    openai: Arc<dyn Llm>,
-) -> anyhow::Result<LlmRouter> {
-    let current = settings.current().await?;
-    let router = LlmRouter::new(settings.clone(), openai);
-    Ok(match bedrock_if_asked(&current, settings).await? {
-        Some(bedrock) => router.with_bedrock(bedrock),
-        None => router,
-    })
+    Ok(Some(Bedrock {
+        llm: Arc::new(BedrockLlm::new(&config, settings.clone())),
+        embedder: Arc::new(BedrockEmbedder::new(&config, settings)),
+    }))
 }
 
 /// Where the calls go, for a report: `llm_base_url` and or Amazon Bedrock,

@@ -34,11 +34,10 @@ use myao_core::wire::Twins;
 use myao_domain::install::Token;
 use myao_domain::job::retry_delay;
 use myao_domain::{Job, Settings, TeamJob};
-use myao_llm::openai::OpenAiLlm;
 use myao_services::{jobs, Services};
 use myao_slack_api::oauth::SlackOAuthApi;
 use myao_slack_api::SlackWebApi;
-use myao_wire::embedder::ChosenEmbedder;
+use myao_wire::http_services_with;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
 
@@ -162,9 +161,9 @@ pub async fn assemble(config: LocalConfig) -> anyhow::Result<Bot> {
     let secrets = Arc::new(config.secrets.clone());
     let http = myao_http::http_client();
     let mut settings = config.settings.clone();
-    // One Slack client for auth.test and the jobs. It reads only
-    // slack_api_base_url and slack_max_retries from its settings, which
-    // the bot's id found below does not change.
+    // A Slack client for auth.test, before the settings hold the bot's id
+    // it finds (the services get their own, over the bot's settings). It
+    // reads only slack_api_base_url and slack_max_retries.
     let slack = Arc::new(SlackWebApi::new(
         http.clone(),
         Arc::new(FixedSettings::new(settings.clone())),
@@ -188,25 +187,13 @@ pub async fn assemble(config: LocalConfig) -> anyhow::Result<Bot> {
         // installation.
         ports.store.put_home(home).await?;
     }
-    let openai = OpenAiLlm::new(
-        http.clone(),
-        ports.settings.clone(),
-        secrets.clone(),
-        LLM_API_KEY,
-    );
-    let (http_for_embedder, secrets_for_embedder) = (http.clone(), secrets.clone());
     // Bedrock too, with the caller's AWS configuration, when a role asks.
-    let llm = crate::llm::router(ports.settings.clone(), Arc::new(openai)).await?;
+    let current = ports.settings.current().await?;
+    let bedrock = crate::llm::bedrock(&current, ports.settings.clone()).await?;
     let install = install_flow(&config, &ports, http).await?;
-    let ingest = Ingest::new(ports.clone(), secrets, SLACK_SIGNING_SECRET);
-    let embedder = ChosenEmbedder::new(
-        http_for_embedder,
-        ports.settings.clone(),
-        secrets_for_embedder,
-        LLM_API_KEY,
-    );
-    let mut services = Services::new(ports, Arc::new(llm), slack);
-    services.recall_by_meaning_with(Arc::new(embedder));
+    let ingest = Ingest::new(ports.clone(), secrets.clone(), SLACK_SIGNING_SECRET);
+    // The services as the job functions assemble them, over the twins.
+    let mut services = http_services_with(ports, secrets, LLM_API_KEY, SLACK_BOT_TOKEN, bedrock);
     if let Some(flow) = &install {
         // The workspaces it installs renew their rotating tokens in the
         // recurring run, as on a deployed stack.
