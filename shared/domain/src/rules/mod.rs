@@ -33,17 +33,17 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::ids::{Ts, UserId};
-use super::message::{speaks_to, thread_began, Message};
+use super::message::Message;
 use super::reply::{closing, Closing};
-use super::text::spoken;
-use super::text::{mentions_user, names};
 
 mod questions;
+mod scene;
 
 pub use questions::{
     asks_again, is_question, moved_on, to_the_room, waits_on_its_own, QUESTION_WAITS_PER_HOUR,
 };
 use questions::{person, unanswered_question};
+pub use scene::{talks_in_threads, Scene, QUESTION_MAX_AGE, THREAD_HABIT_REPLIES};
 
 /// How readily the bot speaks unprompted: the thresholds of the rule stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -207,8 +207,6 @@ pub const BURST_WINDOW: Duration = Duration::seconds(60);
 pub const BOT_RECENT: Duration = Duration::minutes(10);
 /// [`Signal::TwoPeople`]: the last this many messages of people are of two.
 pub const DIALOGUE_MESSAGES: usize = 4;
-/// A question older than this is no longer waiting for an answer.
-pub const QUESTION_MAX_AGE: Duration = Duration::minutes(30);
 /// [`pace_wait`]: a question is left to the room after this many of its
 /// conversation's usual waits for an answer...
 pub const PACE_FACTOR: i32 = 3;
@@ -229,30 +227,6 @@ pub const EXCHANGE_MESSAGES: usize = 6;
 /// usual waits, and at least [`STALL_MIN`].
 pub const STALL_FACTOR: i32 = 6;
 pub const STALL_MIN: Duration = Duration::minutes(20);
-
-/// What the rule stage looks at.
-#[derive(Debug, Clone, Copy)]
-pub struct Scene<'a> {
-    /// The judged conversation, oldest first: a thread (its root first) or
-    /// the channel's top level.
-    pub conversation: &'a [Message],
-    /// Whether `conversation` is a channel's top level.
-    pub top_level: bool,
-    /// The channel's recent messages in any conversation, oldest first
-    /// (replies too: they tell whether a top-level question was answered
-    /// in its thread).
-    pub channel: &'a [Message],
-    pub bot: &'a UserId,
-    pub now: DateTime<Utc>,
-    /// `interest_keywords`, lower case.
-    pub interests: &'a [String],
-    /// How long the channel's people take to answer a question, learned
-    /// from its history at the level's share ([`AnswerTimes::wait`]); `None`
-    /// while it has too little: the conversation's pace decides then.
-    ///
-    /// [`AnswerTimes::wait`]: super::answer_times::AnswerTimes::wait
-    pub learned_wait: Option<Duration>,
-}
 
 /// The rule stage's score and the signals behind it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -611,23 +585,6 @@ pub fn reply_thread(
         Some(root) => Some(root),
         None => (in_threads || conversation.iter().any(|m| m.ts > answers)).then_some(answers),
     }
-}
-
-/// The fewest thread replies in a channel's recent messages that show a
-/// habit of threads.
-pub const THREAD_HABIT_REPLIES: usize = 5;
-
-/// Whether a channel's people talk in threads: at least half of their
-/// recent messages (`window`) are thread replies, and at least
-/// [`THREAD_HABIT_REPLIES`] of them. There a member answers a top-level
-/// message in its thread, as the others do; where they answer at the top
-/// level, so does the bot.
-pub fn talks_in_threads(window: &[Message]) -> bool {
-    let people = window.iter().filter(|m| !m.is_bot);
-    let (replies, all) = people.fold((0, 0), |(replies, all), m| {
-        (replies + usize::from(m.thread_ts.is_some()), all + 1)
-    });
-    replies >= THREAD_HABIT_REPLIES && 2 * replies >= all
 }
 
 /// What the gates look at: facts of the judged conversation and channel.

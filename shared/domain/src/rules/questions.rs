@@ -2,7 +2,10 @@
 //! the room, and whether its asker moved on (found the answer, or was only
 //! guessing), with the words each is read from.
 
-use super::*;
+use super::scene::{talks_in_threads, Scene, QUESTION_MAX_AGE};
+use crate::ids::UserId;
+use crate::message::{speaks_to, thread_began, Message};
+use crate::text::{mentions_user, names, spoken};
 
 /// Whether `text` is a question: a "?" (or "？") in its prose and at least
 /// three words, where a run of Japanese counts a word per three characters

@@ -1,7 +1,9 @@
 //! The store twin, the rest of it: memories and the forgets pending, facts
 //! and profiles, claims and counters.
 
-use super::*;
+use super::state::{Expiring, MemoryStore};
+use crate::adapters::twins::lock::lock;
+use std::sync::Arc;
 
 use crate::ports::{
     sort_forgets, Claim, Claims, FactRecords, Installations, LabelRecords, MemoryRecords,
@@ -16,14 +18,8 @@ use myao_domain::labels::Label;
 use myao_domain::people::{Profile, ProfileDelta};
 use myao_domain::sketch::Sketch;
 use myao_domain::TeamId;
-use std::collections::HashMap;
 
 use myao_domain::{ChannelId, Conversation, Forget, Memory, MemoryKind, MemoryScope, Ts, UserId};
-
-/// The most install states the twin keeps at once (`myao serve`): each
-/// anonymous `GET /slack/install` gives one, for ten minutes; past this
-/// many waiting, the oldest is dropped (its link then says it expired).
-pub const OAUTH_STATES_HELD: usize = 10_000;
 
 #[async_trait]
 impl MemoryRecords for MemoryStore {
@@ -467,44 +463,6 @@ impl Installations for MemoryStore {
     async fn put_home(&self, home: &Home) -> Result<(), PortError> {
         self.write_stack()?.home = Some(home.clone());
         Ok(())
-    }
-}
-
-/// The install links' states, with their expiry: deleted once expired, as
-/// DynamoDB's TTL does, and held to [`OAUTH_STATES_HELD`].
-#[derive(Debug, Default)]
-pub(super) struct OAuthStates {
-    by_state: HashMap<String, DateTime<Utc>>,
-    /// The same, soonest to expire first.
-    by_expiry: std::collections::BTreeSet<(DateTime<Utc>, String)>,
-}
-
-impl OAuthStates {
-    /// Keeps `state` until `expires_at`, after deleting those expired at
-    /// `now` and, at the bound, the one given longest ago.
-    fn put(&mut self, state: &str, expires_at: DateTime<Utc>, now: DateTime<Utc>) {
-        while let Some((until, _)) = self.by_expiry.first() {
-            if *until > now && self.by_state.len() < OAUTH_STATES_HELD {
-                break;
-            }
-            if let Some((_, gone)) = self.by_expiry.pop_first() {
-                self.by_state.remove(&gone);
-            }
-        }
-        self.take(state);
-        self.by_state.insert(state.to_owned(), expires_at);
-        self.by_expiry.insert((expires_at, state.to_owned()));
-    }
-
-    /// Removes `state`: its expiry, if it was kept.
-    fn take(&mut self, state: &str) -> Option<DateTime<Utc>> {
-        let expires_at = self.by_state.remove(state)?;
-        self.by_expiry.remove(&(expires_at, state.to_owned()));
-        Some(expires_at)
-    }
-
-    pub(super) fn len(&self) -> usize {
-        self.by_state.len()
     }
 }
 
