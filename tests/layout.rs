@@ -47,11 +47,19 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// tests;`); every line otherwise.
 fn production_lines(text: &str) -> usize {
     let lines: Vec<&str> = text.lines().collect();
-    let start = lines.windows(2).position(|w| {
-        w[0].trim() == "#[cfg(test)]" && matches!(w[1].trim(), "mod tests {" | "mod tests;")
+    // `#[cfg(test)]`, other attributes (`#[allow(...)]`), then the module.
+    let module = |at: usize| {
+        lines[at + 1..]
+            .iter()
+            .map(|l| l.trim())
+            .find(|l| !l.starts_with("#["))
+    };
+    let start = (0..lines.len()).find(|&at| {
+        lines[at].trim() == "#[cfg(test)]"
+            && matches!(module(at), Some("mod tests {" | "mod tests;"))
     });
     match start {
-        Some(at) if lines[at + 1].trim() == "mod tests;" || lines.last() == Some(&"}") => at,
+        Some(at) if module(at) == Some("mod tests;") || lines.last() == Some(&"}") => at,
         _ => lines.len(),
     }
 }
@@ -102,6 +110,10 @@ fn named_modules(text: &str, prefix: &str, names: &BTreeMap<String, String>) -> 
     };
     let mut found = BTreeSet::new();
     for (at, _) in text.match_indices(prefix) {
+        // A path's start only: `super::` inside `super::super::` is not one.
+        if text[..at].ends_with("::") {
+            continue;
+        }
         let rest = &text[at + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             // The group's top-level items.
@@ -143,23 +155,63 @@ fn declaring_file(dir: &Path) -> PathBuf {
         .unwrap_or_else(|| dir.with_extension("rs"))
 }
 
+/// The production code of a source: its test module left out, and its
+/// comments (a doc link is no import).
+fn code_of(text: &str) -> String {
+    text.lines()
+        .take(production_lines(text))
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The `use` statements of `code`, each from after `use ` to its `;`,
+/// whatever lines it spans, with an alias read as the name it brings in
+/// (`b::Services as Svc` as `b::Svc`).
+fn use_statements(code: &str) -> Vec<String> {
+    let mut statements = Vec::new();
+    for (at, _) in code.match_indices("use ") {
+        let before = code[..at].trim_end();
+        let starts = before.is_empty()
+            || before.ends_with([';', '{', '}', ']'])
+            || before.ends_with("pub")
+            || before.ends_with(')');
+        if !starts {
+            continue;
+        }
+        let tail = &code[at + 4..];
+        let statement = tail.split(';').next().unwrap_or_default();
+        let words: Vec<&str> = statement.split_whitespace().collect();
+        let mut text = String::new();
+        let mut i = 0;
+        while i < words.len() {
+            if words.get(i + 1) == Some(&"as") && i + 2 < words.len() {
+                // `...::X as Y,` reads as `...::Y,`.
+                let word = words[i];
+                let name = word
+                    .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .map_or(0, |at| at + 1);
+                text.push_str(&format!("{}{} ", &word[..name], words[i + 2]));
+                i += 3;
+            } else {
+                text.push_str(words[i]);
+                text.push(' ');
+                i += 1;
+            }
+        }
+        statements.push(text);
+    }
+    statements
+}
+
 /// The names `file` brings into its module with a `use` of one of its own
 /// `modules` (`pub use job_context::JobContext;`), each with that module: a
 /// child naming `super::JobContext` leans on `job_context`.
 fn names_used_from(file: &Path, modules: &BTreeSet<String>) -> BTreeMap<String, String> {
     let text = fs::read_to_string(file).unwrap_or_default();
-    let code: Vec<&str> = text.lines().take(production_lines(&text)).collect();
     let mut names = BTreeMap::new();
-    for line in code {
-        let line = line.trim_start();
-        let Some(at) = line.find("use ") else {
-            continue;
-        };
-        let head = &line[..at];
-        if !(head.is_empty() || head.starts_with("pub")) {
-            continue;
-        }
-        let tail = line[at + 4..].trim_start();
+    for statement in use_statements(&code_of(&text)) {
+        let tail = statement.trim_start();
         let tail = tail.strip_prefix("self::").unwrap_or(tail);
         for path in paths_from(tail) {
             if let (Some(first), Some(last)) = (path.first(), path.last()) {
@@ -173,10 +225,11 @@ fn names_used_from(file: &Path, modules: &BTreeSet<String>) -> BTreeMap<String, 
 }
 
 /// The import graph of a layer's folder: each file or sub-folder of `dir`
-/// is a module; a file names a sibling through `super::` (from a
-/// sub-folder's own files, `crate::` and `super::super::`) or `outer`.
+/// is a module; a file names a sibling through `outer` or as many
+/// `super::` as it lies deep (one from a file of `dir`, two from a file of
+/// a sub-folder but its `mod.rs`, and so on).
 fn import_graph(dir: &Path, outer: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let mut members: BTreeMap<String, Vec<(PathBuf, bool)>> = BTreeMap::new();
+    let mut members: BTreeMap<String, Vec<(PathBuf, usize)>> = BTreeMap::new();
     for entry in fs::read_dir(dir).expect("a layer's folder") {
         let path = entry.expect("a folder entry").path();
         let stem = path
@@ -191,14 +244,15 @@ fn import_graph(dir: &Path, outer: &str) -> BTreeMap<String, BTreeSet<String>> {
                 .into_iter()
                 .filter(|f| !f.ends_with("tests.rs"))
                 .map(|f| {
-                    let nested = !f.ends_with("mod.rs");
-                    (f, nested)
+                    let deep = f.strip_prefix(dir).map_or(1, |r| r.components().count());
+                    let ups = deep - usize::from(f.ends_with("mod.rs"));
+                    (f, ups)
                 });
             members.entry(stem).or_default().extend(inner);
         } else if path.extension().is_some_and(|e| e == "rs")
-            && !matches!(stem.as_str(), "lib" | "mod" | "tests")
+            && !matches!(stem.as_str(), "lib" | "main" | "mod" | "tests")
         {
-            members.entry(stem).or_default().push((path, false));
+            members.entry(stem).or_default().push((path, 1));
         }
     }
     let modules: BTreeSet<String> = members.keys().cloned().collect();
@@ -210,17 +264,10 @@ fn import_graph(dir: &Path, outer: &str) -> BTreeMap<String, BTreeSet<String>> {
         .iter()
         .map(|(module, files)| {
             let mut to = BTreeSet::new();
-            for (file, nested) in files {
-                let text = fs::read_to_string(file).expect("a source");
-                let lines: Vec<&str> = text.lines().collect();
-                // Comments aside: a doc link is no import.
-                let code: Vec<&str> = lines[..production_lines(&text)]
-                    .iter()
-                    .map(|l| l.split("//").next().unwrap_or(""))
-                    .collect();
-                let code = code.join("\n");
-                let up = if *nested { "super::super::" } else { "super::" };
-                to.extend(named_modules(&code, up, &names));
+            for (file, ups) in files {
+                let code = code_of(&fs::read_to_string(file).expect("a source"));
+                let up = "super::".repeat(*ups);
+                to.extend(named_modules(&code, &up, &names));
                 to.extend(named_modules(&code, outer, &names));
             }
             to.remove(module);
@@ -440,11 +487,14 @@ fn the_architectures_counts_are_the_codes() {
 }
 
 /// A crate's modules, by path from its root (`["response", "post"]`), with
-/// the file that defines each: `lib.rs` or `main.rs` for the root, a
+/// the file that defines each: `lib.rs` (else `main.rs`) for the root, a
 /// folder's `mod.rs` or the file beside it (`ingest.rs` for `ingest/`).
+/// The binaries of `bin/`, and a `main.rs` beside a `lib.rs`, are crates
+/// of their own.
 fn crate_modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
+    let has_lib = src.join("lib.rs").is_file();
     files
         .into_iter()
         .filter_map(|file| {
@@ -453,7 +503,11 @@ fn crate_modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
                 .collect();
+            if path.first().is_some_and(|p| p == "bin") && path.len() > 1 {
+                return None;
+            }
             match path.last().map(String::as_str) {
+                Some("main") if path.len() == 1 && has_lib => return None,
                 Some("lib" | "main") if path.len() == 1 => path.clear(),
                 Some("mod") => {
                     path.pop();
@@ -467,25 +521,38 @@ fn crate_modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
 }
 
 /// Whether a source defines `name` itself (rather than naming it through a
-/// `use`): a struct, enum, trait, type, fn, const or static of that name.
+/// `use`): an item of that name (a struct, enum, trait, type, fn, const,
+/// static, union, inline module or macro), or one a macro makes
+/// (`slack_id_type!(ChannelId)`).
 fn defines(text: &str, name: &str) -> bool {
-    let code = &text
-        .lines()
-        .take(production_lines(text))
-        .collect::<Vec<_>>()
-        .join("\n");
-    [
-        "struct", "enum", "trait", "type", "fn", "const", "static", "union",
-    ]
-    .iter()
-    .any(|kind| {
-        code.match_indices(&format!("{kind} {name}"))
-            .any(|(at, m)| {
-                let after = code[at + m.len()..].chars().next();
-                let before = code[..at].chars().next_back();
-                !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
-                    && !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
-            })
+    let code = code_of(text);
+    let word = |at: usize, len: usize| {
+        let after = code[at + len..].chars().next();
+        let before = code[..at].chars().next_back();
+        !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    };
+    let kinds = [
+        "struct ",
+        "enum ",
+        "trait ",
+        "type ",
+        "fn ",
+        "const ",
+        "static ",
+        "static mut ",
+        "union ",
+        "mod ",
+        "macro_rules! ",
+    ];
+    kinds.iter().any(|kind| {
+        code.match_indices(&format!("{kind}{name}"))
+            .any(|(at, m)| word(at, m.len()))
+    }) || code.match_indices(&format!("!({name}")).any(|(at, m)| {
+        code[at + m.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| matches!(c, ',' | ')' | ' '))
     })
 }
 
@@ -543,27 +610,27 @@ fn paths_from(text: &str) -> Vec<Vec<String>> {
 /// parent's file, or any ancestor's up to the crate's root), as `file:
 /// path`: an arrow back up, which makes the parent and the child lean on
 /// each other. A name a parent only re-exports (`pub use child::X`) is no
-/// such arrow, and the child may name its siblings through the parent.
+/// such arrow, and the child may name its siblings through the parent. A
+/// path is read as written, from `crate::`, `super::` or a name the module
+/// gave an ancestor (`use super::{self}`, `use crate::memory;`); a glob of
+/// an ancestor (`use super::*;`) is an arrow whatever it brings.
 fn arrows_back_up(src: &Path) -> Vec<String> {
     let modules = crate_modules(src);
     let mut arrows = Vec::new();
     for (module, file) in &modules {
-        let text = fs::read_to_string(file).expect("a source");
-        let code: Vec<&str> = text
-            .lines()
-            .take(production_lines(&text))
-            .map(|l| l.split("//").next().unwrap_or(""))
-            .collect();
-        let code = code.join("\n");
+        let code = code_of(&fs::read_to_string(file).expect("a source"));
+        let rel = file.strip_prefix(src).unwrap_or(file).display().to_string();
+        let above = |owner: &[String]| owner.len() < module.len() && module.starts_with(owner);
+        // Each path's start, with the module it starts from.
+        let mut starts: Vec<(usize, usize, Vec<String>)> = Vec::new();
         for (at, _) in code
             .match_indices("crate::")
             .chain(code.match_indices("super::"))
         {
-            // Only a path's first `super::` starts it; `crate::` anywhere.
-            if code[..at].ends_with("super::") || code[..at].ends_with("crate::") {
+            if code[..at].ends_with("::") {
                 continue;
             }
-            let mut base: Vec<String> = if code[at..].starts_with("crate::") {
+            let mut base = if code[at..].starts_with("crate::") {
                 Vec::new()
             } else {
                 module.clone()
@@ -574,29 +641,46 @@ fn arrows_back_up(src: &Path) -> Vec<String> {
                 base.pop();
                 rest = more;
             }
-            for path in paths_from(rest) {
-                // Down through modules, to the item they hold.
-                let mut owner = base.clone();
-                let mut segments = path.iter();
-                let item = loop {
-                    let Some(s) = segments.next() else { break None };
-                    let deeper = [owner.clone(), vec![s.clone()]].concat();
-                    if modules.contains_key(&deeper) {
-                        owner = deeper;
-                    } else {
-                        break Some(s);
-                    }
+            starts.push((at, code.len() - rest.len(), base));
+        }
+        // The names this module gave its ancestors, read as paths too.
+        let mut aliases = BTreeMap::new();
+        for (_, from, base) in &starts {
+            for path in paths_from(&code[*from..]) {
+                let (owner, item) = resolve(&modules, base, &path);
+                let named = match item {
+                    Some(s) if s == "self" => owner.last().cloned(),
+                    None if !path.is_empty() => path.last().cloned(),
+                    _ => None,
                 };
-                let Some(item) = item else { continue };
-                let above = owner.len() < module.len() && module.starts_with(&owner);
-                if above
-                    && defines(
-                        &fs::read_to_string(&modules[&owner]).expect("a source"),
-                        item,
-                    )
-                {
-                    let rel = file.strip_prefix(src).unwrap_or(file);
-                    arrows.push(format!("{}: {}::{item}", rel.display(), owner.join("::")));
+                if let Some(name) = named.filter(|_| above(&owner)) {
+                    aliases.insert(name, owner);
+                }
+            }
+        }
+        for (name, owner) in &aliases {
+            let prefix = format!("{name}::");
+            for (at, _) in code.match_indices(&prefix) {
+                let before = code[..at].chars().next_back();
+                if !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                    starts.push((at, at + prefix.len(), owner.clone()));
+                }
+            }
+        }
+        for (_, from, base) in &starts {
+            for path in paths_from(&code[*from..]) {
+                let (owner, item) = resolve(&modules, base, &path);
+                if !above(&owner) {
+                    continue;
+                }
+                let text = fs::read_to_string(&modules[&owner]).expect("a source");
+                let glob = path.is_empty() && code[*from..].trim_start().starts_with('*');
+                match item {
+                    Some(item) if item != "self" && defines(&text, item) => {
+                        arrows.push(format!("{rel}: {}::{item}", owner.join("::")));
+                    }
+                    None if glob => arrows.push(format!("{rel}: {}::*", owner.join("::"))),
+                    _ => {}
                 }
             }
         }
@@ -606,13 +690,33 @@ fn arrows_back_up(src: &Path) -> Vec<String> {
     arrows
 }
 
+/// Where `path`, named from the module `base`, leads: down through
+/// `modules` to the module that holds its item, and the item (`None` when
+/// the path names a module).
+fn resolve<'p>(
+    modules: &BTreeMap<Vec<String>, PathBuf>,
+    base: &[String],
+    path: &'p [String],
+) -> (Vec<String>, Option<&'p String>) {
+    let mut owner = base.to_vec();
+    for segment in path {
+        let deeper = [owner.clone(), vec![segment.clone()]].concat();
+        if modules.contains_key(&deeper) {
+            owner = deeper;
+        } else {
+            return (owner, Some(segment));
+        }
+    }
+    (owner, None)
+}
+
 #[test]
 fn no_module_names_what_a_module_above_it_defines() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut arrows = Vec::new();
     for dir in SOURCES
         .iter()
-        .chain(&["shared/testkit/src", "tests/support", "tests"])
+        .chain(&["shared/testkit/src", "tests/support"])
     {
         for arrow in arrows_back_up(&root.join(dir)) {
             arrows.push(format!("{dir}/{arrow}"));
@@ -650,12 +754,21 @@ fn a_circle_through_a_name_the_parent_brings_in_is_found() {
     let layer = Planted::new(
         "reexport",
         &[
-            ("lib.rs", "mod a;\nmod b;\npub use b::Services;\n"),
+            (
+                "lib.rs",
+                "mod a;\nmod b;\nmod c;\nmod d;\npub use b::{\n    Services,\n};\npub use d::Jobs as Work;\n",
+            ),
             ("a.rs", "use crate::Services;\npub struct Context;\n"),
             ("b.rs", "use crate::a::Context;\npub struct Services;\n"),
+            ("c.rs", "use crate::Work;\npub struct Report;\n"),
+            ("d.rs", "use crate::c::Report;\npub struct Jobs;\n"),
         ],
     );
-    assert_eq!(circle_names(&layer.0), ["a", "b"]);
+    assert_eq!(
+        circle_names(&layer.0),
+        ["a", "b", "c", "d"],
+        "a re-export on several lines, and one under another name"
+    );
 }
 
 #[test]
@@ -670,7 +783,7 @@ fn an_arrow_back_up_is_found_and_a_name_passed_through_is_not() {
             ("report.rs", "pub struct Report;\n"),
             (
                 "memory/mod.rs",
-                "mod digest;\nmod write;\npub(crate) fn keep() {}\n",
+                "mod digest;\nmod forget;\nmod sweep;\nmod write;\npub(crate) fn keep() {}\n",
             ),
             (
                 "memory/digest.rs",
@@ -680,6 +793,12 @@ fn an_arrow_back_up_is_found_and_a_name_passed_through_is_not() {
                 "memory/write.rs",
                 "pub fn write() {}\n#[cfg(test)]\nmod tests {\n    use crate::Services;\n}\n",
             ),
+            (
+                "memory/forget.rs",
+                "use super::{self};\nfn f() { memory::keep(); }\n",
+            ),
+            ("memory/sweep.rs", "use super::*;\n"),
+            ("main.rs", "use myao::Services;\nfn main() {}\n"),
         ],
     );
     assert_eq!(
@@ -687,8 +806,11 @@ fn an_arrow_back_up_is_found_and_a_name_passed_through_is_not() {
         [
             "memory/digest.rs: ::Services",
             "memory/digest.rs: memory::keep",
+            "memory/forget.rs: memory::keep",
+            "memory/sweep.rs: memory::*",
         ],
-        "the parent's own fn and the root's own struct; not the re-exported \
-         report, the sibling, or a test's import"
+        "the parent's own fn and the root's own struct, through a name given \
+         to the parent or a glob; not the re-exported report, the sibling, a \
+         test's import, or the binary beside the library"
     );
 }
