@@ -314,36 +314,31 @@ impl Hold {
     }
 }
 
-/// How long a channel must have been silent before an opening, and how
-/// long after the bot's own word it waits (`proactive_after_hours`,
-/// `cooldown_seconds`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Silence {
-    pub after: Duration,
-    pub cooldown: Duration,
-}
-
-/// What holds an opening in the channel's `recent` messages at `now`: none
-/// left, no long enough silence, the bot's own word the newest (`bot`, its
-/// user id when known: any bot's otherwise) or within its cooldown.
-pub fn silence_hold(
-    recent: &[Message],
-    now: DateTime<Utc>,
-    silence: Silence,
-    bot: Option<&UserId>,
-) -> Option<Hold> {
+/// What holds an opening in the channel's `recent` messages at `now`
+/// before anything else is asked: none left, or the newest not `after`
+/// old yet (`proactive_after_hours`).
+pub fn silence_hold(recent: &[Message], now: DateTime<Utc>, after: Duration) -> Option<Hold> {
     let Some(newest) = recent.iter().max_by_key(|m| m.ts) else {
         return Some(Hold::Empty);
     };
-    if !silent_for(newest.ts.to_datetime(), now, silence.after) {
-        return Some(Hold::NotSilent);
-    }
+    (!silent_for(newest.ts.to_datetime(), now, after)).then_some(Hold::NotSilent)
+}
+
+/// What holds an opening in a silence long enough ([`silence_hold`]): the
+/// bot's own word the newest (`bot`, its user id when known: any bot's
+/// otherwise), or within `cooldown` (`cooldown_seconds`) of `now`.
+pub fn own_word_hold(
+    recent: &[Message],
+    now: DateTime<Utc>,
+    cooldown: Duration,
+    bot: Option<&UserId>,
+) -> Option<Hold> {
+    let newest = recent.iter().max_by_key(|m| m.ts)?;
     if newest.is_bot && bot.is_none_or(|b| *b == newest.user) {
         return Some(Hold::BotSpokeLast);
     }
-    let spoke_lately = |m: &&Message| {
-        bot.is_some_and(|b| *b == m.user) && now - m.ts.to_datetime() < silence.cooldown
-    };
+    let spoke_lately =
+        |m: &&Message| bot.is_some_and(|b| *b == m.user) && now - m.ts.to_datetime() < cooldown;
     recent.iter().find(spoke_lately).map(|_| Hold::Cooldown)
 }
 
@@ -447,13 +442,11 @@ mod tests {
                 is_bot,
             )
         };
-        let silence = Silence {
-            after: Duration::hours(24),
-            cooldown: Duration::hours(48),
-        };
+        let (after, cooldown) = (Duration::hours(24), Duration::hours(48));
         let bot = UserId::parse("UBOT").unwrap();
-        let hold =
-            |recent: &[Message], bot: Option<&UserId>| silence_hold(recent, now, silence, bot);
+        let hold = |recent: &[Message], bot: Option<&UserId>| {
+            silence_hold(recent, now, after).or_else(|| own_word_hold(recent, now, cooldown, bot))
+        };
         assert_eq!(hold(&[], Some(&bot)), Some(Hold::Empty));
         let lately = [said("UA", 30 * hour, false), said("UB", 2 * hour, false)];
         assert_eq!(hold(&lately, Some(&bot)), Some(Hold::NotSilent));

@@ -39,8 +39,8 @@ use myao_domain::grounds::{Grounds, Spoke};
 use myao_domain::labels::tuning_of;
 use myao_domain::privacy::Audience;
 use myao_domain::proactive::{
-    day_claim, parse_opening, silence_hold, silent_for, slot, week_slot, within, Hold,
-    OpeningParseError, Silence,
+    day_claim, own_word_hold, parse_opening, silence_hold, silent_for, slot, week_slot, within,
+    Hold, OpeningParseError,
 };
 use myao_domain::{
     Channel, ChannelId, Conversation, Forget, Job, JobKind, Memory, MemoryKind, MemoryScope,
@@ -295,20 +295,22 @@ async fn spoken_since(
         .is_empty())
 }
 
-/// What holds the opening in the channel's `recent` messages (the rule,
-/// [`silence_hold`]) and its week: the week's openings used.
+/// What holds the opening in the channel's `recent` messages (the rules,
+/// [`silence_hold`] then [`own_word_hold`]: the bot's id is asked only for
+/// a silence long enough) and its week: the week's openings used.
 async fn silence_held(
     cx: &JobContext<'_>,
     channel: &ChannelId,
     recent: &[Message],
 ) -> Result<Option<Hold>, PortError> {
     let (settings, now) = (cx.settings(), cx.now());
-    let silence = Silence {
-        after: Duration::hours(i64::from(settings.proactive_after_hours)),
-        cooldown: Duration::seconds(i64::from(settings.cooldown_seconds)),
-    };
+    let after = Duration::hours(i64::from(settings.proactive_after_hours));
+    if let Some(hold) = silence_hold(recent, now, after) {
+        return Ok(Some(hold));
+    }
+    let cooldown = Duration::seconds(i64::from(settings.cooldown_seconds));
     let bot = cx.bot_user_id().await.ok();
-    if let Some(hold) = silence_hold(recent, now, silence, bot.as_ref()) {
+    if let Some(hold) = own_word_hold(recent, now, cooldown, bot.as_ref()) {
         return Ok(Some(hold));
     }
     let max = settings.max_proactive_per_channel_week;
