@@ -1,5 +1,5 @@
 //! The LLM of the local commands, as the functions have it: each role's
-//! calls go to its provider ([`LlmRouter`]), the OpenAI-compatible endpoint
+//! calls go to its provider ([`myao_llm::LlmRouter`]), the OpenAI-compatible endpoint
 //! of `llm_base_url` or Amazon Bedrock. Bedrock is reached with the caller's
 //! AWS configuration (`AWS_REGION`, `AWS_PROFILE` and the credentials the
 //! AWS CLI would use), and only when a role asks for it: a run on OpenAI
@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use anyhow::bail;
-use myao_core::ports::{Llm, LlmRole, SettingsProvider};
+use myao_core::ports::{Llm, LlmRole, Metrics, SettingsProvider};
 use myao_domain::settings::LlmProvider;
 use myao_domain::Settings;
 use myao_llm::bedrock::BedrockLlm;
@@ -36,17 +36,24 @@ pub async fn bedrock_if_asked(
     current: &Settings,
     settings: Arc<dyn SettingsProvider>,
 ) -> anyhow::Result<Option<Arc<dyn Llm>>> {
-    Ok(bedrock(current, settings).await?.map(|b| b.llm))
+    if !uses(current, LlmProvider::Bedrock) {
+        return Ok(None);
+    }
+    let metrics = Arc::new(myao_core::adapters::metrics::NoMetrics);
+    Ok(bedrock(current, settings, metrics).await?.map(|b| b.llm))
 }
 
 /// Amazon Bedrock's LLM and embedder, reading `settings`, when `current`
-/// sends a role to Bedrock; `None` otherwise. The caller's AWS
-/// configuration must name a Region.
+/// sends a role to Bedrock or its `embedder` names a Bedrock model; `None`
+/// otherwise. The caller's AWS configuration must name a Region. The LLM
+/// reports its calls to `metrics`, as the functions' does.
 pub async fn bedrock(
     current: &Settings,
     settings: Arc<dyn SettingsProvider>,
+    metrics: Arc<dyn Metrics>,
 ) -> anyhow::Result<Option<Bedrock>> {
-    if !uses(current, LlmProvider::Bedrock) {
+    let embeds = current.embedder.model_of(LlmProvider::Bedrock).is_some();
+    if !uses(current, LlmProvider::Bedrock) && !embeds {
         return Ok(None);
     }
     let config = myao_aws::sdk_config().await;
@@ -57,7 +64,7 @@ pub async fn bedrock(
         );
     }
     Ok(Some(Bedrock {
-        llm: Arc::new(BedrockLlm::new(&config, settings.clone())),
+        llm: Arc::new(BedrockLlm::new(&config, settings.clone()).with_metrics(metrics)),
         embedder: Arc::new(BedrockEmbedder::new(&config, settings)),
     }))
 }

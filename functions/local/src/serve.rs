@@ -189,7 +189,8 @@ pub async fn assemble(config: LocalConfig) -> anyhow::Result<Bot> {
     }
     // Bedrock too, with the caller's AWS configuration, when a role asks.
     let current = ports.settings.current().await?;
-    let bedrock = crate::llm::bedrock(&current, ports.settings.clone()).await?;
+    let bedrock =
+        crate::llm::bedrock(&current, ports.settings.clone(), ports.metrics.clone()).await?;
     let install = install_flow(&config, &ports, http).await?;
     let ingest = Ingest::new(ports.clone(), secrets.clone(), SLACK_SIGNING_SECRET);
     // The services as the job functions assemble them, over the twins.

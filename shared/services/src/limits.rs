@@ -3,8 +3,9 @@
 //! - The workspace's LLM calls per day: [`CappedLlm`], around the LLM of
 //!   every [`crate::Services`], counts each call before making it and refuses
 //!   memories above 80 % of the day, judgments above 95 %, replies at 100 %
-//!   ([`CallPurpose`]). A refusal is a `PortError::Refused` from the service
-//!   `"budget"`, which the services already treat as silence.
+//!   ([`CallPurpose`](myao_domain::limits::CallPurpose)). A refusal is a
+//!   `PortError::Refused` from the service `"budget"`, which the services
+//!   already treat as silence.
 //! - Replies per channel and mentions per person per hour: [`admit_reply`],
 //!   called by a response job after its claim (a duplicate delivery is not
 //!   counted twice) and before the LLM (a refused job costs no call).

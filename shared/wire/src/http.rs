@@ -28,7 +28,8 @@ pub fn http_services(
 }
 
 /// Amazon Bedrock's clients: the LLM of the roles whose provider is
-/// `bedrock`, and the embedder when `llm_provider` is.
+/// `bedrock`, and the embedder when the `embedder` setting names a Bedrock
+/// model (`bedrock:MODEL`).
 pub struct Bedrock {
     pub llm: Arc<dyn Llm>,
     pub embedder: Arc<dyn Embedder>,
@@ -36,8 +37,8 @@ pub struct Bedrock {
 
 /// The same, where `bedrock` (when given) answers the LLM calls of the
 /// roles whose provider is `bedrock` ([`LlmRouter`]), and embeds when
-/// `llm_provider` is `bedrock` and `embedder` names a model; without it,
-/// those calls are refused, and the OpenAI-compatible API embeds.
+/// `embedder` names a Bedrock model (`bedrock:MODEL`); without it, those
+/// calls are refused.
 pub fn http_services_with(
     ports: Ports,
     secrets: Arc<dyn Secrets>,

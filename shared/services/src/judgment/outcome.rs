@@ -63,7 +63,7 @@ pub enum JudgmentOutcome {
     Stale,
     /// The conversation has no message left (all deleted).
     Empty,
-    /// A gate closed before any score or LLM call ([`rules::GATES`]).
+    /// A gate closed before any score or LLM call ([`myao_domain::rules::GATES`]).
     Held(Gate),
     /// The rule stage scored below the low threshold, or its waiting
     /// question is not left to the room yet (judged again then,
