@@ -362,3 +362,35 @@ async fn a_proactive_judgment_reads_the_channel_once() {
 /// labels, the messages since the job and the last ones, the week's
 /// openings, the claims, the memories, people, sketches and facts.
 const PROACTIVE_READS: u64 = 14;
+
+/// A digest asked once more after an answer it could not use reads nothing
+/// again: the names its messages show, the forgets and the sketches are
+/// read once for all its calls (before, the second call read them again).
+#[tokio::test]
+async fn a_digest_asked_again_reads_nothing_again() {
+    let reads = |garbled: bool| async move {
+        let bed = Bed::new().await;
+        bed.seed(&[
+            message(GENERAL, ALICE, ts(-600), None, "the deploy is red"),
+            message(GENERAL, BOB, ts(-500), None, "looking at it"),
+        ])
+        .await;
+        if garbled {
+            bed.script
+                .set_digest_answer_for("Sure! Here is a summary of the channel: ...", 1);
+        }
+        bed.store.counts().reset();
+        let job = Job::ChannelMemory(ChannelMemoryJob {
+            channel: channel(GENERAL),
+        });
+        let JobOutcome::Memory(report) = bed.run(&job).await else {
+            panic!("not a memory report");
+        };
+        assert!(!report.written.is_empty(), "{report:?}");
+        (report.llm_calls, bed.store.counts().reads())
+    };
+    let (once, read_once) = reads(false).await;
+    let (twice, read_twice) = reads(true).await;
+    assert_eq!((once, twice), (1, 2), "the second call is the retry");
+    assert_eq!(read_twice, read_once, "the retry read the store again");
+}

@@ -12,7 +12,8 @@ use std::ops::ControlFlow;
 
 use chrono::{DateTime, Utc};
 
-use super::write::{forgotten_since, keep, long_term_due, named_views};
+use super::write::{forgotten_since, keep, long_term_due};
+use crate::context::{prompt_names, Names};
 use crate::prompts::memory::{digest_request, DigestLine, DigestSketch, DigestTask, DigestThread};
 use crate::prompts::MessageView;
 use crate::reflection::{count_in_profiles, keep_facts, keep_sketches, mark_reflected};
@@ -81,7 +82,8 @@ pub(super) async fn run(
     let mut batches = moved.chunks(THREADS_PER_CALL);
     let threads = batches.next().unwrap_or_default();
     let first = Call::first(threads, ask_long, ask_facts, long, progress.short);
-    let (answer, found) = match first_answer(cx, channel, &messages, marks, &first, report).await? {
+    let read = Read::of(cx, channel, &messages, first.asked.facts).await?;
+    let (answer, found) = match first_answer(cx, &read, &messages, marks, &first, report).await? {
         ControlFlow::Continue(used) => used,
         ControlFlow::Break(digested) => return Ok(digested),
     };
@@ -108,8 +110,43 @@ pub(super) async fn run(
             mark_reflected(cx, &facts_mark(&channel.id), read_to).await?;
         }
     }
-    further_threads(cx, report, channel, &messages, marks, batches, read_at).await?;
+    further_threads(cx, report, &read, &messages, marks, batches, read_at).await?;
     Ok(Digested::Usable)
+}
+
+/// What a digest reads once for all its calls (the first, its retry, and
+/// one per further batch of threads): the names its messages show, and,
+/// when it asks for facts, the sketches it may revise.
+struct Read<'c> {
+    channel: &'c Channel,
+    names: Names,
+    /// Not one a deletion or an edit still being forgotten may be in: it
+    /// is written anew.
+    sketched: Vec<Sketch>,
+}
+
+impl<'c> Read<'c> {
+    async fn of(
+        cx: &JobContext<'_>,
+        channel: &'c Channel,
+        messages: &[Message],
+        facts: bool,
+    ) -> Result<Read<'c>, PortError> {
+        let names = prompt_names(cx, messages.iter()).await?;
+        let sketched = if facts {
+            let pending = cx.store().forgets().await?;
+            let mut all = cx.store().sketches(&channel.id).await?;
+            all.retain(|s| !pending.iter().any(|f| s.may_hold(f)));
+            all
+        } else {
+            Vec::new()
+        };
+        Ok(Read {
+            channel,
+            names,
+            sketched,
+        })
+    }
 }
 
 /// Where a channel's marks stood when its digest began.
@@ -254,13 +291,13 @@ fn long_asked(
 /// the answer used and its memories, or what the digest came to without.
 async fn first_answer<'a>(
     cx: &JobContext<'_>,
-    channel: &Channel,
+    read: &Read<'_>,
     messages: &[Message],
     marks: Marks,
     call: &Call<'a>,
     report: &mut MemoryReport,
 ) -> Result<ControlFlow<Digested, (Answer<'a>, digest::Digest)>, PortError> {
-    let Some(answer) = ask(cx, channel, messages, marks, call, false, report).await? else {
+    let Some(answer) = ask(cx, read, messages, marks, call, false, report).await? else {
         return Ok(ControlFlow::Break(Digested::Nothing));
     };
     if let Ok(found) = answer.digest(call) {
@@ -269,7 +306,7 @@ async fn first_answer<'a>(
     // Once more, told what went wrong (prose around the object, or cut at
     // the token limit); then the channel backs off.
     unusable(cx, report);
-    let Some(again) = ask(cx, channel, messages, marks, call, true, report).await? else {
+    let Some(again) = ask(cx, read, messages, marks, call, true, report).await? else {
         return Ok(ControlFlow::Break(Digested::Unusable));
     };
     let Ok(found) = again.digest(call) else {
@@ -337,12 +374,13 @@ async fn count_people(
 async fn further_threads<'a>(
     cx: &JobContext<'_>,
     report: &mut MemoryReport,
-    channel: &Channel,
+    read: &Read<'_>,
     messages: &[Message],
     marks: Marks,
     batches: impl Iterator<Item = &'a [Moved]>,
     read_at: DateTime<Utc>,
 ) -> Result<(), PortError> {
+    let channel = read.channel;
     let scope = MemoryScope::Channel {
         channel: channel.id.clone(),
     };
@@ -354,7 +392,7 @@ async fn further_threads<'a>(
             .filter(|m| roots.contains(&m.ts) || m.thread_ts.is_some_and(|t| roots.contains(&t)))
             .cloned()
             .collect();
-        let Some(answer) = ask(cx, channel, &theirs, marks, &call, false, report).await? else {
+        let Some(answer) = ask(cx, read, &theirs, marks, &call, false, report).await? else {
             continue;
         };
         if let Ok(found) = answer.digest(&call) {
@@ -610,28 +648,26 @@ fn to_revise(
 /// the prompt does not render, or the LLM fails or answers nothing.
 async fn ask<'a>(
     cx: &JobContext<'_>,
-    channel: &Channel,
+    read: &Read<'_>,
     messages: &[Message],
     marks: Marks,
     call: &Call<'a>,
     strict: bool,
     report: &mut MemoryReport,
 ) -> Result<Option<Answer<'a>>, PortError> {
-    let unread = marks.unread;
+    let (unread, channel, names) = (marks.unread, read.channel, &read.names);
     let settings = cx.settings();
-    let (views, names) = named_views(cx, messages).await?;
+    let views = messages
+        .iter()
+        .map(|m| MessageView::new(m, names, settings.timezone))
+        .collect();
     let lines = numbered_lines(messages, views, call, marks);
-    // Not one a deletion or edit still being forgotten may be in: it is
-    // written anew.
-    let sketched = if call.asked.facts {
-        let pending = cx.store().forgets().await?;
-        let mut all = cx.store().sketches(&channel.id).await?;
-        all.retain(|s| !pending.iter().any(|f| s.may_hold(f)));
-        all
+    let sketched: &[Sketch] = if call.asked.facts {
+        &read.sketched
     } else {
-        Vec::new()
+        &[]
     };
-    let sketches = to_revise(&sketched, messages, unread, &names);
+    let sketches = to_revise(sketched, messages, unread, names);
     let task = DigestTask {
         channel_name: channel.name.clone(),
         window_hours: settings.short_term_window_hours,
@@ -676,7 +712,10 @@ async fn ask<'a>(
     Ok(Some(Answer {
         text,
         numbered,
-        people: names.into_iter().collect(),
+        people: names
+            .iter()
+            .map(|(id, name)| (id.clone(), name.clone()))
+            .collect(),
         by_people: messages
             .iter()
             .filter(|m| !m.is_bot)

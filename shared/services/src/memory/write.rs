@@ -127,7 +127,7 @@ async fn views(cx: &JobContext<'_>, messages: &[Message]) -> Result<Vec<MessageV
 }
 
 /// [`views`], and the names they show (whom a fact may be about).
-pub(super) async fn named_views(
+async fn named_views(
     cx: &JobContext<'_>,
     messages: &[Message],
 ) -> Result<(Vec<MessageView>, Names), PortError> {
