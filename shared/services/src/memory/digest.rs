@@ -13,7 +13,6 @@ use std::ops::ControlFlow;
 use chrono::{DateTime, Utc};
 
 use super::write::{forgotten_since, keep, long_term_due};
-use crate::context::{prompt_names, Names};
 use crate::prompts::memory::{digest_request, DigestLine, DigestSketch, DigestTask, DigestThread};
 use crate::prompts::MessageView;
 use crate::reflection::{count_in_profiles, keep_facts, keep_sketches, mark_reflected};
@@ -27,6 +26,9 @@ use myao_domain::{
     Channel, ChannelId, Conversation, Memory, MemoryKind, MemoryScope, Message, Settings, Ts,
     UserId,
 };
+
+mod read;
+use read::Read;
 
 /// A thread whose summary does not cover its newest message in the window.
 struct Moved {
@@ -112,41 +114,6 @@ pub(super) async fn run(
     }
     further_threads(cx, report, &read, &messages, marks, batches, read_at).await?;
     Ok(Digested::Usable)
-}
-
-/// What a digest reads once for all its calls (the first, its retry, and
-/// one per further batch of threads): the names its messages show, and,
-/// when it asks for facts, the sketches it may revise.
-struct Read<'c> {
-    channel: &'c Channel,
-    names: Names,
-    /// Not one a deletion or an edit still being forgotten may be in: it
-    /// is written anew.
-    sketched: Vec<Sketch>,
-}
-
-impl<'c> Read<'c> {
-    async fn of(
-        cx: &JobContext<'_>,
-        channel: &'c Channel,
-        messages: &[Message],
-        facts: bool,
-    ) -> Result<Read<'c>, PortError> {
-        let names = prompt_names(cx, messages.iter()).await?;
-        let sketched = if facts {
-            let pending = cx.store().forgets().await?;
-            let mut all = cx.store().sketches(&channel.id).await?;
-            all.retain(|s| !pending.iter().any(|f| s.may_hold(f)));
-            all
-        } else {
-            Vec::new()
-        };
-        Ok(Read {
-            channel,
-            names,
-            sketched,
-        })
-    }
 }
 
 /// Where a channel's marks stood when its digest began.
