@@ -102,46 +102,11 @@ fn a_test_module_does_not_count() {
 /// (`super::`, `crate::`, `crate::app::`): `prefix` then a name, or a
 /// group `prefix{a::X, b::{Y, Z}}`, whose items' first segments count.
 fn named_modules(text: &str, prefix: &str, names: &BTreeMap<String, String>) -> BTreeSet<String> {
-    let ident = |s: &str| -> String {
-        s.trim_start()
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect()
-    };
-    let mut found = BTreeSet::new();
-    for (at, _) in text.match_indices(prefix) {
+    text.match_indices(prefix)
         // A path's start only: `super::` inside `super::super::` is not one.
-        if text[..at].ends_with("::") {
-            continue;
-        }
-        let rest = &text[at + prefix.len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // The group's top-level items.
-            let (mut depth, mut item) = (0, String::new());
-            for c in group.chars() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        found.insert(ident(&item));
-                        item.clear();
-                        continue;
-                    }
-                    _ => {}
-                }
-                if depth == 0 || c != '{' {
-                    item.push(c);
-                }
-            }
-            found.insert(ident(&item));
-        } else {
-            found.insert(ident(rest));
-        }
-    }
-    found
-        .into_iter()
-        .filter_map(|name| names.get(&name).cloned())
+        .filter(|(at, _)| !text[..*at].ends_with("::"))
+        .flat_map(|(at, _)| paths_from(&text[at + prefix.len()..]))
+        .filter_map(|path| path.first().and_then(|name| names.get(name)).cloned())
         .collect()
 }
 
