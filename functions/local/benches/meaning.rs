@@ -5,7 +5,7 @@
 //! Two case sets of 40 facts and 20 control threads each (English,
 //! Japanese, and each crossing the other way; 8 facts stated by someone
 //! other than the person they are about), written apart: the ranking's
-//! constants ([`ByMeaning::E5`], the floor) were tuned on set B, set A is
+//! constants ([`ByMeaning::BUNDLED`], the floor) were tuned on set B, set A is
 //! held out. Each set's 40 facts sit in one channel, as a digest writes
 //! them, with their meaning from the bundled embedder; each thread recalls
 //! through the production code (`facts::recall`, the query built as the
@@ -132,7 +132,7 @@ fn recalled(b: &Bundled, facts: &[Fact], messages: &[&str], mode: Mode) -> Vec<u
             half_life: Duration::days(30),
             floor: FLOOR,
             top: TOP,
-            meaning: ByMeaning::E5,
+            meaning: ByMeaning::BUNDLED,
         },
     };
     facts::recall(facts, &query, now(), how)

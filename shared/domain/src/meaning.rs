@@ -1,5 +1,5 @@
 //! What a text means, as an embedder saw it: a unit vector, kept at one
-//! byte per dimension (384 bytes for the bundled model) with the name of the
+//! byte per dimension (512 bytes for the bundled model) with the name of the
 //! model that made it. Vectors of different models are never compared.
 
 use base64::engine::general_purpose::STANDARD;

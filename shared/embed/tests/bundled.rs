@@ -60,34 +60,77 @@ async fn a_paraphrase_is_nearer_than_an_unrelated_line_in_english_and_japanese()
     assert!(cosine(&q[1], &facts[1]) > cosine(&q[1], &facts[0]));
 }
 
-/// These tests need the engine: a build without it fails here, loudly.
-#[cfg(not(myao_e5))]
+/// A folder that is not the model (a file in place of the weights, one
+/// cut short, one of another shape, a tokenizer model that is not one, a
+/// missing file) is refused, not a crash.
 #[test]
-fn the_build_has_the_engine() {
-    panic!("built without the embedder's engine: run infra/fetch-embedder.sh");
+fn a_folder_that_is_not_the_model_is_refused_not_a_crash() {
+    let model = myao_embed::model_path().expect("a model path (bash infra/fetch-embedder.sh)");
+    let dir = std::env::temp_dir().join(format!("myao-embed-{}", std::process::id()));
+    let copy = |broken: &dyn Fn(&std::path::Path)| {
+        std::fs::remove_dir_all(&dir).ok();
+        std::fs::create_dir_all(&dir).unwrap();
+        for entry in std::fs::read_dir(&model).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+        broken(&dir);
+        Bundled::load(&dir)
+    };
+    assert!(copy(&|_| {}).is_ok(), "an unbroken copy loads");
+    assert!(copy(&|d| std::fs::write(d.join("d3.npy"), b"not numpy").unwrap()).is_err());
+    assert!(copy(&|d| {
+        let w = std::fs::read(d.join("cnn_W.npy")).unwrap();
+        std::fs::write(d.join("cnn_W.npy"), &w[..w.len() / 2]).unwrap();
+    })
+    .is_err());
+    assert!(copy(&|d| std::fs::copy(d.join("d1.npy"), d.join("d0.npy"))
+        .map(|_| ())
+        .unwrap())
+    .is_err());
+    assert!(
+        copy(&|d| std::fs::write(d.join("sp.model"), b"\xff\xff\xff not a model").unwrap())
+            .is_err()
+    );
+    assert!(copy(&|d| std::fs::remove_file(d.join("q17.npy")).unwrap()).is_err());
+    assert!(Bundled::load(&dir.join("missing")).is_err());
+    std::fs::remove_dir_all(&dir).ok();
 }
 
-/// A file that is not the pinned model (another, cut short, missing) is
-/// refused before the engine reads it: the engine trusts its offsets. The
-/// build has the engine (these tests need it).
+/// The vectors are the model's: a few of their values, as the wheel's own
+/// NumPy forward pass gives them for the same texts (its tokenizer matches
+/// SentencePiece's), to within rounding.
 #[test]
-fn a_file_that_is_not_the_model_is_refused_not_a_crash() {
-    let dir = std::env::temp_dir().join(format!("myao-embed-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("not-a-model.bin");
-    std::fs::write(&path, b"hello, this is not a model").unwrap();
-    assert!(Bundled::load(&path).is_err());
-    assert!(Bundled::load(&dir.join("missing.bin")).is_err());
-    // The real model's first megabyte, as a download cut short leaves it.
-    let model = std::fs::read(myao_embed::model_path().expect("a model path")).unwrap();
-    let cut = dir.join("cut.bin");
-    std::fs::write(&cut, &model[..1 << 20]).unwrap();
-    assert!(Bundled::load(&cut).is_err());
-    // The same size, other bytes: refused by the engine's own check.
-    let mut other = model.clone();
-    other[..8].copy_from_slice(b"NOTAMODL");
-    let same_size = dir.join("same-size.bin");
-    std::fs::write(&same_size, &other).unwrap();
-    assert!(Bundled::load(&same_size).is_err());
-    std::fs::remove_dir_all(&dir).ok();
+fn the_vectors_are_the_reference_forward_passes() {
+    let b = bundled();
+    let cases: [(&str, [f32; 12]); 3] = [
+        (
+            "Tom bakes bread every Sunday.",
+            [
+                -0.04593, 0.05927, -0.06431, -0.04474, -0.05639, 0.04024, 0.0682, 0.04686,
+                -0.00556, 0.00647, 0.02763, 0.01995,
+            ],
+        ),
+        (
+            "エミの実家は新潟。",
+            [
+                -0.00379, 0.01517, 0.00055, -0.03363, -0.06002, 0.01163, 0.05226, -0.06918,
+                0.03112, -0.00581, -0.01857, -0.03311,
+            ],
+        ),
+        (
+            "年末年始、雪国に帰る人いる？ I might drive up to Niigata",
+            [
+                -0.00051, 0.06949, -0.01995, 0.0217, -0.03368, -0.03644, 0.07289, -0.02797,
+                0.03387, -0.04844, 0.02136, 0.09467,
+            ],
+        ),
+    ];
+    for (text, expected) in cases {
+        let v = b.embed_one(text, Embedded::Query).unwrap();
+        let got: Vec<f32> = [&v[..4], &v[256..260], &v[DIMENSIONS - 4..]].concat();
+        for (g, e) in got.iter().zip(expected) {
+            assert!((g - e).abs() < 2e-4, "{text}: {got:?} vs {expected:?}");
+        }
+    }
 }

@@ -509,9 +509,12 @@ async fn recalled(
         half_life: settings.fact_half_life(),
         floor: RECALL_FLOOR,
         top: RECALL_TOP,
-        meaning: query.meaning.as_ref().map_or(facts::ByMeaning::E5, |m| {
-            facts::ByMeaning::of_model(m.model())
-        }),
+        meaning: query
+            .meaning
+            .as_ref()
+            .map_or(facts::ByMeaning::BUNDLED, |m| {
+                facts::ByMeaning::of_model(m.model())
+            }),
     };
     let found = facts::recall(&all, &query, now, how);
     tracing::debug!(

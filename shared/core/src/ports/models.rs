@@ -60,8 +60,9 @@ pub trait Llm: Send + Sync {
     async fn complete(&self, request: &LlmRequest) -> Result<LlmReply, PortError>;
 }
 
-/// What a text is, for an embedder that reads the two differently (e5's
-/// `query: ` and `passage: `).
+/// What a text is, for an embedder that reads the two differently (some
+/// models, e5 among them, are given `query: ` and `passage: `; the
+/// bundled one reads both alike).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Embedded {
     /// What is remembered: a fact.

@@ -322,13 +322,14 @@ mod tests {
         }
     }
 
-    /// Recall with a 30-day half-life, `floor` and `top`, e5's scale.
+    /// Recall with a 30-day half-life, `floor` and `top`, the bundled
+    /// embedder's scale.
     fn recall_with(floor: f64, top: usize) -> Recall {
         Recall {
             half_life: Duration::days(30),
             floor,
             top,
-            meaning: ByMeaning::E5,
+            meaning: ByMeaning::BUNDLED,
         }
     }
 
