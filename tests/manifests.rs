@@ -279,12 +279,9 @@ const MANIFESTS: &[(&str, &[&str])] = &[
             "tracing",
         ],
     ),
-    // The bundled embedder: the core's port over its C engine (compiled by
-    // `cc`); nothing else.
-    (
-        "embed",
-        &["async-trait", "cc", "myao-core", "tokio", "tracing"],
-    ),
+    // The bundled embedder: the core's port over its own tokenizer and
+    // forward pass; nothing else.
+    ("embed", &["async-trait", "myao-core", "tokio", "tracing"]),
 ];
 
 #[test]
