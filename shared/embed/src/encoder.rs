@@ -261,14 +261,10 @@ fn mat_mat(x: &[f32], w: &[f32], out: &mut [f32], rows: usize) {
     }
 }
 
-/// `out += x · w`, `w` a matrix of `x.len()` rows, row after row.
+/// `out += x · w`, `w` a matrix of `x.len()` rows, row after row: one row
+/// of [`mat_mat`].
 fn vec_mat(x: &[f32], w: &[f32], out: &mut [f32]) {
-    let cols = out.len();
-    for (xk, row) in x.iter().zip(w.chunks_exact(cols)) {
-        if *xk != 0.0 {
-            out.iter_mut().zip(row).for_each(|(o, wv)| *o += xk * wv);
-        }
-    }
+    mat_mat(x, w, out, 1);
 }
 
 /// Normalizes `v` to mean 0 and variance 1, then scales by `g` and adds `b`.
