@@ -217,15 +217,17 @@ pub const PACE_CAP: Duration = Duration::minutes(15);
 pub const PACE_TURNS: usize = 12;
 pub const PACE_MIN_TURNS: usize = 2;
 /// [`their_exchange`]: an exchange is live when the other person's message
-/// came within this before the question...
-pub const EXCHANGE_LIVE: Duration = Duration::minutes(60);
+/// came within this before the question (a question's own life,
+/// [`QUESTION_MAX_AGE`]: a message older than that is no longer one the
+/// asker is answering in a live exchange)...
+pub const EXCHANGE_LIVE: Duration = Duration::minutes(30);
 /// ...and of at most this many people, among its last
 /// [`EXCHANGE_MESSAGES`] messages of people.
 pub const EXCHANGE_PEOPLE: usize = 3;
 pub const EXCHANGE_MESSAGES: usize = 6;
 /// An exchange has stalled when the question waited this many of its
 /// usual waits, and at least [`STALL_MIN`].
-pub const STALL_FACTOR: i32 = 6;
+pub const STALL_FACTOR: i32 = 4;
 pub const STALL_MIN: Duration = Duration::minutes(20);
 
 /// The rule stage's score and the signals behind it.
@@ -421,7 +423,7 @@ pub fn score(scene: &Scene<'_>) -> Score {
     let again = question.and_then(|q| waiting_question(scene, q, &mut signals));
     // Not past the question's age: it is no longer waiting then. So a
     // question of an exchange slow enough to stall only after that (a pace
-    // of 5 minutes or more) stays theirs: a late answer from the bot would
+    // of 7½ minutes or more) stays theirs: a late answer from the bot would
     // come after they had half an hour to answer each other.
     let again =
         again.filter(|at| question.is_some_and(|q| *at - q.ts.to_datetime() < QUESTION_MAX_AGE));
@@ -1292,9 +1294,10 @@ mod tests {
         assert_eq!(pace_wait(Some(Duration::hours(1))), PACE_CAP);
         assert_eq!(stall_wait(None), STALL_MIN);
         assert_eq!(
-            stall_wait(Some(Duration::minutes(5))),
-            Duration::minutes(30)
+            stall_wait(Some(Duration::minutes(7))),
+            Duration::minutes(28)
         );
+        assert_eq!(stall_wait(Some(Duration::minutes(4))), STALL_MIN);
     }
 
     /// A slow two-person thread: Bob opened it, Alice answered, and they
@@ -1341,8 +1344,8 @@ mod tests {
             "{:?}",
             s.signals
         );
-        // Stalled at six times the pace (24 min).
-        assert_eq!(s.again, Some(at(720 + 1440)));
+        // Stalled at 20 minutes: four paces are 16.
+        assert_eq!(s.again, Some(at(720 + 1200)));
         let s = thread_score(&c, 720 + 1500);
         assert!(s.signals.contains(&Signal::UnansweredQuestion));
         assert!(!s.signals.contains(&Signal::TheirExchange));
@@ -1378,11 +1381,14 @@ mod tests {
             msg("UA", 60, "does it handle unicode now?", Some(0)),
         ];
         assert!(their_exchange(&c, &c[1]));
-        // An old message is no live exchange.
-        let c = [
-            msg("UB", 0, "released v2 of the parser today", None),
-            msg("UA", 7200, "does it handle unicode now?", Some(0)),
-        ];
-        assert!(!their_exchange(&c, &c[1]));
+        // A message older than the question's half hour is no live
+        // exchange: 25 minutes on it is theirs, 35 minutes on it is not.
+        for (after, theirs) in [(1500, true), (2100, false), (7200, false)] {
+            let c = [
+                msg("UB", 0, "released v2 of the parser today", None),
+                msg("UA", after, "does it handle unicode now?", Some(0)),
+            ];
+            assert_eq!(their_exchange(&c, &c[1]), theirs, "{after} s on");
+        }
     }
 }
