@@ -220,7 +220,7 @@ pub const PACE_MIN_TURNS: usize = 2;
 /// came within this before the question (a question's own life,
 /// [`QUESTION_MAX_AGE`]: a message older than that is no longer one the
 /// asker is answering in a live exchange)...
-pub const EXCHANGE_LIVE: Duration = Duration::minutes(30);
+pub const EXCHANGE_LIVE: Duration = QUESTION_MAX_AGE;
 /// ...and of at most this many people, among its last
 /// [`EXCHANGE_MESSAGES`] messages of people.
 pub const EXCHANGE_PEOPLE: usize = 3;
