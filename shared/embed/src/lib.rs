@@ -11,6 +11,7 @@
 //! does.
 
 mod encoder;
+mod linalg;
 mod npy;
 mod pieces;
 
