@@ -10,10 +10,15 @@
 //! Only the job functions and the local tool link this crate; ingest never
 //! does.
 
+mod bert;
+mod chars;
 mod encoder;
 mod linalg;
+mod minilm;
 mod npy;
 mod pieces;
+mod safetensors;
+mod wordpiece;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,6 +27,9 @@ use async_trait::async_trait;
 use myao_core::ports::{Embedded, Embedder, PortError, Vectors};
 
 pub use encoder::DIMENSIONS;
+/// A second, English-only model (all-MiniLM-L6-v2): loaded and tested,
+/// not used to embed yet.
+pub use minilm::MiniLm;
 
 const SERVICE: &str = "embedder";
 
