@@ -3,6 +3,10 @@
 //! one conversation's words (once per recall), and ranking a channel's
 //! facts (the most a channel keeps, 100, by default) with them.
 //!
+//! And what the English-only second model (all-MiniLM-L6-v2, not used
+//! yet) costs for one text: `-- minilm` runs only those (they need
+//! `infra/fetch-minilm.sh`).
+//!
 //! `cargo bench -p myao-embed --bench embed`
 
 use chrono::{DateTime, Duration};
@@ -11,10 +15,22 @@ use myao_core::ports::Embedded;
 use myao_domain::facts::{self, ByMeaning, Fact, Recall, Recalling};
 use myao_domain::meaning::Meaning;
 use myao_domain::{ChannelId, Ts, UserId};
-use myao_embed::{model_path, Bundled, MODEL};
+use myao_embed::{model_path, Bundled, MiniLm, MODEL};
 
 const QUERY: &str = "does anyone here tend hives themselves? my uncle wants to start an apiary\n\
                      年末年始、雪国に帰る人いる？";
+
+/// The third of the MiniLM tests' reference texts (21 ids).
+const REFERENCE: &str =
+    "should I leave out the Reese's ones? somebody here reacts badly to a single crumb";
+
+/// A paragraph of 65 English words (83 ids).
+const PARAGRAPH: &str = "We moved the team offsite to the lake house this year, and most \
+    people drove up on Friday afternoon. Sam brought his sourdough starter, \
+    Priya ran the board game night, and somebody left the freezer open, so \
+    the ice cream melted before dinner. Next time we should book the cabins \
+    earlier, pack more blankets, and check the boat's battery before anyone \
+    plans a sunrise paddle.";
 
 fn bundled() -> Bundled {
     Bundled::from_package().expect("the bundled model (bash infra/fetch-embedder.sh)")
@@ -70,5 +86,19 @@ fn embedder(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, embedder);
+fn minilm(c: &mut Criterion) {
+    let dir = std::env::var_os("MYAO_MINILM_MODEL").map_or_else(
+        || concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/layer/minilm").into(),
+        std::path::PathBuf::from,
+    );
+    let model = MiniLm::load(&dir).expect("all-MiniLM-L6-v2 (bash infra/fetch-minilm.sh)");
+    c.bench_function("minilm: embed the third reference text", |b| {
+        b.iter(|| model.embed(REFERENCE));
+    });
+    c.bench_function("minilm: embed a 65-word paragraph", |b| {
+        b.iter(|| model.embed(PARAGRAPH));
+    });
+}
+
+criterion_group!(benches, minilm, embedder);
 criterion_main!(benches);
