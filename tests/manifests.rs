@@ -279,9 +279,20 @@ const MANIFESTS: &[(&str, &[&str])] = &[
             "tracing",
         ],
     ),
-    // The bundled embedder: the core's port over its own tokenizer and
-    // forward pass; nothing else.
-    ("embed", &["async-trait", "myao-core", "tokio", "tracing"]),
+    // The bundled embedder: the core's port over its own tokenizers and
+    // forward passes, and serde for the safetensors header (the core links
+    // both already); nothing else.
+    (
+        "embed",
+        &[
+            "async-trait",
+            "myao-core",
+            "serde",
+            "serde_json",
+            "tokio",
+            "tracing",
+        ],
+    ),
 ];
 
 #[test]
