@@ -20,8 +20,9 @@ use std::collections::HashMap;
 
 use crate::chars::{is_cjk, is_dropped, is_punctuation, unaccented};
 
-/// The most ids a text is embedded by, `[CLS]` and `[SEP]` among them: the
-/// model was trained on at most 256 (and what a call costs grows with them).
+/// The most ids a text is embedded by, `[CLS]` and `[SEP]` among them:
+/// sentence-transformers' cut for this model (it was trained on at most
+/// 128), and what a call costs grows with them.
 pub const MAX_IDS: usize = 256;
 /// The longest word split into pieces, in characters; a longer one is one
 /// unknown piece.
