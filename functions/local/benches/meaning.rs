@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Duration, Utc};
 use myao_core::ports::Embedded;
-use myao_domain::facts::{self, ByMeaning, Fact, Recall, Recalling, Unlike};
+use myao_domain::facts::{self, ByMeaning, Fact, Recall, Recalling, Second, Unlike};
 use myao_domain::meaning::Meaning;
 use myao_domain::{ChannelId, Ts, UserId};
 use myao_embed::{Bundled, MODEL};
@@ -126,19 +126,43 @@ fn recalled(b: &Bundled, facts: &[Fact], messages: &[&str], mode: Mode) -> Vec<u
             meaning: ByMeaning {
                 unlike: Unlike::even(-1.0),
                 span: 2.0,
+                second: ByMeaning::BUNDLED.second.map(|s| Second {
+                    unlike: -1.0,
+                    span: 2.0,
+                    ..s
+                }),
             },
         },
         _ => Recall {
             half_life: Duration::days(30),
             floor: FLOOR,
             top: TOP,
-            meaning: ByMeaning::BUNDLED,
+            meaning: scale(),
         },
     };
     facts::recall(facts, &query, now(), how)
         .into_iter()
         .filter_map(|(f, _)| f.id.parse().ok())
         .collect()
+}
+
+/// [`ByMeaning::BUNDLED`], or with the starts `MYAO_BENCH_STARTS` names
+/// (`first,second`: how the starts were fitted on set B).
+fn scale() -> ByMeaning {
+    let starts: Option<Vec<f64>> = std::env::var("MYAO_BENCH_STARTS")
+        .ok()
+        .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect());
+    match starts.as_deref() {
+        Some(&[first, second]) => ByMeaning {
+            unlike: Unlike::even(first),
+            second: ByMeaning::BUNDLED.second.map(|s| Second {
+                unlike: second,
+                ..s
+            }),
+            ..ByMeaning::BUNDLED
+        },
+        _ => ByMeaning::BUNDLED,
+    }
 }
 
 /// A thread's words as the services read them for recall: its messages,

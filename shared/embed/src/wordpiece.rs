@@ -21,9 +21,11 @@ use std::collections::HashMap;
 use crate::chars::{is_cjk, is_dropped, is_punctuation, unaccented};
 
 /// The most ids a text is embedded by, `[CLS]` and `[SEP]` among them:
-/// sentence-transformers' cut for this model (it was trained on at most
-/// 128), and what a call costs grows with them.
-pub const MAX_IDS: usize = 256;
+/// the longest text the model was trained on (sentence-transformers cuts
+/// at 256), and what a call costs grows with them, faster than their
+/// number. A fact is well within it; a recall's words, newest first, keep
+/// their newest lines.
+pub const MAX_IDS: usize = 128;
 /// The longest word split into pieces, in characters; a longer one is one
 /// unknown piece.
 const MAX_WORD: usize = 100;
@@ -265,15 +267,15 @@ mod tests {
     }
 
     #[test]
-    fn long_texts_are_cut_to_256_ids_sep_last() {
+    fn long_texts_are_cut_to_128_ids_sep_last() {
         let v = vocab(&["a", "##a"]);
         let ids = v.encode(&"a ".repeat(1000));
         assert_eq!(ids.len(), MAX_IDS);
-        assert_eq!((ids[0], ids[254], ids[255]), (2, 4, 3));
+        assert_eq!((ids[0], ids[126], ids[127]), (2, 4, 3));
         // A word cut part way.
-        let ids = v.encode(&format!("{}aaaa", "a ".repeat(252)));
+        let ids = v.encode(&format!("{}aaaa", "a ".repeat(124)));
         assert_eq!(ids.len(), MAX_IDS);
-        assert_eq!(&ids[252..], [4, 4, 5, 3]);
+        assert_eq!(&ids[124..], [4, 4, 5, 3]);
     }
 
     #[test]

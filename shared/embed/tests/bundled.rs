@@ -1,10 +1,12 @@
 //! The bundled embedder as built: it loads from the package with no
 //! network, gives the same vectors on every run, and tells meaning apart in
-//! English and Japanese. Needs `infra/fetch-embedder.sh` (which
-//! `infra/test.sh` runs): without the model these tests fail, on purpose.
+//! English and Japanese. Needs `infra/fetch-embedder.sh` and
+//! `infra/fetch-minilm.sh` (which `infra/test.sh` runs): without the models
+//! these tests fail, on purpose.
 
 use myao_core::ports::{Embedded, Embedder};
-use myao_embed::{Bundled, DIMENSIONS, MODEL};
+use myao_domain::facts::ByMeaning;
+use myao_embed::{Bundled, MiniLm, DIMENSIONS, FIRST, MODEL};
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
@@ -35,9 +37,30 @@ async fn the_bundled_embedder_loads_from_the_package_and_gives_the_same_vectors_
     assert_eq!(first.len(), 2);
     for v in &first {
         assert_eq!(v.len(), DIMENSIONS);
-        let norm = cosine(v, v).sqrt();
+        let norm = cosine(&v[..FIRST], &v[..FIRST]).sqrt();
         assert!((norm - 1.0).abs() < 1e-3, "not unit length: {norm}");
     }
+}
+
+/// The second model's part is its vector for a text in Latin letters and
+/// zeros for one with Japanese in it; recall reads the parts where the
+/// embedder writes them, by the model's name.
+#[test]
+fn the_second_part_is_the_english_models_for_english_and_zeros_else() {
+    let b = bundled();
+    let minilm = MiniLm::load(&myao_embed::minilm_path().expect("a MiniLM path")).unwrap();
+    let en = "Tom bakes bread every Sunday.";
+    let v = b.embed_one(en, Embedded::Passage).unwrap();
+    assert_eq!(v[FIRST..], minilm.embed(en)[..]);
+    let norm = cosine(&v[FIRST..], &v[FIRST..]).sqrt();
+    assert!((norm - 1.0).abs() < 1e-3, "not unit length: {norm}");
+    for ja in ["エミの実家は新潟。", "year end: 雪国に帰る? I might drive"] {
+        let v = b.embed_one(ja, Embedded::Passage).unwrap();
+        assert!(v[FIRST..].iter().all(|x| *x == 0.0), "{ja}");
+        assert!(v[..FIRST].iter().any(|x| *x != 0.0), "{ja}");
+    }
+    assert_eq!(ByMeaning::of_model(MODEL), ByMeaning::BUNDLED);
+    assert_eq!(ByMeaning::BUNDLED.second.map(|s| s.at), Some(FIRST));
 }
 
 #[tokio::test]
@@ -66,6 +89,7 @@ async fn a_paraphrase_is_nearer_than_an_unrelated_line_in_english_and_japanese()
 #[test]
 fn a_folder_that_is_not_the_model_is_refused_not_a_crash() {
     let model = myao_embed::model_path().expect("a model path (bash infra/fetch-embedder.sh)");
+    let minilm = myao_embed::minilm_path().expect("a model path (bash infra/fetch-minilm.sh)");
     let dir = std::env::temp_dir().join(format!("myao-embed-{}", std::process::id()));
     let copy = |broken: &dyn Fn(&std::path::Path)| {
         std::fs::remove_dir_all(&dir).ok();
@@ -75,7 +99,7 @@ fn a_folder_that_is_not_the_model_is_refused_not_a_crash() {
             std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
         }
         broken(&dir);
-        Bundled::load(&dir)
+        Bundled::load(&dir, &minilm)
     };
     assert!(copy(&|_| {}).is_ok(), "an unbroken copy loads");
     assert!(copy(&|d| std::fs::write(d.join("d3.npy"), b"not numpy").unwrap()).is_err());
@@ -93,7 +117,12 @@ fn a_folder_that_is_not_the_model_is_refused_not_a_crash() {
             .is_err()
     );
     assert!(copy(&|d| std::fs::remove_file(d.join("q17.npy")).unwrap()).is_err());
-    assert!(Bundled::load(&dir.join("missing")).is_err());
+    assert!(Bundled::load(&dir.join("missing"), &minilm).is_err());
+    assert!(Bundled::load(&model, &dir.join("missing")).is_err());
+    assert!(
+        Bundled::load(&model, &model).is_err(),
+        "the first model as the second"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -128,7 +157,7 @@ fn the_vectors_are_the_reference_forward_passes() {
     ];
     for (text, expected) in cases {
         let v = b.embed_one(text, Embedded::Query).unwrap();
-        let got: Vec<f32> = [&v[..4], &v[256..260], &v[DIMENSIONS - 4..]].concat();
+        let got: Vec<f32> = [&v[..4], &v[256..260], &v[FIRST - 4..FIRST]].concat();
         for (g, e) in got.iter().zip(expected) {
             assert!((g - e).abs() < 2e-4, "{text}: {got:?} vs {expected:?}");
         }

@@ -18,7 +18,7 @@ mod recall;
 mod words;
 
 pub use fact::{strength, Fact, MAX_IMPORTANCE};
-pub use recall::{recall, ByMeaning, Recall, Recalling, Unlike};
+pub use recall::{recall, ByMeaning, Recall, Recalling, Second, Unlike, BUNDLED_MODEL};
 pub use words::{fact_words, proper_nouns, similarity, tokens, Script, NAME_WEIGHT};
 
 /// The facts a channel keeps: those at or above the cleanup `floor` of

@@ -35,6 +35,22 @@ pub struct Recall {
 pub struct ByMeaning {
     pub unlike: Unlike,
     pub span: f64,
+    /// A second model's part of the vector, where the embedder keeps two
+    /// side by side.
+    pub second: Option<Second>,
+}
+
+/// A second model's part of a vector: its dimensions from `at` on, zeros
+/// for a text the model does not read (the bundled embedder's English
+/// model, for text with Japanese in it). Where both texts have it, the
+/// pair's score is the mean of the two parts' scores; else the first
+/// part's alone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Second {
+    pub at: usize,
+    /// Where relatedness begins for its cosines.
+    pub unlike: f64,
+    pub span: f64,
 }
 
 /// Where relatedness begins, by the scripts of a conversation and a fact.
@@ -73,16 +89,30 @@ impl Unlike {
 }
 
 impl ByMeaning {
-    /// The bundled embedder's scale (the Universal Sentence Encoder,
-    /// multilingual v3): one start for every pair of scripts, the lowest at
-    /// which at most one of the recall benchmark's 20 tuning controls gets
-    /// a fact (`cargo bench -p myao-local --bench meaning`,
-    /// docs/performance.md). Its cosines between unrelated texts sit near
-    /// 0.1 to 0.25 whatever the scripts, so a start per pair, fitted to 20
-    /// controls, let more of the held-out set's through.
+    /// The bundled embedder's scale: the Universal Sentence Encoder,
+    /// multilingual v3 (its 512 dimensions first), and all-MiniLM-L6-v2
+    /// for two texts in Latin letters (its 384 after). Each start is the
+    /// lowest at which at most one of the recall benchmark's 20 tuning
+    /// controls gets a fact (`cargo bench -p myao-local --bench meaning`,
+    /// docs/performance.md). The first model's cosines between unrelated
+    /// texts sit near 0.1 to 0.25 whatever the scripts, so one start for
+    /// every pair: a start per pair, fitted to 20 controls, let more of the
+    /// held-out set's through.
     pub const BUNDLED: ByMeaning = ByMeaning {
         unlike: Unlike::even(0.22),
         span: 0.15,
+        second: Some(Second {
+            at: 512,
+            unlike: 0.18,
+            span: 0.15,
+        }),
+    };
+
+    /// The scale of the bundled embedder's first model alone (its vectors
+    /// as they were before the second).
+    pub const BUNDLED_FIRST: ByMeaning = ByMeaning {
+        second: None,
+        ..ByMeaning::BUNDLED
     };
 
     /// A provider's model's scale: a guess at where the cosines of related
@@ -91,25 +121,53 @@ impl ByMeaning {
     pub const PROVIDER: ByMeaning = ByMeaning {
         unlike: Unlike::even(0.40),
         span: 0.30,
+        second: None,
     };
 
     /// The scale of `model`'s cosines: [`ByMeaning::BUNDLED`] for the
-    /// bundled model (`use-multilingual-…`), else [`ByMeaning::PROVIDER`].
+    /// bundled models (`use-multilingual-3+all-minilm-l6-v2`),
+    /// [`ByMeaning::BUNDLED_FIRST`] for the first alone
+    /// (`use-multilingual-…`), else [`ByMeaning::PROVIDER`].
     pub fn of_model(model: &str) -> ByMeaning {
-        if model.starts_with("use-multilingual") {
+        if model == BUNDLED_MODEL {
             ByMeaning::BUNDLED
+        } else if model.starts_with("use-multilingual") {
+            ByMeaning::BUNDLED_FIRST
         } else {
             ByMeaning::PROVIDER
         }
     }
 
     /// The score of cosine `c` between a `talk` conversation and a `fact`,
-    /// from 0 to 1.
+    /// from 0 to 1 (on the first part's scale).
     pub fn score(self, c: f64, talk: Script, fact: Script) -> f64 {
         let unlike = self.unlike.of(talk, fact);
         ((c - unlike) / self.span.max(f64::EPSILON)).clamp(0.0, 1.0)
     }
+
+    /// The score of the likeness of a `talk` conversation's meaning `q` and
+    /// a `fact`'s meaning `m`, from 0 to 1; 0 when they cannot be compared
+    /// (another model's, or zeros).
+    pub fn score_of(self, q: &Meaning, m: &Meaning, talk: Script, fact: Script) -> f64 {
+        let Some(second) = self.second else {
+            return q.likeness(m).map_or(0.0, |c| self.score(c, talk, fact));
+        };
+        let Some(first) = q.likeness_in(m, 0..second.at) else {
+            return 0.0;
+        };
+        let first = self.score(first, talk, fact);
+        match q.likeness_in(m, second.at..q.len()) {
+            Some(c) => {
+                let other = ((c - second.unlike) / second.span.max(f64::EPSILON)).clamp(0.0, 1.0);
+                (first + other) / 2.0
+            }
+            None => first,
+        }
+    }
 }
+
+/// The bundled embedder's models' name, as it stores it with a vector.
+pub const BUNDLED_MODEL: &str = "use-multilingual-3+all-minilm-l6-v2";
 
 /// A conversation's side of recall: its newest words, the names among them,
 /// how they are written and what they mean (when an embedder was there to
@@ -164,9 +222,9 @@ pub fn recall<'a>(
             );
             let words = similarity(&query.words, &fact_words(f), &weighty);
             let meant = match (&query.meaning, &f.meaning) {
-                (Some(q), Some(m)) => q.likeness(m).map_or(0.0, |c| {
-                    how.meaning.score(c, query.script, Script::of(&f.text))
-                }),
+                (Some(q), Some(m)) => how
+                    .meaning
+                    .score_of(q, m, query.script, Script::of(&f.text)),
                 _ => 0.0,
             };
             (f, (words + meant) * strength(f, now, how.half_life))
@@ -219,6 +277,7 @@ mod tests {
             meaning: ByMeaning {
                 unlike: Unlike::even(0.5),
                 span: 0.5,
+                second: None,
             },
         };
         let near = Meaning::of("m", &unit(&[1.0, 0.2, 0.0]));
@@ -273,9 +332,10 @@ mod tests {
 
     #[test]
     fn the_scale_is_the_models() {
+        assert_eq!(ByMeaning::of_model(BUNDLED_MODEL), ByMeaning::BUNDLED);
         assert_eq!(
             ByMeaning::of_model("use-multilingual-3"),
-            ByMeaning::BUNDLED
+            ByMeaning::BUNDLED_FIRST
         );
         assert_eq!(
             ByMeaning::of_model("text-embedding-3-small"),
@@ -313,6 +373,35 @@ mod tests {
         );
     }
 
+    /// With a second model's part, a pair that both have it scores the
+    /// mean of the two parts; a pair where one side's part is zeros (text
+    /// the second model does not read) scores the first part alone; another
+    /// model's vector nothing.
+    #[test]
+    fn a_second_part_counts_only_where_both_texts_have_it() {
+        let scale = ByMeaning {
+            unlike: Unlike::even(0.0),
+            span: 1.0,
+            second: Some(Second {
+                at: 2,
+                unlike: 0.5,
+                span: 0.5,
+            }),
+        };
+        let s = 0.5f32.sqrt();
+        let talk = Meaning::of("m", &[1.0, 0.0, 1.0, 0.0]);
+        let same_second = Meaning::of("m", &[s, s, 1.0, 0.0]);
+        let no_second = Meaning::of("m", &[s, s, 0.0, 0.0]);
+        let en = Script::Spaced;
+        // First: cos 0.71, scored 0.71; second: cos 1, scored 1.
+        let both = scale.score_of(&talk, &same_second, en, en);
+        assert!((both - (0.7071 + 1.0) / 2.0).abs() < 0.01, "{both}");
+        let first = scale.score_of(&talk, &no_second, en, Script::Wide);
+        assert!((first - 0.7071).abs() < 0.01, "{first}");
+        let other = Meaning::of("n", &[1.0, 0.0, 1.0, 0.0]);
+        assert_eq!(scale.score_of(&talk, &other, en, en), 0.0);
+    }
+
     /// Japanese talk about a Japanese fact starts higher than English
     /// about English: the same cosine is related for one pair and not for
     /// the other.
@@ -326,6 +415,7 @@ mod tests {
                 wide_on_spaced: 0.83,
             },
             span: 0.07,
+            second: None,
         };
         let (en, ja) = (Script::Spaced, Script::Wide);
         assert_eq!(scale.unlike.of(en, en), scale.unlike.spaced);
