@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Duration, Utc};
 use myao_core::ports::Embedded;
-use myao_domain::facts::{self, ByMeaning, Fact, Recall, Recalling, Second, Unlike};
+use myao_domain::facts::{self, ByMeaning, Fact, Recall, Recalling, Script, Second, Unlike};
 use myao_domain::meaning::Meaning;
 use myao_domain::{ChannelId, Ts, UserId};
 use myao_embed::{Bundled, MODEL};
@@ -292,8 +292,14 @@ fn main() {
         );
         println!("| ranking | facts' cues | English | Japanese | crossing | stated by another | false recall | of it Japanese |");
         println!("|---|---|---|---|---|---|---|---|");
-        for cues in [false, true] {
-            for mode in [Mode::Keywords, Mode::Meaning, Mode::Hybrid, Mode::Nearest] {
+        // `MYAO_BENCH_FIT=1`: the hybrid with cues alone, as the starts
+        // were fitted.
+        let fit = std::env::var_os("MYAO_BENCH_FIT").is_some();
+        for cues in [false, true].into_iter().filter(|c| *c || !fit) {
+            for mode in [Mode::Keywords, Mode::Meaning, Mode::Hybrid, Mode::Nearest]
+                .into_iter()
+                .filter(|m| *m == Mode::Hybrid || !fit)
+            {
                 let t = tally(&b, set, cues, mode);
                 println!(
                     "| {mode:?} | {} | {} | {} | {} | {} | {} | {} |",
@@ -310,41 +316,44 @@ fn main() {
     }
 }
 
-/// Per thread: the rank of its fact by cosine alone, the cosine, and the
-/// best cosine of another fact (`MYAO_BENCH_DETAIL=1`).
+/// Per thread and fact (`MYAO_BENCH_DETAIL=1`), tab-separated: the
+/// thread (`case` or `control`, its number, its language), the fact's
+/// number, each model's cosine (the second's empty where a text has no
+/// part), the thread's and the fact's scripts, and the words' score times
+/// the fact's strength: what a scale's starts are fitted from.
 fn detail(b: &Bundled, set: &Set) {
     let (cases, controls) = (set.cases, set.controls);
     let facts = stored(b, cases, set.cues);
-    let cosines = |messages: &[&str]| -> Vec<f64> {
+    let second = ByMeaning::BUNDLED.second.map_or(0, |s| s.at);
+    let threads = cases
+        .iter()
+        .map(|c| ("case", c.lang, c.allusion))
+        .chain(controls.iter().map(|c| ("control", c.lang, c.messages)));
+    for (i, (kind, lang, messages)) in threads.enumerate() {
         let text = newest_first(messages);
         let q = embed(b, &text, Embedded::Query);
-        facts
-            .iter()
-            .map(|f| {
-                f.meaning
-                    .as_ref()
-                    .and_then(|m| q.likeness(m))
-                    .unwrap_or(0.0)
-            })
-            .collect()
-    };
-    for (i, c) in cases.iter().enumerate() {
-        let cs = cosines(c.allusion);
-        let rank = cs.iter().filter(|x| **x > cs[i]).count() + 1;
-        let other = cs
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, x)| *x)
-            .fold(0.0, f64::max);
-        println!(
-            "case {i:2} {:?} rank {rank:2} cos {:.3} best other {other:.3}",
-            c.lang, cs[i]
-        );
-    }
-    for (i, c) in controls.iter().enumerate() {
-        let cs = cosines(c.messages);
-        let best = cs.iter().copied().fold(0.0, f64::max);
-        println!("control {i:2} best {best:.3}");
+        let query = Recalling::of(&text, &[], None);
+        for (j, f) in facts.iter().enumerate() {
+            let m = f.meaning.as_ref().expect("embedded");
+            let first = q.likeness_in(m, 0..second).unwrap_or(0.0);
+            let other = q
+                .likeness_in(m, second..q.len())
+                .map_or(String::new(), |c| format!("{c:.4}"));
+            let how = Recall {
+                half_life: Duration::days(30),
+                floor: 0.0,
+                top: 1,
+                meaning: ByMeaning::BUNDLED,
+            };
+            let words = facts::recall(std::slice::from_ref(f), &query, now(), how)
+                .first()
+                .map_or(0.0, |(_, s)| *s);
+            println!(
+                "{}\t{kind}\t{i}\t{lang:?}\t{j}\t{first:.4}\t{other}\t{:?}\t{:?}\t{words:.4}",
+                set.name.split(' ').next().unwrap_or_default(),
+                query.script,
+                Script::of(&f.text),
+            );
+        }
     }
 }

