@@ -185,18 +185,18 @@ fn a_text_of_very_many_pieces_is_cut_to_its_first() {
 fn stored(b: &Bundled, id: &str, text: &str, cues: &[&str]) -> myao_domain::facts::Fact {
     use myao_domain::meaning::Meaning;
     use myao_domain::{ChannelId, Ts, UserId};
-    let written_at = chrono::DateTime::from_timestamp(1_780_000_000, 0).unwrap();
+    let written_at = chrono::DateTime::from_timestamp(1_780_000_000, 0).expect("a time");
     let mut fact = myao_domain::facts::Fact {
         id: id.into(),
-        channel: ChannelId::parse("C1").unwrap(),
-        subject: text.split(' ').next().unwrap().into(),
+        channel: ChannelId::parse("C1").expect("an id"),
+        subject: text.split(' ').next().unwrap_or_default().into(),
         text: text.into(),
         keywords: vec![],
         cues: cues.iter().map(|c| (*c).to_owned()).collect(),
         importance: 3,
         shareable: false,
-        sources: vec![Ts::parse("1780000000.000100").unwrap()],
-        speakers: vec![UserId::parse("UIVAN").unwrap()],
+        sources: vec![Ts::parse("1780000000.000100").expect("a ts")],
+        speakers: vec![UserId::parse("UIVAN").expect("an id")],
         about: None,
         written_at,
         outdated: false,
@@ -204,23 +204,16 @@ fn stored(b: &Bundled, id: &str, text: &str, cues: &[&str]) -> myao_domain::fact
     };
     let v = b
         .embed_one(&myao_domain::facts::passage(&fact), Embedded::Passage)
-        .unwrap();
+        .expect("a vector");
     fact.meaning = Some(Meaning::of(MODEL, &v));
     fact
 }
 
-/// English talk alluding to an English fact in other words is recalled by
-/// the two models together where the first alone leaves it under its
-/// start (two of the recall benchmark's tuning allusions), and talk about
-/// something else recalls nothing.
-#[test]
-fn the_english_model_recalls_what_the_first_alone_misses() {
-    use myao_domain::facts::{recall, Recall, Recalling};
-    use myao_domain::meaning::Meaning;
-    let b = bundled();
-    let facts = [
+/// Three of the recall benchmark's facts of set B, with their cues.
+fn three_facts(b: &Bundled) -> [myao_domain::facts::Fact; 3] {
+    [
         stored(
-            &b,
+            b,
             "chess",
             "Ivan plays online chess most nights and is rated around 1900.",
             &[
@@ -235,7 +228,7 @@ fn the_english_model_recalls_what_the_first_alone_misses() {
             ],
         ),
         stored(
-            &b,
+            b,
             "vegan",
             "Taro is vegan.",
             &[
@@ -250,7 +243,7 @@ fn the_english_model_recalls_what_the_first_alone_misses() {
             ],
         ),
         stored(
-            &b,
+            b,
             "bees",
             "Nina keeps bees in her back garden and harvests honey.",
             &[
@@ -264,7 +257,19 @@ fn the_english_model_recalls_what_the_first_alone_misses() {
                 "蜜蝋",
             ],
         ),
-    ];
+    ]
+}
+
+/// English talk alluding to an English fact in other words is recalled by
+/// the two models together where the first alone leaves it under its
+/// start (two of the recall benchmark's tuning allusions), and talk about
+/// something else recalls nothing.
+#[test]
+fn the_english_model_recalls_what_the_first_alone_misses() {
+    use myao_domain::facts::{recall, Recall, Recalling};
+    use myao_domain::meaning::Meaning;
+    let b = bundled();
+    let facts = three_facts(&b);
     let now = facts[0].written_at + chrono::Duration::days(2);
     let recalled = |talk: &str, meaning: ByMeaning| -> Vec<String> {
         let v = b.embed_one(talk, Embedded::Query).unwrap();

@@ -397,16 +397,25 @@ mod tests {
         let en = Script::Spaced;
         // First: cos 0.71, scored 0.71; second: cos 1, scored 1.
         let both = scale.score_of(&talk, &same_second, en, en);
-        assert!((both - (0.7071 + 1.0) / 2.0).abs() < 0.01, "{both}");
+        assert!(
+            (both - (std::f64::consts::FRAC_1_SQRT_2 + 1.0) / 2.0).abs() < 0.01,
+            "{both}"
+        );
         let first = scale.score_of(&talk, &no_second, en, en);
-        assert!((first - 0.7071).abs() < 0.01, "{first}");
+        assert!(
+            (first - std::f64::consts::FRAC_1_SQRT_2).abs() < 0.01,
+            "{first}"
+        );
         // The second model's cosine of 0 is a margin of -1: with the
         // first's 0.71, the pair is unrelated.
         let doubted = Meaning::of("m", &[s, s, 0.0, 1.0]);
         assert_eq!(scale.score_of(&talk, &doubted, en, en), 0.0);
         for (talk_script, fact_script) in [(en, Script::Wide), (Script::Wide, en)] {
             let first = scale.score_of(&talk, &same_second, talk_script, fact_script);
-            assert!((first - 0.7071).abs() < 0.01, "{first}");
+            assert!(
+                (first - std::f64::consts::FRAC_1_SQRT_2).abs() < 0.01,
+                "{first}"
+            );
         }
         let other = Meaning::of("n", &[1.0, 0.0, 1.0, 0.0]);
         assert_eq!(scale.score_of(&talk, &other, en, en), 0.0);
