@@ -133,14 +133,14 @@ impl Bundled {
 
     /// Loads the models from [`model_path`] and [`minilm_path`].
     pub fn from_package() -> Result<Bundled, PortError> {
-        let missing = |fetch: &str| {
+        let missing = || {
             PortError::refused(
                 SERVICE,
-                format!("no bundled model: run infra/{fetch} before building"),
+                "no bundled model: run infra/fetch-embedder.sh before building",
             )
         };
-        let path = model_path().ok_or_else(|| missing("fetch-embedder.sh"))?;
-        let minilm = minilm_path().ok_or_else(|| missing("fetch-minilm.sh"))?;
+        let path = model_path().ok_or_else(missing)?;
+        let minilm = minilm_path().ok_or_else(missing)?;
         Bundled::load(&path, &minilm)
     }
 

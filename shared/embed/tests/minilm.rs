@@ -10,10 +10,10 @@ use std::sync::OnceLock;
 
 use myao_embed::MiniLm;
 
-/// The model's folder: `MYAO_MINILM_MODEL`, else the one the fetch writes.
+/// The model's folder: `MYAO_MINILM_MODEL`, else the layer's, else the
+/// one the fetch writes.
 fn folder() -> PathBuf {
-    std::env::var_os("MYAO_MINILM_MODEL")
-        .map_or_else(|| PathBuf::from(MiniLm::FETCHED), PathBuf::from)
+    myao_embed::minilm_path().unwrap_or_else(|| PathBuf::from(MiniLm::FETCHED))
 }
 
 /// The model, loaded once for all the tests.

@@ -16,7 +16,7 @@ pub const MAX_IMAGES: usize = 4;
 const RECENT_MESSAGES: usize = 10;
 /// The most bytes of images one reply downloads, all together: they are
 /// held three times over (the bytes, their base64, the request body) in a
-/// function of 256 MB.
+/// function of 512 MB that also holds the bundled embedder's models.
 pub const MAX_TOTAL_BYTES: u64 = 12_000_000;
 /// The longest the downloads of one reply take, all together: the time
 /// left is the reply model's.

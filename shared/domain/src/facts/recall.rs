@@ -46,7 +46,9 @@ pub struct ByMeaning {
 /// ([`Script::Spaced`] both) the pair's score is the mean of the two
 /// parts' margins, each its cosine less its start over its span, so that
 /// one model's doubt weighs against the other's likeness; for every other
-/// pair, the first part's alone.
+/// pair, the first part's alone. (Other languages written with spaces
+/// count as English here: the second model then reads only their Latin
+/// words, or none, and a text with none has no part to compare.)
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Second {
     pub at: usize,
@@ -130,22 +132,19 @@ impl ByMeaning {
     /// The scale of `model`'s cosines: [`ByMeaning::BUNDLED`] for the
     /// bundled models (`use-multilingual-3+all-minilm-l6-v2`),
     /// [`ByMeaning::BUNDLED_FIRST`] for the first alone
-    /// (`use-multilingual-…`), else [`ByMeaning::PROVIDER`].
+    /// (`use-multilingual-3`), else [`ByMeaning::PROVIDER`].
     pub fn of_model(model: &str) -> ByMeaning {
-        if model == BUNDLED_MODEL {
-            ByMeaning::BUNDLED
-        } else if model.starts_with("use-multilingual") {
-            ByMeaning::BUNDLED_FIRST
-        } else {
-            ByMeaning::PROVIDER
+        match model {
+            BUNDLED_MODEL => ByMeaning::BUNDLED,
+            "use-multilingual-3" => ByMeaning::BUNDLED_FIRST,
+            _ => ByMeaning::PROVIDER,
         }
     }
 
     /// The score of cosine `c` between a `talk` conversation and a `fact`,
     /// from 0 to 1 (on the first part's scale).
     pub fn score(self, c: f64, talk: Script, fact: Script) -> f64 {
-        let unlike = self.unlike.of(talk, fact);
-        ((c - unlike) / self.span.max(f64::EPSILON)).clamp(0.0, 1.0)
+        margin(c, self.unlike.of(talk, fact), self.span).clamp(0.0, 1.0)
     }
 
     /// The score of the likeness of a `talk` conversation's meaning `q` and
@@ -158,14 +157,19 @@ impl ByMeaning {
         let Some(first) = q.likeness_in(m, 0..second.at) else {
             return 0.0;
         };
-        let margin = (first - self.unlike.of(talk, fact)) / self.span.max(f64::EPSILON);
+        let first = margin(first, self.unlike.of(talk, fact), self.span);
         let english = (talk, fact) == (Script::Spaced, Script::Spaced);
         let score = match q.likeness_in(m, second.at..q.len()).filter(|_| english) {
-            Some(c) => (margin + (c - second.unlike) / second.span.max(f64::EPSILON)) / 2.0,
-            None => margin,
+            Some(c) => (first + margin(c, second.unlike, second.span)) / 2.0,
+            None => first,
         };
         score.clamp(0.0, 1.0)
     }
+}
+
+/// How far cosine `c` is past `unlike`, in `span`s.
+fn margin(c: f64, unlike: f64, span: f64) -> f64 {
+    (c - unlike) / span.max(f64::EPSILON)
 }
 
 /// The bundled embedder's models' name, as it stores it with a vector.

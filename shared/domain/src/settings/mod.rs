@@ -318,9 +318,9 @@ settings! {
     /// Facts one channel keeps, at most (the strongest).
     max_facts_per_channel: u32 = 100, Whole(0, 10_000);
     /// What tells the meaning of facts and conversations, so that a fact is
-    /// recalled when it is alluded to in other words: `bundled` (the
-    /// multilingual model in the job functions' package: offline, no
-    /// cost), `off` (recall by words only), `openai:MODEL` (an embedding
+    /// recalled when it is alluded to in other words: `bundled` (a
+    /// multilingual model and an English one in the job functions'
+    /// package: offline, no cost), `off` (recall by words only), `openai:MODEL` (an embedding
     /// model of the OpenAI-compatible API at `llm_base_url`, with its key,
     /// e.g. `openai:text-embedding-3-small`) or `bedrock:MODEL` (Cohere
     /// Embed or Titan Text Embeddings on Amazon Bedrock, e.g.
