@@ -256,6 +256,7 @@ async fn a_fact_the_embedder_refuses_holds_no_other_back() {
     let mut other = stored_fact();
     other.id = "1767599000.000100-0".into();
     other.text = "Alice keeps a sourdough starter.".into();
+    other.cues = vec!["sourdough".into(), "baking".into()];
     bed.store
         .put_fact(&other, at(0) + Duration::days(30))
         .await

@@ -21,7 +21,9 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Duration, Utc};
 use myao_core::ports::Embedded;
-use myao_domain::facts::{self, ByMeaning, Fact, Recall, Recalling, Script, Second, Unlike};
+use myao_domain::facts::{
+    self, ByMeaning, Fact, Recall, Recalling, Script, Second, Starts, Unlike,
+};
 use myao_domain::meaning::Meaning;
 use myao_domain::{ChannelId, Ts, UserId};
 use myao_embed::{Bundled, MODEL};
@@ -131,6 +133,7 @@ fn recalled(b: &Bundled, facts: &[Fact], messages: &[&str], mode: Mode) -> Vec<u
                     span: 2.0,
                     ..s
                 }),
+                sentence: None,
             },
         },
         _ => Recall {
@@ -147,20 +150,31 @@ fn recalled(b: &Bundled, facts: &[Fact], messages: &[&str], mode: Mode) -> Vec<u
 }
 
 /// [`ByMeaning::BUNDLED`], or with the starts `MYAO_BENCH_STARTS` names
-/// (`first,second`: how the starts were fitted on set B).
+/// (`first,second` for facts with cues, then optionally `,first,second`
+/// for facts without: how the starts were fitted on set B).
 fn scale() -> ByMeaning {
     let starts: Option<Vec<f64>> = std::env::var("MYAO_BENCH_STARTS")
         .ok()
         .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect());
+    let with = |first: f64, second: f64, sentence| ByMeaning {
+        unlike: Unlike::even(first),
+        second: ByMeaning::BUNDLED.second.map(|s| Second {
+            unlike: second,
+            ..s
+        }),
+        sentence,
+        ..ByMeaning::BUNDLED
+    };
     match starts.as_deref() {
-        Some(&[first, second]) => ByMeaning {
-            unlike: Unlike::even(first),
-            second: ByMeaning::BUNDLED.second.map(|s| Second {
-                unlike: second,
-                ..s
+        Some(&[first, second]) => with(first, second, ByMeaning::BUNDLED.sentence),
+        Some(&[first, second, sentence_first, sentence_second]) => with(
+            first,
+            second,
+            Some(Starts {
+                first: sentence_first,
+                second: sentence_second,
             }),
-            ..ByMeaning::BUNDLED
-        },
+        ),
         _ => ByMeaning::BUNDLED,
     }
 }

@@ -49,10 +49,13 @@ pub const FIRST: usize = encoder::DIMENSIONS;
 
 const SERVICE: &str = "embedder";
 
-/// The models' name, stored with every vector they make. Vectors of the
-/// first model alone (`use-multilingual-3`, before the second) are of
-/// another model: the memory job embeds those facts again.
-pub const MODEL: &str = "use-multilingual-3+all-minilm-l6-v2";
+/// The models' name, stored with every vector they make: the domain's
+/// `BUNDLED_MODEL` (the models, and a fact embedded by its cues). Vectors
+/// stored under an older name (the first model alone,
+/// `use-multilingual-3`; a fact's sentence and cues together,
+/// `use-multilingual-3+all-minilm-l6-v2`) are of another model: the
+/// memory job embeds those facts again.
+pub const MODEL: &str = "use-multilingual-3+all-minilm-l6-v2/cues";
 
 /// Where a Lambda function finds the first model: the embedder layer's folder.
 pub const LAYER_PATH: &str = "/opt/use";

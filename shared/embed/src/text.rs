@@ -1,6 +1,6 @@
 //! How much of a text the embedders read.
 
-/// The longest text embedded, in bytes: a fact with its cues, or a recall's
+/// The longest text embedded, in bytes: a fact's cues, or a recall's
 /// newest messages, fit well within it; a longer text is cut (on a
 /// character).
 pub const MAX_TEXT: usize = 4096;

@@ -209,11 +209,11 @@ fn stored(b: &Bundled, id: &str, text: &str, cues: &[&str]) -> myao_domain::fact
     fact
 }
 
-/// The first model's part of `fact`'s vector.
+/// The first model's part of `fact`'s vector, as a stack stored it before
+/// the second: of its sentence and cues together.
 fn first_part(b: &Bundled, fact: &myao_domain::facts::Fact) -> Vec<f32> {
-    let mut v = b
-        .embed_one(&myao_domain::facts::passage(fact), Embedded::Passage)
-        .expect("a vector");
+    let passage = format!("{} ({})", fact.text, fact.cues.join(", "));
+    let mut v = b.embed_one(&passage, Embedded::Passage).expect("a vector");
     v.truncate(FIRST);
     v
 }
@@ -336,4 +336,115 @@ fn the_english_model_recalls_what_the_first_alone_misses() {
     }
     let other = "the build is red again, can someone look at CI before the release";
     assert_eq!(recalled(other, true), Vec::<String>::new());
+}
+
+/// Two of the recall benchmark's facts of set B that its sentence with its
+/// cues left under the two models' starts, embedded by their cues.
+fn two_by_cues(b: &Bundled) -> [myao_domain::facts::Fact; 2] {
+    [
+        stored(
+            b,
+            "sommelier",
+            "Kaito worked as a sommelier in Osaka before becoming an engineer.",
+            &[
+                "wine",
+                "pairing",
+                "restaurant",
+                "vintage",
+                "ワイン",
+                "ぶどう",
+                "レストラン",
+                "転職",
+            ],
+        ),
+        stored(
+            b,
+            "greyhound",
+            "Paul adopted a retired greyhound.",
+            &[
+                "dog",
+                "rescue",
+                "racing",
+                "walks",
+                "犬",
+                "保護犬",
+                "散歩",
+                "里親",
+            ],
+        ),
+    ]
+}
+
+/// A fact embedded by its cues is recalled by talk alluding to it where the
+/// same fact embedded by its sentence and cues together, on the two models'
+/// scale as it was (starts 0.21 and 0.18), was not: two of the recall
+/// benchmark's tuning allusions. Talk about something else recalls neither.
+#[test]
+fn a_fact_embedded_by_its_cues_is_recalled_where_its_sentence_was_not() {
+    use myao_domain::facts::{recall, Recall, Recalling, Second, Unlike};
+    use myao_domain::meaning::Meaning;
+    let b = bundled();
+    let facts = two_by_cues(&b);
+    let before: Vec<_> = facts
+        .iter()
+        .cloned()
+        .map(|mut f| {
+            let passage = format!("{} ({})", f.text, f.cues.join(", "));
+            let v = b.embed_one(&passage, Embedded::Passage).expect("a vector");
+            f.meaning = Some(Meaning::of(MODEL, &v));
+            f
+        })
+        .collect();
+    let as_it_was = ByMeaning {
+        unlike: Unlike::even(0.21),
+        second: Some(Second {
+            at: FIRST,
+            unlike: 0.18,
+            span: 0.15,
+        }),
+        sentence: None,
+        ..ByMeaning::BUNDLED
+    };
+    let now = facts[0].written_at + chrono::Duration::days(2);
+    let recalled = |talk: &str, facts: &[myao_domain::facts::Fact], meaning| -> Vec<String> {
+        let v = b.embed_one(talk, Embedded::Query).expect("a vector");
+        let mut query = Recalling::of(talk, &[], Some(Meaning::of(MODEL, &v)));
+        query.words.clear();
+        let how = Recall {
+            half_life: chrono::Duration::days(30),
+            floor: 0.04,
+            top: 3,
+            meaning,
+        };
+        recall(facts, &query, now, how)
+            .into_iter()
+            .map(|(f, _)| f.id.clone())
+            .collect()
+    };
+    for (talk, fact) in [
+        (
+            "can someone who knows their reds recommend something? I heard one of us did this for a living\n\
+             bringing a bottle to my in-laws' on Saturday, they're serving lamb",
+            "sommelier",
+        ),
+        (
+            "does anyone here have one? how are they in a small flat?\n\
+             thinking of rescuing one of those skinny ex-racers from the track",
+            "greyhound",
+        ),
+    ] {
+        assert!(
+            recalled(talk, &facts, ByMeaning::BUNDLED).contains(&fact.to_owned()),
+            "{fact}"
+        );
+        assert!(
+            !recalled(talk, &before, as_it_was).contains(&fact.to_owned()),
+            "{fact} was recalled before: the test shows nothing"
+        );
+    }
+    let other = "the build is red again, can someone look at CI before the release";
+    assert_eq!(
+        recalled(other, &facts, ByMeaning::BUNDLED),
+        Vec::<String>::new()
+    );
 }

@@ -105,7 +105,7 @@ pub async fn keep_facts(
     Ok(())
 }
 
-/// What each new fact means (its sentence and cues), when the embedder is
+/// What each new fact means (its cues, or its sentence), when the embedder is
 /// there. One that fails leaves them without: the memory sweep embeds them
 /// later ([`embed_older`]), and until then they are recalled by words.
 async fn meanings(cx: &JobContext<'_>, found: &[NewFact]) -> Vec<Option<Meaning>> {

@@ -18,7 +18,7 @@ mod recall;
 mod words;
 
 pub use fact::{strength, Fact, MAX_IMPORTANCE};
-pub use recall::{recall, ByMeaning, Recall, Recalling, Second, Unlike, BUNDLED_MODEL};
+pub use recall::{recall, ByMeaning, Recall, Recalling, Second, Starts, Unlike, BUNDLED_MODEL};
 pub use words::{fact_words, proper_nouns, similarity, tokens, Script, NAME_WEIGHT};
 
 /// The facts a channel keeps: those at or above the cleanup `floor` of
@@ -282,7 +282,11 @@ fn cues(f: &Value) -> Option<Vec<String>> {
     Some(out)
 }
 
-/// The text of a fact that is embedded: its sentence and its cues.
+/// The text of a fact that is embedded: its cues, the words a digest
+/// expects someone to allude to it by, or its sentence when it has none.
+/// Its own words are for the keywords to match; its vector is for what
+/// they miss. (Embedding the sentence with the cues found fewer allusions:
+/// docs/performance.md.)
 pub fn passage(fact: &Fact) -> String {
     passage_of(&fact.text, &fact.cues)
 }
@@ -291,7 +295,7 @@ fn passage_of(text: &str, cues: &[String]) -> String {
     if cues.is_empty() {
         text.to_owned()
     } else {
-        format!("{text} ({})", cues.join(", "))
+        cues.join(", ")
     }
 }
 
@@ -659,10 +663,11 @@ mod tests {
     }
 
     /// Cues are read with the fact (lower case, each once, the too long
-    /// left out, ten at most), matched as keywords are and embedded with
-    /// the sentence; an answer without them (an older prompt) has none.
+    /// left out, ten at most), matched as keywords are and embedded in
+    /// the sentence's place; an answer without them (an older prompt) has
+    /// none, and its sentence is embedded.
     #[test]
-    fn a_facts_cues_are_read_matched_and_embedded_with_it() {
+    fn a_facts_cues_are_read_matched_and_embedded_in_its_place() {
         let bob = UserId::parse("UBOB").unwrap();
         let t1 = Ts::parse("1767600000.000100").unwrap();
         let shown = vec![(t1, bob)];
@@ -680,11 +685,14 @@ mod tests {
             .clone()
             .stored("1".into(), ChannelId::parse("C1").unwrap(), at(0));
         assert!(fact_words(&fact).contains("sourdough"));
-        assert!(passage(&fact).starts_with("Bob bakes bread every Sunday. (sourdough, パン作り"));
+        assert!(passage(&fact).starts_with("sourdough, パン作り, a"));
+        assert!(!passage(&fact).contains("Sunday"));
+        assert_eq!(found[0].passage(), passage(&fact));
 
         let older = r#"{"facts": [{"subject": "Bob", "fact": "Bob bakes bread.", "keywords": ["bread"], "importance": 3, "shareable": true, "sources": [1]}]}"#;
         let found = parse_reflection(older, &shown, &[]).unwrap();
         assert!(found[0].cues.is_empty());
+        assert_eq!(found[0].passage(), "Bob bakes bread.");
         let json = serde_json::to_string(&found[0].clone().stored(
             "1".into(),
             ChannelId::parse("C1").unwrap(),

@@ -38,6 +38,18 @@ pub struct ByMeaning {
     /// A second model's part of the vector, where the embedder keeps two
     /// side by side.
     pub second: Option<Second>,
+    /// The starts for a fact with no cues, whose vector is of its sentence
+    /// ([`super::passage`]): a sentence sits nearer unrelated talk than a
+    /// list of cues does. `None`: the same as for a fact with cues.
+    pub sentence: Option<Starts>,
+}
+
+/// Where relatedness begins for each model, the same for every pair of
+/// scripts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Starts {
+    pub first: f64,
+    pub second: f64,
 }
 
 /// A second model's part of a vector, for English: its dimensions from
@@ -95,29 +107,38 @@ impl Unlike {
 impl ByMeaning {
     /// The bundled embedder's scale: the Universal Sentence Encoder,
     /// multilingual v3 (its 512 dimensions first), and all-MiniLM-L6-v2
-    /// for English talk and an English fact (its 384 after). The two starts
-    /// are those, in hundredths, that find the most of the recall
-    /// benchmark's tuning allusions while at most one of its 20 tuning
-    /// controls gets a fact, the lowest of them (`cargo bench -p myao-local
-    /// --bench meaning`, docs/performance.md). The first model's cosines
-    /// between unrelated texts sit near 0.1 to 0.25 whatever the scripts,
-    /// so one start for every pair: a start per pair, fitted to 20
-    /// controls, let more of the held-out set's through.
+    /// for English talk and an English fact (its 384 after). A fact's
+    /// vector is of its cues. The two starts are the middle of those, in
+    /// hundredths, that find the most of the recall benchmark's tuning
+    /// allusions while at most one of its 20 tuning controls gets a fact
+    /// (`cargo bench -p myao-local --bench meaning`, docs/performance.md).
+    /// The first model's cosines between unrelated texts sit near 0.1 to
+    /// 0.25 whatever the scripts, so one start for every pair: a start per
+    /// pair, fitted to 20 controls, let more of the held-out set's through.
+    /// A fact with no cues (stored before facts had them) starts later:
+    /// the lowest starts tried at which its meaning alone brings at most
+    /// one of those controls a fact.
     pub const BUNDLED: ByMeaning = ByMeaning {
-        unlike: Unlike::even(0.21),
+        unlike: Unlike::even(0.23),
         span: 0.15,
         second: Some(Second {
             at: 512,
-            unlike: 0.18,
+            unlike: 0.09,
             span: 0.15,
+        }),
+        sentence: Some(Starts {
+            first: 0.29,
+            second: 0.26,
         }),
     };
 
-    /// The scale of the bundled embedder's first model alone (its vectors
-    /// as they were before the second).
+    /// The scale of the bundled embedder's first model alone, as it was
+    /// before the second (a fact's vector of its sentence and cues).
     pub const BUNDLED_FIRST: ByMeaning = ByMeaning {
+        unlike: Unlike::even(0.22),
+        span: 0.15,
         second: None,
-        ..ByMeaning::BUNDLED
+        sentence: None,
     };
 
     /// A provider's model's scale: a guess at where the cosines of related
@@ -127,10 +148,12 @@ impl ByMeaning {
         unlike: Unlike::even(0.40),
         span: 0.30,
         second: None,
+        sentence: None,
     };
 
     /// The scale of `model`'s cosines: [`ByMeaning::BUNDLED`] for the
-    /// bundled models (`use-multilingual-3+all-minilm-l6-v2`),
+    /// bundled models with facts embedded by their cues
+    /// (`use-multilingual-3+all-minilm-l6-v2/cues`),
     /// [`ByMeaning::BUNDLED_FIRST`] for the first alone
     /// (`use-multilingual-3`), else [`ByMeaning::PROVIDER`].
     pub fn of_model(model: &str) -> ByMeaning {
@@ -138,6 +161,22 @@ impl ByMeaning {
             BUNDLED_MODEL => ByMeaning::BUNDLED,
             "use-multilingual-3" => ByMeaning::BUNDLED_FIRST,
             _ => ByMeaning::PROVIDER,
+        }
+    }
+
+    /// The scale for `fact`: with [`ByMeaning::sentence`]'s starts when it
+    /// has no cues.
+    pub fn for_fact(self, fact: &Fact) -> ByMeaning {
+        match self.sentence {
+            Some(s) if fact.cues.is_empty() => ByMeaning {
+                unlike: Unlike::even(s.first),
+                second: self.second.map(|second| Second {
+                    unlike: s.second,
+                    ..second
+                }),
+                ..self
+            },
+            _ => self,
         }
     }
 
@@ -172,8 +211,12 @@ fn margin(c: f64, unlike: f64, span: f64) -> f64 {
     (c - unlike) / span.max(f64::EPSILON)
 }
 
-/// The bundled embedder's models' name, as it stores it with a vector.
-pub const BUNDLED_MODEL: &str = "use-multilingual-3+all-minilm-l6-v2";
+/// The bundled embedder's models' name, as it stores it with a vector:
+/// the models, and that a fact's vector is of its cues (`/cues`). Vectors
+/// stored under an older name (a fact's sentence and cues together, or
+/// the first model alone) compare with none of its own: the memory job
+/// embeds those facts again.
+pub const BUNDLED_MODEL: &str = "use-multilingual-3+all-minilm-l6-v2/cues";
 
 /// A conversation's side of recall: its newest words, the names among them,
 /// how they are written and what they mean (when an embedder was there to
@@ -228,9 +271,11 @@ pub fn recall<'a>(
             );
             let words = similarity(&query.words, &fact_words(f), &weighty);
             let meant = match (&query.meaning, &f.meaning) {
-                (Some(q), Some(m)) => how
-                    .meaning
-                    .score_of(q, m, query.script, Script::of(&f.text)),
+                (Some(q), Some(m)) => {
+                    how.meaning
+                        .for_fact(f)
+                        .score_of(q, m, query.script, Script::of(&f.text))
+                }
                 _ => 0.0,
             };
             (f, (words + meant) * strength(f, now, how.half_life))
@@ -284,6 +329,7 @@ mod tests {
                 unlike: Unlike::even(0.5),
                 span: 0.5,
                 second: None,
+                sentence: None,
             },
         };
         let near = Meaning::of("m", &unit(&[1.0, 0.2, 0.0]));
@@ -349,6 +395,67 @@ mod tests {
         );
     }
 
+    /// A fact with no cues, whose vector is of its sentence, is scored
+    /// from the sentence's starts; one with cues, and any fact on a scale
+    /// without them, from the scale's own. In recall, the same cosine
+    /// brings the fact with cues and leaves the one without.
+    #[test]
+    fn a_fact_without_cues_starts_where_a_sentence_does() {
+        let scale = ByMeaning {
+            unlike: Unlike::even(0.2),
+            span: 0.2,
+            second: Some(Second {
+                at: 2,
+                unlike: 0.1,
+                span: 0.2,
+            }),
+            sentence: Some(Starts {
+                first: 0.5,
+                second: 0.6,
+            }),
+        };
+        let mut cued = fact("cued", "Tom keeps bees.", None);
+        cued.cues = vec!["honey".into()];
+        let plain = fact("plain", "Tom keeps bees.", None);
+        assert_eq!(scale.for_fact(&cued), scale);
+        let of_sentence = scale.for_fact(&plain);
+        assert_eq!(of_sentence.unlike, Unlike::even(0.5));
+        assert_eq!(
+            of_sentence.second.map(|s| (s.at, s.unlike, s.span)),
+            Some((2, 0.6, 0.2))
+        );
+        let without = ByMeaning {
+            sentence: None,
+            ..scale
+        };
+        assert_eq!(without.for_fact(&plain), without);
+
+        // Cosine 0.4 on both parts: past the cues' starts, short of the
+        // sentence's.
+        let v = [0.4f32, 0.916_515, 0.4, 0.916_515];
+        let m = Meaning::of("m", &v);
+        let q = Meaning::of("m", &[1.0, 0.0, 1.0, 0.0]);
+        cued.meaning = Some(m.clone());
+        cued.keywords.clear();
+        let mut plain = plain;
+        plain.meaning = Some(m);
+        plain.keywords.clear();
+        let how = Recall {
+            half_life: Duration::days(30),
+            floor: 0.04,
+            top: 3,
+            meaning: scale,
+        };
+        let query = Recalling::of("anyone tried making mead?", &[], Some(q));
+        let now = cued.written_at + Duration::days(1);
+        let facts = [cued, plain];
+        let found: Vec<&str> = recall(&facts, &query, now, how)
+            .iter()
+            .map(|(f, _)| f.id.as_str())
+            .collect();
+        assert_eq!(found, ["cued"]);
+    }
+
     #[test]
     fn the_scale_starts_where_relatedness_does_and_spans_to_full() {
         let scale = ByMeaning::BUNDLED;
@@ -393,6 +500,7 @@ mod tests {
                 unlike: 0.5,
                 span: 0.5,
             }),
+            sentence: None,
         };
         let s = 0.5f32.sqrt();
         let talk = Meaning::of("m", &[1.0, 0.0, 1.0, 0.0]);
@@ -439,6 +547,7 @@ mod tests {
             },
             span: 0.07,
             second: None,
+            sentence: None,
         };
         let (en, ja) = (Script::Spaced, Script::Wide);
         assert_eq!(scale.unlike.of(en, en), scale.unlike.spaced);
