@@ -269,13 +269,37 @@ fn three_facts(b: &Bundled) -> [myao_domain::facts::Fact; 3] {
     ]
 }
 
+/// The ids of the facts `talk` (its meaning `meaning`) recalls by meaning
+/// alone, on `scale` or else its model's.
+fn ids_recalled(
+    talk: &str,
+    meaning: myao_domain::meaning::Meaning,
+    facts: &[myao_domain::facts::Fact],
+    scale: Option<ByMeaning>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Vec<String> {
+    use myao_domain::facts::{recall, Recall, Recalling};
+    let scale = scale.unwrap_or_else(|| ByMeaning::of_model(meaning.model()));
+    let mut query = Recalling::of(talk, &[], Some(meaning));
+    query.words.clear();
+    let how = Recall {
+        half_life: chrono::Duration::days(30),
+        floor: 0.04,
+        top: 3,
+        meaning: scale,
+    };
+    recall(facts, &query, now, how)
+        .into_iter()
+        .map(|(f, _)| f.id.clone())
+        .collect()
+}
+
 /// English talk alluding to an English fact in other words is recalled by
 /// the two models together where the first alone leaves it under its
 /// start (two of the recall benchmark's tuning allusions), and talk about
 /// something else recalls nothing.
 #[test]
 fn the_english_model_recalls_what_the_first_alone_misses() {
-    use myao_domain::facts::{recall, Recall, Recalling};
     use myao_domain::meaning::Meaning;
     let b = bundled();
     let facts = three_facts(&b);
@@ -291,27 +315,13 @@ fn the_english_model_recalls_what_the_first_alone_misses() {
         })
         .collect();
     let recalled = |talk: &str, both: bool| -> Vec<String> {
-        let v = b.embed_one(talk, Embedded::Query).unwrap();
-        let (meaning, facts) = if both {
-            (Meaning::of(MODEL, &v), &facts[..])
+        let v = b.embed_one(talk, Embedded::Query).expect("a vector");
+        if both {
+            ids_recalled(talk, Meaning::of(MODEL, &v), &facts, None, now)
         } else {
-            (
-                Meaning::of("use-multilingual-3", &v[..FIRST]),
-                &first_alone[..],
-            )
-        };
-        let mut query = Recalling::of(talk, &[], Some(meaning));
-        query.words.clear();
-        let how = Recall {
-            half_life: chrono::Duration::days(30),
-            floor: 0.04,
-            top: 3,
-            meaning: ByMeaning::of_model(query.meaning.as_ref().unwrap().model()),
-        };
-        recall(facts, &query, now, how)
-            .into_iter()
-            .map(|(f, _)| f.id.clone())
-            .collect()
+            let first = Meaning::of("use-multilingual-3", &v[..FIRST]);
+            ids_recalled(talk, first, &first_alone, None, now)
+        }
     };
     for (talk, fact) in [
         (
@@ -381,7 +391,7 @@ fn two_by_cues(b: &Bundled) -> [myao_domain::facts::Fact; 2] {
 /// benchmark's tuning allusions. Talk about something else recalls neither.
 #[test]
 fn a_fact_embedded_by_its_cues_is_recalled_where_its_sentence_was_not() {
-    use myao_domain::facts::{recall, Recall, Recalling, Second, Unlike};
+    use myao_domain::facts::{Second, Unlike};
     use myao_domain::meaning::Meaning;
     let b = bundled();
     let facts = two_by_cues(&b);
@@ -406,20 +416,9 @@ fn a_fact_embedded_by_its_cues_is_recalled_where_its_sentence_was_not() {
         ..ByMeaning::BUNDLED
     };
     let now = facts[0].written_at + chrono::Duration::days(2);
-    let recalled = |talk: &str, facts: &[myao_domain::facts::Fact], meaning| -> Vec<String> {
+    let recalled = |talk: &str, facts: &[myao_domain::facts::Fact], scale| -> Vec<String> {
         let v = b.embed_one(talk, Embedded::Query).expect("a vector");
-        let mut query = Recalling::of(talk, &[], Some(Meaning::of(MODEL, &v)));
-        query.words.clear();
-        let how = Recall {
-            half_life: chrono::Duration::days(30),
-            floor: 0.04,
-            top: 3,
-            meaning,
-        };
-        recall(facts, &query, now, how)
-            .into_iter()
-            .map(|(f, _)| f.id.clone())
-            .collect()
+        ids_recalled(talk, Meaning::of(MODEL, &v), facts, Some(scale), now)
     };
     for (talk, fact) in [
         (
