@@ -440,6 +440,10 @@ fn a_fact_embedded_by_its_cues_is_recalled_where_its_sentence_was_not() {
             !recalled(talk, &before, as_it_was).contains(&fact.to_owned()),
             "{fact} was recalled before: the test shows nothing"
         );
+        assert!(
+            !recalled(talk, &before, ByMeaning::BUNDLED).contains(&fact.to_owned()),
+            "{fact} is recalled by its sentence and cues at the new starts: the starts did it"
+        );
     }
     let other = "the build is red again, can someone look at CI before the release";
     assert_eq!(

@@ -430,7 +430,7 @@ mod tests {
         };
         assert_eq!(without.for_fact(&plain), without);
 
-        // Cosine 0.4 on both parts: past the cues' starts, short of the
+        // Cosine about 0.4 on both parts: past the cues' starts, short of the
         // sentence's.
         let v = [0.4f32, 0.916_515, 0.4, 0.916_515];
         let m = Meaning::of("m", &v);
